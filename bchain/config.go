@@ -1,0 +1,105 @@
+package bchain
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+)
+
+// Config is Blockbook's runtime chain configuration (blockchaincfg.json), so
+// an operator can point this binary at an existing deployment's file. Keys a
+// coin plugin needs beyond these are read from Raw by the plugin.
+type Config struct {
+	CoinName              string `json:"coin_name"`
+	CoinShortcut          string `json:"coin_shortcut"`
+	CoinLabel             string `json:"coin_label"`
+	Network               string `json:"network"`
+	RPCURL                string `json:"rpc_url"`
+	RPCURLWS              string `json:"rpc_url_ws"`
+	RPCUser               string `json:"rpc_user"`
+	RPCPass               string `json:"rpc_pass"`
+	RPCTimeout            int    `json:"rpc_timeout"` // seconds
+	Parse                 bool   `json:"parse"`
+	MessageQueueBinding   string `json:"message_queue_binding"`
+	Subversion            string `json:"subversion"`
+	AddressFormat         string `json:"address_format"`
+	XPubMagic             uint32 `json:"xpub_magic"`
+	XPubMagicSegwitP2sh   uint32 `json:"xpub_magic_segwit_p2sh"`
+	XPubMagicSegwitNative uint32 `json:"xpub_magic_segwit_native"`
+	Slip44                uint32 `json:"slip44"`
+	MempoolWorkers        int    `json:"mempool_workers"`
+	MempoolSubWorkers     int    `json:"mempool_sub_workers"`
+	BlockAddressesToKeep  int    `json:"block_addresses_to_keep"`
+
+	// Keys this implementation adds (documented in docs/operations.md).
+
+	// BlockPollIntervalMs is how often the node is polled for a new tip when
+	// no push notification arrives; default 1000 without push, 10000 with.
+	BlockPollIntervalMs int `json:"block_poll_interval_ms"`
+	// BlockNotifications selects the push channel: "auto" (ZMQ when
+	// message_queue_binding is set, else btcd's websocket when the node is
+	// btcd), "zmq", "btcd", or "none" (polling only).
+	BlockNotifications string `json:"block_notifications"`
+
+	// Raw is the whole document, for plugin-specific keys.
+	Raw json.RawMessage `json:"-"`
+}
+
+// Defaults Blockbook applies when a key is missing or zero.
+const (
+	DefaultBlockAddressesToKeep = 300
+	DefaultRPCTimeout           = 25 * time.Second
+)
+
+// ErrConfig marks configuration mistakes; the message says which key.
+var ErrConfig = errors.New("configuration error")
+
+// LoadConfig reads and validates a blockchaincfg.json file.
+func LoadConfig(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrConfig, err)
+	}
+	return ParseConfig(data)
+}
+
+// ParseConfig validates a blockchaincfg.json document. Unknown keys are
+// ignored, as Blockbook does, because deployments carry keys for features
+// (fiat rates, filters) that are configured elsewhere.
+func ParseConfig(data []byte) (*Config, error) {
+	var c Config
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&c); err != nil {
+		return nil, fmt.Errorf("%w: blockchain config is not valid JSON: %v", ErrConfig, err)
+	}
+	c.Raw = append(json.RawMessage(nil), data...)
+	if c.CoinName == "" {
+		return nil, fmt.Errorf("%w: missing required key coin_name", ErrConfig)
+	}
+	if c.RPCURL == "" {
+		return nil, fmt.Errorf("%w: missing required key rpc_url", ErrConfig)
+	}
+	if c.BlockAddressesToKeep < 0 {
+		return nil, fmt.Errorf("%w: block_addresses_to_keep must not be negative", ErrConfig)
+	}
+	if c.BlockAddressesToKeep == 0 {
+		c.BlockAddressesToKeep = DefaultBlockAddressesToKeep
+	}
+	switch c.BlockNotifications {
+	case "", "auto", "zmq", "btcd", "none":
+	default:
+		return nil, fmt.Errorf("%w: block_notifications must be auto, zmq, btcd or none, not %q", ErrConfig, c.BlockNotifications)
+	}
+	return &c, nil
+}
+
+// Timeout returns the per-request RPC timeout.
+func (c *Config) Timeout() time.Duration {
+	if c.RPCTimeout <= 0 {
+		return DefaultRPCTimeout
+	}
+	return time.Duration(c.RPCTimeout) * time.Second
+}

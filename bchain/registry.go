@@ -1,0 +1,97 @@
+package bchain
+
+import (
+	"fmt"
+	"log/slog"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// CoinParams are the per-coin facts the index and API need.
+type CoinParams struct {
+	Name     string // coin_name, e.g. "Bitcoin"; also stored in the index
+	Shortcut string // e.g. "BTC"
+	Label    string // e.g. "Bitcoin"
+	Network  string // network name stored in the index, e.g. "mainnet"
+	Testnet  bool
+	Decimals int
+	Slip44   uint32
+	// Genesis is the hash of block 0, reported as block0Hash.
+	Genesis Hash
+}
+
+// Backend is what a coin plugin assembles from the configuration: the node
+// capabilities it supports, each as its own interface. A nil field means the
+// capability is absent; consumers check before use.
+type Backend struct {
+	Type   ChainType
+	Params CoinParams
+
+	Chain     BlockChain
+	Addresses AddressParser
+	RawBlocks RawBlockSource
+	Txs       TxSource
+	Broadcast TxBroadcaster
+	Fees      FeeEstimator
+	Notifier  BlockNotifier
+
+	// Utxo is the Bitcoin-type parser; nil for other chain types.
+	Utxo UtxoParser
+
+	// Close releases connections; may be nil.
+	Close func() error
+}
+
+// Env carries process-wide dependencies into plugin factories.
+type Env struct {
+	Log     *slog.Logger
+	Metrics prometheus.Registerer // may be nil
+}
+
+// Factory builds a backend for one configured coin.
+type Factory func(cfg *Config, env Env) (*Backend, error)
+
+var (
+	registryMu sync.RWMutex
+	registry   = map[string]Factory{}
+)
+
+// Register makes a coin available under its Blockbook coin_name. Plugins call
+// it from init; registering a name twice is a programming error.
+func Register(coinName string, f Factory) {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	if _, dup := registry[coinName]; dup {
+		panic("bchain: coin registered twice: " + coinName)
+	}
+	registry[coinName] = f
+}
+
+// CoinNames lists registered coin names, sorted.
+func CoinNames() []string {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// NewBackend builds the backend for cfg.CoinName.
+func NewBackend(cfg *Config, env Env) (*Backend, error) {
+	registryMu.RLock()
+	f, ok := registry[cfg.CoinName]
+	registryMu.RUnlock()
+	if !ok {
+		return nil, fmt.Errorf("%w: unknown coin_name %q (supported: %s)", ErrConfig, cfg.CoinName, strings.Join(CoinNames(), ", "))
+	}
+	if env.Log == nil {
+		env.Log = slog.Default()
+	}
+	return f(cfg, env)
+}

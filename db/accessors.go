@@ -1,0 +1,158 @@
+package db
+
+// Typed accessors: one Read/Write/Delete per record, each taking the
+// narrowest interface it needs. Reads of absent rows return nil, nil.
+
+import (
+	"fmt"
+
+	"github.com/openexplorer/blockbook/bchain"
+)
+
+// ReadTip returns the last connected block; ok is false for an empty index.
+func ReadTip(r Reader) (tip Tip, ok bool, err error) {
+	v, err := r.get(CFDefault, stateKeyTip)
+	if err != nil || v == nil {
+		return Tip{}, false, err
+	}
+	tip, err = unpackTip(v)
+	return tip, err == nil, err
+}
+
+func writeTip(w Writer, t Tip) { w.put(CFDefault, stateKeyTip, packTip(t)) }
+func deleteTip(w Writer)       { w.del(CFDefault, stateKeyTip) }
+
+// ReadBlockMeta returns the index's record of the block at height.
+func ReadBlockMeta(r Reader, height uint32) (*BlockMeta, error) {
+	v, err := r.get(CFHeight, heightKey(height))
+	if err != nil || v == nil {
+		return nil, err
+	}
+	m, err := unpackBlockMeta(v)
+	if err != nil {
+		return nil, fmt.Errorf("height %d: %w", height, err)
+	}
+	return m, nil
+}
+
+// ReadAddrBalance returns a descriptor's balance record.
+func ReadAddrBalance(r Reader, desc bchain.AddrDesc) (*AddrBalance, error) {
+	v, err := r.get(CFAddressBalance, desc)
+	if err != nil || v == nil {
+		return nil, err
+	}
+	b, err := unpackAddrBalance(v)
+	if err != nil {
+		return nil, fmt.Errorf("address %s: %w", desc, err)
+	}
+	return b, nil
+}
+
+func writeAddrBalance(w Writer, desc bchain.AddrDesc, b *AddrBalance) {
+	w.put(CFAddressBalance, desc, packAddrBalance(b))
+}
+
+// ReadTxAddresses returns the index's record of a confirmed tx.
+func ReadTxAddresses(r Reader, txid bchain.Hash) (*TxAddresses, error) {
+	v, err := r.get(CFTxAddresses, txid[:])
+	if err != nil || v == nil {
+		return nil, err
+	}
+	ta, err := unpackTxAddresses(v)
+	if err != nil {
+		return nil, fmt.Errorf("tx %s: %w", txid, err)
+	}
+	return ta, nil
+}
+
+// ReadSpends returns, for each spent output of txid, the spending input.
+func ReadSpends(r Reader, txid bchain.Hash) (map[uint32]*Spend, error) {
+	var out map[uint32]*Spend
+	err := r.iterate(CFSpends, nil, txid[:], func(k, v []byte) (bool, error) {
+		_, vout, err := unpackSpendKey(k)
+		if err != nil {
+			return false, err
+		}
+		s, err := unpackSpend(v)
+		if err != nil {
+			return false, fmt.Errorf("spend of %s:%d: %w", txid, vout, err)
+		}
+		if out == nil {
+			out = make(map[uint32]*Spend)
+		}
+		out[vout] = s
+		return true, nil
+	})
+	return out, err
+}
+
+// ReadBlockUndo returns the undo data of a block inside the rollback window.
+func ReadBlockUndo(r Reader, height uint32) (BlockUndo, error) {
+	v, err := r.get(CFBlockTxs, heightKey(height))
+	if err != nil || v == nil {
+		return nil, err
+	}
+	u, err := unpackBlockUndo(v)
+	if err != nil {
+		return nil, fmt.Errorf("undo of block %d: %w", height, err)
+	}
+	return u, nil
+}
+
+// ReadCachedTx returns a cached raw tx.
+func ReadCachedTx(r Reader, txid bchain.Hash) ([]byte, error) {
+	return r.get(CFTransactions, txCacheKey(txid))
+}
+
+// WriteCachedTx stores a raw tx in the cache.
+func (d *DB) WriteCachedTx(txid bchain.Hash, raw []byte) error {
+	b := d.NewBatch()
+	defer b.Destroy()
+	b.put(CFTransactions, txCacheKey(txid), raw)
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	if d.closed {
+		return ErrClosed
+	}
+	// Cache writes are not block writes: they do not count for fault
+	// injection and may be lost in a crash without harm.
+	return d.rdb.Write(d.wo, b.wb)
+}
+
+// AddrTxsAt is one addresses row: the txs of one descriptor in one block,
+// newest first.
+type AddrTxsAt struct {
+	Height uint32
+	Txs    []AddrTx
+}
+
+// IterateAddrTxs visits a descriptor's rows from height `from` (inclusive)
+// down to height `to` (inclusive), newest first, until fn returns false.
+func IterateAddrTxs(r Reader, desc bchain.AddrDesc, from, to uint32, fn func(AddrTxsAt) (bool, error)) error {
+	prefix := descPrefix(desc, 0)
+	return r.iterate(CFAddresses, addressesKey(desc, from), prefix, func(k, v []byte) (bool, error) {
+		_, h, err := unpackAddressesKey(k)
+		if err != nil {
+			return false, err
+		}
+		if h < to {
+			return false, nil
+		}
+		txs, err := unpackAddrTxs(v)
+		if err != nil {
+			return false, fmt.Errorf("address %s height %d: %w", desc, h, err)
+		}
+		return fn(AddrTxsAt{Height: h, Txs: txs})
+	})
+}
+
+// IterateUtxos visits a descriptor's unspent outputs, newest first.
+func IterateUtxos(r Reader, desc bchain.AddrDesc, fn func(*Utxo) (bool, error)) error {
+	return r.iterate(CFAddressUtxos, nil, descPrefix(desc, 0), func(k, v []byte) (bool, error) {
+		_, u, err := unpackUtxo(k, v)
+		if err != nil {
+			return false, err
+		}
+		return fn(u)
+	})
+}

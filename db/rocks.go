@@ -1,0 +1,364 @@
+// Package db is the index: the RocksDB layout (schema.go), typed accessors,
+// the pure block → rows step, and atomic connect/disconnect of blocks. The
+// sync loop that drives it lives in db/syncer; queries live in api.
+package db
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/linxGnu/grocksdb"
+
+	"github.com/openexplorer/blockbook/bchain"
+)
+
+// ErrIncompatible means the datadir holds an index this binary must not use.
+var ErrIncompatible = errors.New("incompatible index")
+
+// ErrClosed is returned by operations on a closed database.
+var ErrClosed = errors.New("database closed")
+
+// Options configure Open.
+type Options struct {
+	Path      string
+	ChainType bchain.ChainType
+	Coin      string // coin_name; a datadir made for another coin is refused
+	Network   string // network name; likewise
+	// CacheBytes is the RocksDB block cache size (the -dbcache flag).
+	CacheBytes int64
+	// MaxOpenFiles limits RocksDB's open files (-dbmaxopenfiles); <=0 unlimited.
+	MaxOpenFiles int
+	// KillAfterWrites, when > 0, makes the process SIGKILL itself right
+	// after that many atomic writes. Crash tests use it to stop the process
+	// at a chosen point between two writes.
+	KillAfterWrites int64
+	Log             *slog.Logger
+}
+
+// DB is an open index database.
+type DB struct {
+	mu      sync.RWMutex // write-locked only by Close
+	closed  bool
+	rdb     *grocksdb.DB
+	handles [numCF]*grocksdb.ColumnFamilyHandle
+	cfs     []CF
+	opts    *grocksdb.Options
+	bbto    *grocksdb.BlockBasedTableOptions
+	cache   *grocksdb.Cache
+	ro      *grocksdb.ReadOptions
+	wo      *grocksdb.WriteOptions
+	path    string
+	log     *slog.Logger
+
+	killAfter atomic.Int64
+	writes    atomic.Int64
+}
+
+func newOptions(o *Options) (*grocksdb.Options, *grocksdb.BlockBasedTableOptions, *grocksdb.Cache) {
+	cacheBytes := o.CacheBytes
+	if cacheBytes <= 0 {
+		cacheBytes = 64 << 20
+	}
+	cache := grocksdb.NewLRUCache(uint64(cacheBytes))
+	bbto := grocksdb.NewDefaultBlockBasedTableOptions()
+	bbto.SetBlockCache(cache)
+	bbto.SetBlockSize(16 << 10)
+	// Bloom filters make point lookups of absent keys (new addresses, txs not
+	// yet seen) skip disk reads.
+	bbto.SetFilterPolicy(grocksdb.NewBloomFilter(10))
+	bbto.SetCacheIndexAndFilterBlocks(true)
+	bbto.SetCacheIndexAndFilterBlocksWithHighPriority(true)
+	bbto.SetFormatVersion(5)
+
+	opts := grocksdb.NewDefaultOptions()
+	opts.SetCreateIfMissing(true)
+	opts.SetCreateIfMissingColumnFamilies(true)
+	opts.SetBlockBasedTableFactory(bbto)
+	opts.SetCompression(grocksdb.LZ4Compression)
+	opts.SetLevelCompactionDynamicLevelBytes(true)
+	opts.SetMaxBackgroundJobs(4)
+	opts.SetBytesPerSync(8 << 20)
+	opts.SetWriteBufferSize(64 << 20)
+	opts.SetMaxTotalWalSize(512 << 20)
+	// Flushes of all column families happen together, so a crash with the
+	// WAL disabled (bulk loads) can never leave some families ahead of others.
+	opts.SetAtomicFlush(true)
+	if o.MaxOpenFiles > 0 {
+		opts.SetMaxOpenFiles(o.MaxOpenFiles)
+	} else {
+		opts.SetMaxOpenFiles(-1)
+	}
+	return opts, bbto, cache
+}
+
+// Open opens (creating if needed) the index at o.Path and checks that it was
+// made by this program's format version for the same coin and network.
+func Open(o Options) (*DB, error) {
+	if o.Log == nil {
+		o.Log = slog.Default()
+	}
+	cfs := ColumnFamilies(o.ChainType)
+	if cfs == nil {
+		return nil, fmt.Errorf("db: no column families for %v", o.ChainType)
+	}
+	if err := os.MkdirAll(o.Path, 0o755); err != nil {
+		return nil, fmt.Errorf("db: %w", err)
+	}
+	if err := checkForeign(o.Path, cfs); err != nil {
+		return nil, err
+	}
+	opts, bbto, cache := newOptions(&o)
+	names := make([]string, len(cfs))
+	cfOpts := make([]*grocksdb.Options, len(cfs))
+	for i, cf := range cfs {
+		names[i] = cf.String()
+		cfOpts[i] = opts
+	}
+	rdb, handles, err := grocksdb.OpenDbColumnFamilies(opts, o.Path, names, cfOpts)
+	if err != nil {
+		opts.Destroy()
+		bbto.Destroy()
+		cache.Destroy()
+		return nil, fmt.Errorf("db: open %s: %w", o.Path, err)
+	}
+	d := &DB{rdb: rdb, cfs: cfs, opts: opts, bbto: bbto, cache: cache, path: o.Path, log: o.Log,
+		ro: grocksdb.NewDefaultReadOptions(), wo: grocksdb.NewDefaultWriteOptions()}
+	for i, cf := range cfs {
+		d.handles[cf] = handles[i]
+	}
+	d.killAfter.Store(o.KillAfterWrites)
+	if err := d.checkState(o); err != nil {
+		d.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+// checkForeign refuses a datadir with column families we do not know, which
+// is what Blockbook's own index (and any other program's) looks like.
+func checkForeign(path string, ours []CF) error {
+	if _, err := os.Stat(filepath.Join(path, "CURRENT")); err != nil {
+		return nil // no database yet
+	}
+	opts := grocksdb.NewDefaultOptions()
+	defer opts.Destroy()
+	names, err := grocksdb.ListColumnFamilies(opts, path)
+	if err != nil {
+		return fmt.Errorf("db: list column families of %s: %w", path, err)
+	}
+	known := make(map[string]bool)
+	for _, cf := range ours {
+		known[cf.String()] = true
+	}
+	var foreign []string
+	for _, n := range names {
+		if !known[n] {
+			foreign = append(foreign, n)
+		}
+	}
+	if len(foreign) > 0 {
+		return fmt.Errorf("%w: %s holds a different index format (unknown column families %v, e.g. an index written by Blockbook itself or for another chain type), resync required: point -datadir at an empty directory",
+			ErrIncompatible, path, foreign)
+	}
+	return nil
+}
+
+// checkState verifies or, for a new database, writes the identity keys.
+func (d *DB) checkState(o Options) error {
+	format, err := d.get(CFDefault, stateKeyFormat)
+	if err != nil {
+		return err
+	}
+	if format == nil {
+		if bb, err := d.get(CFDefault, blockbookStateKey); err != nil {
+			return err
+		} else if bb != nil {
+			return fmt.Errorf("%w: %s was written by Blockbook, different index format, resync required", ErrIncompatible, d.path)
+		}
+		if n, err := d.countKeys(CFHeight, 1); err != nil {
+			return err
+		} else if n > 0 {
+			return fmt.Errorf("%w: %s has blocks but no format version, different index format, resync required", ErrIncompatible, d.path)
+		}
+		b := d.NewBatch()
+		defer b.Destroy()
+		b.put(CFDefault, stateKeyFormat, heightKey(FormatVersion))
+		b.put(CFDefault, stateKeyCoin, []byte(o.Coin))
+		b.put(CFDefault, stateKeyNetwork, []byte(o.Network))
+		b.put(CFDefault, stateKeyCreated, (&encoder{}).uvarintBytes(uint64(time.Now().Unix())))
+		return d.rdb.Write(d.wo, b.wb)
+	}
+	if v, err := unpackHeightKey(format); err != nil || v != FormatVersion {
+		return fmt.Errorf("%w: %s has index format version %d, this binary writes version %d, different index format, resync required",
+			ErrIncompatible, d.path, v, FormatVersion)
+	}
+	for _, c := range []struct {
+		key  []byte
+		want string
+		what string
+	}{{stateKeyCoin, o.Coin, "coin"}, {stateKeyNetwork, o.Network, "network"}} {
+		got, err := d.get(CFDefault, c.key)
+		if err != nil {
+			return err
+		}
+		if string(got) != c.want {
+			return fmt.Errorf("%w: %s was created for %s %q but the configuration says %q", ErrIncompatible, d.path, c.what, got, c.want)
+		}
+	}
+	return nil
+}
+
+func (e *encoder) uvarintBytes(v uint64) []byte { e.uvarint(v); return e.b }
+
+// Path returns the database directory.
+func (d *DB) Path() string { return d.path }
+
+// Close releases the database. Column-family handles are destroyed before
+// the database, as Debian's assertion-enabled RocksDB requires.
+func (d *DB) Close() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return
+	}
+	d.closed = true
+	for i, h := range d.handles {
+		if h != nil {
+			h.Destroy()
+			d.handles[i] = nil
+		}
+	}
+	d.rdb.Close()
+	d.ro.Destroy()
+	d.wo.Destroy()
+	d.opts.Destroy()
+	d.bbto.Destroy()
+	d.cache.Destroy()
+}
+
+// Size returns the bytes the database occupies on disk.
+func (d *DB) Size() int64 {
+	var total int64
+	_ = filepath.WalkDir(d.path, func(_ string, e os.DirEntry, err error) error {
+		if err == nil && !e.IsDir() {
+			if fi, err := e.Info(); err == nil {
+				total += fi.Size()
+			}
+		}
+		return nil
+	})
+	return total
+}
+
+// Writes returns the number of atomic writes done since Open.
+func (d *DB) Writes() int64 { return d.writes.Load() }
+
+// write commits a batch atomically (with the WAL, so it survives a crash).
+func (d *DB) write(b *Batch) error {
+	d.mu.RLock()
+	if d.closed {
+		d.mu.RUnlock()
+		return ErrClosed
+	}
+	err := d.rdb.Write(d.wo, b.wb)
+	d.mu.RUnlock()
+	if err != nil {
+		return fmt.Errorf("db: write: %w", err)
+	}
+	d.afterWrite()
+	return nil
+}
+
+// afterWrite counts writes and carries out a requested fault injection.
+func (d *DB) afterWrite() {
+	n := d.writes.Add(1)
+	if k := d.killAfter.Load(); k > 0 && n >= k {
+		d.log.Warn("fault injection: killing the process", "subsystem", "db", "writes", n)
+		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		select {} // never returns; the signal is on its way
+	}
+}
+
+func (d *DB) get(cf CF, key []byte) ([]byte, error) {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	if d.closed {
+		return nil, ErrClosed
+	}
+	return getWith(d.rdb, d.ro, d.handles[cf], cf, key)
+}
+
+func getWith(rdb *grocksdb.DB, ro *grocksdb.ReadOptions, h *grocksdb.ColumnFamilyHandle, cf CF, key []byte) ([]byte, error) {
+	s, err := rdb.GetCF(ro, h, key)
+	if err != nil {
+		return nil, fmt.Errorf("db: get %s: %w", cf, err)
+	}
+	defer s.Free()
+	if !s.Exists() {
+		return nil, nil
+	}
+	return slices.Clone(s.Data()), nil
+}
+
+func (d *DB) iterate(cf CF, start, prefix []byte, fn func(k, v []byte) (bool, error)) error {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	if d.closed {
+		return ErrClosed
+	}
+	return iterateWith(d.rdb, d.ro, d.handles[cf], start, prefix, fn)
+}
+
+// iterateWith calls fn for keys >= start that begin with prefix, in key
+// order, until fn returns false. k and v are valid only during the call.
+func iterateWith(rdb *grocksdb.DB, ro *grocksdb.ReadOptions, h *grocksdb.ColumnFamilyHandle, start, prefix []byte, fn func(k, v []byte) (bool, error)) error {
+	it := rdb.NewIteratorCF(ro, h)
+	defer it.Close()
+	if start == nil {
+		start = prefix
+	}
+	if start == nil {
+		it.SeekToFirst()
+	} else {
+		it.Seek(start)
+	}
+	for ; it.Valid(); it.Next() {
+		k, v := it.Key(), it.Value()
+		kd := k.Data()
+		if prefix != nil && !hasPrefix(kd, prefix) {
+			k.Free()
+			v.Free()
+			break
+		}
+		more, err := fn(kd, v.Data())
+		k.Free()
+		v.Free()
+		if err != nil {
+			return err
+		}
+		if !more {
+			return nil
+		}
+	}
+	return it.Err()
+}
+
+func hasPrefix(b, p []byte) bool { return len(b) >= len(p) && string(b[:len(p)]) == string(p) }
+
+// countKeys counts up to limit keys of a column family.
+func (d *DB) countKeys(cf CF, limit int) (int, error) {
+	n := 0
+	err := d.iterate(cf, nil, nil, func(_, _ []byte) (bool, error) {
+		n++
+		return n < limit, nil
+	})
+	return n, err
+}

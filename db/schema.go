@@ -1,0 +1,486 @@
+package db
+
+// schema.go is the one place that defines the index layout: every column
+// family, its key and its value, with a builder and a bounds-checked decoder
+// for each. docs/schema.md mirrors this file; a test keeps them in step.
+//
+// Notation: ‖ concatenation, u32be a 4-byte big-endian integer, ^x the
+// bitwise complement (so larger heights sort first), uv an unsigned LEB128
+// varint (minimal encoding enforced), lb a uv length followed by the bytes.
+
+import (
+	"fmt"
+
+	"github.com/openexplorer/blockbook/bchain"
+)
+
+// FormatVersion is stored in the index; a different version refuses to open.
+const FormatVersion = 1
+
+// CF identifies a column family.
+type CF int
+
+const (
+	CFDefault        CF = iota // internal state, see the state* keys
+	CFHeight                   // u32be(height) → BlockMeta
+	CFAddresses                // lb(desc) ‖ u32be(^height) → AddrTxs of that block
+	CFAddressBalance           // desc → AddrBalance
+	CFAddressUtxos             // lb(desc) ‖ u32be(^height) ‖ txid ‖ u32be(vout) → UtxoValue
+	CFTxAddresses              // txid → TxAddresses
+	CFSpends                   // txid ‖ u32be(vout) → Spend
+	CFBlockTxs                 // u32be(height) → BlockUndo, last block_addresses_to_keep blocks
+	CFTransactions             // txid → raw tx (cache)
+	numCF
+)
+
+type cfInfo struct {
+	name string
+	// cache: contents are derived on demand and excluded from the
+	// connect/disconnect byte-identity guarantee (and from dumps).
+	cache bool
+}
+
+var cfInfos = [numCF]cfInfo{
+	CFDefault:        {name: "default"},
+	CFHeight:         {name: "height"},
+	CFAddresses:      {name: "addresses"},
+	CFAddressBalance: {name: "addressBalance"},
+	CFAddressUtxos:   {name: "addressUtxos"},
+	CFTxAddresses:    {name: "txAddresses"},
+	CFSpends:         {name: "spends"},
+	CFBlockTxs:       {name: "blockTxs"},
+	CFTransactions:   {name: "transactions", cache: true},
+}
+
+func (c CF) String() string {
+	if c >= 0 && c < numCF {
+		return cfInfos[c].name
+	}
+	return fmt.Sprintf("CF(%d)", int(c))
+}
+
+// IsCache reports whether the column family holds only cached data.
+func (c CF) IsCache() bool { return cfInfos[c].cache }
+
+// ColumnFamilies lists the column families a chain type uses, in the order
+// they are opened.
+func ColumnFamilies(t bchain.ChainType) []CF {
+	switch t {
+	case bchain.ChainBitcoinType:
+		return []CF{CFDefault, CFHeight, CFAddresses, CFAddressBalance, CFAddressUtxos,
+			CFTxAddresses, CFSpends, CFBlockTxs, CFTransactions}
+	}
+	return nil
+}
+
+// ---- default: internal state -------------------------------------------
+
+// Keys of the default column family. Volatile keys change without the chain
+// changing (timestamps) and are excluded from dump comparisons.
+var (
+	stateKeyFormat  = []byte("format")  // u32be(FormatVersion)
+	stateKeyCoin    = []byte("coin")    // coin_name, UTF-8
+	stateKeyNetwork = []byte("network") // network name, UTF-8
+	stateKeyTip     = []byte("tip")     // u32be(height) ‖ hash; absent while empty
+	stateKeyCreated = []byte("created") // uv(unix seconds) — volatile
+
+	// blockbookStateKey is where Blockbook itself keeps its state; seeing it
+	// means the datadir was written by Blockbook, not by us.
+	blockbookStateKey = []byte("internalState")
+)
+
+// IsVolatileStateKey reports keys excluded from dump comparisons.
+func IsVolatileStateKey(k []byte) bool { return string(k) == string(stateKeyCreated) }
+
+// Tip is the last connected block.
+type Tip struct {
+	Height uint32
+	Hash   bchain.Hash
+}
+
+func packTip(t Tip) []byte {
+	e := encoder{b: make([]byte, 0, 36)}
+	e.u32be(t.Height)
+	e.hash(t.Hash)
+	return e.b
+}
+
+func unpackTip(b []byte) (Tip, error) {
+	d := newDecoder("tip", b)
+	t := Tip{Height: d.u32be(), Hash: d.hash()}
+	return t, d.done()
+}
+
+// ---- height ------------------------------------------------------------
+
+// BlockMeta is the height column's value: hash ‖ uv(time) ‖ uv(txs) ‖ uv(size).
+type BlockMeta struct {
+	Hash    bchain.Hash
+	Time    int64
+	TxCount uint32
+	Size    uint32
+}
+
+func heightKey(height uint32) []byte {
+	e := encoder{b: make([]byte, 0, 4)}
+	e.u32be(height)
+	return e.b
+}
+
+func unpackHeightKey(k []byte) (uint32, error) {
+	d := newDecoder("height key", k)
+	h := d.u32be()
+	return h, d.done()
+}
+
+func packBlockMeta(m *BlockMeta) []byte {
+	e := encoder{b: make([]byte, 0, 48)}
+	e.hash(m.Hash)
+	e.uvarint(uint64(m.Time))
+	e.uvarint(uint64(m.TxCount))
+	e.uvarint(uint64(m.Size))
+	return e.b
+}
+
+func unpackBlockMeta(b []byte) (*BlockMeta, error) {
+	d := newDecoder("height", b)
+	m := &BlockMeta{Hash: d.hash()}
+	t := d.uvarint()
+	if t > 1<<62 {
+		d.fail("time %d out of range", t)
+	}
+	m.Time = int64(t)
+	m.TxCount = d.uvarint32()
+	m.Size = d.uvarint32()
+	return m, d.done()
+}
+
+// ---- addresses -----------------------------------------------------------
+
+// AddrTx is one tx in an addresses row. Indexes say where the address
+// appears: v >= 0 is output v, v < 0 is input ^v.
+type AddrTx struct {
+	Txid    bchain.Hash
+	Indexes []int32
+}
+
+// descPrefix is the key prefix of all rows of one descriptor. The length
+// prefix keeps one descriptor's rows from matching a longer descriptor that
+// happens to start with the same bytes.
+func descPrefix(desc bchain.AddrDesc, extra int) []byte {
+	e := encoder{b: make([]byte, 0, len(desc)+2+extra)}
+	e.lenBytes(desc)
+	return e.b
+}
+
+func addressesKey(desc bchain.AddrDesc, height uint32) []byte {
+	e := encoder{b: descPrefix(desc, 4)}
+	e.u32be(^height)
+	return e.b
+}
+
+// unpackAddressesKey returns the descriptor and height of an addresses key.
+func unpackAddressesKey(k []byte) (bchain.AddrDesc, uint32, error) {
+	d := newDecoder("addresses key", k)
+	desc := d.lenBytes(maxDescLen)
+	h := ^d.u32be()
+	return desc, h, d.done()
+}
+
+// packAddrTxs encodes the txs in the order given (the index stores them
+// newest first): per tx txid ‖ uv(n) ‖ n × uv(index code), where the index
+// code of output v is v<<1 and of input v is v<<1|1.
+func packAddrTxs(txs []AddrTx) []byte {
+	e := encoder{b: make([]byte, 0, len(txs)*36)}
+	for i := range txs {
+		e.hash(txs[i].Txid)
+		e.uvarint(uint64(len(txs[i].Indexes)))
+		for _, idx := range txs[i].Indexes {
+			if idx >= 0 {
+				e.uvarint(uint64(idx) << 1)
+			} else {
+				e.uvarint(uint64(^idx)<<1 | 1)
+			}
+		}
+	}
+	return e.b
+}
+
+func unpackAddrTxs(b []byte) ([]AddrTx, error) {
+	d := newDecoder("addresses", b)
+	var txs []AddrTx
+	for !d.empty() {
+		t := AddrTx{Txid: d.hash()}
+		n := d.count(1)
+		if n == 0 {
+			d.fail("tx without indexes")
+		}
+		t.Indexes = make([]int32, n)
+		for i := range t.Indexes {
+			c := d.uvarint()
+			if c>>1 > 0x7fffffff {
+				d.fail("index %d out of range", c>>1)
+			}
+			if c&1 == 0 {
+				t.Indexes[i] = int32(c >> 1)
+			} else {
+				t.Indexes[i] = ^int32(c >> 1)
+			}
+		}
+		txs = append(txs, t)
+	}
+	return txs, d.done()
+}
+
+// ---- addressBalance ----------------------------------------------------
+
+// AddrBalance is uv(txs) ‖ uv(sent) ‖ uv(balance) ‖ uv(utxos). Received is
+// derived: balance + sent. A descriptor with no txs has no row at all.
+type AddrBalance struct {
+	Txs     uint32
+	Sent    uint64
+	Balance uint64
+	Utxos   uint32
+}
+
+// Received is the total ever paid to the descriptor.
+func (b *AddrBalance) Received() uint64 { return b.Balance + b.Sent }
+
+func packAddrBalance(b *AddrBalance) []byte {
+	e := encoder{b: make([]byte, 0, 24)}
+	e.uvarint(uint64(b.Txs))
+	e.uvarint(b.Sent)
+	e.uvarint(b.Balance)
+	e.uvarint(uint64(b.Utxos))
+	return e.b
+}
+
+func unpackAddrBalance(b []byte) (*AddrBalance, error) {
+	d := newDecoder("addressBalance", b)
+	ab := &AddrBalance{Txs: d.uvarint32(), Sent: d.uvarint(), Balance: d.uvarint(), Utxos: d.uvarint32()}
+	if d.e == nil && ab.Balance+ab.Sent < ab.Balance {
+		d.fail("received overflows")
+	}
+	return ab, d.done()
+}
+
+// ---- addressUtxos --------------------------------------------------------
+
+// Utxo is one unspent output of a descriptor. Its key orders a descriptor's
+// outputs newest block first; the value is uv(value) ‖ u8(flags), flag bit 0
+// marking coinbase outputs.
+type Utxo struct {
+	Height   uint32
+	Txid     bchain.Hash
+	Vout     uint32
+	Value    uint64
+	Coinbase bool
+}
+
+func utxoKey(desc bchain.AddrDesc, u *Utxo) []byte {
+	e := encoder{b: descPrefix(desc, 40)}
+	e.u32be(^u.Height)
+	e.hash(u.Txid)
+	e.u32be(u.Vout)
+	return e.b
+}
+
+func packUtxoValue(u *Utxo) []byte {
+	e := encoder{b: make([]byte, 0, 10)}
+	e.uvarint(u.Value)
+	flags := byte(0)
+	if u.Coinbase {
+		flags = 1
+	}
+	e.b = append(e.b, flags)
+	return e.b
+}
+
+// unpackUtxo decodes a full addressUtxos row.
+func unpackUtxo(key, val []byte) (bchain.AddrDesc, *Utxo, error) {
+	d := newDecoder("addressUtxos key", key)
+	desc := d.lenBytes(maxDescLen)
+	u := &Utxo{Height: ^d.u32be(), Txid: d.hash(), Vout: d.u32be()}
+	if err := d.done(); err != nil {
+		return nil, nil, err
+	}
+	d = newDecoder("addressUtxos", val)
+	u.Value = d.uvarint()
+	flags := d.bytes(1)
+	if flags != nil && flags[0] > 1 {
+		d.fail("unknown flags %#x", flags[0])
+	}
+	u.Coinbase = flags != nil && flags[0] == 1
+	return desc, u, d.done()
+}
+
+// ---- txAddresses ---------------------------------------------------------
+
+// TxAddr is one input's prevout or one output: descriptor and value. An
+// empty descriptor marks an output that is not indexed (OP_RETURN) and the
+// coinbase input.
+type TxAddr struct {
+	Desc  bchain.AddrDesc
+	Value uint64
+}
+
+// TxAddresses is uv(height) ‖ uv(flags) ‖ uv(#in) ‖ #in × (lb(desc) ‖ uv(value))
+// ‖ uv(#out) ‖ #out × (lb(desc) ‖ uv(value)); flag bit 0 marks a coinbase.
+// Written once when the tx is connected and never modified.
+type TxAddresses struct {
+	Height   uint32
+	Coinbase bool
+	Inputs   []TxAddr
+	Outputs  []TxAddr
+}
+
+func packTxAddresses(ta *TxAddresses) []byte {
+	size := 8
+	for _, l := range [2][]TxAddr{ta.Inputs, ta.Outputs} {
+		for i := range l {
+			size += len(l[i].Desc) + 10
+		}
+	}
+	e := encoder{b: make([]byte, 0, size)}
+	e.uvarint(uint64(ta.Height))
+	flags := uint64(0)
+	if ta.Coinbase {
+		flags = 1
+	}
+	e.uvarint(flags)
+	for _, l := range [2][]TxAddr{ta.Inputs, ta.Outputs} {
+		e.uvarint(uint64(len(l)))
+		for i := range l {
+			e.lenBytes(l[i].Desc)
+			e.uvarint(l[i].Value)
+		}
+	}
+	return e.b
+}
+
+func unpackTxAddresses(b []byte) (*TxAddresses, error) {
+	d := newDecoder("txAddresses", b)
+	ta := &TxAddresses{Height: d.uvarint32()}
+	flags := d.uvarint()
+	if flags > 1 {
+		d.fail("unknown flags %#x", flags)
+	}
+	ta.Coinbase = flags == 1
+	for _, l := range [2]*[]TxAddr{&ta.Inputs, &ta.Outputs} {
+		n := d.count(2)
+		*l = make([]TxAddr, n)
+		for i := range *l {
+			(*l)[i] = TxAddr{Desc: d.lenBytes(maxDescLen), Value: d.uvarint()}
+		}
+	}
+	return ta, d.done()
+}
+
+// ---- spends ----------------------------------------------------------------
+
+// Spend records which input spent an output: txid ‖ uv(vin) ‖ uv(height).
+type Spend struct {
+	Txid   bchain.Hash
+	Vin    uint32
+	Height uint32
+}
+
+// spendKey is txid ‖ u32be(vout); a prefix scan by txid finds all spent
+// outputs of a tx in output order.
+func spendKey(txid bchain.Hash, vout uint32) []byte {
+	e := encoder{b: make([]byte, 0, 36)}
+	e.hash(txid)
+	e.u32be(vout)
+	return e.b
+}
+
+func unpackSpendKey(k []byte) (bchain.Hash, uint32, error) {
+	d := newDecoder("spends key", k)
+	txid, vout := d.hash(), d.u32be()
+	return txid, vout, d.done()
+}
+
+func packSpend(s *Spend) []byte {
+	e := encoder{b: make([]byte, 0, 42)}
+	e.hash(s.Txid)
+	e.uvarint(uint64(s.Vin))
+	e.uvarint(uint64(s.Height))
+	return e.b
+}
+
+func unpackSpend(b []byte) (*Spend, error) {
+	d := newDecoder("spends", b)
+	s := &Spend{Txid: d.hash(), Vin: d.uvarint32(), Height: d.uvarint32()}
+	return s, d.done()
+}
+
+// ---- blockTxs: undo data -----------------------------------------------------
+
+// Prevout is an input's previous output as the undo data records it.
+type Prevout struct {
+	Txid     bchain.Hash
+	Vout     uint32
+	Height   uint32 // height of the block that created the output
+	Coinbase bool   // the output was created by a coinbase tx
+}
+
+// UndoTx is one tx of a block in the undo data.
+type UndoTx struct {
+	Txid     bchain.Hash
+	Prevouts []Prevout // one per input; empty for the coinbase
+}
+
+// BlockUndo is uv(#tx) ‖ #tx × (txid ‖ uv(#in) ‖ #in × (txid ‖ uv(vout<<1|coinbase)
+// ‖ uv(height))), in block order. Together with the txs' txAddresses rows it
+// is exactly what disconnecting the block needs.
+type BlockUndo []UndoTx
+
+func packBlockUndo(u BlockUndo) []byte {
+	size := 4
+	for i := range u {
+		size += 34 + len(u[i].Prevouts)*40
+	}
+	e := encoder{b: make([]byte, 0, size)}
+	e.uvarint(uint64(len(u)))
+	for i := range u {
+		e.hash(u[i].Txid)
+		e.uvarint(uint64(len(u[i].Prevouts)))
+		for _, p := range u[i].Prevouts {
+			e.hash(p.Txid)
+			cb := uint64(0)
+			if p.Coinbase {
+				cb = 1
+			}
+			e.uvarint(uint64(p.Vout)<<1 | cb)
+			e.uvarint(uint64(p.Height))
+		}
+	}
+	return e.b
+}
+
+func unpackBlockUndo(b []byte) (BlockUndo, error) {
+	d := newDecoder("blockTxs", b)
+	u := make(BlockUndo, d.count(33))
+	for i := range u {
+		u[i].Txid = d.hash()
+		u[i].Prevouts = make([]Prevout, d.count(34))
+		for j := range u[i].Prevouts {
+			p := &u[i].Prevouts[j]
+			p.Txid = d.hash()
+			v := d.uvarint()
+			if v>>1 > 0xffffffff {
+				d.fail("vout %d out of range", v>>1)
+			}
+			p.Vout, p.Coinbase = uint32(v>>1), v&1 == 1
+			p.Height = d.uvarint32()
+		}
+	}
+	return u, d.done()
+}
+
+// ---- transactions (cache) ------------------------------------------------------
+
+// The transactions column maps txid → the raw serialized tx exactly as the
+// node returned it. It is filled on demand by the API and dropped for the
+// txs of a disconnected block.
+func txCacheKey(txid bchain.Hash) []byte { return txid[:] }

@@ -1,0 +1,331 @@
+package db
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/openexplorer/blockbook/bchain"
+)
+
+// Errors of block connection. The sync worker reacts to them.
+var (
+	// ErrNotNextBlock: the block does not extend the index tip (a reorg
+	// happened or the caller skipped a block).
+	ErrNotNextBlock = errors.New("block does not extend the index tip")
+	// ErrMissingPrevout: an input spends an output the index does not know.
+	// On a valid chain this means the index is damaged.
+	ErrMissingPrevout = errors.New("input spends an unknown output")
+	// ErrOutsideWindow: the block to disconnect is older than the rollback
+	// window, its undo data is gone.
+	ErrOutsideWindow = errors.New("block is outside the rollback window")
+	// ErrEmptyIndex: there is no block to disconnect.
+	ErrEmptyIndex = errors.New("index is empty")
+)
+
+// OutputClassifier maps an output script to the descriptor it is indexed
+// under (nil: not indexed).
+type OutputClassifier interface {
+	OutputAddrDesc(script []byte) bchain.AddrDesc
+}
+
+// UtxoIndex connects and disconnects Bitcoin-type blocks, one atomic write
+// per block holding its rows, its undo data and the new tip.
+type UtxoIndex struct {
+	db       *DB
+	classify OutputClassifier
+	keep     uint32
+	log      *slog.Logger
+}
+
+// NewUtxoIndex returns the Bitcoin-type index over d, keeping undo data for
+// the last keep blocks (block_addresses_to_keep).
+func NewUtxoIndex(d *DB, c OutputClassifier, keep int) *UtxoIndex {
+	if keep < 1 {
+		keep = 1
+	}
+	return &UtxoIndex{db: d, classify: c, keep: uint32(keep), log: d.log.With("subsystem", "index")}
+}
+
+// DB returns the underlying database.
+func (x *UtxoIndex) DB() *DB { return x.db }
+
+// Window is the number of most recent blocks that can be disconnected.
+func (x *UtxoIndex) Window() uint32 { return x.keep }
+
+// Tip returns the last connected block.
+func (x *UtxoIndex) Tip() (Tip, bool, error) { return ReadTip(x.db) }
+
+// BlockHash returns the hash of the indexed block at height.
+func (x *UtxoIndex) BlockHash(height uint32) (bchain.Hash, bool, error) {
+	m, err := ReadBlockMeta(x.db, height)
+	if err != nil || m == nil {
+		return bchain.Hash{}, false, err
+	}
+	return m.Hash, true, nil
+}
+
+// ConnectBlock indexes blk, which must extend the tip (or be block 0 of an
+// empty index), in one atomic write.
+func (x *UtxoIndex) ConnectBlock(blk *bchain.Block) error {
+	tip, ok, err := ReadTip(x.db)
+	if err != nil {
+		return err
+	}
+	if ok && (blk.Height != tip.Height+1 || blk.Prev != tip.Hash) {
+		return fmt.Errorf("%w: block %d %s (parent %s), tip %d %s", ErrNotNextBlock, blk.Height, blk.Hash, blk.Prev, tip.Height, tip.Hash)
+	}
+	if !ok && blk.Height != 0 {
+		return fmt.Errorf("%w: empty index starts at block 0, got %d", ErrNotNextBlock, blk.Height)
+	}
+	ib, err := x.resolve(x.db, blk)
+	if err != nil {
+		return err
+	}
+	b := x.db.NewBatch()
+	defer b.Destroy()
+	if err := x.apply(b, utxoRows(ib)); err != nil {
+		return err
+	}
+	if blk.Height >= x.keep {
+		b.del(CFBlockTxs, heightKey(blk.Height-x.keep))
+	}
+	writeTip(b, Tip{Height: blk.Height, Hash: blk.Hash})
+	return x.db.write(b)
+}
+
+// DisconnectTip removes the tip block, restoring every row to what it was
+// before the block was connected. refill must return the block with the
+// given hash (which the node keeps even when it is no longer on its active
+// chain); it is called for the block re-entering the bottom of the rollback
+// window, so that the window stays full and the result is byte-identical to
+// a fresh sync. It returns the new tip (ok false when the index is now empty).
+func (x *UtxoIndex) DisconnectTip(refill RefillFunc) (Tip, bool, error) {
+	tip, ok, err := ReadTip(x.db)
+	if err != nil {
+		return Tip{}, false, err
+	}
+	if !ok {
+		return Tip{}, false, ErrEmptyIndex
+	}
+	h := tip.Height
+	ib, err := x.rebuild(h)
+	if err != nil {
+		return Tip{}, false, err
+	}
+	if ib.Meta.Hash != tip.Hash {
+		return Tip{}, false, fmt.Errorf("%w: height %d is %s but the tip is %s", ErrCorrupt, h, ib.Meta.Hash, tip.Hash)
+	}
+	b := x.db.NewBatch()
+	defer b.Destroy()
+	if err := x.apply(b, utxoRows(ib).invert()); err != nil {
+		return Tip{}, false, err
+	}
+	if h >= x.keep {
+		undo, err := x.refillUndo(h-x.keep, refill)
+		if err != nil {
+			return Tip{}, false, err
+		}
+		b.put(CFBlockTxs, heightKey(h-x.keep), packBlockUndo(undo))
+	}
+	for i := range ib.Txs {
+		b.del(CFTransactions, txCacheKey(ib.Txs[i].Txid))
+	}
+	var newTip Tip
+	if h == 0 {
+		deleteTip(b)
+	} else {
+		prev, err := ReadBlockMeta(x.db, h-1)
+		if err != nil {
+			return Tip{}, false, err
+		}
+		if prev == nil {
+			return Tip{}, false, fmt.Errorf("%w: no block at height %d below the tip", ErrCorrupt, h-1)
+		}
+		newTip = Tip{Height: h - 1, Hash: prev.Hash}
+		writeTip(b, newTip)
+	}
+	if err := x.db.write(b); err != nil {
+		return Tip{}, false, err
+	}
+	return newTip, h > 0, nil
+}
+
+// RefillFunc fetches a block by height and hash from the node.
+type RefillFunc func(height uint32, hash bchain.Hash) (*bchain.Block, error)
+
+// refillUndo recomputes the undo data of the block at height from the node's
+// copy of it, verifying it is the block the index holds.
+func (x *UtxoIndex) refillUndo(height uint32, refill RefillFunc) (BlockUndo, error) {
+	meta, err := ReadBlockMeta(x.db, height)
+	if err != nil {
+		return nil, err
+	}
+	if meta == nil {
+		return nil, fmt.Errorf("%w: no block at height %d", ErrCorrupt, height)
+	}
+	if refill == nil {
+		return nil, fmt.Errorf("block %d is needed to refill the rollback window but no source was given", height)
+	}
+	blk, err := refill(height, meta.Hash)
+	if err != nil {
+		return nil, fmt.Errorf("refill rollback window with block %d: %w", height, err)
+	}
+	if blk.Hash != meta.Hash {
+		return nil, fmt.Errorf("refill rollback window: node has block %s at height %d, index has %s", blk.Hash, height, meta.Hash)
+	}
+	blk.Height = height
+	ib, err := x.resolve(x.db, blk)
+	if err != nil {
+		return nil, err
+	}
+	return ib.undo(), nil
+}
+
+// resolve turns a decoded block into an IndexedBlock, reading the
+// descriptor, value and height of every spent output from the index (or from
+// the block itself for outputs it creates and spends).
+func (x *UtxoIndex) resolve(r Reader, blk *bchain.Block) (*IndexedBlock, error) {
+	ib := &IndexedBlock{
+		Height: blk.Height,
+		Meta:   BlockMeta{Hash: blk.Hash, Time: blk.Time, TxCount: uint32(len(blk.Txs)), Size: uint32(blk.Size)},
+		Txs:    make([]IndexedTx, len(blk.Txs)),
+	}
+	inBlock := make(map[bchain.Hash]int, len(blk.Txs))
+	fromIndex := make(map[bchain.Hash]*TxAddresses)
+	for i := range blk.Txs {
+		tx := &blk.Txs[i]
+		itx := &ib.Txs[i]
+		*itx = IndexedTx{Txid: tx.Txid, Coinbase: tx.IsCoinbase(), Inputs: make([]IndexedInput, len(tx.Vin)), Outputs: make([]TxAddr, len(tx.Vout))}
+		for n := range tx.Vout {
+			itx.Outputs[n] = TxAddr{Desc: x.classify.OutputAddrDesc(tx.Vout[n].Script), Value: tx.Vout[n].Value}
+		}
+		if !itx.Coinbase {
+			for j := range tx.Vin {
+				in, err := x.resolveInput(r, ib, inBlock, fromIndex, &tx.Vin[j])
+				if err != nil {
+					return nil, fmt.Errorf("block %d tx %s input %d: %w", blk.Height, tx.Txid, j, err)
+				}
+				itx.Inputs[j] = in
+			}
+		}
+		inBlock[tx.Txid] = i
+	}
+	return ib, nil
+}
+
+func (x *UtxoIndex) resolveInput(r Reader, ib *IndexedBlock, inBlock map[bchain.Hash]int, fromIndex map[bchain.Hash]*TxAddresses, vin *bchain.Vin) (IndexedInput, error) {
+	if k, ok := inBlock[vin.PrevTxid]; ok {
+		prev := &ib.Txs[k]
+		if int(vin.PrevVout) >= len(prev.Outputs) {
+			return IndexedInput{}, fmt.Errorf("%w: %s:%d", ErrMissingPrevout, vin.PrevTxid, vin.PrevVout)
+		}
+		return IndexedInput{
+			Prevout: Prevout{Txid: vin.PrevTxid, Vout: vin.PrevVout, Height: ib.Height, Coinbase: prev.Coinbase},
+			TxAddr:  prev.Outputs[vin.PrevVout],
+		}, nil
+	}
+	ta := fromIndex[vin.PrevTxid]
+	if ta == nil {
+		var err error
+		if ta, err = ReadTxAddresses(r, vin.PrevTxid); err != nil {
+			return IndexedInput{}, err
+		}
+		if ta == nil {
+			return IndexedInput{}, fmt.Errorf("%w: %s:%d", ErrMissingPrevout, vin.PrevTxid, vin.PrevVout)
+		}
+		fromIndex[vin.PrevTxid] = ta
+	}
+	if int(vin.PrevVout) >= len(ta.Outputs) {
+		return IndexedInput{}, fmt.Errorf("%w: %s:%d", ErrMissingPrevout, vin.PrevTxid, vin.PrevVout)
+	}
+	return IndexedInput{
+		Prevout: Prevout{Txid: vin.PrevTxid, Vout: vin.PrevVout, Height: ta.Height, Coinbase: ta.Coinbase},
+		TxAddr:  ta.Outputs[vin.PrevVout],
+	}, nil
+}
+
+// rebuild reconstructs the IndexedBlock of an indexed block from its undo
+// data and its txs' txAddresses rows.
+func (x *UtxoIndex) rebuild(h uint32) (*IndexedBlock, error) {
+	undo, err := ReadBlockUndo(x.db, h)
+	if err != nil {
+		return nil, err
+	}
+	if undo == nil {
+		return nil, fmt.Errorf("%w: no undo data for block %d (window %d blocks)", ErrOutsideWindow, h, x.keep)
+	}
+	meta, err := ReadBlockMeta(x.db, h)
+	if err != nil {
+		return nil, err
+	}
+	if meta == nil {
+		return nil, fmt.Errorf("%w: undo data but no block at height %d", ErrCorrupt, h)
+	}
+	ib := &IndexedBlock{Height: h, Meta: *meta, Txs: make([]IndexedTx, len(undo))}
+	for i := range undo {
+		ta, err := ReadTxAddresses(x.db, undo[i].Txid)
+		if err != nil {
+			return nil, err
+		}
+		if ta == nil || ta.Height != h {
+			return nil, fmt.Errorf("%w: tx %s of block %d has no matching txAddresses row", ErrCorrupt, undo[i].Txid, h)
+		}
+		tx := &ib.Txs[i]
+		*tx = IndexedTx{Txid: undo[i].Txid, Coinbase: ta.Coinbase, Outputs: ta.Outputs, Inputs: make([]IndexedInput, len(ta.Inputs))}
+		if ta.Coinbase {
+			continue
+		}
+		if len(undo[i].Prevouts) != len(ta.Inputs) {
+			return nil, fmt.Errorf("%w: tx %s has %d inputs but %d prevouts in undo data", ErrCorrupt, undo[i].Txid, len(ta.Inputs), len(undo[i].Prevouts))
+		}
+		for j := range ta.Inputs {
+			tx.Inputs[j] = IndexedInput{Prevout: undo[i].Prevouts[j], TxAddr: ta.Inputs[j]}
+		}
+	}
+	return ib, nil
+}
+
+// apply adds rows to a batch, merging balance deltas into the stored
+// balances. A balance that would go negative means the index is damaged.
+func (x *UtxoIndex) apply(b *Batch, rows *blockRows) error {
+	for _, m := range rows.muts {
+		if m.del {
+			b.del(m.cf, m.key)
+		} else {
+			b.put(m.cf, m.key, m.value)
+		}
+	}
+	for _, k := range rows.sortedDescs() {
+		desc := bchain.AddrDesc(k)
+		cur, err := ReadAddrBalance(x.db, desc)
+		if err != nil {
+			return err
+		}
+		if cur == nil {
+			cur = &AddrBalance{}
+		}
+		next, err := applyBalanceDelta(cur, rows.balances[k])
+		if err != nil {
+			return fmt.Errorf("address %s: %w", desc, err)
+		}
+		if next.Txs == 0 {
+			// A descriptor without txs has no row, as in a fresh sync.
+			b.del(CFAddressBalance, desc)
+		} else {
+			writeAddrBalance(b, desc, next)
+		}
+	}
+	return nil
+}
+
+func applyBalanceDelta(cur *AddrBalance, d *balanceDelta) (*AddrBalance, error) {
+	txs := int64(cur.Txs) + d.txs
+	sent := int64(cur.Sent) + d.sent
+	bal := int64(cur.Balance) + d.received - d.sent
+	utxos := int64(cur.Utxos) + d.utxos
+	if txs < 0 || sent < 0 || bal < 0 || utxos < 0 || txs > 0xffffffff || utxos > 0xffffffff {
+		return nil, fmt.Errorf("%w: balance underflow (txs %d sent %d balance %d utxos %d)", ErrCorrupt, txs, sent, bal, utxos)
+	}
+	return &AddrBalance{Txs: uint32(txs), Sent: uint64(sent), Balance: uint64(bal), Utxos: uint32(utxos)}, nil
+}

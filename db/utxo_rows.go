@@ -1,0 +1,191 @@
+package db
+
+import (
+	"sort"
+
+	"github.com/openexplorer/blockbook/bchain"
+)
+
+// IndexedInput is an input with its previous output resolved.
+type IndexedInput struct {
+	Prevout
+	TxAddr // descriptor and value of the previous output
+}
+
+// IndexedTx is a tx as the Bitcoin-type index sees it.
+type IndexedTx struct {
+	Txid     bchain.Hash
+	Coinbase bool
+	// Inputs has one entry per vin; a coinbase's single entry is zero.
+	Inputs  []IndexedInput
+	Outputs []TxAddr // Desc is nil for outputs that are not indexed
+}
+
+// IndexedBlock is everything the index derives from one block. Connecting
+// builds it from the node's block and the index's prevouts; disconnecting
+// rebuilds the identical value from blockTxs and txAddresses.
+type IndexedBlock struct {
+	Height uint32
+	Meta   BlockMeta
+	Txs    []IndexedTx
+}
+
+// mutation is one row change. A delete keeps the value it removes, so the
+// inverse of any mutation is known without reading the database.
+type mutation struct {
+	cf    CF
+	key   []byte
+	value []byte
+	del   bool
+}
+
+// balanceDelta is a signed change to an AddrBalance.
+type balanceDelta struct {
+	txs, sent, received, utxos int64
+}
+
+// blockRows is the complete effect of connecting one block.
+type blockRows struct {
+	muts     []mutation
+	balances map[string]*balanceDelta
+}
+
+// invert returns the rows that undo r exactly.
+func (r *blockRows) invert() *blockRows {
+	inv := &blockRows{muts: make([]mutation, len(r.muts)), balances: make(map[string]*balanceDelta, len(r.balances))}
+	for i, m := range r.muts {
+		m.del = !m.del
+		inv.muts[len(r.muts)-1-i] = m
+	}
+	for k, d := range r.balances {
+		inv.balances[k] = &balanceDelta{txs: -d.txs, sent: -d.sent, received: -d.received, utxos: -d.utxos}
+	}
+	return inv
+}
+
+// sortedDescs returns the touched descriptors in byte order, so that writes
+// happen in a deterministic order.
+func (r *blockRows) sortedDescs() []string {
+	keys := make([]string, 0, len(r.balances))
+	for k := range r.balances {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// undo derives the blockTxs record of an indexed block.
+func (ib *IndexedBlock) undo() BlockUndo {
+	u := make(BlockUndo, len(ib.Txs))
+	for i := range ib.Txs {
+		tx := &ib.Txs[i]
+		u[i].Txid = tx.Txid
+		if !tx.Coinbase {
+			u[i].Prevouts = make([]Prevout, len(tx.Inputs))
+			for j := range tx.Inputs {
+				u[i].Prevouts[j] = tx.Inputs[j].Prevout
+			}
+		}
+	}
+	return u
+}
+
+type outpoint struct {
+	txid bchain.Hash
+	vout uint32
+}
+
+type pendingUtxo struct {
+	desc bchain.AddrDesc
+	utxo Utxo
+}
+
+// utxoRows computes every row change of connecting ib. It does no I/O: the
+// same input always yields the same rows, which is what makes disconnect the
+// exact mirror of connect.
+func utxoRows(ib *IndexedBlock) *blockRows {
+	h := ib.Height
+	r := &blockRows{balances: make(map[string]*balanceDelta)}
+	put := func(cf CF, k, v []byte) { r.muts = append(r.muts, mutation{cf: cf, key: k, value: v}) }
+
+	put(CFHeight, heightKey(h), packBlockMeta(&ib.Meta))
+	put(CFBlockTxs, heightKey(h), packBlockUndo(ib.undo()))
+
+	// Per descriptor, the txs touching it in block order.
+	addrTxs := make(map[string][]AddrTx)
+	var descOrder []string
+	touch := func(desc bchain.AddrDesc, txid bchain.Hash, idx int32) *balanceDelta {
+		k := string(desc)
+		list := addrTxs[k]
+		d := r.balances[k]
+		if d == nil {
+			d = &balanceDelta{}
+			r.balances[k] = d
+			descOrder = append(descOrder, k)
+		}
+		if n := len(list); n > 0 && list[n-1].Txid == txid {
+			list[n-1].Indexes = append(list[n-1].Indexes, idx)
+		} else {
+			addrTxs[k] = append(list, AddrTx{Txid: txid, Indexes: []int32{idx}})
+			d.txs++
+			return d
+		}
+		addrTxs[k] = list
+		return d
+	}
+
+	created := make(map[outpoint]*pendingUtxo)
+	var createdOrder []outpoint
+	for i := range ib.Txs {
+		tx := &ib.Txs[i]
+		ta := TxAddresses{Height: h, Coinbase: tx.Coinbase, Inputs: make([]TxAddr, len(tx.Inputs)), Outputs: tx.Outputs}
+		for j := range tx.Inputs {
+			in := &tx.Inputs[j]
+			ta.Inputs[j] = in.TxAddr
+			if tx.Coinbase {
+				continue
+			}
+			put(CFSpends, spendKey(in.Txid, in.Vout), packSpend(&Spend{Txid: tx.Txid, Vin: uint32(j), Height: h}))
+			if len(in.Desc) == 0 {
+				continue
+			}
+			d := touch(in.Desc, tx.Txid, ^int32(j))
+			d.sent += int64(in.Value)
+			d.utxos--
+			op := outpoint{in.Txid, in.Vout}
+			if c := created[op]; c != nil {
+				delete(created, op) // created and spent within this block
+				continue
+			}
+			u := Utxo{Height: in.Height, Txid: in.Txid, Vout: in.Vout, Value: in.Value, Coinbase: in.Coinbase}
+			r.muts = append(r.muts, mutation{cf: CFAddressUtxos, key: utxoKey(in.Desc, &u), value: packUtxoValue(&u), del: true})
+		}
+		put(CFTxAddresses, tx.Txid[:], packTxAddresses(&ta))
+		for n := range tx.Outputs {
+			out := &tx.Outputs[n]
+			if len(out.Desc) == 0 {
+				continue
+			}
+			d := touch(out.Desc, tx.Txid, int32(n))
+			d.received += int64(out.Value)
+			d.utxos++
+			op := outpoint{tx.Txid, uint32(n)}
+			created[op] = &pendingUtxo{desc: out.Desc, utxo: Utxo{Height: h, Txid: tx.Txid, Vout: uint32(n), Value: out.Value, Coinbase: tx.Coinbase}}
+			createdOrder = append(createdOrder, op)
+		}
+	}
+	for _, op := range createdOrder {
+		if c := created[op]; c != nil {
+			put(CFAddressUtxos, utxoKey(c.desc, &c.utxo), packUtxoValue(&c.utxo))
+		}
+	}
+	for _, k := range descOrder {
+		list := addrTxs[k]
+		// Stored newest first: later txs in the block come first.
+		for a, b := 0, len(list)-1; a < b; a, b = a+1, b-1 {
+			list[a], list[b] = list[b], list[a]
+		}
+		put(CFAddresses, addressesKey(bchain.AddrDesc(k), h), packAddrTxs(list))
+	}
+	return r
+}
