@@ -15,12 +15,17 @@ type CoinParams struct {
 	Name     string // coin_name, e.g. "Bitcoin"; also stored in the index
 	Shortcut string // e.g. "BTC"
 	Label    string // e.g. "Bitcoin"
-	Network  string // network name stored in the index, e.g. "mainnet"
+	Network  string // chain network name stored in the index, e.g. "mainnet"
+	// APINetwork is what status answers call the network: the config's
+	// "network" key, or the shortcut (Blockbook's behaviour).
+	APINetwork string
 	Testnet  bool
 	Decimals int
 	Slip44   uint32
 	// Genesis is the hash of block 0, reported as block0Hash.
 	Genesis Hash
+	// Default ports of the public and internal servers (Blockbook's).
+	PublicPort, InternalPort int
 }
 
 // Backend is what a coin plugin assembles from the configuration: the node

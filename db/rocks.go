@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -244,17 +245,22 @@ func (d *DB) Close() {
 	d.cache.Destroy()
 }
 
-// Size returns the bytes the database occupies on disk.
+// Size returns the bytes of the database's table files and memtables, as
+// RocksDB accounts them (cheap: no directory walk).
 func (d *DB) Size() int64 {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	if d.closed {
+		return 0
+	}
 	var total int64
-	_ = filepath.WalkDir(d.path, func(_ string, e os.DirEntry, err error) error {
-		if err == nil && !e.IsDir() {
-			if fi, err := e.Info(); err == nil {
-				total += fi.Size()
+	for _, cf := range d.cfs {
+		for _, p := range []string{"rocksdb.total-sst-files-size", "rocksdb.size-all-mem-tables"} {
+			if v, err := strconv.ParseInt(d.rdb.GetPropertyCF(p, d.handles[cf]), 10, 64); err == nil {
+				total += v
 			}
 		}
-		return nil
-	})
+	}
 	return total
 }
 

@@ -65,6 +65,18 @@ func (x *UtxoIndex) BlockHash(height uint32) (bchain.Hash, bool, error) {
 	return m.Hash, true, nil
 }
 
+// BlockTime returns the timestamp of the indexed block at height.
+func (x *UtxoIndex) BlockTime(height uint32) (int64, error) {
+	m, err := ReadBlockMeta(x.db, height)
+	if err != nil {
+		return 0, err
+	}
+	if m == nil {
+		return 0, fmt.Errorf("no block at height %d", height)
+	}
+	return m.Time, nil
+}
+
 // ConnectBlock indexes blk, which must extend the tip (or be block 0 of an
 // empty index), in one atomic write.
 func (x *UtxoIndex) ConnectBlock(blk *bchain.Block) error {

@@ -1,0 +1,176 @@
+package api
+
+import (
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/openexplorer/blockbook/bchain"
+)
+
+// Details is how much of an account's history an answer includes.
+type Details int
+
+const (
+	DetailsBasic Details = iota
+	DetailsTokens
+	DetailsTokenBalances
+	DetailsTxids
+	DetailsTxsLight
+	DetailsTxs
+)
+
+// ParseDetails maps the details parameter; like Blockbook, anything unknown
+// means the default, txids.
+func ParseDetails(s string) Details {
+	switch s {
+	case "basic":
+		return DetailsBasic
+	case "tokens":
+		return DetailsTokens
+	case "tokenBalances":
+		return DetailsTokenBalances
+	case "txslight":
+		return DetailsTxsLight
+	case "txs":
+		return DetailsTxs
+	}
+	return DetailsTxids
+}
+
+// Filter selects an address's txs by where the address appears.
+type Filter struct {
+	Inputs, Outputs bool // only txs where it is in an input / output
+	Vout            int  // >= 0: only txs paying it at this output index
+}
+
+// NoFilter selects every tx.
+var NoFilter = Filter{Vout: -1}
+
+// ParseFilter maps the filter parameter: inputs, outputs or an output index.
+// Anything else means no filter, as in Blockbook.
+func ParseFilter(s string) Filter {
+	switch s {
+	case "inputs":
+		return Filter{Inputs: true, Vout: -1}
+	case "outputs":
+		return Filter{Outputs: true, Vout: -1}
+	}
+	if v, err := strconv.ParseUint(s, 10, 31); err == nil {
+		return Filter{Vout: int(v)}
+	}
+	return NoFilter
+}
+
+func (f Filter) active() bool { return f.Inputs || f.Outputs || f.Vout >= 0 }
+
+// matches reports whether an address appearing at indexes passes the filter
+// (index v >= 0 is output v, v < 0 is input ^v).
+func (f Filter) matches(indexes []int32) bool {
+	if !f.active() {
+		return true
+	}
+	for _, i := range indexes {
+		if f.Inputs && i < 0 || f.Outputs && i >= 0 || f.Vout >= 0 && int(i) == f.Vout {
+			return true
+		}
+	}
+	return false
+}
+
+// AddressQuery is the parsed query of address and xpub requests.
+type AddressQuery struct {
+	Page, PageSize int
+	// FromHeight and ToHeight bound the block heights of listed txs
+	// (inclusive); zero means unbounded.
+	FromHeight, ToHeight uint32
+	Details              Details
+	Filter               Filter
+}
+
+// ParseAddressQuery reads page, pageSize, from, to, details and filter.
+// Numbers that do not parse count as absent and out-of-range values are
+// clamped later, matching Blockbook's lenient behaviour.
+func ParseAddressQuery(q url.Values) AddressQuery {
+	return AddressQuery{
+		Page:       ParseInt(q.Get("page")),
+		PageSize:   ParseInt(q.Get("pageSize")),
+		FromHeight: parseUint32(q.Get("from")),
+		ToHeight:   parseUint32(q.Get("to")),
+		Details:    ParseDetails(q.Get("details")),
+		Filter:     ParseFilter(q.Get("filter")),
+	}
+}
+
+// ParseInt parses a decimal int; garbage and overflow give 0.
+func ParseInt(s string) int {
+	v, err := strconv.ParseInt(strings.TrimSpace(s), 10, 32)
+	if err != nil {
+		return 0
+	}
+	return int(v)
+}
+
+func parseUint32(s string) uint32 {
+	v, err := strconv.ParseUint(strings.TrimSpace(s), 10, 32)
+	if err != nil {
+		return 0
+	}
+	return uint32(v)
+}
+
+// clampPaging returns the page (1-based) and page size to use for a list of
+// total items: pageSize defaults to and is capped at max, the page is kept
+// within 1..last page.
+func clampPaging(page, pageSize, total, max int) (int, int, int) {
+	if pageSize <= 0 || pageSize > max {
+		pageSize = max
+	}
+	totalPages := (total + pageSize - 1) / pageSize
+	if page > totalPages {
+		page = totalPages
+	}
+	if page < 1 {
+		page = 1
+	}
+	return page, pageSize, totalPages
+}
+
+// BlockID is a parsed block height or hash.
+type BlockID struct {
+	IsHeight bool
+	Height   uint32
+	Hash     bchain.Hash
+}
+
+// ParseBlockID accepts a decimal height or a 64-hex-character hash.
+func ParseBlockID(s string) (BlockID, error) {
+	if len(s) > 0 && len(s) <= 10 && strings.Trim(s, "0123456789") == "" {
+		h, err := strconv.ParseUint(s, 10, 32)
+		if err == nil {
+			return BlockID{IsHeight: true, Height: uint32(h)}, nil
+		}
+	}
+	hash, err := bchain.ParseHash(strings.ToLower(s))
+	if err != nil {
+		return BlockID{}, userErr("Invalid block height or hash '%s'", truncate(s, 100))
+	}
+	return BlockID{Hash: hash}, nil
+}
+
+// parseTxid validates a txid parameter.
+func parseTxid(s string) (bchain.Hash, error) {
+	h, err := bchain.ParseHash(strings.ToLower(s))
+	if err != nil {
+		return h, userErr("Invalid txid '%s': %v", truncate(s, 100), err)
+	}
+	return h, nil
+}
+
+// truncate keeps error messages short when users send huge parameters.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

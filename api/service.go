@@ -1,0 +1,138 @@
+// Package api answers queries about blocks, transactions and addresses from
+// the index and the node, in the wire shapes of Blockbook's API. It is shared
+// by the REST and websocket servers; servers only parse transport details and
+// map errors.
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"os"
+
+	"github.com/openexplorer/blockbook/bchain"
+	"github.com/openexplorer/blockbook/db"
+	"github.com/openexplorer/blockbook/db/syncer"
+)
+
+// Service is what the servers call. Each chain type implements it; ids and
+// numbers arrive as the user typed them and are validated here.
+type Service interface {
+	Status(ctx context.Context) (*SystemInfo, error)
+	BlockIndex(ctx context.Context, height string) (*BlockIndex, error)
+	Block(ctx context.Context, id string, page, pageSize int) (*Block, error)
+	RawBlock(ctx context.Context, id string) (*BlockRaw, error)
+	Tx(ctx context.Context, txid string) (*Tx, error)
+	TxSpecific(ctx context.Context, txid string) (json.RawMessage, error)
+	RawTx(ctx context.Context, txid string) (string, error)
+	Address(ctx context.Context, address string, q AddressQuery) (*Address, error)
+	Utxos(ctx context.Context, address string, onlyConfirmed bool) ([]Utxo, error)
+	SendTx(ctx context.Context, hex string) (*Result, error)
+	EstimateFee(ctx context.Context, blocks string, conservative bool) (*Result, error)
+	FeeStats(ctx context.Context, height string) (*FeeStats, error)
+}
+
+// SyncStatus reports the sync worker's state.
+type SyncStatus interface {
+	State() syncer.State
+}
+
+// BuildInfo describes the running binary for the status answer.
+type BuildInfo struct {
+	Version, GitCommit, BuildTime, About string
+	Host                                 string // defaults to the hostname
+	SyncMode                             bool   // the process runs the sync worker (-sync)
+}
+
+// Limits cap the work of one request.
+type Limits struct {
+	// MaxPageSize caps pageSize (Blockbook: 1000).
+	MaxPageSize int
+	// MaxTxOffset caps how deep paging may skip into an address's history;
+	// deeper pages are clamped and from/to should be used instead.
+	MaxTxOffset int
+	// MaxUtxos caps the UTXOs one answer lists.
+	MaxUtxos int
+	// MaxFullTxs caps how many txs with full details one answer renders.
+	MaxFullTxs int
+}
+
+func (l *Limits) defaults() {
+	if l.MaxPageSize <= 0 {
+		l.MaxPageSize = 1000
+	}
+	if l.MaxTxOffset <= 0 {
+		l.MaxTxOffset = 200_000
+	}
+	if l.MaxUtxos <= 0 {
+		l.MaxUtxos = 500_000
+	}
+	if l.MaxFullTxs <= 0 {
+		l.MaxFullTxs = 1000
+	}
+}
+
+// Config configures a Service.
+type Config struct {
+	Build  BuildInfo
+	Limits Limits
+	// DisableTxCache stops caching raw txs fetched from the node (-notxcache).
+	DisableTxCache bool
+	Log            *slog.Logger
+}
+
+// UtxoService implements Service for Bitcoin-type chains.
+type UtxoService struct {
+	db      *db.DB
+	backend *bchain.Backend
+	parser  bchain.UtxoParser
+	sync    SyncStatus
+	cfg     Config
+	log     *slog.Logger
+	info    *chainInfoCache
+}
+
+var _ Service = (*UtxoService)(nil)
+
+// NewUtxoService returns the Bitcoin-type query service.
+func NewUtxoService(d *db.DB, b *bchain.Backend, sync SyncStatus, cfg Config) *UtxoService {
+	cfg.Limits.defaults()
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	if cfg.Build.Host == "" {
+		cfg.Build.Host, _ = os.Hostname()
+	}
+	return &UtxoService{db: d, backend: b, parser: b.Utxo, sync: sync, cfg: cfg,
+		log: cfg.Log.With("subsystem", "api"), info: newChainInfoCache(b.Chain)}
+}
+
+// view is a consistent snapshot of the index plus its tip, for one request.
+type view struct {
+	snap   *db.Snapshot
+	tip    db.Tip
+	hasTip bool
+}
+
+func (s *UtxoService) newView() (*view, error) {
+	snap, err := s.db.Snapshot()
+	if err != nil {
+		return nil, err
+	}
+	tip, ok, err := db.ReadTip(snap)
+	if err != nil {
+		snap.Release()
+		return nil, err
+	}
+	return &view{snap: snap, tip: tip, hasTip: ok}, nil
+}
+
+func (v *view) release() { v.snap.Release() }
+
+// confirmations of a block at height, as seen from the view's tip.
+func (v *view) confirmations(height uint32) uint32 {
+	if !v.hasTip || height > v.tip.Height {
+		return 0
+	}
+	return v.tip.Height - height + 1
+}

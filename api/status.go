@@ -1,0 +1,78 @@
+package api
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/openexplorer/blockbook/bchain"
+	"github.com/openexplorer/blockbook/db"
+	"github.com/openexplorer/blockbook/db/syncer"
+)
+
+// chainInfoCache keeps the node's chain info for a few seconds, so that the
+// status endpoint, which monitoring polls often, does not load the node and
+// answers quickly while the node is down.
+type chainInfoCache struct {
+	chain bchain.BlockChain
+	ttl   time.Duration
+
+	mu   sync.Mutex
+	at   time.Time
+	info *bchain.ChainInfo
+	err  error
+}
+
+func newChainInfoCache(c bchain.BlockChain) *chainInfoCache {
+	return &chainInfoCache{chain: c, ttl: 5 * time.Second}
+}
+
+func (c *chainInfoCache) get(ctx context.Context) (*bchain.ChainInfo, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if time.Since(c.at) < c.ttl {
+		return c.info, c.err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	c.info, c.err = c.chain.ChainInfo(ctx)
+	c.at = time.Now()
+	return c.info, c.err
+}
+
+// Status answers /api and /api/v2. It works whatever state the sync and the
+// node are in: node problems show in backend.error.
+func (s *UtxoService) Status(ctx context.Context) (*SystemInfo, error) {
+	return statusOf(ctx, s.db, s.backend.Params, s.sync, s.cfg.Build, s.info)
+}
+
+func statusOf(ctx context.Context, d *db.DB, p bchain.CoinParams, sync SyncStatus, build BuildInfo, info *chainInfoCache) (*SystemInfo, error) {
+	var st syncer.State
+	if sync != nil {
+		st = sync.State()
+	} else {
+		tip, ok, err := db.ReadTip(d)
+		if err != nil {
+			return nil, err
+		}
+		st = syncer.State{BestHeight: tip.Height, BestHash: tip.Hash, HasTip: ok}
+	}
+	bb := &BlockbookInfo{
+		Coin: p.Name, Network: p.APINetwork, Host: build.Host, Version: build.Version,
+		GitCommit: build.GitCommit, BuildTime: build.BuildTime, SyncMode: build.SyncMode,
+		InitialSync: st.InitialSync, InSync: st.InSync, BestHeight: st.BestHeight,
+		LastBlockTime: st.LastBlockTime, Decimals: p.Decimals, DbSize: d.Size(), About: build.About,
+	}
+	backend := &BackendInfo{}
+	ci, err := info.get(ctx)
+	if err != nil {
+		backend.Error = err.Error()
+	} else {
+		*backend = BackendInfo{
+			Chain: ci.Chain, Blocks: ci.Blocks, Headers: ci.Headers, BestBlockHash: ci.BestBlockHash,
+			Difficulty: ci.Difficulty, SizeOnDisk: ci.SizeOnDisk, Version: ci.Version, Subversion: ci.Subversion,
+			ProtocolVersion: ci.ProtocolVersion, TimeOffset: ci.TimeOffset, Warnings: ci.Warnings, Consensus: ci.Consensus,
+		}
+	}
+	return &SystemInfo{Blockbook: bb, Backend: backend}, nil
+}

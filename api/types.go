@@ -1,0 +1,203 @@
+package api
+
+// Wire types of REST /api/v2 and the websocket API. Field names, optionality
+// and types follow @trezor/blockchain-link-types' blockbook-api.d.ts (checked
+// in CI by compiling the golden responses against it); deviations are listed
+// in docs/api.md.
+
+import (
+	"encoding/json"
+	"math/big"
+	"time"
+)
+
+// Amount is an integer amount in the coin's base unit, a decimal string on
+// the wire.
+type Amount big.Int
+
+// NewAmount returns an Amount of v base units.
+func NewAmount(v uint64) *Amount { return (*Amount)(new(big.Int).SetUint64(v)) }
+
+// MarshalJSON renders the amount as a quoted decimal integer.
+func (a *Amount) MarshalJSON() ([]byte, error) {
+	if a == nil {
+		return []byte(`"0"`), nil
+	}
+	return []byte(`"` + (*big.Int)(a).String() + `"`), nil
+}
+
+func (a *Amount) String() string {
+	if a == nil {
+		return "0"
+	}
+	return (*big.Int)(a).String()
+}
+
+// Vin is a tx input.
+type Vin struct {
+	Txid      string   `json:"txid,omitempty"`
+	Vout      uint32   `json:"vout,omitempty"`
+	Sequence  int64    `json:"sequence,omitempty"`
+	N         int      `json:"n"`
+	Addresses []string `json:"addresses,omitempty"`
+	IsAddress bool     `json:"isAddress"`
+	Value     *Amount  `json:"value,omitempty"`
+	Hex       string   `json:"hex,omitempty"`
+	Coinbase  string   `json:"coinbase,omitempty"`
+}
+
+// Vout is a tx output.
+type Vout struct {
+	Value       *Amount  `json:"value,omitempty"`
+	N           int      `json:"n"`
+	Spent       bool     `json:"spent,omitempty"`
+	SpentTxID   string   `json:"spentTxId,omitempty"`
+	SpentIndex  int      `json:"spentIndex,omitempty"`
+	SpentHeight int      `json:"spentHeight,omitempty"`
+	Hex         string   `json:"hex,omitempty"`
+	Addresses   []string `json:"addresses"`
+	IsAddress   bool     `json:"isAddress"`
+}
+
+// Tx is a transaction. Unconfirmed txs have BlockHeight -1.
+type Tx struct {
+	Txid          string  `json:"txid"`
+	Version       int32   `json:"version,omitempty"`
+	LockTime      uint32  `json:"lockTime,omitempty"`
+	Vin           []Vin   `json:"vin"`
+	Vout          []Vout  `json:"vout"`
+	BlockHash     string  `json:"blockHash,omitempty"`
+	BlockHeight   int64   `json:"blockHeight"`
+	Confirmations uint32  `json:"confirmations"`
+	BlockTime     int64   `json:"blockTime"`
+	Size          int     `json:"size,omitempty"`
+	VSize         int     `json:"vsize,omitempty"`
+	Value         *Amount `json:"value"`
+	ValueIn       *Amount `json:"valueIn,omitempty"`
+	Fees          *Amount `json:"fees,omitempty"`
+	Hex           string  `json:"hex,omitempty"`
+	Rbf           bool    `json:"rbf,omitempty"`
+}
+
+// Paging describes which slice of a long list an answer holds.
+type Paging struct {
+	Page        int `json:"page,omitempty"`
+	TotalPages  int `json:"totalPages,omitempty"`
+	ItemsOnPage int `json:"itemsOnPage,omitempty"`
+}
+
+// Address is an address (or, later, an account) with its history.
+type Address struct {
+	Paging
+	Address            string   `json:"address"`
+	Balance            *Amount  `json:"balance"`
+	TotalReceived      *Amount  `json:"totalReceived,omitempty"`
+	TotalSent          *Amount  `json:"totalSent,omitempty"`
+	UnconfirmedBalance *Amount  `json:"unconfirmedBalance"`
+	UnconfirmedTxs     int      `json:"unconfirmedTxs"`
+	Txs                int      `json:"txs"`
+	Transactions       []*Tx    `json:"transactions,omitempty"`
+	Txids              []string `json:"txids,omitempty"`
+}
+
+// Utxo is an unspent output.
+type Utxo struct {
+	Txid          string  `json:"txid"`
+	Vout          uint32  `json:"vout"`
+	Value         *Amount `json:"value"`
+	Height        int64   `json:"height,omitempty"`
+	Confirmations uint32  `json:"confirmations"`
+	Coinbase      bool    `json:"coinbase,omitempty"`
+}
+
+// BlockInfo is a block header as the API shows it.
+type BlockInfo struct {
+	Hash          string `json:"hash"`
+	Prev          string `json:"previousBlockHash,omitempty"`
+	Next          string `json:"nextBlockHash,omitempty"`
+	Height        uint32 `json:"height"`
+	Confirmations int    `json:"confirmations"`
+	Size          int    `json:"size"`
+	Time          int64  `json:"time,omitempty"`
+	// Version is a JSON number on Blockbook's wire (the typings say string).
+	Version    json.Number `json:"version"`
+	MerkleRoot string      `json:"merkleRoot"`
+	Nonce      string      `json:"nonce"`
+	Bits       string      `json:"bits"`
+	Difficulty string      `json:"difficulty"`
+}
+
+// Block is a block with a page of its txs.
+type Block struct {
+	Paging
+	BlockInfo
+	TxCount int   `json:"txCount"`
+	Txs     []*Tx `json:"txs,omitempty"`
+}
+
+// BlockRaw is a serialized block.
+type BlockRaw struct {
+	Hex string `json:"hex"`
+}
+
+// BlockIndex answers block-index/{height}.
+type BlockIndex struct {
+	BlockHash string `json:"blockHash"`
+}
+
+// Result wraps single-value answers (sendtx, estimatefee).
+type Result struct {
+	Result string `json:"result"`
+}
+
+// FeeStats summarizes the fees paid in one block.
+type FeeStats struct {
+	TxCount         int       `json:"txCount"`
+	TotalFeesSat    *Amount   `json:"totalFeesSat"`
+	AverageFeePerKb int64     `json:"averageFeePerKb"`
+	DecilesFeePerKb [11]int64 `json:"decilesFeePerKb"`
+}
+
+// BlockbookInfo is this server's part of the status answer.
+type BlockbookInfo struct {
+	Coin            string    `json:"coin"`
+	Network         string    `json:"network"`
+	Host            string    `json:"host"`
+	Version         string    `json:"version"`
+	GitCommit       string    `json:"gitCommit"`
+	BuildTime       string    `json:"buildTime"`
+	SyncMode        bool      `json:"syncMode"`
+	InitialSync     bool      `json:"initialSync"`
+	InSync          bool      `json:"inSync"`
+	BestHeight      uint32    `json:"bestHeight"`
+	LastBlockTime   time.Time `json:"lastBlockTime"`
+	InSyncMempool   bool      `json:"inSyncMempool"`
+	LastMempoolTime time.Time `json:"lastMempoolTime"`
+	MempoolSize     int       `json:"mempoolSize"`
+	Decimals        int       `json:"decimals"`
+	DbSize          int64     `json:"dbSize"`
+	About           string    `json:"about"`
+}
+
+// BackendInfo is the node's part of the status answer.
+type BackendInfo struct {
+	Error           string  `json:"error,omitempty"`
+	Chain           string  `json:"chain,omitempty"`
+	Blocks          int     `json:"blocks,omitempty"`
+	Headers         int     `json:"headers,omitempty"`
+	BestBlockHash   string  `json:"bestBlockHash,omitempty"`
+	Difficulty      string  `json:"difficulty,omitempty"`
+	SizeOnDisk      int64   `json:"sizeOnDisk,omitempty"`
+	Version         string  `json:"version,omitempty"`
+	Subversion      string  `json:"subversion,omitempty"`
+	ProtocolVersion string  `json:"protocolVersion,omitempty"`
+	TimeOffset      float64 `json:"timeOffset,omitempty"`
+	Warnings        string  `json:"warnings,omitempty"`
+	Consensus       any     `json:"consensus,omitempty"`
+}
+
+// SystemInfo is the status answer of /api and /api/v2.
+type SystemInfo struct {
+	Blockbook *BlockbookInfo `json:"blockbook"`
+	Backend   *BackendInfo   `json:"backend"`
+}

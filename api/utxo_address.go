@@ -1,0 +1,201 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/openexplorer/blockbook/bchain"
+	"github.com/openexplorer/blockbook/db"
+)
+
+// addrDesc validates an address parameter.
+func (s *UtxoService) addrDesc(address string) (bchain.AddrDesc, error) {
+	desc, err := s.parser.AddrDescFromAddress(address)
+	if err != nil {
+		reason := strings.TrimPrefix(err.Error(), bchain.ErrInvalidAddress.Error()+": ")
+		return nil, &Error{Msg: fmt.Sprintf("Invalid address, %s", reason), Err: err}
+	}
+	return desc, nil
+}
+
+// Address answers address/{address}. A valid address the index never saw
+// answers zeros.
+func (s *UtxoService) Address(ctx context.Context, address string, q AddressQuery) (*Address, error) {
+	desc, err := s.addrDesc(address)
+	if err != nil {
+		return nil, err
+	}
+	v, err := s.newView()
+	if err != nil {
+		return nil, err
+	}
+	defer v.release()
+	bal, err := db.ReadAddrBalance(v.snap, desc)
+	if err != nil {
+		return nil, err
+	}
+	if bal == nil {
+		bal = &db.AddrBalance{}
+	}
+	out := &Address{
+		Address: address, Balance: NewAmount(bal.Balance), TotalReceived: NewAmount(bal.Received()),
+		TotalSent: NewAmount(bal.Sent), UnconfirmedBalance: NewAmount(0), Txs: int(bal.Txs),
+	}
+	if q.Details < DetailsTxids {
+		return out, nil
+	}
+	txids, err := s.addressPage(v, desc, bal, q, &out.Paging)
+	if err != nil {
+		return nil, err
+	}
+	switch q.Details {
+	case DetailsTxids:
+		for _, t := range txids {
+			out.Txids = append(out.Txids, t.String())
+		}
+	case DetailsTxsLight:
+		for _, t := range txids {
+			ta, meta, err := s.confirmedTx(v, t)
+			if err != nil {
+				return nil, err
+			}
+			if ta == nil {
+				return nil, fmt.Errorf("%w: indexed tx %s has no txAddresses row", db.ErrCorrupt, t)
+			}
+			tx, err := s.renderLightTx(v, t, ta, meta)
+			if err != nil {
+				return nil, err
+			}
+			out.Transactions = append(out.Transactions, tx)
+		}
+	default:
+		if out.Transactions, err = s.renderTxs(ctx, v, txids); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// addressPage returns the txids of the requested page, newest first, and
+// fills in the paging fields.
+func (s *UtxoService) addressPage(v *view, desc bchain.AddrDesc, bal *db.AddrBalance, q AddressQuery, pg *Paging) ([]bchain.Hash, error) {
+	from, to := uint32(0), ^uint32(0)
+	if q.FromHeight > 0 {
+		from = q.FromHeight
+	}
+	if q.ToHeight > 0 {
+		to = q.ToHeight
+	}
+	maxPage := s.cfg.Limits.MaxPageSize
+	if !q.Filter.active() && from == 0 && to == ^uint32(0) {
+		// Unfiltered: the total is known, scan only up to the page.
+		page, size, total := clampPaging(q.Page, q.PageSize, int(bal.Txs), maxPage)
+		page = s.capDepth(page, size)
+		*pg = Paging{Page: page, TotalPages: total, ItemsOnPage: size}
+		return collectTxids(v, desc, to, from, q.Filter, (page-1)*size, size)
+	}
+	// Filtered: collect the matching txids (bounded) to know the total.
+	var all []bchain.Hash
+	if from <= to {
+		var err error
+		if all, err = collectTxids(v, desc, to, from, q.Filter, 0, s.cfg.Limits.MaxTxOffset+maxPage); err != nil {
+			return nil, err
+		}
+	}
+	page, size, total := clampPaging(q.Page, q.PageSize, len(all), maxPage)
+	*pg = Paging{Page: page, TotalPages: total, ItemsOnPage: size}
+	start := min((page-1)*size, len(all))
+	return all[start:min(start+size, len(all))], nil
+}
+
+// capDepth clamps a page so that it starts within MaxTxOffset.
+func (s *UtxoService) capDepth(page, size int) int {
+	if maxPage := s.cfg.Limits.MaxTxOffset/size + 1; page > maxPage {
+		return maxPage
+	}
+	return page
+}
+
+// collectTxids walks a descriptor's txs newest first from height high down
+// to height low (inclusive), skipping `skip` matching txs and returning up to
+// `limit`.
+func collectTxids(v *view, desc bchain.AddrDesc, high, low uint32, f Filter, skip, limit int) ([]bchain.Hash, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	var out []bchain.Hash
+	err := db.IterateAddrTxs(v.snap, desc, high, low, func(row db.AddrTxsAt) (bool, error) {
+		for _, t := range row.Txs {
+			if !f.matches(t.Indexes) {
+				continue
+			}
+			if skip > 0 {
+				skip--
+				continue
+			}
+			out = append(out, t.Txid)
+			if len(out) >= limit {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	return out, err
+}
+
+// renderTxs renders full txs, fetching uncached ones from the node with
+// bounded concurrency.
+func (s *UtxoService) renderTxs(ctx context.Context, v *view, txids []bchain.Hash) ([]*Tx, error) {
+	if len(txids) > s.cfg.Limits.MaxFullTxs {
+		txids = txids[:s.cfg.Limits.MaxFullTxs]
+	}
+	out := make([]*Tx, len(txids))
+	errs := make([]error, len(txids))
+	sem := make(chan struct{}, 8)
+	var wg sync.WaitGroup
+	for i, t := range txids {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			tx, ta, meta, err := s.loadTx(ctx, v, t)
+			if err == nil {
+				out[i], err = s.renderTx(ctx, v, tx, ta, meta, true)
+			}
+			errs[i] = err
+		}()
+	}
+	wg.Wait()
+	return out, errors.Join(errs...)
+}
+
+// Utxos answers utxo/{address}, newest first.
+func (s *UtxoService) Utxos(ctx context.Context, address string, onlyConfirmed bool) ([]Utxo, error) {
+	desc, err := s.addrDesc(address)
+	if err != nil {
+		return nil, err
+	}
+	v, err := s.newView()
+	if err != nil {
+		return nil, err
+	}
+	defer v.release()
+	out := []Utxo{}
+	err = db.IterateUtxos(v.snap, desc, func(u *db.Utxo) (bool, error) {
+		if len(out) >= s.cfg.Limits.MaxUtxos {
+			return false, userErr("Address has more than %d unspent outputs; use an explorer with a higher limit", s.cfg.Limits.MaxUtxos)
+		}
+		out = append(out, Utxo{
+			Txid: u.Txid.String(), Vout: u.Vout, Value: NewAmount(u.Value), Height: int64(u.Height),
+			Confirmations: v.confirmations(u.Height), Coinbase: u.Coinbase,
+		})
+		return true, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}

@@ -1,0 +1,136 @@
+package api
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/openexplorer/blockbook/bchain"
+)
+
+// Calls answered mostly by the node: sending, fee estimation, the node's
+// own view of a tx.
+
+// MaxTxHexLen caps a raw tx parameter: a consensus-valid tx is at most 4 MB.
+const MaxTxHexLen = 8 << 20
+
+// SendTx relays a signed tx; the node's reject reason becomes a user error.
+func (s *UtxoService) SendTx(ctx context.Context, txHex string) (*Result, error) {
+	txHex = strings.TrimSpace(txHex)
+	if txHex == "" {
+		return nil, userErr("Missing tx blob")
+	}
+	if len(txHex) > MaxTxHexLen {
+		return nil, userErr("Transaction is larger than %d hex characters", MaxTxHexLen)
+	}
+	raw, err := hex.DecodeString(txHex)
+	if err != nil {
+		return nil, userErr("Invalid transaction hex: %v", err)
+	}
+	if _, err := s.parser.ParseTx(raw); err != nil {
+		return nil, userErr("Invalid transaction: %v", err)
+	}
+	txid, err := s.backend.Broadcast.SendRawTx(ctx, raw)
+	var rpcErr *bchain.RPCError
+	if errors.As(err, &rpcErr) {
+		return nil, &Error{Msg: rpcErr.Message, Err: err}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Result: txid.String()}, nil
+}
+
+// EstimateFee answers estimatefee/{blocks} in coins per kB, as Blockbook does.
+func (s *UtxoService) EstimateFee(ctx context.Context, blocks string, conservative bool) (*Result, error) {
+	n, err := strconv.Atoi(blocks)
+	if err != nil || n < 1 || n > 1008 {
+		return nil, userErr("Invalid number of blocks '%s', use 1 to 1008", truncate(blocks, 20))
+	}
+	if s.backend.Fees == nil {
+		return nil, userErr("Fee estimation is not supported for this coin")
+	}
+	sat, err := s.backend.Fees.EstimateFee(ctx, n, conservative)
+	if errors.Is(err, bchain.ErrUnsupported) {
+		return nil, &Error{Msg: "The node cannot estimate fees", Err: err}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Result: decimalString(sat, s.backend.Params.Decimals)}, nil
+}
+
+// decimalString renders base units as a coin amount without trailing zeros.
+func decimalString(v int64, decimals int) string {
+	neg := v < 0
+	if neg {
+		v = -v
+	}
+	s := strconv.FormatInt(v, 10)
+	if decimals > 0 {
+		if len(s) <= decimals {
+			s = strings.Repeat("0", decimals-len(s)+1) + s
+		}
+		s = s[:len(s)-decimals] + "." + s[len(s)-decimals:]
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	if neg {
+		s = "-" + s
+	}
+	return s
+}
+
+// TxSpecific answers tx-specific/{txid} with the node's own JSON.
+func (s *UtxoService) TxSpecific(ctx context.Context, txidParam string) (json.RawMessage, error) {
+	txid, err := parseTxid(txidParam)
+	if err != nil {
+		return nil, err
+	}
+	v, err := s.newView()
+	if err != nil {
+		return nil, err
+	}
+	defer v.release()
+	_, meta, err := s.confirmedTx(v, txid)
+	if err != nil {
+		return nil, err
+	}
+	var inBlock bchain.Hash
+	if meta != nil {
+		inBlock = meta.Hash
+	}
+	res, err := s.backend.Txs.TxSpecific(ctx, txid, inBlock)
+	if errors.Is(err, bchain.ErrTxNotFound) {
+		return nil, &Error{Msg: fmt.Sprintf("Transaction '%s' not found", txid), Err: err}
+	}
+	return res, err
+}
+
+// RawTx answers rawtx/{txid} with the serialized tx in hex.
+func (s *UtxoService) RawTx(ctx context.Context, txidParam string) (string, error) {
+	txid, err := parseTxid(txidParam)
+	if err != nil {
+		return "", err
+	}
+	v, err := s.newView()
+	if err != nil {
+		return "", err
+	}
+	defer v.release()
+	_, meta, err := s.confirmedTx(v, txid)
+	if err != nil {
+		return "", err
+	}
+	raw, err := s.rawTx(ctx, v, txid, meta)
+	if errors.Is(err, bchain.ErrTxNotFound) {
+		return "", &Error{Msg: fmt.Sprintf("Transaction '%s' not found", txid), Err: err}
+	}
+	if err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(raw), nil
+}

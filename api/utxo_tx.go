@@ -1,0 +1,245 @@
+package api
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+
+	"github.com/openexplorer/blockbook/bchain"
+	"github.com/openexplorer/blockbook/db"
+)
+
+// Tx answers tx/{txid}: the node's raw tx, decoded, with prevouts and spends
+// from the index.
+func (s *UtxoService) Tx(ctx context.Context, txidParam string) (*Tx, error) {
+	txid, err := parseTxid(txidParam)
+	if err != nil {
+		return nil, err
+	}
+	v, err := s.newView()
+	if err != nil {
+		return nil, err
+	}
+	defer v.release()
+	tx, ta, meta, err := s.loadTx(ctx, v, txid)
+	if err != nil {
+		return nil, err
+	}
+	return s.renderTx(ctx, v, tx, ta, meta, true)
+}
+
+// loadTx returns a decoded tx with its index records (nil when unconfirmed).
+func (s *UtxoService) loadTx(ctx context.Context, v *view, txid bchain.Hash) (*bchain.Tx, *db.TxAddresses, *db.BlockMeta, error) {
+	ta, meta, err := s.confirmedTx(v, txid)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	raw, err := s.rawTx(ctx, v, txid, meta)
+	if errors.Is(err, bchain.ErrTxNotFound) {
+		return nil, nil, nil, &Error{Msg: fmt.Sprintf("Transaction '%s' not found", txid), Err: err}
+	}
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	tx, err := s.parser.ParseTx(raw)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("tx %s: %w", txid, err)
+	}
+	return tx, ta, meta, nil
+}
+
+// confirmedTx returns the index's record of a tx and its block, or nils.
+func (s *UtxoService) confirmedTx(v *view, txid bchain.Hash) (*db.TxAddresses, *db.BlockMeta, error) {
+	ta, err := db.ReadTxAddresses(v.snap, txid)
+	if err != nil || ta == nil {
+		return nil, nil, err
+	}
+	meta, err := db.ReadBlockMeta(v.snap, ta.Height)
+	if err != nil {
+		return nil, nil, err
+	}
+	if meta == nil {
+		return nil, nil, fmt.Errorf("%w: tx %s at height %d without block", db.ErrCorrupt, txid, ta.Height)
+	}
+	return ta, meta, nil
+}
+
+// rawTx reads a tx from the cache or the node, caching confirmed txs.
+func (s *UtxoService) rawTx(ctx context.Context, v *view, txid bchain.Hash, meta *db.BlockMeta) ([]byte, error) {
+	raw, err := db.ReadCachedTx(v.snap, txid)
+	if err != nil || raw != nil {
+		return raw, err
+	}
+	var inBlock bchain.Hash
+	if meta != nil {
+		inBlock = meta.Hash
+	}
+	raw, err = s.backend.Txs.RawTx(ctx, txid, inBlock)
+	if err != nil {
+		return nil, err
+	}
+	if meta != nil && !s.cfg.DisableTxCache {
+		if err := s.db.WriteCachedTx(txid, raw); err != nil {
+			s.log.Warn("caching tx failed", "txid", txid, "err", err)
+		}
+	}
+	return raw, nil
+}
+
+// renderTx builds the API view of a decoded tx. ta and meta are the index's
+// records, nil for an unconfirmed tx.
+func (s *UtxoService) renderTx(ctx context.Context, v *view, tx *bchain.Tx, ta *db.TxAddresses, meta *db.BlockMeta, withHex bool) (*Tx, error) {
+	out := &Tx{
+		Txid: tx.Txid.String(), Version: tx.Version, LockTime: tx.LockTime,
+		Vin: make([]Vin, len(tx.Vin)), Vout: make([]Vout, len(tx.Vout)),
+		Size: tx.Size, VSize: tx.VSize, BlockHeight: -1,
+	}
+	if withHex {
+		out.Hex = hex.EncodeToString(tx.Raw)
+	}
+	var spends map[uint32]*db.Spend
+	if ta != nil {
+		out.BlockHash = meta.Hash.String()
+		out.BlockHeight = int64(ta.Height)
+		out.Confirmations = v.confirmations(ta.Height)
+		out.BlockTime = meta.Time
+		var err error
+		if spends, err = db.ReadSpends(v.snap, tx.Txid); err != nil {
+			return nil, err
+		}
+	}
+	var valueIn, valueOut uint64
+	prevsKnown := true
+	for i := range tx.Vin {
+		in := &tx.Vin[i]
+		vin := &out.Vin[i]
+		*vin = Vin{N: i, Sequence: int64(in.Sequence)}
+		if in.Coinbase {
+			vin.Coinbase = hex.EncodeToString(in.ScriptSig)
+			continue
+		}
+		vin.Txid, vin.Vout, vin.Hex = in.PrevTxid.String(), in.PrevVout, hex.EncodeToString(in.ScriptSig)
+		if out.BlockHeight < 0 && in.Sequence < 0xfffffffe {
+			out.Rbf = true // BIP125 signal; meaningful only while unconfirmed
+		}
+		var prev db.TxAddr
+		found := false
+		if ta != nil && i < len(ta.Inputs) {
+			prev, found = ta.Inputs[i], true
+		} else {
+			var err error
+			if prev, found, err = s.unconfirmedPrevout(ctx, v, in); err != nil {
+				return nil, err
+			}
+		}
+		if !found {
+			prevsKnown = false
+			continue
+		}
+		vin.Value = NewAmount(prev.Value)
+		valueIn += prev.Value
+		vin.Addresses, vin.IsAddress = s.descAddresses(prev.Desc)
+	}
+	for n := range tx.Vout {
+		o := &tx.Vout[n]
+		vo := &out.Vout[n]
+		*vo = Vout{Value: NewAmount(o.Value), N: n, Hex: hex.EncodeToString(o.Script)}
+		vo.Addresses, vo.IsAddress = s.parser.OutputAddresses(o.Script)
+		if sp := spends[uint32(n)]; sp != nil {
+			vo.Spent, vo.SpentTxID, vo.SpentIndex, vo.SpentHeight = true, sp.Txid.String(), int(sp.Vin), int(sp.Height)
+		}
+		valueOut += o.Value
+	}
+	out.Value = NewAmount(valueOut)
+	switch {
+	case tx.IsCoinbase():
+		out.ValueIn, out.Fees = NewAmount(0), NewAmount(0)
+	case prevsKnown && valueIn >= valueOut:
+		out.ValueIn, out.Fees = NewAmount(valueIn), NewAmount(valueIn-valueOut)
+	}
+	return out, nil
+}
+
+// descAddresses renders an index descriptor; empty descriptors have none.
+func (s *UtxoService) descAddresses(desc bchain.AddrDesc) ([]string, bool) {
+	if len(desc) == 0 {
+		return nil, false
+	}
+	addrs, ok, err := s.parser.AddressesFromAddrDesc(desc)
+	if err != nil {
+		return nil, false
+	}
+	return addrs, ok
+}
+
+// unconfirmedPrevout resolves an input of a tx the index does not hold yet:
+// from the index when the parent is confirmed, else from the node.
+func (s *UtxoService) unconfirmedPrevout(ctx context.Context, v *view, in *bchain.Vin) (db.TxAddr, bool, error) {
+	pta, err := db.ReadTxAddresses(v.snap, in.PrevTxid)
+	if err != nil {
+		return db.TxAddr{}, false, err
+	}
+	if pta != nil {
+		if int(in.PrevVout) < len(pta.Outputs) {
+			return pta.Outputs[in.PrevVout], true, nil
+		}
+		return db.TxAddr{}, false, nil
+	}
+	raw, err := s.backend.Txs.RawTx(ctx, in.PrevTxid, bchain.Hash{})
+	if errors.Is(err, bchain.ErrTxNotFound) {
+		return db.TxAddr{}, false, nil
+	}
+	if err != nil {
+		return db.TxAddr{}, false, err
+	}
+	ptx, err := s.parser.ParseTx(raw)
+	if err != nil || int(in.PrevVout) >= len(ptx.Vout) {
+		return db.TxAddr{}, false, nil
+	}
+	o := ptx.Vout[in.PrevVout]
+	return db.TxAddr{Desc: s.parser.OutputAddrDesc(o.Script), Value: o.Value}, true, nil
+}
+
+// renderLightTx builds a tx from the index alone (details=txslight): no
+// scripts, sizes or prevout references, but addresses, values and spends.
+func (s *UtxoService) renderLightTx(v *view, txid bchain.Hash, ta *db.TxAddresses, meta *db.BlockMeta) (*Tx, error) {
+	out := &Tx{
+		Txid: txid.String(), Vin: make([]Vin, len(ta.Inputs)), Vout: make([]Vout, len(ta.Outputs)),
+		BlockHash: meta.Hash.String(), BlockHeight: int64(ta.Height),
+		Confirmations: v.confirmations(ta.Height), BlockTime: meta.Time,
+	}
+	spends, err := db.ReadSpends(v.snap, txid)
+	if err != nil {
+		return nil, err
+	}
+	var valueIn, valueOut uint64
+	for i, in := range ta.Inputs {
+		out.Vin[i] = Vin{N: i}
+		if ta.Coinbase {
+			continue
+		}
+		out.Vin[i].Value = NewAmount(in.Value)
+		out.Vin[i].Addresses, out.Vin[i].IsAddress = s.descAddresses(in.Desc)
+		valueIn += in.Value
+	}
+	for n, o := range ta.Outputs {
+		vo := &out.Vout[n]
+		*vo = Vout{Value: NewAmount(o.Value), N: n}
+		vo.Addresses, vo.IsAddress = s.descAddresses(o.Desc)
+		if vo.Addresses == nil {
+			vo.Addresses = []string{}
+		}
+		if sp := spends[uint32(n)]; sp != nil {
+			vo.Spent, vo.SpentTxID, vo.SpentIndex, vo.SpentHeight = true, sp.Txid.String(), int(sp.Vin), int(sp.Height)
+		}
+		valueOut += o.Value
+	}
+	out.Value = NewAmount(valueOut)
+	if ta.Coinbase {
+		out.ValueIn, out.Fees = NewAmount(0), NewAmount(0)
+	} else if valueIn >= valueOut {
+		out.ValueIn, out.Fees = NewAmount(valueIn), NewAmount(valueIn-valueOut)
+	}
+	return out, nil
+}

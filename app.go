@@ -1,0 +1,195 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/openexplorer/blockbook/api"
+	"github.com/openexplorer/blockbook/bchain"
+	"github.com/openexplorer/blockbook/db"
+	"github.com/openexplorer/blockbook/db/syncer"
+	"github.com/openexplorer/blockbook/server"
+)
+
+// killAfterWritesEnv is a test-only fault injection: the process SIGKILLs
+// itself after that many block writes (see docs/operations.md).
+const killAfterWritesEnv = "BLOCKBOOK_KILL_AFTER_WRITES"
+
+// healthMaxLag is how many blocks the index may trail the node and still
+// report healthy (the block being connected right now).
+const healthMaxLag = 1
+
+// run wires the components from the options and serves until ctx ends.
+func run(ctx context.Context, o *options, log *slog.Logger) error {
+	cfg, err := bchain.LoadConfig(o.blockchainCfg)
+	if err != nil {
+		return err
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	backend, err := bchain.NewBackend(cfg, bchain.Env{Log: log, Metrics: reg})
+	if err != nil {
+		return err
+	}
+	if backend.Close != nil {
+		defer backend.Close()
+	}
+	o.warnIgnored(log)
+
+	var killAfter int64
+	if v := os.Getenv(killAfterWritesEnv); v != "" {
+		if killAfter, err = strconv.ParseInt(v, 10, 64); err != nil {
+			return fmt.Errorf("%w: %s=%q is not a number", bchain.ErrConfig, killAfterWritesEnv, v)
+		}
+	}
+	d, err := db.Open(db.Options{
+		Path: o.dataDir, ChainType: backend.Type, Coin: cfg.CoinName, Network: backend.Params.Network,
+		CacheBytes: o.dbCache, MaxOpenFiles: o.dbMaxOpenFiles, KillAfterWrites: killAfter, Log: log,
+	})
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "blockbook_db_size_bytes", Help: "Size of the index database."},
+		func() float64 { return float64(d.Size()) }))
+
+	index, err := newIndex(backend, d, cfg)
+	if err != nil {
+		return err
+	}
+	pollMs := cfg.BlockPollIntervalMs
+	if o.resyncIndexMs > 0 {
+		pollMs = o.resyncIndexMs
+	}
+	if pollMs <= 0 {
+		pollMs = 1000
+	}
+	worker := syncer.New(backend.Chain, index, syncer.Config{
+		Workers: o.workers, MemoryBudget: o.syncMemoryMB << 20, PollInterval: time.Duration(pollMs) * time.Millisecond,
+	}, log, syncer.NewMetrics(reg))
+
+	if o.rollback >= 0 {
+		return worker.Rollback(ctx, uint32(o.rollback))
+	}
+	if o.dryRun {
+		return dryRun(ctx, backend, index, log)
+	}
+
+	svc := api.NewUtxoService(d, backend, worker, api.Config{
+		Build: api.BuildInfo{Version: version, GitCommit: commit(), BuildTime: buildTime, SyncMode: o.sync,
+			About: "Blockbook-compatible blockchain indexer and API server"},
+		DisableTxCache: o.noTxCache, Log: log,
+	})
+	var servers []interface{ Shutdown(context.Context) error }
+	var wg sync.WaitGroup
+	serve := func(name, addr string, srv interface {
+		Serve(net.Listener) error
+		Shutdown(context.Context) error
+	}) error {
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			return fmt.Errorf("%w: %s server: %v", bchain.ErrConfig, name, err)
+		}
+		servers = append(servers, srv)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := srv.Serve(ln); err != nil {
+				log.Error("server failed", "server", name, "err", err)
+			}
+		}()
+		return nil
+	}
+	if addr := binding(o.internal, "127.0.0.1", backend.Params.InternalPort); addr != "" {
+		if err := serve("internal", addr, server.NewInternal(addr, reg, worker, healthMaxLag, log)); err != nil {
+			return err
+		}
+	}
+	if addr := binding(o.public, "", backend.Params.PublicPort); addr != "" {
+		if err := serve("public", addr, server.NewPublic(svc, server.PublicConfig{Addr: addr}, log, reg)); err != nil {
+			shutdownAll(servers, log)
+			return err
+		}
+	}
+
+	syncCtx, stopSync := context.WithCancel(ctx)
+	defer stopSync()
+	if o.sync {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// A fatal sync error is logged by the worker; the API keeps
+			// serving the index and /health reports the problem.
+			_ = worker.Run(syncCtx, backend.Notifier)
+		}()
+	} else {
+		log.Info("sync worker not started (run with -sync to index new blocks)")
+	}
+	<-ctx.Done()
+	log.Info("shutting down")
+	stopSync()
+	shutdownAll(servers, log)
+	wg.Wait()
+	return nil
+}
+
+func shutdownAll(servers []interface{ Shutdown(context.Context) error }, log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for _, s := range servers {
+		if err := s.Shutdown(ctx); err != nil {
+			log.Warn("server shutdown", "err", err)
+		}
+	}
+}
+
+// binding resolves a -public/-internal value: empty means the coin's default
+// port on defaultHost, "none" disables the server.
+func binding(flagValue, defaultHost string, port int) string {
+	switch flagValue {
+	case "none":
+		return ""
+	case "":
+		return net.JoinHostPort(defaultHost, strconv.Itoa(port))
+	}
+	return flagValue
+}
+
+// newIndex picks the index code for the backend's chain type.
+func newIndex(b *bchain.Backend, d *db.DB, cfg *bchain.Config) (*db.UtxoIndex, error) {
+	switch b.Type {
+	case bchain.ChainBitcoinType:
+		return db.NewUtxoIndex(d, b.Utxo, cfg.BlockAddressesToKeep), nil
+	}
+	return nil, fmt.Errorf("%w: chain type %v is not supported yet", bchain.ErrConfig, b.Type)
+}
+
+// dryRun checks that the node answers and reports where the index stands.
+func dryRun(ctx context.Context, b *bchain.Backend, index *db.UtxoIndex, log *slog.Logger) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	h, hash, err := b.Chain.BestBlock(ctx)
+	if err != nil {
+		return fmt.Errorf("node: %w", err)
+	}
+	tip, ok, err := index.Tip()
+	if err != nil {
+		return err
+	}
+	if !ok {
+		log.Info("dry run ok", "node_height", h, "node_hash", hash.String(), "index", "empty")
+		return nil
+	}
+	log.Info("dry run ok", "node_height", h, "node_hash", hash.String(), "index_height", tip.Height, "index_hash", tip.Hash.String())
+	return nil
+}
+

@@ -1,0 +1,135 @@
+package btc
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"time"
+
+	"github.com/btcsuite/btcd/chaincfg/v2"
+
+	"github.com/openexplorer/blockbook/bchain"
+)
+
+// network describes one Bitcoin network this plugin serves under a Blockbook
+// coin name.
+type network struct {
+	params         *chaincfg.Params
+	shortcut       string
+	label          string
+	slip44         uint32
+	testnet        bool
+	public, intern int // default server ports
+}
+
+// Coin names and defaults follow Blockbook's bitcoin*.json coin definitions.
+var networks = map[string]network{
+	"Bitcoin":  {params: &chaincfg.MainNetParams, shortcut: "BTC", label: "Bitcoin", slip44: 0, public: 9130, intern: 9030},
+	"Testnet":  {params: &chaincfg.TestNet3Params, shortcut: "TEST", label: "Bitcoin Testnet", slip44: 1, testnet: true, public: 19130, intern: 19030},
+	"Testnet4": {params: &chaincfg.TestNet4Params, shortcut: "TEST", label: "Bitcoin Testnet4", slip44: 1, testnet: true, public: 19129, intern: 19029},
+	"Signet":   {params: &chaincfg.SigNetParams, shortcut: "sBTC", label: "Bitcoin Signet", slip44: 1, testnet: true, public: 19120, intern: 19020},
+	"Regtest":  {params: &chaincfg.RegressionNetParams, shortcut: "rBTC", label: "Bitcoin Regtest", slip44: 1, testnet: true, public: 19121, intern: 19021},
+}
+
+func init() {
+	for name, n := range networks {
+		bchain.Register(name, func(cfg *bchain.Config, env bchain.Env) (*bchain.Backend, error) {
+			return newBackend(name, n, cfg, env)
+		})
+	}
+}
+
+// ParamsFor returns the network parameters of a registered coin name.
+func ParamsFor(coinName string) (*chaincfg.Params, bool) {
+	n, ok := networks[coinName]
+	return n.params, ok
+}
+
+func newBackend(name string, n network, cfg *bchain.Config, env bchain.Env) (*bchain.Backend, error) {
+	if _, err := url.ParseRequestURI(cfg.RPCURL); err != nil {
+		return nil, fmt.Errorf("%w: rpc_url %q: %v", bchain.ErrConfig, cfg.RPCURL, err)
+	}
+	log := env.Log.With("subsystem", "node", "coin", name)
+	parser := NewParser(n.params)
+	node := &Node{rpc: newRPCClient(cfg.RPCURL, cfg.RPCUser, cfg.RPCPass, cfg.Timeout(), log, env.Metrics), parser: parser, log: log}
+	p := bchain.CoinParams{
+		Name: name, Shortcut: n.shortcut, Label: n.label, Network: n.params.Name,
+		Testnet: n.testnet, Decimals: 8, Slip44: n.slip44, Genesis: displayHash(*n.params.GenesisHash),
+		PublicPort: n.public, InternalPort: n.intern,
+	}
+	if cfg.CoinShortcut != "" {
+		p.Shortcut = cfg.CoinShortcut
+	}
+	if cfg.CoinLabel != "" {
+		p.Label = cfg.CoinLabel
+	}
+	if cfg.Slip44 != 0 {
+		p.Slip44 = cfg.Slip44
+	}
+	p.APINetwork = p.Shortcut
+	if cfg.Network != "" {
+		p.APINetwork = cfg.Network
+	}
+	b := &bchain.Backend{
+		Type: bchain.ChainBitcoinType, Params: p,
+		Chain: node, Addresses: parser, RawBlocks: node, Txs: node, Broadcast: node, Fees: node,
+		Utxo: parser,
+	}
+	notifier, err := pickNotifier(cfg, node)
+	if err != nil {
+		return nil, err
+	}
+	b.Notifier = notifier
+	return b, nil
+}
+
+// pickNotifier chooses the push channel for new blocks (block_notifications).
+func pickNotifier(cfg *bchain.Config, node *Node) (bchain.BlockNotifier, error) {
+	zmq := &ZMQNotifier{Endpoint: cfg.MessageQueueBinding}
+	btcd := &BtcdNotifier{RPCURL: cfg.RPCURL, User: cfg.RPCUser, Pass: cfg.RPCPass}
+	switch cfg.BlockNotifications {
+	case "none":
+		return nil, nil
+	case "zmq":
+		if cfg.MessageQueueBinding == "" {
+			return nil, fmt.Errorf("%w: block_notifications is zmq but message_queue_binding is empty", bchain.ErrConfig)
+		}
+		zmq.Log = node.log
+		return zmq, nil
+	case "btcd":
+		btcd.Log = node.log
+		return btcd, nil
+	}
+	if cfg.MessageQueueBinding != "" {
+		zmq.Log = node.log
+		return zmq, nil
+	}
+	btcd.Log = node.log
+	return &autoNotifier{node: node, btcd: btcd}, nil
+}
+
+// autoNotifier waits until the node answers, then uses btcd's websocket
+// notifications if the node is btcd; for Core without ZMQ it relies on polling.
+type autoNotifier struct {
+	node *Node
+	btcd *BtcdNotifier
+}
+
+func (a *autoNotifier) Run(ctx context.Context, signal func()) error {
+	for {
+		d, err := a.node.Dialect(ctx)
+		if err == nil {
+			if d == dialectBtcd {
+				return a.btcd.Run(ctx, signal)
+			}
+			a.node.log.Info("no message_queue_binding configured: following the node by polling")
+			<-ctx.Done()
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(2 * time.Second):
+		}
+	}
+}

@@ -1,0 +1,180 @@
+package btc
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/openexplorer/blockbook/bchain"
+)
+
+// maxResponseBytes caps what we read from the node: a raw 4 MB block is 8 MB
+// of hex, and a large mempool listing is tens of MB.
+const maxResponseBytes = 256 << 20
+
+// JSON-RPC error codes shared by Bitcoin Core and btcd that we act on.
+const (
+	codeMisc         = -1  // btcd: "Block number out of range"
+	codeInvalidParam = -8  // Core: "Block height out of range"
+	codeNotFound     = -5  // both: unknown block or tx
+	codeInWarmup     = -28 // Core: still loading
+)
+
+// rpcClient is a JSON-RPC 1.0 client over HTTP with timeouts, bounded
+// retries with backoff for transport failures, and typed errors.
+type rpcClient struct {
+	url, user, pass string
+	http            *http.Client
+	timeout         time.Duration
+	retries         int
+	backoff         time.Duration
+	log             *slog.Logger
+	latency         *prometheus.HistogramVec
+	errors          *prometheus.CounterVec
+	id              atomic.Uint64
+}
+
+type rpcRequest struct {
+	JSONRPC string `json:"jsonrpc"`
+	ID      uint64 `json:"id"`
+	Method  string `json:"method"`
+	Params  []any  `json:"params"`
+}
+
+type rpcResponse struct {
+	Result json.RawMessage `json:"result"`
+	Error  *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+func newRPCClient(url, user, pass string, timeout time.Duration, log *slog.Logger, reg prometheus.Registerer) *rpcClient {
+	c := &rpcClient{
+		url: url, user: user, pass: pass, timeout: timeout, retries: 3, backoff: 200 * time.Millisecond, log: log,
+		http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 32, IdleConnTimeout: 90 * time.Second}},
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "blockbook_rpc_latency_seconds", Help: "Latency of node RPC calls by method.",
+			Buckets: prometheus.ExponentialBuckets(0.0005, 2, 16),
+		}, []string{"method"}),
+		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "blockbook_rpc_errors_total", Help: "Failed node RPC calls by method and kind.",
+		}, []string{"method", "kind"}),
+	}
+	if reg != nil {
+		reg.MustRegister(c.latency, c.errors)
+	}
+	return c
+}
+
+// call invokes method and decodes its result into out (when non-nil).
+// Transport failures and garbage answers are retried a few times with
+// backoff and then reported as bchain.ErrNodeUnavailable; an error object
+// from the node is returned at once as *bchain.RPCError.
+func (c *rpcClient) call(ctx context.Context, method string, params []any, out any) error {
+	if params == nil {
+		params = []any{}
+	}
+	body, err := json.Marshal(rpcRequest{JSONRPC: "1.0", ID: c.id.Add(1), Method: method, Params: params})
+	if err != nil {
+		return fmt.Errorf("rpc %s: encode request: %w", method, err)
+	}
+	delay := c.backoff
+	for attempt := 0; ; attempt++ {
+		start := time.Now()
+		res, err := c.roundTrip(ctx, body)
+		c.latency.WithLabelValues(method).Observe(time.Since(start).Seconds())
+		if err == nil {
+			if res.Error != nil {
+				c.errors.WithLabelValues(method, "rpc").Inc()
+				if res.Error.Code == codeInWarmup {
+					err = fmt.Errorf("%w: %s", bchain.ErrNodeUnavailable, res.Error.Message)
+				} else {
+					return &bchain.RPCError{Code: res.Error.Code, Message: res.Error.Message}
+				}
+			} else {
+				if out == nil {
+					return nil
+				}
+				if err = json.Unmarshal(res.Result, out); err == nil {
+					return nil
+				}
+				err = fmt.Errorf("%w: unexpected result: %v", bchain.ErrNodeUnavailable, err)
+			}
+		}
+		c.errors.WithLabelValues(method, "transport").Inc()
+		if attempt >= c.retries || ctx.Err() != nil {
+			return fmt.Errorf("rpc %s: %w", method, err)
+		}
+		c.log.Debug("rpc retry", "method", method, "attempt", attempt+1, "err", err)
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("rpc %s: %w (%v)", method, err, ctx.Err())
+		case <-time.After(delay):
+		}
+		delay *= 2
+	}
+}
+
+// roundTrip does one HTTP exchange. Its errors wrap ErrNodeUnavailable.
+func (c *rpcClient) roundTrip(ctx context.Context, body []byte) (*rpcResponse, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", bchain.ErrNodeUnavailable, err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if c.user != "" || c.pass != "" {
+		req.SetBasicAuth(c.user, c.pass)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", bchain.ErrNodeUnavailable, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%w: reading response: %v", bchain.ErrNodeUnavailable, err)
+	}
+	if len(data) > maxResponseBytes {
+		return nil, fmt.Errorf("%w: response larger than %d bytes", bchain.ErrNodeUnavailable, maxResponseBytes)
+	}
+	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
+		return nil, fmt.Errorf("%w: the node refused our RPC credentials (HTTP %d): check rpc_user/rpc_pass", bchain.ErrNodeUnavailable, resp.StatusCode)
+	}
+	var res rpcResponse
+	// Core answers RPC errors with HTTP 404/500 and a JSON body, so the
+	// body decides, not the status.
+	if err := json.Unmarshal(data, &res); err != nil || (res.Error == nil && res.Result == nil) {
+		snippet := data
+		if len(snippet) > 120 {
+			snippet = snippet[:120]
+		}
+		return nil, fmt.Errorf("%w: HTTP %d with a body that is not a JSON-RPC response: %q", bchain.ErrNodeUnavailable, resp.StatusCode, snippet)
+	}
+	return &res, nil
+}
+
+// isRPCCode reports whether err is a node error with one of the codes.
+func isRPCCode(err error, codes ...int) bool {
+	var re *bchain.RPCError
+	if !errors.As(err, &re) {
+		return false
+	}
+	for _, c := range codes {
+		if re.Code == c {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,161 @@
+package btc
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/go-zeromq/zmq4"
+	"github.com/gorilla/websocket"
+
+	"github.com/openexplorer/blockbook/bchain"
+)
+
+// Push notifications only wake the sync worker early; it polls anyway, so a
+// lost connection costs latency, never correctness. Both notifiers reconnect
+// with capped exponential backoff.
+
+const (
+	minReconnect = 500 * time.Millisecond
+	maxReconnect = 30 * time.Second
+)
+
+// ZMQNotifier subscribes to Bitcoin Core's ZMQ "hashblock" topic.
+type ZMQNotifier struct {
+	Endpoint string // e.g. tcp://127.0.0.1:38330 (message_queue_binding)
+	Log      *slog.Logger
+}
+
+var _ bchain.BlockNotifier = (*ZMQNotifier)(nil)
+
+// Run subscribes and calls signal for every block announcement.
+func (z *ZMQNotifier) Run(ctx context.Context, signal func()) error {
+	return runWithReconnect(ctx, z.Log, "zmq", func(ctx context.Context) error {
+		sub := zmq4.NewSub(ctx, zmq4.WithDialerRetry(-1), zmq4.WithAutomaticReconnect(false))
+		defer sub.Close()
+		if err := sub.Dial(z.Endpoint); err != nil {
+			return fmt.Errorf("dial %s: %w", z.Endpoint, err)
+		}
+		if err := sub.SetOption(zmq4.OptionSubscribe, "hashblock"); err != nil {
+			return err
+		}
+		z.Log.Info("subscribed to node notifications", "endpoint", z.Endpoint)
+		var lastSeq uint32
+		for {
+			msg, err := sub.Recv()
+			if err != nil {
+				return fmt.Errorf("receive: %w", err)
+			}
+			// Core sends [topic, 32-byte hash, 4-byte little-endian sequence].
+			if len(msg.Frames) < 2 || string(msg.Frames[0]) != "hashblock" {
+				continue
+			}
+			if len(msg.Frames) >= 3 && len(msg.Frames[2]) == 4 {
+				f := msg.Frames[2]
+				seq := uint32(f[0]) | uint32(f[1])<<8 | uint32(f[2])<<16 | uint32(f[3])<<24
+				if lastSeq != 0 && seq != lastSeq+1 {
+					z.Log.Warn("zmq notifications were lost; polling covers the gap", "expected", lastSeq+1, "got", seq)
+				}
+				lastSeq = seq
+			}
+			signal()
+		}
+	})
+}
+
+// BtcdNotifier uses btcd's websocket RPC: notifyblocks, then blockconnected
+// and blockdisconnected notifications.
+type BtcdNotifier struct {
+	RPCURL, User, Pass string
+	Log                *slog.Logger
+}
+
+var _ bchain.BlockNotifier = (*BtcdNotifier)(nil)
+
+// Run connects to btcd's /ws endpoint and signals on block notifications.
+func (b *BtcdNotifier) Run(ctx context.Context, signal func()) error {
+	wsURL, err := btcdWebsocketURL(b.RPCURL)
+	if err != nil {
+		return err
+	}
+	return runWithReconnect(ctx, b.Log, "btcd-ws", func(ctx context.Context) error {
+		hdr := http.Header{}
+		hdr.Set("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(b.User+":"+b.Pass)))
+		dialer := websocket.Dialer{HandshakeTimeout: 10 * time.Second}
+		conn, _, err := dialer.DialContext(ctx, wsURL, hdr)
+		if err != nil {
+			return fmt.Errorf("dial %s: %w", wsURL, err)
+		}
+		defer conn.Close()
+		stop := context.AfterFunc(ctx, func() { conn.Close() })
+		defer stop()
+		req := `{"jsonrpc":"1.0","id":1,"method":"notifyblocks","params":[]}`
+		if err := conn.WriteMessage(websocket.TextMessage, []byte(req)); err != nil {
+			return err
+		}
+		b.Log.Info("subscribed to node notifications", "endpoint", wsURL)
+		conn.SetReadLimit(1 << 20)
+		for {
+			_, data, err := conn.ReadMessage()
+			if err != nil {
+				return fmt.Errorf("read: %w", err)
+			}
+			var n struct {
+				Method string `json:"method"`
+			}
+			if json.Unmarshal(data, &n) != nil {
+				continue
+			}
+			switch n.Method {
+			case "blockconnected", "blockdisconnected", "filteredblockconnected", "filteredblockdisconnected":
+				signal()
+			}
+		}
+	})
+}
+
+// btcdWebsocketURL derives ws://host:port/ws from the RPC URL.
+func btcdWebsocketURL(rpcURL string) (string, error) {
+	u, err := url.Parse(rpcURL)
+	if err != nil {
+		return "", fmt.Errorf("rpc_url: %w", err)
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "https":
+		u.Scheme = "wss"
+	default:
+		u.Scheme = "ws"
+	}
+	u.Path = "/ws"
+	u.User = nil
+	return u.String(), nil
+}
+
+// runWithReconnect runs session until ctx ends, restarting it after
+// failures with capped exponential backoff.
+func runWithReconnect(ctx context.Context, log *slog.Logger, name string, session func(context.Context) error) error {
+	delay := minReconnect
+	for {
+		start := time.Now()
+		err := session(ctx)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if time.Since(start) > maxReconnect {
+			delay = minReconnect // it ran fine for a while; reconnect quickly
+		}
+		log.Warn("node notifications interrupted, reconnecting", "channel", name, "err", err, "retry_in", delay)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(delay):
+		}
+		delay = min(delay*2, maxReconnect)
+	}
+}

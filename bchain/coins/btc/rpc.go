@@ -1,0 +1,287 @@
+package btc
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"strconv"
+	"sync/atomic"
+
+	"github.com/openexplorer/blockbook/bchain"
+)
+
+// dialect is the node implementation, detected on first use. Only the
+// portable subset (raw blocks, integer verbosity) is used where possible;
+// the dialect picks fallbacks for calls btcd lacks.
+type dialect int32
+
+const (
+	dialectUnknown dialect = iota
+	dialectCore            // Bitcoin Core (bitcoind >= 0.21)
+	dialectBtcd            // btcd
+)
+
+func (d dialect) String() string {
+	switch d {
+	case dialectCore:
+		return "bitcoind"
+	case dialectBtcd:
+		return "btcd"
+	}
+	return "unknown"
+}
+
+// Node is a Bitcoin-type node reached over JSON-RPC.
+type Node struct {
+	rpc     *rpcClient
+	parser  *Parser
+	log     *slog.Logger
+	dialect atomic.Int32
+}
+
+var (
+	_ bchain.BlockChain     = (*Node)(nil)
+	_ bchain.RawBlockSource = (*Node)(nil)
+	_ bchain.TxSource       = (*Node)(nil)
+	_ bchain.TxBroadcaster  = (*Node)(nil)
+	_ bchain.FeeEstimator   = (*Node)(nil)
+)
+
+// Dialect detects (once) whether the node is Bitcoin Core or btcd:
+// getnetworkinfo exists only in Core (btcd answers "Command unimplemented").
+func (n *Node) Dialect(ctx context.Context) (dialect, error) {
+	if d := dialect(n.dialect.Load()); d != dialectUnknown {
+		return d, nil
+	}
+	err := n.rpc.call(ctx, "getnetworkinfo", nil, nil)
+	d := dialectCore
+	var rpcErr *bchain.RPCError
+	switch {
+	case errors.As(err, &rpcErr):
+		d = dialectBtcd
+	case err != nil:
+		return dialectUnknown, err
+	}
+	if n.dialect.CompareAndSwap(int32(dialectUnknown), int32(d)) {
+		n.log.Info("detected node implementation", "dialect", d.String())
+	}
+	return d, nil
+}
+
+// BestBlock returns the node's tip. The height comes from the header of the
+// returned hash, so the two always belong together.
+func (n *Node) BestBlock(ctx context.Context) (uint32, bchain.Hash, error) {
+	var s string
+	if err := n.rpc.call(ctx, "getbestblockhash", nil, &s); err != nil {
+		return 0, bchain.Hash{}, err
+	}
+	hash, err := bchain.ParseHash(s)
+	if err != nil {
+		return 0, bchain.Hash{}, fmt.Errorf("%w: getbestblockhash: %v", bchain.ErrNodeUnavailable, err)
+	}
+	h, err := n.BlockHeight(ctx, hash)
+	return h, hash, err
+}
+
+// BlockHash returns the active-chain hash at height.
+func (n *Node) BlockHash(ctx context.Context, height uint32) (bchain.Hash, error) {
+	var s string
+	err := n.rpc.call(ctx, "getblockhash", []any{height}, &s)
+	if isRPCCode(err, codeInvalidParam, codeMisc, codeNotFound) {
+		return bchain.Hash{}, fmt.Errorf("%w: height %d: %v", bchain.ErrBlockNotFound, height, err)
+	}
+	if err != nil {
+		return bchain.Hash{}, err
+	}
+	hash, err := bchain.ParseHash(s)
+	if err != nil {
+		return bchain.Hash{}, fmt.Errorf("%w: getblockhash: %v", bchain.ErrNodeUnavailable, err)
+	}
+	return hash, nil
+}
+
+// BlockHeight returns the height of any block the node knows.
+func (n *Node) BlockHeight(ctx context.Context, hash bchain.Hash) (uint32, error) {
+	var hdr struct {
+		Height *int64 `json:"height"`
+	}
+	err := n.rpc.call(ctx, "getblockheader", []any{hash.String(), true}, &hdr)
+	if isRPCCode(err, codeNotFound) {
+		return 0, fmt.Errorf("%w: %s", bchain.ErrBlockNotFound, hash)
+	}
+	if err != nil {
+		return 0, err
+	}
+	if hdr.Height == nil || *hdr.Height < 0 || *hdr.Height > math.MaxUint32 {
+		return 0, fmt.Errorf("%w: getblockheader without a valid height", bchain.ErrNodeUnavailable)
+	}
+	return uint32(*hdr.Height), nil
+}
+
+// RawBlock returns the serialized block (getblock <hash> 0 works on both
+// implementations).
+func (n *Node) RawBlock(ctx context.Context, hash bchain.Hash) ([]byte, error) {
+	var s string
+	err := n.rpc.call(ctx, "getblock", []any{hash.String(), 0}, &s)
+	if isRPCCode(err, codeNotFound) {
+		return nil, fmt.Errorf("%w: %s", bchain.ErrBlockNotFound, hash)
+	}
+	if err != nil {
+		return nil, err
+	}
+	raw, err := hex.DecodeString(s)
+	if err != nil {
+		return nil, fmt.Errorf("%w: getblock returned invalid hex: %v", bchain.ErrNodeUnavailable, err)
+	}
+	return raw, nil
+}
+
+// Block fetches and decodes a block, checking that it is the one asked for.
+func (n *Node) Block(ctx context.Context, hash bchain.Hash, height uint32) (*bchain.Block, error) {
+	raw, err := n.RawBlock(ctx, hash)
+	if err != nil {
+		return nil, err
+	}
+	blk, err := n.parser.ParseBlock(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%w: block %s: %v", bchain.ErrNodeUnavailable, hash, err)
+	}
+	if blk.Hash != hash {
+		return nil, fmt.Errorf("%w: asked for block %s, got %s", bchain.ErrNodeUnavailable, hash, blk.Hash)
+	}
+	blk.Height = height
+	return blk, nil
+}
+
+// RawTx finds a tx: getrawtransaction works for mempool txs and, with a tx
+// index, for confirmed ones; otherwise Core accepts the block hash, and as a
+// last resort the tx is read from its raw block.
+func (n *Node) RawTx(ctx context.Context, txid bchain.Hash, inBlock bchain.Hash) ([]byte, error) {
+	var s string
+	err := n.rpc.call(ctx, "getrawtransaction", []any{txid.String(), 0}, &s)
+	if isRPCCode(err, codeNotFound) && !inBlock.IsZero() {
+		if d, _ := n.Dialect(ctx); d == dialectCore {
+			err = n.rpc.call(ctx, "getrawtransaction", []any{txid.String(), 0, inBlock.String()}, &s)
+		}
+		if err != nil {
+			return n.txFromBlock(ctx, txid, inBlock)
+		}
+	}
+	if isRPCCode(err, codeNotFound) {
+		return nil, fmt.Errorf("%w: %s", bchain.ErrTxNotFound, txid)
+	}
+	if err != nil {
+		return nil, err
+	}
+	raw, err := hex.DecodeString(s)
+	if err != nil {
+		return nil, fmt.Errorf("%w: getrawtransaction returned invalid hex: %v", bchain.ErrNodeUnavailable, err)
+	}
+	return raw, nil
+}
+
+func (n *Node) txFromBlock(ctx context.Context, txid, blockHash bchain.Hash) ([]byte, error) {
+	blk, err := n.Block(ctx, blockHash, 0)
+	if err != nil {
+		return nil, err
+	}
+	for i := range blk.Txs {
+		if blk.Txs[i].Txid == txid {
+			return blk.Txs[i].Raw, nil
+		}
+	}
+	return nil, fmt.Errorf("%w: %s is not in block %s", bchain.ErrTxNotFound, txid, blockHash)
+}
+
+// TxSpecific returns the node's verbose JSON of a tx.
+func (n *Node) TxSpecific(ctx context.Context, txid bchain.Hash, inBlock bchain.Hash) (json.RawMessage, error) {
+	var res json.RawMessage
+	err := n.rpc.call(ctx, "getrawtransaction", []any{txid.String(), 1}, &res)
+	if isRPCCode(err, codeNotFound) && !inBlock.IsZero() {
+		if d, _ := n.Dialect(ctx); d == dialectCore {
+			err = n.rpc.call(ctx, "getrawtransaction", []any{txid.String(), 1, inBlock.String()}, &res)
+		}
+	}
+	if isRPCCode(err, codeNotFound) {
+		return nil, fmt.Errorf("%w: %s (the node needs -txindex to describe confirmed txs)", bchain.ErrTxNotFound, txid)
+	}
+	return res, err
+}
+
+// SendRawTx broadcasts a tx; the node's reject reason comes back as *bchain.RPCError.
+func (n *Node) SendRawTx(ctx context.Context, raw []byte) (bchain.Hash, error) {
+	var s string
+	if err := n.rpc.call(ctx, "sendrawtransaction", []any{hex.EncodeToString(raw)}, &s); err != nil {
+		return bchain.Hash{}, err
+	}
+	h, err := bchain.ParseHash(s)
+	if err != nil {
+		return bchain.Hash{}, fmt.Errorf("%w: sendrawtransaction: %v", bchain.ErrNodeUnavailable, err)
+	}
+	return h, nil
+}
+
+// EstimateFee returns satoshi per 1000 vbytes. Core's estimatesmartfee is
+// used when present, btcd's estimatefee otherwise; when the node has no
+// estimate yet (a fresh or quiet chain) the answer is the node's minimum
+// relay fee, the lowest rate it will accept.
+func (n *Node) EstimateFee(ctx context.Context, blocks int, conservative bool) (int64, error) {
+	d, err := n.Dialect(ctx)
+	if err != nil {
+		return 0, err
+	}
+	var rate json.Number
+	if d == dialectCore {
+		mode := "ECONOMICAL"
+		if conservative {
+			mode = "CONSERVATIVE"
+		}
+		var res struct {
+			FeeRate json.Number `json:"feerate"`
+		}
+		if err := n.rpc.call(ctx, "estimatesmartfee", []any{blocks, mode}, &res); err != nil {
+			return 0, err
+		}
+		rate = res.FeeRate
+	} else if err := n.rpc.call(ctx, "estimatefee", []any{blocks}, &rate); err != nil && !isRPCCode(err, codeMisc) {
+		return 0, err
+	}
+	if sat, err := btcToSat(rate); err == nil && sat > 0 {
+		return sat, nil
+	}
+	return n.relayFee(ctx, d)
+}
+
+func (n *Node) relayFee(ctx context.Context, d dialect) (int64, error) {
+	method := "getnetworkinfo"
+	if d == dialectBtcd {
+		method = "getinfo"
+	}
+	var res struct {
+		RelayFee json.Number `json:"relayfee"`
+	}
+	if err := n.rpc.call(ctx, method, nil, &res); err != nil {
+		return 0, err
+	}
+	sat, err := btcToSat(res.RelayFee)
+	if err != nil || sat <= 0 {
+		return 0, fmt.Errorf("%w: no fee estimate and no relay fee", bchain.ErrUnsupported)
+	}
+	return sat, nil
+}
+
+// btcToSat converts a JSON amount in coins to satoshi.
+func btcToSat(n json.Number) (int64, error) {
+	if n == "" {
+		return 0, errors.New("empty amount")
+	}
+	f, err := strconv.ParseFloat(string(n), 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f > 21e6 {
+		return 0, fmt.Errorf("invalid amount %q", n)
+	}
+	return int64(math.Round(f * 1e8)), nil
+}

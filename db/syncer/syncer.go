@@ -1,0 +1,384 @@
+// Package syncer keeps the index at the node's tip: it connects new blocks,
+// undoes reorganized ones, and runs the parallel initial sync. It drives the
+// index through a small interface and owns no storage itself.
+package syncer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/openexplorer/blockbook/bchain"
+	"github.com/openexplorer/blockbook/db"
+)
+
+// Node is what the sync worker needs from the chain node.
+type Node interface {
+	BestBlock(ctx context.Context) (uint32, bchain.Hash, error)
+	BlockHash(ctx context.Context, height uint32) (bchain.Hash, error)
+	Block(ctx context.Context, hash bchain.Hash, height uint32) (*bchain.Block, error)
+}
+
+// Index is what the sync worker needs from a chain type's index.
+type Index interface {
+	Tip() (db.Tip, bool, error)
+	BlockHash(height uint32) (bchain.Hash, bool, error)
+	ConnectBlock(*bchain.Block) error
+	DisconnectTip(db.RefillFunc) (db.Tip, bool, error)
+	Window() uint32
+	BlockTime(height uint32) (int64, error)
+}
+
+// ErrReorgTooDeep stops sync: the node's chain forked from ours below the
+// rollback window. Nothing has been changed when it is returned.
+var ErrReorgTooDeep = errors.New("reorg deeper than the rollback window")
+
+// Config tunes the worker.
+type Config struct {
+	// Workers fetch and decode blocks in parallel during catch-up (-workers).
+	Workers int
+	// MemoryBudget bounds the bytes of fetched blocks waiting to be connected.
+	MemoryBudget int64
+	// PollInterval is how often the node is asked for its tip without a push.
+	PollInterval time.Duration
+	// ParallelThreshold: catch-up uses the parallel pipeline when at least
+	// this many blocks behind.
+	ParallelThreshold uint32
+	// ProgressEvery is the progress log interval.
+	ProgressEvery time.Duration
+}
+
+func (c *Config) defaults() {
+	if c.Workers < 1 {
+		c.Workers = 1
+	}
+	if c.MemoryBudget <= 0 {
+		c.MemoryBudget = 256 << 20
+	}
+	if c.PollInterval <= 0 {
+		c.PollInterval = time.Second
+	}
+	if c.ParallelThreshold == 0 {
+		c.ParallelThreshold = 16
+	}
+	if c.ProgressEvery <= 0 {
+		c.ProgressEvery = 10 * time.Second
+	}
+}
+
+// Syncer follows the node.
+type Syncer struct {
+	node  Node
+	index Index
+	cfg   Config
+	log   *slog.Logger
+	m     *Metrics
+
+	mu        sync.Mutex
+	state     State
+	listeners []func(db.Tip)
+}
+
+// State is the sync status shown by the API and health checks.
+type State struct {
+	InitialSync   bool      // a catch-up from far behind is running
+	InSync        bool      // the last pass ended at the node's tip
+	BestHeight    uint32    // index tip height
+	BestHash      bchain.Hash
+	HasTip        bool      // false while the index is empty
+	NodeHeight    uint32    // node tip height at the last check
+	LastBlockTime time.Time // when the last block was connected
+	Err           string    // why sync is stopped or failing, if it is
+}
+
+// New returns a worker; call Run (or Sync) to start it.
+func New(node Node, index Index, cfg Config, log *slog.Logger, m *Metrics) *Syncer {
+	cfg.defaults()
+	s := &Syncer{node: node, index: index, cfg: cfg, log: log.With("subsystem", "sync"), m: m.get()}
+	if tip, ok, err := index.Tip(); err == nil && ok {
+		s.state.BestHeight, s.state.BestHash, s.state.HasTip = tip.Height, tip.Hash, true
+		// Until a block is connected, the best estimate of the last sync is
+		// the tip block's own time.
+		if t, err := index.BlockTime(tip.Height); err == nil {
+			s.state.LastBlockTime = time.Unix(t, 0).UTC()
+		}
+	}
+	return s
+}
+
+// State returns a copy of the current status.
+func (s *Syncer) State() State {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.state
+}
+
+// OnBlock registers fn to be called after each connected or disconnected
+// block with the new tip. fn must not block.
+func (s *Syncer) OnBlock(fn func(db.Tip)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.listeners = append(s.listeners, fn)
+}
+
+func (s *Syncer) update(f func(*State)) {
+	s.mu.Lock()
+	f(&s.state)
+	s.mu.Unlock()
+}
+
+func (s *Syncer) tipChanged(tip db.Tip, hasTip bool) {
+	s.mu.Lock()
+	s.state.BestHeight, s.state.BestHash, s.state.HasTip = tip.Height, tip.Hash, hasTip
+	s.state.LastBlockTime = time.Now()
+	listeners := s.listeners
+	s.mu.Unlock()
+	s.m.bestHeight.Set(float64(tip.Height))
+	for _, fn := range listeners {
+		fn(tip)
+	}
+}
+
+// Run keeps the index at the node's tip until ctx ends. Signals from
+// notifier (may be nil) wake it at once; bursts collapse into one pass, and
+// it polls every PollInterval anyway. Node failures are retried with
+// backoff; it returns early only for a reorg deeper than the rollback window
+// or a damaged index, leaving the index as it was.
+func (s *Syncer) Run(ctx context.Context, notifier bchain.BlockNotifier) error {
+	wake := make(chan struct{}, 1)
+	signal := func() {
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+	}
+	if notifier != nil {
+		go func() {
+			if err := notifier.Run(ctx, signal); err != nil {
+				s.log.Error("block notifications stopped, polling only", "err", err)
+			}
+		}()
+	}
+	poll := time.NewTicker(s.cfg.PollInterval)
+	defer poll.Stop()
+	backoff := time.Second
+	for {
+		err := s.Sync(ctx)
+		if ctx.Err() != nil {
+			return nil
+		}
+		var wait <-chan time.Time
+		switch {
+		case err == nil:
+			backoff = time.Second
+			s.update(func(st *State) { st.Err = "" })
+			wait = poll.C
+		case isFatal(err):
+			s.update(func(st *State) { st.Err = err.Error(); st.InSync = false })
+			s.log.Error("sync stopped", "err", err)
+			return err
+		default:
+			s.m.errors.Inc()
+			s.update(func(st *State) { st.Err = err.Error(); st.InSync = false })
+			s.log.Warn("sync failed, retrying", "err", err, "retry_in", backoff)
+			wait = time.After(backoff)
+			backoff = min(backoff*2, 30*time.Second)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-wake:
+		case <-wait:
+		}
+	}
+}
+
+// isFatal tells errors that retrying cannot fix.
+func isFatal(err error) bool {
+	return errors.Is(err, ErrReorgTooDeep) || errors.Is(err, db.ErrCorrupt) || errors.Is(err, db.ErrMissingPrevout)
+}
+
+// Sync brings the index to the node's current tip, undoing any blocks the
+// node no longer has on its active chain.
+func (s *Syncer) Sync(ctx context.Context) error {
+	for {
+		nodeHeight, nodeHash, err := s.node.BestBlock(ctx)
+		if err != nil {
+			return fmt.Errorf("node tip: %w", err)
+		}
+		s.m.nodeHeight.Set(float64(nodeHeight))
+		s.update(func(st *State) { st.NodeHeight = nodeHeight })
+		tip, hasTip, err := s.index.Tip()
+		if err != nil {
+			return err
+		}
+		s.m.lag(tip.Height, hasTip, nodeHeight)
+		if hasTip && tip.Hash == nodeHash {
+			s.update(func(st *State) { st.InSync, st.InitialSync = true, false })
+			return nil
+		}
+		s.update(func(st *State) { st.InSync = false })
+		if hasTip {
+			onChain, err := s.onActiveChain(ctx, tip)
+			if err != nil {
+				return err
+			}
+			if !onChain {
+				if err := s.unwindToFork(ctx, tip); err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		from := uint32(0)
+		if hasTip {
+			from = tip.Height + 1
+		}
+		if from > nodeHeight {
+			continue // the node moved back; the reorg check above handles it
+		}
+		err = s.catchUp(ctx, from, nodeHeight)
+		if errors.Is(err, db.ErrNotNextBlock) {
+			s.log.Info("chain changed while syncing, rechecking", "err", err)
+			continue
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// onActiveChain reports whether the index tip is on the node's active chain.
+func (s *Syncer) onActiveChain(ctx context.Context, tip db.Tip) (bool, error) {
+	h, err := s.node.BlockHash(ctx, tip.Height)
+	if errors.Is(err, bchain.ErrBlockNotFound) {
+		return false, nil // the node's chain is now shorter than ours
+	}
+	if err != nil {
+		return false, err
+	}
+	return h == tip.Hash, nil
+}
+
+// unwindToFork disconnects blocks until the index tip is on the node's
+// active chain, refusing up front if the fork is below the rollback window.
+func (s *Syncer) unwindToFork(ctx context.Context, tip db.Tip) error {
+	fork, err := s.findFork(ctx, tip)
+	if err != nil {
+		return err
+	}
+	depth := tip.Height - fork
+	s.log.Warn("reorg detected", "tip", tip.Height, "fork", fork, "depth", depth)
+	return s.disconnectDownTo(ctx, fork, tip)
+}
+
+// findFork returns the highest height where the index and the node agree.
+func (s *Syncer) findFork(ctx context.Context, tip db.Tip) (uint32, error) {
+	window := s.index.Window()
+	for h := tip.Height; ; h-- {
+		if tip.Height-h > window {
+			return 0, fmt.Errorf("%w: the node's chain differs from the index at all of the last %d blocks (tip %d); to roll back further use -rollback=<height> (needs the node to still hold the orphaned blocks) or resync into an empty -datadir",
+				ErrReorgTooDeep, window, tip.Height)
+		}
+		ours, ok, err := s.index.BlockHash(h)
+		if err != nil {
+			return 0, err
+		}
+		if !ok {
+			return 0, fmt.Errorf("%w: no indexed block at height %d below the tip", db.ErrCorrupt, h)
+		}
+		theirs, err := s.node.BlockHash(ctx, h)
+		if err != nil && !errors.Is(err, bchain.ErrBlockNotFound) {
+			return 0, err
+		}
+		if err == nil && theirs == ours {
+			return h, nil
+		}
+		if h == 0 {
+			return 0, fmt.Errorf("%w: the node's genesis block differs from the index's; wrong network?", ErrReorgTooDeep)
+		}
+	}
+}
+
+// disconnectDownTo disconnects blocks above height `to`.
+func (s *Syncer) disconnectDownTo(ctx context.Context, to uint32, tip db.Tip) error {
+	refill := func(height uint32, hash bchain.Hash) (*bchain.Block, error) {
+		return s.node.Block(ctx, hash, height)
+	}
+	for tip.Height > to {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		newTip, ok, err := s.index.DisconnectTip(refill)
+		if err != nil {
+			return fmt.Errorf("disconnect block %d: %w", tip.Height, err)
+		}
+		s.m.disconnected.Inc()
+		s.log.Info("disconnected block", "height", tip.Height, "hash", tip.Hash)
+		s.tipChanged(newTip, ok)
+		tip = newTip
+	}
+	return nil
+}
+
+// Rollback disconnects blocks until height is the tip (-rollback). Unlike
+// reorg handling it is not limited to the rollback window: each block leaving
+// the index is replaced at the bottom of the window by the node's copy, so it
+// works as deep as the node still has the blocks.
+func (s *Syncer) Rollback(ctx context.Context, height uint32) error {
+	tip, ok, err := s.index.Tip()
+	if err != nil {
+		return err
+	}
+	if !ok || height > tip.Height {
+		return fmt.Errorf("cannot roll back to %d: the index tip is %d", height, tip.Height)
+	}
+	s.log.Warn("rolling back", "from", tip.Height, "to", height)
+	return s.disconnectDownTo(ctx, height, tip)
+}
+
+// catchUp connects blocks from..to, in parallel when far behind.
+func (s *Syncer) catchUp(ctx context.Context, from, to uint32) error {
+	n := to - from + 1
+	prog := newProgress(s.log, from, to, s.cfg.ProgressEvery)
+	defer prog.finish()
+	if n >= s.cfg.ParallelThreshold && s.cfg.Workers > 1 {
+		s.update(func(st *State) { st.InitialSync = true })
+		defer s.update(func(st *State) { st.InitialSync = false })
+		return s.fetchParallel(ctx, from, to, func(blk *bchain.Block) error {
+			if err := s.connect(blk); err != nil {
+				return err
+			}
+			prog.block(blk)
+			return nil
+		})
+	}
+	for h := from; h <= to; h++ {
+		hash, err := s.node.BlockHash(ctx, h)
+		if err != nil {
+			return err
+		}
+		blk, err := s.node.Block(ctx, hash, h)
+		if err != nil {
+			return err
+		}
+		if err := s.connect(blk); err != nil {
+			return err
+		}
+		prog.block(blk)
+	}
+	return nil
+}
+
+func (s *Syncer) connect(blk *bchain.Block) error {
+	if err := s.index.ConnectBlock(blk); err != nil {
+		return err
+	}
+	s.m.connected.Inc()
+	s.m.txs.Add(float64(len(blk.Txs)))
+	s.tipChanged(db.Tip{Height: blk.Height, Hash: blk.Hash}, true)
+	return nil
+}

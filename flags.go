@@ -1,0 +1,133 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"runtime"
+	"strings"
+)
+
+// options are the command-line flags. Names follow Blockbook's so that an
+// operator can swap binaries under an existing service unit.
+type options struct {
+	blockchainCfg  string
+	dataDir        string
+	sync           bool
+	public         string
+	internal       string
+	workers        int
+	dbCache        int64
+	dbMaxOpenFiles int
+	rollback       int64
+	resyncIndexMs  int
+	syncMemoryMB   int64
+	noTxCache      bool
+	dryRun         bool
+	verbosity      int
+	logFormat      string
+
+	// Accepted for compatibility; their features come in later releases or
+	// do not apply. Set ones are reported at start.
+	ignored map[string]*string
+}
+
+// ignoredFlags are Blockbook flags we accept without acting on them yet.
+var ignoredFlags = []struct {
+	name, why string
+	isBool    bool
+}{
+	{"extendedindex", "extended index is not implemented yet", true},
+	{"enablesubnewtx", "subscriptions to new txs arrive with the websocket API", true},
+	{"resyncmempoolperiod", "mempool tracking arrives with the websocket API", false},
+	{"explorer", "external explorer redirect is not supported; the built-in explorer arrives later", false},
+	{"certfile", "TLS is not served directly; terminate TLS in a reverse proxy", false},
+	{"logtostderr", "logs always go to stderr", true},
+	{"alsologtostderr", "logs always go to stderr", true},
+	{"log_dir", "logs go to stderr; let the service manager store them", false},
+	{"computecolumnstats", "column statistics are not implemented", true},
+	{"noxpubcache", "xpub support arrives later", true},
+	{"prof", "profiling endpoint is not implemented", false},
+	{"template", "not applicable", false},
+}
+
+func parseFlags(args []string, stderr io.Writer) (*options, error) {
+	o := &options{ignored: map[string]*string{}}
+	fs := flag.NewFlagSet("blockbook", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.blockchainCfg, "blockchaincfg", "", "path to the blockchain configuration file (blockchaincfg.json)")
+	fs.StringVar(&o.dataDir, "datadir", "./data", "path to the index database directory")
+	fs.BoolVar(&o.sync, "sync", false, "run the sync worker: index new blocks and follow the node")
+	fs.StringVar(&o.public, "public", "", "public server binding [address]:port (default: the coin's public port on all interfaces; \"none\" disables it)")
+	fs.StringVar(&o.internal, "internal", "", "internal server binding for /metrics and /health (default: the coin's internal port on 127.0.0.1; \"none\" disables it)")
+	fs.IntVar(&o.workers, "workers", runtime.NumCPU(), "number of workers fetching and decoding blocks during catch-up")
+	fs.Int64Var(&o.dbCache, "dbcache", 1<<29, "RocksDB block cache size in bytes")
+	fs.IntVar(&o.dbMaxOpenFiles, "dbmaxopenfiles", 1<<14, "maximum number of files RocksDB keeps open")
+	fs.Int64Var(&o.rollback, "rollback", -1, "roll the index back to this height and exit")
+	fs.IntVar(&o.resyncIndexMs, "resyncindexperiod", 0, "how often (ms) to poll the node for a new tip besides push notifications (default 1000)")
+	fs.Int64Var(&o.syncMemoryMB, "syncmemory", 512, "memory budget in MB for blocks fetched ahead during catch-up")
+	fs.BoolVar(&o.noTxCache, "notxcache", false, "do not cache transactions fetched from the node")
+	fs.BoolVar(&o.dryRun, "dryrun", false, "check the configuration, the database and the node, then exit")
+	fs.IntVar(&o.verbosity, "v", 0, "log verbosity: 0 info, 1 or more debug")
+	fs.StringVar(&o.logFormat, "logformat", "text", "log format: text or json")
+	for _, f := range ignoredFlags {
+		dst := new(string)
+		o.ignored[f.name] = dst
+		fs.Var(ignoredValue{dst: dst, isBool: f.isBool}, f.name, "accepted for compatibility with Blockbook; no effect: "+f.why)
+	}
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	if o.blockchainCfg == "" {
+		return nil, fmt.Errorf("missing -blockchaincfg: the path to the blockchain configuration file")
+	}
+	if o.workers < 1 {
+		o.workers = 1
+	}
+	if o.syncMemoryMB < 16 {
+		return nil, fmt.Errorf("-syncmemory must be at least 16 (MB)")
+	}
+	if o.logFormat != "text" && o.logFormat != "json" {
+		return nil, fmt.Errorf("-logformat must be text or json")
+	}
+	return o, nil
+}
+
+// ignoredValue records a compatibility flag's value; boolean ones may be
+// given without an argument.
+type ignoredValue struct {
+	dst    *string
+	isBool bool
+}
+
+func (v ignoredValue) String() string   { return "" }
+func (v ignoredValue) IsBoolFlag() bool { return v.isBool }
+func (v ignoredValue) Set(s string) error {
+	*v.dst = s
+	return nil
+}
+
+// warnIgnored logs the compatibility flags that were set but do nothing.
+func (o *options) warnIgnored(log *slog.Logger) {
+	for _, f := range ignoredFlags {
+		if v := *o.ignored[f.name]; v != "" && v != "false" {
+			log.Warn("flag has no effect in this version", "flag", "-"+f.name, "reason", f.why)
+		}
+	}
+}
+
+func newLogger(o *options, w io.Writer) *slog.Logger {
+	level := slog.LevelInfo
+	if o.verbosity > 0 {
+		level = slog.LevelDebug
+	}
+	hopts := &slog.HandlerOptions{Level: level}
+	if o.logFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, hopts))
+	}
+	return slog.New(slog.NewTextHandler(w, hopts))
+}

@@ -1,0 +1,80 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/openexplorer/blockbook/db/syncer"
+)
+
+// SyncState reports the sync worker's state for /health.
+type SyncState interface {
+	State() syncer.State
+}
+
+// Internal serves /metrics and /health on the internal address (loopback by
+// default); it must not be exposed publicly.
+type Internal struct {
+	srv *http.Server
+	log *slog.Logger
+}
+
+// NewInternal builds the internal server. MaxLag is how many blocks behind
+// the node the index may be and still be healthy.
+func NewInternal(addr string, gatherer prometheus.Gatherer, sync SyncState, maxLag uint32, log *slog.Logger) *Internal {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{}))
+	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {
+		st := sync.State()
+		healthy, reason := health(st, maxLag)
+		code := http.StatusOK
+		if !healthy {
+			code = http.StatusServiceUnavailable
+		}
+		writeJSON(w, code, struct {
+			Status     string `json:"status"`
+			Reason     string `json:"reason,omitempty"`
+			BestHeight uint32 `json:"bestHeight"`
+			NodeHeight uint32 `json:"nodeHeight"`
+		}{map[bool]string{true: "ok", false: "unhealthy"}[healthy], reason, st.BestHeight, st.NodeHeight})
+	})
+	return &Internal{log: log.With("subsystem", "internal"), srv: &http.Server{
+		Addr: addr, Handler: mux, ReadHeaderTimeout: 5 * time.Second, WriteTimeout: 30 * time.Second,
+	}}
+}
+
+// health decides readiness for load balancers: the index must have caught up
+// with the node (within maxLag blocks) and sync must not be failing.
+func health(st syncer.State, maxLag uint32) (bool, string) {
+	switch {
+	case st.Err != "":
+		return false, "sync error: " + st.Err
+	case !st.HasTip:
+		return false, "index is empty"
+	case st.NodeHeight > st.BestHeight+maxLag:
+		return false, "index is " + strconv.FormatUint(uint64(st.NodeHeight-st.BestHeight), 10) + " blocks behind the node"
+	case st.InitialSync:
+		return false, "initial sync in progress"
+	}
+	return true, ""
+}
+
+// Serve listens until Shutdown.
+func (i *Internal) Serve(ln net.Listener) error {
+	i.log.Info("internal server listening (metrics, health)", "addr", ln.Addr().String())
+	if err := i.srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// Shutdown stops the server.
+func (i *Internal) Shutdown(ctx context.Context) error { return i.srv.Shutdown(ctx) }

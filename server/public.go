@@ -1,0 +1,201 @@
+// Package server exposes the api over HTTP: the public REST API (and later
+// the websocket API and HTML explorer) and the internal metrics and health
+// endpoints. It maps errors to the wire in one place (writeError).
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"runtime/debug"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/openexplorer/blockbook/api"
+	"github.com/openexplorer/blockbook/bchain"
+)
+
+// PublicConfig configures the public server.
+type PublicConfig struct {
+	Addr string
+	// RequestTimeout bounds the work of one request.
+	RequestTimeout time.Duration
+}
+
+// Public serves the REST API.
+type Public struct {
+	svc     api.Service
+	cfg     PublicConfig
+	log     *slog.Logger
+	metrics *httpMetrics
+	mux     *http.ServeMux
+	srv     *http.Server
+}
+
+// NewPublic builds the public server; call Serve to start it.
+func NewPublic(svc api.Service, cfg PublicConfig, log *slog.Logger, reg prometheus.Registerer) *Public {
+	if cfg.RequestTimeout <= 0 {
+		cfg.RequestTimeout = 60 * time.Second
+	}
+	p := &Public{svc: svc, cfg: cfg, log: log.With("subsystem", "public"), metrics: newHTTPMetrics(reg), mux: http.NewServeMux()}
+	p.routes()
+	p.srv = &http.Server{
+		Addr:              cfg.Addr,
+		Handler:           p.mux,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      cfg.RequestTimeout + 30*time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    1 << 20,
+		ErrorLog:          slog.NewLogLogger(p.log.Handler(), slog.LevelDebug),
+	}
+	return p
+}
+
+// Handler returns the HTTP handler (for tests).
+func (p *Public) Handler() http.Handler { return p.mux }
+
+// Serve listens until Shutdown. It reports a listen failure at once.
+func (p *Public) Serve(ln net.Listener) error {
+	p.log.Info("public server listening", "addr", ln.Addr().String())
+	if err := p.srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// Shutdown stops accepting requests and waits for running ones.
+func (p *Public) Shutdown(ctx context.Context) error { return p.srv.Shutdown(ctx) }
+
+func (p *Public) routes() {
+	status := func(r *http.Request) (any, error) { return p.svc.Status(r.Context()) }
+	for _, pattern := range []string{"GET /api", "GET /api/{$}", "GET /api/v2", "GET /api/v2/{$}", "GET /api/status"} {
+		p.handle(pattern, "status", status)
+	}
+	p.handle("GET /api/v2/block-index/{height}", "block-index", func(r *http.Request) (any, error) {
+		return p.svc.BlockIndex(r.Context(), r.PathValue("height"))
+	})
+	p.handle("GET /api/v2/block/{id}", "block", func(r *http.Request) (any, error) {
+		return p.svc.Block(r.Context(), r.PathValue("id"), api.ParseInt(r.URL.Query().Get("page")), 0)
+	})
+	p.handle("GET /api/v2/rawblock/{id}", "rawblock", func(r *http.Request) (any, error) {
+		return p.svc.RawBlock(r.Context(), r.PathValue("id"))
+	})
+	p.handle("GET /api/v2/tx/{txid}", "tx", func(r *http.Request) (any, error) {
+		return p.svc.Tx(r.Context(), r.PathValue("txid"))
+	})
+	p.handle("GET /api/v2/tx-specific/{txid}", "tx-specific", func(r *http.Request) (any, error) {
+		return p.svc.TxSpecific(r.Context(), r.PathValue("txid"))
+	})
+	p.handle("GET /api/v2/rawtx/{txid}", "rawtx", func(r *http.Request) (any, error) {
+		return p.svc.RawTx(r.Context(), r.PathValue("txid"))
+	})
+	p.handle("GET /api/v2/address/{address}", "address", func(r *http.Request) (any, error) {
+		return p.svc.Address(r.Context(), r.PathValue("address"), api.ParseAddressQuery(r.URL.Query()))
+	})
+	p.handle("GET /api/v2/utxo/{address}", "utxo", func(r *http.Request) (any, error) {
+		return p.svc.Utxos(r.Context(), r.PathValue("address"), r.URL.Query().Get("confirmed") == "true")
+	})
+	p.handle("GET /api/v2/sendtx/{hex}", "sendtx", func(r *http.Request) (any, error) {
+		return p.svc.SendTx(r.Context(), r.PathValue("hex"))
+	})
+	sendPost := func(r *http.Request) (any, error) {
+		body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, api.MaxTxHexLen+1))
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return nil, &api.Error{Msg: "Request body too large"}
+		}
+		if err != nil {
+			return nil, &api.Error{Msg: "Cannot read request body", Err: err}
+		}
+		return p.svc.SendTx(r.Context(), string(body))
+	}
+	p.handle("POST /api/v2/sendtx/{$}", "sendtx", sendPost)
+	p.handle("POST /api/v2/sendtx", "sendtx", sendPost)
+	p.handle("GET /api/v2/estimatefee/{blocks}", "estimatefee", func(r *http.Request) (any, error) {
+		return p.svc.EstimateFee(r.Context(), r.PathValue("blocks"), r.URL.Query().Get("conservative") != "false")
+	})
+	p.handle("GET /api/v2/feestats/{id}", "feestats", func(r *http.Request) (any, error) {
+		return p.svc.FeeStats(r.Context(), r.PathValue("id"))
+	})
+	// Everything else under /api: a JSON error instead of a bare 404 page.
+	p.handle("/api/", "unknown", func(r *http.Request) (any, error) {
+		return nil, &api.Error{Msg: "Unknown API endpoint or missing parameter: " + truncate(r.URL.Path, 100)}
+	})
+}
+
+// handle wraps an API handler with the timeout, panic recovery, metrics and
+// the JSON encoding of results and errors.
+func (p *Public) handle(pattern, endpoint string, h func(*http.Request) (any, error)) {
+	p.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		ctx, cancel := context.WithTimeout(r.Context(), p.cfg.RequestTimeout)
+		defer cancel()
+		r = r.WithContext(ctx)
+		code := http.StatusOK
+		defer func() {
+			if e := recover(); e != nil {
+				p.log.Error("panic in handler", "endpoint", endpoint, "panic", e, "stack", string(debug.Stack()))
+				code = writeJSON(w, http.StatusInternalServerError, errorBody{"Internal server error"})
+			}
+			p.metrics.observe(endpoint, code, time.Since(start))
+		}()
+		data, err := h(r)
+		if err != nil {
+			code = p.writeError(w, r, endpoint, err)
+			return
+		}
+		code = writeJSON(w, http.StatusOK, data)
+	})
+}
+
+type errorBody struct {
+	Error string `json:"error"`
+}
+
+// writeError is the one place errors become HTTP answers: user mistakes and
+// unknown objects are 400 with their message (Blockbook's convention), an
+// unreachable node 503, anything else 500 without details.
+func (p *Public) writeError(w http.ResponseWriter, r *http.Request, endpoint string, err error) int {
+	if ue, ok := api.AsUserError(err); ok {
+		return writeJSON(w, http.StatusBadRequest, errorBody{ue.Msg})
+	}
+	if errors.Is(err, bchain.ErrNodeUnavailable) || errors.Is(err, context.DeadlineExceeded) {
+		p.log.Warn("request failed: node unavailable", "endpoint", endpoint, "path", r.URL.Path, "err", err)
+		return writeJSON(w, http.StatusServiceUnavailable, errorBody{"Service temporarily unavailable: the blockchain node is not responding"})
+	}
+	p.log.Error("request failed", "endpoint", endpoint, "path", r.URL.Path, "err", err)
+	return writeJSON(w, http.StatusInternalServerError, errorBody{"Internal server error"})
+}
+
+func writeJSON(w http.ResponseWriter, code int, data any) int {
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Access-Control-Allow-Origin", "*")
+	if raw, ok := data.(json.RawMessage); ok {
+		w.WriteHeader(code)
+		_, _ = w.Write(append(raw, '\n'))
+		return code
+	}
+	body, err := json.Marshal(data)
+	if err != nil {
+		code, body = http.StatusInternalServerError, []byte(`{"error":"Internal server error"}`)
+	}
+	h.Set("Content-Length", strconv.Itoa(len(body)+1))
+	w.WriteHeader(code)
+	_, _ = w.Write(append(body, '\n'))
+	return code
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
