@@ -136,7 +136,9 @@ func (d *decoder) lenBytes(max int) []byte {
 	return d.bytes(int(n))
 }
 
-func (d *decoder) empty() bool { return d.e == nil && len(d.b) == 0 }
+// more reports whether bytes remain to be read and no error occurred, so that
+// loops reading items until the end stop at the first error.
+func (d *decoder) more() bool { return d.e == nil && len(d.b) > 0 }
 
 // done reports the sticky error, or an error if bytes are left over.
 func (d *decoder) done() error {

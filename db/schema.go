@@ -209,7 +209,7 @@ func packAddrTxs(txs []AddrTx) []byte {
 func unpackAddrTxs(b []byte) ([]AddrTx, error) {
 	d := newDecoder("addresses", b)
 	var txs []AddrTx
-	for !d.empty() {
+	for d.more() {
 		t := AddrTx{Txid: d.hash()}
 		n := d.count(1)
 		if n == 0 {

@@ -1,0 +1,138 @@
+package db
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+
+	"github.com/openexplorer/blockbook/bchain"
+)
+
+// Every decoder of schema.go has a fuzz target with the same two
+// properties: it never panics, and whatever it accepts re-encodes to exactly
+// the input bytes (encodings are canonical, so a corrupt record cannot pass
+// as a different valid one). Rejections must be ErrCorrupt.
+
+func checkCanonical(t *testing.T, in []byte, err error, repack func() []byte) {
+	t.Helper()
+	if err != nil {
+		if !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("error is not ErrCorrupt: %v", err)
+		}
+		return
+	}
+	if out := repack(); !bytes.Equal(out, in) {
+		t.Fatalf("decoded %x, re-encoded %x", in, out)
+	}
+}
+
+func sampleTxAddresses() *TxAddresses {
+	return &TxAddresses{Height: 700000, Coinbase: false,
+		Inputs:  []TxAddr{{Desc: []byte{0x00, 0x14, 1, 2}, Value: 12345}, {Desc: nil, Value: 0}},
+		Outputs: []TxAddr{{Desc: []byte{0x51}, Value: 1}, {Desc: []byte{}, Value: 0}}}
+}
+
+func FuzzUnpackTip(f *testing.F) {
+	f.Add(packTip(Tip{Height: 5, Hash: bchain.Hash{1}}))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v, err := unpackTip(b)
+		checkCanonical(t, b, err, func() []byte { return packTip(v) })
+	})
+}
+
+func FuzzUnpackBlockMeta(f *testing.F) {
+	f.Add(packBlockMeta(&BlockMeta{Hash: bchain.Hash{2}, Time: 1700000000, TxCount: 3000, Size: 1 << 20}))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v, err := unpackBlockMeta(b)
+		checkCanonical(t, b, err, func() []byte { return packBlockMeta(v) })
+	})
+}
+
+func FuzzUnpackHeightKey(f *testing.F) {
+	f.Add(heightKey(123))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v, err := unpackHeightKey(b)
+		checkCanonical(t, b, err, func() []byte { return heightKey(v) })
+	})
+}
+
+func FuzzUnpackAddressesKey(f *testing.F) {
+	f.Add(addressesKey([]byte{0x76, 0xa9, 0x14}, 800000))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		desc, h, err := unpackAddressesKey(b)
+		checkCanonical(t, b, err, func() []byte { return addressesKey(desc, h) })
+	})
+}
+
+func FuzzUnpackAddrTxs(f *testing.F) {
+	f.Add(packAddrTxs([]AddrTx{{Txid: bchain.Hash{3}, Indexes: []int32{0, ^int32(2), 7}}, {Txid: bchain.Hash{4}, Indexes: []int32{^int32(0)}}}))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v, err := unpackAddrTxs(b)
+		checkCanonical(t, b, err, func() []byte { return packAddrTxs(v) })
+	})
+}
+
+func FuzzUnpackAddrBalance(f *testing.F) {
+	f.Add(packAddrBalance(&AddrBalance{Txs: 10, Sent: 5000, Balance: 100, Utxos: 2}))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v, err := unpackAddrBalance(b)
+		checkCanonical(t, b, err, func() []byte { return packAddrBalance(v) })
+	})
+}
+
+func FuzzUnpackUtxo(f *testing.F) {
+	u := &Utxo{Height: 9, Txid: bchain.Hash{5}, Vout: 3, Value: 99, Coinbase: true}
+	f.Add(utxoKey([]byte{0x00, 0x14}, u), packUtxoValue(u))
+	f.Fuzz(func(t *testing.T, key, val []byte) {
+		desc, v, err := unpackUtxo(key, val)
+		checkCanonical(t, append(append([]byte{}, key...), val...), err, func() []byte {
+			return append(utxoKey(desc, v), packUtxoValue(v)...)
+		})
+	})
+}
+
+func FuzzUnpackTxAddresses(f *testing.F) {
+	f.Add(packTxAddresses(sampleTxAddresses()))
+	f.Add(packTxAddresses(&TxAddresses{Height: 1, Coinbase: true, Inputs: []TxAddr{{}}, Outputs: []TxAddr{{Desc: []byte{1}, Value: 50e8}}}))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v, err := unpackTxAddresses(b)
+		checkCanonical(t, b, err, func() []byte { return packTxAddresses(v) })
+	})
+}
+
+func FuzzUnpackSpend(f *testing.F) {
+	f.Add(spendKey(bchain.Hash{6}, 1), packSpend(&Spend{Txid: bchain.Hash{7}, Vin: 2, Height: 3}))
+	f.Fuzz(func(t *testing.T, key, val []byte) {
+		txid, vout, err := unpackSpendKey(key)
+		checkCanonical(t, key, err, func() []byte { return spendKey(txid, vout) })
+		s, err := unpackSpend(val)
+		checkCanonical(t, val, err, func() []byte { return packSpend(s) })
+	})
+}
+
+func FuzzUnpackBlockUndo(f *testing.F) {
+	f.Add(packBlockUndo(BlockUndo{{Txid: bchain.Hash{8}}, {Txid: bchain.Hash{9}, Prevouts: []Prevout{{Txid: bchain.Hash{1}, Vout: 4, Height: 2, Coinbase: true}}}}))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v, err := unpackBlockUndo(b)
+		checkCanonical(t, b, err, func() []byte { return packBlockUndo(v) })
+	})
+}
+
+// Round trips of typical values, as a quick non-fuzz check.
+func TestSchemaRoundTrips(t *testing.T) {
+	ta := sampleTxAddresses()
+	got, err := unpackTxAddresses(packTxAddresses(ta))
+	if err != nil || got.Height != ta.Height || len(got.Inputs) != 2 || got.Inputs[0].Value != 12345 || !bytes.Equal(got.Inputs[0].Desc, ta.Inputs[0].Desc) {
+		t.Fatalf("txAddresses round trip: %+v %v", got, err)
+	}
+	if _, err := unpackTxAddresses(append(packTxAddresses(ta), 0)); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("trailing byte accepted: %v", err)
+	}
+	if _, err := unpackAddrBalance([]byte{0x80, 0x00, 0, 0, 0}); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("non-minimal varint accepted: %v", err)
+	}
+	// A count claiming more items than bytes remain must not allocate.
+	if _, err := unpackBlockUndo([]byte{0xff, 0xff, 0xff, 0xff, 0x0f}); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("huge count accepted: %v", err)
+	}
+}
