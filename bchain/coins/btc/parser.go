@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/hex"
 	"fmt"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/btcsuite/btcd/address/v2"
@@ -79,7 +80,9 @@ func (p *Parser) ParseBlock(raw []byte) (*bchain.Block, error) {
 	}
 	for i, mtx := range mb.Transactions {
 		loc := locs[i]
-		convertTx(mtx, raw[loc.TxStart:loc.TxStart+loc.TxLen], &blk.Txs[i])
+		end := loc.TxStart + loc.TxLen
+		// Cap the capacity so appending to one tx's Raw cannot overwrite the next.
+		convertTx(mtx, raw[loc.TxStart:end:end], &blk.Txs[i])
 	}
 	return blk, nil
 }
@@ -148,11 +151,9 @@ func (p *Parser) pubKeyHashOfP2PK(script []byte) []byte {
 	if err != nil || class != txscript.PubKeyTy || len(addrs) != 1 {
 		return nil
 	}
-	pk, ok := addrs[0].(*address.AddressPubKey)
-	if !ok {
-		return nil
-	}
-	return pk.AddressPubKeyHash().ScriptAddress()
+	// Hash the key bytes as they appear: btcd re-serializes hybrid (0x06/0x07)
+	// keys as uncompressed, which would name a different address.
+	return address.Hash160(script[1 : n-1])
 }
 
 // OutputAddrDesc returns the descriptor an output is indexed under: the
@@ -175,11 +176,19 @@ func p2pkhScript(hash160 []byte) bchain.AddrDesc {
 	return append(s, txscript.OP_EQUALVERIFY, txscript.OP_CHECKSIG)
 }
 
+// maxAddressLen bounds address parameters before decoding: the longest
+// valid input is an uncompressed public key in hex (130 characters), and
+// base58 decoding time grows with the square of the length.
+const maxAddressLen = 130
+
 // AddrDescFromAddress validates an address (or a hex public key, which maps
 // to its P2PKH descriptor like P2PK outputs do) for this network.
 func (p *Parser) AddrDescFromAddress(addr string) (bchain.AddrDesc, error) {
 	if addr == "" {
 		return nil, fmt.Errorf("%w: empty", bchain.ErrInvalidAddress)
+	}
+	if len(addr) > maxAddressLen {
+		return nil, fmt.Errorf("%w: longer than %d characters", bchain.ErrInvalidAddress, maxAddressLen)
 	}
 	a, err := address.DecodeAddress(addr, p.params)
 	if err != nil {
@@ -188,8 +197,18 @@ func (p *Parser) AddrDescFromAddress(addr string) (bchain.AddrDesc, error) {
 	if !a.IsForNet(p.params) {
 		return nil, fmt.Errorf("%w: not a %s address", bchain.ErrInvalidAddress, p.params.Name)
 	}
-	if pk, ok := a.(*address.AddressPubKey); ok {
-		return p2pkhScript(pk.AddressPubKeyHash().ScriptAddress()), nil
+	if _, ok := a.(*address.AddressPubKey); ok {
+		key, err := hex.DecodeString(addr)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", bchain.ErrInvalidAddress, err)
+		}
+		return p2pkhScript(address.Hash160(key)), nil
+	}
+	// btcd picks the segwit address type from the program length alone, so a
+	// witness v1 address with a 20-byte program would decode as P2WPKH: accept
+	// only addresses that re-encode to the input (bech32 case-insensitively).
+	if enc := a.EncodeAddress(); enc != addr && enc != strings.ToLower(addr) {
+		return nil, fmt.Errorf("%w: unsupported address form", bchain.ErrInvalidAddress)
 	}
 	script, err := txscript.PayToAddrScript(a)
 	if err != nil {
