@@ -1,0 +1,337 @@
+package regtest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+const (
+	rpcUser = "regtest"
+	rpcPass = "regtest"
+
+	readyTimeout = 30 * time.Second
+	stopTimeout  = 15 * time.Second
+	logTailSize  = 16 << 10
+)
+
+// Options configures a btcd node started by Start.
+type Options struct {
+	// Dir holds the node's data, logs and HOME (btcd writes ~/.btcd). It is
+	// required; tests normally pass t.TempDir().
+	Dir string
+	// MiningAddr is passed as --miningaddr (only needed for generate/getblocktemplate).
+	MiningAddr string
+	// TxIndex enables --txindex (getrawtransaction for confirmed txs).
+	TxIndex bool
+	// Listen opens a P2P listener on 127.0.0.1 (needed as a Connect target).
+	Listen bool
+	// ExtraArgs are appended to btcd's command line, e.g. "--addrindex".
+	ExtraArgs []string
+	// Stdout, if set, receives btcd's stdout and stderr.
+	Stdout io.Writer
+}
+
+// Node is a running btcd regtest process. The embedded Client talks to its
+// RPC server.
+type Node struct {
+	*Client
+	RPCURL  string // http://127.0.0.1:port
+	RPCUser string
+	RPCPass string
+	P2PAddr string // 127.0.0.1:port, empty unless Options.Listen
+	Dir     string
+
+	bin  string
+	args []string
+	opts Options
+	logs *tailBuffer
+
+	mu   sync.Mutex
+	proc *process
+}
+
+type process struct {
+	cmd  *exec.Cmd
+	done chan struct{}
+	err  error // valid after done is closed
+}
+
+// Start launches btcd and waits until its RPC server answers.
+func Start(ctx context.Context, o Options) (*Node, error) {
+	if o.Dir == "" {
+		return nil, errors.New("regtest: Options.Dir is required")
+	}
+	bin, err := BtcdPath()
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range []string{"home", "data", "logs"} {
+		if err := os.MkdirAll(filepath.Join(o.Dir, d), 0o755); err != nil {
+			return nil, fmt.Errorf("regtest: %w", err)
+		}
+	}
+	// Free ports are probed then released, so another process can grab one
+	// before btcd binds it; retry with fresh ports when that happens.
+	for attempt := 0; ; attempt++ {
+		n, err := newNode(bin, o)
+		if err != nil {
+			return nil, err
+		}
+		err = n.launch(ctx)
+		if err == nil {
+			return n, nil
+		}
+		if attempt == 2 || !strings.Contains(n.logs.String(), "address already in use") {
+			return nil, err
+		}
+	}
+}
+
+func newNode(bin string, o Options) (*Node, error) {
+	rpcPort, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	n := &Node{
+		RPCURL:  "http://127.0.0.1:" + strconv.Itoa(rpcPort),
+		RPCUser: rpcUser,
+		RPCPass: rpcPass,
+		Dir:     o.Dir,
+		bin:     bin,
+		opts:    o,
+		logs:    &tailBuffer{max: logTailSize},
+	}
+	n.Client = NewClient(n.RPCURL, n.RPCUser, n.RPCPass)
+	args := []string{
+		"--regtest", "--notls", "--nodnsseed",
+		"--rpcuser=" + rpcUser, "--rpcpass=" + rpcPass,
+		"--rpclisten=127.0.0.1:" + strconv.Itoa(rpcPort),
+		"--datadir=" + filepath.Join(o.Dir, "data"),
+		"--logdir=" + filepath.Join(o.Dir, "logs"),
+		// Peers on a test network are often idle; don't drop them as stalled.
+		"--nostalldetect",
+	}
+	if o.Listen {
+		p2pPort, err := freePort()
+		if err != nil {
+			return nil, err
+		}
+		n.P2PAddr = "127.0.0.1:" + strconv.Itoa(p2pPort)
+		args = append(args, "--listen="+n.P2PAddr)
+	} else {
+		args = append(args, "--nolisten")
+	}
+	if o.TxIndex {
+		args = append(args, "--txindex")
+	}
+	if o.MiningAddr != "" {
+		args = append(args, "--miningaddr="+o.MiningAddr)
+	}
+	n.args = append(args, o.ExtraArgs...)
+	return n, nil
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("regtest: find free port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// launch starts the process and waits for RPC readiness; on failure the
+// process is killed and the error includes the tail of btcd's output.
+func (n *Node) launch(ctx context.Context) error {
+	cmd := exec.Command(n.bin, n.args...)
+	cmd.Env = append(withoutEnv(os.Environ(), "HOME"), "HOME="+filepath.Join(n.Dir, "home"))
+	var out io.Writer = n.logs
+	if n.opts.Stdout != nil {
+		out = io.MultiWriter(n.logs, n.opts.Stdout)
+	}
+	cmd.Stdout, cmd.Stderr = out, out
+	bindToParent(cmd)
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("regtest: start btcd: %w", err)
+	}
+	p := &process{cmd: cmd, done: make(chan struct{})}
+	go func() {
+		p.err = cmd.Wait()
+		close(p.done)
+	}()
+	n.mu.Lock()
+	n.proc = p
+	n.mu.Unlock()
+
+	if err := n.waitReady(ctx, p); err != nil {
+		n.Kill()
+		return fmt.Errorf("regtest: btcd %s not ready: %w\n--- btcd output (tail) ---\n%s",
+			n.RPCURL, err, n.LogTail(40))
+	}
+	return nil
+}
+
+func (n *Node) waitReady(ctx context.Context, p *process) error {
+	ctx, cancel := context.WithTimeout(ctx, readyTimeout)
+	defer cancel()
+	t := time.NewTicker(20 * time.Millisecond)
+	defer t.Stop()
+	for {
+		callCtx, callCancel := context.WithTimeout(ctx, time.Second)
+		_, err := n.Call(callCtx, "getblockcount")
+		callCancel()
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-p.done:
+			return fmt.Errorf("btcd exited: %v", p.err)
+		case <-ctx.Done():
+			return fmt.Errorf("%w (last error: %v)", ctx.Err(), err)
+		case <-t.C:
+		}
+	}
+}
+
+// running returns the live process or nil.
+func (n *Node) running() *process {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.proc == nil {
+		return nil
+	}
+	select {
+	case <-n.proc.done:
+		return nil
+	default:
+		return n.proc
+	}
+}
+
+// Stop shuts btcd down gracefully (RPC stop, so it flushes its database) and
+// kills it if it has not exited within a timeout. Stopping a stopped node
+// is a no-op.
+func (n *Node) Stop() error {
+	p := n.running()
+	if p == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	_, err := n.Call(ctx, "stop")
+	cancel()
+	if err != nil {
+		// Fall back to SIGINT, which btcd also handles as a clean shutdown.
+		p.cmd.Process.Signal(os.Interrupt)
+	}
+	select {
+	case <-p.done:
+		n.http.CloseIdleConnections()
+		return nil
+	case <-time.After(stopTimeout):
+		n.Kill()
+		return fmt.Errorf("regtest: btcd did not stop within %v; killed", stopTimeout)
+	}
+}
+
+// Kill terminates btcd with SIGKILL (an unclean shutdown) and waits for it.
+func (n *Node) Kill() {
+	if p := n.running(); p != nil {
+		p.cmd.Process.Kill()
+		<-p.done
+	}
+	n.http.CloseIdleConnections()
+}
+
+// Restart stops the node (gracefully if it is running) and starts it again
+// with the same data directory, ports and options.
+func (n *Node) Restart(ctx context.Context) error {
+	if err := n.Stop(); err != nil {
+		return err
+	}
+	return n.launch(ctx)
+}
+
+// Connect makes n open a persistent P2P connection to other (which must have
+// been started with Listen) and waits until the handshake has completed.
+func (n *Node) Connect(ctx context.Context, other *Node) error {
+	if other.P2PAddr == "" {
+		return errors.New("regtest: Connect target was started without Listen")
+	}
+	if _, err := n.Call(ctx, "addnode", other.P2PAddr, "add"); err != nil {
+		return err
+	}
+	t := time.NewTicker(25 * time.Millisecond)
+	defer t.Stop()
+	for {
+		var peers []struct {
+			Addr    string `json:"addr"`
+			Version int32  `json:"version"`
+		}
+		if err := n.CallResult(ctx, &peers, "getpeerinfo"); err != nil {
+			return err
+		}
+		for _, p := range peers {
+			if p.Addr == other.P2PAddr && p.Version > 0 {
+				return nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("regtest: connect to %s: %w", other.P2PAddr, ctx.Err())
+		case <-t.C:
+		}
+	}
+}
+
+// LogTail returns up to the last lines lines of btcd's stdout/stderr.
+func (n *Node) LogTail(lines int) string {
+	s := strings.TrimRight(n.logs.String(), "\n")
+	parts := strings.Split(s, "\n")
+	if len(parts) > lines {
+		parts = parts[len(parts)-lines:]
+	}
+	return strings.Join(parts, "\n")
+}
+
+func withoutEnv(env []string, key string) []string {
+	out := env[:0:0]
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, key+"=") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func (b *tailBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf = append(b.buf, p...)
+	if over := len(b.buf) - b.max; over > 0 {
+		b.buf = append(b.buf[:0], b.buf[over:]...)
+	}
+	return len(p), nil
+}
+
+func (b *tailBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return string(b.buf)
+}

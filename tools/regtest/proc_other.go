@@ -1,0 +1,7 @@
+//go:build !linux
+
+package regtest
+
+import "os/exec"
+
+func bindToParent(*exec.Cmd) {}
