@@ -100,6 +100,9 @@ func run(ctx context.Context, o *options, log *slog.Logger) error {
 			return fmt.Errorf("%w: %s server: %v", bchain.ErrConfig, name, err)
 		}
 		servers = append(servers, srv)
+		if o.onListen != nil {
+			o.onListen(name, ln.Addr().String())
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -31,6 +31,10 @@ type options struct {
 	// Accepted for compatibility; their features come in later releases or
 	// do not apply. Set ones are reported at start.
 	ignored map[string]*string
+
+	// onListen, when set, is told each server's actual address (tests bind
+	// port 0).
+	onListen func(server, addr string)
 }
 
 // ignoredFlags are Blockbook flags we accept without acting on them yet.
@@ -114,7 +118,7 @@ func (v ignoredValue) Set(s string) error {
 // warnIgnored logs the compatibility flags that were set but do nothing.
 func (o *options) warnIgnored(log *slog.Logger) {
 	for _, f := range ignoredFlags {
-		if v := *o.ignored[f.name]; v != "" && v != "false" {
+		if v := o.ignored[f.name]; v != nil && *v != "" && *v != "false" {
 			log.Warn("flag has no effect in this version", "flag", "-"+f.name, "reason", f.why)
 		}
 	}

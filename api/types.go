@@ -7,6 +7,7 @@ package api
 
 import (
 	"encoding/json"
+	"fmt"
 	"math/big"
 	"time"
 )
@@ -24,6 +25,18 @@ func (a *Amount) MarshalJSON() ([]byte, error) {
 		return []byte(`"0"`), nil
 	}
 	return []byte(`"` + (*big.Int)(a).String() + `"`), nil
+}
+
+// UnmarshalJSON accepts the quoted decimal form (clients of this package).
+func (a *Amount) UnmarshalJSON(b []byte) error {
+	s := string(b)
+	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
+		s = s[1 : len(s)-1]
+	}
+	if _, ok := (*big.Int)(a).SetString(s, 10); !ok {
+		return fmt.Errorf("invalid amount %q", s)
+	}
+	return nil
 }
 
 func (a *Amount) String() string {
