@@ -341,3 +341,16 @@ func (c *child) wait(t testing.TB) {
 func (c *child) killedBySignal() bool {
 	return c.cmd.ProcessState != nil && strings.Contains(c.cmd.ProcessState.String(), "killed")
 }
+
+func waitBriefly() { time.Sleep(50 * time.Millisecond) }
+
+// startInProcessRollback runs the program with -rollback=height; the channel
+// yields its result.
+func startInProcessRollback(t testing.TB, cfgPath, dataDir string, height uint32) <-chan error {
+	t.Helper()
+	o := &options{blockchainCfg: cfgPath, dataDir: dataDir, public: "none", internal: "none", workers: 1,
+		dbCache: 32 << 20, dbMaxOpenFiles: 256, rollback: int64(height), syncMemoryMB: 64, logFormat: "text"}
+	done := make(chan error, 1)
+	go func() { done <- run(context.Background(), o, slog.New(slog.NewTextHandler(io.Discard, nil))) }()
+	return done
+}

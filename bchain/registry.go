@@ -19,9 +19,9 @@ type CoinParams struct {
 	// APINetwork is what status answers call the network: the config's
 	// "network" key, or the shortcut (Blockbook's behaviour).
 	APINetwork string
-	Testnet  bool
-	Decimals int
-	Slip44   uint32
+	Testnet    bool
+	Decimals   int
+	Slip44     uint32
 	// Genesis is the hash of block 0, reported as block0Hash.
 	Genesis Hash
 	// Default ports of the public and internal servers (Blockbook's).

@@ -80,7 +80,17 @@ type Syncer struct {
 	mu        sync.Mutex
 	state     State
 	listeners []func(db.Tip)
+
+	// reorgBase is the tip before the first block of the current reorg was
+	// disconnected. Nodes that answer RPCs half-way through a reorg (btcd
+	// disconnects one block at a time) show it as a series of shallow
+	// reorgs; the window limit applies to their sum. Cleared once in sync.
+	reorgBase *db.Tip
 }
+
+// settleDelay is how long a node tip below ours must stay put before it is
+// believed (rather than taken for a reorg in progress).
+const settleDelay = 500 * time.Millisecond
 
 // State is the sync status shown by the API and health checks.
 type State struct {
@@ -217,6 +227,7 @@ func (s *Syncer) Sync(ctx context.Context) error {
 		}
 		s.m.lag(tip.Height, hasTip, nodeHeight)
 		if hasTip && tip.Hash == nodeHash {
+			s.reorgBase = nil
 			s.update(func(st *State) { st.InSync, st.InitialSync = true, false })
 			return nil
 		}
@@ -227,6 +238,15 @@ func (s *Syncer) Sync(ctx context.Context) error {
 				return err
 			}
 			if !onChain {
+				if nodeHeight < tip.Height {
+					settled, err := s.nodeSettled(ctx, nodeHash)
+					if err != nil {
+						return err
+					}
+					if !settled {
+						continue
+					}
+				}
 				if err := s.unwindToFork(ctx, tip); err != nil {
 					return err
 				}
@@ -263,9 +283,28 @@ func (s *Syncer) onActiveChain(ctx context.Context, tip db.Tip) (bool, error) {
 	return h == tip.Hash, nil
 }
 
+// nodeSettled reports whether the node's tip is still hash after a short
+// wait: a node whose chain is shorter than the index may be mid-reorg.
+func (s *Syncer) nodeSettled(ctx context.Context, hash bchain.Hash) (bool, error) {
+	select {
+	case <-ctx.Done():
+		return false, ctx.Err()
+	case <-time.After(settleDelay):
+	}
+	_, again, err := s.node.BestBlock(ctx)
+	if err != nil {
+		return false, fmt.Errorf("node tip: %w", err)
+	}
+	return again == hash, nil
+}
+
 // unwindToFork disconnects blocks until the index tip is on the node's
 // active chain, refusing up front if the fork is below the rollback window.
 func (s *Syncer) unwindToFork(ctx context.Context, tip db.Tip) error {
+	if s.reorgBase == nil {
+		base := tip
+		s.reorgBase = &base
+	}
 	fork, err := s.findFork(ctx, tip)
 	if err != nil {
 		return err
@@ -275,13 +314,18 @@ func (s *Syncer) unwindToFork(ctx context.Context, tip db.Tip) error {
 	return s.disconnectDownTo(ctx, fork, tip)
 }
 
-// findFork returns the highest height where the index and the node agree.
+// findFork returns the highest height where the index and the node agree,
+// refusing forks more than the rollback window below the reorg's base.
 func (s *Syncer) findFork(ctx context.Context, tip db.Tip) (uint32, error) {
 	window := s.index.Window()
+	base := tip.Height
+	if s.reorgBase != nil && s.reorgBase.Height > base {
+		base = s.reorgBase.Height
+	}
 	for h := tip.Height; ; h-- {
-		if tip.Height-h > window {
-			return 0, fmt.Errorf("%w: the node's chain differs from the index at all of the last %d blocks (tip %d); to roll back further use -rollback=<height> (needs the node to still hold the orphaned blocks) or resync into an empty -datadir",
-				ErrReorgTooDeep, window, tip.Height)
+		if base-h > window {
+			return 0, fmt.Errorf("%w: the node's chain differs from the index at all of the last %d blocks (index tip %d, now at %d); to roll back further use -rollback=<height> (needs the node to still hold the orphaned blocks) or resync into an empty -datadir",
+				ErrReorgTooDeep, window, base, tip.Height)
 		}
 		ours, ok, err := s.index.BlockHash(h)
 		if err != nil {

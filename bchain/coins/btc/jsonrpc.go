@@ -92,6 +92,10 @@ func (c *rpcClient) call(ctx context.Context, method string, params []any, out a
 	for attempt := 0; ; attempt++ {
 		start := time.Now()
 		res, err := c.roundTrip(ctx, body)
+		if errors.Is(err, errCredentials) {
+			c.errors.WithLabelValues(method, "auth").Inc()
+			return fmt.Errorf("rpc %s: %w", method, err) // retrying cannot help
+		}
 		c.latency.WithLabelValues(method).Observe(time.Since(start).Seconds())
 		if err == nil {
 			if res.Error != nil {
@@ -112,13 +116,16 @@ func (c *rpcClient) call(ctx context.Context, method string, params []any, out a
 			}
 		}
 		c.errors.WithLabelValues(method, "transport").Inc()
-		if attempt >= c.retries || ctx.Err() != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("rpc %s: %w: %w", method, err, ctx.Err())
+		}
+		if attempt >= c.retries {
 			return fmt.Errorf("rpc %s: %w", method, err)
 		}
 		c.log.Debug("rpc retry", "method", method, "attempt", attempt+1, "err", err)
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("rpc %s: %w (%v)", method, err, ctx.Err())
+			return fmt.Errorf("rpc %s: %w: %w", method, err, ctx.Err())
 		case <-time.After(delay):
 		}
 		delay *= 2
@@ -131,7 +138,7 @@ func (c *rpcClient) roundTrip(ctx context.Context, body []byte) (*rpcResponse, e
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", bchain.ErrNodeUnavailable, err)
+		return nil, fmt.Errorf("%w: %w", bchain.ErrNodeUnavailable, err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	if c.user != "" || c.pass != "" {
@@ -139,18 +146,18 @@ func (c *rpcClient) roundTrip(ctx context.Context, body []byte) (*rpcResponse, e
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", bchain.ErrNodeUnavailable, err)
+		return nil, fmt.Errorf("%w: %w", bchain.ErrNodeUnavailable, err)
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("%w: reading response: %v", bchain.ErrNodeUnavailable, err)
+		return nil, fmt.Errorf("%w: reading response: %w", bchain.ErrNodeUnavailable, err)
 	}
 	if len(data) > maxResponseBytes {
 		return nil, fmt.Errorf("%w: response larger than %d bytes", bchain.ErrNodeUnavailable, maxResponseBytes)
 	}
 	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
-		return nil, fmt.Errorf("%w: the node refused our RPC credentials (HTTP %d): check rpc_user/rpc_pass", bchain.ErrNodeUnavailable, resp.StatusCode)
+		return nil, fmt.Errorf("%w: %w (HTTP %d): check rpc_user/rpc_pass", bchain.ErrNodeUnavailable, errCredentials, resp.StatusCode)
 	}
 	var res rpcResponse
 	// Core answers RPC errors with HTTP 404/500 and a JSON body, so the
@@ -164,6 +171,9 @@ func (c *rpcClient) roundTrip(ctx context.Context, body []byte) (*rpcResponse, e
 	}
 	return &res, nil
 }
+
+// errCredentials: the node refused our user and password.
+var errCredentials = errors.New("the node refused our RPC credentials")
 
 // isRPCCode reports whether err is a node error with one of the codes.
 func isRPCCode(err error, codes ...int) bool {

@@ -26,6 +26,10 @@ const (
 	maxReconnect = 30 * time.Second
 )
 
+// zmqHandshakeTimeout bounds connecting to the publisher: the library's
+// handshake has no deadline of its own.
+const zmqHandshakeTimeout = 10 * time.Second
+
 // ZMQNotifier subscribes to Bitcoin Core's ZMQ "hashblock" topic.
 type ZMQNotifier struct {
 	Endpoint string // e.g. tcp://127.0.0.1:38330 (message_queue_binding)
@@ -36,17 +40,20 @@ var _ bchain.BlockNotifier = (*ZMQNotifier)(nil)
 
 // Run subscribes and calls signal for every block announcement.
 func (z *ZMQNotifier) Run(ctx context.Context, signal func()) error {
-	return runWithReconnect(ctx, z.Log, "zmq", func(ctx context.Context) error {
-		sub := zmq4.NewSub(ctx, zmq4.WithDialerRetry(-1), zmq4.WithAutomaticReconnect(false))
+	log := orDefault(z.Log)
+	return runWithReconnect(ctx, log, "zmq", func(ctx context.Context) error {
+		// One dial attempt per session; runWithReconnect does the backoff.
+		sub := zmq4.NewSub(ctx, zmq4.WithDialerMaxRetries(0), zmq4.WithAutomaticReconnect(false))
 		defer sub.Close()
-		if err := sub.Dial(z.Endpoint); err != nil {
-			return fmt.Errorf("dial %s: %w", z.Endpoint, err)
+		if err := dialWithTimeout(ctx, sub, z.Endpoint); err != nil {
+			return err
 		}
 		if err := sub.SetOption(zmq4.OptionSubscribe, "hashblock"); err != nil {
 			return err
 		}
-		z.Log.Info("subscribed to node notifications", "endpoint", z.Endpoint)
+		log.Info("subscribed to node notifications", "endpoint", z.Endpoint)
 		var lastSeq uint32
+		haveSeq := false
 		for {
 			msg, err := sub.Recv()
 			if err != nil {
@@ -59,14 +66,39 @@ func (z *ZMQNotifier) Run(ctx context.Context, signal func()) error {
 			if len(msg.Frames) >= 3 && len(msg.Frames[2]) == 4 {
 				f := msg.Frames[2]
 				seq := uint32(f[0]) | uint32(f[1])<<8 | uint32(f[2])<<16 | uint32(f[3])<<24
-				if lastSeq != 0 && seq != lastSeq+1 {
-					z.Log.Warn("zmq notifications were lost; polling covers the gap", "expected", lastSeq+1, "got", seq)
+				if haveSeq && seq != lastSeq+1 {
+					log.Warn("zmq notifications were lost; polling covers the gap", "expected", lastSeq+1, "got", seq)
 				}
-				lastSeq = seq
+				lastSeq, haveSeq = seq, true
 			}
 			signal()
 		}
 	})
+}
+
+// dialWithTimeout connects a ZMQ socket, giving up when ctx ends or the
+// handshake takes too long (a peer that accepts TCP but never speaks ZMTP).
+func dialWithTimeout(ctx context.Context, sock zmq4.Socket, endpoint string) error {
+	done := make(chan error, 1)
+	go func() { done <- sock.Dial(endpoint) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			return fmt.Errorf("dial %s: %w", endpoint, err)
+		}
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(zmqHandshakeTimeout):
+		return fmt.Errorf("dial %s: no ZMQ handshake within %s", endpoint, zmqHandshakeTimeout)
+	}
+}
+
+func orDefault(l *slog.Logger) *slog.Logger {
+	if l == nil {
+		return slog.Default()
+	}
+	return l
 }
 
 // BtcdNotifier uses btcd's websocket RPC: notifyblocks, then blockconnected
@@ -84,7 +116,8 @@ func (b *BtcdNotifier) Run(ctx context.Context, signal func()) error {
 	if err != nil {
 		return err
 	}
-	return runWithReconnect(ctx, b.Log, "btcd-ws", func(ctx context.Context) error {
+	log := orDefault(b.Log)
+	return runWithReconnect(ctx, log, "btcd-ws", func(ctx context.Context) error {
 		hdr := http.Header{}
 		hdr.Set("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(b.User+":"+b.Pass)))
 		dialer := websocket.Dialer{HandshakeTimeout: 10 * time.Second}
@@ -99,7 +132,7 @@ func (b *BtcdNotifier) Run(ctx context.Context, signal func()) error {
 		if err := conn.WriteMessage(websocket.TextMessage, []byte(req)); err != nil {
 			return err
 		}
-		b.Log.Info("subscribed to node notifications", "endpoint", wsURL)
+		log.Info("subscribed to node notifications", "endpoint", wsURL)
 		conn.SetReadLimit(1 << 20)
 		for {
 			_, data, err := conn.ReadMessage()

@@ -110,8 +110,11 @@ func (n *Node) BlockHeight(ctx context.Context, hash bchain.Hash) (uint32, error
 		Height *int64 `json:"height"`
 	}
 	err := n.rpc.call(ctx, "getblockheader", []any{hash.String(), true}, &hdr)
-	if isRPCCode(err, codeNotFound) {
-		return 0, fmt.Errorf("%w: %s", bchain.ErrBlockNotFound, hash)
+	// Any refusal means no usable header: Core answers -5 for unknown
+	// blocks, btcd -32603 for blocks off its main chain.
+	var rpcErr *bchain.RPCError
+	if errors.As(err, &rpcErr) {
+		return 0, fmt.Errorf("%w: %s: %s", bchain.ErrBlockNotFound, hash, rpcErr.Message)
 	}
 	if err != nil {
 		return 0, err
