@@ -195,4 +195,3 @@ func dryRun(ctx context.Context, b *bchain.Backend, index *db.UtxoIndex, log *sl
 	log.Info("dry run ok", "node_height", h, "node_hash", hash.String(), "index_height", tip.Height, "index_hash", tip.Hash.String())
 	return nil
 }
-

@@ -28,9 +28,9 @@ func (s *Syncer) fetchParallel(ctx context.Context, from, to uint32, connect fun
 		mu       sync.Mutex
 		cond     = sync.NewCond(&mu)
 		ready    = map[uint32]result{}
-		admitted = map[uint32]int64{} // bytes accounted for each admitted height
-		inflight int64                // accounted bytes of admitted, unconnected blocks
-		estimate int64 = 1 << 20      // running estimate of the next block's bytes
+		admitted = map[uint32]int64{}           // bytes accounted for each admitted height
+		inflight int64                          // accounted bytes of admitted, unconnected blocks
+		estimate int64                = 1 << 20 // running estimate of the next block's bytes
 	)
 	jobs := make(chan uint32)
 	var wg sync.WaitGroup

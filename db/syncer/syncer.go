@@ -94,9 +94,9 @@ const settleDelay = 500 * time.Millisecond
 
 // State is the sync status shown by the API and health checks.
 type State struct {
-	InitialSync   bool      // a catch-up from far behind is running
-	InSync        bool      // the last pass ended at the node's tip
-	BestHeight    uint32    // index tip height
+	InitialSync   bool   // a catch-up from far behind is running
+	InSync        bool   // the last pass ended at the node's tip
+	BestHeight    uint32 // index tip height
 	BestHash      bchain.Hash
 	HasTip        bool      // false while the index is empty
 	NodeHeight    uint32    // node tip height at the last check
