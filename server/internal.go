@@ -56,7 +56,7 @@ func NewInternal(addr string, gatherer prometheus.Gatherer, sync SyncState, maxL
 func health(st syncer.State, maxLag uint32) (bool, string) {
 	switch {
 	case st.Err != "":
-		return false, "sync error: " + st.Err
+		return false, st.Err
 	case !st.HasTip:
 		return false, "index is empty"
 	case st.NodeHeight > st.BestHeight+maxLag:

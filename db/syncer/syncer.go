@@ -195,7 +195,7 @@ func (s *Syncer) Run(ctx context.Context, notifier bchain.BlockNotifier) error {
 			s.update(func(st *State) { st.Err = err.Error(); st.InSync = false })
 			s.log.Warn("sync failed, retrying", "err", err, "retry_in", backoff)
 			wait = time.After(backoff)
-			backoff = min(backoff*2, 30*time.Second)
+			backoff = min(backoff*2, 10*time.Second)
 		}
 		select {
 		case <-ctx.Done():
@@ -239,6 +239,16 @@ func (s *Syncer) Sync(ctx context.Context) error {
 			}
 			if !onChain {
 				if nodeHeight < tip.Height {
+					behind, err := s.nodeBehind(nodeHeight, nodeHash)
+					if err != nil {
+						return err
+					}
+					if behind {
+						// The node is catching up (restarted, reindexing):
+						// its chain is a prefix of ours. Wait for it.
+						return fmt.Errorf("%w: node is at block %d, behind the index at %d; waiting for it to catch up",
+							bchain.ErrNodeUnavailable, nodeHeight, tip.Height)
+					}
 					settled, err := s.nodeSettled(ctx, nodeHash)
 					if err != nil {
 						return err
@@ -281,6 +291,16 @@ func (s *Syncer) onActiveChain(ctx context.Context, tip db.Tip) (bool, error) {
 		return false, err
 	}
 	return h == tip.Hash, nil
+}
+
+// nodeBehind reports whether the node's tip is a block of the index, i.e.
+// the node's active chain is a prefix of the index's chain.
+func (s *Syncer) nodeBehind(nodeHeight uint32, nodeHash bchain.Hash) (bool, error) {
+	ours, ok, err := s.index.BlockHash(nodeHeight)
+	if err != nil {
+		return false, err
+	}
+	return ok && ours == nodeHash, nil
 }
 
 // nodeSettled reports whether the node's tip is still hash after a short
