@@ -46,7 +46,14 @@ const waitFor = 90 * time.Second
 
 func startNode(t testing.TB) *regtest.Node {
 	t.Helper()
-	node, err := regtest.Start(context.Background(), regtest.Options{Dir: t.TempDir()})
+	return startNodeWith(t, regtest.Options{})
+}
+
+// startNodeWith starts btcd with options (Dir is filled in).
+func startNodeWith(t testing.TB, o regtest.Options) *regtest.Node {
+	t.Helper()
+	o.Dir = t.TempDir()
+	node, err := regtest.Start(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}

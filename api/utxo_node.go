@@ -105,6 +105,9 @@ func (s *UtxoService) TxSpecific(ctx context.Context, txidParam string) (json.Ra
 	}
 	res, err := s.backend.Txs.TxSpecific(ctx, txid, inBlock)
 	if errors.Is(err, bchain.ErrTxNotFound) {
+		if meta != nil {
+			return nil, &Error{Msg: fmt.Sprintf("The node cannot describe confirmed transaction '%s': it needs a transaction index (-txindex)", txid), Err: err}
+		}
 		return nil, &Error{Msg: fmt.Sprintf("Transaction '%s' not found", txid), Err: err}
 	}
 	return res, err

@@ -246,11 +246,15 @@ func (n *Node) EstimateFee(ctx context.Context, blocks int, conservative bool) (
 		var res struct {
 			FeeRate json.Number `json:"feerate"`
 		}
-		if err := n.rpc.call(ctx, "estimatesmartfee", []any{blocks, mode}, &res); err != nil {
-			return 0, err
-		}
+		err = n.rpc.call(ctx, "estimatesmartfee", []any{blocks, mode}, &res)
 		rate = res.FeeRate
-	} else if err := n.rpc.call(ctx, "estimatefee", []any{blocks}, &rate); err != nil && !isRPCCode(err, codeMisc) {
+	} else {
+		err = n.rpc.call(ctx, "estimatefee", []any{blocks}, &rate)
+	}
+	// btcd refuses estimatefee while its estimator lacks data: no estimate.
+	// Core says so in the answer's "errors", so its refusals are real errors.
+	var rpcErr *bchain.RPCError
+	if err != nil && (d == dialectCore || !errors.As(err, &rpcErr)) {
 		return 0, err
 	}
 	if sat, err := btcToSat(rate); err == nil && sat > 0 {
