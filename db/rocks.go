@@ -166,7 +166,7 @@ func checkForeign(path string, ours []CF) error {
 		}
 	}
 	if len(foreign) > 0 {
-		return fmt.Errorf("%w: %s holds a different index format (unknown column families %v, e.g. an index written by Blockbook itself or for another chain type), resync required: point -datadir at an empty directory",
+		return fmt.Errorf("%w: %s holds a different index format, resync required (it has column families %v this program does not write: an index of Blockbook itself or of another chain type); point -datadir at an empty directory",
 			ErrIncompatible, path, foreign)
 	}
 	return nil

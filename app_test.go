@@ -1,0 +1,175 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/linxGnu/grocksdb"
+
+	"github.com/openexplorer/blockbook/bchain"
+	"github.com/openexplorer/blockbook/bchain/coins/btc"
+	"github.com/openexplorer/blockbook/db"
+)
+
+// Every flag Blockbook's packaging passes is accepted; ones without effect
+// are reported, not fatal.
+func TestFlagsAcceptBlockbookPackaging(t *testing.T) {
+	args := strings.Fields(`-blockchaincfg=/etc/blockbook/blockchaincfg.json -datadir=/opt/data -sync -internal=:9030 -public=:9130
+		-certfile=/opt/cert/blockbook -explorer= -log_dir=/opt/logs -resyncindexperiod=30011 -resyncmempoolperiod=2011
+		-workers=4 -dbcache=1073741824 -dbmaxopenfiles=4096 -extendedindex -enablesubnewtx -notxcache -logtostderr -dryrun -rollback=-1 -v=1`)
+	o, err := parseFlags(args, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !o.sync || o.workers != 4 || o.dbCache != 1<<30 || o.resyncIndexMs != 30011 || !o.noTxCache || !o.dryRun {
+		t.Fatalf("parsed %+v", o)
+	}
+	var logs bytes.Buffer
+	o.warnIgnored(slog.New(slog.NewTextHandler(&logs, nil)))
+	for _, f := range []string{"-extendedindex", "-enablesubnewtx", "-certfile", "-resyncmempoolperiod", "-log_dir"} {
+		if !strings.Contains(logs.String(), "flag="+f+" ") {
+			t.Errorf("no warning for %s:\n%s", f, logs.String())
+		}
+	}
+	if strings.Contains(logs.String(), "-explorer") {
+		t.Errorf("an empty -explorer should not warn:\n%s", logs.String())
+	}
+	if _, err := parseFlags([]string{"-datadir=x"}, io.Discard); err == nil || !strings.Contains(err.Error(), "-blockchaincfg") {
+		t.Fatalf("missing -blockchaincfg: %v", err)
+	}
+	if _, err := parseFlags([]string{"-blockchaincfg=x", "-nosuchflag"}, io.Discard); err == nil {
+		t.Fatal("unknown flag accepted")
+	}
+}
+
+func runWith(t *testing.T, cfg string, dataDir string) error {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "cfg.json")
+	if err := os.WriteFile(path, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := &options{blockchainCfg: path, dataDir: dataDir, public: "none", internal: "none", workers: 1,
+		dbCache: 8 << 20, rollback: -1, syncMemoryMB: 16, dryRun: true}
+	return run(context.Background(), o, slog.New(slog.NewTextHandler(io.Discard, nil)))
+}
+
+// Configuration mistakes stop the program with a message naming the key.
+func TestConfigErrors(t *testing.T) {
+	for _, c := range []struct{ cfg, want string }{
+		{`{"coin_name":"Bitcoin"}`, "rpc_url"},
+		{`{"rpc_url":"http://127.0.0.1:1"}`, "coin_name"},
+		{`{"coin_name":"Bitcoinz","rpc_url":"http://127.0.0.1:1"}`, `unknown coin_name "Bitcoinz" (supported: Bitcoin, Regtest, Signet, Testnet, Testnet4)`},
+		{`{"coin_name":"Bitcoin","rpc_url":"not a url"}`, "rpc_url"},
+		{`{"coin_name":"Bitcoin","rpc_url":"http://x","block_notifications":"carrier-pigeon"}`, "block_notifications"},
+		{`{"coin_name":"Bitcoin","rpc_url":"http://x","block_notifications":"zmq"}`, "message_queue_binding"},
+		{`{"coin_name": "Bitcoin", `, "not valid JSON"},
+	} {
+		err := runWith(t, c.cfg, t.TempDir())
+		if !errors.Is(err, bchain.ErrConfig) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want a config error mentioning %q", c.cfg, err, c.want)
+		}
+	}
+}
+
+// A datadir written by Blockbook itself, or for another coin or network, is
+// refused with a clear message and left untouched.
+func TestForeignDatadirRefused(t *testing.T) {
+	// Blockbook's layout: its column families and its internalState key.
+	bbDir := t.TempDir()
+	opts := grocksdb.NewDefaultOptions()
+	opts.SetCreateIfMissing(true)
+	opts.SetCreateIfMissingColumnFamilies(true)
+	names := []string{"default", "height", "addresses", "blockTxs", "transactions", "fiatRates", "addressBalance", "txAddresses"}
+	cfOpts := make([]*grocksdb.Options, len(names))
+	for i := range cfOpts {
+		cfOpts[i] = opts
+	}
+	rdb, handles, err := grocksdb.OpenDbColumnFamilies(opts, bbDir, names, cfOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wo := grocksdb.NewDefaultWriteOptions()
+	if err := rdb.Put(wo, []byte("internalState"), []byte(`{"coin":"Bitcoin"}`)); err != nil {
+		t.Fatal(err)
+	}
+	wo.Destroy()
+	for _, h := range handles {
+		h.Destroy()
+	}
+	rdb.Close()
+	opts.Destroy()
+
+	cfg := `{"coin_name":"Bitcoin","rpc_url":"http://127.0.0.1:1"}`
+	err = runWith(t, cfg, bbDir)
+	if !errors.Is(err, db.ErrIncompatible) || !strings.Contains(err.Error(), "different index format, resync required") {
+		t.Fatalf("Blockbook datadir: %v", err)
+	}
+
+	// An index of ours for Regtest refuses to serve as Bitcoin.
+	dir := t.TempDir()
+	d, err := db.Open(db.Options{Path: dir, ChainType: bchain.ChainBitcoinType, Coin: "Regtest", Network: "regtest"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Close()
+	err = runWith(t, cfg, dir)
+	if !errors.Is(err, db.ErrIncompatible) || !strings.Contains(err.Error(), `created for coin "Regtest"`) {
+		t.Fatalf("other coin: %v", err)
+	}
+}
+
+// Every shipped config loads, names a registered coin whose parser accepts
+// that network's addresses, and every registered coin has a config and a
+// parser check here.
+func TestShippedConfigs(t *testing.T) {
+	validAddress := map[string]string{
+		"Bitcoin":  "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4",
+		"Testnet":  "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx",
+		"Testnet4": "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx",
+		"Signet":   "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx",
+		"Regtest":  "bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080",
+	}
+	files, err := filepath.Glob("configs/coins/*.json")
+	if err != nil || len(files) < 4 {
+		t.Fatalf("configs: %v %v", files, err)
+	}
+	configured := map[string]bool{}
+	for _, f := range files {
+		cfg, err := bchain.LoadConfig(f)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		b, err := bchain.NewBackend(cfg, bchain.Env{Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		configured[cfg.CoinName] = true
+		if _, err := b.Addresses.AddrDescFromAddress(validAddress[cfg.CoinName]); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+		if _, err := b.Addresses.AddrDescFromAddress(validAddress["Bitcoin"]); cfg.CoinName != "Bitcoin" && err == nil {
+			t.Errorf("%s accepts a mainnet address", f)
+		}
+		if b.Params.PublicPort == 0 || b.Params.InternalPort == 0 {
+			t.Errorf("%s: no default ports", f)
+		}
+	}
+	for _, name := range bchain.CoinNames() {
+		if _, ok := validAddress[name]; !ok {
+			t.Errorf("coin %s has no parser check in this test", name)
+		}
+		if _, ok := btc.ParamsFor(name); !ok {
+			t.Errorf("coin %s is not a Bitcoin-type network", name)
+		}
+		if !configured[name] && name != "Testnet4" {
+			t.Errorf("coin %s has no configs/coins file", name)
+		}
+	}
+}
