@@ -19,6 +19,7 @@ import (
 
 	"github.com/openexplorer/blockbook/api"
 	"github.com/openexplorer/blockbook/bchain"
+	"github.com/openexplorer/blockbook/static"
 )
 
 // PublicConfig configures the public server.
@@ -124,10 +125,29 @@ func (p *Public) routes() {
 	p.handle("GET /api/v2/feestats/{id}", "feestats", func(r *http.Request) (any, error) {
 		return p.svc.FeeStats(r.Context(), r.PathValue("id"))
 	})
+	p.mux.HandleFunc("GET /{$}", p.landing)
 	// Everything else under /api: a JSON error instead of a bare 404 page.
 	p.handle("/api/", "unknown", func(r *http.Request) (any, error) {
 		return nil, &api.Error{Msg: "Unknown API endpoint or missing parameter: " + truncate(r.URL.Path, 100)}
 	})
+}
+
+// landing renders the embedded index page with the current status.
+func (p *Public) landing(w http.ResponseWriter, r *http.Request) {
+	st, err := p.svc.Status(r.Context())
+	if err != nil {
+		p.writeError(w, r, "landing", err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	data := struct {
+		Coin       string
+		BestHeight uint32
+		InSync     bool
+	}{st.Blockbook.Coin, st.Blockbook.BestHeight, st.Blockbook.InSync}
+	if err := static.Index.Execute(w, data); err != nil {
+		p.log.Warn("landing page", "err", err)
+	}
 }
 
 // handle wraps an API handler with the timeout, panic recovery, metrics and

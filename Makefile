@@ -1,0 +1,54 @@
+# The two commands of the README: `make run` (demo on a local regtest node)
+# and `make test` (the whole suite). Both install what is missing first.
+
+GO       ?= go
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
+COMMIT   ?= $(shell git rev-parse --short=8 HEAD 2>/dev/null || echo unknown)
+LDFLAGS  := -X main.version=$(VERSION) -X main.gitCommit=$(COMMIT) -X main.buildTime=$(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+FUZZEXECS ?= 20000x
+
+.PHONY: all deps deps-system deps-js build run test test-go test-fuzz test-wire fuzz bench clean
+
+all: build
+
+## deps: system and npm packages the build and tests need
+deps: deps-system deps-js
+
+deps-system:
+	@scripts/install-deps.sh
+
+deps-js:
+	@cd tools/js && npm ci --no-audit --no-fund --loglevel=error
+
+## build: the blockbook binary in bin/
+build: deps-system
+	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/blockbook .
+
+## run: btcd regtest + demo chain + blockbook on http://127.0.0.1:9130
+run: build
+	$(GO) run ./cmd/demo -blockbook bin/blockbook
+
+## test: vet, the whole suite once with -race, every fuzz target briefly,
+## and the golden answers type-checked against the wallet client's typings
+test: deps test-go test-fuzz test-wire
+
+test-go:
+	$(GO) vet ./...
+	$(GO) test -race -timeout 30m ./...
+
+test-fuzz:
+	@scripts/fuzz.sh $(FUZZEXECS)
+
+test-wire:
+	cd tools/js && node check-goldens.mjs ../../server/testdata
+
+## fuzz: longer fuzzing campaigns (FUZZTIME=10m make fuzz)
+fuzz:
+	@scripts/fuzz.sh $(or $(FUZZTIME),2m)
+
+## bench: initial-sync throughput on a generated regtest chain (not in CI)
+bench: build
+	$(GO) run ./cmd/syncbench -blockbook bin/blockbook
+
+clean:
+	rm -rf bin tools/js/node_modules tools/js/generated

@@ -1,0 +1,219 @@
+// Command demo runs the whole stack on a laptop: a btcd regtest node in a
+// temporary directory, a demo chain of real signed transactions of every
+// script type, and blockbook indexing it and serving the API, with a new
+// block every -interval so that following the tip is visible. It is what
+// `make run` starts.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/btcsuite/btcd/chaincfg/v2"
+
+	"github.com/openexplorer/blockbook/tools/chaingen"
+	"github.com/openexplorer/blockbook/tools/regtest"
+)
+
+func main() {
+	bin := flag.String("blockbook", "bin/blockbook", "path to the blockbook binary")
+	public := flag.String("public", "127.0.0.1:9130", "public API address")
+	internal := flag.String("internal", "127.0.0.1:9030", "internal (metrics, health) address")
+	dir := flag.String("dir", "", "working directory for the node and the index (default: a new temporary directory, removed at exit)")
+	interval := flag.Duration("interval", 30*time.Second, "mine a block with a new payment this often (0: never)")
+	flag.Parse()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, *bin, *public, *internal, *dir, *interval); err != nil {
+		fmt.Fprintln(os.Stderr, "demo:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, bin, public, internal, dir string, interval time.Duration) error {
+	if _, err := os.Stat(bin); err != nil {
+		return fmt.Errorf("blockbook binary %s not found (run `make build`): %w", bin, err)
+	}
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "blockbook-demo-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		dir = tmp
+	}
+	say("working directory %s", dir)
+
+	say("starting btcd (regtest; the first run builds it, which takes a little while)")
+	node, err := regtest.Start(ctx, regtest.Options{Dir: filepath.Join(dir, "btcd"), TxIndex: true})
+	if err != nil {
+		return err
+	}
+	defer node.Stop()
+
+	// Timestamps end about now and advance one step per block, so that the
+	// live blocks mined every interval keep realistic times.
+	step := max(interval, time.Second)
+	g := chaingen.New(&chaincfg.RegressionNetParams, "demo",
+		chaingen.WithTimestamps(time.Now().Add(-time.Duration(chaingen.DefaultDemo().Blocks)*step), step))
+	if err := g.Demo(chaingen.DefaultDemo()); err != nil {
+		return err
+	}
+	if err := g.Submit(ctx, node, 1); err != nil {
+		return err
+	}
+	h, hash := g.Tip()
+	say("demo chain: %d blocks, %d transactions", h, len(g.Ledger().Txs))
+
+	cfgPath := filepath.Join(dir, "blockchaincfg.json")
+	cfg, _ := json.MarshalIndent(map[string]any{
+		"coin_name": "Regtest", "coin_shortcut": "rBTC", "coin_label": "Bitcoin Regtest",
+		"rpc_url": node.RPCURL, "rpc_user": node.RPCUser, "rpc_pass": node.RPCPass, "rpc_timeout": 25,
+		"parse": true, "block_addresses_to_keep": 300,
+	}, "", "  ")
+	if err := os.WriteFile(cfgPath, cfg, 0o644); err != nil {
+		return err
+	}
+	bb := exec.Command(bin, "-blockchaincfg="+cfgPath, "-datadir="+filepath.Join(dir, "index"), "-sync",
+		"-public="+public, "-internal="+internal)
+	bb.Stdout, bb.Stderr = os.Stderr, os.Stderr
+	if err := bb.Start(); err != nil {
+		return err
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- bb.Wait() }()
+	defer func() {
+		_ = bb.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(15 * time.Second):
+			_ = bb.Process.Kill()
+		}
+	}()
+	base := "http://" + public
+	if err := waitSynced(ctx, base, uint32(h), exited); err != nil {
+		return err
+	}
+	printURLs(base, "http://"+internal, g, hash.String())
+
+	if interval <= 0 {
+		<-ctx.Done()
+		return nil
+	}
+	ticker := time.NewTicker(interval)
+	defer ticker.Stop()
+	for n := uint64(0); ; n++ {
+		select {
+		case <-ctx.Done():
+			say("stopping")
+			return nil
+		case err := <-exited:
+			return fmt.Errorf("blockbook exited: %v", err)
+		case <-ticker.C:
+		}
+		if err := mineOne(ctx, g, node, n); err != nil {
+			return err
+		}
+	}
+}
+
+// mineOne pays a demo address from the wallet and mines the tx in a block.
+func mineOne(ctx context.Context, g *chaingen.Generator, node *regtest.Node, n uint64) error {
+	kinds := []chaingen.ScriptKind{chaingen.P2WPKH, chaingen.P2TR, chaingen.P2PKH, chaingen.P2SHP2WPKH}
+	to, err := g.Address(kinds[n%uint64(len(kinds))], chaingen.DemoIndex)
+	if err != nil {
+		return err
+	}
+	tx, err := g.CreatePayment([]chaingen.Output{{Address: to, Value: 100_000 + int64(n)}}, 5)
+	if err != nil {
+		return err
+	}
+	if _, err := node.SendRawTransaction(ctx, tx); err != nil {
+		return err
+	}
+	if _, err := g.AddBlock(tx); err != nil {
+		return err
+	}
+	if err := g.Submit(ctx, node, g.Height()); err != nil {
+		return err
+	}
+	h, _ := g.Tip()
+	say("mined block %d with tx %s paying %s", h, tx.TxHash(), to)
+	return nil
+}
+
+func waitSynced(ctx context.Context, base string, height uint32, exited <-chan error) error {
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case err := <-exited:
+			return fmt.Errorf("blockbook exited: %v", err)
+		case <-time.After(200 * time.Millisecond):
+		}
+		resp, err := http.Get(base + "/api/v2")
+		if err != nil {
+			continue
+		}
+		var st struct {
+			Blockbook struct {
+				InSync     bool   `json:"inSync"`
+				BestHeight uint32 `json:"bestHeight"`
+			} `json:"blockbook"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&st)
+		resp.Body.Close()
+		if err == nil && st.Blockbook.InSync && st.Blockbook.BestHeight >= height {
+			return nil
+		}
+	}
+}
+
+func printURLs(base, internal string, g *chaingen.Generator, tip string) {
+	addr := func(k chaingen.ScriptKind) string {
+		a, err := g.Address(k, chaingen.DemoIndex)
+		if err != nil {
+			return "?"
+		}
+		return a
+	}
+	var someTx string
+	for txid, info := range g.Ledger().Txs {
+		if info.Position > 0 {
+			someTx = txid
+			break
+		}
+	}
+	fmt.Printf(`
+blockbook is serving the demo chain. Try:
+
+  status              %[1]s/api/v2
+  tip block           %[1]s/api/v2/block/%[2]s
+  block by height     %[1]s/api/v2/block/111
+  a transaction       %[1]s/api/v2/tx/%[3]s
+  P2TR address        %[1]s/api/v2/address/%[4]s?details=txs
+  P2WPKH address      %[1]s/api/v2/address/%[5]s
+  P2PKH address       %[1]s/api/v2/address/%[6]s?details=txslight
+  P2SH-P2WPKH UTXOs   %[1]s/api/v2/utxo/%[7]s
+  fee estimate        %[1]s/api/v2/estimatefee/2
+  metrics             %[8]s/metrics
+  health              %[8]s/health
+
+A new block with a payment arrives every interval. Ctrl-C stops everything.
+
+`, base, tip, someTx, addr(chaingen.P2TR), addr(chaingen.P2WPKH), addr(chaingen.P2PKH), addr(chaingen.P2SHP2WPKH), internal)
+}
+
+func say(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "demo: "+format+"\n", args...)
+}
+

@@ -1,0 +1,261 @@
+// Command syncbench measures blockbook's initial sync on a generated regtest
+// chain: it generates the chain once (cached), loads it into a btcd node once
+// (cached), then runs the blockbook binary from an empty datadir to in-sync
+// at the tip and prints time, blocks/s, tx/s, peak RSS and DB size. It is
+// what `make bench` runs; results go to docs/performance.md.
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/btcsuite/btcd/chaincfg/v2"
+
+	"github.com/openexplorer/blockbook/tools/chaingen"
+	"github.com/openexplorer/blockbook/tools/regtest"
+)
+
+func main() {
+	bin := flag.String("blockbook", "bin/blockbook", "blockbook binary")
+	blocks := flag.Int("blocks", 800, "chain length")
+	txs := flag.Int("txs", 150_000, "approximate number of transactions")
+	workers := flag.Int("workers", runtime.NumCPU(), "blockbook -workers")
+	syncMem := flag.Int("syncmemory", 512, "blockbook -syncmemory (MB)")
+	cache := flag.String("cache", "", "where to keep the generated chain and node (default: the user cache dir)")
+	flag.Parse()
+	if err := run(*bin, *blocks, *txs, *workers, *syncMem, *cache); err != nil {
+		fmt.Fprintln(os.Stderr, "syncbench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(bin string, blocks, txs, workers, syncMem int, cache string) error {
+	ctx := context.Background()
+	if cache == "" {
+		dir, err := os.UserCacheDir()
+		if err != nil {
+			return err
+		}
+		cache = filepath.Join(dir, "openexplorer-blockbook", "bench")
+	}
+	name := fmt.Sprintf("regtest-%d-%d", blocks, txs)
+	chainFile := filepath.Join(cache, name+".blk")
+	if err := generate(chainFile, blocks, txs); err != nil {
+		return err
+	}
+	node, height, err := loadedNode(ctx, filepath.Join(cache, name+".node"), chainFile)
+	if err != nil {
+		return err
+	}
+	defer node.Stop()
+
+	work, err := os.MkdirTemp("", "syncbench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	cfg := filepath.Join(work, "blockchaincfg.json")
+	data, _ := json.Marshal(map[string]any{"coin_name": "Regtest", "rpc_url": node.RPCURL, "rpc_user": node.RPCUser,
+		"rpc_pass": node.RPCPass, "parse": true, "block_addresses_to_keep": 300})
+	if err := os.WriteFile(cfg, data, 0o644); err != nil {
+		return err
+	}
+	addr, err := freeAddr()
+	if err != nil {
+		return err
+	}
+	dataDir := filepath.Join(work, "index")
+	cmd := exec.Command(bin, "-blockchaincfg="+cfg, "-datadir="+dataDir, "-sync", "-public="+addr, "-internal=none",
+		"-workers="+strconv.Itoa(workers), "-syncmemory="+strconv.Itoa(syncMem))
+	logFile, err := os.Create(filepath.Join(work, "blockbook.log"))
+	if err != nil {
+		return err
+	}
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	defer cmd.Process.Kill()
+	txCount, err := waitInSync(ctx, "http://"+addr, height, cmd)
+	elapsed := time.Since(start)
+	if err != nil {
+		return fmt.Errorf("%w (log: %s)", err, logFile.Name())
+	}
+	hwm := vmHWM(cmd.Process.Pid)
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	_ = cmd.Wait()
+	size := dirSize(dataDir)
+
+	fmt.Printf("initial sync of a generated regtest chain (%d blocks, %d txs), blockbook -workers=%d -syncmemory=%d\n", height+1, txCount, workers, syncMem)
+	fmt.Printf("  time to in-sync at tip: %.2f s (from process start)\n", elapsed.Seconds())
+	fmt.Printf("  throughput:             %.0f blocks/s, %.0f tx/s\n", float64(height+1)/elapsed.Seconds(), float64(txCount)/elapsed.Seconds())
+	fmt.Printf("  peak RSS (VmHWM):       %.1f MB\n", float64(hwm)/(1<<20))
+	fmt.Printf("  DB size:                %.1f MB\n", float64(size)/(1<<20))
+	return nil
+}
+
+// generate writes the benchmark chain file unless it exists.
+func generate(path string, blocks, txs int) error {
+	if _, err := os.Stat(path); err == nil {
+		return nil
+	}
+	fmt.Fprintf(os.Stderr, "generating %d blocks with ~%d txs (once; cached in %s)\n", blocks, txs, path)
+	g := chaingen.New(&chaincfg.RegressionNetParams, "bench")
+	if err := g.Demo(chaingen.BenchSpec(&chaincfg.RegressionNetParams, blocks, txs)); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(path + ".tmp")
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	if err := chaingen.WriteBlocks(w, g.Blocks()); err != nil {
+		f.Close()
+		return err
+	}
+	if err := errors.Join(w.Flush(), f.Close()); err != nil {
+		return err
+	}
+	return os.Rename(path+".tmp", path)
+}
+
+// loadedNode starts a btcd node holding the chain, loading it only once.
+func loadedNode(ctx context.Context, dir, chainFile string) (*regtest.Node, int32, error) {
+	f, err := os.Open(chainFile)
+	if err != nil {
+		return nil, 0, err
+	}
+	chain, err := chaingen.ReadBlocks(bufio.NewReader(f))
+	f.Close()
+	if err != nil {
+		return nil, 0, err
+	}
+	tip := int32(len(chain) - 1)
+	node, err := regtest.Start(ctx, regtest.Options{Dir: dir})
+	if err != nil {
+		return nil, 0, err
+	}
+	h, _, err := node.BestBlock(ctx)
+	if err != nil {
+		node.Stop()
+		return nil, 0, err
+	}
+	if h < tip {
+		fmt.Fprintf(os.Stderr, "loading the chain into btcd (once; cached in %s)\n", dir)
+		if err := chaingen.SubmitBlocks(ctx, node, chain, h+1); err != nil {
+			node.Stop()
+			return nil, 0, err
+		}
+	}
+	return node, tip, nil
+}
+
+// waitInSync polls the status until the index is in sync at height and
+// returns the number of txs indexed (from the block tx counts).
+func waitInSync(ctx context.Context, base string, height int32, cmd *exec.Cmd) (int, error) {
+	for {
+		if cmd.ProcessState != nil {
+			return 0, errors.New("blockbook exited")
+		}
+		resp, err := http.Get(base + "/api/v2")
+		if err == nil {
+			var st struct {
+				Blockbook struct {
+					InSync     bool  `json:"inSync"`
+					BestHeight int32 `json:"bestHeight"`
+				} `json:"blockbook"`
+			}
+			err = json.NewDecoder(resp.Body).Decode(&st)
+			resp.Body.Close()
+			if err == nil && st.Blockbook.InSync && st.Blockbook.BestHeight == height {
+				return countTxs(base)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// countTxs reads the sync's tx total from the metrics-free way: the
+// blockbook_index_txs_total is internal, so sum txCount over blocks instead.
+func countTxs(base string) (int, error) {
+	total := 0
+	for h := 0; ; h++ {
+		resp, err := http.Get(fmt.Sprintf("%s/api/v2/block/%d", base, h))
+		if err != nil {
+			return 0, err
+		}
+		var b struct {
+			TxCount int    `json:"txCount"`
+			Error   string `json:"error"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&b)
+		resp.Body.Close()
+		if err != nil {
+			return 0, err
+		}
+		if b.Error != "" {
+			return total, nil
+		}
+		total += b.TxCount
+	}
+}
+
+// vmHWM returns the peak resident set size of a process in bytes.
+func vmHWM(pid int) int64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmHWM:" {
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+func dirSize(dir string) int64 {
+	var n int64
+	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if fi, err := d.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}
+
+func freeAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
+}
