@@ -16,13 +16,7 @@ import (
 // Bad input gets a clear 400 with a JSON error and never a 500 or a panic:
 // malformed ids, huge parameters and bodies, random garbage paths.
 func TestE2EBadInput(t *testing.T) {
-	node := startNode(t)
-	g := demoChain(t)
-	submit(t, g, node, 1)
-	inst := startInProcess(t, writeConfig(t, node, nil), t.TempDir(), nil)
-	h, hash := g.Tip()
-	waitTip(t, inst.base, h, hash.String(), inst.logs)
-
+	inst := startDemoStack(t, nil).inst
 	check := func(method, path string, body io.Reader, want int, contains string) {
 		t.Helper()
 		req, err := http.NewRequest(method, inst.base+path, body)
@@ -78,12 +72,8 @@ func TestE2EBadInput(t *testing.T) {
 // New blocks are picked up through btcd's websocket notifications: with
 // polling set to a minute, the index still follows the tip at once.
 func TestE2EFollowsTipByNotification(t *testing.T) {
-	node := startNode(t)
-	g := demoChain(t)
-	submit(t, g, node, 1)
-	inst := startInProcess(t, writeConfig(t, node, map[string]any{"block_poll_interval_ms": 60_000}), t.TempDir(), nil)
-	h, hash := g.Tip()
-	waitTip(t, inst.base, h, hash.String(), inst.logs)
+	st := startDemoStack(t, map[string]any{"block_poll_interval_ms": 60_000})
+	node, g, inst := st.node, st.g, st.inst
 	waitLog(t, inst, "subscribed to node notifications")
 
 	var worst time.Duration

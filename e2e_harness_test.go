@@ -77,6 +77,27 @@ func submit(t testing.TB, g *chaingen.Generator, node *regtest.Node, from int32)
 	}
 }
 
+// demoStack is a btcd node holding the demo chain and a blockbook synced to
+// it; the config and datadir are returned for tests that restart it.
+type demoStack struct {
+	node    *regtest.Node
+	g       *chaingen.Generator
+	inst    *instance
+	cfg     string
+	dataDir string
+}
+
+func startDemoStack(t testing.TB, cfgExtra map[string]any) *demoStack {
+	t.Helper()
+	st := &demoStack{node: startNode(t), g: demoChain(t), dataDir: t.TempDir()}
+	submit(t, st.g, st.node, 1)
+	st.cfg = writeConfig(t, st.node, cfgExtra)
+	st.inst = startInProcess(t, st.cfg, st.dataDir, nil)
+	h, hash := st.g.Tip()
+	waitTip(t, st.inst.base, h, hash.String(), st.inst.logs)
+	return st
+}
+
 // writeConfig writes a blockchaincfg.json for the Regtest coin.
 func writeConfig(t testing.TB, node *regtest.Node, extra map[string]any) string {
 	t.Helper()

@@ -63,12 +63,8 @@ func checkLedger(t *testing.T, base string, l *chaingen.Ledger) {
 // many-output txs, chains of unconfirmed parents) synced from btcd gives, for
 // every address, what the generator knows it did.
 func TestE2ELedger(t *testing.T) {
-	node := startNode(t)
-	g := demoChain(t)
-	submit(t, g, node, 1)
-	inst := startInProcess(t, writeConfig(t, node, nil), t.TempDir(), nil)
-	h, hash := g.Tip()
-	waitTip(t, inst.base, h, hash.String(), inst.logs)
+	st := startDemoStack(t, nil)
+	g, inst := st.g, st.inst
 	checkLedger(t, inst.base, g.Ledger())
 
 	// A valid address the chain never touched answers zeros, not an error.

@@ -33,15 +33,8 @@ func competingBranch(t *testing.T, g *chaingen.Generator, node *regtest.Node, fo
 // leave the index byte-identical to a fresh sync of the final chain, and its
 // answers equal to the final chain's ledger.
 func TestE2EReorgs(t *testing.T) {
-	node := startNode(t)
-	g := demoChain(t)
-	submit(t, g, node, 1)
-	cfg := writeConfig(t, node, nil)
-	dir := t.TempDir()
-	inst := startInProcess(t, cfg, dir, nil)
-	h, hash := g.Tip()
-	waitTip(t, inst.base, h, hash.String(), inst.logs)
-
+	st := startDemoStack(t, nil)
+	node, g, inst, cfg, dir := st.node, st.g, st.inst, st.cfg, st.dataDir
 	ctx := context.Background()
 	steps := []struct {
 		name  string
@@ -74,14 +67,9 @@ func TestE2EReorgs(t *testing.T) {
 // node's copy of the orphaned blocks) is that way out, after which the index
 // equals a fresh sync.
 func TestE2EReorgDeeperThanWindow(t *testing.T) {
-	node := startNode(t)
-	g := demoChain(t)
-	submit(t, g, node, 1)
-	cfg := writeConfig(t, node, map[string]any{"block_addresses_to_keep": 5})
-	dir := t.TempDir()
-	inst := startInProcess(t, cfg, dir, nil)
+	st := startDemoStack(t, map[string]any{"block_addresses_to_keep": 5})
+	node, g, inst, cfg, dir := st.node, st.g, st.inst, st.cfg, st.dataDir
 	oldH, oldHash := g.Tip()
-	waitTip(t, inst.base, oldH, oldHash.String(), inst.logs)
 
 	fork := oldH - 8
 	b := competingBranch(t, g, node, fork, 2, "too-deep")
