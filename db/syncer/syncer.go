@@ -144,9 +144,10 @@ func (s *Syncer) tipChanged(tip db.Tip, hasTip bool) {
 	s.mu.Lock()
 	s.state.BestHeight, s.state.BestHash, s.state.HasTip = tip.Height, tip.Hash, hasTip
 	s.state.LastBlockTime = time.Now()
-	listeners := s.listeners
+	listeners, nodeHeight := s.listeners, s.state.NodeHeight
 	s.mu.Unlock()
 	s.m.bestHeight.Set(float64(tip.Height))
+	s.m.lag(tip.Height, hasTip, nodeHeight)
 	for _, fn := range listeners {
 		fn(tip)
 	}
