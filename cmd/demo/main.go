@@ -216,4 +216,3 @@ A new block with a payment arrives every interval. Ctrl-C stops everything.
 func say(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "demo: "+format+"\n", args...)
 }
-
