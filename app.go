@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
+	"net/http/pprof"
 	"os"
 	"strconv"
 	"sync"
@@ -44,6 +46,15 @@ func run(ctx context.Context, o *options, log *slog.Logger) error {
 		defer backend.Close()
 	}
 	o.warnIgnored(log)
+	if o.prof != "" {
+		go func() {
+			log.Info("pprof profiles served", "addr", o.prof)
+			srv := &http.Server{Addr: o.prof, Handler: profMux(), ReadHeaderTimeout: 10 * time.Second}
+			if err := srv.ListenAndServe(); err != nil {
+				log.Error("pprof server", "err", err)
+			}
+		}()
+	}
 
 	var killAfter int64
 	if v := os.Getenv(killAfterWritesEnv); v != "" {
@@ -51,9 +62,11 @@ func run(ctx context.Context, o *options, log *slog.Logger) error {
 			return fmt.Errorf("%w: %s=%q is not a number", bchain.ErrConfig, killAfterWritesEnv, v)
 		}
 	}
+	mem := planMemory(o.syncMemoryMB<<20, len(db.ColumnFamilies(backend.Type)))
 	d, err := db.Open(db.Options{
 		Path: o.dataDir, ChainType: backend.Type, Coin: cfg.CoinName, Network: backend.Params.Network,
-		CacheBytes: o.dbCache, MaxOpenFiles: o.dbMaxOpenFiles, KillAfterWrites: killAfter, Log: log,
+		CacheBytes: o.dbCache, MaxOpenFiles: o.dbMaxOpenFiles, WriteBufferBytes: mem.writeBuffer,
+		KillAfterWrites: killAfter, Log: log,
 	})
 	if err != nil {
 		return err
@@ -74,7 +87,8 @@ func run(ctx context.Context, o *options, log *slog.Logger) error {
 		pollMs = 1000
 	}
 	worker := syncer.New(backend.Chain, index, syncer.Config{
-		Workers: o.workers, MemoryBudget: o.syncMemoryMB << 20, PollInterval: time.Duration(pollMs) * time.Millisecond,
+		Workers: o.workers, MemoryBudget: mem.syncWorker, PollInterval: time.Duration(pollMs) * time.Millisecond,
+		BulkThreshold: uint32(o.bulkThreshold), OnBulk: mem.bulkMemory(d.SetBlockCacheBytes, o.dbCache),
 	}, log, syncer.NewMetrics(reg))
 
 	if o.rollback >= 0 {
@@ -153,6 +167,18 @@ func shutdownAll(servers []interface{ Shutdown(context.Context) error }, log *sl
 			log.Warn("server shutdown", "err", err)
 		}
 	}
+}
+
+// profMux serves net/http/pprof's handlers on their own mux, so that they
+// never appear on the public or internal servers.
+func profMux() *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	return mux
 }
 
 // binding resolves a -public/-internal value: empty means the coin's default

@@ -22,7 +22,7 @@ import (
 // are reported, not fatal.
 func TestFlagsAcceptBlockbookPackaging(t *testing.T) {
 	args := strings.Fields(`-blockchaincfg=/etc/blockbook/blockchaincfg.json -datadir=/opt/data -sync -internal=:9030 -public=:9130
-		-certfile=/opt/cert/blockbook -explorer= -log_dir=/opt/logs -resyncindexperiod=30011 -resyncmempoolperiod=2011
+		-certfile=/opt/cert/blockbook -explorer= -log_dir=/opt/logs -prof=127.0.0.1:0 -resyncindexperiod=30011 -resyncmempoolperiod=2011
 		-workers=4 -dbcache=1073741824 -dbmaxopenfiles=4096 -extendedindex -enablesubnewtx -notxcache -logtostderr -dryrun -rollback=-1 -v=1`)
 	o, err := parseFlags(args, io.Discard)
 	if err != nil {
@@ -56,7 +56,7 @@ func runWith(t *testing.T, cfg string, dataDir string) error {
 		t.Fatal(err)
 	}
 	o := &options{blockchainCfg: path, dataDir: dataDir, public: "none", internal: "none", workers: 1,
-		dbCache: 8 << 20, rollback: -1, syncMemoryMB: 16, dryRun: true}
+		dbCache: 8 << 20, rollback: -1, syncMemoryMB: 64, dryRun: true}
 	return run(context.Background(), o, slog.New(slog.NewTextHandler(io.Discard, nil)))
 }
 

@@ -335,13 +335,23 @@ func freePort(t testing.TB) string {
 	return ln.Addr().String()
 }
 
-// startChild runs this test binary as blockbook with the given environment.
-func startChild(t testing.TB, cfgPath, dataDir string, env ...string) *child {
+// startChild runs this test binary as blockbook with extra flags and
+// environment variables (NAME=value).
+func startChild(t testing.TB, cfgPath, dataDir string, extra ...string) *child {
 	t.Helper()
 	addr := freePort(t)
 	c := &child{logs: &syncBuffer{}, base: "http://" + addr, done: make(chan struct{})}
-	c.cmd = exec.Command(os.Args[0], "-blockchaincfg="+cfgPath, "-datadir="+dataDir, "-sync",
-		"-public="+addr, "-internal=none", "-workers=2", "-dbcache=33554432", "-syncmemory=64")
+	args := []string{"-blockchaincfg=" + cfgPath, "-datadir=" + dataDir, "-sync",
+		"-public=" + addr, "-internal=none", "-workers=2", "-dbcache=33554432", "-syncmemory=64"}
+	var env []string
+	for _, e := range extra {
+		if strings.HasPrefix(e, "-") {
+			args = append(args, e)
+		} else {
+			env = append(env, e)
+		}
+	}
+	c.cmd = exec.Command(os.Args[0], args...)
 	c.cmd.Env = append(append(os.Environ(), childEnv+"=1"), env...)
 	c.cmd.Stdout, c.cmd.Stderr = c.logs, c.logs
 	if err := c.cmd.Start(); err != nil {

@@ -23,10 +23,12 @@ type options struct {
 	rollback       int64
 	resyncIndexMs  int
 	syncMemoryMB   int64
+	bulkThreshold  int
 	noTxCache      bool
 	dryRun         bool
 	verbosity      int
 	logFormat      string
+	prof           string
 
 	// Accepted for compatibility; their features come in later releases or
 	// do not apply. Set ones are reported at start.
@@ -52,7 +54,6 @@ var ignoredFlags = []struct {
 	{"log_dir", "logs go to stderr; let the service manager store them", false},
 	{"computecolumnstats", "column statistics are not implemented", true},
 	{"noxpubcache", "xpub support arrives later", true},
-	{"prof", "profiling endpoint is not implemented", false},
 	{"template", "not applicable", false},
 }
 
@@ -70,11 +71,13 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&o.dbMaxOpenFiles, "dbmaxopenfiles", 1<<14, "maximum number of files RocksDB keeps open")
 	fs.Int64Var(&o.rollback, "rollback", -1, "roll the index back to this height and exit")
 	fs.IntVar(&o.resyncIndexMs, "resyncindexperiod", 0, "how often (ms) to poll the node for a new tip besides push notifications (default 1000)")
-	fs.Int64Var(&o.syncMemoryMB, "syncmemory", 512, "memory budget in MB for blocks fetched ahead during catch-up")
+	fs.Int64Var(&o.syncMemoryMB, "syncmemory", 512, "memory budget in MB of the sync (blocks fetched ahead, UTXO cache, pending rows, RocksDB memtables; the block cache too while bulk loading)")
+	fs.IntVar(&o.bulkThreshold, "bulkthreshold", 500, "load blocks in bulk (sorted files ingested per round) when at least this many behind the node; 0 disables")
 	fs.BoolVar(&o.noTxCache, "notxcache", false, "do not cache transactions fetched from the node")
 	fs.BoolVar(&o.dryRun, "dryrun", false, "check the configuration, the database and the node, then exit")
 	fs.IntVar(&o.verbosity, "v", 0, "log verbosity: 0 info, 1 or more debug")
 	fs.StringVar(&o.logFormat, "logformat", "text", "log format: text or json")
+	fs.StringVar(&o.prof, "prof", "", "serve Go's pprof profiles on this address (e.g. 127.0.0.1:6060); keep it private")
 	for _, f := range ignoredFlags {
 		dst := new(string)
 		o.ignored[f.name] = dst
@@ -92,8 +95,11 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	if o.workers < 1 {
 		o.workers = 1
 	}
-	if o.syncMemoryMB < 16 {
-		return nil, fmt.Errorf("-syncmemory must be at least 16 (MB)")
+	if o.syncMemoryMB < 64 {
+		return nil, fmt.Errorf("-syncmemory must be at least 64 (MB)")
+	}
+	if o.bulkThreshold < 0 {
+		return nil, fmt.Errorf("-bulkthreshold must not be negative")
 	}
 	if o.logFormat != "text" && o.logFormat != "json" {
 		return nil, fmt.Errorf("-logformat must be text or json")

@@ -56,6 +56,8 @@ type Snapshot struct {
 
 // Snapshot returns a consistent view; call Release when done.
 func (d *DB) Snapshot() (*Snapshot, error) {
+	d.ingestMu.RLock() // never between two column families of a bulk round
+	defer d.ingestMu.RUnlock()
 	d.mu.RLock()
 	defer d.mu.RUnlock()
 	if d.closed {

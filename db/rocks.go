@@ -37,6 +37,13 @@ type Options struct {
 	CacheBytes int64
 	// MaxOpenFiles limits RocksDB's open files (-dbmaxopenfiles); <=0 unlimited.
 	MaxOpenFiles int
+	// WriteBufferBytes is each column family's memtable size (RocksDB keeps
+	// up to two per column family); default 64 MiB.
+	WriteBufferBytes int64
+	// ReadOnly opens an existing index without writing anything (no state
+	// initialization, no recovery of an interrupted bulk round): for
+	// inspection tools and tests that must observe without acting.
+	ReadOnly bool
 	// KillAfterWrites, when > 0, makes the process SIGKILL itself right
 	// after that many atomic writes. Crash tests use it to stop the process
 	// at a chosen point between two writes.
@@ -46,8 +53,9 @@ type Options struct {
 
 // DB is an open index database.
 type DB struct {
-	mu      sync.RWMutex // write-locked only by Close
-	closed  bool
+	mu       sync.RWMutex // write-locked only by Close
+	ingestMu sync.RWMutex // write-locked while a bulk round is ingested
+	closed   bool
 	rdb     *grocksdb.DB
 	handles [numCF]*grocksdb.ColumnFamilyHandle
 	cfs     []CF
@@ -87,7 +95,12 @@ func newOptions(o *Options) (*grocksdb.Options, *grocksdb.BlockBasedTableOptions
 	opts.SetLevelCompactionDynamicLevelBytes(true)
 	opts.SetMaxBackgroundJobs(4)
 	opts.SetBytesPerSync(8 << 20)
-	opts.SetWriteBufferSize(64 << 20)
+	wb := o.WriteBufferBytes
+	if wb <= 0 {
+		wb = 64 << 20
+	}
+	opts.SetWriteBufferSize(uint64(wb))
+	opts.SetMaxWriteBufferNumber(2)
 	opts.SetMaxTotalWalSize(512 << 20)
 	// Flushes of all column families happen together, so a crash with the
 	// WAL disabled (bulk loads) can never leave some families ahead of others.
@@ -117,13 +130,20 @@ func Open(o Options) (*DB, error) {
 		return nil, err
 	}
 	opts, bbto, cache := newOptions(&o)
+	var err error
 	names := make([]string, len(cfs))
 	cfOpts := make([]*grocksdb.Options, len(cfs))
 	for i, cf := range cfs {
 		names[i] = cf.String()
 		cfOpts[i] = opts
 	}
-	rdb, handles, err := grocksdb.OpenDbColumnFamilies(opts, o.Path, names, cfOpts)
+	var rdb *grocksdb.DB
+	var handles []*grocksdb.ColumnFamilyHandle
+	if o.ReadOnly {
+		rdb, handles, err = grocksdb.OpenDbForReadOnlyColumnFamilies(opts, o.Path, names, cfOpts, false)
+	} else {
+		rdb, handles, err = grocksdb.OpenDbColumnFamilies(opts, o.Path, names, cfOpts)
+	}
 	if err != nil {
 		opts.Destroy()
 		bbto.Destroy()
@@ -139,6 +159,13 @@ func Open(o Options) (*DB, error) {
 	if err := d.checkState(o); err != nil {
 		d.Close()
 		return nil, err
+	}
+	if o.ReadOnly {
+		return d, nil
+	}
+	if err := d.recoverBulk(); err != nil {
+		d.Close()
+		return nil, fmt.Errorf("db: recovering an interrupted bulk-load round: %w", err)
 	}
 	return d, nil
 }
@@ -177,6 +204,9 @@ func (d *DB) checkState(o Options) error {
 	format, err := d.get(CFDefault, stateKeyFormat)
 	if err != nil {
 		return err
+	}
+	if format == nil && o.ReadOnly {
+		return fmt.Errorf("%w: %s holds no index", ErrIncompatible, d.path)
 	}
 	if format == nil {
 		if bb, err := d.get(CFDefault, blockbookStateKey); err != nil {
@@ -218,6 +248,16 @@ func (d *DB) checkState(o Options) error {
 }
 
 func (e *encoder) uvarintBytes(v uint64) []byte { e.uvarint(v); return e.b }
+
+// SetBlockCacheBytes changes the block cache capacity (the sync worker
+// shrinks it during bulk loads to stay within its memory budget).
+func (d *DB) SetBlockCacheBytes(n int64) {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	if !d.closed && n > 0 {
+		d.cache.SetCapacity(uint64(n))
+	}
+}
 
 // Path returns the database directory.
 func (d *DB) Path() string { return d.path }

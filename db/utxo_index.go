@@ -90,7 +90,7 @@ func (x *UtxoIndex) ConnectBlock(blk *bchain.Block) error {
 	if !ok && blk.Height != 0 {
 		return fmt.Errorf("%w: empty index starts at block 0, got %d", ErrNotNextBlock, blk.Height)
 	}
-	ib, err := x.resolve(x.db, blk)
+	ib, err := x.resolve(newIndexPrevouts(x.db), blk)
 	if err != nil {
 		return err
 	}
@@ -187,24 +187,60 @@ func (x *UtxoIndex) refillUndo(height uint32, refill RefillFunc) (BlockUndo, err
 		return nil, fmt.Errorf("refill rollback window: node has block %s at height %d, index has %s", blk.Hash, height, meta.Hash)
 	}
 	blk.Height = height
-	ib, err := x.resolve(x.db, blk)
+	ib, err := x.resolve(newIndexPrevouts(x.db), blk)
 	if err != nil {
 		return nil, err
 	}
 	return ib.undo(), nil
 }
 
-// resolve turns a decoded block into an IndexedBlock, reading the
-// descriptor, value and height of every spent output from the index (or from
-// the block itself for outputs it creates and spends).
-func (x *UtxoIndex) resolve(r Reader, blk *bchain.Block) (*IndexedBlock, error) {
+// prevoutSource finds the previous output an input spends, outside the
+// block being resolved: the index (per-block connect) or the bulk loader's
+// UTXO cache falling back to the index.
+type prevoutSource interface {
+	prevout(txid bchain.Hash, vout uint32) (IndexedInput, bool, error)
+}
+
+// indexPrevouts reads previous outputs from the index, remembering the
+// txAddresses rows read for the block at hand.
+type indexPrevouts struct {
+	r    Reader
+	memo map[bchain.Hash]*TxAddresses
+}
+
+func newIndexPrevouts(r Reader) *indexPrevouts {
+	return &indexPrevouts{r: r, memo: make(map[bchain.Hash]*TxAddresses)}
+}
+
+func (p *indexPrevouts) prevout(txid bchain.Hash, vout uint32) (IndexedInput, bool, error) {
+	ta := p.memo[txid]
+	if ta == nil {
+		var err error
+		if ta, err = ReadTxAddresses(p.r, txid); err != nil || ta == nil {
+			return IndexedInput{}, false, err
+		}
+		p.memo[txid] = ta
+	}
+	if int(vout) >= len(ta.Outputs) {
+		return IndexedInput{}, false, nil
+	}
+	return IndexedInput{
+		Prevout: Prevout{Txid: txid, Vout: vout, Height: ta.Height, Coinbase: ta.Coinbase},
+		TxAddr:  ta.Outputs[vout],
+	}, true, nil
+}
+
+// resolve turns a decoded block into an IndexedBlock: output descriptors
+// from the parser, and for every input the descriptor, value and height of
+// the output it spends, from the block itself (outputs of earlier txs) or
+// from src.
+func (x *UtxoIndex) resolve(src prevoutSource, blk *bchain.Block) (*IndexedBlock, error) {
 	ib := &IndexedBlock{
 		Height: blk.Height,
 		Meta:   BlockMeta{Hash: blk.Hash, Time: blk.Time, TxCount: uint32(len(blk.Txs)), Size: uint32(blk.Size)},
 		Txs:    make([]IndexedTx, len(blk.Txs)),
 	}
 	inBlock := make(map[bchain.Hash]int, len(blk.Txs))
-	fromIndex := make(map[bchain.Hash]*TxAddresses)
 	for i := range blk.Txs {
 		tx := &blk.Txs[i]
 		itx := &ib.Txs[i]
@@ -214,9 +250,25 @@ func (x *UtxoIndex) resolve(r Reader, blk *bchain.Block) (*IndexedBlock, error) 
 		}
 		if !itx.Coinbase {
 			for j := range tx.Vin {
-				in, err := x.resolveInput(r, ib, inBlock, fromIndex, &tx.Vin[j])
+				vin := &tx.Vin[j]
+				var in IndexedInput
+				ok, err := false, error(nil)
+				if k, same := inBlock[vin.PrevTxid]; same {
+					prev := &ib.Txs[k]
+					if ok = int(vin.PrevVout) < len(prev.Outputs); ok {
+						in = IndexedInput{
+							Prevout: Prevout{Txid: vin.PrevTxid, Vout: vin.PrevVout, Height: ib.Height, Coinbase: prev.Coinbase},
+							TxAddr:  prev.Outputs[vin.PrevVout],
+						}
+					}
+				} else {
+					in, ok, err = src.prevout(vin.PrevTxid, vin.PrevVout)
+				}
 				if err != nil {
 					return nil, fmt.Errorf("block %d tx %s input %d: %w", blk.Height, tx.Txid, j, err)
+				}
+				if !ok {
+					return nil, fmt.Errorf("block %d tx %s input %d: %w: %s:%d", blk.Height, tx.Txid, j, ErrMissingPrevout, vin.PrevTxid, vin.PrevVout)
 				}
 				itx.Inputs[j] = in
 			}
@@ -224,37 +276,6 @@ func (x *UtxoIndex) resolve(r Reader, blk *bchain.Block) (*IndexedBlock, error) 
 		inBlock[tx.Txid] = i
 	}
 	return ib, nil
-}
-
-func (x *UtxoIndex) resolveInput(r Reader, ib *IndexedBlock, inBlock map[bchain.Hash]int, fromIndex map[bchain.Hash]*TxAddresses, vin *bchain.Vin) (IndexedInput, error) {
-	if k, ok := inBlock[vin.PrevTxid]; ok {
-		prev := &ib.Txs[k]
-		if int(vin.PrevVout) >= len(prev.Outputs) {
-			return IndexedInput{}, fmt.Errorf("%w: %s:%d", ErrMissingPrevout, vin.PrevTxid, vin.PrevVout)
-		}
-		return IndexedInput{
-			Prevout: Prevout{Txid: vin.PrevTxid, Vout: vin.PrevVout, Height: ib.Height, Coinbase: prev.Coinbase},
-			TxAddr:  prev.Outputs[vin.PrevVout],
-		}, nil
-	}
-	ta := fromIndex[vin.PrevTxid]
-	if ta == nil {
-		var err error
-		if ta, err = ReadTxAddresses(r, vin.PrevTxid); err != nil {
-			return IndexedInput{}, err
-		}
-		if ta == nil {
-			return IndexedInput{}, fmt.Errorf("%w: %s:%d", ErrMissingPrevout, vin.PrevTxid, vin.PrevVout)
-		}
-		fromIndex[vin.PrevTxid] = ta
-	}
-	if int(vin.PrevVout) >= len(ta.Outputs) {
-		return IndexedInput{}, fmt.Errorf("%w: %s:%d", ErrMissingPrevout, vin.PrevTxid, vin.PrevVout)
-	}
-	return IndexedInput{
-		Prevout: Prevout{Txid: vin.PrevTxid, Vout: vin.PrevVout, Height: ta.Height, Coinbase: ta.Coinbase},
-		TxAddr:  ta.Outputs[vin.PrevVout],
-	}, nil
 }
 
 // rebuild reconstructs the IndexedBlock of an indexed block from its undo

@@ -17,6 +17,12 @@ const decodedFactor = 3
 // only while the accounted bytes are under budget, and a worker never waits
 // for budget after admission, so the lowest block always completes.
 func (s *Syncer) fetchParallel(ctx context.Context, from, to uint32, connect func(*bchain.Block) error) error {
+	return s.fetchParallelWithin(ctx, from, to, s.cfg.MemoryBudget, connect)
+}
+
+// fetchParallelWithin is fetchParallel with an explicit budget for blocks
+// waiting to be connected.
+func (s *Syncer) fetchParallelWithin(ctx context.Context, from, to uint32, budget int64, connect func(*bchain.Block) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
@@ -63,7 +69,7 @@ func (s *Syncer) fetchParallel(ctx context.Context, from, to uint32, connect fun
 		defer close(jobs)
 		for h := from; h <= to; h++ {
 			mu.Lock()
-			for inflight >= s.cfg.MemoryBudget && inflight > 0 && ctx.Err() == nil {
+			for inflight >= budget && inflight > 0 && ctx.Err() == nil {
 				cond.Wait()
 			}
 			inflight += estimate

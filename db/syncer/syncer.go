@@ -30,6 +30,8 @@ type Index interface {
 	DisconnectTip(db.RefillFunc) (db.Tip, bool, error)
 	Window() uint32
 	BlockTime(height uint32) (int64, error)
+	// NewBulk starts a bulk session for far-behind catch-up.
+	NewBulk(db.BulkOptions) (db.Bulk, error)
 }
 
 // ErrReorgTooDeep stops sync: the node's chain forked from ours below the
@@ -40,15 +42,23 @@ var ErrReorgTooDeep = errors.New("reorg deeper than the rollback window")
 type Config struct {
 	// Workers fetch and decode blocks in parallel during catch-up (-workers).
 	Workers int
-	// MemoryBudget bounds the bytes of fetched blocks waiting to be connected.
+	// MemoryBudget bounds the sync worker's own memory: blocks fetched
+	// ahead, and in bulk mode the UTXO cache and the rows of a round.
 	MemoryBudget int64
 	// PollInterval is how often the node is asked for its tip without a push.
 	PollInterval time.Duration
 	// ParallelThreshold: catch-up uses the parallel pipeline when at least
 	// this many blocks behind.
 	ParallelThreshold uint32
+	// BulkThreshold: catch-up loads blocks in bulk (sorted files ingested
+	// per round) when at least this many blocks behind; 0 disables it.
+	BulkThreshold uint32
 	// ProgressEvery is the progress log interval.
 	ProgressEvery time.Duration
+	// OnBulk, if set, is called when a bulk session starts (true) and ends
+	// (false), so that the process can move memory between the database's
+	// caches and the loader.
+	OnBulk func(active bool)
 }
 
 func (c *Config) defaults() {
@@ -405,11 +415,15 @@ func (s *Syncer) Rollback(ctx context.Context, height uint32) error {
 	return s.disconnectDownTo(ctx, height, tip)
 }
 
-// catchUp connects blocks from..to, in parallel when far behind.
+// catchUp connects blocks from..to: in bulk when far behind, else one by
+// one, fetching in parallel when worth it.
 func (s *Syncer) catchUp(ctx context.Context, from, to uint32) error {
 	n := to - from + 1
 	prog := newProgress(s.log, from, to, s.cfg.ProgressEvery)
 	defer prog.finish()
+	if s.cfg.BulkThreshold > 0 && n >= s.cfg.BulkThreshold {
+		return s.bulkCatchUp(ctx, from, to, prog)
+	}
 	if n >= s.cfg.ParallelThreshold && s.cfg.Workers > 1 {
 		s.update(func(st *State) { st.InitialSync = true })
 		defer s.update(func(st *State) { st.InitialSync = false })
@@ -436,6 +450,48 @@ func (s *Syncer) catchUp(ctx context.Context, from, to uint32) error {
 		prog.block(blk)
 	}
 	return nil
+}
+
+// Shares of MemoryBudget in bulk mode: blocks fetched ahead, the UTXO
+// cache, and a round's rows (the rest is headroom for transient buffers).
+const (
+	bulkFetchShare = 0.15
+	bulkCacheShare = 0.30
+	bulkRoundShare = 0.30
+)
+
+// bulkCatchUp loads from..to with a bulk session; the tip advances at each
+// committed round. Whatever ends the session (done, error, reorg noticed by
+// a parent mismatch), the blocks accepted so far are committed.
+func (s *Syncer) bulkCatchUp(ctx context.Context, from, to uint32, prog *progress) error {
+	budget := float64(s.cfg.MemoryBudget)
+	bulk, err := s.index.NewBulk(db.BulkOptions{
+		RoundBytes: int64(budget * bulkRoundShare), CacheBytes: int64(budget * bulkCacheShare), Workers: s.cfg.Workers,
+		OnCommit: func(t db.Tip) { s.tipChanged(t, true) },
+	})
+	if err != nil {
+		return err
+	}
+	s.update(func(st *State) { st.InitialSync = true })
+	defer s.update(func(st *State) { st.InitialSync = false })
+	if s.cfg.OnBulk != nil {
+		s.cfg.OnBulk(true)
+		defer s.cfg.OnBulk(false)
+	}
+	s.log.Info("bulk sync", "from", from, "to", to, "memory_budget_mb", s.cfg.MemoryBudget>>20)
+	err = s.fetchParallelWithin(ctx, from, to, int64(budget*bulkFetchShare), func(blk *bchain.Block) error {
+		if err := bulk.ConnectBlock(blk); err != nil {
+			return err
+		}
+		s.m.connected.Inc()
+		s.m.txs.Add(float64(len(blk.Txs)))
+		prog.block(blk)
+		return nil
+	})
+	stats, ferr := bulk.Finish()
+	s.log.Info("bulk sync finished", "rounds", stats.Rounds, "blocks", stats.Blocks, "txs", stats.Txs, "rows", stats.Rows,
+		"cache_hits", stats.CacheHits, "cache_misses", stats.CacheMisses, "flush_time", stats.FlushTime.Round(time.Millisecond).String())
+	return errors.Join(err, ferr)
 }
 
 func (s *Syncer) connect(blk *bchain.Block) error {

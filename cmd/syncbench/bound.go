@@ -1,0 +1,81 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/btcsuite/btcd/chaincfg/v2"
+
+	"github.com/openexplorer/blockbook/bchain"
+	"github.com/openexplorer/blockbook/bchain/coins/btc"
+	"github.com/openexplorer/blockbook/db"
+	"github.com/openexplorer/blockbook/tools/chaingen"
+)
+
+// boundTimes is the lower bound of an initial sync: the work no sync can
+// avoid, done single-threaded with the blocks already in memory.
+type boundTimes struct{ decode, build, ingest time.Duration }
+
+func (b boundTimes) total() time.Duration { return b.decode + b.build + b.ingest }
+
+// lowerBound decodes the raw blocks, builds the same rows the index writes
+// (the same pure step and round code, with memory unbounded so that there is
+// one round and every prevout comes from memory), then sorts them, writes
+// them as SST files and ingests them into an empty database.
+func lowerBound(chainFile, dir string) (boundTimes, error) {
+	var t boundTimes
+	f, err := os.Open(chainFile)
+	if err != nil {
+		return t, err
+	}
+	chain, err := chaingen.ReadBlocks(bufio.NewReader(f))
+	f.Close()
+	if err != nil {
+		return t, err
+	}
+	raws := make([][]byte, len(chain))
+	for i, b := range chain {
+		var buf bytes.Buffer
+		if err := b.Serialize(&buf); err != nil {
+			return t, err
+		}
+		raws[i] = buf.Bytes()
+	}
+	chain = nil
+
+	parser := btc.NewParser(&chaincfg.RegressionNetParams)
+	start := time.Now()
+	blocks := make([]*bchain.Block, len(raws))
+	for h, raw := range raws {
+		if blocks[h], err = parser.ParseBlock(raw); err != nil {
+			return t, err
+		}
+		blocks[h].Height = uint32(h)
+	}
+	t.decode = time.Since(start)
+
+	d, err := db.Open(db.Options{Path: dir, ChainType: bchain.ChainBitcoinType, Coin: "Regtest", Network: "regtest",
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		return t, err
+	}
+	defer d.Close()
+	l, err := db.NewUtxoIndex(d, parser, 300).NewBulkLoader(db.BulkOptions{RoundBytes: 1 << 40, CacheBytes: 1 << 40, Workers: 1})
+	if err != nil {
+		return t, err
+	}
+	start = time.Now()
+	for _, b := range blocks {
+		if err := l.ConnectBlock(b); err != nil {
+			return t, err
+		}
+	}
+	t.build = time.Since(start)
+	stats, err := l.Finish()
+	t.ingest = stats.FlushTime
+	return t, err
+}

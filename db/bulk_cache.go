@@ -1,0 +1,133 @@
+package db
+
+import (
+	"github.com/openexplorer/blockbook/bchain"
+)
+
+// utxoCache holds the outputs created during a bulk session that are not
+// spent yet, so that inputs rarely need a database read. It is split into
+// generations, one per bulk round: only generations whose round has been
+// ingested may be evicted (their outputs can then be read back from
+// txAddresses), so the cache never loses an output the index cannot supply.
+type utxoCache struct {
+	gens     []*cacheGen // oldest first; the last one is the current round's
+	maxBytes int64
+	bytes    int64
+	hits     int64
+	misses   int64
+}
+
+type cacheGen struct {
+	m     map[outpoint]cacheEntry
+	arena []byte // descriptors of the entries
+	bytes int64
+}
+
+type cacheEntry struct {
+	value    uint64
+	height   uint32
+	coinbase bool
+	desc     []byte // in the generation's arena; nil for unindexed outputs
+}
+
+// cacheEntryBytes approximates the memory of one entry: the key, the entry
+// and Go's map overhead.
+const cacheEntryBytes = 112
+
+func newUTXOCache(maxBytes int64) *utxoCache {
+	c := &utxoCache{maxBytes: maxBytes}
+	c.rotate()
+	return c
+}
+
+func (c *utxoCache) current() *cacheGen { return c.gens[len(c.gens)-1] }
+
+// rotate starts a new generation; call after the round that filled the
+// current one is ingested. Whole old generations are then dropped until the
+// cache fits its budget.
+func (c *utxoCache) rotate() {
+	c.gens = append(c.gens, &cacheGen{m: make(map[outpoint]cacheEntry)})
+	for len(c.gens) > 1 && c.bytes > c.maxBytes {
+		c.bytes -= c.gens[0].bytes
+		c.gens[0] = nil
+		c.gens = c.gens[1:]
+	}
+}
+
+// uncommittedBytes is the memory of the current round's generation, which
+// cannot be evicted until the round is ingested.
+func (c *utxoCache) uncommittedBytes() int64 { return c.current().bytes }
+
+func (c *utxoCache) add(op outpoint, value uint64, height uint32, coinbase bool, desc []byte) {
+	g := c.current()
+	e := cacheEntry{value: value, height: height, coinbase: coinbase}
+	if len(desc) > 0 {
+		start := len(g.arena)
+		g.arena = append(g.arena, desc...)
+		e.desc = g.arena[start:len(g.arena):len(g.arena)]
+	}
+	g.m[op] = e
+	n := int64(cacheEntryBytes + len(desc))
+	g.bytes += n
+	c.bytes += n
+}
+
+// take returns and removes an output (each output is spent once).
+func (c *utxoCache) take(op outpoint) (cacheEntry, bool) {
+	for i := len(c.gens) - 1; i >= 0; i-- {
+		g := c.gens[i]
+		if e, ok := g.m[op]; ok {
+			delete(g.m, op)
+			n := int64(cacheEntryBytes + len(e.desc))
+			g.bytes -= n
+			c.bytes -= n
+			c.hits++
+			return e, true
+		}
+	}
+	c.misses++
+	return cacheEntry{}, false
+}
+
+// bulkPrevouts resolves inputs from the cache, then from the index.
+type bulkPrevouts struct {
+	cache *utxoCache
+	index *indexPrevouts
+}
+
+func (p *bulkPrevouts) prevout(txid bchain.Hash, vout uint32) (IndexedInput, bool, error) {
+	if e, ok := p.cache.take(outpoint{txid, vout}); ok {
+		return IndexedInput{
+			Prevout: Prevout{Txid: txid, Vout: vout, Height: e.height, Coinbase: e.coinbase},
+			TxAddr:  TxAddr{Desc: e.desc, Value: e.value},
+		}, true, nil
+	}
+	return p.index.prevout(txid, vout)
+}
+
+// record updates the cache with a resolved block: its outputs become
+// available, except those spent within the block itself (inputs resolved
+// from the cache were already taken out of it).
+func (c *utxoCache) record(ib *IndexedBlock) {
+	spentHere := make(map[outpoint]bool)
+	for i := range ib.Txs {
+		tx := &ib.Txs[i]
+		if tx.Coinbase {
+			continue
+		}
+		for j := range tx.Inputs {
+			if in := &tx.Inputs[j]; in.Height == ib.Height {
+				spentHere[outpoint{in.Txid, in.Vout}] = true
+			}
+		}
+	}
+	for i := range ib.Txs {
+		tx := &ib.Txs[i]
+		for n := range tx.Outputs {
+			op := outpoint{tx.Txid, uint32(n)}
+			if !spentHere[op] {
+				c.add(op, tx.Outputs[n].Value, ib.Height, tx.Coinbase, tx.Outputs[n].Desc)
+			}
+		}
+	}
+}

@@ -1,0 +1,243 @@
+package db
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+
+	"github.com/openexplorer/blockbook/bchain"
+)
+
+// cfRows collects one column family's rows of a round in an arena, to be
+// sorted and written as one SST file.
+type cfRows struct {
+	arena []byte
+	rows  []rowRef
+}
+
+type rowRef struct {
+	off        int
+	klen, vlen int32
+	del        bool
+	dead       bool // cancelled within the round (a UTXO created and spent)
+}
+
+func (c *cfRows) add(key, value []byte, del bool) int {
+	off := len(c.arena)
+	c.arena = append(append(c.arena, key...), value...)
+	c.rows = append(c.rows, rowRef{off: off, klen: int32(len(key)), vlen: int32(len(value)), del: del})
+	return len(c.rows) - 1
+}
+
+func (c *cfRows) key(r rowRef) []byte   { return c.arena[r.off : r.off+int(r.klen)] }
+func (c *cfRows) value(r rowRef) []byte { return c.arena[r.off+int(r.klen) : r.off+int(r.klen)+int(r.vlen)] }
+
+// bytes approximates the memory the rows hold.
+func (c *cfRows) bytes() int64 { return int64(cap(c.arena)) + int64(cap(c.rows))*24 }
+
+// sorted returns the live rows in key order; of equal keys the last added
+// wins (as with puts in sequence).
+func (c *cfRows) sorted() []rowRef {
+	live := make([]rowRef, 0, len(c.rows))
+	for _, r := range c.rows {
+		if !r.dead {
+			live = append(live, r)
+		}
+	}
+	slices.SortStableFunc(live, func(a, b rowRef) int { return bytes.Compare(c.key(a), c.key(b)) })
+	out := live[:0]
+	for i, r := range live {
+		if i+1 < len(live) && bytes.Equal(c.key(r), c.key(live[i+1])) {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// round accumulates the rows of consecutive blocks between two ingests.
+type round struct {
+	from, to  uint32
+	toHash    bchain.Hash
+	cfs       [numCF]cfRows
+	balances  map[string]*balanceDelta
+	utxoPuts  map[string]int // addressUtxos key → row, to cancel UTXOs spent within the round
+	undo      map[uint32][]byte
+	keep      uint32
+	blocks    int
+	rowsCount int
+}
+
+func newRound(from, keep uint32) *round {
+	return &round{from: from, keep: keep, balances: make(map[string]*balanceDelta),
+		utxoPuts: make(map[string]int), undo: make(map[uint32][]byte)}
+}
+
+// bytes approximates the round's memory.
+func (r *round) bytes() int64 {
+	var n int64
+	for i := range r.cfs {
+		n += r.cfs[i].bytes()
+	}
+	return n + int64(len(r.balances))*96 + int64(len(r.utxoPuts))*96
+}
+
+// add takes the rows of one more block.
+func (r *round) add(height uint32, hash bchain.Hash, rows *blockRows) {
+	r.to, r.toHash = height, hash
+	r.blocks++
+	for _, m := range rows.muts {
+		r.rowsCount++
+		switch {
+		case m.cf == CFBlockTxs:
+			// Undo data is kept only for the window below the round's
+			// last block; decided at flush.
+			r.undo[height] = m.value
+			if len(r.undo) > int(r.keep) {
+				delete(r.undo, height-r.keep)
+			}
+		case m.cf == CFAddressUtxos && m.del:
+			if i, ok := r.utxoPuts[string(m.key)]; ok {
+				r.cfs[CFAddressUtxos].rows[i].dead = true // created and spent within the round
+				delete(r.utxoPuts, string(m.key))
+				continue
+			}
+			r.cfs[m.cf].add(m.key, nil, true)
+		case m.cf == CFAddressUtxos:
+			r.utxoPuts[string(m.key)] = r.cfs[m.cf].add(m.key, m.value, false)
+		default:
+			r.cfs[m.cf].add(m.key, m.value, m.del)
+		}
+	}
+	for k, d := range rows.balances {
+		if acc := r.balances[k]; acc != nil {
+			acc.txs += d.txs
+			acc.sent += d.sent
+			acc.received += d.received
+			acc.utxos += d.utxos
+		} else {
+			dd := *d
+			r.balances[k] = &dd
+		}
+	}
+}
+
+// finalRows adds the rows decided at the end of the round: balances merged
+// with the stored ones, and the undo window moved from (prevTip-keep,
+// prevTip] to (to-keep, to].
+func (r *round) finalRows(d *DB, prevTip uint32, hadTip bool) error {
+	descs := make([]string, 0, len(r.balances))
+	for k := range r.balances {
+		descs = append(descs, k)
+	}
+	slices.Sort(descs)
+	cur, err := d.readBalances(descs)
+	if err != nil {
+		return err
+	}
+	for i, k := range descs {
+		next, err := applyBalanceDelta(cur[i], r.balances[k])
+		if err != nil {
+			return fmt.Errorf("address %x: %w", k, err)
+		}
+		if next.Txs == 0 {
+			r.cfs[CFAddressBalance].add([]byte(k), nil, true)
+		} else {
+			r.cfs[CFAddressBalance].add([]byte(k), packAddrBalance(next), false)
+		}
+	}
+	low := func(h uint32) uint32 { // lowest height of the window ending at h
+		if h+1 > r.keep {
+			return h + 1 - r.keep
+		}
+		return 0
+	}
+	if hadTip {
+		for h := low(prevTip); h <= prevTip && h < low(r.to); h++ {
+			r.cfs[CFBlockTxs].add(heightKey(h), nil, true)
+		}
+	}
+	for h, v := range r.undo {
+		if h >= low(r.to) {
+			r.cfs[CFBlockTxs].add(heightKey(h), v, false)
+		}
+	}
+	return nil
+}
+
+// readBalances reads the stored balances of sorted descriptors (zero
+// values for absent ones).
+func (d *DB) readBalances(descs []string) ([]*AddrBalance, error) {
+	out := make([]*AddrBalance, len(descs))
+	for i, k := range descs {
+		b, err := ReadAddrBalance(d, bchain.AddrDesc(k))
+		if err != nil {
+			return nil, err
+		}
+		if b == nil {
+			b = &AddrBalance{}
+		}
+		out[i] = b
+	}
+	return out, nil
+}
+
+// writeFiles sorts each column family's rows and writes them as staged SST
+// files, several column families at a time.
+func (r *round) writeFiles(d *DB, workers int) ([]BulkFile, error) {
+	dir := d.stagingDir()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	var (
+		mu    sync.Mutex
+		files []BulkFile
+		errs  []error
+		wg    sync.WaitGroup
+		sem   = make(chan struct{}, max(workers, 1))
+	)
+	for cf := CF(1); cf < numCF; cf++ {
+		if len(r.cfs[cf].rows) == 0 {
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			name := fmt.Sprintf("%d-%d-%s.sst", r.from, r.to, cf)
+			err := r.writeFile(d, cf, filepath.Join(dir, name))
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				errs = append(errs, err)
+				return
+			}
+			files = append(files, BulkFile{CF: cf, Name: name})
+		}()
+	}
+	wg.Wait()
+	if len(errs) > 0 {
+		return nil, errs[0]
+	}
+	slices.SortFunc(files, func(a, b BulkFile) int { return int(a.CF) - int(b.CF) })
+	return files, syncDir(dir)
+}
+
+func (r *round) writeFile(d *DB, cf CF, path string) error {
+	c := &r.cfs[cf]
+	rows := c.sorted()
+	f, err := d.newSSTFile(path, len(rows))
+	if err != nil {
+		return err
+	}
+	for _, row := range rows {
+		if err := f.add(d, c.key(row), c.value(row), row.del); err != nil {
+			f.close()
+			return err
+		}
+	}
+	return f.finish(d)
+}
