@@ -32,8 +32,10 @@ func (c *cfRows) add(key, value []byte, del bool) int {
 	return len(c.rows) - 1
 }
 
-func (c *cfRows) key(r rowRef) []byte   { return c.arena[r.off : r.off+int(r.klen)] }
-func (c *cfRows) value(r rowRef) []byte { return c.arena[r.off+int(r.klen) : r.off+int(r.klen)+int(r.vlen)] }
+func (c *cfRows) key(r rowRef) []byte { return c.arena[r.off : r.off+int(r.klen)] }
+func (c *cfRows) value(r rowRef) []byte {
+	return c.arena[r.off+int(r.klen) : r.off+int(r.klen)+int(r.vlen)]
+}
 
 // bytes approximates the memory the rows hold.
 func (c *cfRows) bytes() int64 { return int64(cap(c.arena)) + int64(cap(c.rows))*24 }

@@ -56,16 +56,16 @@ type DB struct {
 	mu       sync.RWMutex // write-locked only by Close
 	ingestMu sync.RWMutex // write-locked while a bulk round is ingested
 	closed   bool
-	rdb     *grocksdb.DB
-	handles [numCF]*grocksdb.ColumnFamilyHandle
-	cfs     []CF
-	opts    *grocksdb.Options
-	bbto    *grocksdb.BlockBasedTableOptions
-	cache   *grocksdb.Cache
-	ro      *grocksdb.ReadOptions
-	wo      *grocksdb.WriteOptions
-	path    string
-	log     *slog.Logger
+	rdb      *grocksdb.DB
+	handles  [numCF]*grocksdb.ColumnFamilyHandle
+	cfs      []CF
+	opts     *grocksdb.Options
+	bbto     *grocksdb.BlockBasedTableOptions
+	cache    *grocksdb.Cache
+	ro       *grocksdb.ReadOptions
+	wo       *grocksdb.WriteOptions
+	path     string
+	log      *slog.Logger
 
 	killAfter atomic.Int64
 	writes    atomic.Int64
