@@ -138,3 +138,41 @@ func waitTipWithin(t *testing.T, base string, height int32, hash string, d time.
 	}
 	t.Fatalf("block %d not indexed within %s (polling is 60 s, so notifications did not work)\n%s", height, d, tail(logs.String(), 20))
 }
+
+// After a bulk initial sync (several rounds in a small memory budget) the
+// API answers equal the ledger, the index equals a per-block sync byte for
+// byte, and the steady state follows new blocks through notifications.
+func TestE2EBulkSyncThenFollow(t *testing.T) {
+	node := startNode(t)
+	g := demoChain(t)
+	if err := g.Extend(300, 40); err != nil {
+		t.Fatal(err)
+	}
+	submit(t, g, node, 1)
+	cfg := writeConfig(t, node, map[string]any{"block_poll_interval_ms": 60_000})
+	dir := t.TempDir()
+	inst := startInProcess(t, cfg, dir, func(o *options) { o.bulkThreshold = 50; o.syncMemoryMB = 64 })
+	h, hash := g.Tip()
+	waitTip(t, inst.base, h, hash.String(), inst.logs)
+	if n := strings.Count(inst.logs.String(), "bulk round committed"); n < 2 {
+		t.Fatalf("expected several bulk rounds, got %d\n%s", n, tail(inst.logs.String(), 20))
+	}
+	checkLedger(t, inst.base, g.Ledger())
+	waitLog(t, inst, "subscribed to node notifications")
+	for i := 0; i < 3; i++ {
+		pay, err := g.CreatePayment([]chaingen.Output{{Address: "bcrt1qqnqfauktjmp40g86fe08uy7r8fxzcnuj8s5nnr", Value: 7000}}, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := g.AddBlock(pay); err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		submit(t, g, node, g.Height())
+		h, hash = g.Tip()
+		waitTipWithin(t, inst.base, h, hash.String(), 20*time.Second, inst.logs)
+		t.Logf("block %d indexed %s after submitblock", h, time.Since(start).Round(time.Millisecond))
+	}
+	inst.stop(t)
+	compareIndexes(t, dir, referenceIndex(t, cfg, h, hash.String()))
+}

@@ -36,10 +36,14 @@ func (p memoryPlan) bulkMemory(setCache func(int64), dbCache int64) func(bool) {
 	return func(active bool) {
 		if active {
 			setCache(p.blockCache)
+			// The loader's live memory is bounded by its shares, so the
+			// collector need only run as the heap nears the limit.
 			debug.SetMemoryLimit(p.goLimit)
+			debug.SetGCPercent(-1)
 			return
 		}
 		setCache(dbCache)
+		debug.SetGCPercent(100)
 		debug.SetMemoryLimit(math.MaxInt64)
 	}
 }

@@ -12,7 +12,8 @@ import (
 type BulkOptions struct {
 	// RoundBytes is the memory of accumulated rows that ends a round.
 	RoundBytes int64
-	// CacheBytes bounds the UTXO cache.
+	// CacheBytes bounds the caches: 3/4 for unspent outputs, 1/4 for the
+	// balances written by the session.
 	CacheBytes int64
 	// Workers sort and write the column families' files in parallel.
 	Workers int
@@ -23,18 +24,31 @@ type BulkOptions struct {
 // BulkLoader connects many blocks fast: it computes each block's rows with
 // the same pure step as ConnectBlock (so the result is byte-identical),
 // accumulates them in memory, and writes them as sorted SST files ingested
-// with the crash-safe protocol of ingest.go. Blocks must come in height
-// order from one goroutine.
+// with the crash-safe protocol of ingest.go. While one round is sorted,
+// written and ingested in the background, the next is built; rounds are
+// committed strictly in order. Blocks must come in height order from one
+// goroutine.
 type BulkLoader struct {
 	x     *UtxoIndex
 	opts  BulkOptions
-	cache *utxoCache
-	src   *bulkPrevouts
-	round *round
+	cache    *utxoCache
+	balances *balanceCache // used by the flushes only
+	src      *bulkPrevouts
+	round    *round
 
 	tip, committed       Tip
 	hasTip, hasCommitted bool
 	stats                BulkStats
+
+	flushing  chan flushResult // the round being flushed, nil if none
+	flushErr  error            // a failed flush stops the session
+	flushRows int
+}
+
+type flushResult struct {
+	tip  Tip
+	took time.Duration
+	err  error
 }
 
 // Bulk is a bulk session as the sync worker drives it.
@@ -55,7 +69,8 @@ type BulkStats struct {
 	Rows        int
 	CacheHits   int64
 	CacheMisses int64
-	FlushTime   time.Duration // sorting, writing, ingesting
+	FlushTime   time.Duration // sorting, writing, ingesting (in the background)
+	FlushWait   time.Duration // time block building waited for a flush to finish
 }
 
 // NewBulkLoader starts a bulk session at the index's current tip.
@@ -73,8 +88,9 @@ func (x *UtxoIndex) NewBulkLoader(opts BulkOptions) (*BulkLoader, error) {
 	if err != nil {
 		return nil, err
 	}
-	cache := newUTXOCache(opts.CacheBytes)
-	l := &BulkLoader{x: x, opts: opts, cache: cache, tip: tip, hasTip: ok, committed: tip, hasCommitted: ok,
+	cache := newUTXOCache(opts.CacheBytes * 3 / 4)
+	l := &BulkLoader{x: x, opts: opts, cache: cache, balances: newBalanceCache(opts.CacheBytes / 4),
+		tip: tip, hasTip: ok, committed: tip, hasCommitted: ok,
 		src: &bulkPrevouts{cache: cache, index: newIndexPrevouts(x.db)}}
 	l.newRound()
 	return l, nil
@@ -107,16 +123,21 @@ func (l *BulkLoader) ConnectBlock(blk *bchain.Block) error {
 	l.tip, l.hasTip = Tip{Height: blk.Height, Hash: blk.Hash}, true
 	l.stats.Blocks++
 	l.stats.Txs += len(blk.Txs)
-	if l.round.bytes()+l.cache.uncommittedBytes() >= l.opts.RoundBytes {
-		return l.flush()
+	// Two rounds can be in memory (one building, one flushing), so each
+	// gets half of the budget.
+	if l.round.bytes()+l.cache.current().bytes >= l.opts.RoundBytes/2 {
+		return l.startFlush()
 	}
 	return nil
 }
 
-// Finish commits the blocks added since the last round. The loader can be
-// used again afterwards.
+// Finish commits the blocks added since the last round and waits until
+// every round is ingested. The loader can be used again afterwards.
 func (l *BulkLoader) Finish() (BulkStats, error) {
-	err := l.flush()
+	err := l.startFlush()
+	if werr := l.waitFlush(); err == nil {
+		err = werr
+	}
 	l.stats.CacheHits, l.stats.CacheMisses = l.cache.hits, l.cache.misses
 	return l.stats, err
 }
@@ -124,34 +145,72 @@ func (l *BulkLoader) Finish() (BulkStats, error) {
 // Tip returns the last committed block.
 func (l *BulkLoader) Tip() (Tip, bool) { return l.committed, l.hasCommitted }
 
-// flush ingests the current round with the crash-safe protocol.
-func (l *BulkLoader) flush() error {
+// startFlush hands the current round to a background flush, after the
+// previous one has finished (rounds commit in order, and a round's balances
+// merge with the previous round's stored ones).
+func (l *BulkLoader) startFlush() error {
+	if err := l.waitFlush(); err != nil {
+		return err
+	}
 	r := l.round
 	if r.blocks == 0 {
 		return nil
 	}
+	prev, hadPrev := l.committed, l.hasCommitted
+	l.flushRows = r.rowsCount
+	l.cache.rotate()
+	l.newRound()
+	done := make(chan flushResult, 1)
+	l.flushing = done
+	go func() {
+		start := time.Now()
+		tip, err := l.flush(r, prev, hadPrev)
+		done <- flushResult{tip: tip, took: time.Since(start), err: err}
+	}()
+	return nil
+}
+
+// waitFlush waits for the background flush, if any, and takes its result.
+func (l *BulkLoader) waitFlush() error {
+	if l.flushErr != nil || l.flushing == nil {
+		return l.flushErr
+	}
 	start := time.Now()
-	if err := r.finalRows(l.x.db, l.committed.Height, l.hasCommitted); err != nil {
-		return err
+	res := <-l.flushing
+	l.stats.FlushWait += time.Since(start)
+	l.flushing = nil
+	if res.err != nil {
+		l.flushErr = res.err
+		return res.err
+	}
+	l.committed, l.hasCommitted = res.tip, true
+	l.cache.commitOldest()
+	l.stats.Rounds++
+	l.stats.Rows += l.flushRows
+	l.stats.FlushTime += res.took
+	return nil
+}
+
+// flush ingests a round with the crash-safe protocol; it runs in the
+// background and touches only the round and the database.
+func (l *BulkLoader) flush(r *round, prev Tip, hadPrev bool) (Tip, error) {
+	start := time.Now()
+	if err := r.finalRows(l.x.db, l.balances, prev.Height, hadPrev); err != nil {
+		return Tip{}, err
 	}
 	files, err := r.writeFiles(l.x.db, l.opts.Workers)
 	if err != nil {
-		return err
+		return Tip{}, err
 	}
 	br := &BulkRound{From: r.from, To: r.to, TipHash: r.toHash, Files: files}
 	if err := l.x.db.commitRound(br); err != nil {
-		return err
+		return Tip{}, err
 	}
-	l.stats.Rounds++
-	l.stats.Rows += r.rowsCount
-	l.stats.FlushTime += time.Since(start)
-	l.committed, l.hasCommitted = Tip{Height: r.to, Hash: r.toHash}, true
+	tip := Tip{Height: r.to, Hash: r.toHash}
 	l.x.log.Info("bulk round committed", "from", r.from, "to", r.to, "blocks", r.blocks, "rows", r.rowsCount,
 		"took", time.Since(start).Round(time.Millisecond).String())
-	l.cache.rotate()
-	l.newRound()
 	if l.opts.OnCommit != nil {
-		l.opts.OnCommit(l.committed)
+		l.opts.OnCommit(tip)
 	}
-	return nil
+	return tip, nil
 }

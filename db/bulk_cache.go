@@ -10,11 +10,12 @@ import (
 // ingested may be evicted (their outputs can then be read back from
 // txAddresses), so the cache never loses an output the index cannot supply.
 type utxoCache struct {
-	gens     []*cacheGen // oldest first; the last one is the current round's
-	maxBytes int64
-	bytes    int64
-	hits     int64
-	misses   int64
+	gens      []*cacheGen // oldest first; the last one is the current round's
+	committed int         // the first `committed` generations belong to ingested rounds
+	maxBytes  int64
+	bytes     int64
+	hits      int64
+	misses    int64
 }
 
 type cacheGen struct {
@@ -42,21 +43,33 @@ func newUTXOCache(maxBytes int64) *utxoCache {
 
 func (c *utxoCache) current() *cacheGen { return c.gens[len(c.gens)-1] }
 
-// rotate starts a new generation; call after the round that filled the
-// current one is ingested. Whole old generations are then dropped until the
-// cache fits its budget.
+// rotate starts a new generation for the next round.
 func (c *utxoCache) rotate() {
 	c.gens = append(c.gens, &cacheGen{m: make(map[outpoint]cacheEntry)})
-	for len(c.gens) > 1 && c.bytes > c.maxBytes {
+}
+
+// commitOldest records that the oldest uncommitted generation's round has
+// been ingested, then drops whole committed generations, oldest first, until
+// the cache fits its budget.
+func (c *utxoCache) commitOldest() {
+	c.committed++
+	for c.committed > 0 && c.bytes > c.maxBytes {
 		c.bytes -= c.gens[0].bytes
 		c.gens[0] = nil
 		c.gens = c.gens[1:]
+		c.committed--
 	}
 }
 
-// uncommittedBytes is the memory of the current round's generation, which
-// cannot be evicted until the round is ingested.
-func (c *utxoCache) uncommittedBytes() int64 { return c.current().bytes }
+// uncommittedBytes is the memory of the generations whose rounds are not
+// ingested yet, which cannot be evicted.
+func (c *utxoCache) uncommittedBytes() int64 {
+	var n int64
+	for _, g := range c.gens[c.committed:] {
+		n += g.bytes
+	}
+	return n
+}
 
 func (c *utxoCache) add(op outpoint, value uint64, height uint32, coinbase bool, desc []byte) {
 	g := c.current()

@@ -2,43 +2,65 @@ package db
 
 import (
 	"bytes"
+	"cmp"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"sync"
+	"unsafe"
 
 	"github.com/openexplorer/blockbook/bchain"
 )
 
-// cfRows collects one column family's rows of a round in an arena, to be
-// sorted and written as one SST file.
+// cfRows collects one column family's rows of a round in chunked arenas
+// (growing never copies), to be sorted and written as one SST file.
 type cfRows struct {
-	arena []byte
-	rows  []rowRef
+	chunks [][]byte
+	rows   []rowRef
 }
 
+// rowRef locates a row. prefix holds the key's first 8 bytes (big-endian,
+// zero-padded) so that most comparisons of the sort never touch the arena.
 type rowRef struct {
-	off        int
+	prefix     uint64
+	chunk, off int32
 	klen, vlen int32
 	del        bool
 	dead       bool // cancelled within the round (a UTXO created and spent)
 }
 
+const arenaChunk = 1 << 20
+
 func (c *cfRows) add(key, value []byte, del bool) int {
-	off := len(c.arena)
-	c.arena = append(append(c.arena, key...), value...)
-	c.rows = append(c.rows, rowRef{off: off, klen: int32(len(key)), vlen: int32(len(value)), del: del})
+	need := len(key) + len(value)
+	if n := len(c.chunks); n == 0 || len(c.chunks[n-1])+need > cap(c.chunks[n-1]) {
+		c.chunks = append(c.chunks, make([]byte, 0, max(arenaChunk, need)))
+	}
+	ci := len(c.chunks) - 1
+	chunk := c.chunks[ci]
+	off := len(chunk)
+	c.chunks[ci] = append(append(chunk, key...), value...)
+	var p [8]byte
+	copy(p[:], key)
+	c.rows = append(c.rows, rowRef{prefix: binary.BigEndian.Uint64(p[:]), chunk: int32(ci), off: int32(off),
+		klen: int32(len(key)), vlen: int32(len(value)), del: del})
 	return len(c.rows) - 1
 }
 
-func (c *cfRows) key(r rowRef) []byte { return c.arena[r.off : r.off+int(r.klen)] }
+func (c *cfRows) key(r rowRef) []byte {
+	return c.chunks[r.chunk][r.off : r.off+r.klen]
+}
+
 func (c *cfRows) value(r rowRef) []byte {
-	return c.arena[r.off+int(r.klen) : r.off+int(r.klen)+int(r.vlen)]
+	return c.chunks[r.chunk][r.off+r.klen : r.off+r.klen+r.vlen]
 }
 
 // bytes approximates the memory the rows hold.
-func (c *cfRows) bytes() int64 { return int64(cap(c.arena)) + int64(cap(c.rows))*24 }
+func (c *cfRows) bytes() int64 {
+	return int64(len(c.chunks))*arenaChunk + int64(cap(c.rows))*int64(unsafe.Sizeof(rowRef{}))
+}
 
 // sorted returns the live rows in key order; of equal keys the last added
 // wins (as with puts in sequence).
@@ -49,10 +71,21 @@ func (c *cfRows) sorted() []rowRef {
 			live = append(live, r)
 		}
 	}
-	slices.SortStableFunc(live, func(a, b rowRef) int { return bytes.Compare(c.key(a), c.key(b)) })
+	slices.SortFunc(live, func(a, b rowRef) int {
+		if a.prefix != b.prefix {
+			return cmp.Compare(a.prefix, b.prefix)
+		}
+		if d := bytes.Compare(c.key(a), c.key(b)); d != 0 {
+			return d
+		}
+		if a.chunk != b.chunk { // insertion order breaks ties
+			return cmp.Compare(a.chunk, b.chunk)
+		}
+		return cmp.Compare(a.off, b.off)
+	})
 	out := live[:0]
 	for i, r := range live {
-		if i+1 < len(live) && bytes.Equal(c.key(r), c.key(live[i+1])) {
+		if i+1 < len(live) && live[i+1].prefix == r.prefix && bytes.Equal(c.key(r), c.key(live[i+1])) {
 			continue
 		}
 		out = append(out, r)
@@ -66,7 +99,7 @@ type round struct {
 	toHash    bchain.Hash
 	cfs       [numCF]cfRows
 	balances  map[string]*balanceDelta
-	utxoPuts  map[string]int // addressUtxos key → row, to cancel UTXOs spent within the round
+	utxoPuts  map[outpoint]int // UTXO created this round → its addressUtxos row, to cancel it if spent within the round
 	undo      map[uint32][]byte
 	keep      uint32
 	blocks    int
@@ -75,7 +108,7 @@ type round struct {
 
 func newRound(from, keep uint32) *round {
 	return &round{from: from, keep: keep, balances: make(map[string]*balanceDelta),
-		utxoPuts: make(map[string]int), undo: make(map[uint32][]byte)}
+		utxoPuts: make(map[outpoint]int), undo: make(map[uint32][]byte)}
 }
 
 // bytes approximates the round's memory.
@@ -102,14 +135,15 @@ func (r *round) add(height uint32, hash bchain.Hash, rows *blockRows) {
 				delete(r.undo, height-r.keep)
 			}
 		case m.cf == CFAddressUtxos && m.del:
-			if i, ok := r.utxoPuts[string(m.key)]; ok {
+			op := utxoKeyOutpoint(m.key)
+			if i, ok := r.utxoPuts[op]; ok {
 				r.cfs[CFAddressUtxos].rows[i].dead = true // created and spent within the round
-				delete(r.utxoPuts, string(m.key))
+				delete(r.utxoPuts, op)
 				continue
 			}
 			r.cfs[m.cf].add(m.key, nil, true)
 		case m.cf == CFAddressUtxos:
-			r.utxoPuts[string(m.key)] = r.cfs[m.cf].add(m.key, m.value, false)
+			r.utxoPuts[utxoKeyOutpoint(m.key)] = r.cfs[m.cf].add(m.key, m.value, false)
 		default:
 			r.cfs[m.cf].add(m.key, m.value, m.del)
 		}
@@ -130,21 +164,17 @@ func (r *round) add(height uint32, hash bchain.Hash, rows *blockRows) {
 // finalRows adds the rows decided at the end of the round: balances merged
 // with the stored ones, and the undo window moved from (prevTip-keep,
 // prevTip] to (to-keep, to].
-func (r *round) finalRows(d *DB, prevTip uint32, hadTip bool) error {
-	descs := make([]string, 0, len(r.balances))
-	for k := range r.balances {
-		descs = append(descs, k)
-	}
-	slices.Sort(descs)
-	cur, err := d.readBalances(descs)
-	if err != nil {
-		return err
-	}
-	for i, k := range descs {
-		next, err := applyBalanceDelta(cur[i], r.balances[k])
+func (r *round) finalRows(d *DB, bc *balanceCache, prevTip uint32, hadTip bool) error {
+	for k, delta := range r.balances {
+		cur, err := bc.get(d, k)
+		if err != nil {
+			return err
+		}
+		next, err := applyBalanceDelta(cur, delta)
 		if err != nil {
 			return fmt.Errorf("address %x: %w", k, err)
 		}
+		bc.put(k, next)
 		if next.Txs == 0 {
 			r.cfs[CFAddressBalance].add([]byte(k), nil, true)
 		} else {
@@ -170,21 +200,40 @@ func (r *round) finalRows(d *DB, prevTip uint32, hadTip bool) error {
 	return nil
 }
 
-// readBalances reads the stored balances of sorted descriptors (zero
-// values for absent ones).
-func (d *DB) readBalances(descs []string) ([]*AddrBalance, error) {
-	out := make([]*AddrBalance, len(descs))
-	for i, k := range descs {
-		b, err := ReadAddrBalance(d, bchain.AddrDesc(k))
-		if err != nil {
-			return nil, err
-		}
-		if b == nil {
-			b = &AddrBalance{}
-		}
-		out[i] = b
+// balanceCache keeps the balances a bulk session has written, so that
+// merging a round's deltas rarely reads the database. It is touched only by
+// the (sequential) flushes, and bounded like the UTXO cache: when full, the
+// older half is dropped and read back from the index when needed.
+type balanceCache struct {
+	cur, old map[string]AddrBalance
+	max      int // entries per generation
+}
+
+func newBalanceCache(maxBytes int64) *balanceCache {
+	return &balanceCache{cur: make(map[string]AddrBalance), max: int(max(maxBytes/balanceEntryBytes/2, 1024))}
+}
+
+const balanceEntryBytes = 128
+
+func (c *balanceCache) get(d *DB, desc string) (*AddrBalance, error) {
+	if b, ok := c.cur[desc]; ok {
+		return &b, nil
 	}
-	return out, nil
+	if b, ok := c.old[desc]; ok {
+		return &b, nil
+	}
+	b, err := ReadAddrBalance(d, bchain.AddrDesc(desc))
+	if err != nil || b != nil {
+		return b, err
+	}
+	return &AddrBalance{}, nil
+}
+
+func (c *balanceCache) put(desc string, b *AddrBalance) {
+	if len(c.cur) >= c.max {
+		c.old, c.cur = c.cur, make(map[string]AddrBalance, c.max)
+	}
+	c.cur[desc] = *b
 }
 
 // writeFiles sorts each column family's rows and writes them as staged SST

@@ -96,7 +96,7 @@ func stageRound(t *testing.T, blocks []*bchain.Block, pre int, ingests int, writ
 		}
 	}
 	r := l.round
-	if err := r.finalRows(d, l.committed.Height, l.hasCommitted); err != nil {
+	if err := r.finalRows(d, l.balances, l.committed.Height, l.hasCommitted); err != nil {
 		t.Fatal(err)
 	}
 	files, err := r.writeFiles(d, 2)

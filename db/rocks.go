@@ -69,6 +69,8 @@ type DB struct {
 
 	killAfter atomic.Int64
 	writes    atomic.Int64
+
+	compacting sync.WaitGroup // background compaction, cancelled by Close
 }
 
 func newOptions(o *Options) (*grocksdb.Options, *grocksdb.BlockBasedTableOptions, *grocksdb.Cache) {
@@ -259,12 +261,61 @@ func (d *DB) SetBlockCacheBytes(n int64) {
 	}
 }
 
+// CompactInBackground compacts every column family, one after the other, in
+// a background goroutine: after a bulk load the LSM holds overlapping files
+// of many rounds, and a compaction leaves queries one file per level to
+// read. Close cancels it.
+func (d *DB) CompactInBackground() {
+	d.compacting.Add(1)
+	go func() {
+		defer d.compacting.Done()
+		start := time.Now()
+		opts := grocksdb.NewCompactRangeOptions()
+		defer opts.Destroy()
+		opts.SetExclusiveManualCompaction(false)
+		for _, cf := range d.cfs {
+			d.mu.RLock()
+			if d.closed {
+				d.mu.RUnlock()
+				return
+			}
+			d.rdb.CompactRangeCFOpt(d.handles[cf], grocksdb.Range{}, opts)
+			d.mu.RUnlock()
+		}
+		d.log.Info("compaction after bulk load finished", "subsystem", "db", "took", time.Since(start).Round(time.Millisecond).String())
+	}()
+}
+
+// FilesAtLevel0 returns, per column family, the number of table files in
+// level 0 (files that overlap, so every read checks each of them).
+func (d *DB) FilesAtLevel0() map[string]int {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	out := make(map[string]int)
+	if d.closed {
+		return out
+	}
+	for _, cf := range d.cfs {
+		if n, err := strconv.Atoi(d.rdb.GetPropertyCF("rocksdb.num-files-at-level0", d.handles[cf])); err == nil {
+			out[cf.String()] = n
+		}
+	}
+	return out
+}
+
 // Path returns the database directory.
 func (d *DB) Path() string { return d.path }
 
 // Close releases the database. Column-family handles are destroyed before
 // the database, as Debian's assertion-enabled RocksDB requires.
 func (d *DB) Close() {
+	// Stop a running manual compaction first: it holds the read lock.
+	d.mu.RLock()
+	if !d.closed {
+		d.rdb.DisableManualCompaction()
+	}
+	d.mu.RUnlock()
+	d.compacting.Wait()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.closed {

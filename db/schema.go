@@ -9,6 +9,7 @@ package db
 // varint (minimal encoding enforced), lb a uv length followed by the bytes.
 
 import (
+	"encoding/binary"
 	"fmt"
 
 	"github.com/openexplorer/blockbook/bchain"
@@ -328,6 +329,17 @@ func utxoKey(desc bchain.AddrDesc, u *Utxo) []byte {
 	e.hash(u.Txid)
 	e.u32be(u.Vout)
 	return e.b
+}
+
+// utxoKeyOutpoint returns the txid and vout at the end of an addressUtxos key.
+func utxoKeyOutpoint(key []byte) outpoint {
+	var op outpoint
+	if len(key) >= 36 {
+		tail := key[len(key)-36:]
+		copy(op.txid[:], tail[:32])
+		op.vout = binary.BigEndian.Uint32(tail[32:])
+	}
+	return op
 }
 
 func packUtxoValue(u *Utxo) []byte {

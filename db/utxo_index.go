@@ -65,6 +65,9 @@ func (x *UtxoIndex) BlockHash(height uint32) (bchain.Hash, bool, error) {
 	return m.Hash, true, nil
 }
 
+// CompactInBackground compacts the index after a bulk load.
+func (x *UtxoIndex) CompactInBackground() { x.db.CompactInBackground() }
+
 // BlockTime returns the timestamp of the indexed block at height.
 func (x *UtxoIndex) BlockTime(height uint32) (int64, error) {
 	m, err := ReadBlockMeta(x.db, height)

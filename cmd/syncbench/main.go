@@ -80,8 +80,8 @@ func run(bin string, blocks, txs, workers, syncMem int, cache string) error {
 		return err
 	}
 	dataDir := filepath.Join(work, "index")
-	cmd := exec.Command(bin, "-blockchaincfg="+cfg, "-datadir="+dataDir, "-sync", "-public="+addr, "-internal=none",
-		"-workers="+strconv.Itoa(workers), "-syncmemory="+strconv.Itoa(syncMem))
+	binPath = bin
+	cmd := exec.Command(bin, append([]string{"-blockchaincfg=" + cfg, "-datadir=" + dataDir, "-public=" + addr}, syncArgs(workers, syncMem)...)...)
 	logFile, err := os.Create(filepath.Join(work, "blockbook.log"))
 	if err != nil {
 		return err
@@ -98,6 +98,8 @@ func run(bin string, blocks, txs, workers, syncMem int, cache string) error {
 		return fmt.Errorf("%w (log: %s)", err, logFile.Name())
 	}
 	hwm := vmHWM(cmd.Process.Pid)
+	// Queries after the sync: give the background compaction time to end.
+	compaction := waitLogLine(logFile.Name(), "compaction after bulk load finished", time.Minute)
 	_ = cmd.Process.Signal(syscall.SIGTERM)
 	_ = cmd.Wait()
 	size := dirSize(dataDir)
@@ -109,9 +111,17 @@ func run(bin string, blocks, txs, workers, syncMem int, cache string) error {
 		}
 	}
 
+	l0, err := level0Files(dataDir)
+	if err != nil {
+		return err
+	}
 	bound, err := lowerBound(chainFile, filepath.Join(work, "bound"))
 	if err != nil {
 		return fmt.Errorf("lower bound: %w", err)
+	}
+	crash, err := crashRun(cfg, work, dataDir, height, syncArgs(workers, syncMem))
+	if err != nil {
+		return fmt.Errorf("kill -9 run: %w", err)
 	}
 
 	fmt.Printf("initial sync of a generated regtest chain (%d blocks, %d txs), blockbook -workers=%d -syncmemory=%d\n", height+1, txCount, workers, syncMem)
@@ -122,7 +132,16 @@ func run(bin string, blocks, txs, workers, syncMem int, cache string) error {
 	fmt.Printf("lower bound, single-threaded on the same blocks (decode %.2f s + build rows %.2f s + sort, write and ingest SST %.2f s): %.2f s\n",
 		bound.decode.Seconds(), bound.build.Seconds(), bound.ingest.Seconds(), bound.total().Seconds())
 	fmt.Printf("ratio sync / lower bound: %.2f\n", elapsed.Seconds()/bound.total().Seconds())
+	fmt.Printf("background compaction after the sync: %s; level-0 files per column family then: %v\n", compaction, l0)
+	fmt.Println(crash)
 	return nil
+}
+
+// binPath is the blockbook binary under test.
+var binPath string
+
+func syncArgs(workers, syncMem int) []string {
+	return []string{"-sync", "-internal=none", "-workers=" + strconv.Itoa(workers), "-syncmemory=" + strconv.Itoa(syncMem)}
 }
 
 // generate writes the benchmark chain file unless it exists.
@@ -215,6 +234,19 @@ func waitInSync(ctx context.Context, base string, height int32, cmd *exec.Cmd) e
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
+}
+
+// waitLogLine waits for a log line containing s and returns how long the
+// wait took, or a note that it did not appear.
+func waitLogLine(path, s string, limit time.Duration) string {
+	start := time.Now()
+	for time.Since(start) < limit {
+		if data, err := os.ReadFile(path); err == nil && strings.Contains(string(data), s) {
+			return fmt.Sprintf("done %.1f s after in-sync", time.Since(start).Seconds())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return "not finished within " + limit.String()
 }
 
 // vmHWM returns the peak resident set size of a process in bytes.

@@ -3,9 +3,15 @@ package syncer
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/openexplorer/blockbook/bchain"
 )
+
+// inflightPerWorker is how many blocks each worker has requested from the
+// node at a time: a worker decoding one block keeps the node busy with the
+// next, so that neither waits for the other.
+const inflightPerWorker = 2
 
 // decodedFactor estimates the memory of a decoded block from its serialized
 // size (Go structs, slices and the raw bytes they alias).
@@ -40,7 +46,7 @@ func (s *Syncer) fetchParallelWithin(ctx context.Context, from, to uint32, budge
 	)
 	jobs := make(chan uint32)
 	var wg sync.WaitGroup
-	for w := 0; w < s.cfg.Workers; w++ {
+	for w := 0; w < s.cfg.Workers*inflightPerWorker; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -94,12 +100,18 @@ func (s *Syncer) fetchParallelWithin(ctx context.Context, from, to uint32, budge
 	defer stop()
 
 	var err error
+	var starved time.Duration
+	defer func() { s.lastFetchStarved = starved }()
 	for h := from; ; h++ {
 		mu.Lock()
 		r, ok := ready[h]
-		for !ok && ctx.Err() == nil {
-			cond.Wait()
-			r, ok = ready[h]
+		if !ok {
+			t0 := time.Now()
+			for !ok && ctx.Err() == nil {
+				cond.Wait()
+				r, ok = ready[h]
+			}
+			starved += time.Since(t0)
 		}
 		delete(ready, h)
 		mu.Unlock()

@@ -32,6 +32,8 @@ type Index interface {
 	BlockTime(height uint32) (int64, error)
 	// NewBulk starts a bulk session for far-behind catch-up.
 	NewBulk(db.BulkOptions) (db.Bulk, error)
+	// CompactInBackground tidies the storage after a bulk load.
+	CompactInBackground()
 }
 
 // ErrReorgTooDeep stops sync: the node's chain forked from ours below the
@@ -90,6 +92,10 @@ type Syncer struct {
 	mu        sync.Mutex
 	state     State
 	listeners []func(db.Tip)
+
+	// lastFetchStarved is how long the last parallel catch-up waited for
+	// blocks (for the bulk summary log).
+	lastFetchStarved time.Duration
 
 	// reorgBase is the tip before the first block of the current reorg was
 	// disconnected. Nodes that answer RPCs half-way through a reorg (btcd
@@ -455,9 +461,9 @@ func (s *Syncer) catchUp(ctx context.Context, from, to uint32) error {
 // Shares of MemoryBudget in bulk mode: blocks fetched ahead, the UTXO
 // cache, and a round's rows (the rest is headroom for transient buffers).
 const (
-	bulkFetchShare = 0.15
-	bulkCacheShare = 0.30
-	bulkRoundShare = 0.30
+	bulkFetchShare = 0.10
+	bulkCacheShare = 0.25
+	bulkRoundShare = 0.45
 )
 
 // bulkCatchUp loads from..to with a bulk session; the tip advances at each
@@ -489,8 +495,12 @@ func (s *Syncer) bulkCatchUp(ctx context.Context, from, to uint32, prog *progres
 		return nil
 	})
 	stats, ferr := bulk.Finish()
+	if err == nil && ferr == nil && stats.Rounds > 1 {
+		s.index.CompactInBackground()
+	}
 	s.log.Info("bulk sync finished", "rounds", stats.Rounds, "blocks", stats.Blocks, "txs", stats.Txs, "rows", stats.Rows,
-		"cache_hits", stats.CacheHits, "cache_misses", stats.CacheMisses, "flush_time", stats.FlushTime.Round(time.Millisecond).String())
+		"cache_hits", stats.CacheHits, "cache_misses", stats.CacheMisses, "flush_time", stats.FlushTime.Round(time.Millisecond).String(),
+		"waited_for_flush", stats.FlushWait.Round(time.Millisecond).String(), "waited_for_blocks", s.lastFetchStarved.Round(time.Millisecond).String())
 	return errors.Join(err, ferr)
 }
 

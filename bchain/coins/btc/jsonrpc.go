@@ -3,6 +3,7 @@ package btc
 import (
 	"bytes"
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -51,6 +52,7 @@ type rpcRequest struct {
 }
 
 type rpcResponse struct {
+	hex    []byte // the decoded result, when the hex fast path matched
 	Result json.RawMessage `json:"result"`
 	Error  *struct {
 		Code    int    `json:"code"`
@@ -91,7 +93,8 @@ func (c *rpcClient) call(ctx context.Context, method string, params []any, out a
 	delay := c.backoff
 	for attempt := 0; ; attempt++ {
 		start := time.Now()
-		res, err := c.roundTrip(ctx, body)
+		_, wantHex := out.(*hexBytes)
+		res, err := c.roundTrip(ctx, body, wantHex)
 		if errors.Is(err, errCredentials) {
 			c.errors.WithLabelValues(method, "auth").Inc()
 			return fmt.Errorf("rpc %s: %w", method, err) // retrying cannot help
@@ -107,6 +110,10 @@ func (c *rpcClient) call(ctx context.Context, method string, params []any, out a
 				}
 			} else {
 				if out == nil {
+					return nil
+				}
+				if hb, ok := out.(*hexBytes); ok && res.hex != nil {
+					*hb = res.hex
 					return nil
 				}
 				if err = json.Unmarshal(res.Result, out); err == nil {
@@ -133,7 +140,9 @@ func (c *rpcClient) call(ctx context.Context, method string, params []any, out a
 }
 
 // roundTrip does one HTTP exchange. Its errors wrap ErrNodeUnavailable.
-func (c *rpcClient) roundTrip(ctx context.Context, body []byte) (*rpcResponse, error) {
+// With wantHex, a result that is a hex string is decoded without the generic
+// JSON decoder (raw blocks are megabytes of hex).
+func (c *rpcClient) roundTrip(ctx context.Context, body []byte, wantHex bool) (*rpcResponse, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
@@ -159,6 +168,11 @@ func (c *rpcClient) roundTrip(ctx context.Context, body []byte) (*rpcResponse, e
 	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
 		return nil, fmt.Errorf("%w: %w (HTTP %d): check rpc_user/rpc_pass", bchain.ErrNodeUnavailable, errCredentials, resp.StatusCode)
 	}
+	if wantHex {
+		if b, ok := fastHexResult(data); ok {
+			return &rpcResponse{hex: b}, nil
+		}
+	}
 	var res rpcResponse
 	// Core answers RPC errors with HTTP 404/500 and a JSON body, so the
 	// body decides, not the status.
@@ -170,6 +184,54 @@ func (c *rpcClient) roundTrip(ctx context.Context, body []byte) (*rpcResponse, e
 		return nil, fmt.Errorf("%w: HTTP %d with a body that is not a JSON-RPC response: %q", bchain.ErrNodeUnavailable, resp.StatusCode, snippet)
 	}
 	return &res, nil
+}
+
+// hexBytes is a result that the node sends as a hex string (raw blocks and
+// txs); it decodes to the bytes.
+type hexBytes []byte
+
+func (h *hexBytes) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	d, err := hex.DecodeString(s)
+	if err != nil {
+		return fmt.Errorf("invalid hex: %w", err)
+	}
+	*h = d
+	return nil
+}
+
+// fastHexResult decodes a response {"result":"<hex>","error":null,...}
+// without running the generic JSON decoder over the hex: it locates the
+// result string, hex-decodes it, and checks that the response minus the hex
+// is a well-formed JSON-RPC answer without an error. Any other shape
+// reports false and is decoded the generic way.
+func fastHexResult(data []byte) ([]byte, bool) {
+	const key = `"result":"`
+	i := bytes.Index(data, []byte(key))
+	if i < 0 {
+		return nil, false
+	}
+	start := i + len(key)
+	n := bytes.IndexByte(data[start:], '"')
+	if n < 0 || n%2 != 0 {
+		return nil, false
+	}
+	out := make([]byte, n/2)
+	if _, err := hex.Decode(out, data[start:start+n]); err != nil {
+		return nil, false
+	}
+	rest := append(append(make([]byte, 0, len(data)-n), data[:start]...), data[start+n:]...)
+	var r struct {
+		Result *string          `json:"result"`
+		Error  *json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(rest, &r) != nil || r.Result == nil || (r.Error != nil && string(*r.Error) != "null") {
+		return nil, false
+	}
+	return out, true
 }
 
 // errCredentials: the node refused our user and password.

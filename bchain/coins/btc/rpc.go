@@ -128,19 +128,12 @@ func (n *Node) BlockHeight(ctx context.Context, hash bchain.Hash) (uint32, error
 // RawBlock returns the serialized block (getblock <hash> 0 works on both
 // implementations).
 func (n *Node) RawBlock(ctx context.Context, hash bchain.Hash) ([]byte, error) {
-	var s string
-	err := n.rpc.call(ctx, "getblock", []any{hash.String(), 0}, &s)
+	var raw hexBytes
+	err := n.rpc.call(ctx, "getblock", []any{hash.String(), 0}, &raw)
 	if isRPCCode(err, codeNotFound) {
 		return nil, fmt.Errorf("%w: %s", bchain.ErrBlockNotFound, hash)
 	}
-	if err != nil {
-		return nil, err
-	}
-	raw, err := hex.DecodeString(s)
-	if err != nil {
-		return nil, fmt.Errorf("%w: getblock returned invalid hex: %v", bchain.ErrNodeUnavailable, err)
-	}
-	return raw, nil
+	return raw, err
 }
 
 // Block fetches and decodes a block, checking that it is the one asked for.
