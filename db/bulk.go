@@ -29,8 +29,8 @@ type BulkOptions struct {
 // committed strictly in order. Blocks must come in height order from one
 // goroutine.
 type BulkLoader struct {
-	x     *UtxoIndex
-	opts  BulkOptions
+	x        *UtxoIndex
+	opts     BulkOptions
 	cache    *utxoCache
 	balances *balanceCache // used by the flushes only
 	src      *bulkPrevouts

@@ -52,7 +52,7 @@ type rpcRequest struct {
 }
 
 type rpcResponse struct {
-	hex    []byte // the decoded result, when the hex fast path matched
+	hex    []byte          // the decoded result, when the hex fast path matched
 	Result json.RawMessage `json:"result"`
 	Error  *struct {
 		Code    int    `json:"code"`
