@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/openexplorer/blockbook/tools/chaingen"
+	"github.com/openexplorer/blockbook/tools/regtest"
 )
 
 // Bad input gets a clear 400 with a JSON error and never a 500 or a panic:
@@ -143,19 +144,23 @@ func waitTipWithin(t *testing.T, base string, height int32, hash string, d time.
 // API answers equal the ledger, the index equals a per-block sync byte for
 // byte, and the steady state follows new blocks through notifications.
 func TestE2EBulkSyncThenFollow(t *testing.T) {
-	node := startNode(t)
+	node := startNodeWith(t, regtest.Options{Listen: true})
 	g := demoChain(t)
 	if err := g.Extend(300, 40); err != nil {
 		t.Fatal(err)
 	}
 	submit(t, g, node, 1)
-	cfg := writeConfig(t, node, map[string]any{"block_poll_interval_ms": 60_000})
+	// Blocks come over the node's P2P port.
+	cfg := writeConfig(t, node, map[string]any{"block_poll_interval_ms": 60_000, "p2p_address": node.P2PAddr})
 	dir := t.TempDir()
 	inst := startInProcess(t, cfg, dir, func(o *options) { o.bulkThreshold = 50; o.syncMemoryMB = 64 })
 	h, hash := g.Tip()
 	waitTip(t, inst.base, h, hash.String(), inst.logs)
 	if n := strings.Count(inst.logs.String(), "bulk round committed"); n < 2 {
 		t.Fatalf("expected several bulk rounds, got %d\n%s", n, tail(inst.logs.String(), 20))
+	}
+	if strings.Contains(inst.logs.String(), "falling back to RPC") {
+		t.Fatalf("P2P download fell back to RPC\n%s", tail(inst.logs.String(), 20))
 	}
 	checkLedger(t, inst.base, g.Ledger())
 	waitLog(t, inst, "subscribed to node notifications")

@@ -37,14 +37,15 @@ func main() {
 	workers := flag.Int("workers", runtime.NumCPU(), "blockbook -workers")
 	syncMem := flag.Int("syncmemory", 512, "blockbook -syncmemory (MB)")
 	cache := flag.String("cache", "", "where to keep the generated chain and node (default: the user cache dir)")
+	p2p := flag.Bool("p2p", true, "download blocks over the node's P2P port (p2p_address) instead of RPC")
 	flag.Parse()
-	if err := run(*bin, *blocks, *txs, *workers, *syncMem, *cache); err != nil {
+	if err := run(*bin, *blocks, *txs, *workers, *syncMem, *cache, *p2p); err != nil {
 		fmt.Fprintln(os.Stderr, "syncbench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(bin string, blocks, txs, workers, syncMem int, cache string) error {
+func run(bin string, blocks, txs, workers, syncMem int, cache string, p2p bool) error {
 	ctx := context.Background()
 	if cache == "" {
 		dir, err := os.UserCacheDir()
@@ -70,8 +71,12 @@ func run(bin string, blocks, txs, workers, syncMem int, cache string) error {
 	}
 	defer os.RemoveAll(work)
 	cfg := filepath.Join(work, "blockchaincfg.json")
-	data, _ := json.Marshal(map[string]any{"coin_name": "Regtest", "rpc_url": node.RPCURL, "rpc_user": node.RPCUser,
-		"rpc_pass": node.RPCPass, "parse": true, "block_addresses_to_keep": 300})
+	cfgMap := map[string]any{"coin_name": "Regtest", "rpc_url": node.RPCURL, "rpc_user": node.RPCUser,
+		"rpc_pass": node.RPCPass, "parse": true, "block_addresses_to_keep": 300}
+	if p2p {
+		cfgMap["p2p_address"] = node.P2PAddr
+	}
+	data, _ := json.Marshal(cfgMap)
 	if err := os.WriteFile(cfg, data, 0o644); err != nil {
 		return err
 	}
@@ -124,7 +129,11 @@ func run(bin string, blocks, txs, workers, syncMem int, cache string) error {
 		return fmt.Errorf("kill -9 run: %w", err)
 	}
 
-	fmt.Printf("initial sync of a generated regtest chain (%d blocks, %d txs), blockbook -workers=%d -syncmemory=%d\n", height+1, txCount, workers, syncMem)
+	via := "RPC"
+	if p2p {
+		via = "P2P (p2p_address)"
+	}
+	fmt.Printf("initial sync of a generated regtest chain (%d blocks, %d txs) from btcd over %s, blockbook -workers=%d -syncmemory=%d\n", height+1, txCount, via, workers, syncMem)
 	fmt.Printf("  time to in-sync at tip: %.2f s (from process start)\n", elapsed.Seconds())
 	fmt.Printf("  throughput:             %.0f blocks/s, %.0f tx/s\n", float64(height+1)/elapsed.Seconds(), float64(txCount)/elapsed.Seconds())
 	fmt.Printf("  peak RSS (VmHWM):       %.1f MB (budget %d MB)\n", float64(hwm)/(1<<20), syncMem)
@@ -189,7 +198,7 @@ func loadedNode(ctx context.Context, dir, chainFile string) (*regtest.Node, int3
 		txs += len(b.Transactions)
 	}
 	tip := int32(len(chain) - 1)
-	node, err := regtest.Start(ctx, regtest.Options{Dir: dir})
+	node, err := regtest.Start(ctx, regtest.Options{Dir: dir, Listen: true})
 	if err != nil {
 		return nil, 0, 0, err
 	}

@@ -2,7 +2,9 @@ package btc
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"net"
 	"net/url"
 	"time"
 
@@ -52,6 +54,20 @@ func newBackend(name string, n network, cfg *bchain.Config, env bchain.Env) (*bc
 	log := env.Log.With("subsystem", "node", "coin", name)
 	parser := NewParser(n.params)
 	node := &Node{rpc: newRPCClient(cfg.RPCURL, cfg.RPCUser, cfg.RPCPass, cfg.Timeout(), log, env.Metrics), parser: parser, log: log}
+	var extra struct {
+		// P2PAddress (host:port of the node's peer-to-peer port) makes
+		// block downloads use the P2P protocol instead of RPC.
+		P2PAddress string `json:"p2p_address"`
+	}
+	if err := json.Unmarshal(cfg.Raw, &extra); err != nil {
+		return nil, fmt.Errorf("%w: %v", bchain.ErrConfig, err)
+	}
+	if extra.P2PAddress != "" {
+		if _, _, err := net.SplitHostPort(extra.P2PAddress); err != nil {
+			return nil, fmt.Errorf("%w: p2p_address %q: %v", bchain.ErrConfig, extra.P2PAddress, err)
+		}
+		node.p2p = newP2PBlocks(extra.P2PAddress, n.params.Net, log)
+	}
 	p := bchain.CoinParams{
 		Name: name, Shortcut: n.shortcut, Label: n.label, Network: n.params.Name,
 		Testnet: n.testnet, Decimals: 8, Slip44: n.slip44, Genesis: displayHash(*n.params.GenesisHash),
@@ -74,6 +90,9 @@ func newBackend(name string, n network, cfg *bchain.Config, env bchain.Env) (*bc
 		Type: bchain.ChainBitcoinType, Params: p,
 		Chain: node, Addresses: parser, RawBlocks: node, Txs: node, Broadcast: node, Fees: node,
 		Utxo: parser,
+	}
+	if node.p2p != nil {
+		b.Close = func() error { node.p2p.close(); return nil }
 	}
 	notifier, err := pickNotifier(cfg, node)
 	if err != nil {

@@ -38,6 +38,7 @@ func (d dialect) String() string {
 // Node is a Bitcoin-type node reached over JSON-RPC.
 type Node struct {
 	rpc     *rpcClient
+	p2p     *p2pBlocks // optional fast path for blocks (p2p_address)
 	parser  *Parser
 	log     *slog.Logger
 	dialect atomic.Int32
@@ -136,9 +137,28 @@ func (n *Node) RawBlock(ctx context.Context, hash bchain.Hash) ([]byte, error) {
 	return raw, err
 }
 
+// blockBytes returns a serialized block, over P2P when configured (falling
+// back to RPC if the peer fails), else over RPC.
+func (n *Node) blockBytes(ctx context.Context, hash bchain.Hash) ([]byte, error) {
+	if n.p2p != nil {
+		raw, err := n.p2p.rawBlock(ctx, hash)
+		if err == nil {
+			return raw, nil
+		}
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		n.p2p.failed.Do(func() {
+			n.log.Warn("downloading blocks over P2P failed, falling back to RPC (logged once)", "p2p_address", n.p2p.addr, "err", err)
+		})
+		n.log.Debug("P2P block download failed", "hash", hash, "err", err)
+	}
+	return n.RawBlock(ctx, hash)
+}
+
 // Block fetches and decodes a block, checking that it is the one asked for.
 func (n *Node) Block(ctx context.Context, hash bchain.Hash, height uint32) (*bchain.Block, error) {
-	raw, err := n.RawBlock(ctx, hash)
+	raw, err := n.blockBytes(ctx, hash)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,229 @@
+package btc
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/btcsuite/btcd/chainhash/v2"
+	"github.com/btcsuite/btcd/wire/v2"
+
+	"github.com/openexplorer/blockbook/bchain"
+)
+
+// p2pBlocks downloads blocks over the node's peer-to-peer port: a getdata
+// answered by a binary block message. This spares the node hex-encoding
+// megabytes into JSON and us decoding them, which dominates the cost of an
+// initial sync over RPC. It is used only for blocks; failures fall back to
+// RPC. Idle connections are kept in a small pool, one per concurrent
+// request (peers answer getdata in order, one block at a time).
+type p2pBlocks struct {
+	addr   string
+	net    wire.BitcoinNet
+	log    *slog.Logger
+	idle   chan *peerConn
+	failed sync.Once // log the first fallback only
+}
+
+const (
+	p2pDialTimeout    = 10 * time.Second
+	p2pRequestTimeout = 60 * time.Second
+	p2pMaxIdle        = 8
+)
+
+func newP2PBlocks(addr string, net wire.BitcoinNet, log *slog.Logger) *p2pBlocks {
+	return &p2pBlocks{addr: addr, net: net, log: log, idle: make(chan *peerConn, p2pMaxIdle)}
+}
+
+// rawBlock returns the serialized block with hash from a peer connection.
+func (p *p2pBlocks) rawBlock(ctx context.Context, hash bchain.Hash) ([]byte, error) {
+	var c *peerConn
+	select {
+	case c = <-p.idle:
+	default:
+		var err error
+		if c, err = dialPeer(ctx, p.addr, p.net); err != nil {
+			return nil, err
+		}
+	}
+	raw, err := c.getBlock(ctx, internalHash(hash))
+	if err != nil {
+		c.close()
+		return nil, err
+	}
+	select {
+	case p.idle <- c:
+	default:
+		c.close()
+	}
+	return raw, nil
+}
+
+func (p *p2pBlocks) close() {
+	for {
+		select {
+		case c := <-p.idle:
+			c.close()
+		default:
+			return
+		}
+	}
+}
+
+// peerConn is one connection to the node's P2P port after the handshake.
+type peerConn struct {
+	conn net.Conn
+	r    *bufio.Reader
+	net  wire.BitcoinNet
+}
+
+// dialPeer connects and performs the version/verack handshake.
+func dialPeer(ctx context.Context, addr string, btcnet wire.BitcoinNet) (*peerConn, error) {
+	d := net.Dialer{Timeout: p2pDialTimeout}
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("p2p dial %s: %w", addr, err)
+	}
+	c := &peerConn{conn: conn, r: bufio.NewReaderSize(conn, 1<<20), net: btcnet}
+	if err := c.handshake(); err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("p2p handshake with %s: %w", addr, err)
+	}
+	return c, nil
+}
+
+func (c *peerConn) close() { c.conn.Close() }
+
+func (c *peerConn) handshake() error {
+	_ = c.conn.SetDeadline(time.Now().Add(p2pDialTimeout))
+	defer c.conn.SetDeadline(time.Time{})
+	local, _ := c.conn.LocalAddr().(*net.TCPAddr)
+	remote, _ := c.conn.RemoteAddr().(*net.TCPAddr)
+	if local == nil || remote == nil {
+		return errors.New("not a TCP connection")
+	}
+	var nonce [8]byte
+	_, _ = rand.Read(nonce[:])
+	// We serve nothing (services 0) and want no transaction relay.
+	ver := wire.NewMsgVersion(wire.NewNetAddressIPPort(local.IP, uint16(local.Port), 0),
+		wire.NewNetAddressIPPort(remote.IP, uint16(remote.Port), wire.SFNodeNetwork|wire.SFNodeWitness),
+		binary.LittleEndian.Uint64(nonce[:]), 0)
+	ver.UserAgent = "/blockbook:" + strconv.Itoa(int(wire.ProtocolVersion)) + "/"
+	ver.DisableRelayTx = true
+	if err := c.write(ver); err != nil {
+		return err
+	}
+	gotVersion, gotVerAck := false, false
+	for !gotVersion || !gotVerAck {
+		cmd, payload, err := c.readFrame()
+		if err != nil {
+			return err
+		}
+		switch cmd {
+		case wire.CmdVersion:
+			gotVersion = true
+			if err := c.write(wire.NewMsgVerAck()); err != nil {
+				return err
+			}
+		case wire.CmdVerAck:
+			gotVerAck = true
+		case wire.CmdPing:
+			if err := c.pong(payload); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// getBlock requests one block and waits for it, answering pings meanwhile.
+func (c *peerConn) getBlock(ctx context.Context, hash chainhash.Hash) ([]byte, error) {
+	deadline := time.Now().Add(p2pRequestTimeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	_ = c.conn.SetDeadline(deadline)
+	defer c.conn.SetDeadline(time.Time{})
+	stop := context.AfterFunc(ctx, func() { _ = c.conn.SetDeadline(time.Now()) })
+	defer stop()
+
+	req := wire.NewMsgGetData()
+	if err := req.AddInvVect(wire.NewInvVect(wire.InvTypeWitnessBlock, &hash)); err != nil {
+		return nil, err
+	}
+	if err := c.write(req); err != nil {
+		return nil, err
+	}
+	for {
+		cmd, payload, err := c.readFrame()
+		if err != nil {
+			return nil, err
+		}
+		switch cmd {
+		case wire.CmdBlock:
+			var hdr wire.BlockHeader
+			if len(payload) < wire.MaxBlockHeaderPayload || hdr.Deserialize(bytes.NewReader(payload[:wire.MaxBlockHeaderPayload])) != nil {
+				return nil, errors.New("p2p: malformed block message")
+			}
+			if hdr.BlockHash() == hash {
+				return payload, nil
+			}
+		case wire.CmdNotFound:
+			return nil, fmt.Errorf("%w: the peer does not serve block %s", bchain.ErrBlockNotFound, displayHash(hash))
+		case wire.CmdPing:
+			if err := c.pong(payload); err != nil {
+				return nil, err
+			}
+		}
+	}
+}
+
+func (c *peerConn) pong(pingPayload []byte) error {
+	var ping wire.MsgPing
+	if err := ping.BtcDecode(bytes.NewReader(pingPayload), wire.ProtocolVersion, wire.WitnessEncoding); err != nil {
+		return err
+	}
+	return c.write(wire.NewMsgPong(ping.Nonce))
+}
+
+func (c *peerConn) write(msg wire.Message) error {
+	_, err := wire.WriteMessageWithEncodingN(c.conn, msg, wire.ProtocolVersion, c.net, wire.WitnessEncoding)
+	return err
+}
+
+// readFrame reads one message frame: a 24-byte header (network magic,
+// command, payload length, checksum) and the payload, whose checksum it
+// verifies. Payloads are returned raw, so that a block goes to the block
+// parser without being decoded twice.
+func (c *peerConn) readFrame() (string, []byte, error) {
+	var hdr [wire.MessageHeaderSize]byte
+	if _, err := io.ReadFull(c.r, hdr[:]); err != nil {
+		return "", nil, err
+	}
+	if wire.BitcoinNet(binary.LittleEndian.Uint32(hdr[0:4])) != c.net {
+		return "", nil, errors.New("p2p: message for another network")
+	}
+	cmd := string(bytes.TrimRight(hdr[4:4+wire.CommandSize], "\x00"))
+	n := binary.LittleEndian.Uint32(hdr[16:20])
+	if n > wire.MaxMessagePayload {
+		return "", nil, fmt.Errorf("p2p: %s message of %d bytes", cmd, n)
+	}
+	payload := make([]byte, n)
+	if _, err := io.ReadFull(c.r, payload); err != nil {
+		return "", nil, err
+	}
+	if sum := chainhash.DoubleHashB(payload); !bytes.Equal(sum[:4], hdr[20:24]) {
+		return "", nil, fmt.Errorf("p2p: bad checksum of %s message", cmd)
+	}
+	return cmd, payload, nil
+}
