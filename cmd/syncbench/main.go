@@ -38,7 +38,9 @@ func main() {
 	syncMem := flag.Int("syncmemory", 512, "blockbook -syncmemory (MB)")
 	cache := flag.String("cache", "", "where to keep the generated chain and node (default: the user cache dir)")
 	p2p := flag.Bool("p2p", true, "download blocks over the node's P2P port (p2p_address) instead of RPC")
+	bulk := flag.Int("bulkthreshold", 500, "blockbook -bulkthreshold (0: connect blocks one by one)")
 	flag.Parse()
+	extraArgs = []string{"-bulkthreshold=" + strconv.Itoa(*bulk)}
 	if err := run(*bin, *blocks, *txs, *workers, *syncMem, *cache, *p2p); err != nil {
 		fmt.Fprintln(os.Stderr, "syncbench:", err)
 		os.Exit(1)
@@ -104,7 +106,10 @@ func run(bin string, blocks, txs, workers, syncMem int, cache string, p2p bool) 
 	}
 	hwm := vmHWM(cmd.Process.Pid)
 	// Queries after the sync: give the background compaction time to end.
-	compaction := waitLogLine(logFile.Name(), "compaction after bulk load finished", time.Minute)
+	compaction := "none (no bulk load)"
+	if logs, _ := os.ReadFile(logFile.Name()); strings.Contains(string(logs), "bulk sync finished") {
+		compaction = waitLogLine(logFile.Name(), "compaction after bulk load finished", time.Minute)
+	}
 	_ = cmd.Process.Signal(syscall.SIGTERM)
 	_ = cmd.Wait()
 	size := dirSize(dataDir)
@@ -149,8 +154,11 @@ func run(bin string, blocks, txs, workers, syncMem int, cache string, p2p bool) 
 // binPath is the blockbook binary under test.
 var binPath string
 
+// extraArgs are passed through to blockbook.
+var extraArgs []string
+
 func syncArgs(workers, syncMem int) []string {
-	return []string{"-sync", "-internal=none", "-workers=" + strconv.Itoa(workers), "-syncmemory=" + strconv.Itoa(syncMem)}
+	return append([]string{"-sync", "-internal=none", "-workers=" + strconv.Itoa(workers), "-syncmemory=" + strconv.Itoa(syncMem)}, extraArgs...)
 }
 
 // generate writes the benchmark chain file unless it exists.
