@@ -137,9 +137,15 @@ func (c *utxoCache) record(ib *IndexedBlock) {
 	for i := range ib.Txs {
 		tx := &ib.Txs[i]
 		for n := range tx.Outputs {
+			out := &tx.Outputs[n]
+			// Data carriers (no descriptor, no value) are never spent; the
+			// rare spendable one is still found in txAddresses on a miss.
+			if len(out.Desc) == 0 && out.Value == 0 {
+				continue
+			}
 			op := outpoint{tx.Txid, uint32(n)}
 			if !spentHere[op] {
-				c.add(op, tx.Outputs[n].Value, ib.Height, tx.Coinbase, tx.Outputs[n].Desc)
+				c.add(op, out.Value, ib.Height, tx.Coinbase, out.Desc)
 			}
 		}
 	}

@@ -101,6 +101,7 @@ type round struct {
 	balances  map[string]*balanceDelta
 	utxoPuts  map[outpoint]int // UTXO created this round → its addressUtxos row, to cancel it if spent within the round
 	undo      map[uint32][]byte
+	undoBytes int64
 	keep      uint32
 	blocks    int
 	rowsCount int
@@ -117,7 +118,7 @@ func (r *round) bytes() int64 {
 	for i := range r.cfs {
 		n += r.cfs[i].bytes()
 	}
-	return n + int64(len(r.balances))*96 + int64(len(r.utxoPuts))*96
+	return n + int64(len(r.balances))*96 + int64(len(r.utxoPuts))*96 + r.undoBytes
 }
 
 // add takes the rows of one more block.
@@ -131,7 +132,9 @@ func (r *round) add(height uint32, hash bchain.Hash, rows *blockRows) {
 			// Undo data is kept only for the window below the round's
 			// last block; decided at flush.
 			r.undo[height] = m.value
+			r.undoBytes += int64(len(m.value))
 			if len(r.undo) > int(r.keep) {
+				r.undoBytes -= int64(len(r.undo[height-r.keep]))
 				delete(r.undo, height-r.keep)
 			}
 		case m.cf == CFAddressUtxos && m.del:
