@@ -78,7 +78,10 @@ type Config struct {
 	Limits Limits
 	// DisableTxCache stops caching raw txs fetched from the node (-notxcache).
 	DisableTxCache bool
-	Log            *slog.Logger
+	// BlockFilters and MempoolFilters are the Golomb filter parameters the
+	// index and the mempool were configured with (P = 0: no filters).
+	BlockFilters, MempoolFilters db.FilterParams
+	Log                          *slog.Logger
 }
 
 // UtxoService implements Service for Bitcoin-type chains.

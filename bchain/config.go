@@ -34,6 +34,15 @@ type Config struct {
 	MempoolSubWorkers     int    `json:"mempool_sub_workers"`
 	BlockAddressesToKeep  int    `json:"block_addresses_to_keep"`
 
+	// Golomb filters (Blockbook's keys): P = 0 disables them; scripts is
+	// "", "taproot" or "taproot-noordinals".
+	BlockGolombFilterP        uint8  `json:"block_golomb_filter_p"`
+	BlockFilterScripts        string `json:"block_filter_scripts"`
+	BlockFilterUseZeroedKey   bool   `json:"block_filter_use_zeroed_key"`
+	MempoolGolombFilterP      uint8  `json:"mempool_golomb_filter_p"`
+	MempoolFilterScripts      string `json:"mempool_filter_scripts"`
+	MempoolFilterUseZeroedKey bool   `json:"mempool_filter_use_zeroed_key"`
+
 	// Keys this implementation adds (documented in docs/operations.md).
 
 	// BlockPollIntervalMs is how often the node is polled for a new tip when

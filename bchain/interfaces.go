@@ -59,6 +59,20 @@ type BlockNotifier interface {
 	Run(ctx context.Context, signal func()) error
 }
 
+// MempoolSource lists the transactions waiting in the node's mempool.
+type MempoolSource interface {
+	// MempoolTxids returns the txids the node holds in its mempool now.
+	MempoolTxids(ctx context.Context) ([]Hash, error)
+}
+
+// TxNotifier pushes the txid of each transaction the node accepts into its
+// mempool. Like BlockNotifier it is a hint: the mempool also resyncs
+// periodically, so a lost notification costs latency, never correctness.
+type TxNotifier interface {
+	// Run delivers txids until ctx ends, reconnecting on its own.
+	Run(ctx context.Context, signal func(txid Hash)) error
+}
+
 // AddressParser converts between user-facing addresses and descriptors.
 type AddressParser interface {
 	// AddrDescFromAddress validates addr for this coin and network.

@@ -42,6 +42,10 @@ type Backend struct {
 	Broadcast TxBroadcaster
 	Fees      FeeEstimator
 	Notifier  BlockNotifier
+	// Mempool and TxNotifier follow the node's mempool (TxNotifier may be
+	// nil: the mempool then relies on periodic resyncs).
+	Mempool    MempoolSource
+	TxNotifier TxNotifier
 
 	// Utxo is the Bitcoin-type parser; nil for other chain types.
 	Utxo UtxoParser

@@ -91,7 +91,7 @@ type Syncer struct {
 
 	mu        sync.Mutex
 	state     State
-	listeners []func(db.Tip)
+	listeners []func(BlockEvent)
 
 	// lastFetchStarved is how long the last parallel catch-up waited for
 	// blocks (for the bulk summary log).
@@ -142,9 +142,21 @@ func (s *Syncer) State() State {
 	return s.state
 }
 
+// BlockEvent tells listeners how the index tip moved.
+type BlockEvent struct {
+	Tip    db.Tip
+	HasTip bool
+	// Connected is the block just connected on its own (steady state);
+	// nil when a block was disconnected or a bulk round committed.
+	Connected *bchain.Block
+	// Disconnected is set when the previous tip was undone (reorg or rollback).
+	Disconnected bool
+}
+
 // OnBlock registers fn to be called after each connected or disconnected
-// block with the new tip. fn must not block.
-func (s *Syncer) OnBlock(fn func(db.Tip)) {
+// block, and after each committed bulk round. fn runs on the sync worker's
+// goroutine and must not block.
+func (s *Syncer) OnBlock(fn func(BlockEvent)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.listeners = append(s.listeners, fn)
@@ -156,7 +168,8 @@ func (s *Syncer) update(f func(*State)) {
 	s.mu.Unlock()
 }
 
-func (s *Syncer) tipChanged(tip db.Tip, hasTip bool) {
+func (s *Syncer) tipChanged(ev BlockEvent) {
+	tip, hasTip := ev.Tip, ev.HasTip
 	s.mu.Lock()
 	s.state.BestHeight, s.state.BestHash, s.state.HasTip = tip.Height, tip.Hash, hasTip
 	s.state.LastBlockTime = time.Now()
@@ -165,7 +178,7 @@ func (s *Syncer) tipChanged(tip db.Tip, hasTip bool) {
 	s.m.bestHeight.Set(float64(tip.Height))
 	s.m.lag(tip.Height, hasTip, nodeHeight)
 	for _, fn := range listeners {
-		fn(tip)
+		fn(ev)
 	}
 }
 
@@ -399,7 +412,7 @@ func (s *Syncer) disconnectDownTo(ctx context.Context, to uint32, tip db.Tip) er
 		}
 		s.m.disconnected.Inc()
 		s.log.Info("disconnected block", "height", tip.Height, "hash", tip.Hash)
-		s.tipChanged(newTip, ok)
+		s.tipChanged(BlockEvent{Tip: newTip, HasTip: ok, Disconnected: true})
 		tip = newTip
 	}
 	return nil
@@ -473,7 +486,7 @@ func (s *Syncer) bulkCatchUp(ctx context.Context, from, to uint32, prog *progres
 	budget := float64(s.cfg.MemoryBudget)
 	bulk, err := s.index.NewBulk(db.BulkOptions{
 		RoundBytes: int64(budget * bulkRoundShare), CacheBytes: int64(budget * bulkCacheShare), Workers: s.cfg.Workers,
-		OnCommit: func(t db.Tip) { s.tipChanged(t, true) },
+		OnCommit: func(t db.Tip) { s.tipChanged(BlockEvent{Tip: t, HasTip: true}) },
 	})
 	if err != nil {
 		return err
@@ -510,6 +523,6 @@ func (s *Syncer) connect(blk *bchain.Block) error {
 	}
 	s.m.connected.Inc()
 	s.m.txs.Add(float64(len(blk.Txs)))
-	s.tipChanged(db.Tip{Height: blk.Height, Hash: blk.Hash}, true)
+	s.tipChanged(BlockEvent{Tip: db.Tip{Height: blk.Height, Hash: blk.Hash}, HasTip: true, Connected: blk})
 	return nil
 }
