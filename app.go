@@ -9,6 +9,7 @@ import (
 	"net/http/pprof"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/openexplorer/blockbook/api"
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
+	"github.com/openexplorer/blockbook/db/mempool"
 	"github.com/openexplorer/blockbook/db/syncer"
 	"github.com/openexplorer/blockbook/server"
 )
@@ -98,11 +100,23 @@ func run(ctx context.Context, o *options, log *slog.Logger) error {
 		return dryRun(ctx, backend, index, log)
 	}
 
-	svc := api.NewUtxoService(d, backend, worker, api.Config{
+	mp, mempoolFilters, err := newMempool(o, cfg, backend, d, log, reg)
+	if err != nil {
+		return err
+	}
+	apiCfg := api.Config{
 		Build: api.BuildInfo{Version: version, GitCommit: commit(), BuildTime: buildTime, SyncMode: o.sync,
 			About: "Blockbook-compatible blockchain indexer and API server"},
-		DisableTxCache: o.noTxCache, Log: log,
-	})
+		DisableTxCache: o.noTxCache, BlockFilters: index.Filters(), MempoolFilters: mempoolFilters, Log: log,
+	}
+	if mp != nil {
+		apiCfg.Mempool = mp
+	}
+	svc := api.NewUtxoService(d, backend, worker, apiCfg)
+	ws, err := newWebsocket(o, svc, log, reg)
+	if err != nil {
+		return err
+	}
 	var servers []interface{ Shutdown(context.Context) error }
 	var wg sync.WaitGroup
 	serve := func(name, addr string, srv interface {
@@ -132,7 +146,7 @@ func run(ctx context.Context, o *options, log *slog.Logger) error {
 		}
 	}
 	if addr := binding(o.public, "", backend.Params.PublicPort); addr != "" {
-		if err := serve("public", addr, server.NewPublic(svc, server.PublicConfig{Addr: addr}, log, reg)); err != nil {
+		if err := serve("public", addr, server.NewPublic(svc, server.PublicConfig{Addr: addr, Websocket: ws}, log, reg)); err != nil {
 			shutdownAll(servers, log)
 			return err
 		}
@@ -140,6 +154,27 @@ func run(ctx context.Context, o *options, log *slog.Logger) error {
 
 	syncCtx, stopSync := context.WithCancel(ctx)
 	defer stopSync()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		ws.Run(syncCtx)
+	}()
+	worker.OnBlock(func(ev syncer.BlockEvent) {
+		if mp != nil {
+			mp.OnBlock(ev)
+		}
+		if ev.HasTip && !ev.Disconnected {
+			ws.OnBlock(ev.Tip.Height, ev.Tip.Hash, ev.Connected)
+		}
+	})
+	if mp != nil {
+		mp.OnTx(func(tx *mempool.Tx) { ws.OnMempoolTx(svc.MempoolTxNotice(tx)) })
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_ = mp.Run(syncCtx, backend.TxNotifier)
+		}()
+	}
 	if o.sync {
 		wg.Add(1)
 		go func() {
@@ -193,11 +228,55 @@ func binding(flagValue, defaultHost string, port int) string {
 	return flagValue
 }
 
+// newMempool follows the node's mempool when the sync worker runs (the
+// mempool needs the index current to resolve inputs).
+func newMempool(o *options, cfg *bchain.Config, b *bchain.Backend, d *db.DB, log *slog.Logger, reg prometheus.Registerer) (*mempool.Mempool, db.FilterParams, error) {
+	fp := db.FilterParams{P: cfg.MempoolGolombFilterP, Scripts: cfg.MempoolFilterScripts, ZeroedKey: cfg.MempoolFilterUseZeroedKey}
+	if !o.sync || b.Mempool == nil || b.Txs == nil || b.Utxo == nil {
+		return nil, fp, nil
+	}
+	period := time.Duration(o.resyncMempoolMs) * time.Millisecond
+	if period <= 0 {
+		period = 60 * time.Second
+	}
+	// The plugin's node usually serves both (and fetches txs in batches,
+	// which the mempool uses when it can see it).
+	node, ok := b.Mempool.(mempool.Node)
+	if !ok {
+		node = struct {
+			bchain.MempoolSource
+			bchain.TxSource
+		}{b.Mempool, b.Txs}
+	}
+	mp := mempool.New(d, node, b.Utxo, mempool.Config{
+		Workers: cfg.MempoolWorkers, ResyncInterval: period, Filter: fp, Log: log, Metrics: reg,
+	})
+	return mp, fp, nil
+}
+
+// newWebsocket builds the websocket API from the flags.
+func newWebsocket(o *options, svc api.Service, log *slog.Logger, reg prometheus.Registerer) (*server.Websocket, error) {
+	proxies, err := server.ParseTrustedProxies(o.wsTrustedProxies)
+	if err != nil {
+		return nil, fmt.Errorf("%w: -wstrustedproxies: %v", bchain.ErrConfig, err)
+	}
+	var origins []string
+	for _, s := range strings.Split(o.wsAllowedOrigins, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			origins = append(origins, s)
+		}
+	}
+	return server.NewWebsocket(svc, server.WebsocketConfig{
+		AllowedOrigins: origins, MaxConnsPerIP: o.wsMaxConnsPerIP, TrustedProxies: proxies, EnableSubNewTx: o.enableSubNewTx,
+	}, log, reg), nil
+}
+
 // newIndex picks the index code for the backend's chain type.
 func newIndex(b *bchain.Backend, d *db.DB, cfg *bchain.Config) (*db.UtxoIndex, error) {
 	switch b.Type {
 	case bchain.ChainBitcoinType:
-		return db.NewUtxoIndex(d, b.Utxo, cfg.BlockAddressesToKeep), nil
+		filters := db.FilterParams{P: cfg.BlockGolombFilterP, Scripts: cfg.BlockFilterScripts, ZeroedKey: cfg.BlockFilterUseZeroedKey}
+		return db.NewUtxoIndex(d, b.Utxo, cfg.BlockAddressesToKeep, filters)
 	}
 	return nil, fmt.Errorf("%w: chain type %v is not supported yet", bchain.ErrConfig, b.Type)
 }

@@ -28,18 +28,21 @@ func TestFlagsAcceptBlockbookPackaging(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !o.sync || o.workers != 4 || o.dbCache != 1<<30 || o.resyncIndexMs != 30011 || !o.noTxCache || !o.dryRun {
+	if !o.sync || o.workers != 4 || o.dbCache != 1<<30 || o.resyncIndexMs != 30011 || !o.noTxCache || !o.dryRun ||
+		!o.enableSubNewTx || o.resyncMempoolMs != 2011 {
 		t.Fatalf("parsed %+v", o)
 	}
 	var logs bytes.Buffer
 	o.warnIgnored(slog.New(slog.NewTextHandler(&logs, nil)))
-	for _, f := range []string{"-extendedindex", "-enablesubnewtx", "-certfile", "-resyncmempoolperiod", "-log_dir"} {
+	for _, f := range []string{"-extendedindex", "-certfile", "-log_dir"} {
 		if !strings.Contains(logs.String(), "flag="+f+" ") {
 			t.Errorf("no warning for %s:\n%s", f, logs.String())
 		}
 	}
-	if strings.Contains(logs.String(), "-explorer") {
-		t.Errorf("an empty -explorer should not warn:\n%s", logs.String())
+	for _, f := range []string{"-explorer", "-enablesubnewtx", "-resyncmempoolperiod"} {
+		if strings.Contains(logs.String(), f) {
+			t.Errorf("%s should not warn (empty, or it takes effect):\n%s", f, logs.String())
+		}
 	}
 	if _, err := parseFlags([]string{"-datadir=x"}, io.Discard); err == nil || !strings.Contains(err.Error(), "-blockchaincfg") {
 		t.Fatalf("missing -blockchaincfg: %v", err)
@@ -56,7 +59,7 @@ func runWith(t *testing.T, cfg string, dataDir string) error {
 		t.Fatal(err)
 	}
 	o := &options{blockchainCfg: path, dataDir: dataDir, public: "none", internal: "none", workers: 1,
-		dbCache: 8 << 20, rollback: -1, syncMemoryMB: 64, dryRun: true}
+		dbCache: 8 << 20, rollback: -1, syncMemoryMB: 64, resyncMempoolMs: 60017, dryRun: true}
 	return run(context.Background(), o, slog.New(slog.NewTextHandler(io.Discard, nil)))
 }
 

@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -38,7 +39,15 @@ func TestMain(m *testing.M) {
 		main()
 		return
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	// With the whole suite run, every websocket method must have a test.
+	if code == 0 && flag.Lookup("test.run").Value.String() == "" && !testing.Short() {
+		if missing := uncoveredWebsocketMethods(); len(missing) > 0 {
+			fmt.Fprintf(os.Stderr, "FAIL: websocket methods without a test: %v\n", missing)
+			code = 1
+		}
+	}
+	os.Exit(code)
 }
 
 // waitFor is a failure guard for event-driven waits, not a speed assertion.
@@ -89,10 +98,16 @@ type demoStack struct {
 
 func startDemoStack(t testing.TB, cfgExtra map[string]any) *demoStack {
 	t.Helper()
+	return startDemoStackWith(t, cfgExtra, nil)
+}
+
+// startDemoStackWith is startDemoStack with flags changed by mod.
+func startDemoStackWith(t testing.TB, cfgExtra map[string]any, mod func(*options)) *demoStack {
+	t.Helper()
 	st := &demoStack{node: startNode(t), g: demoChain(t), dataDir: t.TempDir()}
 	submit(t, st.g, st.node, 1)
 	st.cfg = writeConfig(t, st.node, cfgExtra)
-	st.inst = startInProcess(t, st.cfg, st.dataDir, nil)
+	st.inst = startInProcess(t, st.cfg, st.dataDir, mod)
 	h, hash := st.g.Tip()
 	waitTip(t, st.inst.base, h, hash.String(), st.inst.logs)
 	return st

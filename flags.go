@@ -30,6 +30,13 @@ type options struct {
 	logFormat      string
 	prof           string
 
+	// Websocket API and mempool.
+	enableSubNewTx   bool
+	resyncMempoolMs  int
+	wsAllowedOrigins string
+	wsMaxConnsPerIP  int
+	wsTrustedProxies string
+
 	// Accepted for compatibility; their features come in later releases or
 	// do not apply. Set ones are reported at start.
 	ignored map[string]*string
@@ -45,8 +52,6 @@ var ignoredFlags = []struct {
 	isBool    bool
 }{
 	{"extendedindex", "extended index is not implemented yet", true},
-	{"enablesubnewtx", "subscriptions to new txs arrive with the websocket API", true},
-	{"resyncmempoolperiod", "mempool tracking arrives with the websocket API", false},
 	{"explorer", "external explorer redirect is not supported; the built-in explorer arrives later", false},
 	{"certfile", "TLS is not served directly; terminate TLS in a reverse proxy", false},
 	{"logtostderr", "logs always go to stderr", true},
@@ -77,6 +82,11 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&o.dryRun, "dryrun", false, "check the configuration, the database and the node, then exit")
 	fs.IntVar(&o.verbosity, "v", 0, "log verbosity: 0 info, 1 or more debug")
 	fs.StringVar(&o.logFormat, "logformat", "text", "log format: text or json")
+	fs.BoolVar(&o.enableSubNewTx, "enablesubnewtx", false, "allow websocket clients to subscribe to every new mempool tx (subscribeNewTransaction)")
+	fs.IntVar(&o.resyncMempoolMs, "resyncmempoolperiod", 60017, "how often (ms) the whole mempool is compared with the node's, besides tx notifications")
+	fs.StringVar(&o.wsAllowedOrigins, "wsallowedorigins", "", "comma-separated browser origins allowed to open the websocket (e.g. https://wallet.example); empty allows all")
+	fs.IntVar(&o.wsMaxConnsPerIP, "wsmaxconnsperip", 0, "maximum concurrent websocket connections per client IP (IPv6: per /64); 0 means unlimited")
+	fs.StringVar(&o.wsTrustedProxies, "wstrustedproxies", "", "comma-separated addresses or CIDRs of reverse proxies whose X-Forwarded-For names the client IP")
 	fs.StringVar(&o.prof, "prof", "", "serve Go's pprof profiles on this address (e.g. 127.0.0.1:6060); keep it private")
 	for _, f := range ignoredFlags {
 		dst := new(string)
@@ -100,6 +110,12 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	}
 	if o.bulkThreshold < 0 {
 		return nil, fmt.Errorf("-bulkthreshold must not be negative")
+	}
+	if o.resyncMempoolMs < 100 {
+		return nil, fmt.Errorf("-resyncmempoolperiod must be at least 100 (ms)")
+	}
+	if o.wsMaxConnsPerIP < 0 {
+		return nil, fmt.Errorf("-wsmaxconnsperip must not be negative")
 	}
 	if o.logFormat != "text" && o.logFormat != "json" {
 		return nil, fmt.Errorf("-logformat must be text or json")

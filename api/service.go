@@ -12,6 +12,7 @@ import (
 
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
+	"github.com/openexplorer/blockbook/db/mempool"
 	"github.com/openexplorer/blockbook/db/syncer"
 )
 
@@ -30,6 +31,34 @@ type Service interface {
 	SendTx(ctx context.Context, hex string) (*Result, error)
 	EstimateFee(ctx context.Context, blocks string, conservative bool) (*Result, error)
 	FeeStats(ctx context.Context, height string) (*FeeStats, error)
+	BlockFilters(ctx context.Context, scriptType, lastN, from, to string) (*BlockFilters, error)
+
+	// Calls of the websocket API (REST shares BalanceHistory).
+	Info(ctx context.Context) (*WsInfo, error)
+	BlockHash(ctx context.Context, height int) (string, error)
+	FeeRate(ctx context.Context, blocks int, conservative bool) (int64, error)
+	BalanceHistory(ctx context.Context, address string, q BalanceHistoryQuery) ([]BalanceHistory, error)
+	MempoolFilters(ctx context.Context, scriptType string, fromTimestamp int64, m uint64) (*MempoolFilters, error)
+	BlockFilter(ctx context.Context, scriptType, blockHash string, m uint64) (*BlockFilterResult, error)
+	BlockFiltersBatch(ctx context.Context, scriptType, bestKnownBlockHash string, pageSize int, m uint64) (*BlockFiltersBatchResult, error)
+	CurrentFiatRates(ctx context.Context, currencies []string, token string) (*FiatTicker, error)
+	FiatRatesForTimestamps(ctx context.Context, timestamps []int64, currencies []string, token string) (*FiatTickers, error)
+	FiatRatesTickersList(ctx context.Context, timestamp int64, token string) (*AvailableVsCurrencies, error)
+
+	// Notifications: what a tx touches, rendered only when someone listens.
+	MempoolTxNotice(tx *mempool.Tx) TxNotice
+	BlockTxNotices(ctx context.Context, blk *bchain.Block) ([]TxNotice, error)
+	AddrDesc(address string) (bchain.AddrDesc, error)
+	DescAddress(desc bchain.AddrDesc) (string, bool)
+}
+
+// Mempool is the read side of the mempool that answers show.
+type Mempool interface {
+	Tx(txid bchain.Hash) (*mempool.Tx, bool)
+	AddrTxs(desc bchain.AddrDesc) []mempool.AddrTx
+	SpentBy(op mempool.Outpoint) (txid bchain.Hash, vin uint32, ok bool)
+	Status() mempool.Status
+	FilterEntries(fromTimestamp int64) map[bchain.Hash][]byte
 }
 
 // SyncStatus reports the sync worker's state.
@@ -81,7 +110,9 @@ type Config struct {
 	// BlockFilters and MempoolFilters are the Golomb filter parameters the
 	// index and the mempool were configured with (P = 0: no filters).
 	BlockFilters, MempoolFilters db.FilterParams
-	Log                          *slog.Logger
+	// Mempool, when set, adds unconfirmed txs to answers.
+	Mempool Mempool
+	Log     *slog.Logger
 }
 
 // UtxoService implements Service for Bitcoin-type chains.

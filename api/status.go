@@ -43,7 +43,13 @@ func (c *chainInfoCache) get(ctx context.Context) (*bchain.ChainInfo, error) {
 // Status answers /api and /api/v2. It works whatever state the sync and the
 // node are in: node problems show in backend.error.
 func (s *UtxoService) Status(ctx context.Context) (*SystemInfo, error) {
-	return statusOf(ctx, s.db, s.backend.Params, s.sync, s.cfg.Build, s.info)
+	out, err := statusOf(ctx, s.db, s.backend.Params, s.sync, s.cfg.Build, s.info)
+	if err == nil && s.cfg.Mempool != nil {
+		ms := s.cfg.Mempool.Status()
+		out.Blockbook.InSyncMempool, out.Blockbook.MempoolSize = ms.InSync, ms.Size
+		out.Blockbook.LastMempoolTime = ms.LastSync
+	}
+	return out, err
 }
 
 func statusOf(ctx context.Context, d *db.DB, p bchain.CoinParams, sync SyncStatus, build BuildInfo, info *chainInfoCache) (*SystemInfo, error) {

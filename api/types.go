@@ -120,6 +120,7 @@ type Utxo struct {
 	Value         *Amount `json:"value"`
 	Height        int64   `json:"height,omitempty"`
 	Confirmations uint32  `json:"confirmations"`
+	LockTime      uint32  `json:"lockTime,omitempty"` // pending outputs only, as Blockbook
 	Coinbase      bool    `json:"coinbase,omitempty"`
 }
 

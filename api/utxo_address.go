@@ -22,7 +22,7 @@ func (s *UtxoService) addrDesc(address string) (bchain.AddrDesc, error) {
 }
 
 // Address answers address/{address}. A valid address the index never saw
-// answers zeros.
+// answers zeros. Pending txs come first on the first page.
 func (s *UtxoService) Address(ctx context.Context, address string, q AddressQuery) (*Address, error) {
 	desc, err := s.addrDesc(address)
 	if err != nil {
@@ -42,7 +42,11 @@ func (s *UtxoService) Address(ctx context.Context, address string, q AddressQuer
 	}
 	out := &Address{
 		Address: address, Balance: NewAmount(bal.Balance), TotalReceived: NewAmount(bal.Received()),
-		TotalSent: NewAmount(bal.Sent), UnconfirmedBalance: NewAmount(0), Txs: int(bal.Txs),
+		TotalSent: NewAmount(bal.Sent), Txs: int(bal.Txs),
+	}
+	pending, err := s.addPending(v, desc, q, out)
+	if err != nil {
+		return nil, err
 	}
 	if q.Details < DetailsTxids {
 		return out, nil
@@ -51,12 +55,25 @@ func (s *UtxoService) Address(ctx context.Context, address string, q AddressQuer
 	if err != nil {
 		return nil, err
 	}
+	if out.Page > 1 {
+		pending = nil
+	}
 	switch q.Details {
 	case DetailsTxids:
+		for _, p := range pending {
+			out.Txids = append(out.Txids, p.tx.Txid.String())
+		}
 		for _, t := range txids {
 			out.Txids = append(out.Txids, t.String())
 		}
 	case DetailsTxsLight:
+		for _, p := range pending {
+			tx, err := s.renderTx(ctx, v, p.tx.Tx, txRecord{mtx: p.tx}, true)
+			if err != nil {
+				return nil, err
+			}
+			out.Transactions = append(out.Transactions, tx)
+		}
 		for _, t := range txids {
 			ta, meta, err := s.confirmedTx(v, t)
 			if err != nil {
@@ -72,7 +89,11 @@ func (s *UtxoService) Address(ctx context.Context, address string, q AddressQuer
 			out.Transactions = append(out.Transactions, tx)
 		}
 	default:
-		if out.Transactions, err = s.renderTxs(ctx, v, txids); err != nil {
+		all := make([]bchain.Hash, 0, len(pending)+len(txids))
+		for _, p := range pending {
+			all = append(all, p.tx.Txid)
+		}
+		if out.Transactions, err = s.renderTxs(ctx, v, append(all, txids...)); err != nil {
 			return nil, err
 		}
 	}
@@ -161,9 +182,9 @@ func (s *UtxoService) renderTxs(ctx context.Context, v *view, txids []bchain.Has
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			tx, ta, meta, err := s.loadTx(ctx, v, t)
+			tx, rec, err := s.loadTx(ctx, v, t)
 			if err == nil {
-				out[i], err = s.renderTx(ctx, v, tx, ta, meta, true)
+				out[i], err = s.renderTx(ctx, v, tx, rec, true)
 			}
 			errs[i] = err
 		}()
@@ -172,7 +193,9 @@ func (s *UtxoService) renderTxs(ctx context.Context, v *view, txids []bchain.Has
 	return out, errors.Join(errs...)
 }
 
-// Utxos answers utxo/{address}, newest first.
+// Utxos answers utxo/{address}: pending outputs first (unless
+// onlyConfirmed), then confirmed ones newest first, leaving out outputs a
+// pending tx spends, as Blockbook does.
 func (s *UtxoService) Utxos(ctx context.Context, address string, onlyConfirmed bool) ([]Utxo, error) {
 	desc, err := s.addrDesc(address)
 	if err != nil {
@@ -184,9 +207,19 @@ func (s *UtxoService) Utxos(ctx context.Context, address string, onlyConfirmed b
 	}
 	defer v.release()
 	out := []Utxo{}
+	if !onlyConfirmed {
+		pending, err := s.pendingTxs(v, desc)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s.pendingUtxos(pending, desc)...)
+	}
 	err = db.IterateUtxos(v.snap, desc, func(u *db.Utxo) (bool, error) {
 		if len(out) >= s.cfg.Limits.MaxUtxos {
 			return false, userErr("Address has more than %d unspent outputs; use an explorer with a higher limit", s.cfg.Limits.MaxUtxos)
+		}
+		if !onlyConfirmed && s.spentInMempool(u.Txid, u.Vout) {
+			return true, nil
 		}
 		out = append(out, Utxo{
 			Txid: u.Txid.String(), Vout: u.Vout, Value: NewAmount(u.Value), Height: int64(u.Height),

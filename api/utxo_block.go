@@ -80,7 +80,7 @@ func (s *UtxoService) loadBlock(ctx context.Context, v *view, id string) (*bchai
 }
 
 // Block answers block/{height|hash} with a page of its txs.
-func (s *UtxoService) Block(ctx context.Context, id string, page, _ int) (*Block, error) {
+func (s *UtxoService) Block(ctx context.Context, id string, page, pageSize int) (*Block, error) {
 	v, err := s.newView()
 	if err != nil {
 		return nil, err
@@ -91,7 +91,7 @@ func (s *UtxoService) Block(ctx context.Context, id string, page, _ int) (*Block
 		return nil, err
 	}
 	out := &Block{BlockInfo: s.blockInfo(v, blk), TxCount: len(blk.Txs)}
-	page, size, total := clampPaging(page, 0, len(blk.Txs), blockTxsPerPage)
+	page, size, total := clampPaging(page, pageSize, len(blk.Txs), blockTxsPerPage)
 	out.Paging = Paging{Page: page, TotalPages: total, ItemsOnPage: size}
 	start := (page - 1) * size
 	for i := start; i < min(start+size, len(blk.Txs)); i++ {
@@ -103,7 +103,7 @@ func (s *UtxoService) Block(ctx context.Context, id string, page, _ int) (*Block
 		if ta == nil || ta.Height != blk.Height {
 			return nil, fmt.Errorf("%w: tx %s of block %d not indexed", db.ErrCorrupt, tx.Txid, blk.Height)
 		}
-		rtx, err := s.renderTx(ctx, v, tx, ta, meta, false)
+		rtx, err := s.renderTx(ctx, v, tx, txRecord{ta: ta, meta: meta}, false)
 		if err != nil {
 			return nil, err
 		}

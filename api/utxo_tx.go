@@ -8,6 +8,7 @@ import (
 
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
+	"github.com/openexplorer/blockbook/db/mempool"
 )
 
 // Tx answers tx/{txid}: the node's raw tx, decoded, with prevouts and spends
@@ -22,31 +23,46 @@ func (s *UtxoService) Tx(ctx context.Context, txidParam string) (*Tx, error) {
 		return nil, err
 	}
 	defer v.release()
-	tx, ta, meta, err := s.loadTx(ctx, v, txid)
+	tx, rec, err := s.loadTx(ctx, v, txid)
 	if err != nil {
 		return nil, err
 	}
-	return s.renderTx(ctx, v, tx, ta, meta, true)
+	return s.renderTx(ctx, v, tx, rec, true)
 }
 
-// loadTx returns a decoded tx with its index records (nil when unconfirmed).
-func (s *UtxoService) loadTx(ctx context.Context, v *view, txid bchain.Hash) (*bchain.Tx, *db.TxAddresses, *db.BlockMeta, error) {
+// txRecord is what we know of a tx beyond its bytes: the index's records
+// when confirmed, the mempool's entry when pending (both nil when the tx
+// came straight from the node).
+type txRecord struct {
+	ta   *db.TxAddresses
+	meta *db.BlockMeta
+	mtx  *mempool.Tx
+}
+
+// loadTx returns a decoded tx: confirmed from the index (bytes from the
+// cache or the node), pending from the mempool, else from the node.
+func (s *UtxoService) loadTx(ctx context.Context, v *view, txid bchain.Hash) (*bchain.Tx, txRecord, error) {
 	ta, meta, err := s.confirmedTx(v, txid)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, txRecord{}, err
+	}
+	if ta == nil {
+		if mtx := s.mempoolTx(txid); mtx != nil {
+			return mtx.Tx, txRecord{mtx: mtx}, nil
+		}
 	}
 	raw, err := s.rawTx(ctx, v, txid, meta)
 	if errors.Is(err, bchain.ErrTxNotFound) {
-		return nil, nil, nil, &Error{Msg: fmt.Sprintf("Transaction '%s' not found", txid), Err: err}
+		return nil, txRecord{}, &Error{Msg: fmt.Sprintf("Transaction '%s' not found", txid), Err: err}
 	}
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, txRecord{}, err
 	}
 	tx, err := s.parser.ParseTx(raw)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("tx %s: %w", txid, err)
+		return nil, txRecord{}, fmt.Errorf("tx %s: %w", txid, err)
 	}
-	return tx, ta, meta, nil
+	return tx, txRecord{ta: ta, meta: meta}, nil
 }
 
 // confirmedTx returns the index's record of a tx and its block, or nils.
@@ -87,9 +103,9 @@ func (s *UtxoService) rawTx(ctx context.Context, v *view, txid bchain.Hash, meta
 	return raw, nil
 }
 
-// renderTx builds the API view of a decoded tx. ta and meta are the index's
-// records, nil for an unconfirmed tx.
-func (s *UtxoService) renderTx(ctx context.Context, v *view, tx *bchain.Tx, ta *db.TxAddresses, meta *db.BlockMeta, withHex bool) (*Tx, error) {
+// renderTx builds the API view of a decoded tx.
+func (s *UtxoService) renderTx(ctx context.Context, v *view, tx *bchain.Tx, rec txRecord, withHex bool) (*Tx, error) {
+	ta, meta := rec.ta, rec.meta
 	out := &Tx{
 		Txid: tx.Txid.String(), Version: tx.Version, LockTime: tx.LockTime,
 		Vin: make([]Vin, len(tx.Vin)), Vout: make([]Vout, len(tx.Vout)),
@@ -108,6 +124,8 @@ func (s *UtxoService) renderTx(ctx context.Context, v *view, tx *bchain.Tx, ta *
 		if spends, err = db.ReadSpends(v.snap, tx.Txid); err != nil {
 			return nil, err
 		}
+	} else if rec.mtx != nil {
+		out.BlockTime = rec.mtx.FirstSeen
 	}
 	var valueIn, valueOut uint64
 	prevsKnown := true
@@ -125,9 +143,13 @@ func (s *UtxoService) renderTx(ctx context.Context, v *view, tx *bchain.Tx, ta *
 		}
 		var prev db.TxAddr
 		found := false
-		if ta != nil && i < len(ta.Inputs) {
+		switch {
+		case ta != nil && i < len(ta.Inputs):
 			prev, found = ta.Inputs[i], true
-		} else {
+		case rec.mtx != nil && i < len(rec.mtx.Prevouts):
+			p := rec.mtx.Prevouts[i]
+			prev, found = db.TxAddr{Desc: p.Desc, Value: p.Value}, p.Known
+		default:
 			var err error
 			if prev, found, err = s.unconfirmedPrevout(ctx, v, in); err != nil {
 				return nil, err

@@ -102,6 +102,16 @@ func ParseConfig(data []byte) (*Config, error) {
 	default:
 		return nil, fmt.Errorf("%w: block_notifications must be auto, zmq, btcd or none, not %q", ErrConfig, c.BlockNotifications)
 	}
+	// Golomb parameters above 32 overflow Blockbook's filters (and the
+	// index's checks); the scripts are Blockbook's three selections.
+	if c.BlockGolombFilterP > 32 {
+		return nil, fmt.Errorf("%w: block_golomb_filter_p must be at most 32, not %d", ErrConfig, c.BlockGolombFilterP)
+	}
+	switch c.BlockFilterScripts {
+	case "", "taproot", "taproot-noordinals":
+	default:
+		return nil, fmt.Errorf("%w: block_filter_scripts must be \"\", \"taproot\" or \"taproot-noordinals\", not %q", ErrConfig, c.BlockFilterScripts)
+	}
 	return &c, nil
 }
 

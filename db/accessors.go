@@ -156,3 +156,28 @@ func IterateUtxos(r Reader, desc bchain.AddrDesc, fn func(*Utxo) (bool, error)) 
 		return fn(u)
 	})
 }
+
+// ReadBlockFilter returns the stored Golomb filter of the block with the
+// given hash: nil when filters are disabled, the filter is empty, or the
+// block is not (or no longer) in the active chain.
+func ReadBlockFilter(r Reader, hash bchain.Hash) ([]byte, error) {
+	v, err := r.get(CFBlockFilter, blockFilterKey(hash))
+	if err != nil || v == nil {
+		return nil, err
+	}
+	if _, err := unpackBlockFilter(v); err != nil {
+		return nil, fmt.Errorf("filter of block %s: %w", hash, err)
+	}
+	return v, nil
+}
+
+// ReadFilterParams returns the block filter parameters the index was built
+// with; ok is false before the first NewUtxoIndex stored them.
+func ReadFilterParams(r Reader) (p FilterParams, ok bool, err error) {
+	v, err := r.get(CFDefault, stateKeyFilters)
+	if err != nil || v == nil {
+		return FilterParams{}, false, err
+	}
+	p, err = unpackFilterParams(v)
+	return p, err == nil, err
+}

@@ -114,7 +114,7 @@ func (l *BulkLoader) ConnectBlock(blk *bchain.Block) error {
 	if !l.hasTip && blk.Height != 0 {
 		return fmt.Errorf("%w: empty index starts at block 0, got %d", ErrNotNextBlock, blk.Height)
 	}
-	ib, err := l.x.resolve(l.src, blk)
+	ib, err := l.x.index(l.src, blk)
 	if err != nil {
 		return err
 	}

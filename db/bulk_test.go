@@ -35,43 +35,56 @@ func TestBulkEqualsPerBlock(t *testing.T) {
 	for i := 0; i < 80; i++ {
 		chain.next("")
 	}
-	for _, keep := range []int{1, 7, 300} {
-		ref := NewUtxoIndex(openTestDB(t), testClassifier{}, keep)
-		connectAll(t, ref, chain.blocks)
-		for _, c := range []struct {
-			name       string
-			roundBytes int64
-			cacheBytes int64
-		}{
-			{"round per block", 1, 1},
-			{"small rounds, tiny cache", 8 << 10, 1},
-			{"one round", 1 << 30, 1 << 30},
-		} {
-			t.Run(fmt.Sprintf("keep=%d/%s", keep, c.name), func(t *testing.T) {
-				x := NewUtxoIndex(openTestDB(t), testClassifier{}, keep)
-				st := bulkConnect(t, x, chain.blocks, BulkOptions{RoundBytes: c.roundBytes, CacheBytes: c.cacheBytes})
-				if st.Blocks != 80 || st.Rounds < 1 {
-					t.Fatalf("stats %+v", st)
-				}
-				assertIdentical(t, x.db, ref.db)
-
-				mixed := NewUtxoIndex(openTestDB(t), testClassifier{}, keep)
-				connectAll(t, mixed, chain.blocks[:20])
-				bulkConnect(t, mixed, chain.blocks[20:55], BulkOptions{RoundBytes: c.roundBytes, CacheBytes: c.cacheBytes})
-				connectAll(t, mixed, chain.blocks[55:])
-				assertIdentical(t, mixed.db, ref.db)
-				// And disconnecting after a bulk load is exact too.
-				for i := 0; i < min(keep, 15); i++ {
-					if _, _, err := mixed.DisconnectTip(chain.refill); err != nil {
-						t.Fatal(err)
-					}
-				}
-				short := NewUtxoIndex(openTestDB(t), testClassifier{}, keep)
-				connectAll(t, short, chain.blocks[:80-min(keep, 15)])
-				assertIdentical(t, mixed.db, short.db)
-			})
+	for _, fv := range filterVariants {
+		keeps := []int{7}
+		if fv.p.Scripts == FilterScriptsTaprootNoOrdinals {
+			keeps = []int{1, 7, 300} // the production selection gets every window
+		}
+		for _, keep := range keeps {
+			ref := newTestIndex(t, openTestDB(t), keep, fv.p)
+			connectAll(t, ref, chain.blocks)
+			for _, c := range []struct {
+				name       string
+				roundBytes int64
+				cacheBytes int64
+			}{
+				{"round per block", 1, 1},
+				{"small rounds, tiny cache", 8 << 10, 1},
+				{"one round", 1 << 30, 1 << 30},
+			} {
+				t.Run(fmt.Sprintf("%s/keep=%d/%s", fv.name, keep, c.name), func(t *testing.T) {
+					testBulkEqualsPerBlock(t, chain, ref, keep, fv.p, BulkOptions{RoundBytes: c.roundBytes, CacheBytes: c.cacheBytes})
+				})
+			}
 		}
 	}
+}
+
+func testBulkEqualsPerBlock(t *testing.T, chain *synthChain, ref *UtxoIndex, keep int, f FilterParams, opts BulkOptions) {
+	x := newTestIndex(t, openTestDB(t), keep, f)
+	st := bulkConnect(t, x, chain.blocks, opts)
+	if st.Blocks != 80 || st.Rounds < 1 {
+		t.Fatalf("stats %+v", st)
+	}
+	if n := countRows(t, x.db, CFBlockFilter); f.Enabled() != (n > 0) {
+		t.Fatalf("%d filter rows with filters enabled=%v", n, f.Enabled())
+	}
+	assertIdentical(t, x.db, ref.db)
+
+	mixed := newTestIndex(t, openTestDB(t), keep, f)
+	connectAll(t, mixed, chain.blocks[:20])
+	bulkConnect(t, mixed, chain.blocks[20:55], opts)
+	connectAll(t, mixed, chain.blocks[55:])
+	assertIdentical(t, mixed.db, ref.db)
+	// And disconnecting after a bulk load is exact too.
+	for i := 0; i < min(keep, 15); i++ {
+		if _, _, err := mixed.DisconnectTip(chain.refill); err != nil {
+			t.Fatal(err)
+		}
+	}
+	short := newTestIndex(t, openTestDB(t), keep, f)
+	connectAll(t, short, chain.blocks[:80-min(keep, 15)])
+	assertIdentical(t, mixed.db, short.db)
 }
 
 // stageRound runs a bulk session over blocks but stops the last round's
@@ -84,7 +97,7 @@ func stageRound(t *testing.T, blocks []*bchain.Block, pre int, ingests int, writ
 	if err != nil {
 		t.Fatal(err)
 	}
-	x := NewUtxoIndex(d, testClassifier{}, 10)
+	x := newTestIndex(t, d, 10, filterVariants[2].p)
 	connectAll(t, x, blocks[:pre])
 	l, err := x.NewBulkLoader(BulkOptions{RoundBytes: 1 << 30})
 	if err != nil {
@@ -128,9 +141,9 @@ func TestBulkRecoversInterruptedRound(t *testing.T) {
 	for i := 0; i < 50; i++ {
 		chain.next("")
 	}
-	full := NewUtxoIndex(openTestDB(t), testClassifier{}, 10)
+	full := newTestIndex(t, openTestDB(t), 10, filterVariants[2].p)
 	connectAll(t, full, chain.blocks)
-	prefix := NewUtxoIndex(openTestDB(t), testClassifier{}, 10)
+	prefix := newTestIndex(t, openTestDB(t), 10, filterVariants[2].p)
 	connectAll(t, prefix, chain.blocks[:30])
 
 	for ingests := 0; ingests <= int(numCF); ingests++ {

@@ -198,7 +198,41 @@ func checkForeign(path string, ours []CF) error {
 		return fmt.Errorf("%w: %s holds a different index format, resync required (it has column families %v this program does not write: an index of Blockbook itself or of another chain type); point -datadir at an empty directory",
 			ErrIncompatible, path, foreign)
 	}
+	if len(names) < len(ours) {
+		return checkOlderFormat(opts, path, names)
+	}
 	return nil
+}
+
+// checkOlderFormat refuses, without modifying it, an index that lacks some
+// of our column families but holds a format version: one written by an
+// older version of this program (opening it normally would add the missing
+// column families, which that version would then refuse as foreign).
+func checkOlderFormat(opts *grocksdb.Options, path string, names []string) error {
+	cfOpts := make([]*grocksdb.Options, len(names))
+	for i := range cfOpts {
+		cfOpts[i] = opts
+	}
+	rdb, handles, err := grocksdb.OpenDbForReadOnlyColumnFamilies(opts, path, names, cfOpts, false)
+	if err != nil {
+		return fmt.Errorf("db: open %s: %w", path, err)
+	}
+	var format []byte
+	if i := slices.Index(names, CFDefault.String()); i >= 0 {
+		ro := grocksdb.NewDefaultReadOptions()
+		format, err = getWith(rdb, ro, handles[i], CFDefault, stateKeyFormat)
+		ro.Destroy()
+	}
+	for _, h := range handles {
+		h.Destroy()
+	}
+	rdb.Close()
+	if err != nil || format == nil {
+		return err // a database being created: Open adds the column families
+	}
+	v, _ := unpackHeightKey(format)
+	return fmt.Errorf("%w: %s has index format version %d, this binary writes version %d, different index format, resync required",
+		ErrIncompatible, path, v, FormatVersion)
 }
 
 // checkState verifies or, for a new database, writes the identity keys.
@@ -250,6 +284,40 @@ func (d *DB) checkState(o Options) error {
 }
 
 func (e *encoder) uvarintBytes(v uint64) []byte { e.uvarint(v); return e.b }
+
+// checkFilterParams stores the block filter parameters in a new index (one
+// without blocks) or verifies them against the stored ones: filters built
+// with other parameters cannot be mixed, so a change needs a reindex.
+func (d *DB) checkFilterParams(p FilterParams) error {
+	stored, ok, err := ReadFilterParams(d)
+	if err != nil {
+		return err
+	}
+	if ok {
+		if stored != p {
+			return fmt.Errorf("%w: %s was indexed with block_golomb_filter_p=%d, block_filter_scripts=%q, block_filter_use_zeroed_key=%v "+
+				"but the configuration says block_golomb_filter_p=%d, block_filter_scripts=%q, block_filter_use_zeroed_key=%v; "+
+				"changing the block filter settings requires a reindex: point -datadir at an empty directory or restore the settings",
+				ErrIncompatible, d.path, stored.P, stored.Scripts, stored.ZeroedKey, p.P, p.Scripts, p.ZeroedKey)
+		}
+		return nil
+	}
+	if n, err := d.countKeys(CFHeight, 1); err != nil {
+		return err
+	} else if n > 0 {
+		return fmt.Errorf("%w: %s has blocks but no block filter parameters, different index format, resync required", ErrIncompatible, d.path)
+	}
+	b := d.NewBatch()
+	defer b.Destroy()
+	b.put(CFDefault, stateKeyFilters, packFilterParams(p))
+	// Like the identity keys, not a block write: no fault-injection count.
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	if d.closed {
+		return ErrClosed
+	}
+	return d.rdb.Write(d.wo, b.wb)
+}
 
 // SetBlockCacheBytes changes the block cache capacity (the sync worker
 // shrinks it during bulk loads to stay within its memory budget).

@@ -9,14 +9,18 @@ package db
 // varint (minimal encoding enforced), lb a uv length followed by the bytes.
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
+
+	"github.com/btcsuite/btcd/wire/v2"
 
 	"github.com/openexplorer/blockbook/bchain"
 )
 
 // FormatVersion is stored in the index; a different version refuses to open.
-const FormatVersion = 1
+// Version 2 added the blockFilter column family and the filter parameters.
+const FormatVersion = 2
 
 // CF identifies a column family.
 type CF int
@@ -30,6 +34,7 @@ const (
 	CFTxAddresses              // txid → TxAddresses
 	CFSpends                   // txid ‖ u32be(vout) → Spend
 	CFBlockTxs                 // u32be(height) → BlockUndo, last block_addresses_to_keep blocks
+	CFBlockFilter              // hash → Golomb filter of the block's scripts (when enabled and not empty)
 	CFTransactions             // txid → raw tx (cache)
 	numCF
 )
@@ -50,6 +55,7 @@ var cfInfos = [numCF]cfInfo{
 	CFTxAddresses:    {name: "txAddresses"},
 	CFSpends:         {name: "spends"},
 	CFBlockTxs:       {name: "blockTxs"},
+	CFBlockFilter:    {name: "blockFilter"},
 	CFTransactions:   {name: "transactions", cache: true},
 }
 
@@ -69,7 +75,7 @@ func ColumnFamilies(t bchain.ChainType) []CF {
 	switch t {
 	case bchain.ChainBitcoinType:
 		return []CF{CFDefault, CFHeight, CFAddresses, CFAddressBalance, CFAddressUtxos,
-			CFTxAddresses, CFSpends, CFBlockTxs, CFTransactions}
+			CFTxAddresses, CFSpends, CFBlockTxs, CFBlockFilter, CFTransactions}
 	}
 	return nil
 }
@@ -87,6 +93,9 @@ var (
 	// stateKeyBulk marks a bulk-load round whose SST files are being
 	// ingested; see BulkRound. Absent between rounds.
 	stateKeyBulk = []byte("bulkRound")
+	// stateKeyFilters holds the block filter parameters the index was built
+	// with (see packFilterParams); written by the first NewUtxoIndex.
+	stateKeyFilters = []byte("blockFilterParams")
 
 	// blockbookStateKey is where Blockbook itself keeps its state; seeing it
 	// means the datadir was written by Blockbook, not by us.
@@ -155,6 +164,30 @@ func unpackBulkRound(b []byte) (*BulkRound, error) {
 		r.Files[i] = BulkFile{CF: CF(cf), Name: string(d.lenBytes(255))}
 	}
 	return r, d.done()
+}
+
+// packFilterParams encodes the block filter parameters the index was built
+// with, u8(P) ‖ u8(zeroedKey) ‖ lb(scripts); every stored filter depends on
+// them. P above 32 or scripts longer than 64 bytes are corruption.
+func packFilterParams(p FilterParams) []byte {
+	e := encoder{b: []byte{p.P, 0}}
+	if p.ZeroedKey {
+		e.b[1] = 1
+	}
+	e.lenBytes([]byte(p.Scripts))
+	return e.b
+}
+
+func unpackFilterParams(b []byte) (FilterParams, error) {
+	d := newDecoder("blockFilterParams", b)
+	var p FilterParams
+	if h := d.bytes(2); h != nil && (h[0] > 32 || h[1] > 1) {
+		d.fail("P %d or zeroed key flag %d out of range", h[0], h[1])
+	} else if h != nil {
+		p.P, p.ZeroedKey = h[0], h[1] == 1
+	}
+	p.Scripts = string(d.lenBytes(64))
+	return p, d.done()
 }
 
 // ---- height ------------------------------------------------------------
@@ -533,6 +566,29 @@ func unpackBlockUndo(b []byte) (BlockUndo, error) {
 		}
 	}
 	return u, d.done()
+}
+
+// ---- blockFilter -------------------------------------------------------------
+
+// blockFilterKey is the block hash in display order, as Blockbook keys its
+// blockFilter column.
+func blockFilterKey(hash bchain.Hash) []byte { return append([]byte(nil), hash[:]...) }
+
+// A blockFilter value is the filter as FilterBuilder serializes it (and
+// Blockbook serves it): CompactSize(N) ‖ the Golomb-coded set of N ≥ 1
+// items; a block whose filter is empty has no row. unpackBlockFilter checks
+// that framing (canonical N, at least two bits per item, as P ≥ 1) and
+// returns N; the coded set itself is served as stored.
+func unpackBlockFilter(b []byte) (uint64, error) {
+	r := bytes.NewReader(b)
+	n, err := wire.ReadVarInt(r, 0)
+	if err != nil {
+		return 0, fmt.Errorf("%w: blockFilter: %v", ErrCorrupt, err)
+	}
+	if n == 0 || r.Len() == 0 || n > uint64(r.Len())*4 {
+		return 0, fmt.Errorf("%w: blockFilter: %d items in %d bytes", ErrCorrupt, n, r.Len())
+	}
+	return n, nil
 }
 
 // ---- transactions (cache) ------------------------------------------------------

@@ -35,17 +35,30 @@ type UtxoIndex struct {
 	db       *DB
 	classify OutputClassifier
 	keep     uint32
+	filters  FilterParams
 	log      *slog.Logger
 }
 
 // NewUtxoIndex returns the Bitcoin-type index over d, keeping undo data for
-// the last keep blocks (block_addresses_to_keep).
-func NewUtxoIndex(d *DB, c OutputClassifier, keep int) *UtxoIndex {
+// the last keep blocks (block_addresses_to_keep) and building block filters
+// with the given parameters. The parameters are stored by the first call on
+// a new index; a later call with different ones fails with ErrIncompatible,
+// since every stored filter depends on them.
+func NewUtxoIndex(d *DB, c OutputClassifier, keep int, filters FilterParams) (*UtxoIndex, error) {
+	if err := filters.Validate(); err != nil {
+		return nil, err
+	}
+	if err := d.checkFilterParams(filters); err != nil {
+		return nil, err
+	}
 	if keep < 1 {
 		keep = 1
 	}
-	return &UtxoIndex{db: d, classify: c, keep: uint32(keep), log: d.log.With("subsystem", "index")}
+	return &UtxoIndex{db: d, classify: c, keep: uint32(keep), filters: filters, log: d.log.With("subsystem", "index")}, nil
 }
+
+// Filters returns the block filter parameters of the index.
+func (x *UtxoIndex) Filters() FilterParams { return x.filters }
 
 // DB returns the underlying database.
 func (x *UtxoIndex) DB() *DB { return x.db }
@@ -93,7 +106,7 @@ func (x *UtxoIndex) ConnectBlock(blk *bchain.Block) error {
 	if !ok && blk.Height != 0 {
 		return fmt.Errorf("%w: empty index starts at block 0, got %d", ErrNotNextBlock, blk.Height)
 	}
-	ib, err := x.resolve(newIndexPrevouts(x.db), blk)
+	ib, err := x.index(newIndexPrevouts(x.db), blk)
 	if err != nil {
 		return err
 	}
@@ -233,6 +246,19 @@ func (p *indexPrevouts) prevout(txid bchain.Hash, vout uint32) (IndexedInput, bo
 	}, true, nil
 }
 
+// index builds the indexed form that connecting blk writes: its resolved
+// inputs and outputs, and its filter.
+func (x *UtxoIndex) index(src prevoutSource, blk *bchain.Block) (*IndexedBlock, error) {
+	ib, err := x.resolve(src, blk)
+	if err != nil {
+		return nil, err
+	}
+	if ib.Filter, err = blockFilter(x.filters, blk, ib); err != nil {
+		return nil, fmt.Errorf("block %d %s: %w", blk.Height, blk.Hash, err)
+	}
+	return ib, nil
+}
+
 // resolve turns a decoded block into an IndexedBlock: output descriptors
 // from the parser, and for every input the descriptor, value and height of
 // the output it spends, from the block itself (outputs of earlier txs) or
@@ -299,6 +325,9 @@ func (x *UtxoIndex) rebuild(h uint32) (*IndexedBlock, error) {
 		return nil, fmt.Errorf("%w: undo data but no block at height %d", ErrCorrupt, h)
 	}
 	ib := &IndexedBlock{Height: h, Meta: *meta, Txs: make([]IndexedTx, len(undo))}
+	if ib.Filter, err = ReadBlockFilter(x.db, meta.Hash); err != nil {
+		return nil, err
+	}
 	for i := range undo {
 		ta, err := ReadTxAddresses(x.db, undo[i].Txid)
 		if err != nil {

@@ -1,6 +1,7 @@
 package db
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
@@ -19,6 +20,37 @@ func (testClassifier) OutputAddrDesc(s []byte) bchain.AddrDesc {
 		return nil
 	}
 	return s
+}
+
+// filterVariants are the block filter settings the index tests run with:
+// off, Blockbook's production selection keyed by the block hash, and every
+// script with the zeroed key (so that most blocks have a filter row).
+var filterVariants = []struct {
+	name string
+	p    FilterParams
+}{
+	{"nofilters", FilterParams{}},
+	{"taproot-noordinals", FilterParams{P: 20, Scripts: FilterScriptsTaprootNoOrdinals}},
+	{"all", FilterParams{P: 19, Scripts: FilterScriptsAll, ZeroedKey: true}},
+}
+
+func newTestIndex(t testing.TB, d *DB, keep int, f FilterParams) *UtxoIndex {
+	t.Helper()
+	x, err := NewUtxoIndex(d, testClassifier{}, keep, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x
+}
+
+// countRows counts the rows of a column family.
+func countRows(t testing.TB, d *DB, cf CF) int {
+	t.Helper()
+	n, err := d.countKeys(cf, 1<<30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 func openTestDB(t testing.TB) *DB {
@@ -58,6 +90,9 @@ func (c *synthChain) script() []byte {
 		return []byte{0x6a, 0x04, 'd', 'a', 't', 'a'}
 	case n == 1:
 		return nil
+	case n <= 3:
+		// P2TR, a few distinct keys so that taproot scripts are reused.
+		return append([]byte{0x51, 0x20}, bytes.Repeat([]byte{byte(c.rng.Intn(5))}, 32)...)
 	default:
 		// A handful of distinct scripts so that addresses are reused.
 		return []byte{0x00, 0x14, byte(n), byte(c.rng.Intn(3))}
@@ -87,6 +122,11 @@ func (c *synthChain) next(salt string) *bchain.Block {
 			c.utxos = append(c.utxos[:k], c.utxos[k+1:]...)
 			tx.Vin = append(tx.Vin, bchain.Vin{PrevTxid: u.txid, PrevVout: u.vout})
 			total += u.value
+		}
+		if c.rng.Intn(8) == 0 {
+			// An ordinal inscription reveal: the taproot-noordinals filter
+			// leaves this tx and the txs it spends out.
+			tx.Vin[0].Witness = [][]byte{{1}, append([]byte{0x20, 0xac}, inscriptionEnvelope...), {0xc0}}
 		}
 		for i := 0; i < 1+c.rng.Intn(3); i++ {
 			v := total / 3
@@ -175,36 +215,45 @@ func assertIdentical(t *testing.T, a, b *DB) {
 // the bottom of the rollback window, which is refilled from the chain; with
 // the refill, disconnecting deeper than the window stays exact.
 func TestDisconnectMirrorsConnect(t *testing.T) {
-	for _, keep := range []int{1, 3, 300} {
-		t.Run(fmt.Sprintf("keep=%d", keep), func(t *testing.T) {
-			chain := newSynthChain(1)
-			for i := 0; i < 40; i++ {
-				chain.next("")
+	for _, fv := range filterVariants {
+		for _, keep := range []int{1, 3, 300} {
+			t.Run(fmt.Sprintf("%s/keep=%d", fv.name, keep), func(t *testing.T) {
+				testDisconnectMirrorsConnect(t, keep, fv.p)
+			})
+		}
+	}
+}
+
+func testDisconnectMirrorsConnect(t *testing.T, keep int, f FilterParams) {
+	chain := newSynthChain(1)
+	for i := 0; i < 40; i++ {
+		chain.next("")
+	}
+	for _, depth := range []int{1, 12, 40} {
+		a := newTestIndex(t, openTestDB(t), keep, f)
+		connectAll(t, a, chain.blocks)
+		if n := countRows(t, a.db, CFBlockFilter); f.Enabled() != (n > 0) {
+			t.Fatalf("%d filter rows with filters enabled=%v", n, f.Enabled())
+		}
+		for i := 0; i < depth; i++ {
+			if _, _, err := a.DisconnectTip(chain.refill); err != nil {
+				t.Fatalf("depth %d: disconnect %d: %v", depth, i, err)
 			}
-			for _, depth := range []int{1, 12, 40} {
-				a := NewUtxoIndex(openTestDB(t), testClassifier{}, keep)
-				connectAll(t, a, chain.blocks)
-				for i := 0; i < depth; i++ {
-					if _, _, err := a.DisconnectTip(chain.refill); err != nil {
-						t.Fatalf("depth %d: disconnect %d: %v", depth, i, err)
-					}
-				}
-				b := NewUtxoIndex(openTestDB(t), testClassifier{}, keep)
-				connectAll(t, b, chain.blocks[:40-depth])
-				assertIdentical(t, a.db, b.db)
-			}
-			// Without the block that re-enters the window, disconnect refuses
-			// and changes nothing.
-			a := NewUtxoIndex(openTestDB(t), testClassifier{}, keep)
-			connectAll(t, a, chain.blocks)
-			noNode := func(uint32, bchain.Hash) (*bchain.Block, error) { return nil, bchain.ErrNodeUnavailable }
-			if _, _, err := a.DisconnectTip(noNode); keep < 40 && !errors.Is(err, bchain.ErrNodeUnavailable) {
-				t.Fatalf("disconnect without refill source: %v", err)
-			}
-			if tip, _, _ := a.Tip(); keep < 40 && tip.Height != 39 {
-				t.Fatalf("failed disconnect moved the tip to %d", tip.Height)
-			}
-		})
+		}
+		b := newTestIndex(t, openTestDB(t), keep, f)
+		connectAll(t, b, chain.blocks[:40-depth])
+		assertIdentical(t, a.db, b.db)
+	}
+	// Without the block that re-enters the window, disconnect refuses
+	// and changes nothing.
+	a := newTestIndex(t, openTestDB(t), keep, f)
+	connectAll(t, a, chain.blocks)
+	noNode := func(uint32, bchain.Hash) (*bchain.Block, error) { return nil, bchain.ErrNodeUnavailable }
+	if _, _, err := a.DisconnectTip(noNode); keep < 40 && !errors.Is(err, bchain.ErrNodeUnavailable) {
+		t.Fatalf("disconnect without refill source: %v", err)
+	}
+	if tip, _, _ := a.Tip(); keep < 40 && tip.Height != 39 {
+		t.Fatalf("failed disconnect moved the tip to %d", tip.Height)
 	}
 }
 
@@ -214,7 +263,8 @@ func TestReorgEndsIdenticalToFreshSync(t *testing.T) {
 	for i := 0; i < 30; i++ {
 		chain.next("")
 	}
-	x := NewUtxoIndex(openTestDB(t), testClassifier{}, 20)
+	f := filterVariants[1].p
+	x := newTestIndex(t, openTestDB(t), 20, f)
 	connectAll(t, x, chain.blocks)
 
 	branch := chain.fork(19, 99)
@@ -232,7 +282,7 @@ func TestReorgEndsIdenticalToFreshSync(t *testing.T) {
 	}
 	connectAll(t, x, branch.blocks[20:])
 
-	fresh := NewUtxoIndex(openTestDB(t), testClassifier{}, 20)
+	fresh := newTestIndex(t, openTestDB(t), 20, f)
 	connectAll(t, fresh, branch.blocks)
 	assertIdentical(t, x.db, fresh.db)
 }
@@ -242,7 +292,7 @@ func TestConnectRejectsNonExtendingBlock(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		chain.next("")
 	}
-	x := NewUtxoIndex(openTestDB(t), testClassifier{}, 10)
+	x := newTestIndex(t, openTestDB(t), 10, FilterParams{})
 	if err := x.ConnectBlock(chain.blocks[1]); !errors.Is(err, ErrNotNextBlock) {
 		t.Fatalf("block 1 on empty index: %v", err)
 	}
@@ -260,7 +310,7 @@ func TestBalancesMatchReplay(t *testing.T) {
 	for i := 0; i < 60; i++ {
 		chain.next("")
 	}
-	x := NewUtxoIndex(openTestDB(t), testClassifier{}, 300)
+	x := newTestIndex(t, openTestDB(t), 300, FilterParams{})
 	connectAll(t, x, chain.blocks)
 
 	type acc struct {

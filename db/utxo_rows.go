@@ -28,6 +28,10 @@ type IndexedBlock struct {
 	Height uint32
 	Meta   BlockMeta
 	Txs    []IndexedTx
+	// Filter is the block's Golomb filter (blockFilter), nil when filters
+	// are disabled or no script of the block qualifies. Connecting computes
+	// it with blockFilter; disconnecting reads back the stored row.
+	Filter []byte
 }
 
 // mutation is one row change. A delete keeps the value it removes, so the
@@ -90,6 +94,33 @@ func (ib *IndexedBlock) undo() BlockUndo {
 	return u
 }
 
+// blockFilter computes the Golomb filter of a block from its indexed form:
+// for every tx, the descriptors of the outputs its inputs spend (a coinbase
+// spends none) and of its own outputs, keyed by the block hash. blk supplies
+// what the script selection needs beyond descriptors (witnesses and parent
+// txids, to leave ordinal inscriptions out). Like utxoRows it does no I/O.
+func blockFilter(p FilterParams, blk *bchain.Block, ib *IndexedBlock) ([]byte, error) {
+	if !p.Enabled() {
+		return nil, nil
+	}
+	b := NewFilterBuilder(p, ib.Meta.Hash)
+	var descs []bchain.AddrDesc
+	for i := range ib.Txs {
+		tx := &ib.Txs[i]
+		descs = descs[:0]
+		if !tx.Coinbase {
+			for j := range tx.Inputs {
+				descs = append(descs, tx.Inputs[j].Desc)
+			}
+		}
+		for n := range tx.Outputs {
+			descs = append(descs, tx.Outputs[n].Desc)
+		}
+		b.Add(&blk.Txs[i], descs...)
+	}
+	return b.Filter()
+}
+
 type outpoint struct {
 	txid bchain.Hash
 	vout uint32
@@ -110,6 +141,9 @@ func utxoRows(ib *IndexedBlock) *blockRows {
 
 	put(CFHeight, heightKey(h), packBlockMeta(&ib.Meta))
 	put(CFBlockTxs, heightKey(h), packBlockUndo(ib.undo()))
+	if len(ib.Filter) > 0 {
+		put(CFBlockFilter, blockFilterKey(ib.Meta.Hash), ib.Filter)
+	}
 
 	// Per descriptor, the txs touching it in block order.
 	addrTxs := make(map[string][]AddrTx)

@@ -27,6 +27,8 @@ type PublicConfig struct {
 	Addr string
 	// RequestTimeout bounds the work of one request.
 	RequestTimeout time.Duration
+	// Websocket, when set, is served at /websocket.
+	Websocket *Websocket
 }
 
 // Public serves the REST API.
@@ -71,8 +73,16 @@ func (p *Public) Serve(ln net.Listener) error {
 	return nil
 }
 
-// Shutdown stops accepting requests and waits for running ones.
-func (p *Public) Shutdown(ctx context.Context) error { return p.srv.Shutdown(ctx) }
+// Shutdown stops accepting requests and waits for running ones, the
+// websocket's included (the HTTP server does not track hijacked
+// connections).
+func (p *Public) Shutdown(ctx context.Context) error {
+	var wsErr error
+	if p.cfg.Websocket != nil {
+		wsErr = p.cfg.Websocket.Shutdown(ctx)
+	}
+	return errors.Join(wsErr, p.srv.Shutdown(ctx))
+}
 
 func (p *Public) routes() {
 	status := func(r *http.Request) (any, error) { return p.svc.Status(r.Context()) }
@@ -125,6 +135,10 @@ func (p *Public) routes() {
 	p.handle("GET /api/v2/feestats/{id}", "feestats", func(r *http.Request) (any, error) {
 		return p.svc.FeeStats(r.Context(), r.PathValue("id"))
 	})
+	if p.cfg.Websocket != nil {
+		p.mux.Handle("GET /websocket", p.cfg.Websocket)
+	}
+	p.handle("GET /api/v2/block-filters/", "block-filters", p.blockFilters)
 	p.mux.HandleFunc("GET /{$}", p.landing)
 	// Everything else under /api: a JSON error instead of a bare 404 page.
 	p.handle("/api/", "unknown", func(r *http.Request) (any, error) {

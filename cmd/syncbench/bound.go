@@ -25,8 +25,9 @@ func (b boundTimes) total() time.Duration { return b.decode + b.build + b.ingest
 // lowerBound decodes the raw blocks, builds the same rows the index writes
 // (the same pure step and round code, with memory unbounded so that there is
 // one round and every prevout comes from memory), then sorts them, writes
-// them as SST files and ingests them into an empty database.
-func lowerBound(chainFile, dir string) (boundTimes, error) {
+// them as SST files and ingests them into an empty database. Block filters
+// are built with the sync's parameters.
+func lowerBound(chainFile, dir string, filters db.FilterParams) (boundTimes, error) {
 	var t boundTimes
 	f, err := os.Open(chainFile)
 	if err != nil {
@@ -64,7 +65,11 @@ func lowerBound(chainFile, dir string) (boundTimes, error) {
 		return t, err
 	}
 	defer d.Close()
-	l, err := db.NewUtxoIndex(d, parser, 300).NewBulkLoader(db.BulkOptions{RoundBytes: 1 << 40, CacheBytes: 1 << 40, Workers: 1})
+	x, err := db.NewUtxoIndex(d, parser, 300, filters)
+	if err != nil {
+		return t, err
+	}
+	l, err := x.NewBulkLoader(db.BulkOptions{RoundBytes: 1 << 40, CacheBytes: 1 << 40, Workers: 1})
 	if err != nil {
 		return t, err
 	}

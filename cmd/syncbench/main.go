@@ -26,6 +26,7 @@ import (
 
 	"github.com/btcsuite/btcd/chaincfg/v2"
 
+	"github.com/openexplorer/blockbook/db"
 	"github.com/openexplorer/blockbook/tools/chaingen"
 	"github.com/openexplorer/blockbook/tools/regtest"
 )
@@ -39,13 +40,20 @@ func main() {
 	cache := flag.String("cache", "", "where to keep the generated chain and node (default: the user cache dir)")
 	p2p := flag.Bool("p2p", true, "download blocks over the node's P2P port (p2p_address) instead of RPC")
 	bulk := flag.Int("bulkthreshold", 500, "blockbook -bulkthreshold (0: connect blocks one by one)")
+	filters := flag.Bool("filters", true, "build block filters with Blockbook's production settings (block_golomb_filter_p 20, taproot-noordinals, zeroed key)")
 	flag.Parse()
 	extraArgs = []string{"-bulkthreshold=" + strconv.Itoa(*bulk)}
+	if *filters {
+		benchFilters = db.FilterParams{P: 20, Scripts: db.FilterScriptsTaprootNoOrdinals, ZeroedKey: true}
+	}
 	if err := run(*bin, *blocks, *txs, *workers, *syncMem, *cache, *p2p); err != nil {
 		fmt.Fprintln(os.Stderr, "syncbench:", err)
 		os.Exit(1)
 	}
 }
+
+// benchFilters are the block filter settings of the sync (-filters).
+var benchFilters db.FilterParams
 
 func run(bin string, blocks, txs, workers, syncMem int, cache string, p2p bool) error {
 	ctx := context.Background()
@@ -77,6 +85,11 @@ func run(bin string, blocks, txs, workers, syncMem int, cache string, p2p bool) 
 		"rpc_pass": node.RPCPass, "parse": true, "block_addresses_to_keep": 300}
 	if p2p {
 		cfgMap["p2p_address"] = node.P2PAddr
+	}
+	if benchFilters.Enabled() {
+		cfgMap["block_golomb_filter_p"] = benchFilters.P
+		cfgMap["block_filter_scripts"] = benchFilters.Scripts
+		cfgMap["block_filter_use_zeroed_key"] = benchFilters.ZeroedKey
 	}
 	data, _ := json.Marshal(cfgMap)
 	if err := os.WriteFile(cfg, data, 0o644); err != nil {
@@ -125,7 +138,7 @@ func run(bin string, blocks, txs, workers, syncMem int, cache string, p2p bool) 
 	if err != nil {
 		return err
 	}
-	bound, err := lowerBound(chainFile, filepath.Join(work, "bound"))
+	bound, err := lowerBound(chainFile, filepath.Join(work, "bound"), benchFilters)
 	if err != nil {
 		return fmt.Errorf("lower bound: %w", err)
 	}
@@ -138,7 +151,11 @@ func run(bin string, blocks, txs, workers, syncMem int, cache string, p2p bool) 
 	if p2p {
 		via = "P2P (p2p_address)"
 	}
-	fmt.Printf("initial sync of a generated regtest chain (%d blocks, %d txs) from btcd over %s, blockbook -workers=%d -syncmemory=%d\n", height+1, txCount, via, workers, syncMem)
+	filterNote := "block filters off (-filters=false)"
+	if benchFilters.Enabled() {
+		filterNote = fmt.Sprintf("block filters P=%d %s", benchFilters.P, benchFilters.Scripts)
+	}
+	fmt.Printf("initial sync of a generated regtest chain (%d blocks, %d txs) from btcd over %s, blockbook -workers=%d -syncmemory=%d, %s\n", height+1, txCount, via, workers, syncMem, filterNote)
 	fmt.Printf("  time to in-sync at tip: %.2f s (from process start)\n", elapsed.Seconds())
 	fmt.Printf("  throughput:             %.0f blocks/s, %.0f tx/s\n", float64(height+1)/elapsed.Seconds(), float64(txCount)/elapsed.Seconds())
 	fmt.Printf("  peak RSS (VmHWM):       %.1f MB (budget %d MB)\n", float64(hwm)/(1<<20), syncMem)

@@ -89,7 +89,7 @@ func newBackend(name string, n network, cfg *bchain.Config, env bchain.Env) (*bc
 	b := &bchain.Backend{
 		Type: bchain.ChainBitcoinType, Params: p,
 		Chain: node, Addresses: parser, RawBlocks: node, Txs: node, Broadcast: node, Fees: node,
-		Utxo: parser,
+		Mempool: node, Utxo: parser,
 	}
 	if node.p2p != nil {
 		b.Close = func() error { node.p2p.close(); return nil }
@@ -99,6 +99,9 @@ func newBackend(name string, n network, cfg *bchain.Config, env bchain.Env) (*bc
 		return nil, err
 	}
 	b.Notifier = notifier
+	if tn := pickTxNotifier(cfg, node); tn != nil {
+		b.TxNotifier = tn
+	}
 	return b, nil
 }
 

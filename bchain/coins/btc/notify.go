@@ -40,18 +40,25 @@ var _ bchain.BlockNotifier = (*ZMQNotifier)(nil)
 
 // Run subscribes and calls signal for every block announcement.
 func (z *ZMQNotifier) Run(ctx context.Context, signal func()) error {
-	log := orDefault(z.Log)
-	return runWithReconnect(ctx, log, "zmq", func(ctx context.Context) error {
+	return runZMQ(ctx, orDefault(z.Log), "zmq", z.Endpoint, "hashblock", "polling covers the gap", func([]byte) { signal() })
+}
+
+// runZMQ subscribes to one of Core's topics and calls onBody with the body
+// of every message of that topic, reconnecting until ctx ends. Core sends
+// [topic, body, 4-byte little-endian sequence]; a gap in the sequence is
+// logged (gapNote says what makes up for it).
+func runZMQ(ctx context.Context, log *slog.Logger, channel, endpoint, topic, gapNote string, onBody func(body []byte)) error {
+	return runWithReconnect(ctx, log, channel, func(ctx context.Context) error {
 		// One dial attempt per session; runWithReconnect does the backoff.
 		sub := zmq4.NewSub(ctx, zmq4.WithDialerMaxRetries(0), zmq4.WithAutomaticReconnect(false))
 		defer sub.Close()
-		if err := dialWithTimeout(ctx, sub, z.Endpoint); err != nil {
+		if err := dialWithTimeout(ctx, sub, endpoint); err != nil {
 			return err
 		}
-		if err := sub.SetOption(zmq4.OptionSubscribe, "hashblock"); err != nil {
+		if err := sub.SetOption(zmq4.OptionSubscribe, topic); err != nil {
 			return err
 		}
-		log.Info("subscribed to node notifications", "endpoint", z.Endpoint)
+		log.Info("subscribed to node notifications", "endpoint", endpoint, "topic", topic)
 		var lastSeq uint32
 		haveSeq := false
 		for {
@@ -59,19 +66,18 @@ func (z *ZMQNotifier) Run(ctx context.Context, signal func()) error {
 			if err != nil {
 				return fmt.Errorf("receive: %w", err)
 			}
-			// Core sends [topic, 32-byte hash, 4-byte little-endian sequence].
-			if len(msg.Frames) < 2 || string(msg.Frames[0]) != "hashblock" {
+			if len(msg.Frames) < 2 || string(msg.Frames[0]) != topic {
 				continue
 			}
 			if len(msg.Frames) >= 3 && len(msg.Frames[2]) == 4 {
 				f := msg.Frames[2]
 				seq := uint32(f[0]) | uint32(f[1])<<8 | uint32(f[2])<<16 | uint32(f[3])<<24
 				if haveSeq && seq != lastSeq+1 {
-					log.Warn("zmq notifications were lost; polling covers the gap", "expected", lastSeq+1, "got", seq)
+					log.Warn("zmq notifications were lost; "+gapNote, "topic", topic, "expected", lastSeq+1, "got", seq)
 				}
 				lastSeq, haveSeq = seq, true
 			}
-			signal()
+			onBody(msg.Frames[1])
 		}
 	})
 }
@@ -112,14 +118,26 @@ var _ bchain.BlockNotifier = (*BtcdNotifier)(nil)
 
 // Run connects to btcd's /ws endpoint and signals on block notifications.
 func (b *BtcdNotifier) Run(ctx context.Context, signal func()) error {
-	wsURL, err := btcdWebsocketURL(b.RPCURL)
+	const subscribe = `{"jsonrpc":"1.0","id":1,"method":"notifyblocks","params":[]}`
+	return runBtcdWS(ctx, orDefault(b.Log), "btcd-ws", b.RPCURL, b.User, b.Pass, subscribe, func(method string, _ json.RawMessage) {
+		switch method {
+		case "blockconnected", "blockdisconnected", "filteredblockconnected", "filteredblockdisconnected":
+			signal()
+		}
+	})
+}
+
+// runBtcdWS keeps a session with btcd's websocket RPC: it sends the
+// subscribe request, then calls onNote with the method and params of every
+// notification, reconnecting until ctx ends.
+func runBtcdWS(ctx context.Context, log *slog.Logger, channel, rpcURL, user, pass, subscribe string, onNote func(method string, params json.RawMessage)) error {
+	wsURL, err := btcdWebsocketURL(rpcURL)
 	if err != nil {
 		return err
 	}
-	log := orDefault(b.Log)
-	return runWithReconnect(ctx, log, "btcd-ws", func(ctx context.Context) error {
+	return runWithReconnect(ctx, log, channel, func(ctx context.Context) error {
 		hdr := http.Header{}
-		hdr.Set("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(b.User+":"+b.Pass)))
+		hdr.Set("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(user+":"+pass)))
 		dialer := websocket.Dialer{HandshakeTimeout: 10 * time.Second}
 		conn, _, err := dialer.DialContext(ctx, wsURL, hdr)
 		if err != nil {
@@ -128,11 +146,10 @@ func (b *BtcdNotifier) Run(ctx context.Context, signal func()) error {
 		defer conn.Close()
 		stop := context.AfterFunc(ctx, func() { conn.Close() })
 		defer stop()
-		req := `{"jsonrpc":"1.0","id":1,"method":"notifyblocks","params":[]}`
-		if err := conn.WriteMessage(websocket.TextMessage, []byte(req)); err != nil {
+		if err := conn.WriteMessage(websocket.TextMessage, []byte(subscribe)); err != nil {
 			return err
 		}
-		log.Info("subscribed to node notifications", "endpoint", wsURL)
+		log.Info("subscribed to node notifications", "endpoint", wsURL, "channel", channel)
 		conn.SetReadLimit(1 << 20)
 		for {
 			_, data, err := conn.ReadMessage()
@@ -140,15 +157,13 @@ func (b *BtcdNotifier) Run(ctx context.Context, signal func()) error {
 				return fmt.Errorf("read: %w", err)
 			}
 			var n struct {
-				Method string `json:"method"`
+				Method string          `json:"method"`
+				Params json.RawMessage `json:"params"`
 			}
-			if json.Unmarshal(data, &n) != nil {
+			if json.Unmarshal(data, &n) != nil || n.Method == "" {
 				continue
 			}
-			switch n.Method {
-			case "blockconnected", "blockdisconnected", "filteredblockconnected", "filteredblockdisconnected":
-				signal()
-			}
+			onNote(n.Method, n.Params)
 		}
 	})
 }

@@ -30,9 +30,12 @@ type btcdWSServer struct {
 	sessions chan *websocket.Conn
 	// rpc, when set, serves the JSON-RPC requests (any path but /ws), as
 	// btcd serves both on one port.
-	rpc      http.Handler
-	attempts atomic.Int32
-	authFail atomic.Int32
+	rpc http.Handler
+	// subscribe is the request the client must send first: notifyblocks
+	// without params (the default) or notifynewtransactions [false].
+	subscribe string
+	attempts  atomic.Int32
+	authFail  atomic.Int32
 
 	mu    sync.Mutex
 	conns []*websocket.Conn
@@ -91,14 +94,20 @@ func (s *btcdWSServer) serve(w http.ResponseWriter, r *http.Request) {
 		Method  string            `json:"method"`
 		Params  []json.RawMessage `json:"params"`
 	}
-	if err := json.Unmarshal(data, &req); err != nil || req.Method != "notifyblocks" || req.JSONRPC != "1.0" ||
-		len(req.Params) != 0 || len(req.ID) == 0 || string(req.ID) == "null" {
-		s.t.Errorf("first request %s; want a JSON-RPC 1.0 notifyblocks with an id", data)
+	wantMethod, wantParams := "notifyblocks", "[]"
+	if s.subscribe == "notifynewtransactions" {
+		wantMethod, wantParams = s.subscribe, "[false]"
+	}
+	err = json.Unmarshal(data, &req)
+	params, _ := json.Marshal(req.Params)
+	if err != nil || req.Method != wantMethod || req.JSONRPC != "1.0" ||
+		string(params) != wantParams || len(req.ID) == 0 || string(req.ID) == "null" {
+		s.t.Errorf("first request %s; want a JSON-RPC 1.0 %s %s with an id", data, wantMethod, wantParams)
 		conn.Close()
 		return
 	}
 	if err := conn.WriteMessage(websocket.TextMessage, fmt.Appendf(nil, `{"result":null,"error":null,"id":%s}`, req.ID)); err != nil {
-		s.t.Errorf("answer notifyblocks: %v", err)
+		s.t.Errorf("answer %s: %v", wantMethod, err)
 		return
 	}
 	s.sessions <- conn

@@ -1,0 +1,282 @@
+package server
+
+import (
+	"context"
+	"sort"
+	"strconv"
+
+	"github.com/openexplorer/blockbook/api"
+)
+
+// wsMethods maps every websocket method to its handler. Parameter names and
+// defaults are Blockbook's (server/ws_types.go there).
+var wsMethods map[string]wsHandler
+
+func init() {
+	wsMethods = map[string]wsHandler{
+		"getInfo":                wsGetInfo,
+		"getBlockHash":           wsGetBlockHash,
+		"getBlock":               wsGetBlock,
+		"getAccountInfo":         wsGetAccountInfo,
+		"getAccountUtxo":         wsGetAccountUtxo,
+		"getTransaction":         wsGetTransaction,
+		"getTransactionSpecific": wsGetTransactionSpecific,
+		"getBalanceHistory":      wsGetBalanceHistory,
+		"estimateFee":            wsEstimateFee,
+		"sendTransaction":        wsSendTransaction,
+		"ping":                   wsPing,
+		"getMempoolFilters":      wsGetMempoolFilters,
+		"getBlockFilter":         wsGetBlockFilter,
+		"getBlockFiltersBatch":   wsGetBlockFiltersBatch,
+
+		"getCurrentFiatRates":       wsGetCurrentFiatRates,
+		"getFiatRatesForTimestamps": wsGetFiatRatesForTimestamps,
+		"getFiatRatesTickersList":   wsGetFiatRatesTickersList,
+		"subscribeNewBlock":         wsSubscribeNewBlock,
+		"unsubscribeNewBlock":       wsUnsubscribeNewBlock,
+		"subscribeNewTransaction":   wsSubscribeNewTransaction,
+		"unsubscribeNewTransaction": wsUnsubscribeNewTransaction,
+		"subscribeAddresses":        wsSubscribeAddresses,
+		"unsubscribeAddresses":      wsUnsubscribeAddresses,
+		"subscribeFiatRates":        wsSubscribeFiatRates,
+		"unsubscribeFiatRates":      wsUnsubscribeFiatRates,
+	}
+}
+
+// WebsocketMethods lists the methods the websocket API answers, sorted.
+func WebsocketMethods() []string {
+	out := make([]string, 0, len(wsMethods))
+	for m := range wsMethods {
+		out = append(out, m)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Default page sizes of Blockbook's websocket API.
+const (
+	wsAccountPageSize = 25
+	wsMaxFeeBlocks    = 32
+)
+
+func wsGetInfo(ctx context.Context, c *wsConn, _ *wsRequest) (any, error) {
+	return c.s.svc.Info(ctx)
+}
+
+func wsGetBlockHash(ctx context.Context, c *wsConn, req *wsRequest) (any, error) {
+	var p struct {
+		Height int `json:"height"`
+	}
+	if err := decodeParams(req.Params, &p); err != nil {
+		return nil, err
+	}
+	hash, err := c.s.svc.BlockHash(ctx, p.Height)
+	if err != nil {
+		return nil, err
+	}
+	return struct {
+		Hash string `json:"hash"`
+	}{hash}, nil
+}
+
+func wsGetBlock(ctx context.Context, c *wsConn, req *wsRequest) (any, error) {
+	var p struct {
+		ID       string `json:"id"`
+		Page     int    `json:"page"`
+		PageSize int    `json:"pageSize"`
+	}
+	if err := decodeParams(req.Params, &p); err != nil {
+		return nil, err
+	}
+	return c.s.svc.Block(ctx, p.ID, p.Page, p.PageSize)
+}
+
+// wsDetails maps getAccountInfo's details; the websocket default is basic.
+func wsDetails(s string) api.Details {
+	if s == "" {
+		return api.DetailsBasic
+	}
+	d := api.ParseDetails(s)
+	if d == api.DetailsTxids && s != "txids" {
+		return api.DetailsBasic
+	}
+	return d
+}
+
+func wsGetAccountInfo(ctx context.Context, c *wsConn, req *wsRequest) (any, error) {
+	var p struct {
+		Descriptor        string `json:"descriptor"`
+		Details           string `json:"details"`
+		Tokens            string `json:"tokens"`
+		PageSize          int    `json:"pageSize"`
+		Page              int    `json:"page"`
+		From              int64  `json:"from"`
+		To                int64  `json:"to"`
+		ContractFilter    string `json:"contractFilter"`
+		SecondaryCurrency string `json:"secondaryCurrency"`
+		Gap               int    `json:"gap"`
+	}
+	if err := decodeParams(req.Params, &p); err != nil {
+		return nil, err
+	}
+	if p.PageSize == 0 {
+		p.PageSize = wsAccountPageSize
+	}
+	q := api.AddressQuery{
+		Page: p.Page, PageSize: p.PageSize, FromHeight: clampHeight(p.From), ToHeight: clampHeight(p.To),
+		Details: wsDetails(p.Details), Filter: api.NoFilter,
+	}
+	return c.s.svc.Address(ctx, p.Descriptor, q)
+}
+
+// clampHeight maps a height parameter to the index's range (0 = unbounded).
+func clampHeight(h int64) uint32 {
+	if h <= 0 {
+		return 0
+	}
+	return uint32(min(h, int64(^uint32(0))))
+}
+
+func wsGetAccountUtxo(ctx context.Context, c *wsConn, req *wsRequest) (any, error) {
+	var p struct {
+		Descriptor string `json:"descriptor"`
+	}
+	if err := decodeParams(req.Params, &p); err != nil {
+		return nil, err
+	}
+	return c.s.svc.Utxos(ctx, p.Descriptor, false)
+}
+
+type wsTxidParams struct {
+	Txid string `json:"txid"`
+}
+
+func wsGetTransaction(ctx context.Context, c *wsConn, req *wsRequest) (any, error) {
+	var p wsTxidParams
+	if err := decodeParams(req.Params, &p); err != nil {
+		return nil, err
+	}
+	return c.s.svc.Tx(ctx, p.Txid)
+}
+
+func wsGetTransactionSpecific(ctx context.Context, c *wsConn, req *wsRequest) (any, error) {
+	var p wsTxidParams
+	if err := decodeParams(req.Params, &p); err != nil {
+		return nil, err
+	}
+	return c.s.svc.TxSpecific(ctx, p.Txid)
+}
+
+func wsGetBalanceHistory(ctx context.Context, c *wsConn, req *wsRequest) (any, error) {
+	var p struct {
+		Descriptor string   `json:"descriptor"`
+		From       int64    `json:"from"`
+		To         int64    `json:"to"`
+		Currencies []string `json:"currencies"`
+		Gap        int      `json:"gap"`
+		GroupBy    int64    `json:"groupBy"`
+	}
+	if err := decodeParams(req.Params, &p); err != nil {
+		return nil, err
+	}
+	q := api.BalanceHistoryQuery{From: max(p.From, 0), To: max(p.To, 0), Currencies: p.Currencies}
+	if p.GroupBy > 0 {
+		q.GroupBy = uint32(min(p.GroupBy, int64(^uint32(0))))
+	}
+	return c.s.svc.BalanceHistory(ctx, p.Descriptor, q)
+}
+
+type wsFeeResult struct {
+	FeePerTx   string `json:"feePerTx,omitempty"`
+	FeePerUnit string `json:"feePerUnit,omitempty"`
+	FeeLimit   string `json:"feeLimit,omitempty"`
+}
+
+func wsEstimateFee(ctx context.Context, c *wsConn, req *wsRequest) (any, error) {
+	var p struct {
+		Blocks   []int `json:"blocks"`
+		Specific struct {
+			Conservative *bool   `json:"conservative"`
+			TxSize       float64 `json:"txsize"`
+		} `json:"specific"`
+	}
+	if err := decodeParams(req.Params, &p); err != nil {
+		return nil, err
+	}
+	if len(p.Blocks) > wsMaxFeeBlocks {
+		return nil, &api.Error{Msg: "blocks max " + strconv.Itoa(wsMaxFeeBlocks)}
+	}
+	conservative := p.Specific.Conservative == nil || *p.Specific.Conservative
+	txSize := int64(p.Specific.TxSize)
+	out := make([]wsFeeResult, len(p.Blocks))
+	for i, b := range p.Blocks {
+		rate, err := c.s.svc.FeeRate(ctx, b, conservative)
+		if err != nil {
+			return nil, err
+		}
+		out[i].FeePerUnit = strconv.FormatInt(rate, 10)
+		if txSize > 0 {
+			// rate is per 1000 vbytes; round to the nearest unit like Blockbook.
+			out[i].FeePerTx = strconv.FormatInt((rate*txSize+500)/1000, 10)
+		}
+	}
+	return out, nil
+}
+
+func wsSendTransaction(ctx context.Context, c *wsConn, req *wsRequest) (any, error) {
+	var p struct {
+		Hex string `json:"hex"`
+	}
+	if err := decodeParams(req.Params, &p); err != nil {
+		return nil, err
+	}
+	return c.s.svc.SendTx(ctx, p.Hex)
+}
+
+func wsPing(context.Context, *wsConn, *wsRequest) (any, error) { return struct{}{}, nil }
+
+func wsGetMempoolFilters(ctx context.Context, c *wsConn, req *wsRequest) (any, error) {
+	var p struct {
+		ScriptType    string `json:"scriptType"`
+		FromTimestamp int64  `json:"fromTimestamp"`
+		M             uint64 `json:"M"`
+	}
+	if err := decodeParams(req.Params, &p); err != nil {
+		return nil, err
+	}
+	return c.s.svc.MempoolFilters(ctx, p.ScriptType, p.FromTimestamp, p.M)
+}
+
+func wsGetCurrentFiatRates(ctx context.Context, c *wsConn, req *wsRequest) (any, error) {
+	var p struct {
+		Currencies []string `json:"currencies"`
+		Token      string   `json:"token"`
+	}
+	if err := decodeParams(req.Params, &p); err != nil {
+		return nil, err
+	}
+	return c.s.svc.CurrentFiatRates(ctx, p.Currencies, p.Token)
+}
+
+func wsGetFiatRatesForTimestamps(ctx context.Context, c *wsConn, req *wsRequest) (any, error) {
+	var p struct {
+		Timestamps []int64  `json:"timestamps"`
+		Currencies []string `json:"currencies"`
+		Token      string   `json:"token"`
+	}
+	if err := decodeParams(req.Params, &p); err != nil {
+		return nil, err
+	}
+	return c.s.svc.FiatRatesForTimestamps(ctx, p.Timestamps, p.Currencies, p.Token)
+}
+
+func wsGetFiatRatesTickersList(ctx context.Context, c *wsConn, req *wsRequest) (any, error) {
+	var p struct {
+		Timestamp int64  `json:"timestamp"`
+		Token     string `json:"token"`
+	}
+	if err := decodeParams(req.Params, &p); err != nil {
+		return nil, err
+	}
+	return c.s.svc.FiatRatesTickersList(ctx, p.Timestamp, p.Token)
+}
