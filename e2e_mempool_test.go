@@ -191,3 +191,43 @@ func TestMempoolInRESTAnswers(t *testing.T) {
 		t.Fatalf("after the reorg the orphaned tx should be pending again: %+v", a)
 	}
 }
+
+// Balance history counts what an address sends back to itself as
+// sentToSelf (REST and websocket share the code).
+func TestBalanceHistorySentToSelf(t *testing.T) {
+	st := startDemoStack(t, nil)
+	g, base := st.g, st.inst.base
+	s := mempoolAddr(t, g, chaingen.P2WPKH, 50)
+	other := mempoolAddr(t, g, chaingen.P2PKH, 51)
+	t1, err := g.CreatePayment([]chaingen.Output{{Address: s, Value: 1_000_000}}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var coin []chaingen.Coin
+	for _, c := range g.Coins(t1) {
+		if c.Value == 1_000_000 {
+			coin = append(coin, c)
+		}
+	}
+	t2, err := g.Spend(coin, []chaingen.Output{{Address: s, Value: 400_000}, {Address: other, Value: 100_000}}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.AddBlock(t1, t2); err != nil {
+		t.Fatal(err)
+	}
+	submit(t, g, st.node, g.Height())
+	h, hash := g.Tip()
+	waitTip(t, base, h, hash.String(), st.inst.logs)
+	var hist []api.BalanceHistory
+	getJSON(t, base+"/api/v2/balancehistory/"+s+"?groupBy=2000000000", 200, &hist)
+	if len(hist) != 1 || hist[0].Txs != 2 || amount(hist[0].Received) != "1400000" || amount(hist[0].Sent) != "1000000" ||
+		amount(hist[0].SentToSelf) != "400000" {
+		t.Fatalf("balance history of an address paying itself: %+v", hist)
+	}
+	var wsHist []api.BalanceHistory
+	newWS(t, base).ok("getBalanceHistory", map[string]any{"descriptor": s, "groupBy": 2000000000}, &wsHist)
+	if len(wsHist) != 1 || amount(wsHist[0].SentToSelf) != "400000" {
+		t.Fatalf("websocket balance history: %+v", wsHist)
+	}
+}

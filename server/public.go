@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -132,6 +133,13 @@ func (p *Public) routes() {
 	p.handle("GET /api/v2/estimatefee/{blocks}", "estimatefee", func(r *http.Request) (any, error) {
 		return p.svc.EstimateFee(r.Context(), r.PathValue("blocks"), r.URL.Query().Get("conservative") != "false")
 	})
+	p.handle("GET /api/v2/balancehistory/{address}", "balancehistory", func(r *http.Request) (any, error) {
+		q := r.URL.Query()
+		return p.svc.BalanceHistory(r.Context(), r.PathValue("address"), api.BalanceHistoryQuery{
+			From: int64(max(api.ParseInt(q.Get("from")), 0)), To: int64(max(api.ParseInt(q.Get("to")), 0)),
+			GroupBy: uint32(max(api.ParseInt(q.Get("groupBy")), 0)), Currencies: splitNonEmpty(q.Get("fiatcurrency")),
+		})
+	})
 	p.handle("GET /api/v2/feestats/{id}", "feestats", func(r *http.Request) (any, error) {
 		return p.svc.FeeStats(r.Context(), r.PathValue("id"))
 	})
@@ -225,6 +233,17 @@ func writeJSON(w http.ResponseWriter, code int, data any) int {
 	w.WriteHeader(code)
 	_, _ = w.Write(append(body, '\n'))
 	return code
+}
+
+// splitNonEmpty splits a comma-separated parameter, dropping empty items.
+func splitNonEmpty(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 func truncate(s string, n int) string {

@@ -15,10 +15,12 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/btcsuite/btcd/chaincfg/v2"
+	"github.com/btcsuite/btcd/wire/v2"
 
 	"github.com/openexplorer/blockbook/tools/chaingen"
 	"github.com/openexplorer/blockbook/tools/regtest"
@@ -29,7 +31,7 @@ func main() {
 	public := flag.String("public", "127.0.0.1:9130", "public API address")
 	internal := flag.String("internal", "127.0.0.1:9030", "internal (metrics, health) address")
 	dir := flag.String("dir", "", "working directory for the node and the index (default: a new temporary directory, removed at exit)")
-	interval := flag.Duration("interval", 30*time.Second, "mine a block with a new payment this often (0: never)")
+	interval := flag.Duration("interval", 30*time.Second, "send a payment and mine the previous one this often (0: never)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -79,6 +81,9 @@ func run(ctx context.Context, bin, public, internal, dir string, interval time.D
 		"coin_name": "Regtest", "coin_shortcut": "rBTC", "coin_label": "Bitcoin Regtest",
 		"rpc_url": node.RPCURL, "rpc_user": node.RPCUser, "rpc_pass": node.RPCPass, "rpc_timeout": 25,
 		"parse": true, "block_addresses_to_keep": 300,
+		// Blockbook's production filter settings.
+		"block_golomb_filter_p": 20, "block_filter_scripts": "taproot-noordinals", "block_filter_use_zeroed_key": true,
+		"mempool_golomb_filter_p": 20, "mempool_filter_scripts": "taproot", "mempool_filter_use_zeroed_key": false,
 	}, "", "  ")
 	if err := os.WriteFile(cfgPath, cfg, 0o644); err != nil {
 		return err
@@ -111,6 +116,7 @@ func run(ctx context.Context, bin, public, internal, dir string, interval time.D
 	}
 	ticker := time.NewTicker(interval)
 	defer ticker.Stop()
+	var pending *wire.MsgTx
 	for n := uint64(0); ; n++ {
 		select {
 		case <-ctx.Done():
@@ -120,35 +126,42 @@ func run(ctx context.Context, bin, public, internal, dir string, interval time.D
 			return fmt.Errorf("blockbook exited: %v", err)
 		case <-ticker.C:
 		}
-		if err := mineOne(ctx, g, node, n); err != nil {
+		next, err := demoStep(ctx, g, node, n, pending)
+		if err != nil {
 			return err
 		}
+		pending = next
 	}
 }
 
-// mineOne pays a demo address from the wallet and mines the tx in a block.
-func mineOne(ctx context.Context, g *chaingen.Generator, node *regtest.Node, n uint64) error {
+// demoStep mines the payment sent at the previous step (if any) in a block, then
+// sends a new payment to a demo address that stays pending until the next
+// step, so that the mempool always shows one.
+func demoStep(ctx context.Context, g *chaingen.Generator, node *regtest.Node, n uint64, pending *wire.MsgTx) (*wire.MsgTx, error) {
+	if pending != nil {
+		if _, err := g.AddBlock(pending); err != nil {
+			return nil, err
+		}
+		if err := g.Submit(ctx, node, g.Height()); err != nil {
+			return nil, err
+		}
+		h, _ := g.Tip()
+		say("mined block %d with tx %s", h, pending.TxHash())
+	}
 	kinds := []chaingen.ScriptKind{chaingen.P2WPKH, chaingen.P2TR, chaingen.P2PKH, chaingen.P2SHP2WPKH}
 	to, err := g.Address(kinds[n%uint64(len(kinds))], chaingen.DemoIndex)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	tx, err := g.CreatePayment([]chaingen.Output{{Address: to, Value: 100_000 + int64(n)}}, 5)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if _, err := node.SendRawTransaction(ctx, tx); err != nil {
-		return err
+		return nil, err
 	}
-	if _, err := g.AddBlock(tx); err != nil {
-		return err
-	}
-	if err := g.Submit(ctx, node, g.Height()); err != nil {
-		return err
-	}
-	h, _ := g.Tip()
-	say("mined block %d with tx %s paying %s", h, tx.TxHash(), to)
-	return nil
+	say("sent tx %s paying %s (pending until the next block)", tx.TxHash(), to)
+	return tx, nil
 }
 
 func waitSynced(ctx context.Context, base string, height uint32, exited <-chan error) error {
@@ -205,12 +218,18 @@ blockbook is serving the demo chain. Try:
   P2PKH address       %[1]s/api/v2/address/%[6]s?details=txslight
   P2SH-P2WPKH UTXOs   %[1]s/api/v2/utxo/%[7]s
   fee estimate        %[1]s/api/v2/estimatefee/2
+  balance history     %[1]s/api/v2/balancehistory/%[4]s?groupBy=86400
+  block filters       %[1]s/api/v2/block-filters/?scriptType=taproot-noordinals&lastN=5
+  websocket API       %[9]s/websocket   (e.g. {"id":"1","method":"subscribeNewBlock"})
   metrics             %[8]s/metrics
   health              %[8]s/health
 
-A new block with a payment arrives every interval. Ctrl-C stops everything.
+Every interval a payment to a demo address enters the mempool (see its
+address page: unconfirmedBalance) and the previous one is mined in a block.
+Ctrl-C stops everything.
 
-`, base, tip, someTx, addr(chaingen.P2TR), addr(chaingen.P2WPKH), addr(chaingen.P2PKH), addr(chaingen.P2SHP2WPKH), internal)
+`, base, tip, someTx, addr(chaingen.P2TR), addr(chaingen.P2WPKH), addr(chaingen.P2PKH), addr(chaingen.P2SHP2WPKH), internal,
+		"ws"+strings.TrimPrefix(base, "http"))
 }
 
 func say(format string, args ...any) {

@@ -34,6 +34,7 @@ const kinds = {
         sendtx: 'ResultRes',
         estimatefee: 'ResultRes',
         feestats: 'FeeStats',
+        balancehistory: 'BalanceHistory[]',
         error: 'ErrorRes',
     },
     'block-filters': {

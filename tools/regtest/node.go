@@ -120,6 +120,9 @@ func newNode(bin string, o Options) (*Node, error) {
 		"--logdir=" + filepath.Join(o.Dir, "logs"),
 		// Peers on a test network are often idle; don't drop them as stalled.
 		"--nostalldetect",
+		// btcd serves 10 RPC clients by default; an indexer's sync and
+		// mempool workers plus the test's own client can need more.
+		"--rpcmaxclients=100",
 	}
 	if o.Listen {
 		p2pPort, err := freePort()
