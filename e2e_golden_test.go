@@ -12,7 +12,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/btcsuite/btcd/txscript/v2"
 	"github.com/btcsuite/btcd/wire/v2"
@@ -286,18 +285,7 @@ func normalizeFirstSeen(t *testing.T, b []byte) []byte {
 // waitMempoolInSync waits until the status says the mempool is loaded.
 func waitMempoolInSync(t testing.TB, base string) {
 	t.Helper()
-	deadline := time.Now().Add(waitFor)
-	for {
-		var sys api.SystemInfo
-		getJSON(t, base+"/api/v2", 200, &sys)
-		if sys.Blockbook.InSyncMempool {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the mempool never reported being in sync")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitStatus(t, base, func(s *api.SystemInfo) bool { return s.Blockbook.InSyncMempool })
 }
 
 func truncateBytes(b []byte, n int) string {

@@ -55,6 +55,23 @@ func waitAddress(t testing.TB, base, addr string, check func(*api.Address) bool)
 
 func amount(a *api.Amount) string { return a.String() }
 
+// waitStatus polls the status until check accepts it (a failure guard).
+func waitStatus(t testing.TB, base string, check func(*api.SystemInfo) bool) api.SystemInfo {
+	t.Helper()
+	deadline := time.Now().Add(waitFor)
+	for {
+		var sys api.SystemInfo
+		getJSON(t, base+"/api/v2", 200, &sys)
+		if check(&sys) {
+			return sys
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("status never reached the expected state; last %+v", sys.Blockbook)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 func TestMempoolInRESTAnswers(t *testing.T) {
 	st := startDemoStack(t, wsFilterConfig)
 	g, base := st.g, st.inst.base
@@ -153,6 +170,14 @@ func TestMempoolInRESTAnswers(t *testing.T) {
 	a = waitAddress(t, base, z, func(a *api.Address) bool { return a.UnconfirmedTxs == 0 })
 	if a.Txs != 2 || amount(a.Balance) != "0" || amount(a.UnconfirmedBalance) != "0" {
 		t.Fatalf("z after confirmation: %+v", a)
+	}
+	// btcd keeps mined txs listed in its mempool while it considers its
+	// chain stale (the demo chain's timestamps are old): a resync after the
+	// block must not take them back as pending.
+	mined := time.Now()
+	sys = waitStatus(t, base, func(s *api.SystemInfo) bool { return s.Blockbook.LastMempoolTime.After(mined) })
+	if sys.Blockbook.MempoolSize != 0 {
+		t.Fatalf("mined txs are back in the mempool after a resync: size %d", sys.Blockbook.MempoolSize)
 	}
 	getJSON(t, base+"/api/v2/tx/"+id1, 200, &tx)
 	if tx.BlockHeight != int64(h) || tx.Confirmations != 1 {

@@ -54,6 +54,7 @@ type Vin struct {
 	N         int      `json:"n"`
 	Addresses []string `json:"addresses,omitempty"`
 	IsAddress bool     `json:"isAddress"`
+	IsOwn     bool     `json:"isOwn,omitempty"` // in an address's tx list: spends from that address
 	Value     *Amount  `json:"value,omitempty"`
 	Hex       string   `json:"hex,omitempty"`
 	Coinbase  string   `json:"coinbase,omitempty"`
@@ -70,6 +71,7 @@ type Vout struct {
 	Hex         string   `json:"hex,omitempty"`
 	Addresses   []string `json:"addresses"`
 	IsAddress   bool     `json:"isAddress"`
+	IsOwn       bool     `json:"isOwn,omitempty"` // in an address's tx list: pays that address
 }
 
 // Tx is a transaction. Unconfirmed txs have BlockHeight -1.

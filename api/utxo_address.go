@@ -40,6 +40,9 @@ func (s *UtxoService) Address(ctx context.Context, address string, q AddressQuer
 	if bal == nil {
 		bal = &db.AddrBalance{}
 	}
+	if canonical, ok := s.DescAddress(desc); ok {
+		address = canonical // e.g. bech32 in lower case, as Blockbook answers
+	}
 	out := &Address{
 		Address: address, Balance: NewAmount(bal.Balance), TotalReceived: NewAmount(bal.Received()),
 		TotalSent: NewAmount(bal.Sent), Txs: int(bal.Txs),
@@ -97,7 +100,20 @@ func (s *UtxoService) Address(ctx context.Context, address string, q AddressQuer
 			return nil, err
 		}
 	}
+	for _, tx := range out.Transactions {
+		markOwn(tx, address)
+	}
 	return out, nil
+}
+
+// markOwn flags the inputs and outputs of address (Blockbook's isOwn).
+func markOwn(tx *Tx, address string) {
+	for i := range tx.Vin {
+		tx.Vin[i].IsOwn = len(tx.Vin[i].Addresses) == 1 && tx.Vin[i].Addresses[0] == address
+	}
+	for i := range tx.Vout {
+		tx.Vout[i].IsOwn = len(tx.Vout[i].Addresses) == 1 && tx.Vout[i].Addresses[0] == address
+	}
 }
 
 // addressPage returns the txids of the requested page, newest first, and
@@ -120,13 +136,17 @@ func (s *UtxoService) addressPage(v *view, desc bchain.AddrDesc, bal *db.AddrBal
 	}
 	// Filtered: collect the matching txids (bounded) to know the total.
 	var all []bchain.Hash
+	limit := s.cfg.Limits.MaxTxOffset + maxPage
 	if from <= to {
 		var err error
-		if all, err = collectTxids(v, desc, to, from, q.Filter, 0, s.cfg.Limits.MaxTxOffset+maxPage); err != nil {
+		if all, err = collectTxids(v, desc, to, from, q.Filter, 0, limit); err != nil {
 			return nil, err
 		}
 	}
 	page, size, total := clampPaging(q.Page, q.PageSize, len(all), maxPage)
+	if len(all) >= limit {
+		total = -1 // more than we counted: unknown, as Blockbook says
+	}
 	*pg = Paging{Page: page, TotalPages: total, ItemsOnPage: size}
 	start := min((page-1)*size, len(all))
 	return all[start:min(start+size, len(all))], nil

@@ -244,6 +244,26 @@ func (m *Mempool) fromIndex(need []bchain.Hash, parents map[bchain.Hash]parent) 
 	return rest
 }
 
+// dropConfirmed removes the txids the index holds as confirmed. A node may
+// list a mined tx in its mempool for a while (btcd keeps them while it
+// considers its chain not current); announcing it again as pending would
+// be wrong.
+func (m *Mempool) dropConfirmed(ids []bchain.Hash) []bchain.Hash {
+	if m.db == nil || len(ids) == 0 {
+		return ids
+	}
+	snap, err := m.db.Snapshot()
+	if err != nil {
+		m.log.Warn("cannot read the index to skip confirmed txs", "err", err)
+		return ids
+	}
+	defer snap.Release()
+	return slices.DeleteFunc(ids, func(h bchain.Hash) bool {
+		ta, err := db.ReadTxAddresses(snap, h)
+		return err == nil && ta != nil
+	})
+}
+
 // fromNode fetches parents the index does not have (yet) from the node,
 // e.g. confirmed in a block the index has not reached. Failures leave the
 // prevouts unknown, to be retried later.

@@ -109,6 +109,7 @@ func (m *Mempool) addNotified(ctx context.Context, ids []bchain.Hash) {
 	m.mu.RLock()
 	ids = slices.DeleteFunc(ids, func(h bchain.Hash) bool { _, ok := m.pool.txs[h]; return ok })
 	m.mu.RUnlock()
+	ids = m.dropConfirmed(ids)
 	fs, err := m.fetch(ctx, ids)
 	if err != nil && ctx.Err() == nil {
 		m.log.Debug("fetching announced txs failed; the next resync adds them", "err", err)
@@ -348,6 +349,7 @@ func (m *Mempool) resync(ctx context.Context) error {
 	inNode = nil
 	m.listTook = time.Since(start)
 	removed := m.removeVanished(vanished, listAt)
+	missing = m.dropConfirmed(missing)
 
 	var fetchedN atomic.Int64
 	stopProgress := m.progress(initial, len(missing), &fetchedN)
