@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -211,37 +209,10 @@ func checkFilterGoldens(t *testing.T, base string, g *chaingen.Generator, want [
 		{"error-from-without-to", q + "from=20", 400},
 		{"error-too-many", q + "lastN=10001", 400},
 	}
-	seen := map[string]bool{}
+	gs := newGoldenSet(t, filterGoldenDir, "TestE2EBlockFilters")
 	for _, r := range reqs {
 		got := fetchGolden(t, base+r.path, r.code)
-		file := filepath.Join(filterGoldenDir, r.name+".golden.json")
-		seen[filepath.Base(file)] = true
-		if *update {
-			if err := os.MkdirAll(filterGoldenDir, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(file, got, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		wantGolden, err := os.ReadFile(file)
-		if err != nil {
-			t.Errorf("%s: %v (run go test -run TestE2EBlockFilters -update . and review the diff)", r.name, err)
-			continue
-		}
-		if !bytes.Equal(got, wantGolden) {
-			t.Errorf("%s: answer differs from %s (run with -update and review the diff)\n got: %s", r.name, file, truncateBytes(got, 600))
-		}
+		gs.check(r.name, got)
 	}
-	files, _ := filepath.Glob(filepath.Join(filterGoldenDir, "*.golden.json"))
-	for _, f := range files {
-		if !seen[filepath.Base(f)] {
-			if *update {
-				_ = os.Remove(f)
-			} else {
-				t.Errorf("stale golden file %s", f)
-			}
-		}
-	}
+	gs.finish()
 }

@@ -179,7 +179,7 @@ func TestE2EGoldens(t *testing.T) {
 	)
 
 	waitMempoolInSync(t, inst.base)
-	seen := map[string]bool{}
+	gs := newGoldenSet(t, goldenDir, "TestE2EGoldens")
 	for _, r := range reqs {
 		if r.name == "tx-unconfirmed-payment" {
 			waitAddress(t, inst.base, unused, func(a *api.Address) bool { return a.UnconfirmedTxs == 1 })
@@ -191,31 +191,56 @@ func TestE2EGoldens(t *testing.T) {
 		case strings.Contains(r.name, "pending") || strings.Contains(r.name, "unconfirmed"):
 			got = normalizeFirstSeen(t, got)
 		}
-		file := filepath.Join(goldenDir, r.name+".golden.json")
-		seen[filepath.Base(file)] = true
-		if *update {
-			if err := os.WriteFile(file, got, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(file)
-		if err != nil {
-			t.Errorf("%s: %v (run go test -run TestE2EGoldens -update . and review the diff)", r.name, err)
-			continue
-		}
-		if !bytes.Equal(got, want) {
-			t.Errorf("%s: answer differs from %s (run with -update and review the diff)\n got: %s", r.name, file, truncateBytes(got, 600))
-		}
+		gs.check(r.name, got)
 	}
-	// No stale goldens: every file corresponds to a request above.
-	files, _ := filepath.Glob(filepath.Join(goldenDir, "*.golden.json"))
+	gs.finish()
+}
+
+// goldenSet compares answers with the golden files of one directory,
+// rewriting them with -update; finish reports (or, with -update, removes)
+// files no answer matched.
+type goldenSet struct {
+	t         *testing.T
+	dir, test string
+	seen      map[string]bool
+}
+
+func newGoldenSet(t *testing.T, dir, test string) *goldenSet {
+	return &goldenSet{t: t, dir: dir, test: test, seen: map[string]bool{}}
+}
+
+func (g *goldenSet) check(name string, got []byte) {
+	g.t.Helper()
+	file := filepath.Join(g.dir, name+".golden.json")
+	g.seen[filepath.Base(file)] = true
+	if *update {
+		if err := os.MkdirAll(g.dir, 0o755); err != nil {
+			g.t.Fatal(err)
+		}
+		if err := os.WriteFile(file, got, 0o644); err != nil {
+			g.t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(file)
+	if err != nil {
+		g.t.Errorf("%s: %v (run go test -run %s -update . and review the diff)", name, err, g.test)
+		return
+	}
+	if !bytes.Equal(got, want) {
+		g.t.Errorf("%s: answer differs from %s (run with -update and review the diff)\n got: %s", name, file, truncateBytes(got, 600))
+	}
+}
+
+func (g *goldenSet) finish() {
+	g.t.Helper()
+	files, _ := filepath.Glob(filepath.Join(g.dir, "*.golden.json"))
 	for _, f := range files {
-		if !seen[filepath.Base(f)] {
+		if !g.seen[filepath.Base(f)] {
 			if *update {
 				_ = os.Remove(f)
 			} else {
-				t.Errorf("stale golden file %s", f)
+				g.t.Errorf("stale golden file %s", f)
 			}
 		}
 	}

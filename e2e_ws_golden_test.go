@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strconv"
 	"testing"
 
@@ -19,44 +17,25 @@ import (
 const wsGoldenDir = "server/testdata/ws"
 
 type wsGoldens struct {
-	t    *testing.T
-	seen map[string]bool
+	t *testing.T
+	*goldenSet
 }
 
-// check compares (or with -update writes) one answer's data.
-func (w *wsGoldens) check(name string, data json.RawMessage) {
+// answer checks one answer's data, indented, with first-seen times fixed.
+func (w *wsGoldens) answer(name string, data json.RawMessage) {
 	w.t.Helper()
 	var buf bytes.Buffer
 	if err := json.Indent(&buf, data, "", "  "); err != nil {
 		w.t.Fatalf("%s: not JSON: %v", name, err)
 	}
 	buf.WriteByte('\n')
-	got := normalizeFirstSeen(w.t, buf.Bytes())
-	file := filepath.Join(wsGoldenDir, name+".golden.json")
-	w.seen[filepath.Base(file)] = true
-	if *update {
-		if err := os.MkdirAll(wsGoldenDir, 0o755); err != nil {
-			w.t.Fatal(err)
-		}
-		if err := os.WriteFile(file, got, 0o644); err != nil {
-			w.t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(file)
-	if err != nil {
-		w.t.Errorf("%s: %v (run go test -run TestE2EWebsocketGoldens -update . and review the diff)", name, err)
-		return
-	}
-	if !bytes.Equal(got, want) {
-		w.t.Errorf("%s: answer differs from %s (run with -update and review the diff)\n got: %s", name, file, truncateBytes(got, 600))
-	}
+	w.check(name, normalizeFirstSeen(w.t, buf.Bytes()))
 }
 
 func (w *wsGoldens) call(ws *wsClient, name, method string, params any) {
 	w.t.Helper()
 	_, data := ws.call(method, params)
-	w.check(name, data)
+	w.answer(name, data)
 }
 
 func TestE2EWebsocketGoldens(t *testing.T) {
@@ -64,7 +43,7 @@ func TestE2EWebsocketGoldens(t *testing.T) {
 	g, base := st.g, st.inst.base
 	waitMempoolInSync(t, base)
 	ws := newWS(t, base)
-	w := &wsGoldens{t: t, seen: map[string]bool{}}
+	w := &wsGoldens{t: t, goldenSet: newGoldenSet(t, wsGoldenDir, "TestE2EWebsocketGoldens")}
 	h, tip := g.Tip()
 	p2tr, err := g.Address(chaingen.P2TR, chaingen.DemoIndex)
 	if err != nil {
@@ -101,9 +80,9 @@ func TestE2EWebsocketGoldens(t *testing.T) {
 	// taproot address: pending, then mined.
 	payee := mempoolAddr(t, g, chaingen.P2TR, 40)
 	blocks, data := ws.call("subscribeNewBlock", nil)
-	w.check("subscribe-newBlock", data)
+	w.answer("subscribe-newBlock", data)
 	addrs, data := ws.call("subscribeAddresses", map[string]any{"addresses": []string{payee}, "newBlockTxs": true})
-	w.check("subscribe-addresses", data)
+	w.answer("subscribe-addresses", data)
 	pay, err := g.CreatePayment([]chaingen.Output{{Address: payee, Value: 424_242}}, 5)
 	if err != nil {
 		t.Fatal(err)
@@ -111,18 +90,18 @@ func TestE2EWebsocketGoldens(t *testing.T) {
 	w.call(ws, "sendTransaction", "sendTransaction", map[string]any{"hex": hexOf(t, pay)})
 	var note json.RawMessage
 	ws.notification(addrs, &note)
-	w.check("notification-address-mempool", note)
+	w.answer("notification-address-mempool", note)
 	w.call(ws, "getMempoolFilters", "getMempoolFilters", map[string]any{"scriptType": "taproot", "fromTimestamp": 0})
 	if _, err := g.AddBlock(pay); err != nil {
 		t.Fatal(err)
 	}
 	submit(t, g, st.node, g.Height())
 	ws.notification(blocks, &note)
-	w.check("notification-block", note)
+	w.answer("notification-block", note)
 	ws.notification(addrs, &note)
-	w.check("notification-address-confirmed", note)
+	w.answer("notification-address-confirmed", note)
 	_, data = ws.call("unsubscribeAddresses", nil)
-	w.check("unsubscribe-addresses", data)
+	w.answer("unsubscribe-addresses", data)
 	covered("getBlockFilter", "getBlockFiltersBatch", "getMempoolFilters")
 
 	var a api.Address
@@ -130,14 +109,5 @@ func TestE2EWebsocketGoldens(t *testing.T) {
 	if a.Balance.String() != strconv.Itoa(424_242) {
 		t.Fatalf("payee after confirmation: %+v", a)
 	}
-	files, _ := filepath.Glob(filepath.Join(wsGoldenDir, "*.golden.json"))
-	for _, f := range files {
-		if !w.seen[filepath.Base(f)] {
-			if *update {
-				_ = os.Remove(f)
-			} else {
-				t.Errorf("stale golden file %s", f)
-			}
-		}
-	}
+	w.finish()
 }

@@ -17,7 +17,6 @@ import (
 
 	"github.com/btcsuite/btcd/chaincfg/v2"
 	"github.com/btcsuite/btcd/chainhash/v2"
-	"github.com/btcsuite/btcd/txscript/v2"
 	"github.com/btcsuite/btcd/wire/v2"
 )
 
@@ -187,20 +186,12 @@ func (g *Generator) CreatePayment(to []Output, feeRate int64) (*wire.MsgTx, erro
 	if feeRate < 1 {
 		return nil, fmt.Errorf("chaingen: fee rate %d < 1 sat/vB", feeRate)
 	}
-	outs := make([]*wire.TxOut, 0, len(to))
+	outs, err := g.txOuts(to)
+	if err != nil {
+		return nil, err
+	}
 	var want int64
-	for _, o := range to {
-		script := o.Script
-		if script == nil {
-			a, err := decodeAddress(o.Address, g.params)
-			if err != nil {
-				return nil, err
-			}
-			if script, err = txscript.PayToAddrScript(a); err != nil {
-				return nil, err
-			}
-		}
-		outs = append(outs, &wire.TxOut{Value: o.Value, PkScript: script})
+	for _, o := range outs {
 		want += o.Value
 	}
 	change, err := g.reg.get(paymentChange.kind, paymentChange.index)

@@ -138,19 +138,29 @@ type autoNotifier struct {
 }
 
 func (a *autoNotifier) Run(ctx context.Context, signal func()) error {
+	if isBtcd(ctx, a.node, "following the node by polling") {
+		return a.btcd.Run(ctx, signal)
+	}
+	return nil
+}
+
+// isBtcd waits until the node answers and reports whether it is btcd. For
+// any other node (Core without message_queue_binding) it logs the fallback
+// and returns false only when ctx ends, as there is nothing to push.
+func isBtcd(ctx context.Context, node *Node, fallback string) bool {
 	for {
-		d, err := a.node.Dialect(ctx)
+		d, err := node.Dialect(ctx)
 		if err == nil {
 			if d == dialectBtcd {
-				return a.btcd.Run(ctx, signal)
+				return true
 			}
-			a.node.log.Info("no message_queue_binding configured: following the node by polling")
+			node.log.Info("no message_queue_binding configured: " + fallback)
 			<-ctx.Done()
-			return nil
+			return false
 		}
 		select {
 		case <-ctx.Done():
-			return nil
+			return false
 		case <-time.After(2 * time.Second):
 		}
 	}

@@ -143,30 +143,9 @@ func (c *rpcClient) call(ctx context.Context, method string, params []any, out a
 // With wantHex, a result that is a hex string is decoded without the generic
 // JSON decoder (raw blocks are megabytes of hex).
 func (c *rpcClient) roundTrip(ctx context.Context, body []byte, wantHex bool) (*rpcResponse, error) {
-	ctx, cancel := context.WithTimeout(ctx, c.timeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
+	data, status, err := c.post(ctx, body)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", bchain.ErrNodeUnavailable, err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if c.user != "" || c.pass != "" {
-		req.SetBasicAuth(c.user, c.pass)
-	}
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", bchain.ErrNodeUnavailable, err)
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("%w: reading response: %w", bchain.ErrNodeUnavailable, err)
-	}
-	if len(data) > maxResponseBytes {
-		return nil, fmt.Errorf("%w: response larger than %d bytes", bchain.ErrNodeUnavailable, maxResponseBytes)
-	}
-	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
-		return nil, fmt.Errorf("%w: %w (HTTP %d): check rpc_user/rpc_pass", bchain.ErrNodeUnavailable, errCredentials, resp.StatusCode)
+		return nil, err
 	}
 	if wantHex {
 		if b, ok := fastHexResult(data); ok {
@@ -181,9 +160,40 @@ func (c *rpcClient) roundTrip(ctx context.Context, body []byte, wantHex bool) (*
 		if len(snippet) > 120 {
 			snippet = snippet[:120]
 		}
-		return nil, fmt.Errorf("%w: HTTP %d with a body that is not a JSON-RPC response: %q", bchain.ErrNodeUnavailable, resp.StatusCode, snippet)
+		return nil, fmt.Errorf("%w: HTTP %d with a body that is not a JSON-RPC response: %q", bchain.ErrNodeUnavailable, status, snippet)
 	}
 	return &res, nil
+}
+
+// post sends one request body and returns the response body and status.
+// Its errors wrap ErrNodeUnavailable (and errCredentials when refused).
+func (c *rpcClient) post(ctx context.Context, body []byte) ([]byte, int, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
+	if err != nil {
+		return nil, 0, fmt.Errorf("%w: %w", bchain.ErrNodeUnavailable, err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if c.user != "" || c.pass != "" {
+		req.SetBasicAuth(c.user, c.pass)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%w: %w", bchain.ErrNodeUnavailable, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes+1))
+	if err != nil {
+		return nil, 0, fmt.Errorf("%w: reading response: %w", bchain.ErrNodeUnavailable, err)
+	}
+	if len(data) > maxResponseBytes {
+		return nil, 0, fmt.Errorf("%w: response larger than %d bytes", bchain.ErrNodeUnavailable, maxResponseBytes)
+	}
+	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
+		return nil, 0, fmt.Errorf("%w: %w (HTTP %d): check rpc_user/rpc_pass", bchain.ErrNodeUnavailable, errCredentials, resp.StatusCode)
+	}
+	return data, resp.StatusCode, nil
 }
 
 // hexBytes is a result that the node sends as a hex string (raw blocks and

@@ -1,13 +1,10 @@
 package btc
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"time"
 
 	"github.com/openexplorer/blockbook/bchain"
@@ -120,30 +117,9 @@ func (c *rpcClient) callBatch(ctx context.Context, method string, params [][]any
 }
 
 func (c *rpcClient) batchRoundTrip(ctx context.Context, body []byte, firstID uint64, n int) ([]batchResult, error) {
-	ctx, cancel := context.WithTimeout(ctx, c.timeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
+	data, status, err := c.post(ctx, body)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", bchain.ErrNodeUnavailable, err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if c.user != "" || c.pass != "" {
-		req.SetBasicAuth(c.user, c.pass)
-	}
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", bchain.ErrNodeUnavailable, err)
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("%w: reading response: %w", bchain.ErrNodeUnavailable, err)
-	}
-	if len(data) > maxResponseBytes {
-		return nil, fmt.Errorf("%w: response larger than %d bytes", bchain.ErrNodeUnavailable, maxResponseBytes)
-	}
-	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
-		return nil, fmt.Errorf("%w: %w (HTTP %d): check rpc_user/rpc_pass", bchain.ErrNodeUnavailable, errCredentials, resp.StatusCode)
+		return nil, err
 	}
 	var answers []struct {
 		ID     *uint64         `json:"id"`
@@ -155,7 +131,7 @@ func (c *rpcClient) batchRoundTrip(ctx context.Context, body []byte, firstID uin
 	}
 	if err := json.Unmarshal(data, &answers); err != nil {
 		snippet := data[:min(len(data), 120)]
-		return nil, fmt.Errorf("%w: HTTP %d with a body that is not a JSON-RPC batch answer: %q", bchain.ErrNodeUnavailable, resp.StatusCode, snippet)
+		return nil, fmt.Errorf("%w: HTTP %d with a body that is not a JSON-RPC batch answer: %q", bchain.ErrNodeUnavailable, status, snippet)
 	}
 	out := make([]batchResult, n)
 	seen := make([]bool, n)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"time"
 
 	"github.com/openexplorer/blockbook/bchain"
 )
@@ -101,20 +100,8 @@ type autoTxNotifier struct {
 }
 
 func (a *autoTxNotifier) Run(ctx context.Context, signal func(bchain.Hash)) error {
-	for {
-		d, err := a.node.Dialect(ctx)
-		if err == nil {
-			if d == dialectBtcd {
-				return a.btcd.Run(ctx, signal)
-			}
-			a.node.log.Info("no message_queue_binding configured: following the mempool by periodic resyncs")
-			<-ctx.Done()
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(2 * time.Second):
-		}
+	if isBtcd(ctx, a.node, "following the mempool by periodic resyncs") {
+		return a.btcd.Run(ctx, signal)
 	}
+	return nil
 }
