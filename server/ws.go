@@ -108,7 +108,9 @@ func NewWebsocket(svc api.Service, cfg WebsocketConfig, log *slog.Logger, reg pr
 		}
 	}
 	s.upgrader = websocket.Upgrader{
-		ReadBufferSize: 16 << 10, WriteBufferSize: 16 << 10, WriteBufferPool: &sync.Pool{},
+		// Small read buffers (larger frames are read in pieces) and pooled
+		// write buffers keep idle connections cheap.
+		ReadBufferSize: 4 << 10, WriteBufferSize: 16 << 10, WriteBufferPool: &sync.Pool{},
 		CheckOrigin: s.checkOrigin, EnableCompression: true,
 		Error: func(w http.ResponseWriter, _ *http.Request, status int, reason error) {
 			http.Error(w, "Upgrade failed: "+reason.Error(), status)
