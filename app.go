@@ -169,6 +169,11 @@ func run(ctx context.Context, o *options, log *slog.Logger) error {
 	})
 	if mp != nil {
 		mp.OnTx(func(tx *mempool.Tx) { ws.OnMempoolTx(svc.MempoolTxNotice(tx)) })
+		mp.OnResolved(func(tx *mempool.Tx, descs []bchain.AddrDesc) {
+			n := svc.MempoolTxNotice(tx)
+			n.Descs = descs
+			ws.OnMempoolTxResolved(n)
+		})
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

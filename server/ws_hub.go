@@ -88,7 +88,12 @@ func (s *Websocket) OnBlock(height uint32, hash bchain.Hash, blk *bchain.Block) 
 
 // OnMempoolTx delivers a tx that entered the mempool to subscribers of its
 // addresses and of all new txs; it never blocks.
-func (s *Websocket) OnMempoolTx(n api.TxNotice) { s.hub.match(n, false) }
+func (s *Websocket) OnMempoolTx(n api.TxNotice) { s.hub.match(n, false, true) }
+
+// OnMempoolTxResolved delivers a mempool tx again to the subscribers of
+// the addresses in n.Descs, which it was found to spend from only after it
+// was announced; it never blocks.
+func (s *Websocket) OnMempoolTxResolved(n api.TxNotice) { s.hub.match(n, false, false) }
 
 func (h *hub) run(ctx context.Context) {
 	var wg sync.WaitGroup
@@ -123,8 +128,9 @@ func (h *hub) run(ctx context.Context) {
 	}
 }
 
-// match finds the subscribers of a tx and queues it for rendering.
-func (h *hub) match(n api.TxNotice, confirmed bool) {
+// match finds the subscribers of a tx (with all, those of every new tx
+// too) and queues it for rendering.
+func (h *hub) match(n api.TxNotice, confirmed, all bool) {
 	job := txJob{notice: n, confirmed: confirmed}
 	h.mu.Lock()
 	for _, d := range n.Descs {
@@ -145,7 +151,7 @@ func (h *hub) match(n api.TxNotice, confirmed bool) {
 			job.addrs[string(d)] = targets
 		}
 	}
-	if !confirmed && len(h.newTx) > 0 {
+	if all && !confirmed && len(h.newTx) > 0 {
 		job.all = make(map[*wsConn]string, len(h.newTx))
 		for c, id := range h.newTx {
 			job.all[c] = id
@@ -229,7 +235,7 @@ func (h *hub) deliverBlock(ctx context.Context, b blockEvent) {
 		return
 	}
 	for _, n := range notices {
-		h.match(n, true)
+		h.match(n, true, false)
 	}
 }
 

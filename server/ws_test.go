@@ -349,3 +349,56 @@ func TestWebsocketMethodTable(t *testing.T) {
 		t.Fatalf("methods %v\nwant %v", got, want)
 	}
 }
+
+// addrService adds address handling to fakeService: an address's
+// descriptor is its own bytes.
+type addrService struct{ fakeService }
+
+func (addrService) AddrDesc(a string) (bchain.AddrDesc, error) { return bchain.AddrDesc(a), nil }
+func (addrService) DescAddress(d bchain.AddrDesc) (string, bool) { return string(d), true }
+
+func notice(txid byte, descs ...string) api.TxNotice {
+	n := api.TxNotice{Txid: bchain.Hash{txid}, Render: func(context.Context) (*api.Tx, error) {
+		return &api.Tx{Txid: bchain.Hash{txid}.String(), BlockHeight: -1}, nil
+	}}
+	for _, d := range descs {
+		n.Descs = append(n.Descs, bchain.AddrDesc(d))
+	}
+	return n
+}
+
+// A tx announced a second time because an input turned out to spend from a
+// subscribed address reaches that address's subscribers only, not the
+// subscribers of every new tx (who already had it).
+func TestWebsocketResolvedInputNotification(t *testing.T) {
+	ws, srv := startWS(t, &addrService{fakeService{info: okInfo}}, WebsocketConfig{EnableSubNewTx: true})
+	c := mustDial(t, srv)
+	for _, frame := range []string{`{"id":"addrs","method":"subscribeAddresses","params":{"addresses":["alice"]}}`,
+		`{"id":"all","method":"subscribeNewTransaction"}`} {
+		if _, data := roundTrip(t, c, websocket.TextMessage, frame); !strings.Contains(string(data), `"subscribed":true`) {
+			t.Fatalf("%s: %s", frame, data)
+		}
+	}
+	next := func() (string, string) {
+		t.Helper()
+		_ = c.SetReadDeadline(time.Now().Add(waitGuard))
+		_, msg, err := c.ReadMessage()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m struct {
+			ID   string `json:"id"`
+			Data json.RawMessage
+		}
+		_ = json.Unmarshal(msg, &m)
+		return m.ID, string(m.Data)
+	}
+	ws.OnMempoolTxResolved(notice(1, "alice"))
+	if id, data := next(); id != "addrs" || !strings.Contains(data, `"address":"alice"`) || !strings.Contains(data, bchain.Hash{1}.String()) {
+		t.Fatalf("resolved input: %s %s", id, data)
+	}
+	ws.OnMempoolTx(notice(2, "bob"))
+	if id, data := next(); id != "all" || !strings.Contains(data, bchain.Hash{2}.String()) {
+		t.Fatalf("a new tx after the resolution (the resolution must not have reached the new-tx subscription): %s %s", id, data)
+	}
+}

@@ -188,19 +188,30 @@ func TestUnresolvedUntilIndexed(t *testing.T) {
 	t.Parallel()
 	s := newStack(t, stackOpts{noSyncer: true})
 	m := s.run(s.newMempool(nil, Config{}), nil)
+	type resolvedNote struct {
+		txid  bchain.Hash
+		descs []bchain.AddrDesc
+	}
+	resolved := make(chan resolvedNote, 4)
+	m.OnResolved(func(tx *Tx, descs []bchain.AddrDesc) { resolved <- resolvedNote{tx.Txid, descs} })
 	s.startSyncer(m.OnBlock)
 	m.waitInSync(t)
 	s.warmNotifications(m)
 
+	src, _ := s.g.Address(chaingen.P2WPKH, 91)
 	dest, _ := s.g.Address(chaingen.P2PKH, 90)
-	funding, err := s.g.CreatePayment([]chaingen.Output{{Address: dest, Value: 3_000_000}}, 2)
+	funding, err := s.g.CreatePayment([]chaingen.Output{{Address: src, Value: 3_000_000}}, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.syncStop() // the index stays behind the next block
 	s.syncStop = nil
 	fb := s.mine(funding) // mined directly: never in a mempool
-	spend, err := s.g.Spend(s.g.Coins(funding)[:1], []chaingen.Output{{Address: dest, Value: 1_000_000}}, 4)
+	coin := s.g.Coins(funding)[:1]
+	if coin[0].Value != 3_000_000 {
+		t.Fatalf("first wallet output of the funding tx: %+v", coin)
+	}
+	spend, err := s.g.Spend(coin, []chaingen.Output{{Address: dest, Value: 1_000_000}}, 4)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,8 +224,8 @@ func TestUnresolvedUntilIndexed(t *testing.T) {
 	if _, ok := early.Fee(); ok {
 		t.Fatal("a fee without known inputs")
 	}
-	if n := len(m.AddrTxs(s.desc(dest))); n != 1 { // the output only; the input is unknown
-		t.Fatalf("%d txs for the destination", n)
+	if n := len(m.AddrTxs(s.desc(src))); n != 0 { // the input is not known yet
+		t.Fatalf("%d txs for the source before resolution", n)
 	}
 
 	s.startSyncer(m.OnBlock) // the index connects the block, then the mempool resyncs
@@ -227,11 +238,21 @@ func TestUnresolvedUntilIndexed(t *testing.T) {
 	if early.Prevouts[0].Known || early == late {
 		t.Error("the published tx was modified instead of replaced")
 	}
-	if idx := addrIndexes(m.Mempool, s.desc(dest), spendID); len(idx) != 2 || idx[0] != ^int32(0) {
-		t.Errorf("destination indexes %v, want the input and the output", idx)
+	if idx := addrIndexes(m.Mempool, s.desc(src), spendID); len(idx) != 1 || idx[0] != ^int32(0) {
+		t.Errorf("source indexes %v, want the input", idx)
 	}
 	if _, n := m.announcedTx(spendID); n != 1 {
 		t.Errorf("announced %d times", n)
+	}
+	// The source was not among the addresses the tx was announced with:
+	// its resolution is announced on its own.
+	select {
+	case r := <-resolved:
+		if r.txid != spendID || len(r.descs) != 1 || !bytes.Equal(r.descs[0], s.desc(src)) {
+			t.Errorf("resolved announcement %v %x, want %s with the source", r.txid, r.descs, spendID)
+		}
+	case <-time.After(guard):
+		t.Error("the late resolution of the input was not announced")
 	}
 	m.mu.RLock()
 	checkPool(t, m.pool)

@@ -95,9 +95,11 @@ type Mempool struct {
 
 	smu       sync.Mutex
 	listeners []func(*Tx)
-	loaded    bool      // the initial load finished
-	lastOK    bool      // the last resync succeeded
-	lastSync  time.Time // end of the last successful resync
+	// resolvedListeners hear of inputs resolved after a tx was announced.
+	resolvedListeners []func(*Tx, []bchain.AddrDesc)
+	loaded            bool      // the initial load finished
+	lastOK            bool      // the last resync succeeded
+	lastSync          time.Time // end of the last successful resync
 
 	emu           sync.Mutex
 	events        []syncer.BlockEvent
@@ -175,6 +177,46 @@ func (m *Mempool) announce(txs []*Tx) {
 		for _, fn := range ls {
 			fn(tx)
 		}
+	}
+}
+
+// OnResolved registers fn to be called when inputs of a tx already in the
+// mempool become known later (their parent was not indexed yet, or arrived
+// after the child): descs are the addresses those inputs spend from that
+// the tx was not announced with. fn must not block.
+func (m *Mempool) OnResolved(fn func(tx *Tx, descs []bchain.AddrDesc)) {
+	m.smu.Lock()
+	defer m.smu.Unlock()
+	m.resolvedListeners = append(m.resolvedListeners, fn)
+}
+
+// announceResolved tells OnResolved listeners what became known between
+// the published old and new versions of a tx.
+func (m *Mempool) announceResolved(old, tx *Tx) {
+	known := map[string]bool{}
+	for _, d := range old.OutDescs {
+		known[string(d)] = true
+	}
+	for _, p := range old.Prevouts {
+		if p.Known {
+			known[string(p.Desc)] = true
+		}
+	}
+	var descs []bchain.AddrDesc
+	for _, p := range tx.Prevouts {
+		if p.Known && len(p.Desc) > 0 && !known[string(p.Desc)] {
+			known[string(p.Desc)] = true
+			descs = append(descs, p.Desc)
+		}
+	}
+	if len(descs) == 0 {
+		return
+	}
+	m.smu.Lock()
+	ls := m.resolvedListeners
+	m.smu.Unlock()
+	for _, fn := range ls {
+		fn(tx, descs)
 	}
 }
 

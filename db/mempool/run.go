@@ -205,14 +205,19 @@ func (m *Mempool) refresh(ctx context.Context, ids []bchain.Hash, useNode bool) 
 				t.Filter = m.filter(t)
 			}
 		}
+		var updated [][2]*Tx
 		m.mu.Lock()
 		for i, t := range news {
 			if e := m.pool.txs[t.Txid]; changed[i] && e != nil && e.tx == olds[i] {
 				m.pool.update(olds[i], t)
+				updated = append(updated, [2]*Tx{olds[i], t})
 			}
 		}
 		m.gauges()
 		m.mu.Unlock()
+		for _, u := range updated {
+			m.announceResolved(u[0], u[1])
+		}
 	}
 }
 
