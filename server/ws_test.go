@@ -354,7 +354,7 @@ func TestWebsocketMethodTable(t *testing.T) {
 // descriptor is its own bytes.
 type addrService struct{ fakeService }
 
-func (addrService) AddrDesc(a string) (bchain.AddrDesc, error) { return bchain.AddrDesc(a), nil }
+func (addrService) AddrDesc(a string) (bchain.AddrDesc, error)   { return bchain.AddrDesc(a), nil }
 func (addrService) DescAddress(d bchain.AddrDesc) (string, bool) { return string(d), true }
 
 func notice(txid byte, descs ...string) api.TxNotice {
