@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"math/big"
 	"strings"
 )
 
@@ -38,4 +39,17 @@ func (s *UtxoService) FiatRatesForTimestamps(_ context.Context, timestamps []int
 // FiatRatesTickersList answers getFiatRatesTickersList.
 func (s *UtxoService) FiatRatesTickersList(_ context.Context, _ int64, _ string) (*AvailableVsCurrencies, error) {
 	return nil, userErr("%s", noTickers)
+}
+
+// historyRates sets the Rates of each balance-history bucket to the fiat
+// rates of the requested currencies at the bucket's time (all currencies
+// when none is named). Without a rate source it leaves them out.
+func (s *UtxoService) historyRates(_ context.Context, _ []BalanceHistory, _ []string) error {
+	return nil
+}
+
+// secondaryValue values an amount of base units in a fiat currency at the
+// current rate; false when the rate is not known.
+func (s *UtxoService) secondaryValue(_ context.Context, _ *big.Int, _ string) (float64, bool) {
+	return 0, false
 }

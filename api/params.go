@@ -86,6 +86,8 @@ type AddressQuery struct {
 	FromHeight, ToHeight uint32
 	Details              Details
 	Filter               Filter
+	// Secondary is a fiat currency to value the balance in (lower case).
+	Secondary string
 }
 
 // ParseAddressQuery reads page, pageSize, from, to, details and filter.
@@ -99,6 +101,7 @@ func ParseAddressQuery(q url.Values) AddressQuery {
 		ToHeight:   parseUint32(q.Get("to")),
 		Details:    ParseDetails(q.Get("details")),
 		Filter:     ParseFilter(q.Get("filter")),
+		Secondary:  strings.ToLower(strings.TrimSpace(q.Get("secondary"))),
 	}
 }
 

@@ -113,6 +113,9 @@ type Address struct {
 	Txs                int      `json:"txs"`
 	Transactions       []*Tx    `json:"transactions,omitempty"`
 	Txids              []string `json:"txids,omitempty"`
+	// SecondaryValue is the balance in the requested fiat currency
+	// (secondary / secondaryCurrency), when rates are known.
+	SecondaryValue float64 `json:"secondaryValue,omitempty"`
 }
 
 // Utxo is an unspent output.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/big"
 	"strings"
 	"sync"
 
@@ -50,6 +51,11 @@ func (s *UtxoService) Address(ctx context.Context, address string, q AddressQuer
 	pending, err := s.addPending(v, desc, q, out)
 	if err != nil {
 		return nil, err
+	}
+	if q.Secondary != "" {
+		if val, ok := s.secondaryValue(ctx, new(big.Int).SetUint64(bal.Balance), q.Secondary); ok {
+			out.SecondaryValue = val
+		}
 	}
 	if q.Details < DetailsTxids {
 		return out, nil

@@ -92,6 +92,9 @@ func (s *UtxoService) BalanceHistory(ctx context.Context, address string, q Bala
 		out = append(out, *b)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Time < out[j].Time })
+	if err := s.historyRates(ctx, out, q.Currencies); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/openexplorer/blockbook/api"
 )
@@ -124,7 +125,7 @@ func wsGetAccountInfo(ctx context.Context, c *wsConn, req *wsRequest) (any, erro
 	}
 	q := api.AddressQuery{
 		Page: p.Page, PageSize: p.PageSize, FromHeight: clampHeight(p.From), ToHeight: clampHeight(p.To),
-		Details: wsDetails(p.Details), Filter: api.NoFilter,
+		Details: wsDetails(p.Details), Filter: api.NoFilter, Secondary: strings.ToLower(p.SecondaryCurrency),
 	}
 	return c.s.svc.Address(ctx, p.Descriptor, q)
 }
