@@ -38,6 +38,10 @@ func run(ctx context.Context, o *options, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	fiatCfg, err := fiatConfig(cfg, log)
+	if err != nil {
+		return err
+	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	backend, err := bchain.NewBackend(cfg, bchain.Env{Log: log, Metrics: reg})
@@ -108,10 +112,13 @@ func run(ctx context.Context, o *options, log *slog.Logger) error {
 		Build: api.BuildInfo{Version: version, GitCommit: commit(), BuildTime: buildTime, SyncMode: o.sync,
 			About: "Blockbook-compatible blockchain indexer and API server"},
 		DisableTxCache: o.noTxCache, BlockFilters: index.Filters(), MempoolFilters: mempoolFilters, Log: log,
+		DisableXpubCache: o.noXpubCache,
+		Limits:           api.Limits{MaxXpubGap: o.xpubMaxGap, XpubCacheSize: o.xpubCacheSize, MaxHistoryTxs: o.balanceHistoryMaxTxs},
 	}
 	if mp != nil {
 		apiCfg.Mempool = mp
 	}
+	apiCfg.FiatRates = fiatCfg != nil
 	svc := api.NewUtxoService(d, backend, worker, apiCfg)
 	ws, err := newWebsocket(o, svc, log, reg)
 	if err != nil {
@@ -180,6 +187,7 @@ func run(ctx context.Context, o *options, log *slog.Logger) error {
 			_ = mp.Run(syncCtx, backend.TxNotifier)
 		}()
 	}
+	startFiat(syncCtx, &wg, o, fiatCfg, d, ws, log, reg)
 	if o.sync {
 		wg.Add(1)
 		go func() {

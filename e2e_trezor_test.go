@@ -55,6 +55,8 @@ type trezorFacts struct {
 	Fees          []trezorFee       `json:"fees"`
 	Pushes        []trezorPush      `json:"pushes"`
 	Filters       trezorFilters     `json:"filters"`
+	// XpubAccounts are HD accounts (e2e_trezor_xpub_test.go).
+	XpubAccounts []trezorXpubAccount `json:"xpubAccounts"`
 }
 
 // trezorFilters are the block filters the REST endpoint (checked on its own
@@ -151,8 +153,9 @@ type trezorOutput struct {
 
 func TestTrezorClient(t *testing.T) {
 	node := trezorPrereqs(t)
-	st := startRecentDemoStack(t, func(o *options) { o.enableSubNewTx = true })
+	st, accts := startRecentDemoStack(t, func(o *options) { o.enableSubNewTx = true })
 	facts, pushes := trezorFactsOf(t, st)
+	facts.XpubAccounts = trezorXpubFacts(t, st, accts)
 	data, err := json.MarshalIndent(facts, "", " ")
 	if err != nil {
 		t.Fatal(err)
@@ -164,27 +167,28 @@ func TestTrezorClient(t *testing.T) {
 	runTrezorScript(t, st, node, factsPath, pushes)
 }
 
-// startRecentDemoStack is startDemoStackWith on a demo chain whose tip is
-// minutes old. btcd treats an older tip as "not current" and then keeps
-// mined txs in its mempool, which Bitcoin Core never does; with a recent tip
-// the node's mempool behaves like production nodes' (see
-// chaingen.DefaultTimeStart).
-func startRecentDemoStack(t *testing.T, mod func(*options)) *demoStack {
+// startRecentDemoStack is startDemoStackWith on a demo chain, followed by
+// the HD account scenario (its pending txs mined too), whose tip is minutes
+// old. btcd treats an older tip as "not current" and then keeps mined txs in
+// its mempool, which Bitcoin Core never does; with a recent tip the node's
+// mempool behaves like production nodes' (see chaingen.DefaultTimeStart).
+func startRecentDemoStack(t *testing.T, mod func(*options)) (*demoStack, []*chaingen.HDAccount) {
 	t.Helper()
 	spec := chaingen.DefaultDemo()
 	const step = time.Minute
-	start := time.Now().Add(-time.Duration(spec.Blocks+1) * step)
+	start := time.Now().Add(-time.Duration(spec.Blocks+hdScenarioBlocks+1) * step)
 	g := chaingen.New(&chaincfg.RegressionNetParams, "e2e", chaingen.WithTimestamps(start, step))
 	if err := g.Demo(spec); err != nil {
 		t.Fatal(err)
 	}
+	accts := trezorHDChain(t, g)
 	st := &demoStack{node: startNode(t), g: g, dataDir: t.TempDir()}
 	submit(t, st.g, st.node, 1)
 	st.cfg = writeConfig(t, st.node, wsFilterConfig)
 	st.inst = startInProcess(t, st.cfg, st.dataDir, mod)
 	h, hash := st.g.Tip()
 	waitTip(t, st.inst.base, h, hash.String(), st.inst.logs)
-	return st
+	return st, accts
 }
 
 // trezorPrereqs finds node and the pinned npm packages, failing (never

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"runtime"
 	"strings"
+
+	"github.com/openexplorer/blockbook/db/fiat"
 )
 
 // options are the command-line flags. Names follow Blockbook's so that an
@@ -37,6 +39,12 @@ type options struct {
 	wsMaxConnsPerIP  int
 	wsTrustedProxies string
 
+	// Accounts (xpubs, descriptors) and balance histories.
+	noXpubCache          bool
+	xpubMaxGap           int
+	xpubCacheSize        int
+	balanceHistoryMaxTxs int
+
 	// Accepted for compatibility; their features come in later releases or
 	// do not apply. Set ones are reported at start.
 	ignored map[string]*string
@@ -44,6 +52,11 @@ type options struct {
 	// onListen, when set, is told each server's actual address (tests bind
 	// port 0).
 	onListen func(server, addr string)
+	// fiatConfig and onFiat, when set, adjust the fiat downloader's
+	// configuration and receive the downloader (tests: request pacing,
+	// Refresh).
+	fiatConfig func(*fiat.Config)
+	onFiat     func(*fiat.Downloader)
 }
 
 // ignoredFlags are Blockbook flags we accept without acting on them yet.
@@ -58,7 +71,6 @@ var ignoredFlags = []struct {
 	{"alsologtostderr", "logs always go to stderr", true},
 	{"log_dir", "logs go to stderr; let the service manager store them", false},
 	{"computecolumnstats", "column statistics are not implemented", true},
-	{"noxpubcache", "xpub support arrives later", true},
 	{"template", "not applicable", false},
 }
 
@@ -87,6 +99,10 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.wsAllowedOrigins, "wsallowedorigins", "", "comma-separated browser origins allowed to open the websocket (e.g. https://wallet.example); empty allows all")
 	fs.IntVar(&o.wsMaxConnsPerIP, "wsmaxconnsperip", 0, "maximum concurrent websocket connections per client IP (IPv6: per /64); 0 means unlimited")
 	fs.StringVar(&o.wsTrustedProxies, "wstrustedproxies", "", "comma-separated addresses or CIDRs of reverse proxies whose X-Forwarded-For names the client IP")
+	fs.BoolVar(&o.noXpubCache, "noxpubcache", false, "do not keep accounts (derived addresses, txid lists) between xpub queries")
+	fs.IntVar(&o.xpubMaxGap, "xpubmaxgap", 10000, "largest gap limit an xpub query may ask for (larger ones are lowered to it, as Blockbook does)")
+	fs.IntVar(&o.xpubCacheSize, "xpubcachesize", 4_000_000, "capacity of the account cache in derived addresses plus txids (about 60 bytes each)")
+	fs.IntVar(&o.balanceHistoryMaxTxs, "balancehistorymaxtxs", 1_000_000, "most txs one balance history may go through; more is an error asking to narrow from/to")
 	fs.StringVar(&o.prof, "prof", "", "serve Go's pprof profiles on this address (e.g. 127.0.0.1:6060); keep it private")
 	for _, f := range ignoredFlags {
 		dst := new(string)
@@ -113,6 +129,9 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	}
 	if o.resyncMempoolMs < 100 {
 		return nil, fmt.Errorf("-resyncmempoolperiod must be at least 100 (ms)")
+	}
+	if o.xpubMaxGap < 1 || o.xpubCacheSize < 1 || o.balanceHistoryMaxTxs < 1 {
+		return nil, fmt.Errorf("-xpubmaxgap, -xpubcachesize and -balancehistorymaxtxs must be positive (-noxpubcache turns the cache off)")
 	}
 	if o.wsMaxConnsPerIP < 0 {
 		return nil, fmt.Errorf("-wsmaxconnsperip must not be negative")

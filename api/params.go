@@ -88,9 +88,37 @@ type AddressQuery struct {
 	Filter               Filter
 	// Secondary is a fiat currency to value the balance in (lower case).
 	Secondary string
+	// Accounts only: which derived addresses to list (tokens) and the gap
+	// limit (0: the default, 20).
+	Tokens Tokens
+	Gap    int
 }
 
-// ParseAddressQuery reads page, pageSize, from, to, details and filter.
+// Tokens selects the derived addresses an account answer lists.
+type Tokens int
+
+const (
+	TokensNonzero Tokens = iota // with a balance (REST default)
+	TokensUsed                  // with txs
+	TokensDerived               // every derived address (websocket default)
+)
+
+// ParseTokens maps the tokens parameter; anything else gives def, as in
+// Blockbook.
+func ParseTokens(s string, def Tokens) Tokens {
+	switch s {
+	case "nonzero":
+		return TokensNonzero
+	case "used":
+		return TokensUsed
+	case "derived":
+		return TokensDerived
+	}
+	return def
+}
+
+// ParseAddressQuery reads page, pageSize, from, to, details, filter,
+// secondary, and for accounts tokens and gap.
 // Numbers that do not parse count as absent and out-of-range values are
 // clamped later, matching Blockbook's lenient behaviour.
 func ParseAddressQuery(q url.Values) AddressQuery {
@@ -102,6 +130,8 @@ func ParseAddressQuery(q url.Values) AddressQuery {
 		Details:    ParseDetails(q.Get("details")),
 		Filter:     ParseFilter(q.Get("filter")),
 		Secondary:  strings.ToLower(strings.TrimSpace(q.Get("secondary"))),
+		Tokens:     ParseTokens(q.Get("tokens"), TokensNonzero),
+		Gap:        ParseInt(q.Get("gap")),
 	}
 }
 

@@ -27,23 +27,32 @@ type Service interface {
 	TxSpecific(ctx context.Context, txid string) (json.RawMessage, error)
 	RawTx(ctx context.Context, txid string) (string, error)
 	Address(ctx context.Context, address string, q AddressQuery) (*Address, error)
-	Utxos(ctx context.Context, address string, onlyConfirmed bool) ([]Utxo, error)
+	// Account answers an xpub or output descriptor (REST xpub/); a string
+	// that is neither gives an error for which IsNotAccount is true.
+	Account(ctx context.Context, descriptor string, q AddressQuery) (*Address, error)
+	// Utxos and BalanceHistory take an address, an xpub or a descriptor.
+	Utxos(ctx context.Context, descriptor string, onlyConfirmed bool, gap int) ([]Utxo, error)
 	SendTx(ctx context.Context, hex string) (*Result, error)
 	EstimateFee(ctx context.Context, blocks string, conservative bool) (*Result, error)
 	FeeStats(ctx context.Context, height string) (*FeeStats, error)
 	BlockFilters(ctx context.Context, scriptType, lastN, from, to string) (*BlockFilters, error)
+	// Lists and search of the HTML explorer.
+	Blocks(ctx context.Context, page, pageSize int) (*Blocks, error)
+	MempoolTxs(ctx context.Context, page, pageSize int) (*MempoolTxs, error)
+	Search(ctx context.Context, q string) (*SearchResult, error)
 
 	// Calls of the websocket API (REST shares BalanceHistory).
 	Info(ctx context.Context) (*WsInfo, error)
 	BlockHash(ctx context.Context, height int) (string, error)
 	FeeRate(ctx context.Context, blocks int, conservative bool) (int64, error)
-	BalanceHistory(ctx context.Context, address string, q BalanceHistoryQuery) ([]BalanceHistory, error)
+	BalanceHistory(ctx context.Context, descriptor string, q BalanceHistoryQuery) ([]BalanceHistory, error)
 	MempoolFilters(ctx context.Context, scriptType string, fromTimestamp int64, m uint64) (*MempoolFilters, error)
 	BlockFilter(ctx context.Context, scriptType, blockHash string, m uint64) (*BlockFilterResult, error)
 	BlockFiltersBatch(ctx context.Context, scriptType, bestKnownBlockHash string, pageSize int, m uint64) (*BlockFiltersBatchResult, error)
 	CurrentFiatRates(ctx context.Context, currencies []string, token string) (*FiatTicker, error)
 	FiatRatesForTimestamps(ctx context.Context, timestamps []int64, currencies []string, token string) (*FiatTickers, error)
 	FiatRatesTickersList(ctx context.Context, timestamp int64, token string) (*AvailableVsCurrencies, error)
+	FiatRatesForBlock(ctx context.Context, block string, currencies []string, token string) (*FiatTicker, error)
 
 	// Notifications: what a tx touches, rendered only when someone listens.
 	MempoolTxNotice(tx *mempool.Tx) TxNotice
@@ -59,6 +68,7 @@ type Mempool interface {
 	SpentBy(op mempool.Outpoint) (txid bchain.Hash, vin uint32, ok bool)
 	Status() mempool.Status
 	FilterEntries(fromTimestamp int64) map[bchain.Hash][]byte
+	Txs() []*mempool.Tx // every pending tx, newest first
 }
 
 // SyncStatus reports the sync worker's state.
@@ -84,6 +94,13 @@ type Limits struct {
 	MaxUtxos int
 	// MaxFullTxs caps how many txs with full details one answer renders.
 	MaxFullTxs int
+	// MaxXpubGap caps an account query's gap limit (Blockbook: 10000).
+	MaxXpubGap int
+	// XpubCacheSize bounds the account cache: derived addresses plus
+	// loaded txids of all cached accounts (about 60 bytes each).
+	XpubCacheSize int
+	// MaxHistoryTxs caps the txs one balance history may visit.
+	MaxHistoryTxs int
 }
 
 func (l *Limits) defaults() {
@@ -99,6 +116,15 @@ func (l *Limits) defaults() {
 	if l.MaxFullTxs <= 0 {
 		l.MaxFullTxs = 1000
 	}
+	if l.MaxXpubGap <= 0 {
+		l.MaxXpubGap = 10_000
+	}
+	if l.XpubCacheSize == 0 {
+		l.XpubCacheSize = 4_000_000
+	}
+	if l.MaxHistoryTxs <= 0 {
+		l.MaxHistoryTxs = 1_000_000
+	}
 }
 
 // Config configures a Service.
@@ -107,12 +133,17 @@ type Config struct {
 	Limits Limits
 	// DisableTxCache stops caching raw txs fetched from the node (-notxcache).
 	DisableTxCache bool
+	// DisableXpubCache stops caching accounts between requests (-noxpubcache).
+	DisableXpubCache bool
 	// BlockFilters and MempoolFilters are the Golomb filter parameters the
 	// index and the mempool were configured with (P = 0: no filters).
 	BlockFilters, MempoolFilters db.FilterParams
 	// Mempool, when set, adds unconfirmed txs to answers.
 	Mempool Mempool
-	Log     *slog.Logger
+	// FiatRates: fiat_rates is configured, so answers read rates from the
+	// fiatRates column family (which db/fiat fills).
+	FiatRates bool
+	Log       *slog.Logger
 }
 
 // UtxoService implements Service for Bitcoin-type chains.
@@ -124,6 +155,7 @@ type UtxoService struct {
 	cfg     Config
 	log     *slog.Logger
 	info    *chainInfoCache
+	xpubs   *xpubCache
 }
 
 var _ Service = (*UtxoService)(nil)
@@ -137,8 +169,12 @@ func NewUtxoService(d *db.DB, b *bchain.Backend, sync SyncStatus, cfg Config) *U
 	if cfg.Build.Host == "" {
 		cfg.Build.Host, _ = os.Hostname()
 	}
+	xpubCacheSize := cfg.Limits.XpubCacheSize
+	if cfg.DisableXpubCache {
+		xpubCacheSize = 0
+	}
 	return &UtxoService{db: d, backend: b, parser: b.Utxo, sync: sync, cfg: cfg,
-		log: cfg.Log.With("subsystem", "api"), info: newChainInfoCache(b.Chain)}
+		log: cfg.Log.With("subsystem", "api"), info: newChainInfoCache(b.Chain), xpubs: newXpubCache(xpubCacheSize)}
 }
 
 // view is a consistent snapshot of the index plus its tip, for one request.

@@ -49,6 +49,11 @@ func (s *UtxoService) Status(ctx context.Context) (*SystemInfo, error) {
 		out.Blockbook.InSyncMempool, out.Blockbook.MempoolSize = ms.InSync, ms.Size
 		out.Blockbook.LastMempoolTime = ms.LastSync
 	}
+	if err == nil {
+		if ferr := s.fiatStatus(out.Blockbook); ferr != nil {
+			s.log.Warn("status: reading the fiat rates failed", "err", ferr) // the status answers anyway
+		}
+	}
 	return out, err
 }
 

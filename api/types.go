@@ -101,18 +101,25 @@ type Paging struct {
 	ItemsOnPage int `json:"itemsOnPage,omitempty"`
 }
 
-// Address is an address (or, later, an account) with its history.
+// Address is an address or an account (xpub, descriptor) with its history.
 type Address struct {
 	Paging
-	Address            string   `json:"address"`
-	Balance            *Amount  `json:"balance"`
-	TotalReceived      *Amount  `json:"totalReceived,omitempty"`
-	TotalSent          *Amount  `json:"totalSent,omitempty"`
-	UnconfirmedBalance *Amount  `json:"unconfirmedBalance"`
-	UnconfirmedTxs     int      `json:"unconfirmedTxs"`
-	Txs                int      `json:"txs"`
-	Transactions       []*Tx    `json:"transactions,omitempty"`
-	Txids              []string `json:"txids,omitempty"`
+	Address            string  `json:"address"`
+	Balance            *Amount `json:"balance"`
+	TotalReceived      *Amount `json:"totalReceived,omitempty"`
+	TotalSent          *Amount `json:"totalSent,omitempty"`
+	UnconfirmedBalance *Amount `json:"unconfirmedBalance"`
+	UnconfirmedTxs     int     `json:"unconfirmedTxs"`
+	Txs                int     `json:"txs"`
+	// AddrTxCount (accounts only) sums the tx counts of the account's
+	// addresses, a tx touching two of them counting twice (Blockbook's).
+	AddrTxCount  int      `json:"addrTxCount,omitempty"`
+	Transactions []*Tx    `json:"transactions,omitempty"`
+	Txids        []string `json:"txids,omitempty"`
+	// UsedTokens and Tokens (accounts only): how many derived addresses
+	// have txs, and the derived addresses the tokens parameter selects.
+	UsedTokens int     `json:"usedTokens,omitempty"`
+	Tokens     []Token `json:"tokens,omitempty"`
 	// SecondaryValue is the balance in the requested fiat currency
 	// (secondary / secondaryCurrency), when rates are known.
 	SecondaryValue float64 `json:"secondaryValue,omitempty"`
@@ -125,8 +132,26 @@ type Utxo struct {
 	Value         *Amount `json:"value"`
 	Height        int64   `json:"height,omitempty"`
 	Confirmations uint32  `json:"confirmations"`
-	LockTime      uint32  `json:"lockTime,omitempty"` // pending outputs only, as Blockbook
-	Coinbase      bool    `json:"coinbase,omitempty"`
+	// Address and Path: which derived address of an account holds it.
+	Address  string `json:"address,omitempty"`
+	Path     string `json:"path,omitempty"`
+	LockTime uint32 `json:"lockTime,omitempty"` // pending outputs only, as Blockbook
+	Coinbase bool   `json:"coinbase,omitempty"`
+}
+
+// Token is an account's derived address (type XPUBAddress) in address
+// answers; the balance fields come with details=tokenBalances and more,
+// for addresses with txs.
+type Token struct {
+	Type          string  `json:"type"`
+	Standard      string  `json:"standard"`
+	Name          string  `json:"name"`
+	Path          string  `json:"path"`
+	Transfers     int     `json:"transfers"`
+	Decimals      int     `json:"decimals"`
+	Balance       *Amount `json:"balance,omitempty"`
+	TotalReceived *Amount `json:"totalReceived,omitempty"`
+	TotalSent     *Amount `json:"totalSent,omitempty"`
 }
 
 // BlockInfo is a block header as the API shows it.
@@ -195,7 +220,12 @@ type BlockbookInfo struct {
 	MempoolSize     int       `json:"mempoolSize"`
 	Decimals        int       `json:"decimals"`
 	DbSize          int64     `json:"dbSize"`
-	About           string    `json:"about"`
+	// Fiat rates, as Blockbook names them: configured, and the times of
+	// the current and of the newest daily ticker.
+	HasFiatRates            bool       `json:"hasFiatRates,omitempty"`
+	CurrentFiatRatesTime    *time.Time `json:"currentFiatRatesTime,omitempty"`
+	HistoricalFiatRatesTime *time.Time `json:"historicalFiatRatesTime,omitempty"`
+	About                   string     `json:"about"`
 }
 
 // BackendInfo is the node's part of the status answer.

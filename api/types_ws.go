@@ -30,6 +30,7 @@ type BalanceHistoryQuery struct {
 	From, To   int64  // unix seconds, inclusive; 0 means unbounded
 	GroupBy    uint32 // bucket width in seconds (default 3600)
 	Currencies []string
+	Gap        int // accounts: the gap limit (default 20)
 }
 
 // BalanceHistory is one bucket: the txs whose block time falls in

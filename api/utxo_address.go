@@ -219,11 +219,20 @@ func (s *UtxoService) renderTxs(ctx context.Context, v *view, txids []bchain.Has
 	return out, errors.Join(errs...)
 }
 
-// Utxos answers utxo/{address}: pending outputs first (unless
-// onlyConfirmed), then confirmed ones newest first, leaving out outputs a
-// pending tx spends, as Blockbook does.
-func (s *UtxoService) Utxos(ctx context.Context, address string, onlyConfirmed bool) ([]Utxo, error) {
-	desc, err := s.addrDesc(address)
+// Utxos answers utxo/{address|xpub|descriptor} and the websocket's
+// getAccountUtxo: an account's UTXOs (with address and path) when the
+// string is an xpub or descriptor, else the address's. Pending outputs
+// come first (unless onlyConfirmed), then confirmed ones newest first,
+// leaving out outputs a pending tx spends, as Blockbook does.
+func (s *UtxoService) Utxos(ctx context.Context, descriptor string, onlyConfirmed bool, gap int) ([]Utxo, error) {
+	xd, err := s.parseAccount(descriptor)
+	if err == nil {
+		return s.accountUtxos(ctx, xd, onlyConfirmed, gap)
+	}
+	if !IsNotAccount(err) {
+		return nil, err
+	}
+	desc, err := s.addrDesc(descriptor)
 	if err != nil {
 		return nil, err
 	}
@@ -232,7 +241,12 @@ func (s *UtxoService) Utxos(ctx context.Context, address string, onlyConfirmed b
 		return nil, err
 	}
 	defer v.release()
-	out := []Utxo{}
+	return s.appendUtxos(v, desc, onlyConfirmed, []Utxo{})
+}
+
+// appendUtxos appends desc's unspent outputs to out: pending ones first
+// (unless onlyConfirmed), then confirmed ones newest first.
+func (s *UtxoService) appendUtxos(v *view, desc bchain.AddrDesc, onlyConfirmed bool, out []Utxo) ([]Utxo, error) {
 	if !onlyConfirmed {
 		pending, err := s.pendingTxs(v, desc)
 		if err != nil {
@@ -240,7 +254,7 @@ func (s *UtxoService) Utxos(ctx context.Context, address string, onlyConfirmed b
 		}
 		out = append(out, s.pendingUtxos(pending, desc)...)
 	}
-	err = db.IterateUtxos(v.snap, desc, func(u *db.Utxo) (bool, error) {
+	err := db.IterateUtxos(v.snap, desc, func(u *db.Utxo) (bool, error) {
 		if len(out) >= s.cfg.Limits.MaxUtxos {
 			return false, userErr("Address has more than %d unspent outputs; use an explorer with a higher limit", s.cfg.Limits.MaxUtxos)
 		}

@@ -43,6 +43,14 @@ type Config struct {
 	MempoolFilterScripts      string `json:"mempool_filter_scripts"`
 	MempoolFilterUseZeroedKey bool   `json:"mempool_filter_use_zeroed_key"`
 
+	// Fiat rates (Blockbook's keys, parsed and checked by db/fiat): the
+	// provider ("coingecko"; empty disables the download), its parameters
+	// as a JSON string ({"coin", "periodSeconds", "url", "plan"}), and an
+	// optional comma-separated list of the vs-currencies to keep.
+	FiatRates             string `json:"fiat_rates"`
+	FiatRatesParams       string `json:"fiat_rates_params"`
+	FiatRatesVsCurrencies string `json:"fiat_rates_vs_currencies"`
+
 	// Keys this implementation adds (documented in docs/operations.md).
 
 	// BlockPollIntervalMs is how often the node is polled for a new tip when
@@ -77,7 +85,7 @@ func LoadConfig(path string) (*Config, error) {
 
 // ParseConfig validates a blockchaincfg.json document. Unknown keys are
 // ignored, as Blockbook does, because deployments carry keys for features
-// (fiat rates, filters) that are configured elsewhere.
+// configured elsewhere or not implemented (alternative_estimate_fee…).
 func ParseConfig(data []byte) (*Config, error) {
 	var c Config
 	dec := json.NewDecoder(bytes.NewReader(data))

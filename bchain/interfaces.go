@@ -3,6 +3,7 @@ package bchain
 import (
 	"context"
 	"encoding/json"
+	"errors"
 )
 
 // The node capabilities below are small on purpose: a coin plugin implements
@@ -96,3 +97,53 @@ type UtxoParser interface {
 	// "OP_RETURN ..." pseudo-address of data outputs.
 	OutputAddresses(script []byte) (addrs []string, searchable bool)
 }
+
+// XpubScriptType is the output script an account's addresses use.
+type XpubScriptType int
+
+// Script types of accounts: BIP44 P2PKH, BIP49 P2SH-P2WPKH, BIP84 P2WPKH and
+// BIP86 P2TR (key path only).
+const (
+	XpubP2PKH XpubScriptType = iota + 1
+	XpubP2SHP2WPKH
+	XpubP2WPKH
+	XpubP2TR
+)
+
+// XpubDescriptor is a parsed account: an extended public key (or an output
+// descriptor holding one) with the script type and chains to derive.
+type XpubDescriptor struct {
+	// Descriptor is the string the client sent; answers echo it.
+	Descriptor string
+	// Xpub is the extended public key inside it.
+	Xpub       string
+	ScriptType XpubScriptType
+	// BasePath is the account's derivation path, e.g. m/84'/1'/0' (or
+	// unknown/<child> when the key's depth is not an account's).
+	BasePath string
+	// Changes are the chains to scan: receive (0) and change (1) unless the
+	// descriptor names others.
+	Changes []uint32
+	// Key is the parser's own decoded form of Xpub, opaque to callers.
+	Key any
+}
+
+// XpubParser reads accounts (extended public keys and output descriptors)
+// and derives their addresses. Chains without accounts have none.
+type XpubParser interface {
+	// ParseXpub parses s. The error wraps ErrNotXpub when s is not shaped
+	// like an account at all (callers may then try it as an address), and
+	// ErrInvalidXpub with a message for the user when it is a malformed or
+	// refused account (a private key, another network's key, a bad checksum).
+	ParseXpub(s string) (*XpubDescriptor, error)
+	// DeriveAddrDescs returns the descriptors of the addresses at indexes
+	// [from, to) of chain change.
+	DeriveAddrDescs(d *XpubDescriptor, change, from, to uint32) ([]AddrDesc, error)
+}
+
+var (
+	// ErrNotXpub: the string is not shaped like an xpub or a descriptor.
+	ErrNotXpub = errors.New("not an xpub or descriptor")
+	// ErrInvalidXpub: an xpub or descriptor that cannot be used.
+	ErrInvalidXpub = errors.New("invalid xpub or descriptor")
+)

@@ -49,6 +49,9 @@ type Backend struct {
 
 	// Utxo is the Bitcoin-type parser; nil for other chain types.
 	Utxo UtxoParser
+	// Xpub parses accounts (xpubs, output descriptors); nil for chains
+	// without them.
+	Xpub XpubParser
 
 	// Close releases connections; may be nil.
 	Close func() error

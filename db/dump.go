@@ -15,11 +15,12 @@ type Row struct {
 }
 
 // DumpRows calls fn for every row that the connect/disconnect byte-identity
-// guarantee covers: all column families except caches, and the internal
-// state without volatile keys. Rows come in (column family, key) order.
+// guarantee covers: all column families except caches and off-chain data
+// (fiat rates), and the internal state without volatile keys. Rows come in
+// (column family, key) order.
 func DumpRows(r Reader, cfs []CF, fn func(Row) error) error {
 	for _, cf := range cfs {
-		if cf.IsCache() {
+		if !cf.Mirrored() {
 			continue
 		}
 		err := r.iterate(cf, nil, nil, func(k, v []byte) (bool, error) {

@@ -128,11 +128,16 @@ func Open(o Options) (*DB, error) {
 	if err := os.MkdirAll(o.Path, 0o755); err != nil {
 		return nil, fmt.Errorf("db: %w", err)
 	}
-	if err := checkForeign(o.Path, cfs); err != nil {
+	existing, err := checkForeign(o.Path, cfs)
+	if err != nil {
 		return nil, err
 	}
+	if o.ReadOnly && existing != nil {
+		// A read-only open cannot add the off-chain families an index
+		// made before them lacks; reads of them find nothing.
+		cfs = slices.DeleteFunc(slices.Clone(cfs), func(cf CF) bool { return !slices.Contains(existing, cf.String()) })
+	}
 	opts, bbto, cache := newOptions(&o)
-	var err error
 	names := make([]string, len(cfs))
 	cfOpts := make([]*grocksdb.Options, len(cfs))
 	for i, cf := range cfs {
@@ -173,16 +178,19 @@ func Open(o Options) (*DB, error) {
 }
 
 // checkForeign refuses a datadir with column families we do not know, which
-// is what Blockbook's own index (and any other program's) looks like.
-func checkForeign(path string, ours []CF) error {
+// is what Blockbook's own index (and any other program's) looks like, and
+// returns the column families the datadir has (nil when there is no
+// database yet). Missing off-chain families (fiatRates) are fine: Open adds
+// them, as they hold nothing derived from the chain.
+func checkForeign(path string, ours []CF) ([]string, error) {
 	if _, err := os.Stat(filepath.Join(path, "CURRENT")); err != nil {
-		return nil // no database yet
+		return nil, nil // no database yet
 	}
 	opts := grocksdb.NewDefaultOptions()
 	defer opts.Destroy()
 	names, err := grocksdb.ListColumnFamilies(opts, path)
 	if err != nil {
-		return fmt.Errorf("db: list column families of %s: %w", path, err)
+		return nil, fmt.Errorf("db: list column families of %s: %w", path, err)
 	}
 	known := make(map[string]bool)
 	for _, cf := range ours {
@@ -195,19 +203,22 @@ func checkForeign(path string, ours []CF) error {
 		}
 	}
 	if len(foreign) > 0 {
-		return fmt.Errorf("%w: %s holds a different index format, resync required (it has column families %v this program does not write: an index of Blockbook itself or of another chain type); point -datadir at an empty directory",
+		return nil, fmt.Errorf("%w: %s holds a different index format, resync required (it has column families %v this program does not write: an index of Blockbook itself or of another chain type); point -datadir at an empty directory",
 			ErrIncompatible, path, foreign)
 	}
-	if len(names) < len(ours) {
-		return checkOlderFormat(opts, path, names)
+	for _, cf := range ours {
+		if !cf.IsOffChain() && !slices.Contains(names, cf.String()) {
+			return nil, checkOlderFormat(opts, path, names)
+		}
 	}
-	return nil
+	return names, nil
 }
 
 // checkOlderFormat refuses, without modifying it, an index that lacks some
 // of our column families but holds a format version: one written by an
 // older version of this program (opening it normally would add the missing
-// column families, which that version would then refuse as foreign).
+// column families, which that version would then refuse as foreign). An
+// index written by Blockbook (its internalState key) is refused likewise.
 func checkOlderFormat(opts *grocksdb.Options, path string, names []string) error {
 	cfOpts := make([]*grocksdb.Options, len(names))
 	for i := range cfOpts {
@@ -217,18 +228,27 @@ func checkOlderFormat(opts *grocksdb.Options, path string, names []string) error
 	if err != nil {
 		return fmt.Errorf("db: open %s: %w", path, err)
 	}
-	var format []byte
+	var format, bb []byte
 	if i := slices.Index(names, CFDefault.String()); i >= 0 {
 		ro := grocksdb.NewDefaultReadOptions()
 		format, err = getWith(rdb, ro, handles[i], CFDefault, stateKeyFormat)
+		if err == nil {
+			bb, err = getWith(rdb, ro, handles[i], CFDefault, blockbookStateKey)
+		}
 		ro.Destroy()
 	}
 	for _, h := range handles {
 		h.Destroy()
 	}
 	rdb.Close()
-	if err != nil || format == nil {
-		return err // a database being created: Open adds the column families
+	if err != nil {
+		return err
+	}
+	if bb != nil {
+		return fmt.Errorf("%w: %s was written by Blockbook, different index format, resync required", ErrIncompatible, path)
+	}
+	if format == nil {
+		return nil // a database being created: Open adds the column families
 	}
 	v, _ := unpackHeightKey(format)
 	return fmt.Errorf("%w: %s has index format version %d, this binary writes version %d, different index format, resync required",
@@ -462,6 +482,9 @@ func (d *DB) get(cf CF, key []byte) ([]byte, error) {
 }
 
 func getWith(rdb *grocksdb.DB, ro *grocksdb.ReadOptions, h *grocksdb.ColumnFamilyHandle, cf CF, key []byte) ([]byte, error) {
+	if h == nil {
+		return nil, nil // an off-chain family a read-only open could not add
+	}
 	s, err := rdb.GetCF(ro, h, key)
 	if err != nil {
 		return nil, fmt.Errorf("db: get %s: %w", cf, err)
@@ -485,6 +508,9 @@ func (d *DB) iterate(cf CF, start, prefix []byte, fn func(k, v []byte) (bool, er
 // iterateWith calls fn for keys >= start that begin with prefix, in key
 // order, until fn returns false. k and v are valid only during the call.
 func iterateWith(rdb *grocksdb.DB, ro *grocksdb.ReadOptions, h *grocksdb.ColumnFamilyHandle, start, prefix []byte, fn func(k, v []byte) (bool, error)) error {
+	if h == nil {
+		return nil // an off-chain family a read-only open could not add
+	}
 	it := rdb.NewIteratorCF(ro, h)
 	defer it.Close()
 	if start == nil {

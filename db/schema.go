@@ -36,13 +36,13 @@ const (
 	CFBlockTxs                 // u32be(height) → BlockUndo, last block_addresses_to_keep blocks
 	CFBlockFilter              // hash → Golomb filter of the block's scripts (when enabled and not empty)
 	CFTransactions             // txid → raw tx (cache)
+	CFFiatRates                // 't' ‖ u32be(unix time) → FiatTicker; 'c' → current ticker (off-chain, schema_fiat.go)
 	numCF
 )
 
 type cfInfo struct {
 	name string
-	// cache: contents are derived on demand and excluded from the
-	// connect/disconnect byte-identity guarantee (and from dumps).
+	// cache: derived on demand; out of dumps and the byte-identity guarantee.
 	cache bool
 }
 
@@ -57,6 +57,7 @@ var cfInfos = [numCF]cfInfo{
 	CFBlockTxs:       {name: "blockTxs"},
 	CFBlockFilter:    {name: "blockFilter"},
 	CFTransactions:   {name: "transactions", cache: true},
+	CFFiatRates:      {name: "fiatRates"}, // off-chain, see schema_fiat.go
 }
 
 func (c CF) String() string {
@@ -69,13 +70,12 @@ func (c CF) String() string {
 // IsCache reports whether the column family holds only cached data.
 func (c CF) IsCache() bool { return cfInfos[c].cache }
 
-// ColumnFamilies lists the column families a chain type uses, in the order
-// they are opened.
+// ColumnFamilies lists the column families a chain type uses, in opening order.
 func ColumnFamilies(t bchain.ChainType) []CF {
 	switch t {
 	case bchain.ChainBitcoinType:
 		return []CF{CFDefault, CFHeight, CFAddresses, CFAddressBalance, CFAddressUtxos,
-			CFTxAddresses, CFSpends, CFBlockTxs, CFBlockFilter, CFTransactions}
+			CFTxAddresses, CFSpends, CFBlockTxs, CFBlockFilter, CFTransactions, CFFiatRates}
 	}
 	return nil
 }

@@ -20,13 +20,16 @@ func TestSchemaDocCoversEveryColumnFamily(t *testing.T) {
 	text := string(doc)
 	for _, ct := range []bchain.ChainType{bchain.ChainBitcoinType} {
 		for _, cf := range ColumnFamilies(ct) {
-			heading := regexp.MustCompile(`(?m)^### ` + regexp.QuoteMeta(cf.String()) + `( \(cache\))?$`)
+			heading := regexp.MustCompile(`(?m)^### ` + regexp.QuoteMeta(cf.String()) + `( \((cache|off-chain)\))?$`)
 			if !heading.MatchString(text) {
 				t.Errorf("docs/schema.md has no section '### %s'", cf)
 				continue
 			}
 			if cf.IsCache() && !strings.Contains(text, "### "+cf.String()+" (cache)") {
 				t.Errorf("docs/schema.md must mark %s as a cache", cf)
+			}
+			if cf.IsOffChain() && !strings.Contains(text, "### "+cf.String()+" (off-chain)") {
+				t.Errorf("docs/schema.md must mark %s as off-chain", cf)
 			}
 		}
 	}

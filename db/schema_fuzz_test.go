@@ -3,6 +3,8 @@ package db
 import (
 	"bytes"
 	"errors"
+	"math"
+	"strings"
 	"testing"
 
 	"github.com/btcsuite/btcd/btcutil/v2/gcs"
@@ -174,4 +176,74 @@ func FuzzUnpackBlockFilter(f *testing.F) {
 			}
 		}
 	})
+}
+
+func sampleFiatTicker() *FiatTicker {
+	return &FiatTicker{Time: 1700006400, Rates: map[string]float64{"usd": 43210.5, "eur": 39876.25, "btc": 1, "vef": 0}}
+}
+
+func FuzzUnpackFiatTickerKey(f *testing.F) {
+	f.Add(fiatTickerKey(1700006400))
+	f.Add([]byte("c"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ts, err := unpackFiatTickerKey(b)
+		checkCanonical(t, b, err, func() []byte { return fiatTickerKey(ts) })
+	})
+}
+
+func FuzzUnpackFiatRates(f *testing.F) {
+	f.Add(packFiatRates(sampleFiatTicker()))
+	f.Add(packFiatRates(&FiatTicker{Rates: map[string]float64{"usd": 1}, TokenRates: map[string]float64{"0xdac17f958d2ee523a2206206994597c13d831ec7": 0.00002}}))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v, err := unpackFiatRates(b)
+		checkCanonical(t, b, err, func() []byte { return packFiatRates(v) })
+	})
+}
+
+func FuzzUnpackFiatCurrent(f *testing.F) {
+	f.Add(packFiatCurrent(sampleFiatTicker()))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v, err := unpackFiatCurrent(b)
+		checkCanonical(t, b, err, func() []byte { return packFiatCurrent(v) })
+	})
+}
+
+// Fiat tickers round-trip, and the decoder refuses what would make two
+// encodings of one ticker or a rate no provider sends.
+func TestFiatSchemaRoundTrip(t *testing.T) {
+	ft := sampleFiatTicker()
+	got, err := unpackFiatCurrent(packFiatCurrent(ft))
+	if err != nil || got.Time != ft.Time || len(got.Rates) != 4 || got.Rates["usd"] != 43210.5 || got.TokenRates != nil {
+		t.Fatalf("current round trip: %+v %v", got, err)
+	}
+	item := func(name string, rate float64) []byte {
+		e := encoder{}
+		e.lenBytes([]byte(name))
+		e.f64be(rate)
+		return e.b
+	}
+	rates := func(items ...[]byte) []byte {
+		b := []byte{byte(len(items))}
+		for _, it := range items {
+			b = append(b, it...)
+		}
+		return append(b, 0) // no token rates
+	}
+	for name, bad := range map[string][]byte{
+		"unsorted":  rates(item("usd", 1), item("eur", 1)),
+		"duplicate": rates(item("usd", 1), item("usd", 2)),
+		"empty":     rates(item("", 1)),
+		"negative":  rates(item("usd", -1)),
+		"NaN":       rates(item("usd", math.NaN())),
+		"infinite":  rates(item("usd", math.Inf(1))),
+		"too long":  rates(item(strings.Repeat("x", maxFiatCurrencyLen+1), 1)),
+		"truncated": rates(item("usd", 1))[:8],
+	} {
+		if _, err := unpackFiatRates(bad); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s rates accepted: %v", name, err)
+		}
+	}
+	if _, err := unpackFiatTickerKey([]byte{'x', 0, 0, 0, 1}); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("unknown key kind accepted: %v", err)
+	}
 }

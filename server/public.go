@@ -1,5 +1,5 @@
-// Package server exposes the api over HTTP: the public REST API (and later
-// the websocket API and HTML explorer) and the internal metrics and health
+// Package server exposes the api over HTTP: the public REST API, the
+// websocket API and the HTML explorer, and the internal metrics and health
 // endpoints. It maps errors to the wire in one place (writeError).
 package server
 
@@ -20,7 +20,6 @@ import (
 
 	"github.com/openexplorer/blockbook/api"
 	"github.com/openexplorer/blockbook/bchain"
-	"github.com/openexplorer/blockbook/static"
 )
 
 // PublicConfig configures the public server.
@@ -111,8 +110,18 @@ func (p *Public) routes() {
 	p.handle("GET /api/v2/address/{address}", "address", func(r *http.Request) (any, error) {
 		return p.svc.Address(r.Context(), r.PathValue("address"), api.ParseAddressQuery(r.URL.Query()))
 	})
-	p.handle("GET /api/v2/utxo/{address}", "utxo", func(r *http.Request) (any, error) {
-		return p.svc.Utxos(r.Context(), r.PathValue("address"), r.URL.Query().Get("confirmed") == "true")
+	// Accounts: descriptors hold '/', so these take the rest of the path
+	// (escaped or not), as Blockbook does.
+	p.handle("GET /api/v2/xpub/{xpub...}", "xpub", func(r *http.Request) (any, error) {
+		xpub := r.PathValue("xpub")
+		if xpub == "" {
+			return nil, &api.Error{Msg: "Missing xpub"}
+		}
+		return p.svc.Account(r.Context(), xpub, api.ParseAddressQuery(r.URL.Query()))
+	})
+	p.handle("GET /api/v2/utxo/{address...}", "utxo", func(r *http.Request) (any, error) {
+		q := r.URL.Query()
+		return p.svc.Utxos(r.Context(), r.PathValue("address"), q.Get("confirmed") == "true", api.ParseInt(q.Get("gap")))
 	})
 	p.handle("GET /api/v2/sendtx/{hex}", "sendtx", func(r *http.Request) (any, error) {
 		return p.svc.SendTx(r.Context(), r.PathValue("hex"))
@@ -133,11 +142,12 @@ func (p *Public) routes() {
 	p.handle("GET /api/v2/estimatefee/{blocks}", "estimatefee", func(r *http.Request) (any, error) {
 		return p.svc.EstimateFee(r.Context(), r.PathValue("blocks"), r.URL.Query().Get("conservative") != "false")
 	})
-	p.handle("GET /api/v2/balancehistory/{address}", "balancehistory", func(r *http.Request) (any, error) {
+	p.handle("GET /api/v2/balancehistory/{address...}", "balancehistory", func(r *http.Request) (any, error) {
 		q := r.URL.Query()
 		return p.svc.BalanceHistory(r.Context(), r.PathValue("address"), api.BalanceHistoryQuery{
 			From: int64(max(api.ParseInt(q.Get("from")), 0)), To: int64(max(api.ParseInt(q.Get("to")), 0)),
 			GroupBy: uint32(max(api.ParseInt(q.Get("groupBy")), 0)), Currencies: splitNonEmpty(q.Get("fiatcurrency")),
+			Gap: api.ParseInt(q.Get("gap")),
 		})
 	})
 	p.handle("GET /api/v2/feestats/{id}", "feestats", func(r *http.Request) (any, error) {
@@ -147,29 +157,14 @@ func (p *Public) routes() {
 		p.mux.Handle("GET /websocket", p.cfg.Websocket)
 	}
 	p.handle("GET /api/v2/block-filters/", "block-filters", p.blockFilters)
-	p.mux.HandleFunc("GET /{$}", p.landing)
+	p.handle("GET /api/v2/tickers/", "tickers", p.tickers)
+	p.handle("GET /api/v2/multi-tickers/", "multi-tickers", p.multiTickers)
+	p.handle("GET /api/v2/tickers-list/", "tickers-list", p.tickersList)
+	p.explorerRoutes() // the HTML explorer, its start page at /
 	// Everything else under /api: a JSON error instead of a bare 404 page.
 	p.handle("/api/", "unknown", func(r *http.Request) (any, error) {
 		return nil, &api.Error{Msg: "Unknown API endpoint or missing parameter: " + truncate(r.URL.Path, 100)}
 	})
-}
-
-// landing renders the embedded index page with the current status.
-func (p *Public) landing(w http.ResponseWriter, r *http.Request) {
-	st, err := p.svc.Status(r.Context())
-	if err != nil {
-		p.writeError(w, r, "landing", err)
-		return
-	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	data := struct {
-		Coin       string
-		BestHeight uint32
-		InSync     bool
-	}{st.Blockbook.Coin, st.Blockbook.BestHeight, st.Blockbook.InSync}
-	if err := static.Index.Execute(w, data); err != nil {
-		p.log.Warn("landing page", "err", err)
-	}
 }
 
 // handle wraps an API handler with the timeout, panic recovery, metrics and

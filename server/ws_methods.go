@@ -126,8 +126,14 @@ func wsGetAccountInfo(ctx context.Context, c *wsConn, req *wsRequest) (any, erro
 	q := api.AddressQuery{
 		Page: p.Page, PageSize: p.PageSize, FromHeight: clampHeight(p.From), ToHeight: clampHeight(p.To),
 		Details: wsDetails(p.Details), Filter: api.NoFilter, Secondary: strings.ToLower(p.SecondaryCurrency),
+		Tokens: api.ParseTokens(p.Tokens, api.TokensDerived), Gap: p.Gap,
 	}
-	return c.s.svc.Address(ctx, p.Descriptor, q)
+	// An account first, else an address (Blockbook's order).
+	a, err := c.s.svc.Account(ctx, p.Descriptor, q)
+	if api.IsNotAccount(err) {
+		return c.s.svc.Address(ctx, p.Descriptor, q)
+	}
+	return a, err
 }
 
 // clampHeight maps a height parameter to the index's range (0 = unbounded).
@@ -145,7 +151,7 @@ func wsGetAccountUtxo(ctx context.Context, c *wsConn, req *wsRequest) (any, erro
 	if err := decodeParams(req.Params, &p); err != nil {
 		return nil, err
 	}
-	return c.s.svc.Utxos(ctx, p.Descriptor, false)
+	return c.s.svc.Utxos(ctx, p.Descriptor, false, 0)
 }
 
 type wsTxidParams struct {
@@ -180,7 +186,7 @@ func wsGetBalanceHistory(ctx context.Context, c *wsConn, req *wsRequest) (any, e
 	if err := decodeParams(req.Params, &p); err != nil {
 		return nil, err
 	}
-	q := api.BalanceHistoryQuery{From: max(p.From, 0), To: max(p.To, 0), Currencies: p.Currencies}
+	q := api.BalanceHistoryQuery{From: max(p.From, 0), To: max(p.To, 0), Currencies: p.Currencies, Gap: p.Gap}
 	if p.GroupBy > 0 {
 		q.GroupBy = uint32(min(p.GroupBy, int64(^uint32(0))))
 	}

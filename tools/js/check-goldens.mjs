@@ -63,6 +63,37 @@ const kinds = {
         'notification-tx': 'Tx',
         error: 'WsErrorRes',
     },
+    // Fiat rates (REST and, prefixed ws-, websocket) of an instance with
+    // fiat_rates configured.
+    fiat: {
+        status: 'SystemInfo',
+        tickers: "import('@trezor/blockchain-link-types/lib/blockbook-api').FiatTicker",
+        'multi-tickers': "import('@trezor/blockchain-link-types/lib/blockbook-api').FiatTicker[]",
+        'tickers-list': "import('@trezor/blockchain-link-types/lib/blockbook-api').AvailableVsCurrencies",
+        balancehistory: 'BalanceHistory[]',
+        address: 'Address',
+        error: 'ErrorRes',
+        'ws-getCurrentFiatRates': "import('@trezor/blockchain-link-types/lib/blockbook-api').FiatTicker",
+        'ws-getFiatRatesForTimestamps': 'FiatTickers',
+        'ws-getFiatRatesTickersList': "import('@trezor/blockchain-link-types/lib/blockbook-api').AvailableVsCurrencies",
+        'ws-getBalanceHistory': 'BalanceHistory[]',
+        'ws-getAccountInfo': 'Address',
+        'ws-notification-fiatRates': "import('@trezor/blockchain-link-types/lib/blockbook').FiatRatesNotification",
+        'ws-error': 'WsErrorRes',
+    },
+    // Accounts (xpubs and descriptors): REST, and the websocket in xpub/ws.
+    xpub: {
+        xpub: 'Address',
+        utxo: 'Utxo[]',
+        balancehistory: 'BalanceHistory[]',
+        error: 'ErrorRes',
+    },
+    'xpub/ws': {
+        getAccountInfo: 'Address',
+        getAccountUtxo: 'Utxo[]',
+        getBalanceHistory: 'BalanceHistory[]',
+        error: 'WsErrorRes',
+    },
 };
 
 const prelude = `import type { SystemInfo, Block, BlockRaw, Tx, Address, Utxo, FeeStats, WsInfoRes, WsBlockHashRes,

@@ -15,6 +15,7 @@ import {
     ok, eq, expect, fail, rejects, until, mine, checkCount,
 } from './trezor-harness.mjs';
 import { checkTx, checkAccountCore, pageOf, utxoKey } from './trezor-expect.mjs';
+import { checkXpubAccounts } from './trezor-accounts.mjs';
 
 const [base, factsPath] = process.argv.slice(2);
 if (!base || !factsPath) {
@@ -163,6 +164,10 @@ for (const acc of F.accounts) {
     const msg = await rejects('getAccountInfo of a malformed address', link.getAccountInfo({ descriptor: 'bcrt1qnotanaddress', details: 'basic' }));
     ok('getAccountInfo malformed address rejected', JSON.stringify(msg));
 }
+
+// ---- HD accounts (xpubs and descriptors) --------------------------------
+
+await checkXpubAccounts(link, F);
 
 // ---- transactions -------------------------------------------------------
 

@@ -90,6 +90,7 @@ func newBackend(name string, n network, cfg *bchain.Config, env bchain.Env) (*bc
 		Type: bchain.ChainBitcoinType, Params: p,
 		Chain: node, Addresses: parser, RawBlocks: node, Txs: node, Broadcast: node, Fees: node,
 		Mempool: node, Utxo: parser,
+		Xpub: NewXpubParser(n.params, Magics{P2PKH: cfg.XPubMagic, P2SHP2WPKH: cfg.XPubMagicSegwitP2sh, P2WPKH: cfg.XPubMagicSegwitNative}, p.Slip44),
 	}
 	if node.p2p != nil {
 		b.Close = func() error { node.p2p.close(); return nil }

@@ -1,0 +1,403 @@
+package api
+
+import (
+	"bytes"
+	"container/heap"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"sync"
+
+	"github.com/openexplorer/blockbook/bchain"
+	"github.com/openexplorer/blockbook/db"
+)
+
+// Accounts (xpubs and output descriptors): the derived addresses of each
+// chain, scanned with the gap limit as Blockbook does, their balances as of
+// one index tip, and their txid lists, loaded once and then extended block
+// by block. An xpubAccount lives in the xpubCache between requests.
+
+// DefaultGap is the gap limit when a request names none: derivation stops
+// once this many unused addresses follow the last used one.
+const DefaultGap = 20
+
+// Where a tx touches an account (a union over its addresses).
+const (
+	touchInput  uint8 = 1
+	touchOutput uint8 = 2
+)
+
+// xpubTx is one confirmed tx of an address or an account.
+type xpubTx struct {
+	txid   bchain.Hash
+	height uint32
+	touch  uint8
+}
+
+// xpubAddr is one derived address.
+type xpubAddr struct {
+	desc bchain.AddrDesc
+	name string          // the address as the API shows it
+	bal  *db.AddrBalance // nil: never used
+	// txs, newest first, holds every tx up to height loadedTo once loaded.
+	txs      []xpubTx
+	loaded   bool
+	loadedTo uint32
+}
+
+// xpubChain is one chain (receive 0, change 1, ...) of derived addresses.
+type xpubChain struct {
+	change uint32
+	addrs  []*xpubAddr
+}
+
+// xpubAccount is an account brought up to one index tip.
+type xpubAccount struct {
+	mu         sync.Mutex
+	key        string // cache key
+	cachedCost int    // guarded by the cache's mutex
+
+	xd     *bchain.XpubDescriptor
+	gap    int
+	chains []xpubChain
+	tip    db.Tip // the balances are those of this tip
+	synced bool
+	// merged holds every confirmed tx of the account once, newest first,
+	// valid while mergedOK (built on demand after the txid lists).
+	merged   []xpubTx
+	mergedOK bool
+	// names maps every derived address to its path, for isOwn and UTXOs.
+	names map[string]string
+}
+
+// account returns the account of a descriptor, brought up to the view's
+// tip, locked; the caller unlocks it with s.releaseAccount.
+func (s *UtxoService) account(ctx context.Context, v *view, xd *bchain.XpubDescriptor, gap int) (*xpubAccount, error) {
+	key := strconv.Itoa(gap) + " " + xd.Descriptor
+	a := s.xpubs.get(key, func() *xpubAccount { return &xpubAccount{xd: xd, gap: gap} })
+	a.mu.Lock()
+	if err := s.syncAccount(ctx, v, a); err != nil {
+		a.mu.Unlock()
+		s.xpubs.drop(a)
+		return nil, err
+	}
+	return a, nil
+}
+
+// releaseAccount records the account's size in the cache and unlocks it.
+func (s *UtxoService) releaseAccount(a *xpubAccount) {
+	cost := len(a.merged)
+	for _, c := range a.chains {
+		cost += len(c.addrs)
+		for _, ad := range c.addrs {
+			cost += len(ad.txs)
+		}
+	}
+	a.mu.Unlock()
+	s.xpubs.put(a, cost)
+}
+
+// gapOf clamps a requested gap limit: 0 or less means the default; the
+// maximum (a protection against huge derivations) applies silently, as in
+// Blockbook.
+func (s *UtxoService) gapOf(gap int) int {
+	if gap <= 0 {
+		return DefaultGap
+	}
+	return min(gap, s.cfg.Limits.MaxXpubGap)
+}
+
+// syncAccount brings the account to the view's tip: after a reorg it starts
+// over, otherwise it re-reads every derived address's balance and derives
+// further where the gap limit requires it.
+func (s *UtxoService) syncAccount(ctx context.Context, v *view, a *xpubAccount) error {
+	if a.synced && a.tip == v.tip {
+		return nil
+	}
+	if a.synced && !s.extendsAccountTip(v, a) {
+		// A reorg (or an older snapshot than the last request's): start
+		// over, as an address may have become unused.
+		a.chains, a.names, a.merged, a.mergedOK, a.synced = nil, nil, nil, false, false
+	}
+	if a.chains == nil {
+		a.chains = make([]xpubChain, len(a.xd.Changes))
+		for i, c := range a.xd.Changes {
+			a.chains[i].change = c
+		}
+		a.names = map[string]string{}
+	}
+	minDerived := 0
+	for i := range a.chains {
+		last, err := s.scanChain(ctx, v, a, &a.chains[i], minDerived)
+		if err != nil {
+			return err
+		}
+		minDerived = last
+	}
+	a.tip, a.synced, a.mergedOK, a.merged = v.tip, true, false, nil
+	return nil
+}
+
+// extendsAccountTip reports whether the view's chain contains the block the
+// account was synced to.
+func (s *UtxoService) extendsAccountTip(v *view, a *xpubAccount) bool {
+	if !v.hasTip || v.tip.Height < a.tip.Height {
+		return false
+	}
+	meta, err := db.ReadBlockMeta(v.snap, a.tip.Height)
+	return err == nil && meta != nil && meta.Hash == a.tip.Hash
+}
+
+// scanChain re-reads the balances of a chain's derived addresses and
+// derives more until gap+1 addresses follow the last used one (so gap of
+// them are unused), and at least minDerived addresses exist: Blockbook's
+// rule, under which a chain with no used address has gap+1 addresses and
+// the change chain reaches at least the receive chain's last used index.
+// It returns the index of the last used address (0 when none is).
+func (s *UtxoService) scanChain(ctx context.Context, v *view, a *xpubAccount, c *xpubChain, minDerived int) (int, error) {
+	last := 0
+	for i, ad := range c.addrs {
+		bal, err := db.ReadAddrBalance(v.snap, ad.desc)
+		if err != nil {
+			return 0, err
+		}
+		if ad.bal = bal; bal != nil {
+			last = i
+		}
+	}
+	want := a.gap + 1
+	for len(c.addrs)-last < want || len(c.addrs) < minDerived {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		from := len(c.addrs)
+		to := max(from+want-(len(c.addrs)-last), minDerived, from+1)
+		descs, err := s.backend.Xpub.DeriveAddrDescs(a.xd, c.change, uint32(from), uint32(to))
+		if err != nil {
+			return 0, fmt.Errorf("account %s: %w", truncate(a.xd.Descriptor, 40), err)
+		}
+		for i, desc := range descs {
+			bal, err := db.ReadAddrBalance(v.snap, desc)
+			if err != nil {
+				return 0, err
+			}
+			name, _ := s.DescAddress(desc)
+			ad := &xpubAddr{desc: desc, name: name, bal: bal}
+			if bal != nil {
+				last = from + i
+			}
+			c.addrs = append(c.addrs, ad)
+			a.names[name] = a.path(c.change, from+i)
+		}
+	}
+	return last, nil
+}
+
+// path is the derivation path of address index of chain change.
+func (a *xpubAccount) path(change uint32, index int) string {
+	return a.xd.BasePath + "/" + strconv.FormatUint(uint64(change), 10) + "/" + strconv.Itoa(index)
+}
+
+// usedAddrs calls fn for every address with txs, chain by chain.
+func (a *xpubAccount) usedAddrs(fn func(ad *xpubAddr) error) error {
+	for _, c := range a.chains {
+		for _, ad := range c.addrs {
+			if ad.bal != nil {
+				if err := fn(ad); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// loadTxs makes every used address's txid list complete up to the
+// account's tip, reading only the rows added since the last load.
+func (s *UtxoService) loadTxs(ctx context.Context, v *view, a *xpubAccount) error {
+	return a.usedAddrs(func(ad *xpubAddr) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if ad.loaded && (ad.loadedTo >= a.tip.Height || len(ad.txs) == int(ad.bal.Txs)) {
+			ad.loadedTo = a.tip.Height
+			return nil
+		}
+		low := uint32(0)
+		if ad.loaded {
+			low = ad.loadedTo + 1
+		}
+		var fresh []xpubTx
+		err := db.IterateAddrTxs(v.snap, ad.desc, a.tip.Height, low, func(row db.AddrTxsAt) (bool, error) {
+			for _, t := range row.Txs {
+				fresh = append(fresh, xpubTx{txid: t.Txid, height: row.Height, touch: touchOf(t.Indexes)})
+			}
+			return true, nil
+		})
+		if err != nil {
+			return err
+		}
+		ad.txs = append(fresh, ad.txs...)
+		ad.loaded, ad.loadedTo = true, a.tip.Height
+		if len(ad.txs) != int(ad.bal.Txs) {
+			return fmt.Errorf("%w: address %s lists %d txs, its balance record counts %d", db.ErrCorrupt, ad.name, len(ad.txs), ad.bal.Txs)
+		}
+		a.mergedOK = false
+		return nil
+	})
+}
+
+// touchOf summarizes index codes (v >= 0 output v, v < 0 input ^v).
+func touchOf(indexes []int32) uint8 {
+	var t uint8
+	for _, i := range indexes {
+		if i < 0 {
+			t |= touchInput
+		} else {
+			t |= touchOutput
+		}
+	}
+	return t
+}
+
+// confirmedTxs returns every confirmed tx of the account once, newest
+// first (see mergeNewestFirst), loading and merging the lists if needed.
+func (s *UtxoService) confirmedTxs(ctx context.Context, v *view, a *xpubAccount) ([]xpubTx, error) {
+	if err := s.loadTxs(ctx, v, a); err != nil {
+		return nil, err
+	}
+	if !a.mergedOK {
+		var lists [][]xpubTx
+		_ = a.usedAddrs(func(ad *xpubAddr) error { lists = append(lists, ad.txs); return nil })
+		a.merged, a.mergedOK = mergeNewestFirst(lists), true
+	}
+	return a.merged, nil
+}
+
+// mergeNewestFirst merges per-address lists (each newest first, a block's
+// txs in reverse block order) into one list holding each tx once: by height
+// descending and, within a block, in an order every address's list agrees
+// with (a later tx before an earlier one whenever both touch one address,
+// so a spend always precedes what it spends); txs no shared address orders
+// come smallest txid first. Its touch is the union over the addresses.
+func mergeNewestFirst(lists [][]xpubTx) []xpubTx {
+	type ref struct{ list, pos int }
+	var all []ref
+	total := 0
+	for i, l := range lists {
+		total += len(l)
+		for j := range l {
+			all = append(all, ref{i, j})
+		}
+	}
+	height := func(r ref) uint32 { return lists[r.list][r.pos].height }
+	// Stable: within a height, each list's txs stay in their order.
+	slices.SortStableFunc(all, func(x, y ref) int {
+		hx, hy := height(x), height(y)
+		switch {
+		case hx > hy:
+			return -1
+		case hx < hy:
+			return 1
+		}
+		return 0
+	})
+	out := make([]xpubTx, 0, total)
+	for start := 0; start < len(all); {
+		end := start + 1
+		for end < len(all) && height(all[end]) == height(all[start]) {
+			end++
+		}
+		group := all[start:end]
+		if single := !slices.ContainsFunc(group, func(r ref) bool { return r.list != group[0].list }); single {
+			for _, r := range group {
+				out = append(out, lists[r.list][r.pos])
+			}
+		} else {
+			txs := make([]xpubTx, len(group))
+			lists2 := make([]int, len(group))
+			for i, r := range group {
+				txs[i], lists2[i] = lists[r.list][r.pos], r.list
+			}
+			out = append(out, orderBlock(txs, lists2)...)
+		}
+		start = end
+	}
+	return out
+}
+
+// orderBlock orders the txs of one block seen from several addresses:
+// txs[i] comes from address list lists[i], in that list's order. It is a
+// topological sort of the orders the lists give, choosing the smallest
+// txid among the txs free to come next.
+func orderBlock(txs []xpubTx, lists []int) []xpubTx {
+	idx := map[bchain.Hash]int{}
+	var nodes []xpubTx
+	for _, t := range txs {
+		if i, ok := idx[t.txid]; ok {
+			nodes[i].touch |= t.touch
+			continue
+		}
+		idx[t.txid] = len(nodes)
+		nodes = append(nodes, t)
+	}
+	succ := make([][]int, len(nodes))
+	indeg := make([]int, len(nodes))
+	lastOf := map[int]int{} // list -> node of its previous tx
+	for i, t := range txs {
+		n := idx[t.txid]
+		if p, ok := lastOf[lists[i]]; ok && p != n {
+			succ[p] = append(succ[p], n)
+			indeg[n]++
+		}
+		lastOf[lists[i]] = n
+	}
+	ready := &txidHeap{nodes: nodes}
+	for n := range nodes {
+		if indeg[n] == 0 {
+			heap.Push(ready, n)
+		}
+	}
+	out := make([]xpubTx, 0, len(nodes))
+	for ready.Len() > 0 {
+		n := heap.Pop(ready).(int)
+		out = append(out, nodes[n])
+		for _, m := range succ[n] {
+			if indeg[m]--; indeg[m] == 0 {
+				heap.Push(ready, m)
+			}
+		}
+	}
+	if len(out) != len(nodes) {
+		// The lists contradict each other, which index rows cannot do;
+		// keep every tx rather than drop some.
+		rest := slices.DeleteFunc(slices.Clone(nodes), func(t xpubTx) bool {
+			return slices.ContainsFunc(out, func(o xpubTx) bool { return o.txid == t.txid })
+		})
+		out = append(out, rest...)
+	}
+	return out
+}
+
+// txidHeap is a min-heap of node indexes by txid.
+type txidHeap struct {
+	nodes []xpubTx
+	items []int
+}
+
+func (h *txidHeap) Len() int { return len(h.items) }
+func (h *txidHeap) Less(i, j int) bool {
+	return bytes.Compare(h.nodes[h.items[i]].txid[:], h.nodes[h.items[j]].txid[:]) < 0
+}
+func (h *txidHeap) Swap(i, j int) { h.items[i], h.items[j] = h.items[j], h.items[i] }
+func (h *txidHeap) Push(x any)    { h.items = append(h.items, x.(int)) }
+func (h *txidHeap) Pop() any {
+	x := h.items[len(h.items)-1]
+	h.items = h.items[:len(h.items)-1]
+	return x
+}
+
+// errNoXpubParser: the chain has no accounts.
+var errNoXpubParser = errors.New("accounts are not supported for this coin")

@@ -1,0 +1,106 @@
+package api
+
+import (
+	"container/list"
+	"sync"
+)
+
+// xpubCache keeps recently queried accounts (their derived addresses,
+// balances and txid lists) so that a repeated query neither derives keys
+// again nor re-reads whole histories: it only reads what changed since the
+// tip the account was last brought up to. It is a least-recently-used list
+// bounded by cost, the number of derived addresses plus loaded txids of all
+// accounts (about 60 bytes each).
+type xpubCache struct {
+	mu      sync.Mutex
+	max     int // total cost; <= 0 disables caching
+	cost    int
+	entries map[string]*list.Element // of *xpubAccount
+	order   *list.List               // front: most recently used
+}
+
+func newXpubCache(maxCost int) *xpubCache {
+	return &xpubCache{max: maxCost, entries: map[string]*list.Element{}, order: list.New()}
+}
+
+// get returns the cached account for key, or a new one made by create and
+// inserted at no cost until put, so that concurrent requests for the same
+// account share it. The caller locks the account while using it.
+func (c *xpubCache) get(key string, create func() *xpubAccount) *xpubAccount {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.entries[key]; ok {
+		c.order.MoveToFront(e)
+		return e.Value.(*xpubAccount)
+	}
+	a := create()
+	a.key = key
+	if c.max > 0 {
+		c.entries[key] = c.order.PushFront(a)
+	}
+	return a
+}
+
+// put records an account's cost after a request updated it (inserting it
+// again if it was evicted meanwhile) and evicts the least recently used
+// accounts over budget. An account larger than the whole budget is not
+// kept.
+func (c *xpubCache) put(a *xpubAccount, cost int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.max <= 0 {
+		return
+	}
+	e, ok := c.entries[a.key]
+	switch {
+	case ok && e.Value != a:
+		return // evicted and replaced meanwhile: the newer one stays
+	case ok:
+		c.cost -= a.cachedCost
+		c.order.MoveToFront(e)
+	default:
+		c.entries[a.key] = c.order.PushFront(a)
+	}
+	a.cachedCost = cost
+	c.cost += cost
+	if cost > c.max {
+		c.remove(a)
+		return
+	}
+	for c.cost > c.max {
+		c.remove(c.order.Back().Value.(*xpubAccount))
+	}
+}
+
+// remove deletes a cached account; c.mu is held.
+func (c *xpubCache) remove(a *xpubAccount) {
+	if e, ok := c.entries[a.key]; ok && e.Value == a {
+		c.order.Remove(e)
+		delete(c.entries, a.key)
+		c.cost -= a.cachedCost
+		a.cachedCost = 0
+	}
+}
+
+// drop forgets an account (e.g. after a failed update).
+func (c *xpubCache) drop(a *xpubAccount) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.remove(a)
+}
+
+// clear empties the cache.
+func (c *xpubCache) clear() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.entries = map[string]*list.Element{}
+	c.order.Init()
+	c.cost = 0
+}
+
+// stats returns the number of cached accounts and their total cost.
+func (c *xpubCache) stats() (accounts, cost int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.entries), c.cost
+}

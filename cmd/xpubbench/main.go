@@ -1,0 +1,195 @@
+// Command xpubbench measures account queries: REST xpub/{xpub} latency
+// (median and p99) for a BIP84 account with 500 used addresses and 20,000
+// txs, with the account cache cold (a fresh service per query: keys derived
+// and txid lists read again) and warm (repeated queries), and balance
+// history latency for an address with 100,000 txs. The chain is generated
+// with chaingen and indexed directly (no node), both once and cached like
+// cmd/syncbench's chain. Not run in CI; figures go to docs/performance.md.
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"runtime/pprof"
+	"slices"
+	"time"
+
+	"github.com/btcsuite/btcd/chaincfg/v2"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/openexplorer/blockbook/api"
+	"github.com/openexplorer/blockbook/bchain"
+	"github.com/openexplorer/blockbook/bchain/coins/btc"
+	"github.com/openexplorer/blockbook/db"
+	"github.com/openexplorer/blockbook/server"
+	"github.com/openexplorer/blockbook/tools/chaingen"
+)
+
+func main() {
+	cache := flag.String("cache", "", "where to keep the generated chain and its index (default: the user cache dir)")
+	used := flag.Int("used", 500, "used addresses of the account")
+	txs := flag.Int("txs", 20_000, "txs of the account")
+	histTxs := flag.Int("histtxs", 100_000, "txs of the balance-history address")
+	cold := flag.Int("cold", 30, "cold-cache queries")
+	warm := flag.Int("warm", 300, "warm-cache queries")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the queries to this file")
+	flag.Parse()
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "xpubbench:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	if err := run(*cache, *used, *txs, *histTxs, *cold, *warm); err != nil {
+		pprof.StopCPUProfile()
+		fmt.Fprintln(os.Stderr, "xpubbench:", err)
+		os.Exit(1)
+	}
+}
+
+var params = &chaincfg.RegressionNetParams
+
+func run(cache string, used, txs, histTxs, cold, warm int) error {
+	if cache == "" {
+		dir, err := os.UserCacheDir()
+		if err != nil {
+			return err
+		}
+		cache = filepath.Join(dir, "openexplorer-blockbook", "bench")
+	}
+	name := fmt.Sprintf("xpub-%d-%d-%d", used, txs, histTxs)
+	chainFile := filepath.Join(cache, name+".blk")
+	acct, err := chaingen.NewHDAccount(params, chaingen.HDSeed("xpubbench"), chaingen.BIP84, 0)
+	if err != nil {
+		return err
+	}
+	hist, err := acct.Address(1, 1_000_000) // an address outside the gap: only the history query reads it
+	if err != nil {
+		return err
+	}
+	if err := generate(chainFile, acct, used, txs, histTxs); err != nil {
+		return err
+	}
+	indexDir := filepath.Join(cache, name+".index")
+	if err := buildIndex(chainFile, indexDir); err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	d, err := db.Open(db.Options{Path: indexDir, ChainType: bchain.ChainBitcoinType, Coin: "Regtest", Network: "regtest",
+		CacheBytes: 512 << 20, ReadOnly: true, Log: log})
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	backend := &bchain.Backend{Type: bchain.ChainBitcoinType,
+		Params: bchain.CoinParams{Name: "Regtest", Shortcut: "rBTC", Network: "regtest", Testnet: true, Decimals: 8, Slip44: 1},
+		Utxo:   btc.NewParser(params), Addresses: btc.NewParser(params),
+		Xpub: btc.NewXpubParser(params, btc.Magics{}, 1)}
+	newServer := func() *httptest.Server {
+		svc := api.NewUtxoService(d, backend, nil, api.Config{Log: log})
+		return httptest.NewServer(server.NewPublic(svc, server.PublicConfig{}, log, prometheus.NewRegistry()).Handler())
+	}
+	xpub := acct.Xpub()
+	queries := []struct{ name, path string }{
+		{"xpub details=basic", "/api/v2/xpub/" + xpub + "?details=basic"},
+		{"xpub details=txids, 25 per page, tokens=used", "/api/v2/xpub/" + xpub + "?details=txids&pageSize=25&tokens=used"},
+		{"xpub details=tokenBalances tokens=derived", "/api/v2/xpub/" + xpub + "?details=tokenBalances&tokens=derived"},
+		{"utxo of the account", "/api/v2/utxo/" + xpub},
+		{"balancehistory of the account, daily", "/api/v2/balancehistory/" + xpub + "?groupBy=86400"},
+	}
+	fmt.Printf("account: BIP84 %s, %d used addresses, %d txs; index in %s\n", xpub[:20]+"…", used, txs, indexDir)
+	first := true
+	for _, q := range queries {
+		var coldTimes, warmTimes []time.Duration
+		for range cold {
+			srv := newServer()
+			d, size, err := timeGet(srv.URL + q.path)
+			srv.Close()
+			if err != nil {
+				return fmt.Errorf("%s: %w", q.name, err)
+			}
+			if first {
+				fmt.Printf("  first query after opening the index (RocksDB cache cold too): %s, %d bytes\n", d.Round(time.Microsecond), size)
+				first = false
+			}
+			coldTimes = append(coldTimes, d)
+		}
+		srv := newServer()
+		if _, _, err := timeGet(srv.URL + q.path); err != nil {
+			return err
+		}
+		size := 0
+		for range warm {
+			d, n, err := timeGet(srv.URL + q.path)
+			if err != nil {
+				return err
+			}
+			warmTimes, size = append(warmTimes, d), n
+		}
+		srv.Close()
+		fmt.Printf("  %-48s cold: median %8s p99 %8s | warm: median %8s p99 %8s (%d bytes)\n", q.name,
+			pct(coldTimes, 50), pct(coldTimes, 99), pct(warmTimes, 50), pct(warmTimes, 99), size)
+	}
+	srv := newServer()
+	defer srv.Close()
+	var times []time.Duration
+	var buckets []api.BalanceHistory
+	for range 11 {
+		d, _, err := timeGetInto(srv.URL+"/api/v2/balancehistory/"+hist+"?groupBy=86400", &buckets)
+		if err != nil {
+			return err
+		}
+		times = append(times, d)
+	}
+	n := 0
+	for _, b := range buckets {
+		n += int(b.Txs)
+	}
+	fmt.Printf("balance history of one address with %d txs (%d daily buckets): median %s p99 %s over %d queries\n",
+		n, len(buckets), pct(times, 50), pct(times, 99), len(times))
+	return nil
+}
+
+func timeGet(url string) (time.Duration, int, error) {
+	var v any
+	return timeGetInto(url, &v)
+}
+
+// timeGetInto times one GET including reading the whole answer.
+func timeGetInto(url string, out any) (time.Duration, int, error) {
+	start := time.Now()
+	resp, err := http.Get(url)
+	if err != nil {
+		return 0, 0, err
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	d := time.Since(start)
+	if err != nil {
+		return 0, 0, err
+	}
+	if resp.StatusCode != 200 {
+		return 0, 0, fmt.Errorf("GET %s: %d %s", url, resp.StatusCode, body)
+	}
+	return d, len(body), json.Unmarshal(body, out)
+}
+
+// pct returns the p-th percentile (nearest rank).
+func pct(ds []time.Duration, p int) string {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	i := (len(s)*p + 99) / 100
+	return s[max(i-1, 0)].Round(10 * time.Microsecond).String()
+}

@@ -1,0 +1,203 @@
+// Package fiat downloads the coin's exchange rates from CoinGecko into the
+// index's fiatRates column family: the current rates every period and the
+// daily history of every vs-currency, resuming from what is stored. It runs
+// on its own goroutines, beside the sync worker, and never waits for it.
+package fiat
+
+import (
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/openexplorer/blockbook/bchain"
+)
+
+// CoinGecko plans: the public API (with or without a demo key) and the paid
+// one. They differ in base URL, key header and how far back history goes.
+const (
+	PlanFree = "free"
+	PlanPro  = "pro"
+
+	FreeAPIURL = "https://api.coingecko.com/api/v3"
+	ProAPIURL  = "https://pro-api.coingecko.com/api/v3"
+
+	// freeHistoryDays is how far back the public API serves history.
+	freeHistoryDays = 365
+	// MinPeriod is the shortest period of current-rate downloads (Blockbook's).
+	MinPeriod = time.Minute
+)
+
+// Config configures a Downloader. FromChainConfig builds it from Blockbook's
+// configuration keys; zero durations take defaults.
+type Config struct {
+	URL          string   // API base URL, e.g. FreeAPIURL
+	Coin         string   // CoinGecko coin id, e.g. "bitcoin"
+	Plan         string   // PlanFree or PlanPro
+	APIKey       string   // sent as x-cg-demo-api-key (free) or x-cg-pro-api-key (pro)
+	VsCurrencies []string // lowercase vs-currencies to keep; empty keeps every supported one
+	// Period is how often the current rates are downloaded (periodSeconds).
+	Period time.Duration
+	// RequestGap spaces history requests (default: 2.1 s on the free plan,
+	// whose limit is 30 calls a minute, 100 ms on pro).
+	RequestGap time.Duration
+	// HTTPTimeout bounds one request (15 s, Blockbook's).
+	HTTPTimeout time.Duration
+	// MaxAttempts bounds tries of a throttled request (4); MaxBackoff caps
+	// one wait, Retry-After included (10 min).
+	MaxAttempts int
+	MaxBackoff  time.Duration
+	Log         *slog.Logger
+	Metrics     prometheus.Registerer
+	Client      *http.Client // default: one with HTTPTimeout
+	// Now is the clock (default time.Now); tests fix it.
+	Now func() time.Time
+	// Warnings are what FromChainConfig accepted but the operator should
+	// know (logged at start).
+	Warnings []string
+}
+
+func (c *Config) defaults() {
+	c.URL = strings.TrimSuffix(c.URL, "/")
+	if c.URL == "" {
+		c.URL = FreeAPIURL
+		if c.Plan == PlanPro {
+			c.URL = ProAPIURL
+		}
+	}
+	if c.Plan == "" {
+		c.Plan = PlanFree
+	}
+	if c.Period < MinPeriod {
+		c.Period = MinPeriod
+	}
+	if c.RequestGap <= 0 {
+		c.RequestGap = 2100 * time.Millisecond
+		if c.Plan == PlanPro {
+			c.RequestGap = 100 * time.Millisecond
+		}
+	}
+	if c.HTTPTimeout <= 0 {
+		c.HTTPTimeout = 15 * time.Second
+	}
+	if c.MaxAttempts <= 0 {
+		c.MaxAttempts = 4
+	}
+	if c.MaxBackoff <= 0 {
+		c.MaxBackoff = 10 * time.Minute
+	}
+	if c.Log == nil {
+		c.Log = slog.Default()
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Client == nil {
+		c.Client = &http.Client{Timeout: c.HTTPTimeout}
+	}
+}
+
+// historyDaysLimit is how many days one history request may reach back; 0
+// means no limit ("max").
+func (c *Config) historyDaysLimit() int {
+	if c.Plan == PlanPro {
+		return 0
+	}
+	return freeHistoryDays
+}
+
+// params is fiat_rates_params, Blockbook's JSON string.
+type params struct {
+	URL                string `json:"url"`
+	Coin               string `json:"coin"`
+	PeriodSeconds      int64  `json:"periodSeconds"`
+	Plan               string `json:"plan"`
+	PlatformIdentifier string `json:"platformIdentifier"`
+	PlatformVsCurrency string `json:"platformVsCurrency"`
+}
+
+// FromChainConfig reads Blockbook's keys: fiat_rates (the provider,
+// "coingecko"), fiat_rates_params ({"coin", "periodSeconds", optional
+// "url" and "plan"}) and fiat_rates_vs_currencies. It returns nil when
+// either of the first two is empty (rates disabled, as in Blockbook). The
+// API key comes from the environment, as in Blockbook:
+// <NETWORK>_COINGECKO_API_KEY, <COIN SHORTCUT>_COINGECKO_API_KEY or
+// COINGECKO_API_KEY, the first set.
+func FromChainConfig(c *bchain.Config, getenv func(string) string) (*Config, error) {
+	if c.FiatRates == "" || c.FiatRatesParams == "" {
+		return nil, nil
+	}
+	if c.FiatRates != "coingecko" {
+		return nil, fmt.Errorf("%w: fiat_rates: unknown provider %q (only \"coingecko\" is supported)", bchain.ErrConfig, c.FiatRates)
+	}
+	var p params
+	if err := json.Unmarshal([]byte(c.FiatRatesParams), &p); err != nil {
+		return nil, fmt.Errorf("%w: fiat_rates_params is not a valid JSON object: %v", bchain.ErrConfig, err)
+	}
+	if p.PeriodSeconds <= 0 {
+		return nil, fmt.Errorf("%w: fiat_rates_params: missing periodSeconds", bchain.ErrConfig)
+	}
+	if p.Coin == "" {
+		return nil, fmt.Errorf("%w: fiat_rates_params: missing coin (the CoinGecko coin id, e.g. \"bitcoin\")", bchain.ErrConfig)
+	}
+	cfg := &Config{URL: strings.TrimSpace(p.URL), Coin: p.Coin, Period: time.Duration(p.PeriodSeconds) * time.Second}
+	for _, v := range strings.Split(strings.ToLower(c.FiatRatesVsCurrencies), ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			cfg.VsCurrencies = append(cfg.VsCurrencies, v)
+		}
+	}
+	for _, prefix := range []string{c.Network, c.CoinShortcut, "-"} {
+		name := "COINGECKO_API_KEY"
+		switch prefix {
+		case "":
+			continue
+		case "-":
+		default:
+			name = strings.ToUpper(prefix) + "_" + name
+		}
+		if cfg.APIKey = strings.TrimSpace(getenv(name)); cfg.APIKey != "" {
+			break
+		}
+	}
+	plan, err := resolvePlan(p.Plan, cfg.URL, cfg.APIKey != "")
+	if err != nil {
+		return nil, err
+	}
+	cfg.Plan = plan
+	if p.Plan != "" && !strings.EqualFold(p.Plan, plan) && !strings.EqualFold(p.Plan, "demo") {
+		cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("fiat_rates_params: unknown plan %q, using %q", p.Plan, plan))
+	}
+	if p.PlatformIdentifier != "" && p.PlatformVsCurrency != "" {
+		cfg.Warnings = append(cfg.Warnings, "fiat_rates_params: platformIdentifier asks for token rates, which Bitcoin-type chains do not have; ignored")
+	}
+	return cfg, nil
+}
+
+// resolvePlan follows Blockbook: an explicit plan ("demo" is the free one),
+// else CoinGecko's own URL tells, else an API key means pro.
+func resolvePlan(plan, url string, hasKey bool) (string, error) {
+	switch strings.ToLower(strings.TrimSpace(plan)) {
+	case PlanFree, "demo":
+		return PlanFree, nil
+	case PlanPro:
+		if !hasKey {
+			return "", fmt.Errorf("%w: fiat_rates_params: plan \"pro\" needs an API key in COINGECKO_API_KEY (or <NETWORK>_ or <COIN SHORTCUT>_COINGECKO_API_KEY)", bchain.ErrConfig)
+		}
+		return PlanPro, nil
+	}
+	// No plan, or an unknown one (Blockbook warns and goes on likewise).
+	switch strings.TrimSuffix(strings.ToLower(url), "/") {
+	case FreeAPIURL:
+		return PlanFree, nil
+	case ProAPIURL:
+		return PlanPro, nil
+	}
+	if hasKey {
+		return PlanPro, nil
+	}
+	return PlanFree, nil
+}

@@ -1,0 +1,110 @@
+package fiat
+
+import (
+	"errors"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/openexplorer/blockbook/bchain"
+)
+
+func TestFromChainConfig(t *testing.T) {
+	env := map[string]string{}
+	getenv := func(k string) string { return env[k] }
+	base := func(params string) *bchain.Config {
+		return &bchain.Config{CoinName: "Bitcoin", CoinShortcut: "BTC", FiatRates: "coingecko", FiatRatesParams: params}
+	}
+
+	// Disabled unless both keys are set, as in Blockbook.
+	for _, c := range []*bchain.Config{{}, {FiatRates: "coingecko"}, {FiatRatesParams: `{"coin":"bitcoin","periodSeconds":900}`}} {
+		if cfg, err := FromChainConfig(c, getenv); cfg != nil || err != nil {
+			t.Errorf("%+v: %+v %v", c, cfg, err)
+		}
+	}
+	for params, want := range map[string]string{
+		`{"coin":"bitcoin"}`:                                  "missing periodSeconds",
+		`{"periodSeconds":900}`:                               "missing coin",
+		`{"coin":"bitcoin","periodSeconds":"900"}`:            "not a valid JSON object",
+		`{"coin":"bitcoin","periodSeconds":900,"plan":"pro"}`: `plan "pro" needs an API key`,
+	} {
+		if _, err := FromChainConfig(base(params), getenv); !errors.Is(err, bchain.ErrConfig) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", params, err, want)
+		}
+	}
+	other := base(`{"coin":"bitcoin","periodSeconds":900}`)
+	other.FiatRates = "coinmarketcap"
+	if _, err := FromChainConfig(other, getenv); !errors.Is(err, bchain.ErrConfig) || !strings.Contains(err.Error(), "unknown provider") {
+		t.Errorf("other provider: %v", err)
+	}
+
+	// Blockbook's shipped bitcoin.json values.
+	c := base(`{"coin": "bitcoin", "periodSeconds": 900}`)
+	c.FiatRatesVsCurrencies = "AED,ARS, USD,BTC,,"
+	cfg, err := FromChainConfig(c, getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.defaults()
+	if cfg.URL != FreeAPIURL || cfg.Plan != PlanFree || cfg.Period != 900*time.Second || cfg.APIKey != "" ||
+		!slices.Equal(cfg.VsCurrencies, []string{"aed", "ars", "usd", "btc"}) || len(cfg.Warnings) != 0 {
+		t.Fatalf("bitcoin.json: %+v", cfg)
+	}
+	// Blockbook's minimum period is a minute.
+	cfg, _ = FromChainConfig(base(`{"coin":"bitcoin","periodSeconds":5}`), getenv)
+	if cfg.defaults(); cfg.Period != time.Minute {
+		t.Errorf("period %v", cfg.Period)
+	}
+
+	// Keys from the environment: <NETWORK>_, then <SHORTCUT>_, then the
+	// plain name. A key without a plan means pro (Blockbook's backward
+	// compatibility), unless the URL is CoinGecko's public one or the plan
+	// says demo.
+	env["COINGECKO_API_KEY"] = "plain"
+	cfg, _ = FromChainConfig(base(`{"coin":"bitcoin","periodSeconds":900}`), getenv)
+	if cfg.defaults(); cfg.APIKey != "plain" || cfg.Plan != PlanPro || cfg.URL != ProAPIURL {
+		t.Errorf("plain key: %+v", cfg)
+	}
+	env["BTC_COINGECKO_API_KEY"] = "shortcut"
+	cfg, _ = FromChainConfig(base(`{"coin":"bitcoin","periodSeconds":900,"plan":"demo"}`), getenv)
+	if cfg.defaults(); cfg.APIKey != "shortcut" || cfg.Plan != PlanFree || cfg.URL != FreeAPIURL {
+		t.Errorf("shortcut key, demo plan: %+v", cfg)
+	}
+	net := base(`{"coin":"bitcoin","periodSeconds":900,"url":"https://api.coingecko.com/api/v3/"}`)
+	net.Network = "testnet"
+	env["TESTNET_COINGECKO_API_KEY"] = "network"
+	cfg, _ = FromChainConfig(net, getenv)
+	if cfg.defaults(); cfg.APIKey != "network" || cfg.Plan != PlanFree || cfg.URL != FreeAPIURL {
+		t.Errorf("network key, public URL: %+v", cfg)
+	}
+	cfg, _ = FromChainConfig(base(`{"coin":"bitcoin","periodSeconds":900,"plan":"enterprise","platformIdentifier":"ethereum","platformVsCurrency":"usd"}`), getenv)
+	if cfg.Plan != PlanPro || len(cfg.Warnings) != 2 {
+		t.Errorf("unknown plan and token params: %+v", cfg)
+	}
+}
+
+// The shipped configs parse; mainnet Bitcoin downloads rates as Blockbook's
+// bitcoin.json does, the test networks do not.
+func TestShippedConfigsFiat(t *testing.T) {
+	files, err := filepath.Glob("../../configs/coins/*.json")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("configs: %v %v", files, err)
+	}
+	for _, f := range files {
+		c, err := bchain.LoadConfig(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := FromChainConfig(c, func(string) string { return "" })
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if mainnet := c.CoinName == "Bitcoin"; (cfg != nil) != mainnet {
+			t.Errorf("%s: fiat rates %+v", f, cfg)
+		} else if mainnet && (cfg.Coin != "bitcoin" || cfg.Period != 15*time.Minute || len(cfg.VsCurrencies) != 47 || !slices.Contains(cfg.VsCurrencies, "usd")) {
+			t.Errorf("%s: %+v", f, cfg)
+		}
+	}
+}

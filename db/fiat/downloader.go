@@ -1,0 +1,213 @@
+package fiat
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/openexplorer/blockbook/db"
+)
+
+// ErrRunning is returned by Run when the downloader already runs.
+var ErrRunning = errors.New("fiat: already running")
+
+// Downloader keeps the fiatRates column family current. Two loops run
+// side by side, each making one request at a time: the current rates every
+// Period (aligned to multiples of it, as Blockbook), and the daily history
+// once a UTC day after 01:00 (when the provider has closed the previous
+// day) and at start. Failures are logged, counted and retried at the next
+// turn; nothing here ever waits for the sync worker or holds its locks.
+type Downloader struct {
+	db  *db.DB
+	cfg Config
+	cg  *client
+	m   *metrics
+	now func() time.Time
+
+	onCurrent   func(*db.FiatTicker)
+	wakeCurrent chan struct{}
+	running     atomic.Bool
+
+	vsMu sync.Mutex
+	vs   []string // the supported vs-currencies we keep; nil until fetched
+}
+
+// New returns a downloader storing into d; call Run to start it.
+func New(d *db.DB, cfg Config) *Downloader {
+	cfg.defaults()
+	m := newMetrics(cfg.Metrics)
+	dl := &Downloader{db: d, cfg: cfg, m: m, now: cfg.Now,
+		wakeCurrent: make(chan struct{}, 1)}
+	dl.cg = &client{cfg: &dl.cfg, m: m, sleep: sleepCtx}
+	dl.cfg.Log = cfg.Log.With("subsystem", "fiat")
+	return dl
+}
+
+// OnCurrent registers fn, called (on the downloader's goroutine) with every
+// new current ticker once it is stored. Set it before Run.
+func (dl *Downloader) OnCurrent(fn func(*db.FiatTicker)) { dl.onCurrent = fn }
+
+// Refresh makes the current-rates loop download now instead of at the end
+// of its period; it never blocks.
+func (dl *Downloader) Refresh() {
+	select {
+	case dl.wakeCurrent <- struct{}{}:
+	default:
+	}
+}
+
+// Run downloads until ctx ends, then returns nil.
+func (dl *Downloader) Run(ctx context.Context) error {
+	if !dl.running.CompareAndSwap(false, true) {
+		return ErrRunning
+	}
+	defer dl.running.Store(false)
+	dl.cfg.Log.Info("fiat rates downloader started", "url", dl.cfg.URL, "coin", dl.cfg.Coin, "plan", dl.cfg.Plan,
+		"period", dl.cfg.Period.String(), "api_key", dl.cfg.APIKey != "")
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		dl.historyLoop(ctx)
+	}()
+	dl.currentLoop(ctx)
+	wg.Wait()
+	return nil
+}
+
+// initialWait is 0 unless a ticker stored less than a period ago (before a
+// restart) is current enough: then the first download waits for the next
+// period, as Blockbook's does.
+func (dl *Downloader) initialWait() time.Duration {
+	cur, err := db.ReadFiatCurrent(dl.db)
+	if err != nil || cur == nil || dl.now().Unix()-cur.Time >= int64(dl.cfg.Period/time.Second) {
+		return 0
+	}
+	return dl.untilNextPeriod()
+}
+
+func (dl *Downloader) currentLoop(ctx context.Context) {
+	wait := dl.initialWait()
+	for {
+		if !waitOrWake(ctx, wait, dl.wakeCurrent) {
+			return
+		}
+		if _, err := dl.updateCurrent(ctx); err != nil && ctx.Err() == nil {
+			dl.m.errors.WithLabelValues("current").Inc()
+			dl.cfg.Log.Warn("downloading current fiat rates failed; retrying next period", "err", err)
+		}
+		wait = dl.untilNextPeriod()
+	}
+}
+
+func (dl *Downloader) historyLoop(ctx context.Context) {
+	for {
+		err := dl.updateHistory(ctx)
+		wait := dl.untilHistoryDue()
+		if err != nil && ctx.Err() == nil {
+			dl.m.errors.WithLabelValues("historical").Inc()
+			dl.cfg.Log.Warn("downloading fiat rate history failed; retrying next period", "err", err)
+			wait = dl.cfg.Period
+		}
+		if !waitOrWake(ctx, wait, nil) {
+			return
+		}
+	}
+}
+
+// waitOrWake waits d (0: not at all) or until woken (a nil wake never
+// wakes); false when ctx ended.
+func waitOrWake(ctx context.Context, d time.Duration, wake <-chan struct{}) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+	case <-wake:
+	}
+	return true
+}
+
+// untilNextPeriod is the wait to the next multiple of Period, plus up to
+// two seconds so that many servers do not ask at the same instant.
+func (dl *Downloader) untilNextPeriod() time.Duration {
+	now := dl.now()
+	p := dl.cfg.Period
+	next := now.Truncate(p).Add(p)
+	return next.Sub(now) + time.Duration(rand.Int64N(int64(2*time.Second)))
+}
+
+// untilHistoryDue is the wait from now to 01:00 UTC of the next day.
+func (dl *Downloader) untilHistoryDue() time.Duration {
+	now := dl.now().UTC()
+	next := time.Date(now.Year(), now.Month(), now.Day()+1, 1, 0, 0, 0, time.UTC)
+	return next.Sub(now)
+}
+
+// vsCurrencies returns the vs-currencies to download: CoinGecko's supported
+// list, restricted to fiat_rates_vs_currencies when set, fetched once (and
+// again with reload, at each history run, as Blockbook does).
+func (dl *Downloader) vsCurrencies(ctx context.Context, reload bool) ([]string, error) {
+	dl.vsMu.Lock()
+	defer dl.vsMu.Unlock()
+	if dl.vs != nil && !reload {
+		return dl.vs, nil
+	}
+	all, err := dl.cg.supportedVsCurrencies(ctx)
+	if err != nil {
+		return nil, err
+	}
+	vs := make([]string, 0, len(all))
+	for _, c := range all {
+		if validCurrency(c) && (len(dl.cfg.VsCurrencies) == 0 || slices.Contains(dl.cfg.VsCurrencies, c)) {
+			vs = append(vs, c)
+		}
+	}
+	if len(vs) == 0 {
+		return nil, fmt.Errorf("%w: no supported vs-currency (of %d) is in fiat_rates_vs_currencies", ErrMalformed, len(all))
+	}
+	dl.vs = vs
+	return vs, nil
+}
+
+// validCurrency accepts what the index can store as a currency name.
+func validCurrency(c string) bool { return c != "" && len(c) <= 32 }
+
+// validRate accepts finite rates that are not negative.
+func validRate(r float64) bool { return !math.IsNaN(r) && !math.IsInf(r, 0) && r >= 0 }
+
+// updateCurrent downloads and stores the current rates, then tells the
+// OnCurrent callback.
+func (dl *Downloader) updateCurrent(ctx context.Context) (*db.FiatTicker, error) {
+	vs, err := dl.vsCurrencies(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	rates, err := dl.cg.simplePrice(ctx, vs)
+	if err != nil {
+		return nil, err
+	}
+	if len(rates) == 0 {
+		return nil, fmt.Errorf("%w: simple/price has no rates for coin %q", ErrMalformed, dl.cfg.Coin)
+	}
+	t := &db.FiatTicker{Time: dl.now().Unix(), Rates: rates}
+	if err := dl.db.WriteFiatCurrent(t); err != nil {
+		return nil, err
+	}
+	dl.m.updated.WithLabelValues("current").Set(float64(t.Time))
+	dl.cfg.Log.Debug("current fiat rates updated", "currencies", len(rates))
+	if dl.onCurrent != nil {
+		dl.onCurrent(t)
+	}
+	return t, nil
+}

@@ -1,0 +1,49 @@
+package fiat
+
+import (
+	"errors"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// metrics are the downloader's Prometheus series.
+type metrics struct {
+	requests *prometheus.CounterVec // endpoint, status: success, error, throttled
+	updated  *prometheus.GaugeVec   // kind: current, historical; unix seconds of the last success
+	errors   *prometheus.CounterVec // kind
+}
+
+func newMetrics(reg prometheus.Registerer) *metrics {
+	m := &metrics{
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "blockbook_fiat_rates_requests_total", Help: "Requests to the fiat rate provider, by endpoint and outcome (success, error, throttled).",
+		}, []string{"endpoint", "status"}),
+		updated: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "blockbook_fiat_rates_last_update_seconds", Help: "Unix time of the last successful fiat rates update, by kind (current, historical).",
+		}, []string{"kind"}),
+		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "blockbook_fiat_rates_update_errors_total", Help: "Fiat rates updates that failed (and are retried), by kind (current, historical).",
+		}, []string{"kind"}),
+	}
+	if reg == nil {
+		return m
+	}
+	m.requests = register(reg, m.requests)
+	m.updated = register(reg, m.updated)
+	m.errors = register(reg, m.errors)
+	return m
+}
+
+// register registers c, or returns the collector already registered under
+// its name (a second downloader on the same registry, as in tests).
+func register[T prometheus.Collector](reg prometheus.Registerer, c T) T {
+	if err := reg.Register(c); err != nil {
+		var are prometheus.AlreadyRegisteredError
+		if errors.As(err, &are) {
+			if ex, ok := are.ExistingCollector.(T); ok {
+				return ex
+			}
+		}
+	}
+	return c
+}

@@ -1,0 +1,231 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/openexplorer/blockbook/api"
+	"github.com/openexplorer/blockbook/bchain"
+	"github.com/openexplorer/blockbook/static"
+)
+
+// The HTML explorer: server-rendered pages built on the same api.Service as
+// REST, with templates and assets embedded from static/. Pages are rendered
+// on every request (nothing is cached), so a new block shows at once.
+
+// Page sizes, as in Blockbook's explorer.
+const (
+	explorerTxsPerPage     = 25
+	explorerBlocksPerPage  = 50
+	explorerMempoolPerPage = 50
+	explorerIndexBlocks    = 10
+)
+
+// explorer renders the pages.
+type explorer struct {
+	svc     api.Service
+	log     *slog.Logger
+	metrics *httpMetrics
+	timeout time.Duration
+	pages   map[string]*template.Template
+	assets  *assets
+
+	coin atomic.Pointer[coinInfo] // static coin parameters, fetched once
+}
+
+// coinInfo is what every page shows of the coin.
+type coinInfo struct {
+	Name, Shortcut string
+	Decimals       int
+}
+
+// pageData is what the layout template receives.
+type pageData struct {
+	Title string
+	Coin  coinInfo
+	Query string // the search box's text
+	Page  any    // the page's own data
+	Pager *pager
+}
+
+// result is what a page handler produces: a page to render or a redirect.
+type result struct {
+	tmpl     string
+	status   int
+	title    string
+	query    string
+	page     any
+	pager    *pager
+	redirect string
+}
+
+// explorerRoutes registers the explorer's pages on the public server. The
+// paths are Blockbook's, so links people know keep working.
+func (p *Public) explorerRoutes() {
+	e := &explorer{svc: p.svc, log: p.log.With("part", "explorer"), metrics: p.metrics, timeout: p.cfg.RequestTimeout,
+		assets: loadAssets(static.Assets)}
+	e.pages = e.parseTemplates()
+	route := func(pattern, name string, h func(*http.Request) (*result, error)) {
+		p.mux.HandleFunc(pattern, e.handler(name, h))
+	}
+	route("GET /{$}", "index", e.index)
+	route("GET /blocks", "blocks", e.blocks)
+	route("GET /block/{id}", "block", e.block)
+	route("GET /tx/{txid}", "tx", e.tx)
+	route("GET /spending/{txid}/{vout}", "spending", e.spending)
+	route("GET /address/{address}", "address", e.address)
+	route("GET /xpub/{xpub...}", "xpub", e.xpub)
+	route("GET /search", "search", e.search)
+	route("GET /search/", "search", e.search)
+	route("GET /sendtx", "sendtx", e.sendTxForm)
+	route("POST /sendtx", "sendtx", e.sendTx)
+	route("GET /mempool", "mempool", e.mempool)
+	p.mux.Handle("GET /static/{name}", e.assets)
+	p.mux.Handle("GET /favicon.ico", http.RedirectHandler(e.assets.url("favicon.svg"), http.StatusMovedPermanently))
+	// Anything else outside /api: the explorer's 404 page.
+	route("/", "unknown", func(r *http.Request) (*result, error) {
+		return nil, &api.Error{Msg: "There is no page at " + truncate(r.URL.Path, 100) + ".", Err: api.ErrNotFound}
+	})
+}
+
+func (e *explorer) parseTemplates() map[string]*template.Template {
+	base := template.Must(template.New("").Funcs(e.funcs()).ParseFS(static.Templates, "layout.html", "partials.html"))
+	names, err := fs.Glob(static.Templates, "*.html")
+	if err != nil {
+		panic(err)
+	}
+	pages := map[string]*template.Template{}
+	for _, n := range names {
+		if n == "layout.html" || n == "partials.html" {
+			continue
+		}
+		pages[strings.TrimSuffix(n, ".html")] = template.Must(template.Must(base.Clone()).ParseFS(static.Templates, n))
+	}
+	return pages
+}
+
+// handler wraps a page with the timeout, panic recovery, metrics, error
+// pages and rendering.
+func (e *explorer) handler(name string, h func(*http.Request) (*result, error)) http.HandlerFunc {
+	endpoint := "explorer-" + name
+	return func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		ctx, cancel := context.WithTimeout(r.Context(), e.timeout)
+		defer cancel()
+		r = r.WithContext(ctx)
+		code := http.StatusOK
+		defer func() {
+			if v := recover(); v != nil {
+				e.log.Error("panic in page", "page", name, "panic", v, "stack", string(debug.Stack()))
+				code = e.write(w, r, e.errorPage(r, name, errors.New("panic")))
+			}
+			e.metrics.observe(endpoint, code, time.Since(start))
+		}()
+		res, err := h(r)
+		if err != nil {
+			res = e.errorPage(r, name, err)
+		}
+		code = e.write(w, r, res)
+	}
+}
+
+// errorPage is the one place errors become explorer pages: unknown objects
+// 404, user mistakes 400 with their message, an unreachable node 503, our
+// own faults 500 (logged, no details on the page).
+func (e *explorer) errorPage(r *http.Request, name string, err error) *result {
+	msg := func(status int, heading, class, text string, search bool) *result {
+		return &result{tmpl: "message", status: status, title: heading, query: r.URL.Query().Get("q"),
+			page: messagePage{Heading: heading, Class: class, Text: text, Search: search}}
+	}
+	ue, isUser := api.AsUserError(err)
+	switch {
+	case isUser && api.IsNotFound(err):
+		return msg(http.StatusNotFound, "Not found", "warn", ue.Msg, true)
+	case isUser:
+		return msg(http.StatusBadRequest, "Cannot show this", "bad", ue.Msg, true)
+	case errors.Is(err, bchain.ErrNodeUnavailable) || errors.Is(err, context.DeadlineExceeded):
+		e.log.Warn("page failed: node unavailable", "page", name, "path", r.URL.Path, "err", err)
+		return msg(http.StatusServiceUnavailable, "Temporarily unavailable", "warn",
+			"The blockchain node is not responding. Please try again in a moment.", false)
+	}
+	e.log.Error("page failed", "page", name, "path", r.URL.Path, "err", err)
+	return msg(http.StatusInternalServerError, "Something went wrong", "bad",
+		"The server could not show this page. The problem has been logged; please try again later.", false)
+}
+
+// messagePage is the data of message.html (errors, not found, notices).
+type messagePage struct {
+	Heading, Class, Text string
+	Search               bool
+}
+
+// write renders a result.
+func (e *explorer) write(w http.ResponseWriter, r *http.Request, res *result) int {
+	if res.redirect != "" {
+		http.Redirect(w, r, res.redirect, http.StatusFound)
+		return http.StatusFound
+	}
+	status := res.status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	data := pageData{Title: res.title, Coin: e.coinInfo(r.Context()), Query: res.query, Page: res.page, Pager: res.pager}
+	var buf bytes.Buffer
+	if err := e.pages[res.tmpl].ExecuteTemplate(&buf, "layout", data); err != nil {
+		e.log.Error("rendering page failed", "template", res.tmpl, "path", r.URL.Path, "err", err)
+		status, buf = http.StatusInternalServerError, *bytes.NewBufferString(fallbackPage)
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(buf.Len()))
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "same-origin")
+	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+	w.WriteHeader(status)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(buf.Bytes())
+	}
+	return status
+}
+
+// fallbackPage is answered when a template fails (a bug, logged).
+const fallbackPage = `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Something went wrong</title></head>
+<body><h1>Something went wrong</h1><p>The server could not show this page. <a href="/">Start page</a></p></body></html>
+`
+
+// coinInfo returns the coin's name, shortcut and decimals, asking the
+// service until it answers once (they never change).
+func (e *explorer) coinInfo(ctx context.Context) coinInfo {
+	if c := e.coin.Load(); c != nil {
+		return *c
+	}
+	info, err := e.svc.Info(ctx)
+	if err != nil {
+		e.log.Warn("coin info unavailable", "err", err)
+		return e.loadedCoin()
+	}
+	c := &coinInfo{Name: info.Name, Shortcut: info.Shortcut, Decimals: info.Decimals}
+	e.coin.Store(c)
+	return *c
+}
+
+// loadedCoin is coinInfo without asking the service: what the template
+// functions use (write asked before rendering).
+func (e *explorer) loadedCoin() coinInfo {
+	if c := e.coin.Load(); c != nil {
+		return *c
+	}
+	return coinInfo{Name: "Blockchain", Decimals: 8}
+}

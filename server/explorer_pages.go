@@ -1,0 +1,207 @@
+package server
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/openexplorer/blockbook/api"
+)
+
+// The explorer's page handlers: each asks api.Service and hands the answer
+// to its template; errors go to errorPage.
+
+type indexPage struct {
+	Status *api.SystemInfo
+	Blocks *api.Blocks
+}
+
+func (e *explorer) index(r *http.Request) (*result, error) {
+	st, err := e.svc.Status(r.Context())
+	if err != nil {
+		return nil, err
+	}
+	blocks, err := e.svc.Blocks(r.Context(), 1, explorerIndexBlocks)
+	if err != nil {
+		return nil, err
+	}
+	return &result{tmpl: "index", title: "Status", page: indexPage{Status: st, Blocks: blocks}}, nil
+}
+
+func (e *explorer) blocks(r *http.Request) (*result, error) {
+	b, err := e.svc.Blocks(r.Context(), pageParam(r), explorerBlocksPerPage)
+	if err != nil {
+		return nil, err
+	}
+	return &result{tmpl: "blocks", title: "Blocks", page: b, pager: newPager(r, b.Page, b.TotalPages, false)}, nil
+}
+
+func (e *explorer) block(r *http.Request) (*result, error) {
+	b, err := e.svc.Block(r.Context(), r.PathValue("id"), pageParam(r), explorerTxsPerPage)
+	if err != nil {
+		return nil, err
+	}
+	return &result{tmpl: "block", title: "Block " + groupDigits(int64(b.Height)), page: b,
+		pager: newPager(r, b.Page, b.TotalPages, false)}, nil
+}
+
+type txPage struct {
+	Tx      *api.Tx
+	ShowHex bool
+}
+
+func (e *explorer) tx(r *http.Request) (*result, error) {
+	tx, err := e.svc.Tx(r.Context(), r.PathValue("txid"))
+	if err != nil {
+		return nil, err
+	}
+	return &result{tmpl: "tx", title: "Transaction " + shortHash(tx.Txid),
+		page: txPage{Tx: tx, ShowHex: r.URL.Query().Get("hex") == "1"}}, nil
+}
+
+// spending redirects to the tx spending an output (Blockbook's
+// /spending/{txid}/{vout}).
+func (e *explorer) spending(r *http.Request) (*result, error) {
+	vout, err := strconv.ParseUint(r.PathValue("vout"), 10, 31)
+	if err != nil {
+		return nil, &api.Error{Msg: "Invalid output index '" + truncate(r.PathValue("vout"), 20) + "'"}
+	}
+	tx, err := e.svc.Tx(r.Context(), r.PathValue("txid"))
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case int(vout) >= len(tx.Vout):
+		return nil, &api.Error{Msg: "Transaction " + tx.Txid + " has no output " + strconv.Itoa(int(vout)), Err: api.ErrNotFound}
+	case !tx.Vout[vout].Spent:
+		return nil, &api.Error{Msg: "Output " + strconv.Itoa(int(vout)) + " of transaction " + tx.Txid + " is not spent by a confirmed transaction", Err: api.ErrNotFound}
+	}
+	o := tx.Vout[vout]
+	return &result{redirect: "/tx/" + o.SpentTxID + "#input-" + strconv.Itoa(o.SpentIndex)}, nil
+}
+
+// txSection is the tx list of an address or account page: pending txs,
+// the page of confirmed ones, and the filter tabs.
+type txSection struct {
+	Pending   []*api.Tx
+	Confirmed []*api.Tx
+	Filters   []filterTab
+	Filtered  bool
+}
+
+type filterTab struct {
+	Label, Href string
+	Current     bool
+}
+
+// addressFilters are the tabs selecting an address's txs by side.
+var addressFilters = []struct{ value, label string }{
+	{"", "All"}, {"inputs", "Sent (inputs)"}, {"outputs", "Received (outputs)"},
+}
+
+// newTxSection splits an answer's txs and builds the filter tabs, linking
+// base with the query keep plus the filter.
+func newTxSection(a *api.Address, base string, keep url.Values, filter string) txSection {
+	sec := txSection{Filtered: filter != ""}
+	for _, tx := range a.Transactions {
+		if tx.BlockHeight < 0 {
+			sec.Pending = append(sec.Pending, tx)
+		} else {
+			sec.Confirmed = append(sec.Confirmed, tx)
+		}
+	}
+	for _, f := range addressFilters {
+		q := url.Values{}
+		for k, v := range keep {
+			q[k] = v
+		}
+		if f.value != "" {
+			q.Set("filter", f.value)
+		}
+		href := base
+		if len(q) > 0 {
+			href += "?" + q.Encode()
+		}
+		sec.Filters = append(sec.Filters, filterTab{Label: f.label, Href: href, Current: f.value == filter})
+	}
+	return sec
+}
+
+type addressPage struct {
+	Addr *api.Address
+	txSection
+}
+
+func (e *explorer) address(r *http.Request) (*result, error) {
+	filter := r.URL.Query().Get("filter")
+	a, err := e.svc.Address(r.Context(), r.PathValue("address"), api.AddressQuery{
+		Page: pageParam(r), PageSize: explorerTxsPerPage, Details: api.DetailsTxsLight, Filter: api.ParseFilter(filter),
+	})
+	if err != nil {
+		return nil, err
+	}
+	page := &addressPage{Addr: a, txSection: newTxSection(a, "/address/"+url.PathEscape(a.Address), nil, filter)}
+	return &result{tmpl: "address", title: "Address " + shortHash(a.Address), page: page,
+		pager: newPager(r, a.Page, a.TotalPages, len(page.Confirmed) >= a.ItemsOnPage)}, nil
+}
+
+// search redirects to the block, tx, address or xpub a term names.
+func (e *explorer) search(r *http.Request) (*result, error) {
+	q := strings.TrimSpace(r.URL.Query().Get("q"))
+	if q == "" {
+		return &result{tmpl: "message", title: "Search", page: messagePage{Heading: "Search", Class: "info",
+			Text: "Enter a block height or hash, a transaction id, an address or an xpub.", Search: true}}, nil
+	}
+	found, err := e.svc.Search(r.Context(), q)
+	if err != nil {
+		return nil, err
+	}
+	return &result{redirect: "/" + found.Kind + "/" + url.PathEscape(found.ID)}, nil
+}
+
+type sendTxPage struct {
+	Hex, Txid, Error string
+}
+
+func (e *explorer) sendTxForm(*http.Request) (*result, error) {
+	return &result{tmpl: "sendtx", title: "Send transaction", page: sendTxPage{}}, nil
+}
+
+// sendTx submits the form's hex to the node; the node's refusal is shown
+// above the form, with the hex kept.
+func (e *explorer) sendTx(r *http.Request) (*result, error) {
+	r.Body = http.MaxBytesReader(nil, r.Body, api.MaxTxHexLen+4096)
+	if err := r.ParseForm(); err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return nil, &api.Error{Msg: "The transaction is too large"}
+		}
+		return nil, &api.Error{Msg: "Cannot read the form", Err: err}
+	}
+	page := sendTxPage{Hex: strings.TrimSpace(r.PostForm.Get("hex"))}
+	res := &result{tmpl: "sendtx", title: "Send transaction", page: &page}
+	if page.Hex == "" {
+		page.Error, res.status = "Paste a raw transaction in hex first.", http.StatusBadRequest
+		return res, nil
+	}
+	sent, err := e.svc.SendTx(r.Context(), page.Hex)
+	if ue, ok := api.AsUserError(err); ok {
+		page.Error, res.status = ue.Msg, http.StatusBadRequest
+		return res, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	page.Txid, page.Hex = sent.Result, ""
+	return res, nil
+}
+
+func (e *explorer) mempool(r *http.Request) (*result, error) {
+	m, err := e.svc.MempoolTxs(r.Context(), pageParam(r), explorerMempoolPerPage)
+	if err != nil {
+		return nil, err
+	}
+	return &result{tmpl: "mempool", title: "Mempool", page: m, pager: newPager(r, m.Page, m.TotalPages, false)}, nil
+}
