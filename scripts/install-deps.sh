@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Installs the system packages the build needs (RocksDB headers for cgo) on
+# Installs the system packages the build and tests need (RocksDB headers for
+# cgo, Chromium for the explorer's browser tests) on
 # Debian/Ubuntu, using sudo when not root. Does nothing when present.
 set -euo pipefail
 need=()
-for pkg in librocksdb-dev; do
+for pkg in librocksdb-dev chromium; do
 	dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 command -v npm >/dev/null 2>&1 || need+=(npm)

@@ -11,6 +11,7 @@ import (
 	"flag"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -63,11 +64,16 @@ func run(ctx context.Context, bin, public, internal, dir string, interval time.D
 	defer node.Stop()
 
 	// Timestamps end about now and advance one step per block, so that the
-	// live blocks mined every interval keep realistic times.
+	// live blocks mined every interval keep realistic times (the HD
+	// accounts' scenario adds 4 blocks to the demo's).
 	step := max(interval, time.Second)
 	g := chaingen.New(&chaincfg.RegressionNetParams, "demo",
-		chaingen.WithTimestamps(time.Now().Add(-time.Duration(chaingen.DefaultDemo().Blocks)*step), step))
+		chaingen.WithTimestamps(time.Now().Add(-time.Duration(chaingen.DefaultDemo().Blocks+4)*step), step))
 	if err := g.Demo(chaingen.DefaultDemo()); err != nil {
+		return err
+	}
+	accts, err := demoAccounts(g)
+	if err != nil {
 		return err
 	}
 	if err := g.Submit(ctx, node, 1); err != nil {
@@ -108,7 +114,7 @@ func run(ctx context.Context, bin, public, internal, dir string, interval time.D
 	if err := waitSynced(ctx, base, uint32(h), exited); err != nil {
 		return err
 	}
-	printURLs(base, "http://"+internal, g, hash.String())
+	printURLs(base, "http://"+internal, g, hash.String(), accts)
 
 	if interval <= 0 {
 		<-ctx.Done()
@@ -191,7 +197,27 @@ func waitSynced(ctx context.Context, base string, height uint32, exited <-chan e
 	}
 }
 
-func printURLs(base, internal string, g *chaingen.Generator, tip string) {
+// demoAccounts adds blocks in which a BIP84 and a BIP86 account of a fixed
+// seed receive, spend and move coins between their own addresses, so that
+// account queries (xpub, descriptor) have something to show.
+func demoAccounts(g *chaingen.Generator) ([]*chaingen.HDAccount, error) {
+	var accts []*chaingen.HDAccount
+	for _, purpose := range []uint32{chaingen.BIP84, chaingen.BIP86} {
+		a, err := chaingen.NewHDAccount(g.Params(), chaingen.HDSeed("demo"), purpose, 0)
+		if err != nil {
+			return nil, err
+		}
+		accts = append(accts, a)
+	}
+	// The scenario's unmined txs are left out: the demo's own payments
+	// fill the mempool.
+	if _, err := g.HDScenario(accts); err != nil {
+		return nil, err
+	}
+	return accts, nil
+}
+
+func printURLs(base, internal string, g *chaingen.Generator, tip string, accts []*chaingen.HDAccount) {
 	addr := func(k chaingen.ScriptKind) string {
 		a, err := g.Address(k, chaingen.DemoIndex)
 		if err != nil {
@@ -209,6 +235,9 @@ func printURLs(base, internal string, g *chaingen.Generator, tip string) {
 	fmt.Printf(`
 blockbook is serving the demo chain. Try:
 
+  explorer (HTML)     %[1]s/
+  BIP84 account       %[1]s/xpub/%[10]s
+  BIP86 descriptor    %[1]s/api/v2/xpub/%[11]s?details=tokenBalances&tokens=used
   status              %[1]s/api/v2
   tip block           %[1]s/api/v2/block/%[2]s
   block by height     %[1]s/api/v2/block/111
@@ -229,7 +258,7 @@ address page: unconfirmedBalance) and the previous one is mined in a block.
 Ctrl-C stops everything.
 
 `, base, tip, someTx, addr(chaingen.P2TR), addr(chaingen.P2WPKH), addr(chaingen.P2PKH), addr(chaingen.P2SHP2WPKH), internal,
-		"ws"+strings.TrimPrefix(base, "http"))
+		"ws"+strings.TrimPrefix(base, "http"), accts[0].Xpub(), url.PathEscape(accts[1].Descriptor(true)))
 }
 
 func say(format string, args ...any) {
