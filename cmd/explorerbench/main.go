@@ -111,9 +111,9 @@ func run(o benchOpts) error {
 	if err != nil {
 		return err
 	}
-	defer srv.stop()
+	defer srv.Stop()
 
-	base := "http://" + srv.public
+	base := "http://" + srv.Public
 	pages := (o.txs + 24) / 25
 	kinds := []struct{ name, path string }{
 		{"address page 1 (HTML)", "/address/" + target},

@@ -120,13 +120,13 @@ func run(o benchOpts) error {
 	if err != nil {
 		return err
 	}
-	defer srv.stop()
+	defer srv.Stop()
 
 	time.Sleep(2 * time.Second) // let the post-sync work settle before measuring
-	before := readMem(srv.pid())
+	before := readMem(srv.Pid())
 
 	tr := newTracker()
-	clients, err := startClients(o, srv.wsURL(), tr)
+	clients, err := startClients(o, wsURL(srv), tr)
 	if err != nil {
 		return err
 	}
@@ -136,18 +136,18 @@ func run(o benchOpts) error {
 		return err
 	}
 	connected := time.Since(connectStart)
-	if got := srv.connections(); got >= 0 && got < o.conns {
+	if got := connections(srv); got >= 0 && got < o.conns {
 		return fmt.Errorf("server reports %d websocket connections, want %d", got, o.conns)
 	}
 	time.Sleep(2 * time.Second)
-	with := readMem(srv.pid())
+	with := readMem(srv.Pid())
 
 	res, err := notify(ctx, o, g, node, tr)
 	if err != nil {
-		return fmt.Errorf("%w (blockbook log: %s; run with -keep to keep it)", err, srv.logPath)
+		return fmt.Errorf("%w (blockbook log: %s; run with -keep to keep it)", err, srv.LogPath)
 	}
-	after := readMem(srv.pid())
-	metrics := srv.metrics()
+	after := readMem(srv.Pid())
+	metrics := srv.Metrics("blockbook_websocket_")
 	clients.stop()
 
 	report(o, limit, connected, before, with, after, res, tr, metrics)
