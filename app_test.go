@@ -68,7 +68,9 @@ func TestConfigErrors(t *testing.T) {
 	for _, c := range []struct{ cfg, want string }{
 		{`{"coin_name":"Bitcoin"}`, "rpc_url"},
 		{`{"rpc_url":"http://127.0.0.1:1"}`, "coin_name"},
-		{`{"coin_name":"Bitcoinz","rpc_url":"http://127.0.0.1:1"}`, `unknown coin_name "Bitcoinz" (supported: Bitcoin, Regtest, Signet, Testnet, Testnet4)`},
+		{`{"coin_name":"Bitcoinz","rpc_url":"http://127.0.0.1:1"}`, `unknown coin_name "Bitcoinz" (supported: Bitcoin, Ethereum, Ethereum Archive, Ethereum Regtest, Ethereum Testnet Sepolia, Ethereum Testnet Sepolia Archive, Regtest, Signet, Testnet, Testnet4)`},
+		// The Ethereum backend and index exist; its API does not yet.
+		{`{"coin_name":"Ethereum Regtest","rpc_url":"http://127.0.0.1:1"}`, "ethereum-type is not supported yet"},
 		{`{"coin_name":"Bitcoin","rpc_url":"not a url"}`, "rpc_url"},
 		{`{"coin_name":"Bitcoin","rpc_url":"http://x","block_notifications":"carrier-pigeon"}`, "block_notifications"},
 		{`{"coin_name":"Bitcoin","rpc_url":"http://x","block_notifications":"zmq"}`, "message_queue_binding"},
@@ -139,11 +141,14 @@ func TestShippedConfigs(t *testing.T) {
 		"Signet":   "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx",
 		"Regtest":  "bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080",
 	}
+	for _, name := range []string{"Ethereum", "Ethereum Archive", "Ethereum Testnet Sepolia", "Ethereum Testnet Sepolia Archive", "Ethereum Regtest"} {
+		validAddress[name] = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed" // EIP-55
+	}
 	files, err := filepath.Glob("configs/coins/*.json")
 	if err != nil || len(files) < 4 {
 		t.Fatalf("configs: %v %v", files, err)
 	}
-	configured := map[string]bool{}
+	configured := map[string]bchain.ChainType{}
 	for _, f := range files {
 		cfg, err := bchain.LoadConfig(f)
 		if err != nil {
@@ -153,12 +158,15 @@ func TestShippedConfigs(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
-		configured[cfg.CoinName] = true
+		configured[cfg.CoinName] = b.Type
 		if _, err := b.Addresses.AddrDescFromAddress(validAddress[cfg.CoinName]); err != nil {
 			t.Errorf("%s: %v", f, err)
 		}
 		if _, err := b.Addresses.AddrDescFromAddress(validAddress["Bitcoin"]); cfg.CoinName != "Bitcoin" && err == nil {
-			t.Errorf("%s accepts a mainnet address", f)
+			t.Errorf("%s accepts a Bitcoin mainnet address", f)
+		}
+		if b.Type == bchain.ChainEthereumType && (b.Eth == nil || b.Utxo != nil) {
+			t.Errorf("%s: an Ethereum-type backend without its Ethereum part", f)
 		}
 		if b.Params.PublicPort == 0 || b.Params.InternalPort == 0 {
 			t.Errorf("%s: no default ports", f)
@@ -168,10 +176,11 @@ func TestShippedConfigs(t *testing.T) {
 		if _, ok := validAddress[name]; !ok {
 			t.Errorf("coin %s has no parser check in this test", name)
 		}
-		if _, ok := btc.ParamsFor(name); !ok {
+		typ, ok := configured[name]
+		if _, isBtc := btc.ParamsFor(name); typ == bchain.ChainBitcoinType && !isBtc {
 			t.Errorf("coin %s is not a Bitcoin-type network", name)
 		}
-		if !configured[name] && name != "Testnet4" {
+		if !ok && name != "Testnet4" {
 			t.Errorf("coin %s has no configs/coins file", name)
 		}
 	}

@@ -61,6 +61,28 @@ type Config struct {
 	// btcd), "zmq", "btcd", or "none" (polling only).
 	BlockNotifications string `json:"block_notifications"`
 
+	// Ethereum-type keys (Blockbook's names).
+
+	// AddressAliases lets the API show names (ENS, contracts) for addresses.
+	AddressAliases bool `json:"address_aliases"`
+	// AverageBlockTimeMs is the chain's block interval; it sizes the
+	// notifier's watchdog when block_subscription_timeout_ms is unset.
+	AverageBlockTimeMs int `json:"averageBlockTimeMs"`
+	// Eip1559Fees makes fee estimates EIP-1559 suggestions.
+	Eip1559Fees bool `json:"eip1559Fees"`
+	// ProcessInternalTransactions traces blocks (debug_traceBlockByHash,
+	// callTracer) for internal transfers and created contracts.
+	ProcessInternalTransactions bool `json:"processInternalTransactions"`
+	// MempoolTxTimeoutHours drops pending txs never mined within this time.
+	MempoolTxTimeoutHours int `json:"mempoolTxTimeoutHours"`
+	// QueryBackendOnMempoolResync asks the node for each pending tx on
+	// resync instead of trusting the subscription alone.
+	QueryBackendOnMempoolResync bool `json:"queryBackendOnMempoolResync"`
+	// BlockSubscriptionTimeoutMs (this implementation's key): when the
+	// newHeads subscription is silent this long, the node is polled
+	// (eth_blockNumber) and the subscription is re-established.
+	BlockSubscriptionTimeoutMs int `json:"block_subscription_timeout_ms"`
+
 	// Raw is the whole document, for plugin-specific keys.
 	Raw json.RawMessage `json:"-"`
 }

@@ -52,6 +52,9 @@ type Backend struct {
 	// Xpub parses accounts (xpubs, output descriptors); nil for chains
 	// without them.
 	Xpub XpubParser
+	// Eth is the Ethereum-type node's account, token and fee queries; nil
+	// for other chain types.
+	Eth EthereumChain
 
 	// Close releases connections; may be nil.
 	Close func() error

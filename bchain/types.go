@@ -78,6 +78,8 @@ type Block struct {
 	Nonce      uint32
 	Bits       uint32
 	Txs        []Tx
+	// Eth is the Ethereum-type part of the block; nil for UTXO chains.
+	Eth *EthBlock
 }
 
 // Tx is a decoded UTXO-model transaction.

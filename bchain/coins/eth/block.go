@@ -1,0 +1,221 @@
+package eth
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/big"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/openexplorer/blockbook/bchain"
+)
+
+// rpcHeader is the part of eth_getBlockBy* the index uses; decoding it
+// ourselves (rather than into types.Header) tolerates nodes that omit or add
+// header fields.
+type rpcHeader struct {
+	Hash          common.Hash     `json:"hash"`
+	ParentHash    common.Hash     `json:"parentHash"`
+	Number        *hexutil.Big    `json:"number"`
+	Timestamp     hexutil.Uint64  `json:"timestamp"`
+	Size          hexutil.Uint64  `json:"size"`
+	Miner         common.Address  `json:"miner"`
+	GasUsed       hexutil.Uint64  `json:"gasUsed"`
+	GasLimit      hexutil.Uint64  `json:"gasLimit"`
+	BaseFeePerGas *hexutil.Big    `json:"baseFeePerGas"`
+	Transactions  json.RawMessage `json:"transactions"`
+}
+
+// rpcTx adds the node's context fields to a transaction.
+type rpcTx struct {
+	tx       *types.Transaction
+	From     *common.Address `json:"from"`
+	Hash     common.Hash     `json:"hash"`
+	GasPrice *hexutil.Big    `json:"gasPrice"`
+	Index    *hexutil.Uint64 `json:"transactionIndex"`
+	BHash    *common.Hash    `json:"blockHash"`
+	BNumber  *hexutil.Big    `json:"blockNumber"`
+}
+
+func (r *rpcTx) UnmarshalJSON(b []byte) error {
+	type plain rpcTx
+	if err := json.Unmarshal(b, (*plain)(r)); err != nil {
+		return err
+	}
+	r.tx = new(types.Transaction)
+	return r.tx.UnmarshalJSON(b)
+}
+
+func (h *rpcHeader) height() (uint32, error) {
+	if h.Number == nil || h.Number.ToInt().Sign() < 0 || !h.Number.ToInt().IsUint64() || h.Number.ToInt().Uint64() > uint64(^uint32(0)) {
+		return 0, fmt.Errorf("block number %v out of range", h.Number)
+	}
+	return uint32(h.Number.ToInt().Uint64()), nil
+}
+
+// header fetches a block header (no txs) by hash or number.
+func (n *Node) header(ctx context.Context, method string, arg any) (*rpcHeader, error) {
+	var raw json.RawMessage
+	if err := n.rpc.call(ctx, &raw, method, arg, false); err != nil {
+		return nil, err
+	}
+	if isNull(raw) {
+		return nil, fmt.Errorf("%w: %v", bchain.ErrBlockNotFound, arg)
+	}
+	var h rpcHeader
+	if err := json.Unmarshal(raw, &h); err != nil {
+		return nil, garbage(method, err)
+	}
+	if _, err := h.height(); err != nil {
+		return nil, garbage(method, err)
+	}
+	return &h, nil
+}
+
+// Block fetches a block with full txs and receipts, decodes token transfers
+// and, when configured, internal data. A failed trace does not fail the
+// block: it is reported in Eth.TraceError.
+func (n *Node) Block(ctx context.Context, hash bchain.Hash, height uint32) (*bchain.Block, error) {
+	signer, err := n.signer(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var raw json.RawMessage
+	if err := n.rpc.call(ctx, &raw, "eth_getBlockByHash", common.Hash(hash), true); err != nil {
+		return nil, err
+	}
+	if isNull(raw) {
+		return nil, fmt.Errorf("%w: %s", bchain.ErrBlockNotFound, hash)
+	}
+	var h rpcHeader
+	if err := json.Unmarshal(raw, &h); err != nil {
+		return nil, garbage("eth_getBlockByHash", err)
+	}
+	if bchain.Hash(h.Hash) != hash {
+		return nil, garbage("eth_getBlockByHash", fmt.Errorf("asked for block %s, got %s", hash, h.Hash.Hex()))
+	}
+	var rtxs []rpcTx
+	if err := json.Unmarshal(h.Transactions, &rtxs); err != nil {
+		return nil, fmt.Errorf("%w: block %s: transactions: %v", bchain.ErrInvalidData, hash, err)
+	}
+	eb := &bchain.EthBlock{GasUsed: uint64(h.GasUsed), GasLimit: uint64(h.GasLimit), Miner: bchain.EthAddress(h.Miner), Txs: make([]bchain.EthTx, len(rtxs))}
+	if h.BaseFeePerGas != nil {
+		eb.BaseFee = new(big.Int).Set(h.BaseFeePerGas.ToInt())
+	}
+	hashes := make([]bchain.Hash, len(rtxs))
+	for i := range rtxs {
+		if err := decodeTx(&rtxs[i], signer, &eb.Txs[i]); err != nil {
+			return nil, fmt.Errorf("block %s: %w", hash, err)
+		}
+		eb.Txs[i].BlockHash, eb.Txs[i].BlockHeight, eb.Txs[i].Position = hash, height, i
+		hashes[i] = eb.Txs[i].Hash
+	}
+	receipts, err := n.receipts(ctx, hash, hashes)
+	if err != nil {
+		return nil, err
+	}
+	for i := range eb.Txs {
+		eb.Txs[i].Receipt = receipts[i]
+		if receipts[i].EffectiveGasPrice == nil {
+			// Nodes before London leave it out; the price paid is then
+			// the tx's gas price.
+			receipts[i].EffectiveGasPrice = new(big.Int).Set(eb.Txs[i].GasPrice)
+		}
+		eb.Txs[i].Transfers = TokenTransfers(receipts[i].Logs)
+	}
+	eb.Traced = n.traceInternal
+	if n.traceInternal && len(eb.Txs) > 0 {
+		internal, err := n.traceBlock(ctx, hash, hashes)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			n.log.Warn("block trace failed; the block is returned without its internal data", "block", hash, "height", height, "err", err)
+			eb.TraceError = err.Error()
+		}
+		for i := range eb.Txs {
+			if i < len(internal) {
+				eb.Txs[i].Internal = internal[i]
+			}
+		}
+	}
+	b := &bchain.Block{
+		BlockHeader: bchain.BlockHeader{Hash: hash, Prev: bchain.Hash(h.ParentHash), Height: height, Time: int64(h.Timestamp), Size: int(h.Size)},
+		Eth:         eb,
+	}
+	return b, nil
+}
+
+// decodeTx converts a node transaction, recovering the sender with the
+// chain's signer (every tx type) and checking it against the node's from.
+func decodeTx(r *rpcTx, signer types.Signer, out *bchain.EthTx) error {
+	tx := r.tx
+	from, err := types.Sender(signer, tx)
+	if err != nil {
+		return fmt.Errorf("%w: tx %s: sender: %v", bchain.ErrInvalidData, r.Hash.Hex(), err)
+	}
+	if r.From != nil && *r.From != from {
+		return fmt.Errorf("%w: tx %s: node says sender %s, signature says %s", bchain.ErrInvalidData, r.Hash.Hex(), r.From.Hex(), from.Hex())
+	}
+	if tx.Hash() != r.Hash {
+		return fmt.Errorf("%w: tx %s: hash of decoded tx is %s", bchain.ErrInvalidData, r.Hash.Hex(), tx.Hash().Hex())
+	}
+	*out = bchain.EthTx{
+		Hash: bchain.Hash(r.Hash), Type: tx.Type(), From: bchain.EthAddress(from), Nonce: tx.Nonce(),
+		Value: tx.Value(), GasLimit: tx.Gas(), GasPrice: tx.GasPrice(), Data: tx.Data(),
+	}
+	if r.GasPrice != nil {
+		// For mined 1559 txs the node reports the price actually paid.
+		out.GasPrice = new(big.Int).Set(r.GasPrice.ToInt())
+	}
+	if to := tx.To(); to != nil {
+		a := bchain.EthAddress(*to)
+		out.To = &a
+	}
+	if tx.Type() >= types.DynamicFeeTxType {
+		out.MaxFeePerGas, out.MaxPriorityFeePerGas = tx.GasFeeCap(), tx.GasTipCap()
+	}
+	if tx.Type() == types.BlobTxType {
+		out.MaxFeePerBlobGas = tx.BlobGasFeeCap()
+		for _, h := range tx.BlobHashes() {
+			out.BlobHashes = append(out.BlobHashes, bchain.Hash(h))
+		}
+	}
+	if r.BHash != nil && *r.BHash != (common.Hash{}) {
+		out.BlockHash = bchain.Hash(*r.BHash)
+		if r.BNumber != nil && r.BNumber.ToInt().IsUint64() {
+			out.BlockHeight = uint32(r.BNumber.ToInt().Uint64())
+		}
+		if r.Index != nil {
+			out.Position = int(*r.Index)
+		}
+	}
+	return nil
+}
+
+// Tx returns a pending or mined tx without its receipt.
+func (n *Node) Tx(ctx context.Context, hash bchain.Hash) (*bchain.EthTx, error) {
+	signer, err := n.signer(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var raw json.RawMessage
+	if err := n.rpc.call(ctx, &raw, "eth_getTransactionByHash", common.Hash(hash)); err != nil {
+		return nil, err
+	}
+	if isNull(raw) {
+		return nil, fmt.Errorf("%w: %s", bchain.ErrTxNotFound, hash)
+	}
+	var r rpcTx
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return nil, fmt.Errorf("%w: tx %s: %v", bchain.ErrInvalidData, hash, err)
+	}
+	var tx bchain.EthTx
+	if err := decodeTx(&r, signer, &tx); err != nil {
+		return nil, err
+	}
+	return &tx, nil
+}

@@ -1,0 +1,249 @@
+// Package eth is the Ethereum-type node backend: blocks with receipts, token
+// transfers and (optionally) internal transactions, account state, fees and
+// push notifications, over go-ethereum's JSON-RPC client.
+package eth
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"math/big"
+	"net/url"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/openexplorer/blockbook/bchain"
+)
+
+// network is one Ethereum network served under a Blockbook coin name.
+type network struct {
+	shortcut, label, netName string
+	chainID                  uint64 // 0: accept whatever the node runs (dev chains)
+	genesis                  string
+	testnet, archive         bool
+	public, intern           int
+}
+
+const (
+	mainnetGenesis = "d4e56740f876aef8c010b86a40d5f56745a118d0906a34e69aec8c0db1cb8fa3"
+	sepoliaGenesis = "25a5cc106eea7138acab33231d7160d69cb777ee0c2c553fcddf5138993e6dd9"
+)
+
+// Coin names follow Blockbook's ethereum*.json definitions; the Archive
+// variants trace blocks for internal transactions by default.
+var networks = map[string]network{
+	"Ethereum":                         {shortcut: "ETH", label: "Ethereum", netName: "mainnet", chainID: 1, genesis: mainnetGenesis, public: 9136, intern: 9036},
+	"Ethereum Archive":                 {shortcut: "ETH", label: "Ethereum", netName: "mainnet", chainID: 1, genesis: mainnetGenesis, archive: true, public: 9116, intern: 9016},
+	"Ethereum Testnet Sepolia":         {shortcut: "tSEP", label: "Ethereum Testnet Sepolia", netName: "sepolia", chainID: 11155111, genesis: sepoliaGenesis, testnet: true, public: 19176, intern: 19076},
+	"Ethereum Testnet Sepolia Archive": {shortcut: "tSEP", label: "Ethereum Testnet Sepolia", netName: "sepolia", chainID: 11155111, genesis: sepoliaGenesis, testnet: true, archive: true, public: 19196, intern: 19096},
+	"Ethereum Regtest":                 {shortcut: "rETH", label: "Ethereum Regtest", netName: "regtest", testnet: true, archive: true, public: 19136, intern: 19036},
+}
+
+func init() {
+	for name := range networks {
+		bchain.Register(name, func(cfg *bchain.Config, env bchain.Env) (*bchain.Backend, error) {
+			return NewBackend(name, cfg, env)
+		})
+	}
+}
+
+// Node talks to one Ethereum execution client.
+type Node struct {
+	rpc   *rpcClient
+	log   *slog.Logger
+	net   network
+	wsURL string
+
+	traceInternal   bool
+	eip1559         bool
+	noBlockReceipts atomic.Bool // set once the node refuses eth_getBlockReceipts
+
+	mu      sync.Mutex
+	chainID *big.Int // learned from the node on first use
+}
+
+// NewNode connects (lazily) to the node of a registered coin.
+func NewNode(coinName string, cfg *bchain.Config, log *slog.Logger) (*Node, error) {
+	n, ok := networks[coinName]
+	if !ok {
+		return nil, fmt.Errorf("%w: unknown Ethereum coin %q", bchain.ErrConfig, coinName)
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	u, err := url.Parse(cfg.RPCURL)
+	if err != nil || u.Host == "" {
+		return nil, fmt.Errorf("%w: rpc_url %q is not a URL", bchain.ErrConfig, cfg.RPCURL)
+	}
+	switch u.Scheme {
+	case "http", "https", "ws", "wss":
+	default:
+		return nil, fmt.Errorf("%w: rpc_url %q: scheme must be http(s) or ws(s)", bchain.ErrConfig, cfg.RPCURL)
+	}
+	ws := cfg.RPCURLWS
+	if ws == "" && (u.Scheme == "ws" || u.Scheme == "wss") {
+		ws = cfg.RPCURL // Blockbook's configs give one ws:// URL for both
+	}
+	node := &Node{
+		rpc: newRPCClient(cfg.RPCURL, cfg.Timeout(), log), log: log, net: n, wsURL: ws,
+		traceInternal: n.archive || cfg.ProcessInternalTransactions, eip1559: cfg.Eip1559Fees,
+	}
+	// An explicit processInternalTransactions: false turns tracing off even
+	// for Archive coins.
+	if v, ok := rawBool(cfg.Raw, "processInternalTransactions"); ok {
+		node.traceInternal = v
+	}
+	return node, nil
+}
+
+// NewBackend assembles the capabilities of an Ethereum-type coin.
+func NewBackend(coinName string, cfg *bchain.Config, env bchain.Env) (*bchain.Backend, error) {
+	if env.Log == nil {
+		env.Log = slog.Default()
+	}
+	log := env.Log.With("subsystem", "node", "coin", coinName)
+	node, err := NewNode(coinName, cfg, log)
+	if err != nil {
+		return nil, err
+	}
+	n := node.net
+	p := bchain.CoinParams{
+		Name: coinName, Shortcut: n.shortcut, Label: n.label, Network: n.netName, Testnet: n.testnet,
+		Decimals: 18, Slip44: 60, PublicPort: n.public, InternalPort: n.intern,
+	}
+	if n.genesis != "" {
+		g, _ := bchain.ParseHash(n.genesis)
+		p.Genesis = g
+	}
+	if cfg.CoinShortcut != "" {
+		p.Shortcut = cfg.CoinShortcut
+	}
+	if cfg.CoinLabel != "" {
+		p.Label = cfg.CoinLabel
+	}
+	if cfg.Slip44 != 0 {
+		p.Slip44 = cfg.Slip44
+	}
+	p.APINetwork = p.Shortcut
+	if cfg.Network != "" {
+		p.APINetwork = cfg.Network
+	}
+	b := &bchain.Backend{
+		Type: bchain.ChainEthereumType, Params: p,
+		Chain: node, Addresses: AddressParser{}, Broadcast: node, Fees: node, Eth: node,
+		Close: func() error { node.rpc.close(); return nil },
+	}
+	mp := NewMempool(node, cfg)
+	b.Mempool = mp
+	if node.wsURL != "" && cfg.BlockNotifications != "none" {
+		b.Notifier = NewBlockNotifier(node, cfg)
+		b.TxNotifier = mp
+	}
+	return b, nil
+}
+
+// signer returns the chain's latest signer, which recovers senders of every
+// tx type (and of pre-EIP-155 legacy txs).
+func (n *Node) signer(ctx context.Context) (types.Signer, error) {
+	id, err := n.ChainID(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return types.LatestSignerForChainID(id), nil
+}
+
+// ChainID asks the node once and checks it runs the configured network.
+func (n *Node) ChainID(ctx context.Context) (*big.Int, error) {
+	n.mu.Lock()
+	id := n.chainID
+	n.mu.Unlock()
+	if id != nil {
+		return new(big.Int).Set(id), nil
+	}
+	var v hexutil.Big
+	if err := n.rpc.call(ctx, &v, "eth_chainId"); err != nil {
+		return nil, err
+	}
+	id = v.ToInt()
+	if n.net.chainID != 0 && (!id.IsUint64() || id.Uint64() != n.net.chainID) {
+		return nil, fmt.Errorf("%w: the node runs chain id %s, but this coin is %s (chain id %d)", bchain.ErrConfig, id, n.net.netName, n.net.chainID)
+	}
+	n.mu.Lock()
+	n.chainID = id
+	n.mu.Unlock()
+	return new(big.Int).Set(id), nil
+}
+
+// BestBlock returns the latest block's height and hash.
+func (n *Node) BestBlock(ctx context.Context) (uint32, bchain.Hash, error) {
+	h, err := n.header(ctx, "eth_getBlockByNumber", "latest")
+	if err != nil {
+		return 0, bchain.Hash{}, err
+	}
+	height, _ := h.height()
+	return height, bchain.Hash(h.Hash), nil
+}
+
+// BlockHash returns the hash of the canonical block at height.
+func (n *Node) BlockHash(ctx context.Context, height uint32) (bchain.Hash, error) {
+	h, err := n.header(ctx, "eth_getBlockByNumber", hexutil.Uint64(height))
+	if err != nil {
+		return bchain.Hash{}, err
+	}
+	return bchain.Hash(h.Hash), nil
+}
+
+// BlockHeight returns the height of a block known by hash.
+func (n *Node) BlockHeight(ctx context.Context, hash bchain.Hash) (uint32, error) {
+	h, err := n.header(ctx, "eth_getBlockByHash", common.Hash(hash))
+	if err != nil {
+		return 0, err
+	}
+	height, _ := h.height()
+	return height, nil
+}
+
+// ChainInfo describes the node for the status pages.
+func (n *Node) ChainInfo(ctx context.Context) (*bchain.ChainInfo, error) {
+	id, err := n.ChainID(ctx)
+	if err != nil {
+		return nil, err
+	}
+	h, err := n.header(ctx, "eth_getBlockByNumber", "latest")
+	if err != nil {
+		return nil, err
+	}
+	height, _ := h.height()
+	ci := &bchain.ChainInfo{Chain: n.net.netName, Blocks: int(height), Headers: int(height), BestBlockHash: bchain.Hash(h.Hash).String(), ProtocolVersion: id.String()}
+	var version string
+	if err := n.rpc.call(ctx, &version, "web3_clientVersion"); err == nil {
+		ci.Version, ci.Subversion = version, version
+	}
+	// While syncing, eth_syncing tells how far the node knows the chain.
+	var syncing any
+	if err := n.rpc.call(ctx, &syncing, "eth_syncing"); err == nil {
+		if m, ok := syncing.(map[string]any); ok {
+			if s, ok := m["highestBlock"].(string); ok {
+				if v, err := strconv.ParseUint(s, 0, 32); err == nil {
+					ci.Headers = int(v)
+				}
+			}
+		}
+	}
+	return ci, nil
+}
+
+// mempoolTimeout is how long an unmined tx stays in the fallback pending set
+// (mempoolTxTimeoutHours; Blockbook's default is 48h).
+func mempoolTimeout(cfg *bchain.Config) time.Duration {
+	if cfg.MempoolTxTimeoutHours > 0 {
+		return time.Duration(cfg.MempoolTxTimeoutHours) * time.Hour
+	}
+	return 48 * time.Hour
+}

@@ -1,0 +1,126 @@
+package eth
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/rpc"
+
+	"github.com/openexplorer/blockbook/bchain"
+)
+
+// rpcReceipt is a receipt as eth_getTransactionReceipt/eth_getBlockReceipts
+// return it. Status is a pointer: pre-Byzantium receipts carry a state root
+// instead, and then the outcome is unknown.
+type rpcReceipt struct {
+	TxHash            common.Hash     `json:"transactionHash"`
+	Status            *hexutil.Uint64 `json:"status"`
+	GasUsed           hexutil.Uint64  `json:"gasUsed"`
+	EffectiveGasPrice *hexutil.Big    `json:"effectiveGasPrice"`
+	ContractAddress   *common.Address `json:"contractAddress"`
+	Logs              []rpcLog        `json:"logs"`
+}
+
+type rpcLog struct {
+	Address common.Address `json:"address"`
+	Topics  []common.Hash  `json:"topics"`
+	Data    hexutil.Bytes  `json:"data"`
+	Index   hexutil.Uint   `json:"logIndex"`
+	Removed bool           `json:"removed"`
+}
+
+// receiptBatch is how many eth_getTransactionReceipt calls go in one batch
+// request on the fallback path.
+const receiptBatch = 100
+
+// receipts returns the receipts of a block's txs in order. It uses
+// eth_getBlockReceipts (one call) and, once a node says it lacks that
+// method, per-tx eth_getTransactionReceipt in batches from then on.
+func (n *Node) receipts(ctx context.Context, block bchain.Hash, txs []bchain.Hash) ([]*bchain.EthReceipt, error) {
+	if len(txs) == 0 {
+		return nil, nil
+	}
+	var rs []*rpcReceipt
+	if !n.noBlockReceipts.Load() {
+		err := n.rpc.call(ctx, &rs, "eth_getBlockReceipts", common.Hash(block))
+		if err != nil && !isMethodNotFound(err) {
+			return nil, err
+		}
+		if err != nil {
+			n.log.Info("node lacks eth_getBlockReceipts; fetching receipts per transaction", "err", err)
+			n.noBlockReceipts.Store(true)
+			rs = nil
+		}
+	}
+	if n.noBlockReceipts.Load() {
+		var err error
+		if rs, err = n.txReceipts(ctx, txs); err != nil {
+			return nil, err
+		}
+	}
+	if len(rs) != len(txs) {
+		return nil, fmt.Errorf("%w: block %s: %d receipts for %d txs", bchain.ErrNodeUnavailable, block, len(rs), len(txs))
+	}
+	out := make([]*bchain.EthReceipt, len(txs))
+	for i, r := range rs {
+		if r == nil || bchain.Hash(r.TxHash) != txs[i] {
+			return nil, fmt.Errorf("%w: block %s: receipt %d does not belong to tx %s", bchain.ErrNodeUnavailable, block, i, txs[i])
+		}
+		out[i] = convertReceipt(r)
+	}
+	return out, nil
+}
+
+func (n *Node) txReceipts(ctx context.Context, txs []bchain.Hash) ([]*rpcReceipt, error) {
+	out := make([]*rpcReceipt, len(txs))
+	for start := 0; start < len(txs); start += receiptBatch {
+		chunk := txs[start:min(start+receiptBatch, len(txs))]
+		elems := make([]rpc.BatchElem, len(chunk))
+		for i, h := range chunk {
+			elems[i] = rpc.BatchElem{Method: "eth_getTransactionReceipt", Args: []any{common.Hash(h)}, Result: &out[start+i]}
+		}
+		if err := n.rpc.batch(ctx, elems); err != nil {
+			return nil, err
+		}
+		for i, e := range elems {
+			if e.Error != nil {
+				return nil, fmt.Errorf("receipt of tx %s: %w", chunk[i], e.Error)
+			}
+			if out[start+i] == nil {
+				return nil, fmt.Errorf("%w: node has no receipt for tx %s", bchain.ErrNodeUnavailable, chunk[i])
+			}
+		}
+	}
+	return out, nil
+}
+
+func convertReceipt(r *rpcReceipt) *bchain.EthReceipt {
+	out := &bchain.EthReceipt{Status: bchain.EthStatusUnknown, GasUsed: uint64(r.GasUsed)}
+	if r.Status != nil {
+		out.Status = bchain.EthStatusFailure
+		if *r.Status == 1 {
+			out.Status = bchain.EthStatusSuccess
+		}
+	}
+	if r.EffectiveGasPrice != nil {
+		out.EffectiveGasPrice = new(big.Int).Set(r.EffectiveGasPrice.ToInt())
+	}
+	if r.ContractAddress != nil && *r.ContractAddress != (common.Address{}) {
+		a := bchain.EthAddress(*r.ContractAddress)
+		out.ContractAddress = &a
+	}
+	for _, l := range r.Logs {
+		if l.Removed {
+			continue
+		}
+		el := bchain.EthLog{Address: bchain.EthAddress(l.Address), Data: l.Data, Index: uint(l.Index), Topics: make([]bchain.Hash, len(l.Topics))}
+		for i, t := range l.Topics {
+			el.Topics[i] = bchain.Hash(t)
+		}
+		out.Logs = append(out.Logs, el)
+	}
+	return out
+}

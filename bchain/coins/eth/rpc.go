@@ -1,0 +1,161 @@
+package eth
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ethereum/go-ethereum/rpc"
+
+	"github.com/openexplorer/blockbook/bchain"
+)
+
+// rpcClient wraps go-ethereum's JSON-RPC client: every call gets the
+// configured timeout, and errors are sorted into the bchain sentinels so the
+// indexer can tell a node that is down (retry) from a node that said no.
+type rpcClient struct {
+	url     string
+	timeout time.Duration
+	log     *slog.Logger
+
+	mu     sync.Mutex
+	client *rpc.Client
+}
+
+func newRPCClient(url string, timeout time.Duration, log *slog.Logger) *rpcClient {
+	return &rpcClient{url: url, timeout: timeout, log: log}
+}
+
+// conn dials lazily: for HTTP this does no I/O, for a websocket rpc_url it
+// connects on first use and again after the connection is lost.
+func (c *rpcClient) conn(ctx context.Context) (*rpc.Client, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.client != nil {
+		return c.client, nil
+	}
+	cl, err := rpc.DialContext(ctx, c.url)
+	if err != nil {
+		return nil, fmt.Errorf("%w: dial %s: %v", bchain.ErrNodeUnavailable, c.url, err)
+	}
+	c.client = cl
+	return cl, nil
+}
+
+// reset drops a websocket connection that failed so the next call redials.
+func (c *rpcClient) reset(cl *rpc.Client) {
+	if strings.HasPrefix(c.url, "http") {
+		return // HTTP clients have no connection state to lose
+	}
+	c.mu.Lock()
+	if c.client == cl {
+		c.client = nil
+		cl.Close()
+	}
+	c.mu.Unlock()
+}
+
+func (c *rpcClient) close() {
+	c.mu.Lock()
+	if c.client != nil {
+		c.client.Close()
+		c.client = nil
+	}
+	c.mu.Unlock()
+}
+
+// call performs one request; result must be a pointer (json.RawMessage to
+// decode later). A JSON null result leaves result untouched.
+func (c *rpcClient) call(ctx context.Context, result any, method string, args ...any) error {
+	cl, err := c.conn(ctx)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	err = cl.CallContext(ctx, result, method, args...)
+	if err != nil {
+		err = classify(method, err)
+		if errors.Is(err, bchain.ErrNodeUnavailable) {
+			c.reset(cl)
+		}
+	}
+	return err
+}
+
+// batch sends several requests at once; per-element errors stay in the
+// elements (already classified), a transport error is returned.
+func (c *rpcClient) batch(ctx context.Context, elems []rpc.BatchElem) error {
+	if len(elems) == 0 {
+		return nil
+	}
+	cl, err := c.conn(ctx)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	if err := cl.BatchCallContext(ctx, elems); err != nil {
+		err = classify(elems[0].Method+" (batch)", err)
+		if errors.Is(err, bchain.ErrNodeUnavailable) {
+			c.reset(cl)
+		}
+		return err
+	}
+	for i := range elems {
+		if elems[i].Error != nil {
+			elems[i].Error = classify(elems[i].Method, elems[i].Error)
+		}
+	}
+	return nil
+}
+
+// classify turns a go-ethereum rpc error into a bchain one: an error object
+// from the node becomes *bchain.RPCError; everything else (refused
+// connection, HTTP error page, undecodable answer, timeout) means the node
+// is not usable right now and wraps bchain.ErrNodeUnavailable.
+func classify(method string, err error) error {
+	if errors.Is(err, context.Canceled) {
+		return err
+	}
+	var re rpc.Error
+	if errors.As(err, &re) {
+		var he rpc.HTTPError
+		if !errors.As(err, &he) {
+			return fmt.Errorf("%s: %w", method, &bchain.RPCError{Code: re.ErrorCode(), Message: re.Error()})
+		}
+	}
+	return fmt.Errorf("%w: %s: %v", bchain.ErrNodeUnavailable, method, err)
+}
+
+// isMethodNotFound reports whether the node does not implement the method
+// (JSON-RPC -32601, or geth/erigon's wording behind other codes).
+func isMethodNotFound(err error) bool {
+	var re *bchain.RPCError
+	if !errors.As(err, &re) {
+		return false
+	}
+	if re.Code == -32601 {
+		return true
+	}
+	m := strings.ToLower(re.Message)
+	return strings.Contains(m, "not found") && strings.Contains(m, "method") ||
+		strings.Contains(m, "does not exist") || strings.Contains(m, "not supported") ||
+		strings.Contains(m, "unsupported method")
+}
+
+// isNull reports whether a raw JSON result is absent or null.
+func isNull(r json.RawMessage) bool {
+	s := strings.TrimSpace(string(r))
+	return s == "" || s == "null"
+}
+
+// garbage reports an answer that does not decode as the method promises.
+func garbage(method string, err error) error {
+	return fmt.Errorf("%w: %s: unexpected answer: %v", bchain.ErrNodeUnavailable, method, err)
+}

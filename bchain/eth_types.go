@@ -1,0 +1,238 @@
+package bchain
+
+import (
+	"context"
+	"encoding/hex"
+	"math/big"
+)
+
+// Ethereum-type (account model) data as the node backend hands it to the
+// index. The types avoid go-ethereum's own so that db and api do not depend
+// on it; values are *big.Int because wei amounts overflow uint64.
+
+// EthAddress is a 20-byte account or contract address; its AddrDesc is the
+// same 20 bytes.
+type EthAddress [20]byte
+
+// AddrDesc returns the descriptor the index files the address under.
+func (a EthAddress) AddrDesc() AddrDesc { return AddrDesc(append([]byte(nil), a[:]...)) }
+
+// String renders the address as lowercase 0x-prefixed hex (for logs; the
+// API renders EIP-55 through the AddressParser).
+func (a EthAddress) String() string { return "0x" + hex.EncodeToString(a[:]) }
+
+// EthBlock is the Ethereum part of a Block (Block.Eth). Block.Txs is empty
+// for Ethereum-type chains.
+type EthBlock struct {
+	BaseFee  *big.Int // nil before London
+	GasUsed  uint64
+	GasLimit uint64
+	Miner    EthAddress // fee recipient
+	Txs      []EthTx
+	// Traced tells whether internal transactions were requested for this
+	// block (processInternalTransactions).
+	Traced bool
+	// TraceError is set when tracing was requested but failed after retries
+	// (whole block or some txs): the block is still usable, its txs' Internal
+	// are nil where missing, and the indexer should record the block and
+	// call EthereumChain.InternalData again later.
+	TraceError string
+}
+
+// Ethereum transaction types (EIP-2718).
+const (
+	EthTxLegacy     = 0
+	EthTxAccessList = 1 // EIP-2930
+	EthTxDynamicFee = 2 // EIP-1559
+	EthTxBlob       = 3 // EIP-4844
+	EthTxSetCode    = 4 // EIP-7702
+)
+
+// EthTx is one transaction with, for mined ones, its receipt, decoded token
+// transfers and internal data.
+type EthTx struct {
+	Hash  Hash
+	Type  uint8
+	From  EthAddress
+	To    *EthAddress // nil for contract creation
+	Nonce uint64
+	Value *big.Int
+	// GasPrice is the legacy gas price, or for 1559-style txs the fee cap
+	// (what eth_getTransaction* reports for pending ones).
+	GasPrice             *big.Int
+	GasLimit             uint64
+	MaxFeePerGas         *big.Int // nil for legacy and 2930
+	MaxPriorityFeePerGas *big.Int // nil for legacy and 2930
+	MaxFeePerBlobGas     *big.Int // type 3 only
+	BlobHashes           []Hash   // type 3 only
+	Data                 []byte
+	// BlockHash and BlockHeight are zero for pending txs; Position is the
+	// index in the block.
+	BlockHash   Hash
+	BlockHeight uint32
+	Position    int
+
+	Receipt   *EthReceipt // nil for pending txs
+	Transfers []TokenTransfer
+	// Internal is nil when tracing is off or failed for this tx.
+	Internal *EthInternalData
+}
+
+// Receipt status values; Unknown is for pre-Byzantium receipts, which carry
+// a state root instead.
+const (
+	EthStatusFailure = 0
+	EthStatusSuccess = 1
+	EthStatusUnknown = -1
+)
+
+// EthReceipt is the outcome of a mined tx.
+type EthReceipt struct {
+	Status            int
+	GasUsed           uint64
+	EffectiveGasPrice *big.Int
+	ContractAddress   *EthAddress // set for contract creations
+	Logs              []EthLog
+}
+
+// EthLog is one event log.
+type EthLog struct {
+	Address EthAddress
+	Topics  []Hash
+	Data    []byte
+	Index   uint // log index in the block
+}
+
+// TokenStandard is the token interface a transfer or contract follows.
+type TokenStandard int
+
+// Token standards; TokenUnknown is for contracts that match none.
+const (
+	TokenUnknown TokenStandard = iota
+	TokenERC20
+	TokenERC721
+	TokenERC1155
+)
+
+func (s TokenStandard) String() string {
+	switch s {
+	case TokenERC20:
+		return "ERC20"
+	case TokenERC721:
+		return "ERC721"
+	case TokenERC1155:
+		return "ERC1155"
+	}
+	return "unknown"
+}
+
+// TokenTransfer is one token movement decoded from a log. A TransferBatch
+// log yields one entry per (id, value) pair, all with the same LogIndex.
+type TokenTransfer struct {
+	Standard TokenStandard
+	Contract EthAddress
+	From     EthAddress
+	To       EthAddress
+	Value    *big.Int // amount; 1 for ERC721
+	TokenID  *big.Int // nil for ERC20
+	LogIndex uint
+}
+
+// EthInternalType is the kind of a tx or of an internal transfer.
+type EthInternalType int
+
+// Internal transfer and tx kinds.
+const (
+	EthInternalCall EthInternalType = iota
+	EthInternalCreate
+	EthInternalSelfDestruct
+)
+
+func (t EthInternalType) String() string {
+	switch t {
+	case EthInternalCall:
+		return "call"
+	case EthInternalCreate:
+		return "create"
+	case EthInternalSelfDestruct:
+		return "selfdestruct"
+	}
+	return "unknown"
+}
+
+// EthInternalTransfer is value moved by a successful inner call frame, a
+// contract created by one (Value may be zero), or a selfdestruct.
+type EthInternalTransfer struct {
+	Type  EthInternalType
+	From  EthAddress
+	To    EthAddress
+	Value *big.Int
+}
+
+// EthInternalData is what the call tracer tells about one tx. Value moved in
+// frames that reverted or failed, and in their children, is never included.
+type EthInternalData struct {
+	Type      EthInternalType // call or create: the top-level frame
+	Contracts []EthAddress    // contracts created (top level or inner)
+	Transfers []EthInternalTransfer
+	Error     string // the top-level frame's error, if the tx failed
+}
+
+// EthContractInfo is a contract's token metadata; fields the contract does
+// not implement are empty (Decimals is 0 then).
+type EthContractInfo struct {
+	Contract EthAddress
+	Standard TokenStandard
+	Name     string
+	Symbol   string
+	Decimals int
+}
+
+// EthFeeTier is one EIP-1559 fee suggestion.
+type EthFeeTier struct {
+	MaxFeePerGas         *big.Int
+	MaxPriorityFeePerGas *big.Int
+}
+
+// EthFees are EIP-1559 fee suggestions derived from recent blocks.
+type EthFees struct {
+	BaseFee *big.Int // expected base fee of the next block
+	Low     EthFeeTier
+	Medium  EthFeeTier
+	High    EthFeeTier
+	Instant EthFeeTier
+}
+
+// EthBlockTag selects the state a query reads: a block height, or
+// EthLatest for the node's tip.
+type EthBlockTag int64
+
+// EthLatest reads the state at the latest block.
+const EthLatest EthBlockTag = -1
+
+// EthereumChain is what an Ethereum-type node offers beyond BlockChain:
+// account state, token metadata, fees and pending txs (Backend.Eth).
+type EthereumChain interface {
+	// ChainID is the node's chain id (eth_chainId).
+	ChainID(ctx context.Context) (*big.Int, error)
+	// Balance is the wei balance of addr at the given block.
+	Balance(ctx context.Context, addr AddrDesc, at EthBlockTag) (*big.Int, error)
+	// Nonce is the number of txs sent by addr as of the given block.
+	Nonce(ctx context.Context, addr AddrDesc, at EthBlockTag) (uint64, error)
+	// ContractInfo reads name, symbol and decimals (string or bytes32
+	// returns), tolerating methods the contract lacks.
+	ContractInfo(ctx context.Context, contract AddrDesc) (*EthContractInfo, error)
+	// TokenBalance is ERC20 balanceOf(addr) at the latest block.
+	TokenBalance(ctx context.Context, addr, contract AddrDesc) (*big.Int, error)
+	// EIP1559Fees suggests fees from eth_feeHistory and
+	// eth_maxPriorityFeePerGas; ErrUnsupported before London.
+	EIP1559Fees(ctx context.Context) (*EthFees, error)
+	// GasPrice is the legacy gas price suggestion (eth_gasPrice).
+	GasPrice(ctx context.Context) (*big.Int, error)
+	// Tx returns a tx by hash, pending or mined (then BlockHash is set),
+	// without receipt; ErrTxNotFound when the node does not know it.
+	Tx(ctx context.Context, hash Hash) (*EthTx, error)
+	// InternalData traces a block again (after EthBlock.TraceError): one
+	// entry per tx of the block, in block order.
+	InternalData(ctx context.Context, block Hash) ([]*EthInternalData, error)
+}
