@@ -37,6 +37,12 @@ const (
 	CFBlockFilter              // hash → Golomb filter of the block's scripts (when enabled and not empty)
 	CFTransactions             // txid → raw tx (cache)
 	CFFiatRates                // 't' ‖ u32be(unix time) → FiatTicker; 'c' → current ticker (off-chain, schema_fiat.go)
+	// Ethereum-type only (schema_eth.go); Ethereum-type chains use
+	// CFAddresses and CFBlockTxs in their Ethereum form.
+	CFAddressContracts        // address → AddrContracts
+	CFInternalData            // txid → InternalData
+	CFContracts               // contract → ContractInfo
+	CFBlockInternalDataErrors // u32be(height) → trace error text, until the block is traced
 	numCF
 )
 
@@ -58,6 +64,11 @@ var cfInfos = [numCF]cfInfo{
 	CFBlockFilter:    {name: "blockFilter"},
 	CFTransactions:   {name: "transactions", cache: true},
 	CFFiatRates:      {name: "fiatRates"}, // off-chain, see schema_fiat.go
+
+	CFAddressContracts:        {name: "addressContracts"},
+	CFInternalData:            {name: "internalData"},
+	CFContracts:               {name: "contracts"},
+	CFBlockInternalDataErrors: {name: "blockInternalDataErrors"},
 }
 
 func (c CF) String() string {
@@ -76,6 +87,9 @@ func ColumnFamilies(t bchain.ChainType) []CF {
 	case bchain.ChainBitcoinType:
 		return []CF{CFDefault, CFHeight, CFAddresses, CFAddressBalance, CFAddressUtxos,
 			CFTxAddresses, CFSpends, CFBlockTxs, CFBlockFilter, CFTransactions, CFFiatRates}
+	case bchain.ChainEthereumType:
+		return []CF{CFDefault, CFHeight, CFAddresses, CFAddressContracts, CFInternalData, CFContracts,
+			CFBlockTxs, CFBlockInternalDataErrors, CFTransactions, CFFiatRates}
 	}
 	return nil
 }

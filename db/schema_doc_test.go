@@ -18,9 +18,19 @@ func TestSchemaDocCoversEveryColumnFamily(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := string(doc)
-	for _, ct := range []bchain.ChainType{bchain.ChainBitcoinType} {
+	ethStart := strings.Index(text, "## Ethereum-type column families")
+	if ethStart < 0 {
+		t.Fatal("docs/schema.md has no Ethereum-type section")
+	}
+	// Ethereum's own forms of shared names are headed "name (Ethereum)".
+	ethForms := map[CF]bool{CFAddresses: true, CFBlockTxs: true}
+	for _, ct := range []bchain.ChainType{bchain.ChainBitcoinType, bchain.ChainEthereumType} {
 		for _, cf := range ColumnFamilies(ct) {
-			heading := regexp.MustCompile(`(?m)^### ` + regexp.QuoteMeta(cf.String()) + `( \((cache|off-chain)\))?$`)
+			suffix := `( \((cache|off-chain)\))?`
+			if ct == bchain.ChainEthereumType && ethForms[cf] {
+				suffix = ` \(Ethereum\)`
+			}
+			heading := regexp.MustCompile(`(?m)^### ` + regexp.QuoteMeta(cf.String()) + suffix + `$`)
 			if !heading.MatchString(text) {
 				t.Errorf("docs/schema.md has no section '### %s'", cf)
 				continue

@@ -3,7 +3,6 @@ package db
 import (
 	"errors"
 	"fmt"
-	"log/slog"
 
 	"github.com/openexplorer/blockbook/bchain"
 )
@@ -32,11 +31,9 @@ type OutputClassifier interface {
 // UtxoIndex connects and disconnects Bitcoin-type blocks, one atomic write
 // per block holding its rows, its undo data and the new tip.
 type UtxoIndex struct {
-	db       *DB
+	chainIndex
 	classify OutputClassifier
-	keep     uint32
 	filters  FilterParams
-	log      *slog.Logger
 }
 
 // NewUtxoIndex returns the Bitcoin-type index over d, keeping undo data for
@@ -51,60 +48,17 @@ func NewUtxoIndex(d *DB, c OutputClassifier, keep int, filters FilterParams) (*U
 	if err := d.checkFilterParams(filters); err != nil {
 		return nil, err
 	}
-	if keep < 1 {
-		keep = 1
-	}
-	return &UtxoIndex{db: d, classify: c, keep: uint32(keep), filters: filters, log: d.log.With("subsystem", "index")}, nil
+	return &UtxoIndex{chainIndex: newChainIndex(d, keep), classify: c, filters: filters}, nil
 }
 
 // Filters returns the block filter parameters of the index.
 func (x *UtxoIndex) Filters() FilterParams { return x.filters }
 
-// DB returns the underlying database.
-func (x *UtxoIndex) DB() *DB { return x.db }
-
-// Window is the number of most recent blocks that can be disconnected.
-func (x *UtxoIndex) Window() uint32 { return x.keep }
-
-// Tip returns the last connected block.
-func (x *UtxoIndex) Tip() (Tip, bool, error) { return ReadTip(x.db) }
-
-// BlockHash returns the hash of the indexed block at height.
-func (x *UtxoIndex) BlockHash(height uint32) (bchain.Hash, bool, error) {
-	m, err := ReadBlockMeta(x.db, height)
-	if err != nil || m == nil {
-		return bchain.Hash{}, false, err
-	}
-	return m.Hash, true, nil
-}
-
-// CompactInBackground compacts the index after a bulk load.
-func (x *UtxoIndex) CompactInBackground() { x.db.CompactInBackground() }
-
-// BlockTime returns the timestamp of the indexed block at height.
-func (x *UtxoIndex) BlockTime(height uint32) (int64, error) {
-	m, err := ReadBlockMeta(x.db, height)
-	if err != nil {
-		return 0, err
-	}
-	if m == nil {
-		return 0, fmt.Errorf("no block at height %d", height)
-	}
-	return m.Time, nil
-}
-
 // ConnectBlock indexes blk, which must extend the tip (or be block 0 of an
 // empty index), in one atomic write.
 func (x *UtxoIndex) ConnectBlock(blk *bchain.Block) error {
-	tip, ok, err := ReadTip(x.db)
-	if err != nil {
+	if err := x.checkNext(blk); err != nil {
 		return err
-	}
-	if ok && (blk.Height != tip.Height+1 || blk.Prev != tip.Hash) {
-		return fmt.Errorf("%w: block %d %s (parent %s), tip %d %s", ErrNotNextBlock, blk.Height, blk.Hash, blk.Prev, tip.Height, tip.Hash)
-	}
-	if !ok && blk.Height != 0 {
-		return fmt.Errorf("%w: empty index starts at block 0, got %d", ErrNotNextBlock, blk.Height)
 	}
 	ib, err := x.index(newIndexPrevouts(x.db), blk)
 	if err != nil {
@@ -159,24 +113,19 @@ func (x *UtxoIndex) DisconnectTip(refill RefillFunc) (Tip, bool, error) {
 	for i := range ib.Txs {
 		b.del(CFTransactions, txCacheKey(ib.Txs[i].Txid))
 	}
-	var newTip Tip
-	if h == 0 {
-		deleteTip(b)
-	} else {
-		prev, err := ReadBlockMeta(x.db, h-1)
-		if err != nil {
-			return Tip{}, false, err
-		}
-		if prev == nil {
-			return Tip{}, false, fmt.Errorf("%w: no block at height %d below the tip", ErrCorrupt, h-1)
-		}
-		newTip = Tip{Height: h - 1, Hash: prev.Hash}
+	newTip, ok, err := x.tipBelow(h)
+	if err != nil {
+		return Tip{}, false, err
+	}
+	if ok {
 		writeTip(b, newTip)
+	} else {
+		deleteTip(b)
 	}
 	if err := x.db.write(b); err != nil {
 		return Tip{}, false, err
 	}
-	return newTip, h > 0, nil
+	return newTip, ok, nil
 }
 
 // RefillFunc fetches a block by height and hash from the node.

@@ -1,0 +1,88 @@
+package db
+
+import (
+	"fmt"
+	"log/slog"
+
+	"github.com/openexplorer/blockbook/bchain"
+)
+
+// chainIndex is what the index of every chain type shares: the database,
+// the rollback window and the height column.
+type chainIndex struct {
+	db   *DB
+	keep uint32
+	log  *slog.Logger
+}
+
+func newChainIndex(d *DB, keep int) chainIndex {
+	if keep < 1 {
+		keep = 1
+	}
+	return chainIndex{db: d, keep: uint32(keep), log: d.log.With("subsystem", "index")}
+}
+
+// DB returns the underlying database.
+func (x *chainIndex) DB() *DB { return x.db }
+
+// Window is the number of most recent blocks that can be disconnected.
+func (x *chainIndex) Window() uint32 { return x.keep }
+
+// Tip returns the last connected block.
+func (x *chainIndex) Tip() (Tip, bool, error) { return ReadTip(x.db) }
+
+// BlockHash returns the hash of the indexed block at height.
+func (x *chainIndex) BlockHash(height uint32) (bchain.Hash, bool, error) {
+	m, err := ReadBlockMeta(x.db, height)
+	if err != nil || m == nil {
+		return bchain.Hash{}, false, err
+	}
+	return m.Hash, true, nil
+}
+
+// CompactInBackground compacts the index after a bulk load.
+func (x *chainIndex) CompactInBackground() { x.db.CompactInBackground() }
+
+// BlockTime returns the timestamp of the indexed block at height.
+func (x *chainIndex) BlockTime(height uint32) (int64, error) {
+	m, err := ReadBlockMeta(x.db, height)
+	if err != nil {
+		return 0, err
+	}
+	if m == nil {
+		return 0, fmt.Errorf("no block at height %d", height)
+	}
+	return m.Time, nil
+}
+
+// checkNext fails unless blk extends the tip (or is block 0 of an empty
+// index).
+func (x *chainIndex) checkNext(blk *bchain.Block) error {
+	tip, ok, err := ReadTip(x.db)
+	if err != nil {
+		return err
+	}
+	if ok && (blk.Height != tip.Height+1 || blk.Prev != tip.Hash) {
+		return fmt.Errorf("%w: block %d %s (parent %s), tip %d %s", ErrNotNextBlock, blk.Height, blk.Hash, blk.Prev, tip.Height, tip.Hash)
+	}
+	if !ok && blk.Height != 0 {
+		return fmt.Errorf("%w: empty index starts at block 0, got %d", ErrNotNextBlock, blk.Height)
+	}
+	return nil
+}
+
+// tipBelow returns the block under height h, the tip once h is
+// disconnected (ok false: the index becomes empty).
+func (x *chainIndex) tipBelow(h uint32) (Tip, bool, error) {
+	if h == 0 {
+		return Tip{}, false, nil
+	}
+	prev, err := ReadBlockMeta(x.db, h-1)
+	if err != nil {
+		return Tip{}, false, err
+	}
+	if prev == nil {
+		return Tip{}, false, fmt.Errorf("%w: no block at height %d below the tip", ErrCorrupt, h-1)
+	}
+	return Tip{Height: h - 1, Hash: prev.Hash}, true, nil
+}
