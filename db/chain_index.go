@@ -71,18 +71,25 @@ func (x *chainIndex) checkNext(blk *bchain.Block) error {
 	return nil
 }
 
-// tipBelow returns the block under height h, the tip once h is
-// disconnected (ok false: the index becomes empty).
-func (x *chainIndex) tipBelow(h uint32) (Tip, bool, error) {
-	if h == 0 {
-		return Tip{}, false, nil
+// commitDisconnect makes the block under h the tip (or empties the index)
+// in b and writes b.
+func (x *chainIndex) commitDisconnect(b *Batch, h uint32) (Tip, bool, error) {
+	var newTip Tip
+	if h > 0 {
+		prev, err := ReadBlockMeta(x.db, h-1)
+		if err != nil {
+			return Tip{}, false, err
+		}
+		if prev == nil {
+			return Tip{}, false, fmt.Errorf("%w: no block at height %d below the tip", ErrCorrupt, h-1)
+		}
+		newTip = Tip{Height: h - 1, Hash: prev.Hash}
+		writeTip(b, newTip)
+	} else {
+		deleteTip(b)
 	}
-	prev, err := ReadBlockMeta(x.db, h-1)
-	if err != nil {
+	if err := x.db.write(b); err != nil {
 		return Tip{}, false, err
 	}
-	if prev == nil {
-		return Tip{}, false, fmt.Errorf("%w: no block at height %d below the tip", ErrCorrupt, h-1)
-	}
-	return Tip{Height: h - 1, Hash: prev.Hash}, true, nil
+	return newTip, h > 0, nil
 }

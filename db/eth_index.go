@@ -106,19 +106,7 @@ func (x *EthIndex) DisconnectTip(refill RefillFunc) (Tip, bool, error) {
 			return Tip{}, false, err
 		}
 	}
-	newTip, ok, err := x.tipBelow(h)
-	if err != nil {
-		return Tip{}, false, err
-	}
-	if ok {
-		writeTip(b, newTip)
-	} else {
-		deleteTip(b)
-	}
-	if err := x.db.write(b); err != nil {
-		return Tip{}, false, err
-	}
-	return newTip, ok, nil
+	return x.commitDisconnect(b, h)
 }
 
 // refillUndo writes the undo record of the indexed block at height from

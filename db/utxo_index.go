@@ -113,19 +113,7 @@ func (x *UtxoIndex) DisconnectTip(refill RefillFunc) (Tip, bool, error) {
 	for i := range ib.Txs {
 		b.del(CFTransactions, txCacheKey(ib.Txs[i].Txid))
 	}
-	newTip, ok, err := x.tipBelow(h)
-	if err != nil {
-		return Tip{}, false, err
-	}
-	if ok {
-		writeTip(b, newTip)
-	} else {
-		deleteTip(b)
-	}
-	if err := x.db.write(b); err != nil {
-		return Tip{}, false, err
-	}
-	return newTip, ok, nil
+	return x.commitDisconnect(b, h)
 }
 
 // RefillFunc fetches a block by height and hash from the node.
