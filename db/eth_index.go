@@ -1,6 +1,7 @@
 package db
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -136,47 +137,76 @@ func (x *EthIndex) refillUndo(b *Batch, height uint32, refill RefillFunc) error 
 // applyBlock writes the address and contract rows of a block, forwards
 // (sign 1) or backwards (sign -1).
 func (x *EthIndex) applyBlock(b *Batch, h uint32, recs []EthTxRecord, sign int) error {
-	rows, order := ethAddressRows(recs)
-	for _, k := range order {
-		if sign > 0 {
-			b.put(CFAddresses, addressesKey(bchain.AddrDesc(k), h), packEthAddrTxs(rows[k]))
-		} else {
-			b.del(CFAddresses, addressesKey(bchain.AddrDesc(k), h))
-		}
+	var before, after []EthTxRecord
+	if sign > 0 {
+		after = recs
+	} else {
+		before = recs
 	}
-	loaded := map[string]*AddrContracts{}
-	var loadOrder []string
-	load := func(k string) (*AddrContracts, error) {
-		if a := loaded[k]; a != nil {
-			return a, nil
-		}
-		a, err := ReadAddrContracts(x.db, bchain.AddrDesc(k))
-		if err != nil {
-			return nil, err
-		}
-		if a == nil {
-			a = &AddrContracts{}
-		}
-		loaded[k], loadOrder = a, append(loadOrder, k)
-		return a, nil
-	}
+	replaceAddressRows(b, h, before, after)
+	ac := x.newContractsCache()
 	for n := range recs {
 		i := n
 		if sign < 0 {
 			i = len(recs) - 1 - n
 		}
-		if err := applyEthTx(&recs[i], sign, load); err != nil {
+		if err := applyEthTx(&recs[i], sign, ac.load); err != nil {
 			return fmt.Errorf("block %d tx %s: %w", h, recs[i].Txid, err)
 		}
 	}
-	for _, k := range loadOrder {
-		if a := loaded[k]; a.Txs == 0 {
+	ac.write(b)
+	return x.replaceContractEvents(b, h, before, after)
+}
+
+// replaceAddressRows replaces the addresses rows of block h written for
+// the records before with those of after.
+func replaceAddressRows(b *Batch, h uint32, before, after []EthTxRecord) {
+	newRows, newOrder := ethAddressRows(after)
+	oldRows, _ := ethAddressRows(before)
+	for k := range oldRows {
+		if _, kept := newRows[k]; !kept {
+			b.del(CFAddresses, addressesKey(bchain.AddrDesc(k), h))
+		}
+	}
+	for _, k := range newOrder {
+		b.put(CFAddresses, addressesKey(bchain.AddrDesc(k), h), packEthAddrTxs(newRows[k]))
+	}
+}
+
+// contractsCache holds the addressContracts rows a block changes.
+type contractsCache struct {
+	x      *EthIndex
+	loaded map[string]*AddrContracts
+	order  []string
+}
+
+func (x *EthIndex) newContractsCache() *contractsCache {
+	return &contractsCache{x: x, loaded: map[string]*AddrContracts{}}
+}
+
+func (c *contractsCache) load(k string) (*AddrContracts, error) {
+	if a := c.loaded[k]; a != nil {
+		return a, nil
+	}
+	a, err := ReadAddrContracts(c.x.db, bchain.AddrDesc(k))
+	if err != nil {
+		return nil, err
+	}
+	if a == nil {
+		a = &AddrContracts{}
+	}
+	c.loaded[k], c.order = a, append(c.order, k)
+	return a, nil
+}
+
+func (c *contractsCache) write(b *Batch) {
+	for _, k := range c.order {
+		if a := c.loaded[k]; a.Txs == 0 {
 			b.del(CFAddressContracts, []byte(k)) // no row without txs, as in a fresh sync
 		} else {
 			b.put(CFAddressContracts, []byte(k), packAddrContracts(a))
 		}
 	}
-	return x.applyContractEvents(b, h, recs, sign)
 }
 
 // contractEvents lists what a block did to contracts, per contract in
@@ -213,25 +243,24 @@ func contractEvents(h uint32, recs []EthTxRecord) (order []string, events map[st
 	return order, events
 }
 
-// applyContractEvents adds the block's events to the contracts rows, or
-// takes them away. A contract keeps one "seen" event: the first.
-func (x *EthIndex) applyContractEvents(b *Batch, h uint32, recs []EthTxRecord, sign int) error {
-	order, events := contractEvents(h, recs)
-	for _, k := range order {
+// replaceContractEvents replaces the events block h gave contracts by
+// the records before with those of after: a contract's row loses every
+// event at h, then gains the new ones (a contract keeps one "seen" event,
+// the first). A row left without events goes.
+func (x *EthIndex) replaceContractEvents(b *Batch, h uint32, before, after []EthTxRecord) error {
+	oldOrder, _ := contractEvents(h, before)
+	newOrder, events := contractEvents(h, after)
+	for _, k := range oldOrder {
+		if _, kept := events[k]; !kept {
+			newOrder = append(newOrder, k)
+		}
+	}
+	for _, k := range newOrder {
 		c, err := ReadContractInfo(x.db, bchain.AddrDesc(k))
 		if err != nil {
 			return err
 		}
-		if sign < 0 {
-			if c == nil {
-				continue
-			}
-			c.Events = slices.DeleteFunc(c.Events, func(e ContractEvent) bool { return e.Height == h })
-			if len(c.Events) == 0 {
-				b.del(CFContracts, []byte(k))
-			} else {
-				b.put(CFContracts, []byte(k), packContractInfo(c))
-			}
+		if c == nil && len(events[k]) == 0 {
 			continue
 		}
 		if c == nil {
@@ -239,17 +268,22 @@ func (x *EthIndex) applyContractEvents(b *Batch, h uint32, recs []EthTxRecord, s
 				return err
 			}
 		}
+		c.Events = slices.DeleteFunc(c.Events, func(e ContractEvent) bool { return e.Height == h })
 		for _, ev := range events[k] {
 			if ev.Kind == ContractSeen && c.Standard() != bchain.TokenUnknown {
 				continue
 			}
 			c.Events = append(c.Events, ev)
 		}
+		if len(c.Events) == 0 {
+			b.del(CFContracts, []byte(k))
+			continue
+		}
 		slices.SortStableFunc(c.Events, func(a, b ContractEvent) int {
 			if a.Height != b.Height {
-				return int(int64(a.Height) - int64(b.Height))
+				return cmp.Compare(a.Height, b.Height)
 			}
-			return int(a.Kind) - int(b.Kind)
+			return cmp.Compare(a.Kind, b.Kind)
 		})
 		b.put(CFContracts, []byte(k), packContractInfo(c))
 	}

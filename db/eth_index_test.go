@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/big"
 	"math/rand"
+	"slices"
 	"testing"
 
 	"github.com/openexplorer/blockbook/bchain"
@@ -242,5 +243,62 @@ func TestEthHoldingsMatchReplay(t *testing.T) {
 	info, err := ReadContractInfo(x.db, bchain.EthAddress{0xc0, 2}.AddrDesc())
 	if err != nil || info == nil || info.Standard() != bchain.TokenERC721 || info.Name != "Token c002" {
 		t.Fatalf("contract info %+v, %v", info, err)
+	}
+}
+
+// degrade returns blk as a node whose trace failed would give it: no
+// internal data at all.
+func degrade(blk *bchain.Block) *bchain.Block {
+	d := *blk
+	eb := *blk.Eth
+	eb.Txs = slices.Clone(eb.Txs)
+	for i := range eb.Txs {
+		eb.Txs[i].Internal = nil
+	}
+	eb.TraceError = "debug_traceBlockByHash: timeout"
+	d.Eth = &eb
+	return &d
+}
+
+// Blocks indexed while tracing failed, amended once tracing works, end
+// byte-identical to a sync of the fully traced chain, inside and outside
+// the rollback window.
+func TestEthRetryTracesAmendsExactly(t *testing.T) {
+	chain := newEthSynth(11)
+	for range 30 {
+		chain.next("")
+	}
+	failed := map[uint32]bool{3: true, 10: true, 11: true, 27: true, 29: true}
+	for _, keep := range []int{1, 300} {
+		t.Run(fmt.Sprintf("keep=%d", keep), func(t *testing.T) {
+			var blocks []*bchain.Block
+			for _, b := range chain.blocks {
+				if failed[b.Height] {
+					b = degrade(b)
+				}
+				blocks = append(blocks, b)
+			}
+			x := newEthTestIndex(t, keep, blocks)
+			hs, err := x.TraceErrors()
+			if err != nil || len(hs) != len(failed) {
+				t.Fatalf("trace errors at %v, %v", hs, err)
+			}
+			// Still failing: nothing changes.
+			stillFailing := func(h uint32, hash bchain.Hash) (*bchain.Block, error) { return degrade(chain.blocks[h]), nil }
+			if n, err := x.RetryTraces(stillFailing); n != 0 || err != nil {
+				t.Fatalf("retry with failing traces: %d, %v", n, err)
+			}
+			if n, err := x.RetryTraces(chain.refill); n != len(failed) || err != nil {
+				t.Fatalf("retry: %d amended, %v", n, err)
+			}
+			fresh := newEthTestIndex(t, keep, chain.blocks)
+			diffs, err := Diff(x.db, fresh.db, ColumnFamilies(bchain.ChainEthereumType), 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range diffs {
+				t.Error(d)
+			}
+		})
 	}
 }

@@ -65,9 +65,17 @@ func ethAddressRows(txs []EthTxRecord) (rows map[string][]EthAddrTx, order []str
 	return rows, order
 }
 
-// applyEthTx changes the addressContracts rows in cur (loaded on demand by
-// load) by one tx, forwards (sign 1) or backwards (sign -1).
+// applyEthTx changes the addressContracts rows (loaded on demand by load)
+// by one tx, forwards (sign 1) or backwards (sign -1).
 func applyEthTx(t *EthTxRecord, sign int, load func(string) (*AddrContracts, error)) error {
+	if err := applyEthTxCounts(t, sign, load); err != nil {
+		return err
+	}
+	return applyEthTxTokens(t, sign, load)
+}
+
+// applyEthTxCounts changes the tx counters of the tx's parties.
+func applyEthTxCounts(t *EthTxRecord, sign int, load func(string) (*AddrContracts, error)) error {
 	order, roles := ethAddrRoles(t)
 	for _, k := range order {
 		a, err := load(k)
@@ -89,6 +97,11 @@ func applyEthTx(t *EthTxRecord, sign int, load func(string) (*AddrContracts, err
 			return fmt.Errorf("address %x: %w", k, err)
 		}
 	}
+	return nil
+}
+
+// applyEthTxTokens changes the token holdings of the tx's transfer parties.
+func applyEthTxTokens(t *EthTxRecord, sign int, load func(string) (*AddrContracts, error)) error {
 	tokens := t.Tokens
 	for n := range tokens {
 		i := n

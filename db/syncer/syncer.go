@@ -61,6 +61,11 @@ type Config struct {
 	// (false), so that the process can move memory between the database's
 	// caches and the loader.
 	OnBulk func(active bool)
+	// AfterSync, if set, runs on the sync worker after each pass that
+	// reached the node's tip, so that it may write the index without
+	// racing blocks (e.g. amending blocks whose trace failed). Its errors
+	// are logged; the next pass calls it again.
+	AfterSync func(ctx context.Context) error
 }
 
 func (c *Config) defaults() {
@@ -215,6 +220,11 @@ func (s *Syncer) Run(ctx context.Context, notifier bchain.BlockNotifier) error {
 		case err == nil:
 			backoff = time.Second
 			s.update(func(st *State) { st.Err = "" })
+			if s.cfg.AfterSync != nil {
+				if err := s.cfg.AfterSync(ctx); err != nil && ctx.Err() == nil {
+					s.log.Warn("after-sync work failed, will retry", "err", err)
+				}
+			}
 			wait = poll.C
 		case isFatal(err):
 			s.update(func(st *State) { st.Err = err.Error(); st.InSync = false })
