@@ -81,9 +81,13 @@ func run(ctx context.Context, o *options, log *slog.Logger) error {
 	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "blockbook_db_size_bytes", Help: "Size of the index database."},
 		func() float64 { return float64(d.Size()) }))
 
-	index, err := newIndex(backend, d, cfg)
+	index, blockFilters, err := newIndex(backend, d, cfg)
 	if err != nil {
 		return err
+	}
+	bulkThreshold := uint32(o.bulkThreshold)
+	if backend.Type == bchain.ChainEthereumType {
+		bulkThreshold = 0 // Ethereum-type blocks are connected one by one
 	}
 	pollMs := cfg.BlockPollIntervalMs
 	if o.resyncIndexMs > 0 {
@@ -92,10 +96,18 @@ func run(ctx context.Context, o *options, log *slog.Logger) error {
 	if pollMs <= 0 {
 		pollMs = 1000
 	}
-	worker := syncer.New(backend.Chain, index, syncer.Config{
+	syncCfg := syncer.Config{
 		Workers: o.workers, MemoryBudget: mem.syncWorker, PollInterval: time.Duration(pollMs) * time.Millisecond,
-		BulkThreshold: uint32(o.bulkThreshold), OnBulk: mem.bulkMemory(d.SetBlockCacheBytes, o.dbCache),
-	}, log, syncer.NewMetrics(reg))
+		BulkThreshold: bulkThreshold, OnBulk: mem.bulkMemory(d.SetBlockCacheBytes, o.dbCache),
+	}
+	if x, ok := index.(*db.EthIndex); ok {
+		// Blocks whose trace failed are traced again once the tip is reached.
+		syncCfg.AfterSync = func(ctx context.Context) error {
+			_, err := x.RetryTraces(func(h uint32, hash bchain.Hash) (*bchain.Block, error) { return backend.Chain.Block(ctx, hash, h) })
+			return err
+		}
+	}
+	worker := syncer.New(backend.Chain, index, syncCfg, log, syncer.NewMetrics(reg))
 
 	if o.rollback >= 0 {
 		return worker.Rollback(ctx, uint32(o.rollback))
@@ -111,7 +123,8 @@ func run(ctx context.Context, o *options, log *slog.Logger) error {
 	apiCfg := api.Config{
 		Build: api.BuildInfo{Version: version, GitCommit: commit(), BuildTime: buildTime, SyncMode: o.sync,
 			About: "Blockbook-compatible blockchain indexer and API server"},
-		DisableTxCache: o.noTxCache, BlockFilters: index.Filters(), MempoolFilters: mempoolFilters, Log: log,
+		DisableTxCache: o.noTxCache, BlockFilters: blockFilters, MempoolFilters: mempoolFilters, Log: log,
+		Eip1559Fees:      cfg.Eip1559Fees,
 		DisableXpubCache: o.noXpubCache,
 		Limits:           api.Limits{MaxXpubGap: o.xpubMaxGap, XpubCacheSize: o.xpubCacheSize, MaxHistoryTxs: o.balanceHistoryMaxTxs},
 	}
@@ -119,7 +132,7 @@ func run(ctx context.Context, o *options, log *slog.Logger) error {
 		apiCfg.Mempool = mp
 	}
 	apiCfg.FiatRates = fiatCfg != nil
-	svc := api.NewUtxoService(d, backend, worker, apiCfg)
+	svc := newService(backend, d, worker, apiCfg)
 	ws, err := newWebsocket(o, svc, log, reg)
 	if err != nil {
 		return err
@@ -284,18 +297,43 @@ func newWebsocket(o *options, svc api.Service, log *slog.Logger, reg prometheus.
 	}, log, reg), nil
 }
 
-// newIndex picks the index code for the backend's chain type.
-func newIndex(b *bchain.Backend, d *db.DB, cfg *bchain.Config) (*db.UtxoIndex, error) {
+// newIndex picks the index code for the backend's chain type; filters are
+// the block filter parameters (Bitcoin-type only).
+func newIndex(b *bchain.Backend, d *db.DB, cfg *bchain.Config) (syncer.Index, db.FilterParams, error) {
 	switch b.Type {
 	case bchain.ChainBitcoinType:
 		filters := db.FilterParams{P: cfg.BlockGolombFilterP, Scripts: cfg.BlockFilterScripts, ZeroedKey: cfg.BlockFilterUseZeroedKey}
-		return db.NewUtxoIndex(d, b.Utxo, cfg.BlockAddressesToKeep, filters)
+		x, err := db.NewUtxoIndex(d, b.Utxo, cfg.BlockAddressesToKeep, filters)
+		if err != nil {
+			return nil, filters, err
+		}
+		return x, x.Filters(), nil
+	case bchain.ChainEthereumType:
+		if b.Eth == nil {
+			return nil, db.FilterParams{}, fmt.Errorf("%w: the Ethereum-type backend has no account queries", bchain.ErrConfig)
+		}
+		// Token metadata is read once, when the index first meets a contract.
+		contracts := func(c bchain.AddrDesc) (*bchain.EthContractInfo, error) {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			return b.Eth.ContractInfo(ctx, c)
+		}
+		return db.NewEthIndex(d, cfg.BlockAddressesToKeep, contracts), db.FilterParams{}, nil
 	}
-	return nil, fmt.Errorf("%w: chain type %v is not supported yet", bchain.ErrConfig, b.Type)
+	return nil, db.FilterParams{}, fmt.Errorf("%w: chain type %v is not supported yet", bchain.ErrConfig, b.Type)
+}
+
+// newService picks the query service for the backend's chain type (the
+// one place besides newIndex that switches on it).
+func newService(b *bchain.Backend, d *db.DB, sync api.SyncStatus, cfg api.Config) api.Service {
+	if b.Type == bchain.ChainEthereumType {
+		return api.NewEthService(d, b, sync, cfg)
+	}
+	return api.NewUtxoService(d, b, sync, cfg)
 }
 
 // dryRun checks that the node answers and reports where the index stands.
-func dryRun(ctx context.Context, b *bchain.Backend, index *db.UtxoIndex, log *slog.Logger) error {
+func dryRun(ctx context.Context, b *bchain.Backend, index syncer.Index, log *slog.Logger) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	h, hash, err := b.Chain.BestBlock(ctx)

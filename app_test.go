@@ -69,8 +69,6 @@ func TestConfigErrors(t *testing.T) {
 		{`{"coin_name":"Bitcoin"}`, "rpc_url"},
 		{`{"rpc_url":"http://127.0.0.1:1"}`, "coin_name"},
 		{`{"coin_name":"Bitcoinz","rpc_url":"http://127.0.0.1:1"}`, `unknown coin_name "Bitcoinz" (supported: Bitcoin, Ethereum, Ethereum Archive, Ethereum Regtest, Ethereum Testnet Sepolia, Ethereum Testnet Sepolia Archive, Regtest, Signet, Testnet, Testnet4)`},
-		// The Ethereum backend and index exist; its API does not yet.
-		{`{"coin_name":"Ethereum Regtest","rpc_url":"http://127.0.0.1:1"}`, "ethereum-type is not supported yet"},
 		{`{"coin_name":"Bitcoin","rpc_url":"not a url"}`, "rpc_url"},
 		{`{"coin_name":"Bitcoin","rpc_url":"http://x","block_notifications":"carrier-pigeon"}`, "block_notifications"},
 		{`{"coin_name":"Bitcoin","rpc_url":"http://x","block_notifications":"zmq"}`, "message_queue_binding"},
@@ -80,6 +78,15 @@ func TestConfigErrors(t *testing.T) {
 		if !errors.Is(err, bchain.ErrConfig) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: got %v, want a config error mentioning %q", c.cfg, err, c.want)
 		}
+	}
+}
+
+// An Ethereum-type config is served (index and API): a dry run gets as far
+// as asking the node.
+func TestEthereumConfigAccepted(t *testing.T) {
+	err := runWith(t, `{"coin_name":"Ethereum Regtest","rpc_url":"http://127.0.0.1:1"}`, t.TempDir())
+	if err == nil || errors.Is(err, bchain.ErrConfig) || !strings.HasPrefix(err.Error(), "node:") {
+		t.Fatalf("got %v, want the dry run to fail only at the unreachable node", err)
 	}
 }
 

@@ -43,7 +43,7 @@ func singleCurrency(currencies []string) string {
 }
 
 // currentTicker returns the current ticker when it has currency ("" any).
-func (s *UtxoService) currentTicker(currency string) (*db.FiatTicker, error) {
+func (s *core) currentTicker(currency string) (*db.FiatTicker, error) {
 	if !s.cfg.FiatRates {
 		return nil, nil
 	}
@@ -57,7 +57,7 @@ func (s *UtxoService) currentTicker(currency string) (*db.FiatTicker, error) {
 // tickersAt finds the ticker of each timestamp: the first daily ticker at
 // or after it with currency, else the current ticker (whatever it holds),
 // else nil.
-func (s *UtxoService) tickersAt(timestamps []int64, currency string) ([]*db.FiatTicker, error) {
+func (s *core) tickersAt(timestamps []int64, currency string) ([]*db.FiatTicker, error) {
 	if !s.cfg.FiatRates {
 		return make([]*db.FiatTicker, len(timestamps)), nil
 	}
@@ -119,7 +119,7 @@ func unknownRates(currencies []string) map[string]float64 {
 // CurrentFiatRates answers getCurrentFiatRates and REST tickers without a
 // time: the current ticker, or the newest daily one when the current one
 // lacks the single requested currency.
-func (s *UtxoService) CurrentFiatRates(_ context.Context, currencies []string, token string) (*FiatTicker, error) {
+func (s *core) CurrentFiatRates(_ context.Context, currencies []string, token string) (*FiatTicker, error) {
 	currencies = normalizeCurrencies(currencies)
 	if token != "" || !s.cfg.FiatRates {
 		return nil, userErr("%s!", noTickers) // Bitcoin-type chains have no token rates
@@ -142,7 +142,7 @@ func (s *UtxoService) CurrentFiatRates(_ context.Context, currencies []string, t
 // FiatRatesForTimestamps answers getFiatRatesForTimestamps and REST
 // multi-tickers: one ticker per timestamp, in the order given; a time
 // without any ticker keeps its timestamp and has every requested rate -1.
-func (s *UtxoService) FiatRatesForTimestamps(_ context.Context, timestamps []int64, currencies []string, token string) (*FiatTickers, error) {
+func (s *core) FiatRatesForTimestamps(_ context.Context, timestamps []int64, currencies []string, token string) (*FiatTickers, error) {
 	if len(timestamps) == 0 {
 		return nil, userErr("No timestamps provided")
 	}
@@ -167,7 +167,7 @@ func (s *UtxoService) FiatRatesForTimestamps(_ context.Context, timestamps []int
 
 // FiatRatesForBlock answers REST tickers?block=: the rates at the block's
 // time.
-func (s *UtxoService) FiatRatesForBlock(ctx context.Context, block string, currencies []string, token string) (*FiatTicker, error) {
+func (s *core) FiatRatesForBlock(ctx context.Context, block string, currencies []string, token string) (*FiatTicker, error) {
 	v, err := s.newView()
 	if err != nil {
 		return nil, err
@@ -189,7 +189,7 @@ func (s *UtxoService) FiatRatesForBlock(ctx context.Context, block string, curre
 
 // FiatRatesTickersList answers getFiatRatesTickersList and REST
 // tickers-list: the currencies of the ticker of that time, sorted.
-func (s *UtxoService) FiatRatesTickersList(_ context.Context, timestamp int64, token string) (*AvailableVsCurrencies, error) {
+func (s *core) FiatRatesTickersList(_ context.Context, timestamp int64, token string) (*AvailableVsCurrencies, error) {
 	if token != "" {
 		return nil, userErr("%s", noTickers)
 	}
@@ -213,7 +213,7 @@ func (s *UtxoService) FiatRatesTickersList(_ context.Context, timestamp int64, t
 // at the bucket's start time: all of them when no currency is requested,
 // else the requested ones (-1 when unknown). Buckets without any ticker get
 // no rates, and nothing is set without fiat rates, as in Blockbook.
-func (s *UtxoService) historyRates(_ context.Context, hist []BalanceHistory, currencies []string) error {
+func (s *core) historyRates(_ context.Context, hist []BalanceHistory, currencies []string) error {
 	if !s.cfg.FiatRates || len(hist) == 0 {
 		return nil
 	}
@@ -237,7 +237,7 @@ func (s *UtxoService) historyRates(_ context.Context, hist []BalanceHistory, cur
 // secondaryValue values an amount of base units in a fiat currency at the
 // current rate (Blockbook uses only the current ticker); false when that
 // rate is not known.
-func (s *UtxoService) secondaryValue(_ context.Context, amount *big.Int, currency string) (float64, bool) {
+func (s *core) secondaryValue(_ context.Context, amount *big.Int, currency string) (float64, bool) {
 	currency = strings.ToLower(strings.TrimSpace(currency))
 	t, err := s.currentTicker(currency)
 	if err != nil {
@@ -254,7 +254,7 @@ func (s *UtxoService) secondaryValue(_ context.Context, amount *big.Int, currenc
 
 // fiatStatus fills the status fields of fiat rates: whether they are
 // configured, and the times of the current and the newest daily ticker.
-func (s *UtxoService) fiatStatus(bb *BlockbookInfo) error {
+func (s *core) fiatStatus(bb *BlockbookInfo) error {
 	if !s.cfg.FiatRates {
 		return nil
 	}

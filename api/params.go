@@ -92,6 +92,10 @@ type AddressQuery struct {
 	// limit (0: the default, 20).
 	Tokens Tokens
 	Gap    int
+	// Contract (Ethereum-type chains) limits the listed txs and tokens to
+	// those of one token contract (REST contract, websocket
+	// contractFilter); Bitcoin-type chains ignore it, as Blockbook does.
+	Contract string
 }
 
 // Tokens selects the derived addresses an account answer lists.
@@ -132,6 +136,7 @@ func ParseAddressQuery(q url.Values) AddressQuery {
 		Secondary:  strings.ToLower(strings.TrimSpace(q.Get("secondary"))),
 		Tokens:     ParseTokens(q.Get("tokens"), TokensNonzero),
 		Gap:        ParseInt(q.Get("gap")),
+		Contract:   strings.TrimSpace(q.Get("contract")),
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"os"
+	"strings"
 
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
@@ -36,6 +37,8 @@ type Service interface {
 	EstimateFee(ctx context.Context, blocks string, conservative bool) (*Result, error)
 	FeeStats(ctx context.Context, height string) (*FeeStats, error)
 	BlockFilters(ctx context.Context, scriptType, lastN, from, to string) (*BlockFilters, error)
+	// Contract answers contract/{address} (Ethereum-type chains).
+	Contract(ctx context.Context, contract string) (*ContractInfo, error)
 	// Lists and search of the HTML explorer.
 	Blocks(ctx context.Context, page, pageSize int) (*Blocks, error)
 	MempoolTxs(ctx context.Context, page, pageSize int) (*MempoolTxs, error)
@@ -44,7 +47,9 @@ type Service interface {
 	// Calls of the websocket API (REST shares BalanceHistory).
 	Info(ctx context.Context) (*WsInfo, error)
 	BlockHash(ctx context.Context, height int) (string, error)
-	FeeRate(ctx context.Context, blocks int, conservative bool) (int64, error)
+	// FeeEstimates answers estimateFee: one estimate per confirmation
+	// target.
+	FeeEstimates(ctx context.Context, blocks []int, q FeeQuery) ([]FeeEstimate, error)
 	BalanceHistory(ctx context.Context, descriptor string, q BalanceHistoryQuery) ([]BalanceHistory, error)
 	MempoolFilters(ctx context.Context, scriptType string, fromTimestamp int64, m uint64) (*MempoolFilters, error)
 	BlockFilter(ctx context.Context, scriptType, blockHash string, m uint64) (*BlockFilterResult, error)
@@ -143,25 +148,39 @@ type Config struct {
 	// FiatRates: fiat_rates is configured, so answers read rates from the
 	// fiatRates column family (which db/fiat fills).
 	FiatRates bool
-	Log       *slog.Logger
+	// Eip1559Fees (Ethereum-type chains) adds EIP-1559 fee tiers to the
+	// websocket's estimateFee.
+	Eip1559Fees bool
+	Log         *slog.Logger
 }
 
-// UtxoService implements Service for Bitcoin-type chains.
-type UtxoService struct {
+// core is what every chain type's service shares: the index, the node,
+// the sync state, the configuration, and the chain-neutral answers built
+// on them (status, block lookups, fiat rates).
+type core struct {
 	db      *db.DB
 	backend *bchain.Backend
-	parser  bchain.UtxoParser
 	sync    SyncStatus
 	cfg     Config
 	log     *slog.Logger
 	info    *chainInfoCache
-	xpubs   *xpubCache
+	// hexPrefix is put before block and tx hashes in answers ("0x" on
+	// Ethereum-type chains) and accepted before them in requests.
+	hexPrefix string
 }
 
-var _ Service = (*UtxoService)(nil)
+// hashString renders a block or tx hash for answers.
+func (s *core) hashString(h bchain.Hash) string { return s.hexPrefix + h.String() }
 
-// NewUtxoService returns the Bitcoin-type query service.
-func NewUtxoService(d *db.DB, b *bchain.Backend, sync SyncStatus, cfg Config) *UtxoService {
+// trimHex removes the hash prefix from a request parameter.
+func (s *core) trimHex(id string) string {
+	if s.hexPrefix != "" && len(id) > len(s.hexPrefix) && strings.EqualFold(id[:len(s.hexPrefix)], s.hexPrefix) {
+		return id[len(s.hexPrefix):]
+	}
+	return id
+}
+
+func newCore(d *db.DB, b *bchain.Backend, sync SyncStatus, cfg Config) core {
 	cfg.Limits.defaults()
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
@@ -169,12 +188,26 @@ func NewUtxoService(d *db.DB, b *bchain.Backend, sync SyncStatus, cfg Config) *U
 	if cfg.Build.Host == "" {
 		cfg.Build.Host, _ = os.Hostname()
 	}
-	xpubCacheSize := cfg.Limits.XpubCacheSize
-	if cfg.DisableXpubCache {
+	return core{db: d, backend: b, sync: sync, cfg: cfg, log: cfg.Log.With("subsystem", "api"), info: newChainInfoCache(b.Chain)}
+}
+
+// UtxoService implements Service for Bitcoin-type chains.
+type UtxoService struct {
+	core
+	parser bchain.UtxoParser
+	xpubs  *xpubCache
+}
+
+var _ Service = (*UtxoService)(nil)
+
+// NewUtxoService returns the Bitcoin-type query service.
+func NewUtxoService(d *db.DB, b *bchain.Backend, sync SyncStatus, cfg Config) *UtxoService {
+	c := newCore(d, b, sync, cfg)
+	xpubCacheSize := c.cfg.Limits.XpubCacheSize
+	if c.cfg.DisableXpubCache {
 		xpubCacheSize = 0
 	}
-	return &UtxoService{db: d, backend: b, parser: b.Utxo, sync: sync, cfg: cfg,
-		log: cfg.Log.With("subsystem", "api"), info: newChainInfoCache(b.Chain), xpubs: newXpubCache(xpubCacheSize)}
+	return &UtxoService{core: c, parser: b.Utxo, xpubs: newXpubCache(xpubCacheSize)}
 }
 
 // view is a consistent snapshot of the index plus its tip, for one request.
@@ -184,7 +217,7 @@ type view struct {
 	hasTip bool
 }
 
-func (s *UtxoService) newView() (*view, error) {
+func (s *core) newView() (*view, error) {
 	snap, err := s.db.Snapshot()
 	if err != nil {
 		return nil, err

@@ -43,12 +43,19 @@ func (c *chainInfoCache) get(ctx context.Context) (*bchain.ChainInfo, error) {
 // Status answers /api and /api/v2. It works whatever state the sync and the
 // node are in: node problems show in backend.error.
 func (s *UtxoService) Status(ctx context.Context) (*SystemInfo, error) {
-	out, err := statusOf(ctx, s.db, s.backend.Params, s.sync, s.cfg.Build, s.info)
+	out, err := s.baseStatus(ctx)
 	if err == nil && s.cfg.Mempool != nil {
 		ms := s.cfg.Mempool.Status()
 		out.Blockbook.InSyncMempool, out.Blockbook.MempoolSize = ms.InSync, ms.Size
 		out.Blockbook.LastMempoolTime = ms.LastSync
 	}
+	return out, err
+}
+
+// baseStatus is the status every chain type answers: index, sync, node
+// and fiat rates.
+func (s *core) baseStatus(ctx context.Context) (*SystemInfo, error) {
+	out, err := statusOf(ctx, s.db, s.backend.Params, s.sync, s.cfg.Build, s.info)
 	if err == nil {
 		if ferr := s.fiatStatus(out.Blockbook); ferr != nil {
 			s.log.Warn("status: reading the fiat rates failed", "err", ferr) // the status answers anyway

@@ -92,6 +92,9 @@ type Tx struct {
 	Fees          *Amount `json:"fees,omitempty"`
 	Hex           string  `json:"hex,omitempty"`
 	Rbf           bool    `json:"rbf,omitempty"`
+	// Ethereum-type chains only.
+	TokenTransfers   []TokenTransfer   `json:"tokenTransfers,omitempty"`
+	EthereumSpecific *EthereumSpecific `json:"ethereumSpecific,omitempty"`
 }
 
 // Paging describes which slice of a long list an answer holds.
@@ -113,9 +116,16 @@ type Address struct {
 	Txs                int     `json:"txs"`
 	// AddrTxCount (accounts only) sums the tx counts of the account's
 	// addresses, a tx touching two of them counting twice (Blockbook's).
-	AddrTxCount  int      `json:"addrTxCount,omitempty"`
-	Transactions []*Tx    `json:"transactions,omitempty"`
-	Txids        []string `json:"txids,omitempty"`
+	AddrTxCount int `json:"addrTxCount,omitempty"`
+	// Ethereum-type chains only: txs as sender or recipient, txs with
+	// internal transfers, the node's nonce, and the contract's own info
+	// when the address is a contract the index knows.
+	NonTokenTxs  int           `json:"nonTokenTxs,omitempty"`
+	InternalTxs  int           `json:"internalTxs,omitempty"`
+	Nonce        string        `json:"nonce,omitempty"`
+	ContractInfo *ContractInfo `json:"contractInfo,omitempty"`
+	Transactions []*Tx         `json:"transactions,omitempty"`
+	Txids        []string      `json:"txids,omitempty"`
 	// UsedTokens and Tokens (accounts only): how many derived addresses
 	// have txs, and the derived addresses the tokens parameter selects.
 	UsedTokens int     `json:"usedTokens,omitempty"`
@@ -139,19 +149,23 @@ type Utxo struct {
 	Coinbase bool   `json:"coinbase,omitempty"`
 }
 
-// Token is an account's derived address (type XPUBAddress) in address
-// answers; the balance fields come with details=tokenBalances and more,
-// for addresses with txs.
+// Token is an account's derived address (type XPUBAddress) or, on
+// Ethereum-type chains, a token contract an address holds or held; the
+// balance fields come with details=tokenBalances and more.
 type Token struct {
-	Type          string  `json:"type"`
-	Standard      string  `json:"standard"`
-	Name          string  `json:"name"`
-	Path          string  `json:"path"`
-	Transfers     int     `json:"transfers"`
-	Decimals      int     `json:"decimals"`
-	Balance       *Amount `json:"balance,omitempty"`
-	TotalReceived *Amount `json:"totalReceived,omitempty"`
-	TotalSent     *Amount `json:"totalSent,omitempty"`
+	Type             string            `json:"type"`
+	Standard         string            `json:"standard"`
+	Name             string            `json:"name"`
+	Path             string            `json:"path,omitempty"`
+	Contract         string            `json:"contract,omitempty"`
+	Transfers        int               `json:"transfers"`
+	Symbol           string            `json:"symbol,omitempty"`
+	Decimals         int               `json:"decimals"`
+	Balance          *Amount           `json:"balance,omitempty"`
+	IDs              []*Amount         `json:"ids,omitempty"`
+	MultiTokenValues []MultiTokenValue `json:"multiTokenValues,omitempty"`
+	TotalReceived    *Amount           `json:"totalReceived,omitempty"`
+	TotalSent        *Amount           `json:"totalSent,omitempty"`
 }
 
 // BlockInfo is a block header as the API shows it.

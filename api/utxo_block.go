@@ -19,8 +19,8 @@ const blockTxsPerPage = 1000
 var errBlockNotFound = &Error{Msg: "Block not found"}
 
 // resolveBlock turns a height or hash parameter into an indexed block.
-func (s *UtxoService) resolveBlock(ctx context.Context, v *view, id string) (uint32, *db.BlockMeta, error) {
-	bid, err := ParseBlockID(id)
+func (s *core) resolveBlock(ctx context.Context, v *view, id string) (uint32, *db.BlockMeta, error) {
+	bid, err := ParseBlockID(s.trimHex(id))
 	if err != nil {
 		return 0, nil, err
 	}
@@ -46,7 +46,7 @@ func (s *UtxoService) resolveBlock(ctx context.Context, v *view, id string) (uin
 }
 
 // BlockIndex answers block-index/{height} from the index.
-func (s *UtxoService) BlockIndex(ctx context.Context, height string) (*BlockIndex, error) {
+func (s *core) BlockIndex(ctx context.Context, height string) (*BlockIndex, error) {
 	h, err := strconv.ParseUint(height, 10, 32)
 	if err != nil {
 		return nil, userErr("Invalid block height '%s'", truncate(height, 100))
@@ -63,7 +63,7 @@ func (s *UtxoService) BlockIndex(ctx context.Context, height string) (*BlockInde
 	if meta == nil {
 		return nil, errBlockNotFound
 	}
-	return &BlockIndex{BlockHash: meta.Hash.String()}, nil
+	return &BlockIndex{BlockHash: s.hashString(meta.Hash)}, nil
 }
 
 // loadBlock fetches and decodes an indexed block from the node.

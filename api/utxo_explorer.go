@@ -25,7 +25,7 @@ func IsNotFound(err error) bool {
 }
 
 // Blocks lists the index's blocks newest first, pageSize per page.
-func (s *UtxoService) Blocks(_ context.Context, page, pageSize int) (*Blocks, error) {
+func (s *core) Blocks(_ context.Context, page, pageSize int) (*Blocks, error) {
 	v, err := s.newView()
 	if err != nil {
 		return nil, err
@@ -46,7 +46,7 @@ func (s *UtxoService) Blocks(_ context.Context, page, pageSize int) (*Blocks, er
 		if meta == nil {
 			return nil, fmt.Errorf("%w: no block at height %d below the tip %d", db.ErrCorrupt, h, v.tip.Height)
 		}
-		out.Blocks = append(out.Blocks, BlockSummary{Height: uint32(h), Hash: meta.Hash.String(), Time: meta.Time,
+		out.Blocks = append(out.Blocks, BlockSummary{Height: uint32(h), Hash: s.hashString(meta.Hash), Time: meta.Time,
 			TxCount: int(meta.TxCount), Size: int(meta.Size)})
 	}
 	return out, nil

@@ -150,6 +150,9 @@ func (p *Public) routes() {
 			Gap: api.ParseInt(q.Get("gap")),
 		})
 	})
+	p.handle("GET /api/v2/contract/{contract}", "contract", func(r *http.Request) (any, error) {
+		return p.svc.Contract(r.Context(), r.PathValue("contract"))
+	})
 	p.handle("GET /api/v2/feestats/{id}", "feestats", func(r *http.Request) (any, error) {
 		return p.svc.FeeStats(r.Context(), r.PathValue("id"))
 	})

@@ -126,7 +126,7 @@ func wsGetAccountInfo(ctx context.Context, c *wsConn, req *wsRequest) (any, erro
 	q := api.AddressQuery{
 		Page: p.Page, PageSize: p.PageSize, FromHeight: clampHeight(p.From), ToHeight: clampHeight(p.To),
 		Details: wsDetails(p.Details), Filter: api.NoFilter, Secondary: strings.ToLower(p.SecondaryCurrency),
-		Tokens: api.ParseTokens(p.Tokens, api.TokensDerived), Gap: p.Gap,
+		Tokens: api.ParseTokens(p.Tokens, api.TokensDerived), Gap: p.Gap, Contract: strings.TrimSpace(p.ContractFilter),
 	}
 	// An account first, else an address (Blockbook's order).
 	a, err := c.s.svc.Account(ctx, p.Descriptor, q)
@@ -193,18 +193,13 @@ func wsGetBalanceHistory(ctx context.Context, c *wsConn, req *wsRequest) (any, e
 	return c.s.svc.BalanceHistory(ctx, p.Descriptor, q)
 }
 
-type wsFeeResult struct {
-	FeePerTx   string `json:"feePerTx,omitempty"`
-	FeePerUnit string `json:"feePerUnit,omitempty"`
-	FeeLimit   string `json:"feeLimit,omitempty"`
-}
-
 func wsEstimateFee(ctx context.Context, c *wsConn, req *wsRequest) (any, error) {
 	var p struct {
 		Blocks   []int `json:"blocks"`
 		Specific struct {
 			Conservative *bool   `json:"conservative"`
 			TxSize       float64 `json:"txsize"`
+			Data         string  `json:"data"`
 		} `json:"specific"`
 	}
 	if err := decodeParams(req.Params, &p); err != nil {
@@ -213,21 +208,10 @@ func wsEstimateFee(ctx context.Context, c *wsConn, req *wsRequest) (any, error) 
 	if len(p.Blocks) > wsMaxFeeBlocks {
 		return nil, &api.Error{Msg: "blocks max " + strconv.Itoa(wsMaxFeeBlocks)}
 	}
-	conservative := p.Specific.Conservative == nil || *p.Specific.Conservative
-	txSize := int64(p.Specific.TxSize)
-	out := make([]wsFeeResult, len(p.Blocks))
-	for i, b := range p.Blocks {
-		rate, err := c.s.svc.FeeRate(ctx, b, conservative)
-		if err != nil {
-			return nil, err
-		}
-		out[i].FeePerUnit = strconv.FormatInt(rate, 10)
-		if txSize > 0 {
-			// rate is per 1000 vbytes; round to the nearest unit like Blockbook.
-			out[i].FeePerTx = strconv.FormatInt((rate*txSize+500)/1000, 10)
-		}
-	}
-	return out, nil
+	return c.s.svc.FeeEstimates(ctx, p.Blocks, api.FeeQuery{
+		Conservative: p.Specific.Conservative == nil || *p.Specific.Conservative,
+		TxSize:       int64(p.Specific.TxSize), Data: p.Specific.Data,
+	})
 }
 
 func wsSendTransaction(ctx context.Context, c *wsConn, req *wsRequest) (any, error) {

@@ -88,6 +88,21 @@ const kinds = {
         balancehistory: 'BalanceHistory[]',
         error: 'ErrorRes',
     },
+    // Ethereum-type answers (samples of a dev chain run).
+    eth: {
+        status: 'SystemInfo',
+        'block-index': 'BlockIndexRes',
+        block: 'BlockWire',
+        tx: 'Tx',
+        address: 'Address',
+        contract: "import('@trezor/blockchain-link-types/lib/blockbook-api').ContractInfo",
+        estimatefee: 'ResultRes',
+        error: 'ErrorRes',
+        'ws-getInfo': 'WsInfoRes',
+        'ws-getAccountInfo': 'Address',
+        'ws-estimateFee': 'WsEstimateFeeRes[]',
+        'ws-getTransaction': 'Tx',
+    },
     'xpub/ws': {
         getAccountInfo: 'Address',
         getAccountUtxo: 'Utxo[]',

@@ -1,0 +1,248 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/openexplorer/blockbook/bchain"
+	"github.com/openexplorer/blockbook/db"
+)
+
+// tokenStandard names a standard on the wire ("" when unknown).
+func tokenStandard(t bchain.TokenStandard) string {
+	if t == bchain.TokenUnknown {
+		return ""
+	}
+	return t.String()
+}
+
+// Address answers address/{address}: balance and nonce from the node,
+// counters, tokens and txs (newest first) from the index.
+func (s *EthService) Address(ctx context.Context, address string, q AddressQuery) (*Address, error) {
+	desc, err := s.addrDesc(address)
+	if err != nil {
+		return nil, err
+	}
+	var contract bchain.AddrDesc
+	if q.Contract != "" {
+		if contract, err = s.addrs.AddrDescFromAddress(q.Contract); err != nil {
+			return nil, &Error{Msg: fmt.Sprintf("Invalid contract filter, %v", err), Err: err}
+		}
+	}
+	v, err := s.newView()
+	if err != nil {
+		return nil, err
+	}
+	defer v.release()
+	ac, err := db.ReadAddrContracts(v.snap, desc)
+	if err != nil {
+		return nil, err
+	}
+	if ac == nil {
+		ac = &db.AddrContracts{}
+	}
+	bal, err := s.eth.Balance(ctx, desc, bchain.EthLatest)
+	if err != nil {
+		return nil, err
+	}
+	nonce, err := s.eth.Nonce(ctx, desc, bchain.EthLatest)
+	if err != nil {
+		return nil, err
+	}
+	out := &Address{
+		Address: s.addr(desc), Balance: amount(bal), UnconfirmedBalance: NewAmount(0), Txs: int(ac.Txs),
+		NonTokenTxs: int(ac.NonTokenTxs), InternalTxs: int(ac.InternalTxs), Nonce: fmt.Sprint(nonce),
+	}
+	if out.ContractInfo, err = s.contractInfo(v, desc); err != nil {
+		return nil, err
+	}
+	if q.Secondary != "" {
+		if val, ok := s.secondaryValue(ctx, bal, q.Secondary); ok {
+			out.SecondaryValue = val
+		}
+	}
+	r := newEthRenderer(s, v)
+	if q.Details >= DetailsTokens {
+		if out.Tokens, err = s.tokens(ctx, r, desc, ac, contract, q.Details >= DetailsTokenBalances); err != nil {
+			return nil, err
+		}
+	}
+	if q.Details < DetailsTxids {
+		return out, nil
+	}
+	txids, err := s.addressPage(ctx, r, desc, ac, contract, q, &out.Paging)
+	if err != nil {
+		return nil, err
+	}
+	if q.Details == DetailsTxids {
+		for _, t := range txids {
+			out.Txids = append(out.Txids, s.hashString(t))
+		}
+		return out, nil
+	}
+	// txslight is answered as txs: the light form is a Bitcoin-type one.
+	for _, t := range txids[:min(len(txids), s.cfg.Limits.MaxFullTxs)] {
+		tx, err := r.tx(ctx, t)
+		if err != nil {
+			return nil, err
+		}
+		out.Transactions = append(out.Transactions, tx)
+	}
+	return out, nil
+}
+
+// contractInfo renders what the index knows of a contract (nil: nothing).
+func (s *EthService) contractInfo(v *view, c bchain.AddrDesc) (*ContractInfo, error) {
+	ci, err := db.ReadContractInfo(v.snap, c)
+	if err != nil || ci == nil {
+		return nil, err
+	}
+	std := tokenStandard(ci.Standard())
+	created, destroyed := ci.Lifetime()
+	return &ContractInfo{Type: std, Standard: std, Contract: s.addr(c), Name: ci.Name, Symbol: ci.Symbol,
+		Decimals: int(ci.Decimals), CreatedInBlock: created, DestructedInBlock: destroyed}, nil
+}
+
+// tokens lists the token contracts an address met, in the order it met
+// them; with balances, the ERC20 balance is the node's balanceOf (the
+// transfers' sum when the contract does not answer), ERC721 ids and
+// ERC1155 values are the index's holdings.
+func (s *EthService) tokens(ctx context.Context, r *ethRenderer, desc bchain.AddrDesc, ac *db.AddrContracts, filter bchain.AddrDesc, balances bool) ([]Token, error) {
+	var out []Token
+	for _, c := range ac.Contracts {
+		if filter != nil && string(filter) != string(c.Contract) {
+			continue
+		}
+		std := tokenStandard(c.Standard)
+		t := Token{Type: std, Standard: std, Contract: s.addr(c.Contract), Transfers: int(c.Transfers)}
+		ci, err := r.contract(c.Contract)
+		if err != nil {
+			return nil, err
+		}
+		if ci != nil {
+			t.Name, t.Symbol, t.Decimals = ci.Name, ci.Symbol, int(ci.Decimals)
+		}
+		if balances {
+			switch c.Standard {
+			case bchain.TokenERC20:
+				b, err := s.eth.TokenBalance(ctx, desc, c.Contract)
+				if err != nil {
+					if errors.Is(err, bchain.ErrNodeUnavailable) || ctx.Err() != nil {
+						return nil, err
+					}
+					b = c.Balance
+				}
+				t.Balance = amount(b)
+				if t.Balance == nil {
+					t.Balance = NewAmount(0)
+				}
+			case bchain.TokenERC721:
+				for _, tv := range c.Values {
+					t.IDs = append(t.IDs, amount(tv.ID))
+				}
+			case bchain.TokenERC1155:
+				for _, tv := range c.Values {
+					t.MultiTokenValues = append(t.MultiTokenValues, MultiTokenValue{ID: amount(tv.ID), Value: amount(tv.Value)})
+				}
+			}
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// addressPage returns the txids of the requested page, newest first, and
+// fills in the paging fields. Unfiltered, the total is the address's tx
+// count; filtered (heights, contract), the matching txs are counted up to
+// a bound.
+func (s *EthService) addressPage(ctx context.Context, r *ethRenderer, desc bchain.AddrDesc, ac *db.AddrContracts,
+	contract bchain.AddrDesc, q AddressQuery, pg *Paging) ([]bchain.Hash, error) {
+	high, low := ^uint32(0), uint32(0)
+	if q.FromHeight > 0 {
+		low = q.FromHeight
+	}
+	if q.ToHeight > 0 {
+		high = q.ToHeight
+	}
+	maxPage := s.cfg.Limits.MaxPageSize
+	if contract == nil && low == 0 && high == ^uint32(0) {
+		page, size, total := clampPaging(q.Page, q.PageSize, int(ac.Txs), maxPage)
+		if maxP := s.cfg.Limits.MaxTxOffset/size + 1; page > maxP {
+			page = maxP
+		}
+		*pg = Paging{Page: page, TotalPages: total, ItemsOnPage: size}
+		return s.collectTxids(ctx, r, desc, high, low, nil, (page-1)*size, size)
+	}
+	var all []bchain.Hash
+	limit := s.cfg.Limits.MaxTxOffset + maxPage
+	if contract != nil {
+		limit = min(limit, 10*maxPage) // each candidate may cost a node request
+	}
+	if low <= high {
+		var err error
+		if all, err = s.collectTxids(ctx, r, desc, high, low, contract, 0, limit); err != nil {
+			return nil, err
+		}
+	}
+	page, size, total := clampPaging(q.Page, q.PageSize, len(all), maxPage)
+	if len(all) >= limit {
+		total = -1 // more than we counted
+	}
+	*pg = Paging{Page: page, TotalPages: total, ItemsOnPage: size}
+	start := min((page-1)*size, len(all))
+	return all[start:min(start+size, len(all))], nil
+}
+
+// collectTxids walks an address's txs newest first from height high down
+// to low, keeping those that involve contract (when given), skipping skip
+// and returning up to limit.
+func (s *EthService) collectTxids(ctx context.Context, r *ethRenderer, desc bchain.AddrDesc, high, low uint32,
+	contract bchain.AddrDesc, skip, limit int) ([]bchain.Hash, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	var out []bchain.Hash
+	err := db.IterateEthAddrTxs(r.v.snap, desc, high, low, func(row db.EthAddrTxsAt) (bool, error) {
+		for _, t := range row.Txs {
+			if contract != nil {
+				ok, err := r.involves(ctx, t, contract)
+				if err != nil {
+					return false, err
+				}
+				if !ok {
+					continue
+				}
+			}
+			if skip > 0 {
+				skip--
+				continue
+			}
+			out = append(out, t.Txid)
+			if len(out) >= limit {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	return out, err
+}
+
+// involves tells whether the address's part in a tx concerns contract: a
+// transfer of its token, or the tx calls it.
+func (r *ethRenderer) involves(ctx context.Context, t db.EthAddrTx, contract bchain.AddrDesc) (bool, error) {
+	tx, err := r.tx(ctx, t.Txid)
+	if err != nil {
+		return false, err
+	}
+	want := r.s.addr(contract)
+	if len(tx.Vout) == 1 && len(tx.Vout[0].Addresses) == 1 && tx.Vout[0].Addresses[0] == want {
+		return true, nil
+	}
+	for _, tt := range tx.TokenTransfers {
+		if tt.Contract == want {
+			return true, nil
+		}
+	}
+	return false, nil
+}

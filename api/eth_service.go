@@ -1,0 +1,235 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/openexplorer/blockbook/bchain"
+	"github.com/openexplorer/blockbook/db"
+	"github.com/openexplorer/blockbook/db/mempool"
+)
+
+// EthService implements Service for Ethereum-type chains: txs, token
+// transfers and internal transfers from the node and the Ethereum index,
+// balances and nonces from the node. There is no Ethereum mempool yet:
+// pending txs show only when asked for by txid.
+type EthService struct {
+	core
+	addrs bchain.AddressParser
+	eth   bchain.EthereumChain
+}
+
+var _ Service = (*EthService)(nil)
+
+// NewEthService returns the Ethereum-type query service.
+func NewEthService(d *db.DB, b *bchain.Backend, sync SyncStatus, cfg Config) *EthService {
+	c := newCore(d, b, sync, cfg)
+	c.hexPrefix = "0x" // hashes are 0x-prefixed on Ethereum, as Blockbook shows them
+	return &EthService{core: c, addrs: b.Addresses, eth: b.Eth}
+}
+
+// notForEth refuses a call that has no meaning for account-model chains.
+func notForEth(what string) error {
+	return userErr("%s not supported for Ethereum-type coins", what)
+}
+
+// Status answers /api and /api/v2.
+func (s *EthService) Status(ctx context.Context) (*SystemInfo, error) { return s.baseStatus(ctx) }
+
+// addrDesc validates an address parameter.
+func (s *EthService) addrDesc(address string) (bchain.AddrDesc, error) {
+	desc, err := s.addrs.AddrDescFromAddress(strings.TrimSpace(address))
+	if err != nil {
+		reason := strings.TrimPrefix(err.Error(), bchain.ErrInvalidAddress.Error()+": ")
+		return nil, &Error{Msg: fmt.Sprintf("Invalid address, %s", reason), Err: err}
+	}
+	return desc, nil
+}
+
+// AddrDesc validates an address for subscriptions.
+func (s *EthService) AddrDesc(address string) (bchain.AddrDesc, error) {
+	desc, err := s.addrs.AddrDescFromAddress(strings.TrimSpace(address))
+	if err != nil {
+		return nil, &Error{Msg: fmt.Sprintf("Invalid address %q, %v", address, err), Err: err}
+	}
+	return desc, nil
+}
+
+// DescAddress renders a descriptor as its EIP-55 address.
+func (s *EthService) DescAddress(desc bchain.AddrDesc) (string, bool) {
+	addrs, _, err := s.addrs.AddressesFromAddrDesc(desc)
+	if err != nil || len(addrs) != 1 {
+		return "", false
+	}
+	return addrs[0], true
+}
+
+// addr renders a descriptor, or its hex when it is not an address.
+func (s *EthService) addr(desc bchain.AddrDesc) string {
+	if a, ok := s.DescAddress(desc); ok {
+		return a
+	}
+	return "0x" + desc.String()
+}
+
+// Account: Ethereum-type chains have no xpubs; the error lets the
+// websocket's getAccountInfo fall back to the address.
+func (s *EthService) Account(context.Context, string, AddressQuery) (*Address, error) {
+	return nil, &Error{Msg: "Xpubs and descriptors are not supported for Ethereum-type coins", Err: bchain.ErrNotXpub}
+}
+
+// Utxos: no UTXOs in the account model.
+func (s *EthService) Utxos(context.Context, string, bool, int) ([]Utxo, error) {
+	return nil, notForEth("UTXOs are")
+}
+
+// BalanceHistory is not implemented for Ethereum-type chains yet.
+func (s *EthService) BalanceHistory(context.Context, string, BalanceHistoryQuery) ([]BalanceHistory, error) {
+	return nil, notForEth("Balance history is")
+}
+
+// BlockFilters and the other Golomb filter calls serve Bitcoin light wallets.
+func (s *EthService) BlockFilters(context.Context, string, string, string, string) (*BlockFilters, error) {
+	return nil, notForEth("Block filters are")
+}
+
+// BlockFilter: see BlockFilters.
+func (s *EthService) BlockFilter(context.Context, string, string, uint64) (*BlockFilterResult, error) {
+	return nil, notForEth("Block filters are")
+}
+
+// BlockFiltersBatch: see BlockFilters.
+func (s *EthService) BlockFiltersBatch(context.Context, string, string, int, uint64) (*BlockFiltersBatchResult, error) {
+	return nil, notForEth("Block filters are")
+}
+
+// MempoolFilters: see BlockFilters.
+func (s *EthService) MempoolFilters(context.Context, string, int64, uint64) (*MempoolFilters, error) {
+	return nil, notForEth("Mempool filters are")
+}
+
+// FeeStats summarizes Bitcoin fee rates per vbyte.
+func (s *EthService) FeeStats(context.Context, string) (*FeeStats, error) {
+	return nil, notForEth("Fee stats are")
+}
+
+// RawBlock: the node has no serialized block to hand out.
+func (s *EthService) RawBlock(context.Context, string) (*BlockRaw, error) {
+	return nil, notForEth("Raw blocks are")
+}
+
+// TxSpecific: not implemented for Ethereum-type chains yet.
+func (s *EthService) TxSpecific(context.Context, string) (json.RawMessage, error) {
+	return nil, notForEth("Node-specific tx data is")
+}
+
+// RawTx: not implemented for Ethereum-type chains yet.
+func (s *EthService) RawTx(context.Context, string) (string, error) {
+	return "", notForEth("Raw transactions are")
+}
+
+// MempoolTxs: no Ethereum mempool yet, so the list is empty.
+func (s *EthService) MempoolTxs(_ context.Context, page, pageSize int) (*MempoolTxs, error) {
+	return &MempoolTxs{Txs: []MempoolTx{}}, nil
+}
+
+// MempoolTxNotice is never called (no Ethereum mempool yet); the notice
+// touches no address.
+func (s *EthService) MempoolTxNotice(tx *mempool.Tx) TxNotice {
+	return TxNotice{Txid: tx.Txid, Render: func(ctx context.Context) (*Tx, error) { return s.Tx(ctx, tx.Txid.String()) }}
+}
+
+// BlockTxNotices describes the txs of a block the index just connected:
+// each touches its sender, recipient, created contract and the parties of
+// its internal and token transfers.
+func (s *EthService) BlockTxNotices(_ context.Context, blk *bchain.Block) ([]TxNotice, error) {
+	if blk.Eth == nil {
+		return nil, nil
+	}
+	v, err := s.newView()
+	if err != nil {
+		return nil, err
+	}
+	defer v.release()
+	meta, err := db.ReadBlockMeta(v.snap, blk.Height)
+	if err != nil || meta == nil || meta.Hash != blk.Hash {
+		return nil, err
+	}
+	out := make([]TxNotice, 0, len(blk.Eth.Txs))
+	for i := range blk.Eth.Txs {
+		tx := &blk.Eth.Txs[i]
+		descs := []bchain.AddrDesc{tx.From.AddrDesc()}
+		if tx.To != nil {
+			descs = append(descs, tx.To.AddrDesc())
+		}
+		if tx.Receipt != nil && tx.Receipt.ContractAddress != nil {
+			descs = append(descs, tx.Receipt.ContractAddress.AddrDesc())
+		}
+		id, err := db.ReadInternalData(v.snap, tx.Hash)
+		if err != nil {
+			return nil, err
+		}
+		if id != nil {
+			for _, it := range id.Transfers {
+				descs = append(descs, it.From, it.To)
+			}
+		}
+		for _, tt := range tx.Transfers {
+			descs = append(descs, tt.From.AddrDesc(), tt.To.AddrDesc())
+		}
+		out = append(out, TxNotice{Txid: tx.Hash, Descs: descs, Render: func(ctx context.Context) (*Tx, error) {
+			v, err := s.newView()
+			if err != nil {
+				return nil, err
+			}
+			defer v.release()
+			return newEthRenderer(s, v).fromBlock(ctx, blk, tx)
+		}})
+	}
+	return out, nil
+}
+
+// Search tells what a search term names: a block height or hash, a txid
+// the node knows, or an address.
+func (s *EthService) Search(ctx context.Context, q string) (*SearchResult, error) {
+	q = strings.TrimSpace(q)
+	if q == "" {
+		return nil, userErr("Enter a block height or hash, a transaction id or an address")
+	}
+	notFound := &Error{Msg: fmt.Sprintf("No block, transaction or address matches '%s'", truncate(q, 100)), Err: ErrNotFound}
+	if bid, err := ParseBlockID(strings.TrimPrefix(strings.ToLower(q), "0x")); err == nil {
+		v, err := s.newView()
+		if err != nil {
+			return nil, err
+		}
+		defer v.release()
+		if bid.IsHeight {
+			meta, err := db.ReadBlockMeta(v.snap, bid.Height)
+			if err != nil {
+				return nil, err
+			}
+			if meta == nil {
+				return nil, notFound
+			}
+			return &SearchResult{Kind: SearchBlock, ID: fmt.Sprint(bid.Height)}, nil
+		}
+		if _, err := s.eth.Tx(ctx, bid.Hash); err == nil {
+			return &SearchResult{Kind: SearchTx, ID: "0x" + bid.Hash.String()}, nil
+		} else if !errors.Is(err, bchain.ErrTxNotFound) {
+			return nil, err
+		}
+		if _, _, err := s.resolveBlock(ctx, v, bid.Hash.String()); err == nil {
+			return &SearchResult{Kind: SearchBlock, ID: bid.Hash.String()}, nil
+		} else if !IsNotFound(err) {
+			return nil, err
+		}
+		return nil, notFound
+	}
+	if desc, err := s.addrs.AddrDescFromAddress(q); err == nil {
+		return &SearchResult{Kind: SearchAddress, ID: s.addr(desc)}, nil
+	}
+	return nil, notFound
+}

@@ -1,0 +1,284 @@
+package api
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"sync"
+
+	"github.com/openexplorer/blockbook/bchain"
+	"github.com/openexplorer/blockbook/db"
+)
+
+// Tx answers tx/{txid} for a pending or mined tx the node knows.
+func (s *EthService) Tx(ctx context.Context, txidParam string) (*Tx, error) {
+	txid, err := parseTxid(s.trimHex(txidParam))
+	if err != nil {
+		return nil, err
+	}
+	v, err := s.newView()
+	if err != nil {
+		return nil, err
+	}
+	defer v.release()
+	return newEthRenderer(s, v).tx(ctx, txid)
+}
+
+// ethRenderer renders the txs of one request, sharing the blocks fetched
+// from the node and the contracts read from the index.
+type ethRenderer struct {
+	s *EthService
+	v *view
+
+	mu        sync.Mutex
+	blocks    map[bchain.Hash]*bchain.Block
+	contracts map[string]*db.ContractInfo
+}
+
+func newEthRenderer(s *EthService, v *view) *ethRenderer {
+	return &ethRenderer{s: s, v: v, blocks: map[bchain.Hash]*bchain.Block{}, contracts: map[string]*db.ContractInfo{}}
+}
+
+// tx renders a tx: from the cache when the index holds its block, else
+// from the node (the tx, and for a mined one its block with the receipt).
+func (r *ethRenderer) tx(ctx context.Context, txid bchain.Hash) (*Tx, error) {
+	if out, err := r.cached(txid); out != nil || err != nil {
+		return out, err
+	}
+	etx, err := r.s.eth.Tx(ctx, txid)
+	if errors.Is(err, bchain.ErrTxNotFound) {
+		return nil, &Error{Msg: fmt.Sprintf("Transaction '%s' not found", r.s.hashString(txid)), Err: err}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if etx.BlockHash.IsZero() {
+		return r.render(etx, nil, nil)
+	}
+	blk, err := r.block(ctx, etx.BlockHash, etx.BlockHeight)
+	if err != nil {
+		return nil, err
+	}
+	for i := range blk.Eth.Txs {
+		if blk.Eth.Txs[i].Hash == txid {
+			return r.fromBlock(ctx, blk, &blk.Eth.Txs[i])
+		}
+	}
+	return nil, fmt.Errorf("%w: tx %s is not in its block %s", bchain.ErrInvalidData, txid, etx.BlockHash)
+}
+
+// block fetches a block once per request.
+func (r *ethRenderer) block(ctx context.Context, hash bchain.Hash, height uint32) (*bchain.Block, error) {
+	r.mu.Lock()
+	blk := r.blocks[hash]
+	r.mu.Unlock()
+	if blk != nil {
+		return blk, nil
+	}
+	blk, err := r.s.backend.Chain.Block(ctx, hash, height)
+	if errors.Is(err, bchain.ErrBlockNotFound) {
+		return nil, &Error{Msg: fmt.Sprintf("Block %s not found", r.s.hashString(hash)), Err: err}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if blk.Eth == nil {
+		return nil, fmt.Errorf("%w: block %s has no Ethereum data", bchain.ErrInvalidData, hash)
+	}
+	r.mu.Lock()
+	r.blocks[hash] = blk
+	r.mu.Unlock()
+	return blk, nil
+}
+
+// cached returns the cached answer of a tx whose block the index still
+// holds, with confirmations as of now.
+func (r *ethRenderer) cached(txid bchain.Hash) (*Tx, error) {
+	raw, err := db.ReadCachedTx(r.v.snap, txid)
+	if err != nil || raw == nil {
+		return nil, err
+	}
+	var out Tx
+	if err := json.Unmarshal(raw, &out); err != nil || out.BlockHeight < 0 {
+		return nil, nil // not ours: render again
+	}
+	meta, err := db.ReadBlockMeta(r.v.snap, uint32(out.BlockHeight))
+	if err != nil || meta == nil || r.s.hashString(meta.Hash) != out.BlockHash {
+		return nil, err
+	}
+	out.Confirmations = r.v.confirmations(uint32(out.BlockHeight))
+	return &out, nil
+}
+
+// fromBlock renders a mined tx of blk, with the internal data the index
+// holds (or, while the index lacks it, the node's fresh trace) and caches
+// the answer when the index holds the block.
+func (r *ethRenderer) fromBlock(ctx context.Context, blk *bchain.Block, tx *bchain.EthTx) (*Tx, error) {
+	id, err := db.ReadInternalData(r.v.snap, tx.Hash)
+	if err != nil {
+		return nil, err
+	}
+	// A tx whose trace failed is amended later: do not cache it meanwhile.
+	cache := !r.s.cfg.DisableTxCache && !(blk.Eth.Traced && (blk.Eth.TraceError != "" || tx.Internal == nil))
+	if id == nil && tx.Internal != nil && (len(tx.Internal.Transfers) > 0 || tx.Internal.Error != "") {
+		id, cache = r.internalFromTrace(tx.Internal), false // the index records it when it amends the block
+	}
+	out, err := r.render(tx, blk, id)
+	if err != nil {
+		return nil, err
+	}
+	meta, err := db.ReadBlockMeta(r.v.snap, blk.Height)
+	if err != nil {
+		return nil, err
+	}
+	if cache && meta != nil && meta.Hash == blk.Hash {
+		c := *out
+		c.Confirmations = 0
+		if raw, err := json.Marshal(&c); err == nil {
+			if err := r.s.db.WriteCachedTx(tx.Hash, raw); err != nil {
+				r.s.log.Warn("caching tx failed", "txid", tx.Hash, "err", err)
+			}
+		}
+	}
+	return out, nil
+}
+
+// internalFromTrace converts the node's trace to the index's form.
+func (r *ethRenderer) internalFromTrace(in *bchain.EthInternalData) *db.InternalData {
+	id := &db.InternalData{Kind: in.Type, Error: in.Error}
+	for _, t := range in.Transfers {
+		id.Transfers = append(id.Transfers, db.InternalTransfer{Kind: t.Type, From: t.From.AddrDesc(), To: t.To.AddrDesc(), Value: t.Value})
+	}
+	return id
+}
+
+// contract returns what the index knows of a contract (nil: nothing).
+func (r *ethRenderer) contract(c bchain.AddrDesc) (*db.ContractInfo, error) {
+	r.mu.Lock()
+	ci, ok := r.contracts[string(c)]
+	r.mu.Unlock()
+	if ok {
+		return ci, nil
+	}
+	ci, err := db.ReadContractInfo(r.v.snap, c)
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	r.contracts[string(c)] = ci
+	r.mu.Unlock()
+	return ci, nil
+}
+
+func amount(x *big.Int) *Amount {
+	if x == nil {
+		return nil
+	}
+	return (*Amount)(new(big.Int).Set(x))
+}
+
+// render builds the Ethereum shape of a tx; blk is nil for pending txs.
+func (r *ethRenderer) render(tx *bchain.EthTx, blk *bchain.Block, id *db.InternalData) (*Tx, error) {
+	s := r.s
+	from := s.addr(tx.From.AddrDesc())
+	out := &Tx{
+		Txid: s.hashString(tx.Hash), BlockHeight: -1, Value: amount(tx.Value),
+		Vin: []Vin{{N: 0, Addresses: []string{from}, IsAddress: true}},
+	}
+	if out.Value == nil {
+		out.Value = NewAmount(0)
+	}
+	es := &EthereumSpecific{
+		Type: tx.Type, Status: bchain.EthStatusUnknown, Nonce: tx.Nonce, GasLimit: tx.GasLimit,
+		GasPrice: amount(tx.GasPrice), MaxFeePerGas: amount(tx.MaxFeePerGas), MaxPriorityFeePerGas: amount(tx.MaxPriorityFeePerGas),
+	}
+	if len(tx.Data) > 0 {
+		es.Data = "0x" + hex.EncodeToString(tx.Data)
+	}
+	var to string
+	if tx.To != nil {
+		to = s.addr(tx.To.AddrDesc())
+	}
+	if blk != nil {
+		out.BlockHash, out.BlockHeight, out.BlockTime = s.hashString(blk.Hash), int64(blk.Height), blk.Time
+		out.Confirmations = r.v.confirmations(blk.Height)
+		es.BaseFeePerGas = amount(blk.Eth.BaseFee)
+	}
+	if rc := tx.Receipt; rc != nil {
+		es.Status = rc.Status
+		gasUsed := rc.GasUsed
+		es.GasUsed = &gasUsed
+		price := rc.EffectiveGasPrice
+		if price == nil {
+			price = tx.GasPrice
+		}
+		if price != nil {
+			es.GasPrice = amount(price)
+			out.Fees = (*Amount)(new(big.Int).Mul(price, new(big.Int).SetUint64(rc.GasUsed)))
+		}
+		if rc.ContractAddress != nil {
+			es.CreatedContract = s.addr(rc.ContractAddress.AddrDesc())
+		}
+	} else if tx.GasPrice != nil {
+		// Pending: the most the tx can cost, as Blockbook shows it.
+		out.Fees = (*Amount)(new(big.Int).Mul(tx.GasPrice, new(big.Int).SetUint64(tx.GasLimit)))
+	}
+	if id != nil {
+		if es.CreatedContract == "" && len(id.Created) > 0 {
+			es.CreatedContract = s.addr(id.Created)
+		}
+		es.Error = id.Error
+		for _, t := range id.Transfers {
+			es.InternalTransfers = append(es.InternalTransfers, EthereumInternalTransfer{
+				Type: int(t.Kind), From: s.addr(t.From), To: s.addr(t.To), Value: amount(t.Value)})
+		}
+	}
+	if to == "" {
+		to = es.CreatedContract
+	}
+	vout := Vout{N: 0, Value: out.Value, Addresses: []string{}, IsAddress: to != ""}
+	if to != "" {
+		vout.Addresses = []string{to}
+	}
+	out.Vout = []Vout{vout}
+	out.EthereumSpecific = es
+	var err error
+	out.TokenTransfers, err = r.tokenTransfers(tx.Transfers)
+	return out, err
+}
+
+// tokenTransfers renders a tx's token transfers; the entries of one
+// ERC1155 TransferBatch log become one transfer with several values.
+func (r *ethRenderer) tokenTransfers(ts []bchain.TokenTransfer) ([]TokenTransfer, error) {
+	var out []TokenTransfer
+	for i, t := range ts {
+		if t.Standard == bchain.TokenERC1155 && i > 0 && ts[i-1].Standard == bchain.TokenERC1155 && ts[i-1].LogIndex == t.LogIndex {
+			last := &out[len(out)-1]
+			last.MultiTokenValues = append(last.MultiTokenValues, MultiTokenValue{ID: amount(t.TokenID), Value: amount(t.Value)})
+			continue
+		}
+		std := t.Standard.String()
+		tt := TokenTransfer{Type: std, Standard: std, From: r.s.addr(t.From.AddrDesc()), To: r.s.addr(t.To.AddrDesc()),
+			Contract: r.s.addr(t.Contract.AddrDesc())}
+		ci, err := r.contract(t.Contract.AddrDesc())
+		if err != nil {
+			return nil, err
+		}
+		if ci != nil {
+			tt.Name, tt.Symbol, tt.Decimals = ci.Name, ci.Symbol, int(ci.Decimals)
+		}
+		switch t.Standard {
+		case bchain.TokenERC721:
+			tt.Value = amount(t.TokenID) // the token id, as Blockbook
+		case bchain.TokenERC1155:
+			tt.MultiTokenValues = []MultiTokenValue{{ID: amount(t.TokenID), Value: amount(t.Value)}}
+		default:
+			tt.Value = amount(t.Value)
+		}
+		out = append(out, tt)
+	}
+	return out, nil
+}

@@ -1,0 +1,99 @@
+package api
+
+// Wire types of Ethereum-type answers, as blockbook-api.d.ts shapes them.
+
+// MultiTokenValue is one (id, amount) of an ERC1155 transfer or holding.
+type MultiTokenValue struct {
+	ID    *Amount `json:"id,omitempty"`
+	Value *Amount `json:"value,omitempty"`
+}
+
+// TokenTransfer is one token movement of a tx. Value is the amount
+// (ERC20) or the token id (ERC721, as Blockbook); ERC1155 transfers carry
+// MultiTokenValues instead, one per id of a batch.
+type TokenTransfer struct {
+	Type             string            `json:"type"`
+	Standard         string            `json:"standard"`
+	From             string            `json:"from"`
+	To               string            `json:"to"`
+	Contract         string            `json:"contract"`
+	Name             string            `json:"name,omitempty"`
+	Symbol           string            `json:"symbol,omitempty"`
+	Decimals         int               `json:"decimals"`
+	Value            *Amount           `json:"value,omitempty"`
+	MultiTokenValues []MultiTokenValue `json:"multiTokenValues,omitempty"`
+}
+
+// EthereumInternalTransfer is value moved (or a contract created or
+// destroyed) by an inner call frame; Type 0 call, 1 create, 2 selfdestruct.
+type EthereumInternalTransfer struct {
+	Type  int     `json:"type"`
+	From  string  `json:"from"`
+	To    string  `json:"to"`
+	Value *Amount `json:"value"`
+}
+
+// EthereumSpecific holds what only Ethereum-type txs have. Status is 1
+// success, 0 failure, -1 pending or unknown. GasPrice is the effective gas
+// price for mined txs (what the fee was computed with), as in Blockbook.
+type EthereumSpecific struct {
+	Type                 uint8                      `json:"type,omitempty"`
+	CreatedContract      string                     `json:"createdContract,omitempty"`
+	Status               int                        `json:"status"`
+	Error                string                     `json:"error,omitempty"`
+	Nonce                uint64                     `json:"nonce"`
+	GasLimit             uint64                     `json:"gasLimit"`
+	GasUsed              *uint64                    `json:"gasUsed,omitempty"`
+	GasPrice             *Amount                    `json:"gasPrice,omitempty"`
+	MaxPriorityFeePerGas *Amount                    `json:"maxPriorityFeePerGas,omitempty"`
+	MaxFeePerGas         *Amount                    `json:"maxFeePerGas,omitempty"`
+	BaseFeePerGas        *Amount                    `json:"baseFeePerGas,omitempty"`
+	Data                 string                     `json:"data,omitempty"`
+	InternalTransfers    []EthereumInternalTransfer `json:"internalTransfers,omitempty"`
+}
+
+// ContractInfo answers contract/{address} and is the contractInfo of a
+// contract's address answer. The heights are those the index saw the
+// contract created and selfdestructed at.
+type ContractInfo struct {
+	Type              string `json:"type"`
+	Standard          string `json:"standard"`
+	Contract          string `json:"contract"`
+	Name              string `json:"name"`
+	Symbol            string `json:"symbol"`
+	Decimals          int    `json:"decimals"`
+	CreatedInBlock    uint32 `json:"createdInBlock,omitempty"`
+	DestructedInBlock uint32 `json:"destructedInBlock,omitempty"`
+}
+
+// Eip1559Fee is one EIP-1559 fee tier, in wei per gas.
+type Eip1559Fee struct {
+	MaxFeePerGas         *Amount `json:"maxFeePerGas"`
+	MaxPriorityFeePerGas *Amount `json:"maxPriorityFeePerGas"`
+}
+
+// Eip1559Fees are the tiers of estimateFee's eip1559 field.
+type Eip1559Fees struct {
+	BaseFeePerGas *Amount     `json:"baseFeePerGas,omitempty"`
+	Low           *Eip1559Fee `json:"low,omitempty"`
+	Medium        *Eip1559Fee `json:"medium,omitempty"`
+	High          *Eip1559Fee `json:"high,omitempty"`
+	Instant       *Eip1559Fee `json:"instant,omitempty"`
+}
+
+// FeeQuery is estimateFee's specific parameters.
+type FeeQuery struct {
+	Conservative bool
+	TxSize       int64  // Bitcoin-type: vbytes of the tx to price
+	Data         string // Ethereum-type: call data (hex) of the tx to price
+}
+
+// FeeEstimate is one answer of the websocket's estimateFee: per unit
+// (Bitcoin-type: per 1000 vbytes; Ethereum-type: wei per gas), per tx
+// when the size is known, and the gas limit (Ethereum-type).
+type FeeEstimate struct {
+	FeePerTx   string       `json:"feePerTx,omitempty"`
+	FeePerUnit string       `json:"feePerUnit,omitempty"`
+	FeeLimit   string       `json:"feeLimit,omitempty"`
+	Eip1559    *Eip1559Fees `json:"eip1559,omitempty"`
+}
