@@ -131,6 +131,10 @@ func run(ctx context.Context, o *options, log *slog.Logger) error {
 	if mp != nil {
 		apiCfg.Mempool = mp
 	}
+	ethMempool := newEthMempool(o, cfg, backend, log)
+	if ethMempool != nil {
+		apiCfg.EthMempool = ethMempool
+	}
 	apiCfg.FiatRates = fiatCfg != nil
 	svc := newService(backend, d, worker, apiCfg)
 	ws, err := newWebsocket(o, svc, log, reg)
@@ -183,10 +187,16 @@ func run(ctx context.Context, o *options, log *slog.Logger) error {
 		if mp != nil {
 			mp.OnBlock(ev)
 		}
+		if ethMempool != nil && ev.Connected != nil {
+			ethMempool.OnBlock(ev.Connected)
+		}
 		if ev.HasTip && !ev.Disconnected {
 			ws.OnBlock(ev.Tip.Height, ev.Tip.Hash, ev.Connected)
 		}
 	})
+	if ethMempool != nil {
+		runEthMempool(syncCtx, &wg, ethMempool, svc, ws, backend.TxNotifier)
+	}
 	if mp != nil {
 		mp.OnTx(func(tx *mempool.Tx) { ws.OnMempoolTx(svc.MempoolTxNotice(tx)) })
 		mp.OnResolved(func(tx *mempool.Tx, descs []bchain.AddrDesc) {

@@ -54,6 +54,9 @@ func startEthE2E(t *testing.T) *ethE2E {
 	}
 	e := &ethE2E{dev: dev, ledger: ledger, inst: startInProcess(t, cfg, t.TempDir(), nil)}
 	e.waitHead(t)
+	waitStatus(t, e.inst.base, func(s *api.SystemInfo) bool {
+		return s.Blockbook.InSyncMempool && s.Blockbook.MempoolSize == len(ledger.Pending)
+	})
 	return e
 }
 
@@ -93,6 +96,7 @@ func TestEthAPIMatchesLedger(t *testing.T) {
 	e.checkExplorer(t)
 	e.checkGoldens(t)
 	e.checkReorg(t)
+	e.checkWsNotifications(t)
 }
 
 func (e *ethE2E) checkAddress(t *testing.T, a common.Address, want *ethgen.Address) {
@@ -109,8 +113,19 @@ func (e *ethE2E) checkAddress(t *testing.T, a common.Address, want *ethgen.Addre
 	if got.Txs != len(want.Txs) || got.NonTokenTxs != want.NonTokenTxs || got.InternalTxs != want.InternalTxs {
 		t.Errorf("%s: txs %d/%d/%d, want %d/%d/%d", name, got.Txs, got.NonTokenTxs, got.InternalTxs, len(want.Txs), want.NonTokenTxs, want.InternalTxs)
 	}
-	if got.UnconfirmedBalance.String() != "0" || got.UnconfirmedTxs != 0 {
-		t.Errorf("%s: unconfirmed %s/%d", name, got.UnconfirmedBalance, got.UnconfirmedTxs)
+	// Pending txs: counted, and the value they would move.
+	delta := new(big.Int)
+	for h := range want.PendingTxs {
+		tx := e.ledger.Txs[h]
+		if tx.To != nil && *tx.To == a {
+			delta.Add(delta, tx.Value)
+		}
+		if tx.From == a {
+			delta.Sub(delta, tx.Value)
+		}
+	}
+	if got.UnconfirmedBalance.String() != delta.String() || got.UnconfirmedTxs != len(want.PendingTxs) {
+		t.Errorf("%s: unconfirmed %s/%d, want %s/%d", name, got.UnconfirmedBalance, got.UnconfirmedTxs, delta, len(want.PendingTxs))
 	}
 	// Tokens: one per contract, with the ledger's holding.
 	if len(got.Tokens) != len(want.Tokens) {
@@ -143,6 +158,12 @@ func (e *ethE2E) checkAddress(t *testing.T, a common.Address, want *ethgen.Addre
 	for h := range want.Txs {
 		wantIDs = append(wantIDs, h.Hex())
 	}
+	for h := range want.PendingTxs { // listed first, on page 1
+		wantIDs = append(wantIDs, h.Hex())
+		if !slices.Contains(ids[:len(want.PendingTxs)], h.Hex()) {
+			t.Errorf("%s: pending tx %s not first", name, h.Hex())
+		}
+	}
 	slices.Sort(wantIDs)
 	sorted := slices.Sorted(slices.Values(ids))
 	if !slices.Equal(sorted, wantIDs) {
@@ -150,7 +171,7 @@ func (e *ethE2E) checkAddress(t *testing.T, a common.Address, want *ethgen.Addre
 	}
 	var heights []uint64
 	for _, id := range ids {
-		if tx := e.ledger.Txs[common.HexToHash(id)]; tx != nil {
+		if tx := e.ledger.Txs[common.HexToHash(id)]; tx != nil && !tx.Pending {
 			heights = append(heights, tx.BlockNumber)
 		}
 	}
@@ -229,6 +250,15 @@ func (e *ethE2E) checkTx(t *testing.T, h common.Hash, want *ethgen.Tx) {
 	if want.Pending {
 		if got.BlockHeight != -1 || got.Confirmations != 0 || es.Status != -1 {
 			t.Errorf("pending tx %s: height %d confirmations %d status %d", h, got.BlockHeight, got.Confirmations, es.Status)
+		}
+		// The token transfer its calldata asks for.
+		if len(got.TokenTransfers) != len(want.TokenTransfers) {
+			t.Errorf("pending tx %s: %d token transfers, want %d", h, len(got.TokenTransfers), len(want.TokenTransfers))
+		}
+		for i, tt := range got.TokenTransfers {
+			if w := want.TokenTransfers[min(i, len(want.TokenTransfers)-1)]; tt.To != w.To.Hex() || tt.Contract != w.Contract.Hex() || tt.Value.String() != w.Value.String() {
+				t.Errorf("pending tx %s: transfer %+v, want %+v", h, tt, w)
+			}
 		}
 		return
 	}
@@ -509,4 +539,40 @@ func sameBlocks(a, b api.Address) bool {
 		}
 	}
 	return true
+}
+
+// checkWsNotifications: an address subscriber hears of a payment when it
+// enters the mempool and again when a block mines it.
+func (e *ethE2E) checkWsNotifications(t *testing.T) {
+	t.Helper()
+	to := common.Address{0x5e, 0x1f}
+	c := newWS(t, e.inst.base)
+	var sub struct {
+		Subscribed bool `json:"subscribed"`
+	}
+	id := c.ok("subscribeAddresses", map[string]any{"addresses": []string{to.Hex()}, "newBlockTxs": true}, &sub)
+	ctx := context.Background()
+	w, err := ethgen.NewWallet(ctx, e.dev.Client())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := w.Transfer(ctx, ethgen.AccountFromKey("dev", e.dev.DevKey), to, big.NewInt(1234), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n struct {
+		Address string `json:"address"`
+		Tx      api.Tx `json:"tx"`
+	}
+	c.notification(id, &n)
+	if n.Address != to.Hex() || n.Tx.Txid != tx.Hash().Hex() || n.Tx.BlockHeight != -1 {
+		t.Fatalf("mempool notification %+v", n)
+	}
+	if _, err := e.dev.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	c.notification(id, &n)
+	if n.Tx.Txid != tx.Hash().Hex() || n.Tx.BlockHeight < 1 {
+		t.Fatalf("block notification %+v", n)
+	}
 }

@@ -50,9 +50,10 @@ func (s *EthService) Address(ctx context.Context, address string, q AddressQuery
 	if err != nil {
 		return nil, err
 	}
+	pending, delta := s.pending(desc)
 	out := &Address{
-		Address: s.addr(desc), Balance: amount(bal), UnconfirmedBalance: NewAmount(0), Txs: int(ac.Txs),
-		NonTokenTxs: int(ac.NonTokenTxs), InternalTxs: int(ac.InternalTxs), Nonce: fmt.Sprint(nonce),
+		Address: s.addr(desc), Balance: amount(bal), UnconfirmedBalance: amount(delta), UnconfirmedTxs: len(pending),
+		Txs: int(ac.Txs), NonTokenTxs: int(ac.NonTokenTxs), InternalTxs: int(ac.InternalTxs), Nonce: fmt.Sprint(nonce),
 	}
 	if out.ContractInfo, err = s.contractInfo(v, desc); err != nil {
 		return nil, err
@@ -74,6 +75,14 @@ func (s *EthService) Address(ctx context.Context, address string, q AddressQuery
 	txids, err := s.addressPage(ctx, r, desc, ac, contract, q, &out.Paging)
 	if err != nil {
 		return nil, err
+	}
+	// Pending txs come first, on the first page of an unfiltered list.
+	if out.Paging.Page <= 1 && contract == nil && q.FromHeight == 0 && q.ToHeight == 0 && len(pending) > 0 {
+		ids := make([]bchain.Hash, 0, len(pending)+len(txids))
+		for _, t := range pending {
+			ids = append(ids, t.Eth.Hash)
+		}
+		txids = append(ids, txids...)
 	}
 	if q.Details == DetailsTxids {
 		for _, t := range txids {

@@ -36,9 +36,6 @@ func notForEth(what string) error {
 	return userErr("%s not supported for Ethereum-type coins", what)
 }
 
-// Status answers /api and /api/v2.
-func (s *EthService) Status(ctx context.Context) (*SystemInfo, error) { return s.baseStatus(ctx) }
-
 // addrDesc validates an address parameter.
 func (s *EthService) addrDesc(address string) (bchain.AddrDesc, error) {
 	desc, err := s.addrs.AddrDescFromAddress(strings.TrimSpace(address))
@@ -131,13 +128,8 @@ func (s *EthService) RawTx(context.Context, string) (string, error) {
 	return "", notForEth("Raw transactions are")
 }
 
-// MempoolTxs: no Ethereum mempool yet, so the list is empty.
-func (s *EthService) MempoolTxs(_ context.Context, page, pageSize int) (*MempoolTxs, error) {
-	return &MempoolTxs{Txs: []MempoolTx{}}, nil
-}
-
-// MempoolTxNotice is never called (no Ethereum mempool yet); the notice
-// touches no address.
+// MempoolTxNotice is for the Bitcoin-type mempool and never called here
+// (see EthMempoolTxNotice); the notice touches no address.
 func (s *EthService) MempoolTxNotice(tx *mempool.Tx) TxNotice {
 	return TxNotice{Txid: tx.Txid, Render: func(ctx context.Context) (*Tx, error) { return s.Tx(ctx, tx.Txid.String()) }}
 }

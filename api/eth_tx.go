@@ -11,6 +11,7 @@ import (
 
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
+	"github.com/openexplorer/blockbook/db/ethmempool"
 )
 
 // Tx answers tx/{txid} for a pending or mined tx the node knows.
@@ -56,6 +57,9 @@ func (r *ethRenderer) tx(ctx context.Context, txid bchain.Hash) (*Tx, error) {
 		return nil, err
 	}
 	if etx.BlockHash.IsZero() {
+		// Pending: the token transfer its calldata asks for (it may
+		// still fail), as the mempool files it.
+		etx.Transfers = ethmempool.PendingTransfers(etx)
 		return r.render(etx, nil, nil)
 	}
 	blk, err := r.block(ctx, etx.BlockHash, etx.BlockHeight)

@@ -145,6 +145,8 @@ type Config struct {
 	BlockFilters, MempoolFilters db.FilterParams
 	// Mempool, when set, adds unconfirmed txs to answers.
 	Mempool Mempool
+	// EthMempool is the Ethereum-type mempool (nil: none).
+	EthMempool EthMempool
 	// FiatRates: fiat_rates is configured, so answers read rates from the
 	// fiatRates column family (which db/fiat fills).
 	FiatRates bool

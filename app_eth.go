@@ -1,0 +1,42 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/openexplorer/blockbook/api"
+	"github.com/openexplorer/blockbook/bchain"
+	"github.com/openexplorer/blockbook/db/ethmempool"
+	"github.com/openexplorer/blockbook/server"
+)
+
+// newEthMempool follows an Ethereum-type node's pending txs when the sync
+// worker runs (nil otherwise).
+func newEthMempool(o *options, cfg *bchain.Config, b *bchain.Backend, log *slog.Logger) *ethmempool.Mempool {
+	if !o.sync || b.Type != bchain.ChainEthereumType || b.Mempool == nil || b.Eth == nil {
+		return nil
+	}
+	node := struct {
+		bchain.MempoolSource
+		bchain.EthereumChain
+	}{b.Mempool, b.Eth}
+	return ethmempool.New(node, ethmempool.Config{
+		Resync: time.Duration(o.resyncMempoolMs) * time.Millisecond, Expiry: time.Duration(cfg.MempoolTxTimeoutHours) * time.Hour,
+		Workers: cfg.MempoolWorkers, Log: log.With("subsystem", "mempool"),
+	})
+}
+
+// runEthMempool announces new pending txs to websocket subscribers and
+// follows the node until ctx ends.
+func runEthMempool(ctx context.Context, wg *sync.WaitGroup, mp *ethmempool.Mempool, svc api.Service, ws *server.Websocket, notifier bchain.TxNotifier) {
+	if es, ok := svc.(*api.EthService); ok {
+		mp.OnTx(func(tx *ethmempool.Tx) { ws.OnMempoolTx(es.EthMempoolTxNotice(tx)) })
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		_ = mp.Run(ctx, notifier)
+	}()
+}
