@@ -52,6 +52,9 @@ func run(ctx context.Context, o *options, log *slog.Logger) error {
 		defer backend.Close()
 	}
 	o.warnIgnored(log)
+	if !o.dryRun {
+		checkEthTracing(ctx, backend, log)
+	}
 	if o.prof != "" {
 		go func() {
 			log.Info("pprof profiles served", "addr", o.prof)

@@ -40,3 +40,18 @@ func runEthMempool(ctx context.Context, wg *sync.WaitGroup, mp *ethmempool.Mempo
 		_ = mp.Run(ctx, notifier)
 	}()
 }
+
+// checkEthTracing asks an Ethereum-type node whether it can trace blocks
+// when internal transactions are to be processed; one without the debug
+// API gets them switched off with a warning (see eth.Node.CheckTracing).
+func checkEthTracing(ctx context.Context, b *bchain.Backend, log *slog.Logger) {
+	c, ok := b.Chain.(interface{ CheckTracing(context.Context) error })
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := c.CheckTracing(ctx); err != nil {
+		log.Warn("could not ask the node whether it traces blocks; tracing stays on", "err", err)
+	}
+}

@@ -33,9 +33,14 @@ type ethE2E struct {
 
 func startEthE2E(t *testing.T) *ethE2E {
 	t.Helper()
+	return startEthE2EWith(t, gethdev.Options{})
+}
+
+func startEthE2EWith(t *testing.T, opts gethdev.Options) *ethE2E {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	dev, err := gethdev.Start(ctx, gethdev.Options{})
+	dev, err := gethdev.Start(ctx, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -418,6 +423,14 @@ func (e *ethE2E) checkMisc(t *testing.T) {
 func (e *ethE2E) checkBadInputs(t *testing.T) {
 	t.Helper()
 	a := e.ledger.SortedAddresses()[0].Hex()
+	// All-lower and all-upper forms carry no checksum and are accepted.
+	for _, form := range []string{strings.ToLower(a), "0x" + strings.ToUpper(a[2:])} {
+		var got api.Address
+		e.get(t, "/api/v2/address/"+form+"?details=basic", &got)
+		if got.Address != a {
+			t.Errorf("address %s answered as %q, want %s", form, got.Address, a)
+		}
+	}
 	for path, want := range map[string]string{
 		"/api/v2/address/0x123": "Invalid address",
 		"/api/v2/address/" + strings.ToUpper(a[:3]) + strings.ToLower(a[3:5]) + strings.ToUpper(a[5:]): "checksum",
@@ -574,5 +587,39 @@ func (e *ethE2E) checkWsNotifications(t *testing.T) {
 	c.notification(id, &n)
 	if n.Tx.Txid != tx.Hash().Hex() || n.Tx.BlockHeight < 1 {
 		t.Fatalf("block notification %+v", n)
+	}
+}
+
+// A node without the debug API: internal-transaction processing is
+// switched off at start with a warning the status shows, the chain is
+// indexed without internal transfers, and no block is left marked as
+// failed.
+func TestEthNodeWithoutDebugAPI(t *testing.T) {
+	e := startEthE2EWith(t, gethdev.Options{Modules: []string{"eth", "net", "web3", "txpool"}})
+	var st api.SystemInfo
+	e.get(t, "/api/v2", &st)
+	if !strings.Contains(st.Backend.Warnings, "internal transactions are not processed") {
+		t.Fatalf("status backend.warnings %q does not say internal transactions are off", st.Backend.Warnings)
+	}
+	if !strings.Contains(e.inst.logs.String(), "internal transactions switched off") {
+		t.Error("no warning logged at start")
+	}
+	checked := 0
+	for h, tx := range e.ledger.Txs {
+		if tx.Pending || len(tx.InternalTransfers) == 0 {
+			continue
+		}
+		var got api.Tx
+		e.get(t, "/api/v2/tx/"+h.Hex(), &got)
+		if got.EthereumSpecific == nil || len(got.EthereumSpecific.InternalTransfers) != 0 {
+			t.Errorf("tx %s: internal transfers %+v with tracing off", h, got.EthereumSpecific)
+		}
+		checked++
+	}
+	if checked == 0 {
+		t.Fatal("the scenario has no internal transfers to check")
+	}
+	if strings.Contains(e.inst.logs.String(), "block trace failed") {
+		t.Error("blocks were traced and marked as failed although tracing is off")
 	}
 }

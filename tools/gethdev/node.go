@@ -85,6 +85,10 @@ type Options struct {
 	DevKey *ecdsa.PrivateKey
 	// Coinbase receives block fees; DefaultCoinbase if zero.
 	Coinbase common.Address
+	// Modules overrides the JSON-RPC namespaces served (e.g. without
+	// "debug", like a node whose operator did not enable tracing); Modules
+	// if nil.
+	Modules []string
 }
 
 // Node is a running dev chain.
@@ -158,7 +162,11 @@ func Start(ctx context.Context, opts Options) (n *Node, err error) {
 	// Port 0 for both makes the websocket share the HTTP listener.
 	nodeConf.HTTPHost, nodeConf.HTTPPort = "127.0.0.1", 0
 	nodeConf.WSHost, nodeConf.WSPort = "127.0.0.1", 0
-	nodeConf.HTTPModules, nodeConf.WSModules = Modules, Modules
+	modules := Modules
+	if opts.Modules != nil {
+		modules = opts.Modules
+	}
+	nodeConf.HTTPModules, nodeConf.WSModules = modules, modules
 	nodeConf.HTTPVirtualHosts = []string{"*"}
 	nodeConf.WSOrigins = []string{"*"}
 	nodeConf.UseLightweightKDF = true

@@ -126,8 +126,8 @@ func (n *Node) Block(ctx context.Context, hash bchain.Hash, height uint32) (*bch
 		}
 		eb.Txs[i].Transfers = TokenTransfers(receipts[i].Logs)
 	}
-	eb.Traced = n.traceInternal
-	if n.traceInternal && len(eb.Txs) > 0 {
+	eb.Traced = n.tracing()
+	if eb.Traced && len(eb.Txs) > 0 {
 		internal, err := n.traceBlock(ctx, hash, hashes)
 		if err != nil {
 			if ctx.Err() != nil {

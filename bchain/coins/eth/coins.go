@@ -61,6 +61,7 @@ type Node struct {
 	wsURL string
 
 	traceInternal   bool
+	tracingOff      atomic.Pointer[string] // why tracing was switched off at start (nil: it was not)
 	eip1559         bool
 	noBlockReceipts atomic.Bool // set once the node refuses eth_getBlockReceipts
 
@@ -221,6 +222,9 @@ func (n *Node) ChainInfo(ctx context.Context) (*bchain.ChainInfo, error) {
 	}
 	height, _ := h.height()
 	ci := &bchain.ChainInfo{Chain: n.net.netName, Blocks: int(height), Headers: int(height), BestBlockHash: bchain.Hash(h.Hash).String(), ProtocolVersion: id.String()}
+	if why := n.tracingOff.Load(); why != nil {
+		ci.Warnings = *why
+	}
 	var version string
 	if err := n.rpc.call(ctx, &version, "web3_clientVersion"); err == nil {
 		ci.Version, ci.Subversion = version, version

@@ -34,6 +34,33 @@ type traceResult struct {
 	Error  string       `json:"error"`
 }
 
+// tracing tells whether blocks are traced for internal transactions.
+func (n *Node) tracing() bool { return n.traceInternal && n.tracingOff.Load() == nil }
+
+// CheckTracing asks the node, once at start, whether it can trace blocks
+// when internal transactions are to be processed. A node without the debug
+// API gets tracing switched off, with a warning logged and shown in the
+// status (backend.warnings), rather than every block recorded as failed.
+// Other errors (the node down) leave tracing on.
+func (n *Node) CheckTracing(ctx context.Context) error {
+	if !n.traceInternal {
+		return nil
+	}
+	h, err := n.header(ctx, "eth_getBlockByNumber", "latest")
+	if err != nil {
+		return err
+	}
+	var res []traceResult
+	err = n.rpc.call(ctx, &res, "debug_traceBlockByHash", h.Hash, map[string]any{"tracer": "callTracer"})
+	if err != nil && isMethodNotFound(err) {
+		why := "internal transactions are not processed: the node does not serve debug_traceBlockByHash (" + err.Error() + ")"
+		n.tracingOff.Store(&why)
+		n.log.Warn("processInternalTransactions is on but the node has no debug API: internal transactions switched off", "err", err)
+		return nil
+	}
+	return err
+}
+
 // traceRetries is how often a block trace is attempted before the failure
 // is handed to the indexer in EthBlock.TraceError.
 const traceRetries = 3
