@@ -455,28 +455,6 @@ func (e *ethE2E) checkBadInputs(t *testing.T) {
 	}
 }
 
-// checkExplorer: the HTML pages render Ethereum answers.
-func (e *ethE2E) checkExplorer(t *testing.T) {
-	t.Helper()
-	var h common.Hash
-	for id, tx := range e.ledger.Txs {
-		if !tx.Pending && len(tx.TokenTransfers) > 0 {
-			h = id
-		}
-	}
-	a := e.ledger.SortedAddresses()[0].Hex()
-	for _, path := range []string{"/", "/blocks", "/block/1", "/tx/" + h.Hex(), "/address/" + a, "/search?q=" + h.Hex(), "/mempool"} {
-		resp, err := httpClient.Get(e.inst.base + path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != 200 {
-			t.Errorf("explorer %s: status %d", path, resp.StatusCode)
-		}
-	}
-}
-
 // checkReorg forks the node below the token blocks: the address answers
 // must follow the new branch (the node is the oracle: its receipts tell
 // which txs are on the active chain now).

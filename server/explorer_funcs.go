@@ -39,6 +39,14 @@ func (e *explorer) funcs() template.FuncMap {
 			d, unit := e.decimals()
 			return &deltaView{Neg: v.Sign() < 0, Text: withUnit(formatSigned(v, d), unit)}
 		},
+		// token renders a token amount with the token's decimals.
+		"token": func(a *api.Amount, decimals int, symbol string) string {
+			return withUnit(formatAmount(amountInt(a), decimals), symbol)
+		},
+		// amount1 renders an integer as is (token ids, ERC1155 counts).
+		"amount1": func(a *api.Amount) string { return amountInt(a).String() },
+		// gwei renders a wei-per-gas price in Gwei.
+		"gwei": func(a *api.Amount) string { return formatAmount(amountInt(a), 9) + " Gwei" },
 		"coinbase": isCoinbase,
 		"feeRate":  formatFeeRate,
 		"utc":      formatUTC,
@@ -235,6 +243,11 @@ func toInt64(v any) int64 {
 		return int64(min(n, math.MaxInt64))
 	case uint:
 		return int64(min(n, math.MaxInt64))
+	case *uint64: // optional fields (gasUsed)
+		if n != nil {
+			return toInt64(*n)
+		}
+		return 0
 	}
 	panic(fmt.Sprintf("explorer: not an integer: %T", v)) // a template bug, recovered as a 500
 }

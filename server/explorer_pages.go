@@ -112,6 +112,9 @@ func newTxSection(a *api.Address, base string, keep url.Values, filter string) t
 			sec.Confirmed = append(sec.Confirmed, tx)
 		}
 	}
+	if a.Nonce != "" {
+		return sec // account-model chains: no inputs and outputs to filter by
+	}
 	for _, f := range addressFilters {
 		q := url.Values{}
 		for k, v := range keep {
