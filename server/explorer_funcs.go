@@ -46,7 +46,7 @@ func (e *explorer) funcs() template.FuncMap {
 		// amount1 renders an integer as is (token ids, ERC1155 counts).
 		"amount1": func(a *api.Amount) string { return amountInt(a).String() },
 		// gwei renders a wei-per-gas price in Gwei.
-		"gwei": func(a *api.Amount) string { return formatAmount(amountInt(a), 9) + " Gwei" },
+		"gwei":     func(a *api.Amount) string { return formatAmount(amountInt(a), 9) + " Gwei" },
 		"coinbase": isCoinbase,
 		"feeRate":  formatFeeRate,
 		"utc":      formatUTC,
