@@ -7,7 +7,7 @@ COMMIT   ?= $(shell git rev-parse --short=8 HEAD 2>/dev/null || echo unknown)
 LDFLAGS  := -X main.version=$(VERSION) -X main.gitCommit=$(COMMIT) -X main.buildTime=$(shell date -u +%Y-%m-%dT%H:%M:%SZ)
 FUZZEXECS ?= 20000x
 
-.PHONY: all deps deps-system deps-js build run test test-go test-fuzz test-wire fuzz bench clean
+.PHONY: all deps deps-system deps-js build run run-eth test test-go test-fuzz test-wire fuzz bench clean
 
 all: build
 
@@ -27,6 +27,10 @@ build: deps-system
 ## run: btcd regtest + demo chain + blockbook on http://127.0.0.1:9130
 run: build
 	$(GO) run ./cmd/demo -blockbook bin/blockbook
+
+## run-eth: in-process geth dev chain + token scenario + blockbook on http://127.0.0.1:9136
+run-eth: build
+	$(GO) run ./cmd/demoeth -blockbook bin/blockbook
 
 ## test: vet, the whole suite once with -race, every fuzz target briefly,
 ## and the golden answers type-checked against the wallet client's typings

@@ -82,6 +82,14 @@ type Block struct {
 	Eth *EthBlock
 }
 
+// TxCount is the number of txs of the block, whatever its chain type.
+func (b *Block) TxCount() int {
+	if b.Eth != nil {
+		return len(b.Eth.Txs)
+	}
+	return len(b.Txs)
+}
+
 // Tx is a decoded UTXO-model transaction.
 type Tx struct {
 	Txid     Hash

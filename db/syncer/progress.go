@@ -26,7 +26,7 @@ func newProgress(log *slog.Logger, from, to uint32, every time.Duration) *progre
 
 func (p *progress) block(b *bchain.Block) {
 	p.blocks++
-	p.txs += int64(len(b.Txs))
+	p.txs += int64(b.TxCount())
 	p.height = b.Height
 	if now := time.Now(); now.Sub(p.last) >= p.every {
 		dt := now.Sub(p.last).Seconds()

@@ -513,7 +513,7 @@ func (s *Syncer) bulkCatchUp(ctx context.Context, from, to uint32, prog *progres
 			return err
 		}
 		s.m.connected.Inc()
-		s.m.txs.Add(float64(len(blk.Txs)))
+		s.m.txs.Add(float64(blk.TxCount()))
 		prog.block(blk)
 		return nil
 	})
@@ -532,7 +532,7 @@ func (s *Syncer) connect(blk *bchain.Block) error {
 		return err
 	}
 	s.m.connected.Inc()
-	s.m.txs.Add(float64(len(blk.Txs)))
+	s.m.txs.Add(float64(blk.TxCount()))
 	s.tipChanged(BlockEvent{Tip: db.Tip{Height: blk.Height, Hash: blk.Hash}, HasTip: true, Connected: blk})
 	return nil
 }
