@@ -60,7 +60,15 @@ func (r *ethRenderer) tx(ctx context.Context, txid bchain.Hash) (*Tx, error) {
 		// Pending: the token transfer its calldata asks for (it may
 		// still fail), as the mempool files it.
 		etx.Transfers = ethmempool.PendingTransfers(etx)
-		return r.render(etx, nil, nil)
+		out, err := r.render(etx, nil, nil)
+		// Its time is when the mempool first saw it, as Blockbook (and our
+		// Bitcoin-type answers) show it; 0 would date it to 1970 in wallets.
+		if err == nil && r.s.cfg.EthMempool != nil {
+			if mt, ok := r.s.cfg.EthMempool.Tx(txid); ok {
+				out.BlockTime = mt.FirstSeen.Unix()
+			}
+		}
+		return out, err
 	}
 	blk, err := r.block(ctx, etx.BlockHash, etx.BlockHeight)
 	if err != nil {

@@ -64,6 +64,7 @@ type Service interface {
 	BlockTxNotices(ctx context.Context, blk *bchain.Block) ([]TxNotice, error)
 	AddrDesc(address string) (bchain.AddrDesc, error)
 	DescAddress(desc bchain.AddrDesc) (string, bool)
+	HashString(h bchain.Hash) string
 }
 
 // Mempool is the read side of the mempool that answers show.
@@ -173,6 +174,10 @@ type core struct {
 
 // hashString renders a block or tx hash for answers.
 func (s *core) hashString(h bchain.Hash) string { return s.hexPrefix + h.String() }
+
+// HashString renders a block or tx hash as answers show it (0x-prefixed on
+// Ethereum-type chains), for notifications built outside the api.
+func (s *core) HashString(h bchain.Hash) string { return s.hashString(h) }
 
 // trimHex removes the hash prefix from a request parameter.
 func (s *core) trimHex(id string) string {

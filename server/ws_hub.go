@@ -213,7 +213,7 @@ func (h *hub) deliverBlock(ctx context.Context, b blockEvent) {
 	data, _ := json.Marshal(struct {
 		Height uint32 `json:"height"`
 		Hash   string `json:"hash"`
-	}{b.height, b.hash.String()})
+	}{b.height, h.s.svc.HashString(b.hash)})
 	h.mu.Lock()
 	subs := make(map[*wsConn]string, len(h.newBlock))
 	for c, id := range h.newBlock {
