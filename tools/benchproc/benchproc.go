@@ -1,6 +1,7 @@
 // Package benchproc runs the blockbook binary as a child process against a
-// regtest node for the benchmark commands (cmd/wsbench, cmd/explorerbench),
-// so that what is measured is the real program, over real sockets.
+// regtest node for the benchmark commands (cmd/wsbench, cmd/explorerbench,
+// cmd/ethbench), so that what is measured is the real program, over real
+// sockets.
 package benchproc
 
 import (
@@ -24,10 +25,16 @@ import (
 
 // Options say what to run and when it counts as ready.
 type Options struct {
-	Bin    string // the blockbook binary
-	Work   string // directory for the config, the index and the log
-	Node   *regtest.Node
-	Height uint32 // the node's tip: Start returns once the index reaches it
+	Bin  string // the blockbook binary
+	Work string // directory for the config, the index and the log
+	Node *regtest.Node
+	// Config, when set, is written as the blockchaincfg instead of the
+	// Bitcoin Regtest one built from Node (which may then be nil): how
+	// other chain types (an Ethereum dev node) are run.
+	Config map[string]any
+	// Workers is blockbook's -workers (default 2).
+	Workers int
+	Height  uint32 // the node's tip: Start returns once the index reaches it
 	// Mempool also waits for the mempool to be in sync.
 	Mempool bool
 	// Timeout bounds the wait for sync (default 10 minutes).
@@ -46,13 +53,23 @@ type Process struct {
 // loopback ports and waits until it is in sync at o.Height.
 func Start(ctx context.Context, o Options) (*Process, error) {
 	cfg := filepath.Join(o.Work, "blockchaincfg.json")
-	data, _ := json.Marshal(map[string]any{"coin_name": "Regtest", "coin_shortcut": "rBTC", "rpc_url": o.Node.RPCURL,
-		"rpc_user": o.Node.RPCUser, "rpc_pass": o.Node.RPCPass, "parse": true, "block_addresses_to_keep": 300})
+	conf := o.Config
+	if conf == nil {
+		conf = map[string]any{"coin_name": "Regtest", "coin_shortcut": "rBTC", "rpc_url": o.Node.RPCURL,
+			"rpc_user": o.Node.RPCUser, "rpc_pass": o.Node.RPCPass, "parse": true, "block_addresses_to_keep": 300}
+	}
+	data, err := json.Marshal(conf)
+	if err != nil {
+		return nil, err
+	}
 	if err := os.WriteFile(cfg, data, 0o644); err != nil {
 		return nil, err
 	}
 	p := &Process{LogPath: filepath.Join(o.Work, "blockbook.log"), done: make(chan struct{})}
-	var err error
+	workers := o.Workers
+	if workers <= 0 {
+		workers = 2
+	}
 	if p.Public, err = freeAddr(); err != nil {
 		return nil, err
 	}
@@ -64,7 +81,7 @@ func Start(ctx context.Context, o Options) (*Process, error) {
 		return nil, err
 	}
 	p.cmd = exec.Command(o.Bin, "-blockchaincfg="+cfg, "-datadir="+filepath.Join(o.Work, "index"), "-sync",
-		"-public="+p.Public, "-internal="+p.Internal, "-workers=2")
+		"-public="+p.Public, "-internal="+p.Internal, "-workers="+strconv.Itoa(workers))
 	p.cmd.Stdout, p.cmd.Stderr = logFile, logFile
 	if err := p.cmd.Start(); err != nil {
 		logFile.Close()

@@ -1,0 +1,362 @@
+// Command ethbench measures Ethereum-type indexing: it generates, once, a
+// go-ethereum dev chain of -txs txs (ETH transfers between -accounts
+// accounts, ERC20, ERC721 and ERC1155 transfers, Splitter calls moving value
+// in internal transfers, failing txs), keeping the node's data dir in the
+// user cache dir; then it serves that chain from an in-process dev node and
+// runs the blockbook binary with processInternalTransactions (every block
+// traced with callTracer) from an empty datadir until it is in sync at the
+// tip. It prints blocks/s, txs/s, peak RSS and index size, a lower bound
+// (fetching the same blocks with receipts and traces through the same
+// backend, without indexing) and checks the index against the generator's
+// ledger. Not run in CI; figures go to docs/performance.md.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/openexplorer/blockbook/api"
+	"github.com/openexplorer/blockbook/bchain"
+	_ "github.com/openexplorer/blockbook/bchain/coins/eth"
+	"github.com/openexplorer/blockbook/db"
+	"github.com/openexplorer/blockbook/tools/benchproc"
+	"github.com/openexplorer/blockbook/tools/gethdev"
+)
+
+func main() {
+	bin := flag.String("blockbook", "bin/blockbook", "blockbook binary")
+	txs := flag.Int("txs", 20_000, "txs of the generated chain")
+	accounts := flag.Int("accounts", 200, "accounts sending and receiving")
+	perBlock := flag.Int("perblock", 100, "txs per block (each account sends at most one per block)")
+	workers := flag.Int("workers", runtime.NumCPU(), "blockbook -workers, and the fetch bound's workers")
+	cache := flag.String("cache", "", "where to keep the generated chain (default: the user cache dir)")
+	flag.Parse()
+	if err := run(*bin, *txs, *accounts, *perBlock, *workers, *cache); err != nil {
+		fmt.Fprintln(os.Stderr, "ethbench:", err)
+		os.Exit(1)
+	}
+}
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+func run(bin string, txs, accounts, perBlock, workers int, cache string) (err error) {
+	if accounts < 3 || perBlock < 3 || txs < 1 {
+		return fmt.Errorf("need -accounts >= 3, -perblock >= 3, -txs >= 1")
+	}
+	ctx := context.Background()
+	if cache == "" {
+		dir, err := os.UserCacheDir()
+		if err != nil {
+			return err
+		}
+		cache = filepath.Join(dir, "openexplorer-blockbook", "bench")
+	}
+	dir := filepath.Join(cache, fmt.Sprintf("eth-%d-%d-%d", txs, accounts, perBlock))
+	exp, cached, err := loadOrGenerate(ctx, dir, txs, accounts, perBlock)
+	if err != nil {
+		return fmt.Errorf("generate: %w", err)
+	}
+	how := "generated now"
+	if cached {
+		how = "cached; generated earlier"
+	}
+	fmt.Printf("chain: %d blocks (tip %d, %d with txs), %d txs (%d failed), %d token transfers, %d internal transfers; generation took %.1f s (%s, %s)\n",
+		exp.Height+1, exp.Height, exp.Blocks, exp.Txs, exp.Failed, exp.TokenTransfers, exp.InternalTransfers, exp.GenSeconds, how, dir)
+	fmt.Printf("  mix: %s\n", mix(exp.Kinds))
+
+	// The node runs in this process and serves the stored chain.
+	node, err := gethdev.Start(ctx, gethdev.Options{Dir: dir})
+	if err != nil {
+		return err
+	}
+	defer node.Stop()
+	if h, hash := node.Head(); h != exp.Height || hash != exp.Head {
+		return fmt.Errorf("the node's head is %d %s, the generator recorded %d %s: remove %s", h, hash, exp.Height, exp.Head, dir)
+	}
+	work, err := os.MkdirTemp("", "ethbench-")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err == nil { // kept after a failure, for blockbook's log
+			os.RemoveAll(work)
+		}
+	}()
+	cfg := map[string]any{"coin_name": "Ethereum Regtest", "coin_shortcut": "rETH", "rpc_url": node.HTTPURL, "rpc_url_ws": node.WSURL,
+		"rpc_timeout": 25, "block_addresses_to_keep": 300, "eip1559Fees": true, "processInternalTransactions": true}
+
+	// A first pass brings the node's caches to the state a second reader
+	// sees, so that indexing and the timed fetch meet the same node.
+	cold, err := fetchBound(ctx, node, exp.Height, workers)
+	if err != nil {
+		return fmt.Errorf("fetch bound: %w", err)
+	}
+
+	selfCPU := cpuSelf()
+	start := time.Now()
+	p, err := benchproc.Start(ctx, benchproc.Options{Bin: bin, Work: work, Config: cfg, Workers: workers,
+		Height: uint32(exp.Height), Timeout: 30 * time.Minute})
+	elapsed := time.Since(start)
+	if err != nil {
+		return err
+	}
+	hwm := vmHWM(p.Pid()) // the high-water mark: the peak of the whole sync
+	// CPU time says more than wall time on a shared machine: blockbook's
+	// own, and this process's (mostly the node serving and tracing).
+	childCPU, nodeCPU := cpuOf(p.Pid()), cpuSelf()-selfCPU
+	restErrs := checkREST(p.Public, exp)
+	p.Stop()
+	logs, _ := os.ReadFile(p.LogPath)
+	traceFails := strings.Count(string(logs), "block trace failed")
+	indexDir := filepath.Join(work, "index")
+	size := dirSize(indexDir)
+	idx, err := countIndex(indexDir, exp)
+	if err != nil {
+		return fmt.Errorf("reading the index: %w", err)
+	}
+
+	fetch, err := fetchBound(ctx, node, exp.Height, workers)
+	if err != nil {
+		return fmt.Errorf("fetch bound: %w", err)
+	}
+
+	blocks := float64(exp.Height + 1)
+	fmt.Printf("indexing by %s -workers=%d (processInternalTransactions, callTracer on every block) from an empty datadir; dev node in-process in ethbench\n", bin, workers)
+	fmt.Printf("  time to in-sync at tip: %.2f s (from process start)\n", elapsed.Seconds())
+	fmt.Printf("  throughput:             %.0f blocks/s, %.0f txs/s\n", blocks/elapsed.Seconds(), float64(exp.Txs)/elapsed.Seconds())
+	fmt.Printf("  indexed:                %d txs, %d token transfers, %d internal transfers (from the index's address rows)\n", idx.txs, idx.tokens, idx.internal)
+	fmt.Printf("  CPU time:               blockbook %.2f s, dev node (the ethbench process) %.2f s\n", childCPU.Seconds(), nodeCPU.Seconds())
+	fmt.Printf("  peak RSS (VmHWM):       %.1f MB\n", float64(hwm)/(1<<20))
+	fmt.Printf("  index size:             %.1f MB (after a clean stop)\n", float64(size)/(1<<20))
+	fmt.Printf("lower bound, the same blocks with receipts and traces fetched through bchain/coins/eth (%d workers × 2 in flight, as the sync), not indexed: %.2f s (%.0f blocks/s, %.0f txs/s); first pass, node just started: %.2f s\n",
+		workers, fetch.d.Seconds(), blocks/fetch.d.Seconds(), float64(fetch.txs)/fetch.d.Seconds(), cold.d.Seconds())
+	fmt.Printf("ratio indexing / fetch: %.2f wall time; %.2f CPU time (fetch: %.2f s in node and client; indexing: blockbook + node)\n",
+		elapsed.Seconds()/fetch.d.Seconds(), (childCPU+nodeCPU).Seconds()/fetch.cpu.Seconds(), fetch.cpu.Seconds())
+
+	var errs []string
+	errs = append(errs, restErrs...)
+	if traceFails > 0 {
+		errs = append(errs, fmt.Sprintf("%d block traces failed (log %s)", traceFails, p.LogPath))
+	}
+	if idx.txs != exp.Txs || idx.tokens != exp.TokenTransfers || idx.internal != exp.InternalTransfers {
+		errs = append(errs, fmt.Sprintf("index has %d txs, %d token and %d internal transfers; the generator made %d, %d, %d",
+			idx.txs, idx.tokens, idx.internal, exp.Txs, exp.TokenTransfers, exp.InternalTransfers))
+	}
+	if fetch.txs != exp.Txs || fetch.traceErrs > 0 {
+		errs = append(errs, fmt.Sprintf("fetch bound got %d txs (want %d), %d blocks with trace errors", fetch.txs, exp.Txs, fetch.traceErrs))
+	}
+	if len(errs) > 0 {
+		for _, e := range errs[:min(len(errs), 20)] {
+			fmt.Println("MISMATCH:", e)
+		}
+		return fmt.Errorf("%d checks failed: the run is not valid (blockbook's log: %s)", len(errs), p.LogPath)
+	}
+	fmt.Printf("check: the index and REST answers of all %d addresses (txs, nonTokenTxs, internalTxs, balance, nonce) match the generator's ledger\n", len(exp.Addresses))
+	return nil
+}
+
+func mix(kinds map[string]int) string {
+	var parts []string
+	for _, k := range []string{"funding", "deploy", "ETH transfer", "erc20 transfer", "erc721 mint", "erc721 transfer", "erc1155 mint",
+		"erc1155 transfer", "erc1155 batch transfer", "Splitter call (internal transfers)", "Reverter.tryInner", "failed (revert)", "failed (ERC20 above balance)"} {
+		parts = append(parts, fmt.Sprintf("%s %d", k, kinds[k]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// checkREST compares the address answer of every address the generator
+// knows with its ledger.
+func checkREST(public string, exp *expect) []string {
+	var errs []string
+	for _, want := range exp.Addresses {
+		var got api.Address
+		resp, err := http.Get("http://" + public + "/api/v2/address/" + want.Addr.Hex() + "?details=basic")
+		if err == nil {
+			err = json.NewDecoder(resp.Body).Decode(&got)
+			resp.Body.Close()
+		}
+		if err != nil {
+			errs = append(errs, fmt.Sprintf("%s: %v", want.Name, err))
+			continue
+		}
+		bal := ""
+		if got.Balance != nil {
+			bal = got.Balance.String()
+		}
+		if got.Txs != want.Txs || got.NonTokenTxs != want.NonTokenTxs || got.InternalTxs != want.InternalTxs ||
+			bal != want.Balance.String() || got.Nonce != strconv.FormatUint(want.Nonce, 10) {
+			errs = append(errs, fmt.Sprintf("%s %s: txs %d/%d/%d balance %s nonce %s, want %d/%d/%d %s %d", want.Name, want.Addr.Hex(),
+				got.Txs, got.NonTokenTxs, got.InternalTxs, bal, got.Nonce, want.Txs, want.NonTokenTxs, want.InternalTxs, want.Balance, want.Nonce))
+		}
+	}
+	return errs
+}
+
+type indexCounts struct{ txs, tokens, internal int }
+
+// countIndex opens the stopped index read-only and counts the distinct
+// txs, token transfers and internal transfers its address rows file under
+// the generator's addresses (every party of every tx is one of them).
+func countIndex(dir string, exp *expect) (indexCounts, error) {
+	var c indexCounts
+	d, err := db.Open(db.Options{Path: dir, ChainType: bchain.ChainEthereumType, Coin: "Ethereum Regtest", Network: "regtest", ReadOnly: true, Log: quiet})
+	if err != nil {
+		return c, err
+	}
+	defer d.Close()
+	type role struct {
+		tx    bchain.Hash
+		index uint32
+	}
+	txs := map[bchain.Hash]bool{}
+	tokens, internal := map[role]bool{}, map[role]bool{}
+	for _, a := range exp.Addresses {
+		err := db.IterateEthAddrTxs(d, bchain.AddrDesc(a.Addr.Bytes()), uint32(exp.Height), 0, func(at db.EthAddrTxsAt) (bool, error) {
+			for _, t := range at.Txs {
+				txs[t.Txid] = true
+				for _, r := range t.Roles {
+					switch r.Kind {
+					case db.EthRoleToken:
+						tokens[role{t.Txid, r.Index}] = true
+					case db.EthRoleInternal:
+						internal[role{t.Txid, r.Index}] = true
+					}
+				}
+			}
+			return true, nil
+		})
+		if err != nil {
+			return c, err
+		}
+	}
+	return indexCounts{len(txs), len(tokens), len(internal)}, nil
+}
+
+type fetchResult struct {
+	d, cpu         time.Duration
+	txs, traceErrs int
+}
+
+// fetchBound fetches blocks 0..tip with receipts and traces as the sync's
+// fetch pipeline does (BlockHash then Block, workers × 2 requests in
+// flight), discarding them: the part of indexing spent in the node and
+// in decoding.
+func fetchBound(ctx context.Context, node *gethdev.Node, tip uint64, workers int) (fetchResult, error) {
+	var r fetchResult
+	raw, _ := json.Marshal(map[string]any{"coin_name": "Ethereum Regtest", "rpc_url": node.HTTPURL, "rpc_timeout": 25,
+		"eip1559Fees": true, "processInternalTransactions": true})
+	cfg, err := bchain.ParseConfig(raw)
+	if err != nil {
+		return r, err
+	}
+	b, err := bchain.NewBackend(cfg, bchain.Env{Log: quiet})
+	if err != nil {
+		return r, err
+	}
+	defer b.Close()
+	var (
+		next, txs, traceErrs atomic.Int64
+		wg                   sync.WaitGroup
+		mu                   sync.Mutex
+		firstErr             error
+	)
+	start, cpu := time.Now(), cpuSelf()
+	for range workers * 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				h := next.Add(1) - 1
+				if h > int64(tip) {
+					return
+				}
+				hash, err := b.Chain.BlockHash(ctx, uint32(h))
+				var blk *bchain.Block
+				if err == nil {
+					blk, err = b.Chain.Block(ctx, hash, uint32(h))
+				}
+				if err != nil {
+					mu.Lock()
+					firstErr = err
+					mu.Unlock()
+					return
+				}
+				txs.Add(int64(len(blk.Eth.Txs)))
+				if blk.Eth.TraceError != "" {
+					traceErrs.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	r.d, r.cpu = time.Since(start), cpuSelf()-cpu
+	r.txs, r.traceErrs = int(txs.Load()), int(traceErrs.Load())
+	return r, firstErr
+}
+
+// vmHWM is a process's peak resident set size in bytes.
+func vmHWM(pid int) int64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmHWM:" {
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+// cpuSelf is this process's CPU time (user and system).
+func cpuSelf() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// cpuOf is a running process's CPU time from /proc/<pid>/stat (utime and
+// stime, in clock ticks of 1/100 s on Linux).
+func cpuOf(pid int) time.Duration {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// Fields after the parenthesised command name, which may hold spaces.
+	f := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(u+st) * 10 * time.Millisecond
+}
+
+func dirSize(dir string) int64 {
+	var n int64
+	_ = filepath.WalkDir(dir, func(_ string, e fs.DirEntry, err error) error {
+		if err == nil && !e.IsDir() {
+			if info, err := e.Info(); err == nil {
+				n += info.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}
