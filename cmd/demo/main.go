@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
@@ -23,6 +22,7 @@ import (
 	"github.com/btcsuite/btcd/chaincfg/v2"
 	"github.com/btcsuite/btcd/wire/v2"
 
+	"github.com/openexplorer/blockbook/tools/benchproc"
 	"github.com/openexplorer/blockbook/tools/chaingen"
 	"github.com/openexplorer/blockbook/tools/regtest"
 )
@@ -171,7 +171,7 @@ func demoStep(ctx context.Context, g *chaingen.Generator, node *regtest.Node, n 
 }
 
 func waitSynced(ctx context.Context, base string, height uint32, exited <-chan error) error {
-	for {
+	for !benchproc.Synced(base, height, false) {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
@@ -179,22 +179,8 @@ func waitSynced(ctx context.Context, base string, height uint32, exited <-chan e
 			return fmt.Errorf("blockbook exited: %v", err)
 		case <-time.After(200 * time.Millisecond):
 		}
-		resp, err := http.Get(base + "/api/v2")
-		if err != nil {
-			continue
-		}
-		var st struct {
-			Blockbook struct {
-				InSync     bool   `json:"inSync"`
-				BestHeight uint32 `json:"bestHeight"`
-			} `json:"blockbook"`
-		}
-		err = json.NewDecoder(resp.Body).Decode(&st)
-		resp.Body.Close()
-		if err == nil && st.Blockbook.InSync && st.Blockbook.BestHeight >= height {
-			return nil
-		}
 	}
+	return nil
 }
 
 // demoAccounts adds blocks in which a BIP84 and a BIP86 account of a fixed

@@ -12,7 +12,6 @@ import (
 	"flag"
 	"fmt"
 	"math/big"
-	"net/http"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -23,6 +22,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/openexplorer/blockbook/tools/benchproc"
 	"github.com/openexplorer/blockbook/tools/ethgen"
 	"github.com/openexplorer/blockbook/tools/gethdev"
 )
@@ -130,7 +130,7 @@ func run(ctx context.Context, bin, public, internal string, interval time.Durati
 }
 
 func waitSynced(ctx context.Context, base string, height uint64, exited <-chan error) error {
-	for {
+	for !benchproc.Synced(base, uint32(height), false) {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
@@ -138,22 +138,8 @@ func waitSynced(ctx context.Context, base string, height uint64, exited <-chan e
 			return fmt.Errorf("blockbook exited: %v", err)
 		case <-time.After(200 * time.Millisecond):
 		}
-		resp, err := http.Get(base + "/api/v2")
-		if err != nil {
-			continue
-		}
-		var st struct {
-			Blockbook struct {
-				InSync     bool   `json:"inSync"`
-				BestHeight uint64 `json:"bestHeight"`
-			} `json:"blockbook"`
-		}
-		err = json.NewDecoder(resp.Body).Decode(&st)
-		resp.Body.Close()
-		if err == nil && st.Blockbook.InSync && st.Blockbook.BestHeight >= height {
-			return nil
-		}
 	}
+	return nil
 }
 
 // printURLs shows where to look, with addresses and txs of the scenario.

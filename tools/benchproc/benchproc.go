@@ -134,20 +134,8 @@ func (p *Process) waitInSync(ctx context.Context, height uint32, mempool bool, t
 		if p.Exited() {
 			return errors.New("blockbook exited")
 		}
-		var st struct {
-			Blockbook struct {
-				InSync        bool   `json:"inSync"`
-				InSyncMempool bool   `json:"inSyncMempool"`
-				BestHeight    uint32 `json:"bestHeight"`
-			} `json:"blockbook"`
-		}
-		if resp, err := http.Get("http://" + p.Public + "/api/v2"); err == nil {
-			err = json.NewDecoder(resp.Body).Decode(&st)
-			resp.Body.Close()
-			b := st.Blockbook
-			if err == nil && b.InSync && (b.InSyncMempool || !mempool) && b.BestHeight == height {
-				return nil
-			}
+		if Synced("http://"+p.Public, height, mempool) {
+			return nil
 		}
 		select {
 		case <-ctx.Done():
@@ -156,6 +144,28 @@ func (p *Process) waitInSync(ctx context.Context, height uint32, mempool bool, t
 		}
 	}
 	return fmt.Errorf("blockbook not in sync at %d within %v", height, timeout)
+}
+
+// Synced asks the status endpoint at base whether the index is in sync at
+// height or above (and the mempool too, when asked).
+func Synced(base string, height uint32, mempool bool) bool {
+	var st struct {
+		Blockbook struct {
+			InSync        bool   `json:"inSync"`
+			InSyncMempool bool   `json:"inSyncMempool"`
+			BestHeight    uint32 `json:"bestHeight"`
+		} `json:"blockbook"`
+	}
+	resp, err := http.Get(base + "/api/v2")
+	if err != nil {
+		return false
+	}
+	defer resp.Body.Close()
+	if json.NewDecoder(resp.Body).Decode(&st) != nil {
+		return false
+	}
+	b := st.Blockbook
+	return b.InSync && (b.InSyncMempool || !mempool) && b.BestHeight >= height
 }
 
 // Metrics returns the internal server's samples whose names start with
