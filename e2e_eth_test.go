@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/openexplorer/blockbook/api"
@@ -418,6 +419,47 @@ func (e *ethE2E) checkMisc(t *testing.T) {
 	}
 	ws.fails("getAccountUtxo", map[string]any{"descriptor": holder.Hex()}, "not supported for Ethereum-type coins")
 	ws.fails("getBalanceHistory", map[string]any{"descriptor": holder.Hex()}, "not supported for Ethereum-type coins")
+
+	// A contract call, and the gas of a token transfer, as wallets ask.
+	var erc20 common.Address
+	for c, info := range e.ledger.Contracts {
+		if hd := e.ledger.Addresses[holder].Tokens[c]; info.Standard == ethgen.ERC20 && hd != nil && hd.Balance.Sign() > 0 {
+			erc20 = c
+		}
+	}
+	if erc20 == (common.Address{}) {
+		t.Fatalf("%s holds no ERC20 token", holder)
+	}
+	word := func(b []byte) string { return common.Bytes2Hex(common.LeftPadBytes(b, 32)) }
+	balanceOf := "0x70a08231" + word(holder.Bytes())
+	var call api.RPCCallResult
+	ws.ok("rpcCall", map[string]any{"to": erc20.Hex(), "data": balanceOf}, &call)
+	if got, want := new(big.Int).SetBytes(common.FromHex(call.Data)), e.ledger.Addresses[holder].Tokens[erc20].Balance; got.Cmp(want) != 0 {
+		t.Errorf("rpcCall balanceOf(%s) = %s (%s), want %s", holder, got, call.Data, want)
+	}
+	ws.fails("rpcCall", map[string]any{"to": "0x12", "data": balanceOf}, "Invalid address")
+	ws.fails("rpcCall", map[string]any{"data": balanceOf}, "Missing 'to' address")
+	ws.fails("rpcCall", map[string]any{"to": erc20.Hex(), "data": "0xzz"}, "not hexadecimal")
+	covered("rpcCall")
+	transfer := common.FromHex("0xa9059cbb" + word(common.Address{0x77}.Bytes()) + word([]byte{1}))
+	fees = nil
+	ws.ok("estimateFee", map[string]any{"blocks": []int{1}, "specific": map[string]any{
+		"from": holder.Hex(), "to": erc20.Hex(), "data": "0x" + common.Bytes2Hex(transfer)}}, &fees)
+	gas, err := e.dev.Client().EstimateGas(context.Background(), ethereum.CallMsg{From: holder, To: &erc20, Data: transfer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fees) != 1 || fees[0].FeeLimit != fmt.Sprint(gas) || gas <= 21000 {
+		t.Errorf("estimateFee of a token transfer %+v, want the node's gas %d", fees, gas)
+	}
+	// A tx that would revert keeps its fee levels, without a limit.
+	tooMuch := common.FromHex("0xa9059cbb" + word(common.Address{0x77}.Bytes()) + word(new(big.Int).Lsh(big.NewInt(1), 200).Bytes()))
+	var revertFees []api.FeeEstimate
+	ws.ok("estimateFee", map[string]any{"blocks": []int{1}, "specific": map[string]any{
+		"from": holder.Hex(), "to": erc20.Hex(), "data": "0x" + common.Bytes2Hex(tooMuch)}}, &revertFees)
+	if len(revertFees) != 1 || revertFees[0].FeeLimit != "" || revertFees[0].FeePerUnit == "" {
+		t.Errorf("estimateFee of a reverting transfer %+v", revertFees)
+	}
 }
 
 func (e *ethE2E) checkBadInputs(t *testing.T) {

@@ -26,6 +26,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -152,19 +153,22 @@ type trezorEthFees struct {
 
 // trezorEthLive is a signed tx the live part sends.
 type trezorEthLive struct {
-	Txid     string             `json:"txid"`
-	Hex      string             `json:"hex"`
-	From     string             `json:"from"`
-	To       string             `json:"to"`
-	Value    string             `json:"value"`
-	Nonce    uint64             `json:"nonce"`
-	GasLimit uint64             `json:"gasLimit"`
-	MaxFee   string             `json:"maxFeePerGas"`
-	MaxTip   string             `json:"maxPriorityFeePerGas"`
-	Data     string             `json:"data,omitempty"`
-	Payee    string             `json:"payee"` // the subscribed address it pays (value or token)
-	Token    *trezorEthTransfer `json:"token,omitempty"`
-	Tx       *types.Transaction `json:"-"`
+	Txid     string `json:"txid"`
+	Hex      string `json:"hex"`
+	From     string `json:"from"`
+	To       string `json:"to"`
+	Value    string `json:"value"`
+	Nonce    uint64 `json:"nonce"`
+	GasLimit uint64 `json:"gasLimit"`
+	MaxFee   string `json:"maxFeePerGas"`
+	MaxTip   string `json:"maxPriorityFeePerGas"`
+	Data     string `json:"data,omitempty"`
+	// EstimatedGas is the node's eth_estimateGas of the call, which
+	// estimateFee must give as feeLimit.
+	EstimatedGas string             `json:"estimatedGas,omitempty"`
+	Payee        string             `json:"payee"` // the subscribed address it pays (value or token)
+	Token        *trezorEthTransfer `json:"token,omitempty"`
+	Tx           *types.Transaction `json:"-"`
 }
 
 func TestTrezorClientEthereum(t *testing.T) {
@@ -507,6 +511,11 @@ func trezorEthLiveTxs(t *testing.T, e *ethE2E) (pay, push trezorEthLive) {
 		t.Fatal(err)
 	}
 	push = trezorEthLiveOf(t, tx, bob.Addr, tokenPayee)
+	gas, err := e.dev.Client().EstimateGas(ctx, ethereum.CallMsg{From: bob.Addr, To: &token, Data: data})
+	if err != nil {
+		t.Fatal(err)
+	}
+	push.EstimatedGas = fmt.Sprint(gas)
 	ts := trezorEthTransfers(e.ledger, []ethgen.TokenTransfer{{Standard: ethgen.ERC20, Contract: token, From: bob.Addr, To: tokenPayee, Value: amount}})
 	push.Token = &ts[0]
 	return pay, push

@@ -128,11 +128,15 @@ func (s *EthService) FeeEstimates(ctx context.Context, blocks []int, q FeeQuery)
 			return nil, err
 		}
 	}
+	gas, err := s.gasLimit(ctx, q)
+	if err != nil {
+		return nil, err
+	}
 	for i := range out {
 		out[i].FeePerUnit = strconv.FormatInt(price, 10)
-		if strings.TrimPrefix(q.Data, "0x") == "" {
-			out[i].FeeLimit = strconv.Itoa(plainTransferGas)
-			out[i].FeePerTx = new(big.Int).Mul(big.NewInt(price), big.NewInt(plainTransferGas)).String()
+		if gas > 0 {
+			out[i].FeeLimit = strconv.FormatUint(gas, 10)
+			out[i].FeePerTx = new(big.Int).Mul(big.NewInt(price), new(big.Int).SetUint64(gas)).String()
 		}
 		out[i].Eip1559 = tiers
 	}

@@ -39,6 +39,9 @@ type Service interface {
 	BlockFilters(ctx context.Context, scriptType, lastN, from, to string) (*BlockFilters, error)
 	// Contract answers contract/{address} (Ethereum-type chains).
 	Contract(ctx context.Context, contract string) (*ContractInfo, error)
+	// RPCCall runs a read-only contract call (Ethereum-type; websocket
+	// rpcCall).
+	RPCCall(ctx context.Context, from, to, data string) (*RPCCallResult, error)
 	// Lists and search of the HTML explorer.
 	Blocks(ctx context.Context, page, pageSize int) (*Blocks, error)
 	MempoolTxs(ctx context.Context, page, pageSize int) (*MempoolTxs, error)

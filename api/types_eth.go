@@ -86,6 +86,10 @@ type FeeQuery struct {
 	Conservative bool
 	TxSize       int64  // Bitcoin-type: vbytes of the tx to price
 	Data         string // Ethereum-type: call data (hex) of the tx to price
+	// From, To and Value (wei, decimal or 0x hex) of the Ethereum-type tx
+	// to price: with call data, or between two addresses, the gas limit is
+	// the node's estimate.
+	From, To, Value string
 }
 
 // FeeEstimate is one answer of the websocket's estimateFee: per unit

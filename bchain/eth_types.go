@@ -235,4 +235,17 @@ type EthereumChain interface {
 	// InternalData traces a block again (after EthBlock.TraceError): one
 	// entry per tx of the block, in block order.
 	InternalData(ctx context.Context, block Hash) ([]*EthInternalData, error)
+	// Call runs a read-only call at the latest block (eth_call); a revert
+	// is an *RPCError.
+	Call(ctx context.Context, call EthCall) ([]byte, error)
+	// EstimateGas asks how much gas a tx would use (eth_estimateGas); a
+	// tx that would revert is an *RPCError.
+	EstimateGas(ctx context.Context, call EthCall) (uint64, error)
+}
+
+// EthCall is a call or tx to simulate; empty fields are left out.
+type EthCall struct {
+	From, To AddrDesc
+	Value    *big.Int
+	Data     []byte
 }

@@ -25,6 +25,7 @@ func init() {
 		"getBalanceHistory":      wsGetBalanceHistory,
 		"estimateFee":            wsEstimateFee,
 		"sendTransaction":        wsSendTransaction,
+		"rpcCall":                wsRPCCall,
 		"ping":                   wsPing,
 		"getMempoolFilters":      wsGetMempoolFilters,
 		"getBlockFilter":         wsGetBlockFilter,
@@ -200,6 +201,9 @@ func wsEstimateFee(ctx context.Context, c *wsConn, req *wsRequest) (any, error) 
 			Conservative *bool   `json:"conservative"`
 			TxSize       float64 `json:"txsize"`
 			Data         string  `json:"data"`
+			From         string  `json:"from"`
+			To           string  `json:"to"`
+			Value        string  `json:"value"`
 		} `json:"specific"`
 	}
 	if err := decodeParams(req.Params, &p); err != nil {
@@ -211,7 +215,20 @@ func wsEstimateFee(ctx context.Context, c *wsConn, req *wsRequest) (any, error) 
 	return c.s.svc.FeeEstimates(ctx, p.Blocks, api.FeeQuery{
 		Conservative: p.Specific.Conservative == nil || *p.Specific.Conservative,
 		TxSize:       int64(p.Specific.TxSize), Data: p.Specific.Data,
+		From: p.Specific.From, To: p.Specific.To, Value: p.Specific.Value,
 	})
+}
+
+func wsRPCCall(ctx context.Context, c *wsConn, req *wsRequest) (any, error) {
+	var p struct {
+		From string `json:"from"`
+		To   string `json:"to"`
+		Data string `json:"data"`
+	}
+	if err := decodeParams(req.Params, &p); err != nil {
+		return nil, err
+	}
+	return c.s.svc.RPCCall(ctx, p.From, p.To, p.Data)
 }
 
 func wsSendTransaction(ctx context.Context, c *wsConn, req *wsRequest) (any, error) {

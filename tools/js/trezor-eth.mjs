@@ -322,11 +322,11 @@ for (const [kind, id] of Object.entries(F.getTx).sort()) {
     const plain = await link.estimateFee({ blocks: [1], specific: { from: acc.address, to: F.payment.payee, value: '1', data: '0x' } });
     eq('estimateFee (transfer with specific)', plain, [{ feePerUnit: medium[0], feePerTx: perTx, feeLimit: '21000', eip1559 }]);
     ok('estimateFee', `gas price ${medium[0]} wei (medium tier), limit 21000, eip1559 tiers ${F.fees.tiers.map((t) => t[1]).join('/')} tip over base ${F.fees.baseFeePerGas}`);
-    // A contract call: the server does not estimate gas (no eth_estimateGas),
-    // so it gives no limit and the wallet must use its own.
+    // A contract call: the limit is the node's eth_estimateGas.
     const call = await link.estimateFee({ blocks: [1], specific: { from: F.push.from, to: F.push.to, value: '0', data: F.push.data } });
-    eq('estimateFee (contract call: no gas estimate)', call, [{ feePerUnit: medium[0], eip1559 }]);
-    ok('estimateFee contract call', 'gas price and tiers only; no feeLimit (gas is not estimated)');
+    const callPerTx = (BigInt(medium[0]) * BigInt(F.push.estimatedGas)).toString();
+    eq('estimateFee (contract call)', call, [{ feePerUnit: medium[0], feePerTx: callPerTx, feeLimit: F.push.estimatedGas, eip1559 }]);
+    ok('estimateFee contract call', `feeLimit ${F.push.estimatedGas} (the node's gas estimate)`);
 }
 
 // ---- what an EVM wallet cannot get from us -----------------------------

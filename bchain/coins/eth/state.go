@@ -76,6 +76,54 @@ func (n *Node) ethCall(ctx context.Context, to common.Address, data []byte) ([]b
 	return out, nil
 }
 
+// callMsg is the JSON-RPC call object of c.
+func callMsg(c bchain.EthCall) (map[string]any, error) {
+	msg := map[string]any{}
+	for key, a := range map[string]bchain.AddrDesc{"from": c.From, "to": c.To} {
+		if len(a) == 0 {
+			continue
+		}
+		addr, err := descAddress(a)
+		if err != nil {
+			return nil, err
+		}
+		msg[key] = addr
+	}
+	if len(c.Data) > 0 {
+		msg["data"] = hexutil.Bytes(c.Data)
+	}
+	if c.Value != nil && c.Value.Sign() > 0 {
+		msg["value"] = (*hexutil.Big)(c.Value)
+	}
+	return msg, nil
+}
+
+// Call runs eth_call at the latest block.
+func (n *Node) Call(ctx context.Context, c bchain.EthCall) ([]byte, error) {
+	msg, err := callMsg(c)
+	if err != nil {
+		return nil, err
+	}
+	var out hexutil.Bytes
+	if err := n.rpc.call(ctx, &out, "eth_call", msg, "latest"); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// EstimateGas runs eth_estimateGas.
+func (n *Node) EstimateGas(ctx context.Context, c bchain.EthCall) (uint64, error) {
+	msg, err := callMsg(c)
+	if err != nil {
+		return 0, err
+	}
+	var gas hexutil.Uint64
+	if err := n.rpc.call(ctx, &gas, "eth_estimateGas", msg); err != nil {
+		return 0, err
+	}
+	return uint64(gas), nil
+}
+
 // optionalCall is ethCall for methods a contract may lack: a revert or empty
 // answer gives nil without error.
 func (n *Node) optionalCall(ctx context.Context, to common.Address, data []byte) ([]byte, error) {
