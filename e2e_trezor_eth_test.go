@@ -11,16 +11,12 @@ package main
 // block (answer "block <height> <hash> <json of the mined txs' fees>").
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"maps"
 	"math/big"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -539,49 +535,15 @@ func trezorEthLiveOf(t *testing.T, tx *types.Transaction, from, payee common.Add
 // blocks when it asks, and requires its "done" line.
 func (e *ethE2E) runTrezorScript(t *testing.T, node, factsPath string, f *trezorEthFacts) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), trezorGuard)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, trezorEthScript, e.inst.base, factsPath)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start %s %s: %v", node, trezorEthScript, err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill() })
-	var out []string
-	done := ""
-	sc := bufio.NewScanner(stdout)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		out = append(out, line)
-		t.Log(line)
+	runClientScript(t, node, trezorEthScript, e.inst.base, factsPath, e.inst.logs, func(line string) (string, bool) {
 		switch {
 		case line == "need-payment":
-			fmt.Fprintln(stdin, e.trezorPay(f.Payment.Tx))
+			return e.trezorPay(f.Payment.Tx), true
 		case strings.HasPrefix(line, "need-block"):
-			fmt.Fprintln(stdin, e.trezorSeal(t, strings.Fields(line)[1:]))
-		case strings.HasPrefix(line, "done "):
-			done = line
+			return e.trezorSeal(t, strings.Fields(line)[1:]), true
 		}
-	}
-	_, _ = io.Copy(io.Discard, stdout)
-	err = cmd.Wait()
-	if ctx.Err() != nil {
-		t.Fatalf("the script did not finish within %v (failure guard); last output:\n%s\nstderr:\n%s", trezorGuard, tail(strings.Join(out, "\n"), 20), tail(stderr.String(), 30))
-	}
-	if err != nil || done == "" {
-		t.Fatalf("%s failed (%v) against our server; last output:\n%s\nstderr:\n%s\nserver log:\n%s",
-			trezorEthScript, err, tail(strings.Join(out, "\n"), 20), tail(stderr.String(), 30), tail(e.inst.logs.String(), 30))
-	}
+		return "", false
+	})
 }
 
 func (e *ethE2E) trezorPay(tx *types.Transaction) string {

@@ -500,9 +500,22 @@ func trezorFees(t *testing.T, st *demoStack, blocks []int) []trezorFee {
 // it to finish with its "done" line.
 func runTrezorScript(t *testing.T, st *demoStack, node, factsPath string, pushes map[string]*wire.MsgTx) {
 	t.Helper()
+	runClientScript(t, node, trezorScript, st.inst.base, factsPath, st.inst.logs, func(line string) (string, bool) {
+		if strings.HasPrefix(line, "need-block") {
+			return trezorMine(t, st, pushes, strings.Fields(line)[1:]), true
+		}
+		return "", false
+	})
+}
+
+// runClientScript runs a real-client script (node script base facts),
+// logging its lines and answering those answer handles on its stdin, and
+// requires it to finish with its "done" line.
+func runClientScript(t *testing.T, node, script, base, factsPath string, logs fmt.Stringer, answer func(line string) (string, bool)) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), trezorGuard)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, trezorScript, st.inst.base, factsPath)
+	cmd := exec.CommandContext(ctx, node, script, base, factsPath)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	stdin, err := cmd.StdinPipe()
@@ -514,7 +527,7 @@ func runTrezorScript(t *testing.T, st *demoStack, node, factsPath string, pushes
 		t.Fatal(err)
 	}
 	if err := cmd.Start(); err != nil {
-		t.Fatalf("start %s %s: %v", node, trezorScript, err)
+		t.Fatalf("start %s %s: %v", node, script, err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
 	var out []string
@@ -525,10 +538,9 @@ func runTrezorScript(t *testing.T, st *demoStack, node, factsPath string, pushes
 		line := sc.Text()
 		out = append(out, line)
 		t.Log(line)
-		switch {
-		case strings.HasPrefix(line, "need-block"):
-			fmt.Fprintln(stdin, trezorMine(t, st, pushes, strings.Fields(line)[1:]))
-		case strings.HasPrefix(line, "done "):
+		if reply, ok := answer(line); ok {
+			fmt.Fprintln(stdin, reply)
+		} else if strings.HasPrefix(line, "done ") {
 			done = line
 		}
 	}
@@ -539,7 +551,7 @@ func runTrezorScript(t *testing.T, st *demoStack, node, factsPath string, pushes
 	}
 	if err != nil || done == "" {
 		t.Fatalf("%s failed (%v) against our server; last output:\n%s\nstderr:\n%s\nserver log:\n%s",
-			trezorScript, err, tail(strings.Join(out, "\n"), 20), tail(stderr.String(), 30), tail(st.inst.logs.String(), 30))
+			script, err, tail(strings.Join(out, "\n"), 20), tail(stderr.String(), 30), tail(logs.String(), 30))
 	}
 }
 
