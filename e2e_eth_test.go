@@ -82,6 +82,7 @@ func TestEthAPIMatchesLedger(t *testing.T) {
 	e := startEthE2E(t)
 	for _, a := range e.ledger.SortedAddresses() {
 		e.checkAddress(t, a, e.ledger.Addresses[a])
+		e.checkBalanceHistory(t, a, e.ledger.Addresses[a])
 	}
 	mined := 0
 	for h, tx := range e.ledger.Txs {
@@ -418,7 +419,6 @@ func (e *ethE2E) checkMisc(t *testing.T) {
 		t.Errorf("estimateFee %+v", fees)
 	}
 	ws.fails("getAccountUtxo", map[string]any{"descriptor": holder.Hex()}, "not supported for Ethereum-type coins")
-	ws.fails("getBalanceHistory", map[string]any{"descriptor": holder.Hex()}, "not supported for Ethereum-type coins")
 
 	// A contract call, and the gas of a token transfer, as wallets ask.
 	var erc20 common.Address
@@ -483,7 +483,6 @@ func (e *ethE2E) checkBadInputs(t *testing.T) {
 		"/api/v2/contract/0x000000000000000000000000000000000000dEaD": "not found",
 		"/api/v2/utxo/" + a:                                           "not supported for Ethereum-type coins",
 		"/api/v2/xpub/xpub6CUGRUonZSQ4TWtTMmzXdrXDtypWKiKrhko4egpiMZbpiaQL2jkwSB1icqYh2cfDfVxdx4df189oLKnC5fSwqPfgyP3hooxujYzAu3fDVmz": "not supported for Ethereum-type coins",
-		"/api/v2/balancehistory/" + a:    "not supported",
 		"/api/v2/block-filters/?lastN=1": "not supported",
 		"/api/v2/sendtx/0x02f8":          "",
 	} {
@@ -528,5 +527,25 @@ func TestEthNodeWithoutDebugAPI(t *testing.T) {
 	}
 	if strings.Contains(e.inst.logs.String(), "block trace failed") {
 		t.Error("blocks were traced and marked as failed although tracing is off")
+	}
+}
+
+// checkBalanceHistory: an account that started empty has, summed over its
+// history, received minus sent equal to its balance, and every tx counted.
+func (e *ethE2E) checkBalanceHistory(t *testing.T, a common.Address, want *ethgen.Address) {
+	t.Helper()
+	if want.Name == "dev" || want.Name == "coinbase" || len(want.Txs) == 0 {
+		return // funded at genesis, or paid priority fees outside any tx
+	}
+	var hist []api.BalanceHistory
+	e.get(t, "/api/v2/balancehistory/"+a.Hex()+"?groupBy=3600", &hist)
+	net, txs := new(big.Int), 0
+	for _, b := range hist {
+		net.Add(net, (*big.Int)(b.Received))
+		net.Sub(net, (*big.Int)(b.Sent))
+		txs += int(b.Txs)
+	}
+	if net.Cmp(want.Balance) != 0 || txs != len(want.Txs) {
+		t.Errorf("%s (%s): balance history sums to %s over %d txs, want %s over %d", a, want.Name, net, txs, want.Balance, len(want.Txs))
 	}
 }

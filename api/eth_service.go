@@ -84,9 +84,6 @@ func (s *EthService) Utxos(context.Context, string, bool, int) ([]Utxo, error) {
 }
 
 // BalanceHistory is not implemented for Ethereum-type chains yet.
-func (s *EthService) BalanceHistory(context.Context, string, BalanceHistoryQuery) ([]BalanceHistory, error) {
-	return nil, notForEth("Balance history is")
-}
 
 // BlockFilters and the other Golomb filter calls serve Bitcoin light wallets.
 func (s *EthService) BlockFilters(context.Context, string, string, string, string) (*BlockFilters, error) {

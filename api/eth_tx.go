@@ -229,6 +229,7 @@ func (r *ethRenderer) render(tx *bchain.EthTx, blk *bchain.Block, id *db.Interna
 		}
 		if price != nil {
 			es.GasPrice = amount(price)
+			// As Blockbook: gas × price; a blob tx's blob fee is not included.
 			out.Fees = (*Amount)(new(big.Int).Mul(price, new(big.Int).SetUint64(rc.GasUsed)))
 		}
 		if rc.ContractAddress != nil {

@@ -91,8 +91,25 @@ type EthReceipt struct {
 	Status            int
 	GasUsed           uint64
 	EffectiveGasPrice *big.Int
-	ContractAddress   *EthAddress // set for contract creations
-	Logs              []EthLog
+	// BlobGasUsed and BlobGasPrice are set for blob txs (type 3), whose
+	// sender also pays BlobGasUsed × BlobGasPrice.
+	BlobGasUsed     uint64
+	BlobGasPrice    *big.Int
+	ContractAddress *EthAddress // set for contract creations
+	Logs            []EthLog
+}
+
+// Fee is what the sender paid: gas used × effective gas price, plus the
+// blob fee of blob txs (nil when the price is unknown).
+func (r *EthReceipt) Fee() *big.Int {
+	if r.EffectiveGasPrice == nil {
+		return nil
+	}
+	fee := new(big.Int).Mul(r.EffectiveGasPrice, new(big.Int).SetUint64(r.GasUsed))
+	if r.BlobGasPrice != nil {
+		fee.Add(fee, new(big.Int).Mul(r.BlobGasPrice, new(big.Int).SetUint64(r.BlobGasUsed)))
+	}
+	return fee
 }
 
 // EthLog is one event log.
@@ -241,6 +258,8 @@ type EthereumChain interface {
 	// EstimateGas asks how much gas a tx would use (eth_estimateGas); a
 	// tx that would revert is an *RPCError.
 	EstimateGas(ctx context.Context, call EthCall) (uint64, error)
+	// Receipts returns the receipts of mined txs, in order (batched).
+	Receipts(ctx context.Context, txs []Hash) ([]*EthReceipt, error)
 }
 
 // EthCall is a call or tx to simulate; empty fields are left out.

@@ -329,14 +329,25 @@ for (const [kind, id] of Object.entries(F.getTx).sort()) {
     ok('estimateFee contract call', `feeLimit ${F.push.estimatedGas} (the node's gas estimate)`);
 }
 
-// ---- what an EVM wallet cannot get from us -----------------------------
+// ---- balance history, contract calls, what EVM has not ------------------
 
 {
     const acc = F.accounts.find((a) => a.name === 'alice');
-    const m1 = await rejects('getAccountBalanceHistory (not implemented for EVM)', link.getAccountBalanceHistory({ descriptor: acc.address }));
-    const m2 = await rejects('rpcCall (no rpcCall method)', link.rpcCall({ from: acc.address, to: F.push.to, data: '0x70a08231' }));
+    // alice started empty: over her whole history, received − sent (fees
+    // included) is her balance, and every mined tx is counted.
+    const hist = await link.getAccountBalanceHistory({ descriptor: acc.address, groupBy: 3600 });
+    const net = hist.reduce((s, b) => s + BigInt(b.received) - BigInt(b.sent), 0n);
+    eq('getAccountBalanceHistory (received − sent = balance)', net.toString(), acc.balance);
+    eq('getAccountBalanceHistory txs', hist.reduce((s, b) => s + b.txs, 0), acc.txCount);
+    ok('getAccountBalanceHistory', `${hist.length} buckets, ${acc.txCount} txs, net ${net}`);
+    // rpcCall: the pushed token's balanceOf(alice), as the ledger has it.
+    const token = acc.tokens.find((t) => t.contract.toLowerCase() === F.push.to.toLowerCase());
+    const data = '0x70a08231' + acc.address.slice(2).toLowerCase().padStart(64, '0');
+    const call = await link.rpcCall({ from: acc.address, to: F.push.to, data });
+    eq('rpcCall balanceOf', BigInt(call.data).toString(), token?.balance ?? '0');
+    ok('rpcCall', `balanceOf(${acc.address}) on ${F.push.to} = ${BigInt(call.data)}`);
     const m3 = await rejects('getAccountUtxo (no UTXOs)', link.getAccountUtxo(acc.address));
-    ok('not served for EVM', `getAccountBalanceHistory: ${JSON.stringify(m1)}; rpcCall: ${JSON.stringify(m2)}; getAccountUtxo: ${JSON.stringify(m3)}`);
+    ok('not served for EVM', `getAccountUtxo: ${JSON.stringify(m3)}`);
 }
 
 // ---- subscriptions, payment, push, mining -------------------------------

@@ -20,6 +20,8 @@ type rpcReceipt struct {
 	Status            *hexutil.Uint64 `json:"status"`
 	GasUsed           hexutil.Uint64  `json:"gasUsed"`
 	EffectiveGasPrice *hexutil.Big    `json:"effectiveGasPrice"`
+	BlobGasUsed       *hexutil.Uint64 `json:"blobGasUsed"`
+	BlobGasPrice      *hexutil.Big    `json:"blobGasPrice"`
 	ContractAddress   *common.Address `json:"contractAddress"`
 	Logs              []rpcLog        `json:"logs"`
 }
@@ -97,6 +99,20 @@ func (n *Node) txReceipts(ctx context.Context, txs []bchain.Hash) ([]*rpcReceipt
 	return out, nil
 }
 
+// Receipts returns the receipts of mined txs, in batches of
+// eth_getTransactionReceipt.
+func (n *Node) Receipts(ctx context.Context, txs []bchain.Hash) ([]*bchain.EthReceipt, error) {
+	raw, err := n.txReceipts(ctx, txs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*bchain.EthReceipt, len(raw))
+	for i, r := range raw {
+		out[i] = convertReceipt(r)
+	}
+	return out, nil
+}
+
 func convertReceipt(r *rpcReceipt) *bchain.EthReceipt {
 	out := &bchain.EthReceipt{Status: bchain.EthStatusUnknown, GasUsed: uint64(r.GasUsed)}
 	if r.Status != nil {
@@ -107,6 +123,9 @@ func convertReceipt(r *rpcReceipt) *bchain.EthReceipt {
 	}
 	if r.EffectiveGasPrice != nil {
 		out.EffectiveGasPrice = new(big.Int).Set(r.EffectiveGasPrice.ToInt())
+	}
+	if r.BlobGasUsed != nil && r.BlobGasPrice != nil {
+		out.BlobGasUsed, out.BlobGasPrice = uint64(*r.BlobGasUsed), new(big.Int).Set(r.BlobGasPrice.ToInt())
 	}
 	if r.ContractAddress != nil && *r.ContractAddress != (common.Address{}) {
 		a := bchain.EthAddress(*r.ContractAddress)
