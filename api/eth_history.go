@@ -33,14 +33,7 @@ func (s *EthService) BalanceHistory(ctx context.Context, address string, q Balan
 	if err != nil {
 		return nil, err
 	}
-	if q.GroupBy == 0 {
-		q.GroupBy = DefaultGroupBy
-	}
-	to := int64(1) << 40
-	if q.To > 0 {
-		to = q.To
-	}
-	from := max(q.From, 0)
+	from, to, groupBy := q.span()
 	out := []BalanceHistory{}
 	if from >= to {
 		return out, nil
@@ -50,7 +43,7 @@ func (s *EthService) BalanceHistory(ctx context.Context, address string, q Balan
 		return nil, err
 	}
 	defer v.release()
-	txs, err := s.historyTxs(v, desc, from, to, int64(q.GroupBy))
+	txs, err := s.historyTxs(v, desc, from, to, groupBy)
 	if err != nil {
 		return nil, err
 	}

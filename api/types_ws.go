@@ -33,6 +33,20 @@ type BalanceHistoryQuery struct {
 	Gap        int // accounts: the gap limit (default 20)
 }
 
+// span returns the time range [from, to) and the bucket width with the
+// defaults applied.
+func (q BalanceHistoryQuery) span() (from, to, groupBy int64) {
+	groupBy = int64(q.GroupBy)
+	if groupBy == 0 {
+		groupBy = DefaultGroupBy
+	}
+	to = int64(1) << 40
+	if q.To > 0 {
+		to = q.To
+	}
+	return max(q.From, 0), to, groupBy
+}
+
 // BalanceHistory is one bucket: the txs whose block time falls in
 // [Time, Time+groupBy) and what they moved for the address.
 type BalanceHistory struct {

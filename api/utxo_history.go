@@ -30,14 +30,7 @@ func (s *UtxoService) BalanceHistory(ctx context.Context, descriptor string, q B
 			return nil, err
 		}
 	}
-	if q.GroupBy == 0 {
-		q.GroupBy = DefaultGroupBy
-	}
-	to := int64(1) << 40
-	if q.To > 0 {
-		to = q.To
-	}
-	from := max(q.From, 0)
+	from, to, groupBy := q.span()
 	out := []BalanceHistory{}
 	if from >= to {
 		return out, nil
@@ -57,7 +50,7 @@ func (s *UtxoService) BalanceHistory(ctx context.Context, descriptor string, q B
 		_ = a.usedAddrs(func(ad *xpubAddr) error { descs = append(descs, ad.desc); return nil })
 		s.releaseAccount(a)
 	}
-	buckets, err := s.historyBuckets(ctx, v, descs, from, to, int64(q.GroupBy))
+	buckets, err := s.historyBuckets(ctx, v, descs, from, to, groupBy)
 	if err != nil {
 		return nil, err
 	}
