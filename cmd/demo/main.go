@@ -7,12 +7,10 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"net/url"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strings"
@@ -82,36 +80,20 @@ func run(ctx context.Context, bin, public, internal, dir string, interval time.D
 	h, hash := g.Tip()
 	say("demo chain: %d blocks, %d transactions", h, len(g.Ledger().Txs))
 
-	cfgPath := filepath.Join(dir, "blockchaincfg.json")
-	cfg, _ := json.MarshalIndent(map[string]any{
+	exited, stopBlockbook, err := benchproc.StartDemo(bin, dir, public, internal, map[string]any{
 		"coin_name": "Regtest", "coin_shortcut": "rBTC", "coin_label": "Bitcoin Regtest",
 		"rpc_url": node.RPCURL, "rpc_user": node.RPCUser, "rpc_pass": node.RPCPass, "rpc_timeout": 25,
 		"parse": true, "block_addresses_to_keep": 300,
 		// Blockbook's production filter settings.
 		"block_golomb_filter_p": 20, "block_filter_scripts": "taproot-noordinals", "block_filter_use_zeroed_key": true,
 		"mempool_golomb_filter_p": 20, "mempool_filter_scripts": "taproot", "mempool_filter_use_zeroed_key": false,
-	}, "", "  ")
-	if err := os.WriteFile(cfgPath, cfg, 0o644); err != nil {
+	})
+	if err != nil {
 		return err
 	}
-	bb := exec.Command(bin, "-blockchaincfg="+cfgPath, "-datadir="+filepath.Join(dir, "index"), "-sync",
-		"-public="+public, "-internal="+internal)
-	bb.Stdout, bb.Stderr = os.Stderr, os.Stderr
-	if err := bb.Start(); err != nil {
-		return err
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- bb.Wait() }()
-	defer func() {
-		_ = bb.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(15 * time.Second):
-			_ = bb.Process.Kill()
-		}
-	}()
+	defer stopBlockbook()
 	base := "http://" + public
-	if err := waitSynced(ctx, base, uint32(h), exited); err != nil {
+	if err := benchproc.WaitSynced(ctx, base, uint32(h), exited); err != nil {
 		return err
 	}
 	printURLs(base, "http://"+internal, g, hash.String(), accts)
@@ -168,19 +150,6 @@ func demoStep(ctx context.Context, g *chaingen.Generator, node *regtest.Node, n 
 	}
 	say("sent tx %s paying %s (pending until the next block)", tx.TxHash(), to)
 	return tx, nil
-}
-
-func waitSynced(ctx context.Context, base string, height uint32, exited <-chan error) error {
-	for !benchproc.Synced(base, height, false) {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case err := <-exited:
-			return fmt.Errorf("blockbook exited: %v", err)
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
-	return nil
 }
 
 // demoAccounts adds blocks in which a BIP84 and a BIP86 account of a fixed

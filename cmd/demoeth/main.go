@@ -8,12 +8,10 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"math/big"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strings"
@@ -64,32 +62,16 @@ func run(ctx context.Context, bin, public, internal string, interval time.Durati
 	h, _ := dev.Head()
 	say("dev chain: %d blocks, %d txs (%d pending), %d contracts; node RPC %s", h, len(ledger.Txs), len(ledger.Pending), len(ledger.Contracts), dev.HTTPURL)
 
-	cfgPath := filepath.Join(dir, "blockchaincfg.json")
-	cfg, _ := json.MarshalIndent(map[string]any{
+	exited, stopBlockbook, err := benchproc.StartDemo(bin, dir, public, internal, map[string]any{
 		"coin_name": "Ethereum Regtest", "coin_shortcut": "rETH", "rpc_url": dev.HTTPURL, "rpc_url_ws": dev.WSURL,
 		"rpc_timeout": 25, "block_addresses_to_keep": 300, "eip1559Fees": true, "processInternalTransactions": true,
-	}, "", "  ")
-	if err := os.WriteFile(cfgPath, cfg, 0o644); err != nil {
+	})
+	if err != nil {
 		return err
 	}
-	bb := exec.Command(bin, "-blockchaincfg="+cfgPath, "-datadir="+filepath.Join(dir, "index"), "-sync",
-		"-public="+public, "-internal="+internal)
-	bb.Stdout, bb.Stderr = os.Stderr, os.Stderr
-	if err := bb.Start(); err != nil {
-		return err
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- bb.Wait() }()
-	defer func() {
-		_ = bb.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(15 * time.Second):
-			_ = bb.Process.Kill()
-		}
-	}()
+	defer stopBlockbook()
 	base := "http://" + public
-	if err := waitSynced(ctx, base, h, exited); err != nil {
+	if err := benchproc.WaitSynced(ctx, base, uint32(h), exited); err != nil {
 		return err
 	}
 	printURLs(base, "http://"+internal, ledger)
@@ -127,19 +109,6 @@ func run(ctx context.Context, bin, public, internal string, interval time.Durati
 		}
 		say("sealed block %s", hash)
 	}
-}
-
-func waitSynced(ctx context.Context, base string, height uint64, exited <-chan error) error {
-	for !benchproc.Synced(base, uint32(height), false) {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case err := <-exited:
-			return fmt.Errorf("blockbook exited: %v", err)
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
-	return nil
 }
 
 // printURLs shows where to look, with addresses and txs of the scenario.

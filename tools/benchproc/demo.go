@@ -1,0 +1,56 @@
+package benchproc
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+// StartDemo runs blockbook for the demos (make run, make run-eth): cfg
+// written to dir/blockchaincfg.json, the index in dir/index, -sync on the
+// given addresses, its log on stderr. stop ends it (SIGTERM, SIGKILL after
+// 15 s); exited reports its end.
+func StartDemo(bin, dir, public, internal string, cfg map[string]any) (exited <-chan error, stop func(), err error) {
+	cfgPath := filepath.Join(dir, "blockchaincfg.json")
+	data, _ := json.MarshalIndent(cfg, "", "  ")
+	if err := os.WriteFile(cfgPath, data, 0o644); err != nil {
+		return nil, nil, err
+	}
+	cmd := exec.Command(bin, "-blockchaincfg="+cfgPath, "-datadir="+filepath.Join(dir, "index"), "-sync",
+		"-public="+public, "-internal="+internal)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Start(); err != nil {
+		return nil, nil, err
+	}
+	errc, finished := make(chan error, 1), make(chan struct{})
+	go func() { errc <- cmd.Wait(); close(finished) }()
+	stop = func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-finished:
+		case <-time.After(15 * time.Second):
+			_ = cmd.Process.Kill()
+		}
+	}
+	return errc, stop, nil
+}
+
+// WaitSynced polls base's status until the index is in sync at height,
+// failing if the process exits or ctx ends first.
+func WaitSynced(ctx context.Context, base string, height uint32, exited <-chan error) error {
+	for !Synced(base, height, false) {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case err := <-exited:
+			return fmt.Errorf("blockbook exited: %v", err)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	return nil
+}
