@@ -1,9 +1,9 @@
 package fiat
 
 import (
-	"errors"
-
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/openexplorer/blockbook/internal/promreg"
 )
 
 // metrics are the downloader's Prometheus series.
@@ -28,22 +28,8 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 	if reg == nil {
 		return m
 	}
-	m.requests = register(reg, m.requests)
-	m.updated = register(reg, m.updated)
-	m.errors = register(reg, m.errors)
+	m.requests = promreg.Register(reg, m.requests)
+	m.updated = promreg.Register(reg, m.updated)
+	m.errors = promreg.Register(reg, m.errors)
 	return m
-}
-
-// register registers c, or returns the collector already registered under
-// its name (a second downloader on the same registry, as in tests).
-func register[T prometheus.Collector](reg prometheus.Registerer, c T) T {
-	if err := reg.Register(c); err != nil {
-		var are prometheus.AlreadyRegisteredError
-		if errors.As(err, &are) {
-			if ex, ok := are.ExistingCollector.(T); ok {
-				return ex
-			}
-		}
-	}
-	return c
 }

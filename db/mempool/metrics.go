@@ -1,9 +1,9 @@
 package mempool
 
 import (
-	"errors"
-
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/openexplorer/blockbook/internal/promreg"
 )
 
 // metrics are the mempool's Prometheus series.
@@ -41,25 +41,11 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 	if reg == nil {
 		return m
 	}
-	m.size = register(reg, m.size)
-	m.unresolved = register(reg, m.unresolved)
-	m.resync = register(reg, m.resync)
-	m.resyncErrs = register(reg, m.resyncErrs)
-	m.added = register(reg, m.added)
-	m.removed = register(reg, m.removed)
+	m.size = promreg.Register(reg, m.size)
+	m.unresolved = promreg.Register(reg, m.unresolved)
+	m.resync = promreg.Register(reg, m.resync)
+	m.resyncErrs = promreg.Register(reg, m.resyncErrs)
+	m.added = promreg.Register(reg, m.added)
+	m.removed = promreg.Register(reg, m.removed)
 	return m
-}
-
-// register registers c, or returns the collector already registered under
-// its name (a second mempool on the same registry, as in tests).
-func register[T prometheus.Collector](reg prometheus.Registerer, c T) T {
-	if err := reg.Register(c); err != nil {
-		var are prometheus.AlreadyRegisteredError
-		if errors.As(err, &are) {
-			if ex, ok := are.ExistingCollector.(T); ok {
-				return ex
-			}
-		}
-	}
-	return c
 }

@@ -144,21 +144,12 @@ func (m *Mempool) Run(ctx context.Context, signal func(txid bchain.Hash)) error 
 }
 
 func (m *Mempool) session(ctx context.Context, signal func(bchain.Hash)) error {
-	dctx, cancel := context.WithTimeout(ctx, dialTimeout)
-	cl, err := rpc.DialContext(dctx, m.WSURL)
+	ch := make(chan common.Hash, 256)
+	cl, sub, err := subscribe(ctx, m.WSURL, ch, "newPendingTransactions")
 	if err != nil {
-		cancel()
 		return err
 	}
 	defer cl.Close()
-	ch := make(chan common.Hash, 256)
-	sub, err := cl.EthSubscribe(dctx, ch, "newPendingTransactions")
-	cancel()
-	if err != nil {
-		return err
-	}
-	// No Unsubscribe: it waits for the node's answer (up to 10s) and a hung
-	// feed never gives one; closing the connection ends the subscription.
 	for {
 		select {
 		case <-ctx.Done():

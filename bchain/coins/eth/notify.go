@@ -93,21 +93,12 @@ func (b *BlockNotifier) Run(ctx context.Context, signal func()) error {
 // session subscribes and relays heads until the subscription fails or stays
 // silent longer than Quiet.
 func (b *BlockNotifier) session(ctx context.Context, signal func()) error {
-	dctx, cancel := context.WithTimeout(ctx, dialTimeout)
-	cl, err := rpc.DialContext(dctx, b.WSURL)
+	ch := make(chan json.RawMessage, 16)
+	cl, sub, err := subscribe(ctx, b.WSURL, ch, "newHeads")
 	if err != nil {
-		cancel()
 		return err
 	}
 	defer cl.Close()
-	ch := make(chan json.RawMessage, 16)
-	sub, err := cl.EthSubscribe(dctx, ch, "newHeads")
-	cancel()
-	if err != nil {
-		return err
-	}
-	// No Unsubscribe: it waits for the node's answer (up to 10s) and a hung
-	// feed never gives one; closing the connection ends the subscription.
 	orDefault(b.Log).Debug("subscribed to newHeads", "url", b.WSURL)
 	timer := time.NewTimer(b.Quiet)
 	defer timer.Stop()
@@ -164,4 +155,22 @@ func orDefault(l *slog.Logger) *slog.Logger {
 		return slog.Default()
 	}
 	return l
+}
+
+// subscribe dials url and subscribes ch to an eth_subscribe feed. The
+// caller closes the client to end it: Unsubscribe would wait for the
+// node's answer (up to 10 s), which a hung feed never gives.
+func subscribe(ctx context.Context, url string, ch any, feed string) (*rpc.Client, *rpc.ClientSubscription, error) {
+	dctx, cancel := context.WithTimeout(ctx, dialTimeout)
+	defer cancel()
+	cl, err := rpc.DialContext(dctx, url)
+	if err != nil {
+		return nil, nil, err
+	}
+	sub, err := cl.EthSubscribe(dctx, ch, feed)
+	if err != nil {
+		cl.Close()
+		return nil, nil, err
+	}
+	return cl, sub, nil
 }
