@@ -115,7 +115,7 @@ func run(bin string, txs, accounts, perBlock, workers int, cache string) (err er
 	if err != nil {
 		return err
 	}
-	hwm := vmHWM(p.Pid()) // the high-water mark: the peak of the whole sync
+	_, hwm := benchproc.Mem(p.Pid()) // the high-water mark: the peak of the whole sync
 	// CPU time says more than wall time on a shared machine: blockbook's
 	// own, and this process's (mostly the node serving and tracing).
 	childCPU, nodeCPU := cpuOf(p.Pid()), cpuSelf()-selfCPU
@@ -307,21 +307,6 @@ func fetchBound(ctx context.Context, node *gethdev.Node, tip uint64, workers int
 	r.d, r.cpu = time.Since(start), cpuSelf()-cpu
 	r.txs, r.traceErrs = int(txs.Load()), int(traceErrs.Load())
 	return r, firstErr
-}
-
-// vmHWM is a process's peak resident set size in bytes.
-func vmHWM(pid int) int64 {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmHWM:" {
-			kb, _ := strconv.ParseInt(f[1], 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
 }
 
 // cpuSelf is this process's CPU time (user and system).

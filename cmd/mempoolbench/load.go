@@ -1,14 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
 	"runtime"
 	"runtime/debug"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -16,6 +13,7 @@ import (
 	"github.com/openexplorer/blockbook/db"
 	"github.com/openexplorer/blockbook/db/mempool"
 	"github.com/openexplorer/blockbook/db/syncer"
+	"github.com/openexplorer/blockbook/tools/benchproc"
 )
 
 // noBatch hides the node's RawTxs, so that the mempool fetches tx by tx.
@@ -39,7 +37,7 @@ func (b *bench) measureLoad(batch bool) error {
 	debug.FreeOSMemory()
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)
-	rssBefore := vmKB("VmRSS")
+	rssBefore, _ := benchproc.Mem(os.Getpid())
 
 	reg := prometheus.NewRegistry()
 	m := mempool.New(b.d, node, b.be.Utxo, mempool.Config{
@@ -81,11 +79,11 @@ func (b *bench) measureLoad(batch bool) error {
 	debug.FreeOSMemory()
 	var after runtime.MemStats
 	runtime.ReadMemStats(&after)
-	rssAfter := vmKB("VmRSS")
+	rssAfter, hwm := benchproc.Mem(os.Getpid())
 	n := float64(max(st.Size, 1))
 	fmt.Printf("memory: heap +%.1f MiB (%.0f B/tx), RSS +%.1f MiB (%.0f B/tx), peak RSS %.0f MiB\n",
 		float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/(1<<20), float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/n,
-		float64(rssAfter-rssBefore)/1024, float64(rssAfter-rssBefore)*1024/n, float64(vmKB("VmHWM"))/1024)
+		float64(rssAfter-rssBefore)/(1<<20), float64(rssAfter-rssBefore)/n, float64(hwm)/(1<<20))
 
 	var resyncs []time.Duration
 	for range 3 {
@@ -148,24 +146,6 @@ func gauge(reg *prometheus.Registry, name string) float64 {
 	for _, mf := range mfs {
 		if mf.GetName() == name && len(mf.GetMetric()) > 0 {
 			return mf.GetMetric()[0].GetGauge().GetValue()
-		}
-	}
-	return 0
-}
-
-// vmKB reads a field (VmRSS, VmHWM) of /proc/self/status in KiB; 0 where
-// there is no /proc.
-func vmKB(field string) int64 {
-	f, err := os.Open("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), field+":"); ok {
-			v, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return v
 		}
 	}
 	return 0

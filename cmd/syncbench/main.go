@@ -27,6 +27,7 @@ import (
 	"github.com/btcsuite/btcd/chaincfg/v2"
 
 	"github.com/openexplorer/blockbook/db"
+	"github.com/openexplorer/blockbook/tools/benchproc"
 	"github.com/openexplorer/blockbook/tools/chaingen"
 	"github.com/openexplorer/blockbook/tools/regtest"
 )
@@ -117,7 +118,7 @@ func run(bin string, blocks, txs, workers, syncMem int, cache string, p2p bool) 
 	if err != nil {
 		return fmt.Errorf("%w (log: %s)", err, logFile.Name())
 	}
-	hwm := vmHWM(cmd.Process.Pid)
+	_, hwm := benchproc.Mem(cmd.Process.Pid)
 	// Queries after the sync: give the background compaction time to end.
 	compaction := "none (no bulk load)"
 	if logs, _ := os.ReadFile(logFile.Name()); strings.Contains(string(logs), "bulk sync finished") {
@@ -281,21 +282,6 @@ func waitLogLine(path, s string, limit time.Duration) string {
 		time.Sleep(50 * time.Millisecond)
 	}
 	return "not finished within " + limit.String()
-}
-
-// vmHWM returns the peak resident set size of a process in bytes.
-func vmHWM(pid int) int64 {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmHWM:" {
-			kb, _ := strconv.ParseInt(f[1], 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
 }
 
 func dirSize(dir string) int64 {

@@ -30,6 +30,7 @@ import (
 	"github.com/btcsuite/btcd/chaincfg/v2"
 	"github.com/btcsuite/btcd/wire/v2"
 
+	"github.com/openexplorer/blockbook/tools/benchproc"
 	"github.com/openexplorer/blockbook/tools/chaingen"
 	"github.com/openexplorer/blockbook/tools/regtest"
 )
@@ -332,23 +333,6 @@ func (cs *clientSet) stop() {
 
 // readMem returns VmRSS and VmHWM of a process in bytes.
 func readMem(pid int) [2]int64 {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return [2]int64{}
-	}
-	var m [2]int64
-	for _, line := range strings.Split(string(data), "\n") {
-		f := strings.Fields(line)
-		if len(f) < 2 {
-			continue
-		}
-		kb, _ := strconv.ParseInt(f[1], 10, 64)
-		switch f[0] {
-		case "VmRSS:":
-			m[0] = kb << 10
-		case "VmHWM:":
-			m[1] = kb << 10
-		}
-	}
-	return m
+	rss, hwm := benchproc.Mem(pid)
+	return [2]int64{rss, hwm}
 }
