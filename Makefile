@@ -44,7 +44,7 @@ test-fuzz:
 	@scripts/fuzz.sh $(FUZZEXECS)
 
 test-wire:
-	cd tools/js && node check-goldens.mjs ../../server/testdata
+	cd tools/js && node check-goldens.mjs ../../e2e/testdata
 
 ## fuzz: longer fuzzing campaigns (FUZZTIME=10m make fuzz)
 fuzz:

@@ -5,7 +5,7 @@ import (
 	"math/big"
 
 	"github.com/openexplorer/blockbook/bchain"
-	"github.com/openexplorer/blockbook/db/ethmempool"
+	"github.com/openexplorer/blockbook/ethmempool"
 )
 
 // EthMempool is the read side of the Ethereum-type mempool.

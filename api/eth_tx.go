@@ -11,7 +11,7 @@ import (
 
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
-	"github.com/openexplorer/blockbook/db/ethmempool"
+	"github.com/openexplorer/blockbook/ethmempool"
 )
 
 // Tx answers tx/{txid} for a pending or mined tx the node knows.

@@ -10,7 +10,7 @@ import (
 	"github.com/openexplorer/blockbook/db"
 )
 
-// Fiat rates, from the fiatRates column family that db/fiat fills when
+// Fiat rates, from the fiatRates column family that fiat fills when
 // fiat_rates is configured (Config.FiatRates). The answers follow
 // Blockbook's api/worker.go: a time's rates are those of the first daily
 // ticker at or after it that has the requested currency (the day's close),

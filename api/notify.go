@@ -6,7 +6,7 @@ import (
 
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
-	"github.com/openexplorer/blockbook/db/mempool"
+	"github.com/openexplorer/blockbook/mempool"
 )
 
 // TxNotice is a tx to announce to websocket subscribers: what it touches,

@@ -13,8 +13,8 @@ import (
 
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
-	"github.com/openexplorer/blockbook/db/mempool"
-	"github.com/openexplorer/blockbook/db/syncer"
+	"github.com/openexplorer/blockbook/mempool"
+	"github.com/openexplorer/blockbook/syncer"
 )
 
 // Service is what the servers call. Each chain type implements it; ids and
@@ -152,7 +152,7 @@ type Config struct {
 	// EthMempool is the Ethereum-type mempool (nil: none).
 	EthMempool EthMempool
 	// FiatRates: fiat_rates is configured, so answers read rates from the
-	// fiatRates column family (which db/fiat fills).
+	// fiatRates column family (which fiat fills).
 	FiatRates bool
 	// Eip1559Fees (Ethereum-type chains) adds EIP-1559 fee tiers to the
 	// websocket's estimateFee.

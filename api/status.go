@@ -7,7 +7,7 @@ import (
 
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
-	"github.com/openexplorer/blockbook/db/syncer"
+	"github.com/openexplorer/blockbook/syncer"
 )
 
 // chainInfoCache keeps the node's chain info for a few seconds, so that the

@@ -8,7 +8,7 @@ import (
 
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
-	"github.com/openexplorer/blockbook/db/mempool"
+	"github.com/openexplorer/blockbook/mempool"
 )
 
 // Queries of the HTML explorer that REST does not have: the recent blocks

@@ -8,7 +8,7 @@ import (
 
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
-	"github.com/openexplorer/blockbook/db/mempool"
+	"github.com/openexplorer/blockbook/mempool"
 )
 
 // Unconfirmed data: the mempool's txs as they appear in address, utxo and

@@ -8,7 +8,7 @@ import (
 
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
-	"github.com/openexplorer/blockbook/db/mempool"
+	"github.com/openexplorer/blockbook/mempool"
 )
 
 // Tx answers tx/{txid}: the node's raw tx, decoded, with prevouts and spends

@@ -10,7 +10,7 @@ import (
 
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
-	"github.com/openexplorer/blockbook/db/mempool"
+	"github.com/openexplorer/blockbook/mempool"
 )
 
 // parseAccount parses an xpub or descriptor. Strings not shaped like one

@@ -43,7 +43,7 @@ type Config struct {
 	MempoolFilterScripts      string `json:"mempool_filter_scripts"`
 	MempoolFilterUseZeroedKey bool   `json:"mempool_filter_use_zeroed_key"`
 
-	// Fiat rates (Blockbook's keys, parsed and checked by db/fiat): the
+	// Fiat rates (Blockbook's keys, parsed and checked by fiat): the
 	// provider ("coingecko"; empty disables the download), its parameters
 	// as a JSON string ({"coin", "periodSeconds", "url", "plan"}), and an
 	// optional comma-separated list of the vs-currencies to keep.

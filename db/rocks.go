@@ -1,6 +1,6 @@
 // Package db is the index: the RocksDB layout (schema.go), typed accessors,
 // the pure block → rows step, and atomic connect/disconnect of blocks. The
-// sync loop that drives it lives in db/syncer; queries live in api.
+// sync loop that drives it lives in syncer; queries live in api.
 package db
 
 import (

@@ -1,7 +1,7 @@
 package db
 
 // fiatRates: exchange rates of the coin downloaded from a rate provider
-// (db/fiat). Off-chain: no block connect or disconnect touches the column
+// (fiat). Off-chain: no block connect or disconnect touches the column
 // family, dumps and the byte-identity guarantee leave it out, and Open adds
 // it to an index that lacks it. Part of schema.go, kept apart for size.
 //

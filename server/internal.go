@@ -12,7 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/openexplorer/blockbook/db/syncer"
+	"github.com/openexplorer/blockbook/syncer"
 )
 
 // SyncState reports the sync worker's state for /health.

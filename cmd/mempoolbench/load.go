@@ -11,8 +11,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/openexplorer/blockbook/db"
-	"github.com/openexplorer/blockbook/db/mempool"
-	"github.com/openexplorer/blockbook/db/syncer"
+	"github.com/openexplorer/blockbook/mempool"
+	"github.com/openexplorer/blockbook/syncer"
 	"github.com/openexplorer/blockbook/tools/benchproc"
 )
 

@@ -1,4 +1,4 @@
-// Command mempoolbench measures db/mempool against a btcd regtest node whose
+// Command mempoolbench measures mempool against a btcd regtest node whose
 // mempool holds many txs (100,000 by default): the initial load (txs/s,
 // with and without JSON-RPC batches), the memory it takes per tx, a full
 // resync with nothing changed, and how long a block takes to reach the
@@ -25,8 +25,8 @@ import (
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/bchain/coins/btc"
 	"github.com/openexplorer/blockbook/db"
-	"github.com/openexplorer/blockbook/db/mempool"
-	"github.com/openexplorer/blockbook/db/syncer"
+	"github.com/openexplorer/blockbook/mempool"
+	"github.com/openexplorer/blockbook/syncer"
 	"github.com/openexplorer/blockbook/tools/chaingen"
 	"github.com/openexplorer/blockbook/tools/regtest"
 )

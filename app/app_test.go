@@ -1,0 +1,209 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/linxGnu/grocksdb"
+
+	"github.com/openexplorer/blockbook/bchain"
+	"github.com/openexplorer/blockbook/bchain/coins/btc"
+	"github.com/openexplorer/blockbook/db"
+)
+
+// Every flag Blockbook's packaging passes is accepted; ones without effect
+// are reported, not fatal.
+func TestFlagsAcceptBlockbookPackaging(t *testing.T) {
+	args := strings.Fields(`-blockchaincfg=/etc/blockbook/blockchaincfg.json -datadir=/opt/data -sync -internal=:9030 -public=:9130
+		-certfile=/opt/cert/blockbook -explorer= -log_dir=/opt/logs -prof=127.0.0.1:0 -resyncindexperiod=30011 -resyncmempoolperiod=2011
+		-workers=4 -dbcache=1073741824 -dbmaxopenfiles=4096 -extendedindex -enablesubnewtx -notxcache -logtostderr -dryrun -rollback=-1 -v=1`)
+	o, err := ParseFlags(args, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !o.Sync || o.Workers != 4 || o.DBCache != 1<<30 || o.ResyncIndexMs != 30011 || !o.NoTxCache || !o.DryRun ||
+		!o.EnableSubNewTx || o.ResyncMempoolMs != 2011 {
+		t.Fatalf("parsed %+v", o)
+	}
+	var logs bytes.Buffer
+	o.warnIgnored(slog.New(slog.NewTextHandler(&logs, nil)))
+	for _, f := range []string{"-extendedindex", "-certfile", "-log_dir"} {
+		if !strings.Contains(logs.String(), "flag="+f+" ") {
+			t.Errorf("no warning for %s:\n%s", f, logs.String())
+		}
+	}
+	for _, f := range []string{"-explorer", "-enablesubnewtx", "-resyncmempoolperiod"} {
+		if strings.Contains(logs.String(), f) {
+			t.Errorf("%s should not warn (empty, or it takes effect):\n%s", f, logs.String())
+		}
+	}
+	if _, err := ParseFlags([]string{"-datadir=x"}, io.Discard); err == nil || !strings.Contains(err.Error(), "-blockchaincfg") {
+		t.Fatalf("missing -blockchaincfg: %v", err)
+	}
+	if _, err := ParseFlags([]string{"-blockchaincfg=x", "-nosuchflag"}, io.Discard); err == nil {
+		t.Fatal("unknown flag accepted")
+	}
+}
+
+func runWith(t *testing.T, cfg string, dataDir string) error {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "cfg.json")
+	if err := os.WriteFile(path, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := &Options{BlockchainCfg: path, DataDir: dataDir, Public: "none", Internal: "none", Workers: 1,
+		DBCache: 8 << 20, Rollback: -1, SyncMemoryMB: 64, ResyncMempoolMs: 60017, DryRun: true}
+	return Run(context.Background(), o, slog.New(slog.NewTextHandler(io.Discard, nil)))
+}
+
+// Configuration mistakes stop the program with a message naming the key.
+func TestConfigErrors(t *testing.T) {
+	for _, c := range []struct{ cfg, want string }{
+		{`{"coin_name":"Bitcoin"}`, "rpc_url"},
+		{`{"rpc_url":"http://127.0.0.1:1"}`, "coin_name"},
+		{`{"coin_name":"Bitcoinz","rpc_url":"http://127.0.0.1:1"}`, `unknown coin_name "Bitcoinz" (supported: Bitcoin, Ethereum, Ethereum Archive, Ethereum Regtest, Ethereum Testnet Sepolia, Ethereum Testnet Sepolia Archive, Regtest, Signet, Testnet, Testnet4)`},
+		{`{"coin_name":"Bitcoin","rpc_url":"not a url"}`, "rpc_url"},
+		{`{"coin_name":"Bitcoin","rpc_url":"http://x","block_notifications":"carrier-pigeon"}`, "block_notifications"},
+		{`{"coin_name":"Bitcoin","rpc_url":"http://x","block_notifications":"zmq"}`, "message_queue_binding"},
+		{`{"coin_name": "Bitcoin", `, "not valid JSON"},
+	} {
+		err := runWith(t, c.cfg, t.TempDir())
+		if !errors.Is(err, bchain.ErrConfig) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want a config error mentioning %q", c.cfg, err, c.want)
+		}
+	}
+}
+
+// An Ethereum-type config is served (index and API): a dry run gets as far
+// as asking the node.
+func TestEthereumConfigAccepted(t *testing.T) {
+	err := runWith(t, `{"coin_name":"Ethereum Regtest","rpc_url":"http://127.0.0.1:1"}`, t.TempDir())
+	if err == nil || errors.Is(err, bchain.ErrConfig) || !strings.HasPrefix(err.Error(), "node:") {
+		t.Fatalf("got %v, want the dry run to fail only at the unreachable node", err)
+	}
+}
+
+// A datadir written by Blockbook itself, or for another coin or network, is
+// refused with a clear message and left untouched.
+func TestForeignDatadirRefused(t *testing.T) {
+	// Blockbook's layout: its column families and its internalState key.
+	bbDir := t.TempDir()
+	opts := grocksdb.NewDefaultOptions()
+	opts.SetCreateIfMissing(true)
+	opts.SetCreateIfMissingColumnFamilies(true)
+	names := []string{"default", "height", "addresses", "blockTxs", "transactions", "fiatRates", "addressBalance", "txAddresses"}
+	cfOpts := make([]*grocksdb.Options, len(names))
+	for i := range cfOpts {
+		cfOpts[i] = opts
+	}
+	rdb, handles, err := grocksdb.OpenDbColumnFamilies(opts, bbDir, names, cfOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wo := grocksdb.NewDefaultWriteOptions()
+	if err := rdb.Put(wo, []byte("internalState"), []byte(`{"coin":"Bitcoin"}`)); err != nil {
+		t.Fatal(err)
+	}
+	wo.Destroy()
+	for _, h := range handles {
+		h.Destroy()
+	}
+	rdb.Close()
+	opts.Destroy()
+
+	cfg := `{"coin_name":"Bitcoin","rpc_url":"http://127.0.0.1:1"}`
+	err = runWith(t, cfg, bbDir)
+	if !errors.Is(err, db.ErrIncompatible) || !strings.Contains(err.Error(), "different index format, resync required") {
+		t.Fatalf("Blockbook datadir: %v", err)
+	}
+
+	// An index of ours for Regtest refuses to serve as Bitcoin.
+	dir := t.TempDir()
+	d, err := db.Open(db.Options{Path: dir, ChainType: bchain.ChainBitcoinType, Coin: "Regtest", Network: "regtest"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Close()
+	err = runWith(t, cfg, dir)
+	if !errors.Is(err, db.ErrIncompatible) || !strings.Contains(err.Error(), `created for coin "Regtest"`) {
+		t.Fatalf("other coin: %v", err)
+	}
+}
+
+// Every shipped config loads, names a registered coin whose parser accepts
+// that network's addresses, and every registered coin has a config and a
+// parser check here.
+func TestShippedConfigs(t *testing.T) {
+	validAddress := map[string]string{
+		"Bitcoin":  "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4",
+		"Testnet":  "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx",
+		"Testnet4": "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx",
+		"Signet":   "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx",
+		"Regtest":  "bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080",
+	}
+	for _, name := range []string{"Ethereum", "Ethereum Archive", "Ethereum Testnet Sepolia", "Ethereum Testnet Sepolia Archive", "Ethereum Regtest"} {
+		validAddress[name] = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed" // EIP-55
+	}
+	files, err := filepath.Glob("../configs/coins/*.json")
+	if err != nil || len(files) < 4 {
+		t.Fatalf("configs: %v %v", files, err)
+	}
+	configured := map[string]bchain.ChainType{}
+	for _, f := range files {
+		cfg, err := bchain.LoadConfig(f)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		b, err := bchain.NewBackend(cfg, bchain.Env{Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		configured[cfg.CoinName] = b.Type
+		if _, err := b.Addresses.AddrDescFromAddress(validAddress[cfg.CoinName]); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+		if _, err := b.Addresses.AddrDescFromAddress(validAddress["Bitcoin"]); cfg.CoinName != "Bitcoin" && err == nil {
+			t.Errorf("%s accepts a Bitcoin mainnet address", f)
+		}
+		if b.Type == bchain.ChainEthereumType && (b.Eth == nil || b.Utxo != nil) {
+			t.Errorf("%s: an Ethereum-type backend without its Ethereum part", f)
+		}
+		if b.Params.PublicPort == 0 || b.Params.InternalPort == 0 {
+			t.Errorf("%s: no default ports", f)
+		}
+	}
+	for _, name := range bchain.CoinNames() {
+		if _, ok := validAddress[name]; !ok {
+			t.Errorf("coin %s has no parser check in this test", name)
+		}
+		typ, ok := configured[name]
+		if _, isBtc := btc.ParamsFor(name); typ == bchain.ChainBitcoinType && !isBtc {
+			t.Errorf("coin %s is not a Bitcoin-type network", name)
+		}
+		if !ok && name != "Testnet4" {
+			t.Errorf("coin %s has no configs/coins file", name)
+		}
+	}
+}
+
+// Mistakes in the fiat keys stop the program at start (-dryrun too) with
+// the key named.
+func TestFiatConfigErrors(t *testing.T) {
+	for _, c := range []struct{ keys, want string }{
+		{`"fiat_rates":"coinmarketcap","fiat_rates_params":"{\"coin\":\"bitcoin\",\"periodSeconds\":900}"`, `fiat_rates: unknown provider "coinmarketcap"`},
+		{`"fiat_rates":"coingecko","fiat_rates_params":"{\"coin\":\"bitcoin\"}"`, "fiat_rates_params: missing periodSeconds"},
+		{`"fiat_rates":"coingecko","fiat_rates_params":"coin=bitcoin"`, "fiat_rates_params is not a valid JSON object"},
+	} {
+		err := runWith(t, `{"coin_name":"Bitcoin","rpc_url":"http://127.0.0.1:1",`+c.keys+`}`, t.TempDir())
+		if !errors.Is(err, bchain.ErrConfig) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want a config error mentioning %q", c.keys, err, c.want)
+		}
+	}
+}

@@ -1,0 +1,210 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/openexplorer/blockbook/api"
+	"github.com/openexplorer/blockbook/app"
+	"github.com/openexplorer/blockbook/fiat"
+	"github.com/openexplorer/blockbook/fiat/fiattest"
+	"github.com/openexplorer/blockbook/tools/chaingen"
+)
+
+// Fiat rates end to end: the demo stack with fiat_rates configured the way
+// Blockbook's bitcoin.json does it, pointed (fiat_rates_params' url) at a
+// local server that speaks CoinGecko's API. The downloader's clock is fixed
+// a few days after the demo chain's blocks, so the answers are golden.
+
+const fiatGoldenDir = "testdata/fiat"
+
+// fiatNow is 2023-11-20 05:00 UTC; the demo chain's blocks are of
+// 2023-11-14 to 16.
+var fiatNow = time.Date(2023, 11, 20, 5, 0, 0, 0, time.UTC)
+
+// fiatProvider serves daily closes from 2023-11-10 to 2023-11-20 for usd,
+// eur and btc (usd on day n of November: 36000 + 100n, eur 0.92 of it),
+// and current rates that include jpy.
+func fiatProvider(t *testing.T) *fiattest.Server {
+	s := fiattest.New("bitcoin", fiatNow)
+	t.Cleanup(s.Close)
+	s.SetSupported("btc", "eth", "ltc", "usd", "eur", "jpy", "gbp")
+	for d := 10; d <= 20; d++ {
+		day := time.Date(2023, 11, d, 0, 0, 0, 0, time.UTC)
+		s.AddDay("usd", day, float64(36000+100*d))
+		s.AddDay("eur", day, float64(36000+100*d)*0.92)
+		s.AddDay("btc", day, 1)
+	}
+	s.SetCurrent(map[string]float64{"usd": 37512.5, "eur": 34350.25, "btc": 1, "jpy": 5612345, "gbp": 30100})
+	return s
+}
+
+func TestE2EFiatRates(t *testing.T) {
+	prov := fiatProvider(t)
+	downloaders := make(chan *fiat.Downloader, 1)
+	st := startDemoStackWith(t, map[string]any{
+		"fiat_rates":               "coingecko",
+		"fiat_rates_params":        fmt.Sprintf(`{"coin": "bitcoin", "periodSeconds": 900, "url": %q}`, prov.URL()),
+		"fiat_rates_vs_currencies": "USD,EUR,BTC,JPY",
+	}, func(o *app.Options) {
+		o.FiatConfig = func(c *fiat.Config) {
+			c.Now = func() time.Time { return fiatNow }
+			c.RequestGap = time.Millisecond
+		}
+		o.OnFiat = func(dl *fiat.Downloader) { downloaders <- dl }
+	})
+	dl := <-downloaders
+	g, base := st.g, st.inst.base
+	lastDay := time.Date(2023, 11, 20, 0, 0, 0, 0, time.UTC)
+	waitStatus(t, base, func(s *api.SystemInfo) bool {
+		b := s.Blockbook
+		return b.HasFiatRates && b.CurrentFiatRatesTime != nil && b.HistoricalFiatRatesTime != nil && b.HistoricalFiatRatesTime.Equal(lastDay)
+	})
+	waitMempoolInSync(t, base)
+	p2tr, err := g.Address(chaingen.P2TR, chaingen.DemoIndex)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	gs := newGoldenSet(t, fiatGoldenDir, "TestE2EFiatRates")
+	for _, r := range []struct {
+		name, path string
+		code       int
+	}{
+		{"status-fiat", "/api/v2", 200},
+		{"tickers-current", "/api/v2/tickers/", 200},
+		{"tickers-current-usd", "/api/v2/tickers/?currency=USD", 200},
+		{"tickers-timestamp-eur", "/api/v2/tickers/?timestamp=1700000000&currency=eur", 200},
+		{"tickers-timestamp-all", "/api/v2/tickers/?timestamp=1700092800", 200},
+		{"tickers-timestamp-after-history", "/api/v2/tickers/?timestamp=1700500000&currency=usd", 200},
+		{"tickers-timestamp-unknown-currency", "/api/v2/tickers/?timestamp=1700000000&currency=xyz", 200},
+		{"tickers-block-1", "/api/v2/tickers/?block=1&currency=usd", 200},
+		{"multi-tickers-usd", "/api/v2/multi-tickers/?timestamp=1600000000,1700000000,1700092800,1800000000&currency=usd", 200},
+		{"multi-tickers-all", "/api/v2/multi-tickers/?timestamp=1700006400,1700092801", 200},
+		{"tickers-list", "/api/v2/tickers-list/?timestamp=1700000000", 200},
+		{"tickers-list-current", "/api/v2/tickers-list/?timestamp=1800000000", 200},
+		{"balancehistory-p2tr-usd", "/api/v2/balancehistory/" + p2tr + "?groupBy=86400&fiatcurrency=usd", 200},
+		{"balancehistory-p2tr-all", "/api/v2/balancehistory/" + p2tr + "?groupBy=86400", 200},
+		{"address-p2tr-secondary", "/api/v2/address/" + p2tr + "?details=basic&secondary=EUR", 200},
+		{"error-tickers-timestamp", "/api/v2/tickers/?timestamp=yesterday", 400},
+		{"error-tickers-block", "/api/v2/tickers/?block=99999", 400},
+		{"error-multi-tickers-missing", "/api/v2/multi-tickers/", 400},
+		{"error-multi-tickers-timestamp", "/api/v2/multi-tickers/?timestamp=1700000000,x", 400},
+		{"error-tickers-list-timestamp", "/api/v2/tickers-list/", 400},
+		{"error-tickers-current-unknown", "/api/v2/tickers/?currency=xyz", 400},
+	} {
+		got := fetchGolden(t, base+r.path, r.code)
+		if r.name == "status-fiat" {
+			got = normalizeStatus(t, got)
+		}
+		gs.check(r.name, got)
+	}
+
+	ws := newWS(t, base)
+	wsGolden := func(name string, data json.RawMessage) {
+		t.Helper()
+		var buf bytes.Buffer
+		if err := json.Indent(&buf, data, "", "  "); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		buf.WriteByte('\n')
+		gs.check("ws-"+name, buf.Bytes())
+	}
+	for _, c := range []struct {
+		name, method string
+		params       any
+	}{
+		{"getCurrentFiatRates", "getCurrentFiatRates", map[string]any{"currencies": []string{"usd", "EUR"}}},
+		{"getCurrentFiatRates-all", "getCurrentFiatRates", nil},
+		{"getFiatRatesForTimestamps", "getFiatRatesForTimestamps", map[string]any{"timestamps": []int64{1700000000, 1700092800, 1800000000}, "currencies": []string{"usd"}}},
+		{"getFiatRatesTickersList", "getFiatRatesTickersList", map[string]any{"timestamp": 1700000000}},
+		{"getBalanceHistory-usd", "getBalanceHistory", map[string]any{"descriptor": p2tr, "groupBy": 86400, "currencies": []string{"usd"}}},
+		{"getAccountInfo-secondary", "getAccountInfo", map[string]any{"descriptor": p2tr, "secondaryCurrency": "usd"}},
+		{"error-getCurrentFiatRates-unknown", "getCurrentFiatRates", map[string]any{"currencies": []string{"xyz"}}},
+		{"error-getFiatRatesTickersList-token", "getFiatRatesTickersList", map[string]any{"timestamp": 1700000000, "token": "0xdAC17F958D2ee523a2206206994597C13D831ec7"}},
+	} {
+		_, data := ws.call(c.method, c.params)
+		wsGolden(c.name, data)
+	}
+
+	// Subscriptions: one currency (case-insensitive), all currencies, and
+	// a currency the next ticker lacks.
+	a, b, c := newWS(t, base), newWS(t, base), newWS(t, base)
+	var sub struct{ Subscribed bool }
+	idA := a.ok("subscribeFiatRates", map[string]any{"currency": "USD"}, &sub)
+	idB := b.ok("subscribeFiatRates", map[string]any{}, &sub)
+	idC := c.ok("subscribeFiatRates", map[string]any{"currency": "jpy"}, &sub)
+	if !sub.Subscribed {
+		t.Fatalf("subscribeFiatRates: %+v", sub)
+	}
+	prov.SetCurrent(map[string]float64{"usd": 38000, "eur": 35000.5, "btc": 1})
+	dl.Refresh()
+	wsGolden("notification-fiatRates-usd", afterInitial(a, idA, "usd"))
+	wsGolden("notification-fiatRates-all", afterInitial(b, idB, "usd"))
+	// The pushed rates are the current ones now.
+	var cur api.FiatTicker
+	ws.ok("getCurrentFiatRates", map[string]any{"currencies": []string{"usd"}}, &cur)
+	if cur.Rates["usd"] != 38000 {
+		t.Fatalf("current rates after the push: %+v", cur)
+	}
+
+	// Subscribing again replaces the subscription (notifications take the
+	// new request's id); c hears nothing of a ticker without jpy, so its
+	// first notification is the next one's.
+	idB = b.ok("subscribeFiatRates", map[string]any{"currency": "eur"}, &sub)
+	a.ok("unsubscribeFiatRates", nil, &sub)
+	prov.SetCurrent(map[string]float64{"usd": 38100, "eur": 35100, "jpy": 5700000})
+	dl.Refresh()
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("provider requests %q\n%s", prov.Requests(), tail(st.inst.logs.String(), 40))
+		}
+	})
+	type fiatNote struct {
+		Rates map[string]float64 `json:"rates"`
+	}
+	var gotC, gotB fiatNote
+	if err := json.Unmarshal(afterInitial(c, idC, "jpy"), &gotC); err != nil {
+		t.Fatal(err)
+	}
+	if len(gotC.Rates) != 1 || gotC.Rates["jpy"] != 5700000 {
+		t.Errorf("jpy subscriber got %v first", gotC.Rates)
+	}
+	b.notification(idB, &gotB)
+	if len(gotB.Rates) != 1 || gotB.Rates["eur"] != 35100 {
+		t.Errorf("re-subscribed (eur) subscriber got %v", gotB.Rates)
+	}
+	// a unsubscribed before the second push, which was queued for every
+	// subscriber before b and c got it: a notification for a would come
+	// before the answer to a request sent now.
+	a.ok("ping", nil, nil)
+	if n := len(a.pending(idA)); n != 0 {
+		t.Errorf("unsubscribed client got %d more notifications", n)
+	}
+	gs.finish()
+}
+
+// afterInitial returns the next fiat notification of subscription id,
+// skipping one with the initial rates of currency: the push of the initial
+// download can still reach a client that subscribed as soon as the status
+// showed those rates stored.
+func afterInitial(c *wsClient, id, currency string) json.RawMessage {
+	c.t.Helper()
+	initial := map[string]float64{"usd": 37512.5, "jpy": 5612345}[currency]
+	for {
+		var note json.RawMessage
+		c.notification(id, &note)
+		var n struct {
+			Rates map[string]float64 `json:"rates"`
+		}
+		if err := json.Unmarshal(note, &n); err != nil {
+			c.t.Fatal(err)
+		}
+		if n.Rates[currency] != initial {
+			return note
+		}
+	}
+}
