@@ -2,20 +2,77 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
 
 	"github.com/openexplorer/blockbook/api"
 	"github.com/openexplorer/blockbook/bchain"
+	"github.com/openexplorer/blockbook/db"
 	"github.com/openexplorer/blockbook/ethmempool"
 	"github.com/openexplorer/blockbook/server"
+	"github.com/openexplorer/blockbook/syncer"
 )
+
+// newEthStack builds the Ethereum-type parts: the Ethereum index (blocks
+// connected one by one, failed traces retried after each pass) and the
+// pending-tx follower when the sync worker runs.
+func newEthStack(ctx context.Context, e stackEnv) (*chainStack, error) {
+	b := e.backend
+	if b.Eth == nil {
+		return nil, fmt.Errorf("%w: the Ethereum-type backend has no account queries", bchain.ErrConfig)
+	}
+	if !e.o.DryRun {
+		checkEthTracing(ctx, b, e.log)
+	}
+	// Token metadata is read once, when the index first meets a contract.
+	contracts := func(c bchain.AddrDesc) (*bchain.EthContractInfo, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		return b.Eth.ContractInfo(ctx, c)
+	}
+	x := db.NewEthIndex(e.d, e.cfg.BlockAddressesToKeep, contracts)
+	s := &chainStack{index: x, newService: func(d *db.DB, sync api.SyncStatus, cfg api.Config) api.Service {
+		return api.NewEthService(d, b, sync, cfg)
+	}}
+	// Blocks whose trace failed are traced again once the tip is reached.
+	s.afterSync = func(ctx context.Context) error {
+		_, err := x.RetryTraces(func(h uint32, hash bchain.Hash) (*bchain.Block, error) { return b.Chain.Block(ctx, hash, h) })
+		return err
+	}
+	mp := newEthMempool(e)
+	s.configure = func(cfg *api.Config) {
+		if mp != nil {
+			cfg.EthMempool = mp
+		}
+	}
+	if mp == nil {
+		return s, nil
+	}
+	s.onBlock = func(ev syncer.BlockEvent) {
+		if ev.Connected != nil {
+			mp.OnBlock(ev.Connected)
+		}
+	}
+	s.runMempool = func(ctx context.Context, wg *sync.WaitGroup, svc api.Service, ws *server.Websocket) {
+		if es, ok := svc.(*api.EthService); ok {
+			mp.OnTx(func(tx *ethmempool.Tx) { ws.OnMempoolTx(es.EthMempoolTxNotice(tx)) })
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_ = mp.Run(ctx, b.TxNotifier)
+		}()
+	}
+	return s, nil
+}
 
 // newEthMempool follows an Ethereum-type node's pending txs when the sync
 // worker runs (nil otherwise).
-func newEthMempool(o *Options, cfg *bchain.Config, b *bchain.Backend, log *slog.Logger) *ethmempool.Mempool {
-	if !o.Sync || b.Type != bchain.ChainEthereumType || b.Mempool == nil || b.Eth == nil {
+func newEthMempool(e stackEnv) *ethmempool.Mempool {
+	b := e.backend
+	if !e.o.Sync || b.Mempool == nil {
 		return nil
 	}
 	node := struct {
@@ -23,22 +80,9 @@ func newEthMempool(o *Options, cfg *bchain.Config, b *bchain.Backend, log *slog.
 		bchain.EthereumChain
 	}{b.Mempool, b.Eth}
 	return ethmempool.New(node, ethmempool.Config{
-		Resync: time.Duration(o.ResyncMempoolMs) * time.Millisecond, Expiry: time.Duration(cfg.MempoolTxTimeoutHours) * time.Hour,
-		Workers: cfg.MempoolWorkers, Log: log.With("subsystem", "mempool"),
+		Resync: time.Duration(e.o.ResyncMempoolMs) * time.Millisecond, Expiry: time.Duration(e.cfg.MempoolTxTimeoutHours) * time.Hour,
+		Workers: e.cfg.MempoolWorkers, Log: e.log.With("subsystem", "mempool"),
 	})
-}
-
-// runEthMempool announces new pending txs to websocket subscribers and
-// follows the node until ctx ends.
-func runEthMempool(ctx context.Context, wg *sync.WaitGroup, mp *ethmempool.Mempool, svc api.Service, ws *server.Websocket, notifier bchain.TxNotifier) {
-	if es, ok := svc.(*api.EthService); ok {
-		mp.OnTx(func(tx *ethmempool.Tx) { ws.OnMempoolTx(es.EthMempoolTxNotice(tx)) })
-	}
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		_ = mp.Run(ctx, notifier)
-	}()
 }
 
 // checkEthTracing asks an Ethereum-type node whether it can trace blocks

@@ -19,7 +19,7 @@ import (
 	"github.com/openexplorer/blockbook/api"
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
-	"github.com/openexplorer/blockbook/mempool"
+	"github.com/openexplorer/blockbook/fiat"
 	"github.com/openexplorer/blockbook/server"
 	"github.com/openexplorer/blockbook/syncer"
 )
@@ -48,133 +48,117 @@ func Run(ctx context.Context, o *Options, log *slog.Logger) error {
 		defer backend.Close()
 	}
 	o.warnIgnored(log)
-	if !o.DryRun {
-		checkEthTracing(ctx, backend, log)
-	}
-	if o.Prof != "" {
-		go func() {
-			log.Info("pprof profiles served", "addr", o.Prof)
-			srv := &http.Server{Addr: o.Prof, Handler: profMux(), ReadHeaderTimeout: 10 * time.Second}
-			if err := srv.ListenAndServe(); err != nil {
-				log.Error("pprof server", "err", err)
-			}
-		}()
-	}
-
-	var killAfter int64
-	if v := os.Getenv(KillAfterWritesEnv); v != "" {
-		if killAfter, err = strconv.ParseInt(v, 10, 64); err != nil {
-			return fmt.Errorf("%w: %s=%q is not a number", bchain.ErrConfig, KillAfterWritesEnv, v)
-		}
-	}
+	startProf(o.Prof, log)
 	mem := planMemory(o.SyncMemoryMB<<20, len(db.ColumnFamilies(backend.Type)))
-	d, err := db.Open(db.Options{
-		Path: o.DataDir, ChainType: backend.Type, Coin: cfg.CoinName, Network: backend.Params.Network,
-		CacheBytes: o.DBCache, MaxOpenFiles: o.DBMaxOpenFiles, WriteBufferBytes: mem.writeBuffer,
-		KillAfterWrites: killAfter, Log: log,
-	})
+	d, err := openStore(o, cfg, backend, mem, log, reg)
 	if err != nil {
 		return err
 	}
 	defer d.Close()
-	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "blockbook_db_size_bytes", Help: "Size of the index database."},
-		func() float64 { return float64(d.Size()) }))
-
-	index, blockFilters, err := newIndex(backend, d, cfg)
+	env := stackEnv{o: o, cfg: cfg, backend: backend, d: d, log: log, reg: reg}
+	stack, err := newChainStack(ctx, env)
 	if err != nil {
 		return err
 	}
-	bulkThreshold := uint32(o.BulkThreshold)
-	if backend.Type == bchain.ChainEthereumType {
-		bulkThreshold = 0 // Ethereum-type blocks are connected one by one
+	worker := newWorker(env, stack, mem)
+	if o.Rollback >= 0 {
+		return worker.Rollback(ctx, uint32(o.Rollback))
 	}
-	pollMs := cfg.BlockPollIntervalMs
-	if o.ResyncIndexMs > 0 {
-		pollMs = o.ResyncIndexMs
+	if o.DryRun {
+		return dryRun(ctx, backend, stack.index, log)
+	}
+	return serve(ctx, env, stack, worker, fiatCfg)
+}
+
+// startProf serves net/http/pprof on its own address (-prof).
+func startProf(addr string, log *slog.Logger) {
+	if addr == "" {
+		return
+	}
+	go func() {
+		log.Info("pprof profiles served", "addr", addr)
+		srv := &http.Server{Addr: addr, Handler: profMux(), ReadHeaderTimeout: 10 * time.Second}
+		if err := srv.ListenAndServe(); err != nil {
+			log.Error("pprof server", "err", err)
+		}
+	}()
+}
+
+// openStore opens the index and exports its size as a metric.
+func openStore(o *Options, cfg *bchain.Config, b *bchain.Backend, mem memoryPlan, log *slog.Logger, reg prometheus.Registerer) (*db.DB, error) {
+	var killAfter int64
+	if v := os.Getenv(KillAfterWritesEnv); v != "" {
+		var err error
+		if killAfter, err = strconv.ParseInt(v, 10, 64); err != nil {
+			return nil, fmt.Errorf("%w: %s=%q is not a number", bchain.ErrConfig, KillAfterWritesEnv, v)
+		}
+	}
+	d, err := db.Open(db.Options{
+		Path: o.DataDir, ChainType: b.Type, Coin: cfg.CoinName, Network: b.Params.Network,
+		CacheBytes: o.DBCache, MaxOpenFiles: o.DBMaxOpenFiles, WriteBufferBytes: mem.writeBuffer,
+		KillAfterWrites: killAfter, Log: log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "blockbook_db_size_bytes", Help: "Size of the index database."},
+		func() float64 { return float64(d.Size()) }))
+	return d, nil
+}
+
+// newWorker builds the sync worker over the chain type's index.
+func newWorker(e stackEnv, stack *chainStack, mem memoryPlan) *syncer.Syncer {
+	var bulkThreshold uint32
+	if stack.bulk {
+		bulkThreshold = uint32(e.o.BulkThreshold)
+	}
+	pollMs := e.cfg.BlockPollIntervalMs
+	if e.o.ResyncIndexMs > 0 {
+		pollMs = e.o.ResyncIndexMs
 	}
 	if pollMs <= 0 {
 		pollMs = 1000
 	}
 	syncCfg := syncer.Config{
-		Workers: o.Workers, MemoryBudget: mem.syncWorker, PollInterval: time.Duration(pollMs) * time.Millisecond,
-		BulkThreshold: bulkThreshold, OnBulk: mem.bulkMemory(d.SetBlockCacheBytes, o.DBCache),
+		Workers: e.o.Workers, MemoryBudget: mem.syncWorker, PollInterval: time.Duration(pollMs) * time.Millisecond,
+		BulkThreshold: bulkThreshold, OnBulk: mem.bulkMemory(e.d.SetBlockCacheBytes, e.o.DBCache),
+		AfterSync: stack.afterSync,
 	}
-	if x, ok := index.(*db.EthIndex); ok {
-		// Blocks whose trace failed are traced again once the tip is reached.
-		syncCfg.AfterSync = func(ctx context.Context) error {
-			_, err := x.RetryTraces(func(h uint32, hash bchain.Hash) (*bchain.Block, error) { return backend.Chain.Block(ctx, hash, h) })
-			return err
-		}
-	}
-	worker := syncer.New(backend.Chain, index, syncCfg, log, syncer.NewMetrics(reg))
+	return syncer.New(e.backend.Chain, stack.index, syncCfg, e.log, syncer.NewMetrics(e.reg))
+}
 
-	if o.Rollback >= 0 {
-		return worker.Rollback(ctx, uint32(o.Rollback))
-	}
-	if o.DryRun {
-		return dryRun(ctx, backend, index, log)
-	}
-
-	mp, mempoolFilters, err := newMempool(o, cfg, backend, d, log, reg)
-	if err != nil {
-		return err
-	}
+// serve runs the servers, the mempool, the fiat downloader and (with
+// -sync) the sync worker until ctx ends, then stops them in order.
+func serve(ctx context.Context, e stackEnv, stack *chainStack, worker *syncer.Syncer, fiatCfg *fiat.Config) error {
+	o, log := e.o, e.log
 	apiCfg := api.Config{
 		Build: api.BuildInfo{Version: build.Version, GitCommit: commit(), BuildTime: build.BuildTime, SyncMode: o.Sync,
 			About: "Blockbook-compatible blockchain indexer and API server"},
-		DisableTxCache: o.NoTxCache, BlockFilters: blockFilters, MempoolFilters: mempoolFilters, Log: log,
-		Eip1559Fees:      cfg.Eip1559Fees,
+		DisableTxCache: o.NoTxCache, BlockFilters: stack.blockFilters, Log: log,
+		Eip1559Fees:      e.cfg.Eip1559Fees,
 		DisableXpubCache: o.NoXpubCache,
 		Limits:           api.Limits{MaxXpubGap: o.XpubMaxGap, XpubCacheSize: o.XpubCacheSize, MaxHistoryTxs: o.BalanceHistoryMaxTxs},
+		FiatRates:        fiatCfg != nil,
 	}
-	if mp != nil {
-		apiCfg.Mempool = mp
-	}
-	ethMempool := newEthMempool(o, cfg, backend, log)
-	if ethMempool != nil {
-		apiCfg.EthMempool = ethMempool
-	}
-	apiCfg.FiatRates = fiatCfg != nil
-	svc := newService(backend, d, worker, apiCfg)
-	ws, err := newWebsocket(o, svc, log, reg)
+	stack.configure(&apiCfg)
+	svc := stack.newService(e.d, worker, apiCfg)
+	ws, err := newWebsocket(o, svc, log, e.reg)
 	if err != nil {
 		return err
 	}
-	var servers []interface{ Shutdown(context.Context) error }
 	var wg sync.WaitGroup
-	serve := func(name, addr string, srv interface {
-		Serve(net.Listener) error
-		Shutdown(context.Context) error
-	}) error {
-		ln, err := net.Listen("tcp", addr)
-		if err != nil {
-			return fmt.Errorf("%w: %s server: %v", bchain.ErrConfig, name, err)
-		}
-		servers = append(servers, srv)
-		if o.OnListen != nil {
-			o.OnListen(name, ln.Addr().String())
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := srv.Serve(ln); err != nil {
-				log.Error("server failed", "server", name, "err", err)
-			}
-		}()
-		return nil
-	}
-	if addr := binding(o.Internal, "127.0.0.1", backend.Params.InternalPort); addr != "" {
-		if err := serve("internal", addr, server.NewInternal(addr, reg, worker, healthMaxLag, log)); err != nil {
+	srvs := &servers{o: o, wg: &wg, log: log}
+	if addr := binding(o.Internal, "127.0.0.1", e.backend.Params.InternalPort); addr != "" {
+		if err := srvs.start("internal", addr, server.NewInternal(addr, e.reg, worker, healthMaxLag, log)); err != nil {
 			return err
 		}
 	}
-	if addr := binding(o.Public, "", backend.Params.PublicPort); addr != "" {
-		if err := serve("public", addr, server.NewPublic(svc, server.PublicConfig{Addr: addr, Websocket: ws}, log, reg)); err != nil {
-			shutdownAll(servers, log)
+	if addr := binding(o.Public, "", e.backend.Params.PublicPort); addr != "" {
+		if err := srvs.start("public", addr, server.NewPublic(svc, server.PublicConfig{Addr: addr, Websocket: ws}, log, e.reg)); err != nil {
+			srvs.shutdown()
 			return err
 		}
 	}
-
 	syncCtx, stopSync := context.WithCancel(ctx)
 	defer stopSync()
 	wg.Add(1)
@@ -183,58 +167,80 @@ func Run(ctx context.Context, o *Options, log *slog.Logger) error {
 		ws.Run(syncCtx)
 	}()
 	worker.OnBlock(func(ev syncer.BlockEvent) {
-		if mp != nil {
-			mp.OnBlock(ev)
-		}
-		if ethMempool != nil && ev.Connected != nil {
-			ethMempool.OnBlock(ev.Connected)
+		if stack.onBlock != nil {
+			stack.onBlock(ev)
 		}
 		if ev.HasTip && !ev.Disconnected {
 			ws.OnBlock(ev.Tip.Height, ev.Tip.Hash, ev.Connected)
 		}
 	})
-	if ethMempool != nil {
-		runEthMempool(syncCtx, &wg, ethMempool, svc, ws, backend.TxNotifier)
+	if stack.runMempool != nil {
+		stack.runMempool(syncCtx, &wg, svc, ws)
 	}
-	if mp != nil {
-		mp.OnTx(func(tx *mempool.Tx) { ws.OnMempoolTx(svc.MempoolTxNotice(tx)) })
-		mp.OnResolved(func(tx *mempool.Tx, descs []bchain.AddrDesc) {
-			n := svc.MempoolTxNotice(tx)
-			n.Descs = descs
-			ws.OnMempoolTxResolved(n)
-		})
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			_ = mp.Run(syncCtx, backend.TxNotifier)
-		}()
-	}
-	startFiat(syncCtx, &wg, o, fiatCfg, d, ws, log, reg)
-	if o.Sync {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			// A fatal sync error is logged by the worker; the API keeps
-			// serving the index and /health reports the problem.
-			_ = worker.Run(syncCtx, backend.Notifier)
-		}()
-	} else {
-		log.Info("sync worker not started (run with -sync to index new blocks)")
-	}
+	startFiat(syncCtx, &wg, o, fiatCfg, e.d, ws, log, e.reg)
+	startSync(syncCtx, &wg, o, worker, e.backend, log)
 	<-ctx.Done()
 	log.Info("shutting down")
 	stopSync()
-	shutdownAll(servers, log)
+	srvs.shutdown()
 	wg.Wait()
 	return nil
 }
 
-func shutdownAll(servers []interface{ Shutdown(context.Context) error }, log *slog.Logger) {
+// startSync runs the sync worker with -sync.
+func startSync(ctx context.Context, wg *sync.WaitGroup, o *Options, worker *syncer.Syncer, b *bchain.Backend, log *slog.Logger) {
+	if !o.Sync {
+		log.Info("sync worker not started (run with -sync to index new blocks)")
+		return
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		// A fatal sync error is logged by the worker; the API keeps
+		// serving the index and /health reports the problem.
+		_ = worker.Run(ctx, b.Notifier)
+	}()
+}
+
+// httpServer is what the public and internal servers are to the program.
+type httpServer interface {
+	Serve(net.Listener) error
+	Shutdown(context.Context) error
+}
+
+// servers starts HTTP servers on their addresses and stops them together.
+type servers struct {
+	o       *Options
+	wg      *sync.WaitGroup
+	log     *slog.Logger
+	started []httpServer
+}
+
+func (s *servers) start(name, addr string, srv httpServer) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("%w: %s server: %v", bchain.ErrConfig, name, err)
+	}
+	s.started = append(s.started, srv)
+	if s.o.OnListen != nil {
+		s.o.OnListen(name, ln.Addr().String())
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		if err := srv.Serve(ln); err != nil {
+			s.log.Error("server failed", "server", name, "err", err)
+		}
+	}()
+	return nil
+}
+
+func (s *servers) shutdown() {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	for _, s := range servers {
-		if err := s.Shutdown(ctx); err != nil {
-			log.Warn("server shutdown", "err", err)
+	for _, srv := range s.started {
+		if err := srv.Shutdown(ctx); err != nil {
+			s.log.Warn("server shutdown", "err", err)
 		}
 	}
 }
@@ -263,32 +269,6 @@ func binding(flagValue, defaultHost string, port int) string {
 	return flagValue
 }
 
-// newMempool follows the node's mempool when the sync worker runs (the
-// mempool needs the index current to resolve inputs).
-func newMempool(o *Options, cfg *bchain.Config, b *bchain.Backend, d *db.DB, log *slog.Logger, reg prometheus.Registerer) (*mempool.Mempool, db.FilterParams, error) {
-	fp := db.FilterParams{P: cfg.MempoolGolombFilterP, Scripts: cfg.MempoolFilterScripts, ZeroedKey: cfg.MempoolFilterUseZeroedKey}
-	if !o.Sync || b.Mempool == nil || b.Txs == nil || b.Utxo == nil {
-		return nil, fp, nil
-	}
-	period := time.Duration(o.ResyncMempoolMs) * time.Millisecond
-	if period <= 0 {
-		period = 60 * time.Second
-	}
-	// The plugin's node usually serves both (and fetches txs in batches,
-	// which the mempool uses when it can see it).
-	node, ok := b.Mempool.(mempool.Node)
-	if !ok {
-		node = struct {
-			bchain.MempoolSource
-			bchain.TxSource
-		}{b.Mempool, b.Txs}
-	}
-	mp := mempool.New(d, node, b.Utxo, mempool.Config{
-		Workers: cfg.MempoolWorkers, ResyncInterval: period, Filter: fp, Log: log, Metrics: reg,
-	})
-	return mp, fp, nil
-}
-
 // newWebsocket builds the websocket API from the flags.
 func newWebsocket(o *Options, svc api.Service, log *slog.Logger, reg prometheus.Registerer) (*server.Websocket, error) {
 	proxies, err := server.ParseTrustedProxies(o.WsTrustedProxies)
@@ -304,41 +284,6 @@ func newWebsocket(o *Options, svc api.Service, log *slog.Logger, reg prometheus.
 	return server.NewWebsocket(svc, server.WebsocketConfig{
 		AllowedOrigins: origins, MaxConnsPerIP: o.WsMaxConnsPerIP, TrustedProxies: proxies, EnableSubNewTx: o.EnableSubNewTx,
 	}, log, reg), nil
-}
-
-// newIndex picks the index code for the backend's chain type; filters are
-// the block filter parameters (Bitcoin-type only).
-func newIndex(b *bchain.Backend, d *db.DB, cfg *bchain.Config) (syncer.Index, db.FilterParams, error) {
-	switch b.Type {
-	case bchain.ChainBitcoinType:
-		filters := db.FilterParams{P: cfg.BlockGolombFilterP, Scripts: cfg.BlockFilterScripts, ZeroedKey: cfg.BlockFilterUseZeroedKey}
-		x, err := db.NewUtxoIndex(d, b.Utxo, cfg.BlockAddressesToKeep, filters)
-		if err != nil {
-			return nil, filters, err
-		}
-		return x, x.Filters(), nil
-	case bchain.ChainEthereumType:
-		if b.Eth == nil {
-			return nil, db.FilterParams{}, fmt.Errorf("%w: the Ethereum-type backend has no account queries", bchain.ErrConfig)
-		}
-		// Token metadata is read once, when the index first meets a contract.
-		contracts := func(c bchain.AddrDesc) (*bchain.EthContractInfo, error) {
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			return b.Eth.ContractInfo(ctx, c)
-		}
-		return db.NewEthIndex(d, cfg.BlockAddressesToKeep, contracts), db.FilterParams{}, nil
-	}
-	return nil, db.FilterParams{}, fmt.Errorf("%w: chain type %v is not supported yet", bchain.ErrConfig, b.Type)
-}
-
-// newService picks the query service for the backend's chain type (the
-// one place besides newIndex that switches on it).
-func newService(b *bchain.Backend, d *db.DB, sync api.SyncStatus, cfg api.Config) api.Service {
-	if b.Type == bchain.ChainEthereumType {
-		return api.NewEthService(d, b, sync, cfg)
-	}
-	return api.NewUtxoService(d, b, sync, cfg)
 }
 
 // dryRun checks that the node answers and reports where the index stands.

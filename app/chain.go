@@ -1,0 +1,64 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/openexplorer/blockbook/api"
+	"github.com/openexplorer/blockbook/bchain"
+	"github.com/openexplorer/blockbook/db"
+	"github.com/openexplorer/blockbook/server"
+	"github.com/openexplorer/blockbook/syncer"
+)
+
+// chainStack is what a chain type contributes to the program: its index
+// code, its mempool follower and its query service. Everything else (the
+// store, the sync worker, the servers, fiat rates) is shared.
+type chainStack struct {
+	index syncer.Index
+	// blockFilters are the index's Golomb filter parameters (zero: none).
+	blockFilters db.FilterParams
+	// bulk: the index can load blocks in sorted bulk rounds.
+	bulk bool
+	// afterSync runs on the sync worker after each pass (nil: nothing).
+	afterSync func(ctx context.Context) error
+	// configure adds the chain type's parts to the query configuration
+	// (its mempool, filter parameters).
+	configure func(cfg *api.Config)
+	// newService builds the query service.
+	newService func(d *db.DB, sync api.SyncStatus, cfg api.Config) api.Service
+	// onBlock tells the mempool about a block event (nil: no mempool).
+	onBlock func(ev syncer.BlockEvent)
+	// runMempool follows the node's mempool and announces new txs until
+	// ctx ends (nil: no mempool).
+	runMempool func(ctx context.Context, wg *sync.WaitGroup, svc api.Service, ws *server.Websocket)
+}
+
+// stackEnv is what the chain-type constructors build on.
+type stackEnv struct {
+	o       *Options
+	cfg     *bchain.Config
+	backend *bchain.Backend
+	d       *db.DB
+	log     *slog.Logger
+	reg     *prometheus.Registry
+}
+
+// chainStacks holds one constructor per chain type.
+var chainStacks = map[bchain.ChainType]func(ctx context.Context, e stackEnv) (*chainStack, error){
+	bchain.ChainBitcoinType:  newUtxoStack,
+	bchain.ChainEthereumType: newEthStack,
+}
+
+// newChainStack builds the backend's chain type's parts.
+func newChainStack(ctx context.Context, e stackEnv) (*chainStack, error) {
+	newStack, ok := chainStacks[e.backend.Type]
+	if !ok {
+		return nil, fmt.Errorf("%w: chain type %v is not supported yet", bchain.ErrConfig, e.backend.Type)
+	}
+	return newStack(ctx, e)
+}
