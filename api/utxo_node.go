@@ -45,25 +45,6 @@ func (s *UtxoService) SendTx(ctx context.Context, txHex string) (*Result, error)
 	return &Result{Result: txid.String()}, nil
 }
 
-// EstimateFee answers estimatefee/{blocks} in coins per kB, as Blockbook does.
-func (s *UtxoService) EstimateFee(ctx context.Context, blocks string, conservative bool) (*Result, error) {
-	n, err := strconv.Atoi(blocks)
-	if err != nil || n < 1 || n > 1008 {
-		return nil, userErr("Invalid number of blocks '%s', use 1 to 1008", truncate(blocks, 20))
-	}
-	if s.backend.Fees == nil {
-		return nil, userErr("Fee estimation is not supported for this coin")
-	}
-	sat, err := s.backend.Fees.EstimateFee(ctx, n, conservative)
-	if errors.Is(err, bchain.ErrUnsupported) {
-		return nil, &Error{Msg: "The node cannot estimate fees", Err: err}
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &Result{Result: decimalString(sat, s.backend.Params.Decimals)}, nil
-}
-
 // decimalString renders base units as a coin amount without trailing zeros.
 func decimalString(v int64, decimals int) string {
 	neg := v < 0

@@ -122,13 +122,16 @@ func Run(ctx context.Context, o *Options, log *slog.Logger) error {
 	apiCfg := api.Config{
 		Build: api.BuildInfo{Version: build.Version, GitCommit: commit(), BuildTime: build.BuildTime, SyncMode: o.Sync,
 			About: "Blockbook-compatible blockchain indexer and API server"},
-		DisableTxCache: o.NoTxCache, BlockFilters: blockFilters, MempoolFilters: mempoolFilters, Log: log,
+		BlockFilters: blockFilters, MempoolFilters: mempoolFilters, Log: log,
 		Eip1559Fees:      cfg.Eip1559Fees,
 		DisableXpubCache: o.NoXpubCache,
 		Limits:           api.Limits{MaxXpubGap: o.XpubMaxGap, XpubCacheSize: o.XpubCacheSize, MaxHistoryTxs: o.BalanceHistoryMaxTxs},
 	}
 	if mp != nil {
 		apiCfg.Mempool = mp
+	}
+	if !o.NoTxCache {
+		apiCfg.TxCache = d
 	}
 	ethMempool := newEthMempool(o, cfg, backend, log)
 	if ethMempool != nil {
@@ -197,12 +200,14 @@ func Run(ctx context.Context, o *Options, log *slog.Logger) error {
 		runEthMempool(syncCtx, &wg, ethMempool, svc, ws, backend.TxNotifier)
 	}
 	if mp != nil {
-		mp.OnTx(func(tx *mempool.Tx) { ws.OnMempoolTx(svc.MempoolTxNotice(tx)) })
-		mp.OnResolved(func(tx *mempool.Tx, descs []bchain.AddrDesc) {
-			n := svc.MempoolTxNotice(tx)
-			n.Descs = descs
-			ws.OnMempoolTxResolved(n)
-		})
+		if us, ok := svc.(*api.UtxoService); ok { // the Bitcoin-type mempool's notices
+			mp.OnTx(func(tx *mempool.Tx) { ws.OnMempoolTx(us.MempoolTxNotice(tx)) })
+			mp.OnResolved(func(tx *mempool.Tx, descs []bchain.AddrDesc) {
+				n := us.MempoolTxNotice(tx)
+				n.Descs = descs
+				ws.OnMempoolTxResolved(n)
+			})
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
