@@ -96,48 +96,11 @@ func (p *Public) routes() {
 	p.handle("GET /api/v2/block/{id}", "block", func(r *http.Request) (any, error) {
 		return p.svc.Block(r.Context(), r.PathValue("id"), api.ParseInt(r.URL.Query().Get("page")), 0)
 	})
-	p.handle("GET /api/v2/rawblock/{id}", "rawblock", func(r *http.Request) (any, error) {
-		if p.caps.RawBlocks == nil {
-			return nil, p.caps.NotSupported(api.CapRawBlocks)
-		}
-		return p.caps.RawBlocks.RawBlock(r.Context(), r.PathValue("id"))
-	})
 	p.handle("GET /api/v2/tx/{txid}", "tx", func(r *http.Request) (any, error) {
 		return p.svc.Tx(r.Context(), r.PathValue("txid"))
 	})
-	p.handle("GET /api/v2/tx-specific/{txid}", "tx-specific", func(r *http.Request) (any, error) {
-		if p.caps.TxSpecific == nil {
-			return nil, p.caps.NotSupported(api.CapTxSpecific)
-		}
-		return p.caps.TxSpecific.TxSpecific(r.Context(), r.PathValue("txid"))
-	})
-	p.handle("GET /api/v2/rawtx/{txid}", "rawtx", func(r *http.Request) (any, error) {
-		if p.caps.RawTxs == nil {
-			return nil, p.caps.NotSupported(api.CapRawTxs)
-		}
-		return p.caps.RawTxs.RawTx(r.Context(), r.PathValue("txid"))
-	})
 	p.handle("GET /api/v2/address/{address}", "address", func(r *http.Request) (any, error) {
 		return p.svc.Address(r.Context(), r.PathValue("address"), api.ParseAddressQuery(r.URL.Query()))
-	})
-	// Accounts: descriptors hold '/', so these take the rest of the path
-	// (escaped or not), as Blockbook does.
-	p.handle("GET /api/v2/xpub/{xpub...}", "xpub", func(r *http.Request) (any, error) {
-		xpub := r.PathValue("xpub")
-		if xpub == "" {
-			return nil, &api.Error{Msg: "Missing xpub"}
-		}
-		if p.caps.Accounts == nil {
-			return nil, p.caps.NotSupported(api.CapAccounts)
-		}
-		return p.caps.Accounts.Account(r.Context(), xpub, api.ParseAddressQuery(r.URL.Query()))
-	})
-	p.handle("GET /api/v2/utxo/{address...}", "utxo", func(r *http.Request) (any, error) {
-		if p.caps.Utxos == nil {
-			return nil, p.caps.NotSupported(api.CapUtxos)
-		}
-		q := r.URL.Query()
-		return p.caps.Utxos.Utxos(r.Context(), r.PathValue("address"), q.Get("confirmed") == "true", api.ParseInt(q.Get("gap")))
 	})
 	p.handle("GET /api/v2/sendtx/{hex}", "sendtx", func(r *http.Request) (any, error) {
 		return p.svc.SendTx(r.Context(), r.PathValue("hex"))
@@ -155,16 +118,6 @@ func (p *Public) routes() {
 	}
 	p.handle("POST /api/v2/sendtx/{$}", "sendtx", sendPost)
 	p.handle("POST /api/v2/sendtx", "sendtx", sendPost)
-	p.handle("GET /api/v2/estimatefee/{blocks}", "estimatefee", func(r *http.Request) (any, error) {
-		n, err := api.ParseFeeBlocks(r.PathValue("blocks"))
-		if err != nil {
-			return nil, err
-		}
-		if p.caps.FeeEstimates == nil {
-			return nil, p.caps.NotSupported(api.CapFeeEstimates)
-		}
-		return p.caps.FeeEstimates.EstimateFee(r.Context(), n, r.URL.Query().Get("conservative") != "false")
-	})
 	p.handle("GET /api/v2/balancehistory/{address...}", "balancehistory", func(r *http.Request) (any, error) {
 		q := r.URL.Query()
 		return p.svc.BalanceHistory(r.Context(), r.PathValue("address"), api.BalanceHistoryQuery{
@@ -173,22 +126,10 @@ func (p *Public) routes() {
 			Gap: api.ParseInt(q.Get("gap")),
 		})
 	})
-	p.handle("GET /api/v2/contract/{contract}", "contract", func(r *http.Request) (any, error) {
-		if p.caps.Contracts == nil {
-			return nil, p.caps.NotSupported(api.CapContracts)
-		}
-		return p.caps.Contracts.Contract(r.Context(), r.PathValue("contract"))
-	})
-	p.handle("GET /api/v2/feestats/{id}", "feestats", func(r *http.Request) (any, error) {
-		if p.caps.FeeStats == nil {
-			return nil, p.caps.NotSupported(api.CapFeeStats)
-		}
-		return p.caps.FeeStats.FeeStats(r.Context(), r.PathValue("id"))
-	})
 	if p.cfg.Websocket != nil {
 		p.mux.Handle("GET /websocket", p.cfg.Websocket)
 	}
-	p.handle("GET /api/v2/block-filters/", "block-filters", p.blockFilters)
+	p.capabilityRoutes()
 	p.handle("GET /api/v2/tickers/", "tickers", p.tickers)
 	p.handle("GET /api/v2/multi-tickers/", "multi-tickers", p.multiTickers)
 	p.handle("GET /api/v2/tickers-list/", "tickers-list", p.tickersList)
