@@ -24,11 +24,9 @@ func (s *EthService) Address(ctx context.Context, address string, q AddressQuery
 	if err != nil {
 		return nil, err
 	}
-	var contract bchain.AddrDesc
-	if q.Contract != "" {
-		if contract, err = s.addrs.AddrDescFromAddress(q.Contract); err != nil {
-			return nil, &Error{Msg: fmt.Sprintf("Invalid contract filter, %v", err), Err: err}
-		}
+	contract, err := s.contractFilter(q.Contract)
+	if err != nil {
+		return nil, err
 	}
 	v, err := s.newView()
 	if err != nil {
@@ -99,6 +97,18 @@ func (s *EthService) Address(ctx context.Context, address string, q AddressQuery
 		out.Transactions = append(out.Transactions, tx)
 	}
 	return out, nil
+}
+
+// contractFilter validates the contract parameter (nil when empty).
+func (s *EthService) contractFilter(contract string) (bchain.AddrDesc, error) {
+	if contract == "" {
+		return nil, nil
+	}
+	desc, err := s.addrs.AddrDescFromAddress(contract)
+	if err != nil {
+		return nil, &Error{Msg: fmt.Sprintf("Invalid contract filter, %v", err), Err: err}
+	}
+	return desc, nil
 }
 
 // contractInfo renders what the index knows of a contract (nil: nothing).

@@ -76,22 +76,26 @@ func (s *EthService) Contract(_ context.Context, contract string) (*ContractInfo
 	return ci, nil
 }
 
+// CheckFeeTargets accepts any targets: Ethereum has no confirmation
+// targets, estimateFee answers the same price for each.
+func (s *EthService) CheckFeeTargets([]int) error { return nil }
+
+// ethFees is the fee estimation capability of an Ethereum-type service
+// whose node suggests gas prices.
+type ethFees struct {
+	*EthService
+	est bchain.FeeEstimator
+}
+
 // gasPrice is the node's suggestion in wei per gas (with eip1559Fees, the
 // medium tier's max fee).
-func (s *EthService) gasPrice(ctx context.Context, conservative bool) (int64, error) {
-	if s.backend.Fees == nil {
-		return 0, userErr("Fee estimation is not supported for this coin")
-	}
-	return s.backend.Fees.EstimateFee(ctx, 1, conservative)
+func (s ethFees) gasPrice(ctx context.Context, conservative bool) (int64, error) {
+	return s.est.EstimateFee(ctx, 1, conservative)
 }
 
 // EstimateFee answers estimatefee/{blocks}: the gas price in ETH per gas
 // (Blockbook renders it in coin units, as for Bitcoin-type chains).
-func (s *EthService) EstimateFee(ctx context.Context, blocks string, conservative bool) (*Result, error) {
-	n, err := strconv.Atoi(blocks)
-	if err != nil || n < 1 || n > maxFeeBlocks {
-		return nil, userErr("Invalid number of blocks '%s', use 1 to %d", truncate(blocks, 20), maxFeeBlocks)
-	}
+func (s ethFees) EstimateFee(ctx context.Context, _ int, conservative bool) (*Result, error) {
 	wei, err := s.gasPrice(ctx, conservative)
 	if err != nil {
 		return nil, err
@@ -106,7 +110,7 @@ const plainTransferGas = 21000
 // FeeEstimates answers estimateFee: the gas price in wei per gas for
 // every target (Ethereum has no confirmation targets), the gas limit and
 // fee of a plain transfer, and with eip1559Fees the EIP-1559 tiers.
-func (s *EthService) FeeEstimates(ctx context.Context, blocks []int, q FeeQuery) ([]FeeEstimate, error) {
+func (s ethFees) FeeEstimates(ctx context.Context, blocks []int, q FeeQuery) ([]FeeEstimate, error) {
 	out := make([]FeeEstimate, len(blocks))
 	if len(blocks) == 0 {
 		return out, nil

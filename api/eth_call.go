@@ -92,8 +92,3 @@ func (s *EthService) gasLimit(ctx context.Context, q FeeQuery) (uint64, error) {
 	}
 	return gas, err
 }
-
-// RPCCall: Bitcoin-type coins have no contracts to call.
-func (s *UtxoService) RPCCall(context.Context, string, string, string) (*RPCCallResult, error) {
-	return nil, userErr("rpcCall is not supported for Bitcoin-type coins")
-}

@@ -2,39 +2,46 @@ package api
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
-	"github.com/openexplorer/blockbook/mempool"
 )
 
 // EthService implements Service for Ethereum-type chains: txs, token
 // transfers and internal transfers from the node and the Ethereum index,
-// balances and nonces from the node. There is no Ethereum mempool yet:
-// pending txs show only when asked for by txid.
+// balances and nonces from the node; contracts and contract calls, and fee
+// estimation where the node has it.
 type EthService struct {
 	core
 	addrs bchain.AddressParser
 	eth   bchain.EthereumChain
+	caps  Capabilities
 }
 
-var _ Service = (*EthService)(nil)
+var (
+	_ Service         = (*EthService)(nil)
+	_ ContractQueries = (*EthService)(nil)
+	_ ContractCaller  = (*EthService)(nil)
+	_ FeeEstimator    = ethFees{}
+)
 
 // NewEthService returns the Ethereum-type query service.
-func NewEthService(d *db.DB, b *bchain.Backend, sync SyncStatus, cfg Config) *EthService {
+func NewEthService(d Store, b *bchain.Backend, sync SyncStatus, cfg Config) *EthService {
 	c := newCore(d, b, sync, cfg)
 	c.hexPrefix = "0x" // hashes are 0x-prefixed on Ethereum, as Blockbook shows them
-	return &EthService{core: c, addrs: b.Addresses, eth: b.Eth}
+	s := &EthService{core: c, addrs: b.Addresses, eth: b.Eth}
+	s.caps = Capabilities{Chain: bchain.ChainEthereumType, Contracts: s, RPCCall: s}
+	if b.Fees != nil {
+		s.caps.FeeEstimates = ethFees{EthService: s, est: b.Fees}
+	}
+	return s
 }
 
-// notForEth refuses a call that has no meaning for account-model chains.
-func notForEth(what string) error {
-	return userErr("%s not supported for Ethereum-type coins", what)
-}
+// Capabilities are the optional parts this service offers.
+func (s *EthService) Capabilities() Capabilities { return s.caps }
 
 // addrDesc validates an address parameter.
 func (s *EthService) addrDesc(address string) (bchain.AddrDesc, error) {
@@ -70,65 +77,6 @@ func (s *EthService) addr(desc bchain.AddrDesc) string {
 		return a
 	}
 	return "0x" + desc.String()
-}
-
-// Account: Ethereum-type chains have no xpubs; the error lets the
-// websocket's getAccountInfo fall back to the address.
-func (s *EthService) Account(context.Context, string, AddressQuery) (*Address, error) {
-	return nil, &Error{Msg: "Xpubs and descriptors are not supported for Ethereum-type coins", Err: bchain.ErrNotXpub}
-}
-
-// Utxos: no UTXOs in the account model.
-func (s *EthService) Utxos(context.Context, string, bool, int) ([]Utxo, error) {
-	return nil, notForEth("UTXOs are")
-}
-
-// BalanceHistory is not implemented for Ethereum-type chains yet.
-
-// BlockFilters and the other Golomb filter calls serve Bitcoin light wallets.
-func (s *EthService) BlockFilters(context.Context, string, string, string, string) (*BlockFilters, error) {
-	return nil, notForEth("Block filters are")
-}
-
-// BlockFilter: see BlockFilters.
-func (s *EthService) BlockFilter(context.Context, string, string, uint64) (*BlockFilterResult, error) {
-	return nil, notForEth("Block filters are")
-}
-
-// BlockFiltersBatch: see BlockFilters.
-func (s *EthService) BlockFiltersBatch(context.Context, string, string, int, uint64) (*BlockFiltersBatchResult, error) {
-	return nil, notForEth("Block filters are")
-}
-
-// MempoolFilters: see BlockFilters.
-func (s *EthService) MempoolFilters(context.Context, string, int64, uint64) (*MempoolFilters, error) {
-	return nil, notForEth("Mempool filters are")
-}
-
-// FeeStats summarizes Bitcoin fee rates per vbyte.
-func (s *EthService) FeeStats(context.Context, string) (*FeeStats, error) {
-	return nil, notForEth("Fee stats are")
-}
-
-// RawBlock: the node has no serialized block to hand out.
-func (s *EthService) RawBlock(context.Context, string) (*BlockRaw, error) {
-	return nil, notForEth("Raw blocks are")
-}
-
-// TxSpecific: not implemented for Ethereum-type chains yet.
-func (s *EthService) TxSpecific(context.Context, string) (json.RawMessage, error) {
-	return nil, notForEth("Node-specific tx data is")
-}
-
-// RawTx: not implemented for Ethereum-type chains yet.
-func (s *EthService) RawTx(context.Context, string) (string, error) {
-	return "", notForEth("Raw transactions are")
-}
-
-// MempoolTxNotice is for the Bitcoin-type mempool and never called here
-// (see EthMempoolTxNotice); the notice touches no address.
-func (s *EthService) MempoolTxNotice(tx *mempool.Tx) TxNotice {
-	return TxNotice{Txid: tx.Txid, Render: func(ctx context.Context) (*Tx, error) { return s.Tx(ctx, tx.Txid.String()) }}
 }
 
 // BlockTxNotices describes the txs of a block the index just connected:

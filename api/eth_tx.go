@@ -134,7 +134,7 @@ func (r *ethRenderer) fromBlock(ctx context.Context, blk *bchain.Block, tx *bcha
 		return nil, err
 	}
 	// A tx whose trace failed is amended later: do not cache it meanwhile.
-	cache := !r.s.cfg.DisableTxCache && !(blk.Eth.Traced && (blk.Eth.TraceError != "" || tx.Internal == nil))
+	cache := r.s.cfg.TxCache != nil && !(blk.Eth.Traced && (blk.Eth.TraceError != "" || tx.Internal == nil))
 	if id == nil && tx.Internal != nil && (len(tx.Internal.Transfers) > 0 || tx.Internal.Error != "") {
 		id, cache = r.internalFromTrace(tx.Internal), false // the index records it when it amends the block
 	}
@@ -150,7 +150,7 @@ func (r *ethRenderer) fromBlock(ctx context.Context, blk *bchain.Block, tx *bcha
 		c := *out
 		c.Confirmations = 0
 		if raw, err := json.Marshal(&c); err == nil {
-			if err := r.s.db.WriteCachedTx(tx.Hash, raw); err != nil {
+			if err := r.s.cfg.TxCache.WriteCachedTx(tx.Hash, raw); err != nil {
 				r.s.log.Warn("caching tx failed", "txid", tx.Hash, "err", err)
 			}
 		}

@@ -47,11 +47,21 @@ func (s *core) currentTicker(currency string) (*db.FiatTicker, error) {
 	if !s.cfg.FiatRates {
 		return nil, nil
 	}
-	t, err := db.ReadFiatCurrent(s.db)
+	t, err := s.fiatCurrent()
 	if err != nil || t == nil || !t.Has(currency) {
 		return nil, err
 	}
 	return t, nil
+}
+
+// fiatCurrent reads the current ticker (nil if none).
+func (s *core) fiatCurrent() (*db.FiatTicker, error) {
+	snap, err := s.db.Snapshot()
+	if err != nil {
+		return nil, err
+	}
+	defer snap.Release()
+	return db.ReadFiatCurrent(snap)
 }
 
 // tickersAt finds the ticker of each timestamp: the first daily ticker at
@@ -259,7 +269,7 @@ func (s *core) fiatStatus(bb *BlockbookInfo) error {
 		return nil
 	}
 	bb.HasFiatRates = true
-	cur, err := db.ReadFiatCurrent(s.db)
+	cur, err := s.fiatCurrent()
 	if err != nil {
 		return err
 	}

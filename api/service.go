@@ -6,7 +6,6 @@ package api
 
 import (
 	"context"
-	"encoding/json"
 	"log/slog"
 	"os"
 	"strings"
@@ -17,57 +16,64 @@ import (
 	"github.com/openexplorer/blockbook/syncer"
 )
 
-// Service is what the servers call. Each chain type implements it; ids and
-// numbers arrive as the user typed them and are validated here.
+// Service is what the servers call: the queries every chain type answers.
+// The optional ones (xpubs, UTXOs, filters, raw data, contracts, fee
+// estimation...) are in Capabilities. Ids and numbers arrive as the user
+// typed them and are validated here.
 type Service interface {
 	Status(ctx context.Context) (*SystemInfo, error)
 	BlockIndex(ctx context.Context, height string) (*BlockIndex, error)
 	Block(ctx context.Context, id string, page, pageSize int) (*Block, error)
-	RawBlock(ctx context.Context, id string) (*BlockRaw, error)
 	Tx(ctx context.Context, txid string) (*Tx, error)
-	TxSpecific(ctx context.Context, txid string) (json.RawMessage, error)
-	RawTx(ctx context.Context, txid string) (string, error)
 	Address(ctx context.Context, address string, q AddressQuery) (*Address, error)
-	// Account answers an xpub or output descriptor (REST xpub/); a string
-	// that is neither gives an error for which IsNotAccount is true.
-	Account(ctx context.Context, descriptor string, q AddressQuery) (*Address, error)
-	// Utxos and BalanceHistory take an address, an xpub or a descriptor.
-	Utxos(ctx context.Context, descriptor string, onlyConfirmed bool, gap int) ([]Utxo, error)
+	// BalanceHistory takes an address, or an xpub or a descriptor where
+	// the service offers accounts.
+	BalanceHistory(ctx context.Context, descriptor string, q BalanceHistoryQuery) ([]BalanceHistory, error)
 	SendTx(ctx context.Context, hex string) (*Result, error)
-	EstimateFee(ctx context.Context, blocks string, conservative bool) (*Result, error)
-	FeeStats(ctx context.Context, height string) (*FeeStats, error)
-	BlockFilters(ctx context.Context, scriptType, lastN, from, to string) (*BlockFilters, error)
-	// Contract answers contract/{address} (Ethereum-type chains).
-	Contract(ctx context.Context, contract string) (*ContractInfo, error)
-	// RPCCall runs a read-only contract call (Ethereum-type; websocket
-	// rpcCall).
-	RPCCall(ctx context.Context, from, to, data string) (*RPCCallResult, error)
 	// Lists and search of the HTML explorer.
 	Blocks(ctx context.Context, page, pageSize int) (*Blocks, error)
 	MempoolTxs(ctx context.Context, page, pageSize int) (*MempoolTxs, error)
 	Search(ctx context.Context, q string) (*SearchResult, error)
 
-	// Calls of the websocket API (REST shares BalanceHistory).
+	// Calls of the websocket API.
 	Info(ctx context.Context) (*WsInfo, error)
 	BlockHash(ctx context.Context, height int) (string, error)
-	// FeeEstimates answers estimateFee: one estimate per confirmation
-	// target.
-	FeeEstimates(ctx context.Context, blocks []int, q FeeQuery) ([]FeeEstimate, error)
-	BalanceHistory(ctx context.Context, descriptor string, q BalanceHistoryQuery) ([]BalanceHistory, error)
-	MempoolFilters(ctx context.Context, scriptType string, fromTimestamp int64, m uint64) (*MempoolFilters, error)
-	BlockFilter(ctx context.Context, scriptType, blockHash string, m uint64) (*BlockFilterResult, error)
-	BlockFiltersBatch(ctx context.Context, scriptType, bestKnownBlockHash string, pageSize int, m uint64) (*BlockFiltersBatchResult, error)
+	// CheckFeeTargets validates estimateFee's confirmation targets as the
+	// chain type reads them, before (and whether or not) an estimator is
+	// asked.
+	CheckFeeTargets(blocks []int) error
 	CurrentFiatRates(ctx context.Context, currencies []string, token string) (*FiatTicker, error)
 	FiatRatesForTimestamps(ctx context.Context, timestamps []int64, currencies []string, token string) (*FiatTickers, error)
 	FiatRatesTickersList(ctx context.Context, timestamp int64, token string) (*AvailableVsCurrencies, error)
 	FiatRatesForBlock(ctx context.Context, block string, currencies []string, token string) (*FiatTicker, error)
 
-	// Notifications: what a tx touches, rendered only when someone listens.
-	MempoolTxNotice(tx *mempool.Tx) TxNotice
+	// Notifications: what a block's txs touch, rendered only when someone
+	// listens (each mempool type has its own notice, see the services).
 	BlockTxNotices(ctx context.Context, blk *bchain.Block) ([]TxNotice, error)
 	AddrDesc(address string) (bchain.AddrDesc, error)
 	DescAddress(desc bchain.AddrDesc) (string, bool)
 	HashString(h bchain.Hash) string
+
+	// Capabilities are the optional parts this service value offers,
+	// fixed when it is built.
+	Capabilities() Capabilities
+}
+
+// Store is the index as queries read it: consistent snapshots, read with
+// db's typed accessors (db.ReadX(snap, ...)).
+type Store interface {
+	Snapshot() (*db.Snapshot, error)
+	// LastFiatTicker is the newest daily ticker with a rate for currency
+	// ("" any): a backwards seek the snapshot accessors do not offer.
+	LastFiatTicker(currency string) (*db.FiatTicker, error)
+	// Size is the index's size on disk, for the status answer.
+	Size() int64
+}
+
+// TxCache keeps txs fetched from the node, so that they are read from the
+// index next time (Config.TxCache).
+type TxCache interface {
+	WriteCachedTx(txid bchain.Hash, raw []byte) error
 }
 
 // Mempool is the read side of the mempool that answers show.
@@ -82,8 +88,12 @@ type Mempool interface {
 
 // SyncStatus reports the sync worker's state.
 type SyncStatus interface {
-	State() syncer.State
+	State() SyncState
 }
+
+// SyncState is what the sync worker reports (the servers read it through
+// SyncStatus without depending on the worker's package).
+type SyncState = syncer.State
 
 // BuildInfo describes the running binary for the status answer.
 type BuildInfo struct {
@@ -140,8 +150,9 @@ func (l *Limits) defaults() {
 type Config struct {
 	Build  BuildInfo
 	Limits Limits
-	// DisableTxCache stops caching raw txs fetched from the node (-notxcache).
-	DisableTxCache bool
+	// TxCache, when set, caches the confirmed txs fetched from the node
+	// (nil with -notxcache).
+	TxCache TxCache
 	// DisableXpubCache stops caching accounts between requests (-noxpubcache).
 	DisableXpubCache bool
 	// BlockFilters and MempoolFilters are the Golomb filter parameters the
@@ -164,7 +175,7 @@ type Config struct {
 // the sync state, the configuration, and the chain-neutral answers built
 // on them (status, block lookups, fiat rates).
 type core struct {
-	db      *db.DB
+	db      Store
 	backend *bchain.Backend
 	sync    SyncStatus
 	cfg     Config
@@ -190,7 +201,7 @@ func (s *core) trimHex(id string) string {
 	return id
 }
 
-func newCore(d *db.DB, b *bchain.Backend, sync SyncStatus, cfg Config) core {
+func newCore(d Store, b *bchain.Backend, sync SyncStatus, cfg Config) core {
 	cfg.Limits.defaults()
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
@@ -201,24 +212,50 @@ func newCore(d *db.DB, b *bchain.Backend, sync SyncStatus, cfg Config) core {
 	return core{db: d, backend: b, sync: sync, cfg: cfg, log: cfg.Log.With("subsystem", "api"), info: newChainInfoCache(b.Chain)}
 }
 
-// UtxoService implements Service for Bitcoin-type chains.
+// UtxoService implements Service for Bitcoin-type chains, with UTXOs,
+// block and mempool filters, raw data and fee stats; accounts and fee
+// estimation where the parser and the node have them.
 type UtxoService struct {
 	core
 	parser bchain.UtxoParser
 	xpubs  *xpubCache
+	caps   Capabilities
 }
 
-var _ Service = (*UtxoService)(nil)
+var (
+	_ Service              = (*UtxoService)(nil)
+	_ UtxoQueries          = (*UtxoService)(nil)
+	_ BlockFilterQueries   = (*UtxoService)(nil)
+	_ MempoolFilterQueries = (*UtxoService)(nil)
+	_ RawBlockQueries      = (*UtxoService)(nil)
+	_ RawTxQueries         = (*UtxoService)(nil)
+	_ TxSpecificQueries    = (*UtxoService)(nil)
+	_ FeeStatsQueries      = (*UtxoService)(nil)
+	_ AccountQueries       = utxoAccounts{}
+	_ FeeEstimator         = utxoFees{}
+)
 
 // NewUtxoService returns the Bitcoin-type query service.
-func NewUtxoService(d *db.DB, b *bchain.Backend, sync SyncStatus, cfg Config) *UtxoService {
+func NewUtxoService(d Store, b *bchain.Backend, sync SyncStatus, cfg Config) *UtxoService {
 	c := newCore(d, b, sync, cfg)
 	xpubCacheSize := c.cfg.Limits.XpubCacheSize
 	if c.cfg.DisableXpubCache {
 		xpubCacheSize = 0
 	}
-	return &UtxoService{core: c, parser: b.Utxo, xpubs: newXpubCache(xpubCacheSize)}
+	s := &UtxoService{core: c, parser: b.Utxo, xpubs: newXpubCache(xpubCacheSize)}
+	s.caps = Capabilities{Chain: bchain.ChainBitcoinType, Utxos: s, BlockFilters: s, MempoolFilters: s,
+		RawBlocks: s, RawTxs: s, TxSpecific: s, FeeStats: s}
+	if b.Xpub != nil {
+		s.caps.Accounts = utxoAccounts{s}
+	}
+	if b.Fees != nil {
+		s.caps.FeeEstimates = utxoFees{s: s, est: b.Fees}
+	}
+	return s
 }
+
+// Capabilities are the optional parts this service offers.
+func (s *UtxoService) Capabilities() Capabilities { return s.caps }
 
 // view is a consistent snapshot of the index plus its tip, for one request.
 type view struct {

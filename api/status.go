@@ -7,7 +7,6 @@ import (
 
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
-	"github.com/openexplorer/blockbook/syncer"
 )
 
 // chainInfoCache keeps the node's chain info for a few seconds, so that the
@@ -64,16 +63,21 @@ func (s *core) baseStatus(ctx context.Context) (*SystemInfo, error) {
 	return out, err
 }
 
-func statusOf(ctx context.Context, d *db.DB, p bchain.CoinParams, sync SyncStatus, build BuildInfo, info *chainInfoCache) (*SystemInfo, error) {
-	var st syncer.State
+func statusOf(ctx context.Context, d Store, p bchain.CoinParams, sync SyncStatus, build BuildInfo, info *chainInfoCache) (*SystemInfo, error) {
+	var st SyncState
 	if sync != nil {
 		st = sync.State()
 	} else {
-		tip, ok, err := db.ReadTip(d)
+		snap, err := d.Snapshot()
 		if err != nil {
 			return nil, err
 		}
-		st = syncer.State{BestHeight: tip.Height, BestHash: tip.Hash, HasTip: ok}
+		tip, ok, err := db.ReadTip(snap)
+		snap.Release()
+		if err != nil {
+			return nil, err
+		}
+		st = SyncState{BestHeight: tip.Height, BestHash: tip.Hash, HasTip: ok}
 	}
 	bb := &BlockbookInfo{
 		Coin: p.Name, Network: p.APINetwork, Host: build.Host, Version: build.Version,

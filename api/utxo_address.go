@@ -67,7 +67,19 @@ func (s *UtxoService) Address(ctx context.Context, address string, q AddressQuer
 	if out.Page > 1 {
 		pending = nil
 	}
-	switch q.Details {
+	if err := s.addressTxs(ctx, v, q.Details, pending, txids, out); err != nil {
+		return nil, err
+	}
+	for _, tx := range out.Transactions {
+		markOwn(tx, address)
+	}
+	return out, nil
+}
+
+// addressTxs fills out's txids or txs at the detail level asked: pending
+// ones first, then the confirmed page.
+func (s *UtxoService) addressTxs(ctx context.Context, v *view, details Details, pending []pendingTx, txids []bchain.Hash, out *Address) error {
+	switch details {
 	case DetailsTxids:
 		for _, p := range pending {
 			out.Txids = append(out.Txids, p.tx.Txid.String())
@@ -79,21 +91,21 @@ func (s *UtxoService) Address(ctx context.Context, address string, q AddressQuer
 		for _, p := range pending {
 			tx, err := s.renderTx(ctx, v, p.tx.Tx, txRecord{mtx: p.tx}, true)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			out.Transactions = append(out.Transactions, tx)
 		}
 		for _, t := range txids {
 			ta, meta, err := s.confirmedTx(v, t)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			if ta == nil {
-				return nil, fmt.Errorf("%w: indexed tx %s has no txAddresses row", db.ErrCorrupt, t)
+				return fmt.Errorf("%w: indexed tx %s has no txAddresses row", db.ErrCorrupt, t)
 			}
 			tx, err := s.renderLightTx(v, t, ta, meta)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			out.Transactions = append(out.Transactions, tx)
 		}
@@ -102,14 +114,13 @@ func (s *UtxoService) Address(ctx context.Context, address string, q AddressQuer
 		for _, p := range pending {
 			all = append(all, p.tx.Txid)
 		}
-		if out.Transactions, err = s.renderTxs(ctx, v, append(all, txids...)); err != nil {
-			return nil, err
+		txs, err := s.renderTxs(ctx, v, append(all, txids...))
+		if err != nil {
+			return err
 		}
+		out.Transactions = txs
 	}
-	for _, tx := range out.Transactions {
-		markOwn(tx, address)
-	}
-	return out, nil
+	return nil
 }
 
 // markOwn flags the inputs and outputs of address (Blockbook's isOwn).

@@ -45,23 +45,62 @@ func (s *UtxoService) SendTx(ctx context.Context, txHex string) (*Result, error)
 	return &Result{Result: txid.String()}, nil
 }
 
-// EstimateFee answers estimatefee/{blocks} in coins per kB, as Blockbook does.
-func (s *UtxoService) EstimateFee(ctx context.Context, blocks string, conservative bool) (*Result, error) {
-	n, err := strconv.Atoi(blocks)
-	if err != nil || n < 1 || n > 1008 {
-		return nil, userErr("Invalid number of blocks '%s', use 1 to 1008", truncate(blocks, 20))
+// CheckFeeTargets validates estimateFee's confirmation targets: each in
+// 1..1008, the targets nodes estimate for.
+func (s *UtxoService) CheckFeeTargets(blocks []int) error {
+	for _, b := range blocks {
+		if b < 1 || b > maxFeeBlocks {
+			return userErr("Invalid number of blocks %d, use 1 to %d", b, maxFeeBlocks)
+		}
 	}
-	if s.backend.Fees == nil {
-		return nil, userErr("Fee estimation is not supported for this coin")
+	return nil
+}
+
+// utxoFees is the fee estimation capability of a Bitcoin-type service
+// whose node has an estimator.
+type utxoFees struct {
+	s   *UtxoService
+	est bchain.FeeEstimator
+}
+
+// feeRate estimates the fee rate in base units per 1000 virtual bytes for
+// confirmation within blocks blocks (the websocket's feePerUnit).
+func (f utxoFees) feeRate(ctx context.Context, blocks int, conservative bool) (int64, error) {
+	if err := f.s.CheckFeeTargets([]int{blocks}); err != nil {
+		return 0, err
 	}
-	sat, err := s.backend.Fees.EstimateFee(ctx, n, conservative)
+	rate, err := f.est.EstimateFee(ctx, blocks, conservative)
 	if errors.Is(err, bchain.ErrUnsupported) {
-		return nil, &Error{Msg: "The node cannot estimate fees", Err: err}
+		return 0, &Error{Msg: "The node cannot estimate fees", Err: err}
 	}
+	return rate, err
+}
+
+// EstimateFee answers estimatefee/{blocks} in coins per kB, as Blockbook does.
+func (f utxoFees) EstimateFee(ctx context.Context, blocks int, conservative bool) (*Result, error) {
+	sat, err := f.feeRate(ctx, blocks, conservative)
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Result: decimalString(sat, s.backend.Params.Decimals)}, nil
+	return &Result{Result: decimalString(sat, f.s.backend.Params.Decimals)}, nil
+}
+
+// FeeEstimates answers estimateFee: the rate per 1000 vbytes for each
+// target and, given a tx size, the fee of the tx (rounded to the nearest
+// unit, as Blockbook).
+func (f utxoFees) FeeEstimates(ctx context.Context, blocks []int, q FeeQuery) ([]FeeEstimate, error) {
+	out := make([]FeeEstimate, len(blocks))
+	for i, b := range blocks {
+		rate, err := f.feeRate(ctx, b, q.Conservative)
+		if err != nil {
+			return nil, err
+		}
+		out[i].FeePerUnit = strconv.FormatInt(rate, 10)
+		if q.TxSize > 0 {
+			out[i].FeePerTx = strconv.FormatInt((rate*q.TxSize+500)/1000, 10)
+		}
+	}
+	return out, nil
 }
 
 // decimalString renders base units as a coin amount without trailing zeros.

@@ -95,8 +95,8 @@ func (s *UtxoService) rawTx(ctx context.Context, v *view, txid bchain.Hash, meta
 	if err != nil {
 		return nil, err
 	}
-	if meta != nil && !s.cfg.DisableTxCache {
-		if err := s.db.WriteCachedTx(txid, raw); err != nil {
+	if meta != nil && s.cfg.TxCache != nil {
+		if err := s.cfg.TxCache.WriteCachedTx(txid, raw); err != nil {
 			s.log.Warn("caching tx failed", "txid", txid, "err", err)
 		}
 	}

@@ -17,8 +17,8 @@ import (
 // give a user error wrapping bchain.ErrNotXpub, so that callers accepting
 // addresses too can tell them apart from malformed accounts.
 func (s *UtxoService) parseAccount(descriptor string) (*bchain.XpubDescriptor, error) {
-	if s.backend.Xpub == nil {
-		return nil, &Error{Msg: "XPUB functionality is not supported", Err: errors.Join(errNoXpubParser, bchain.ErrNotXpub)}
+	if s.backend.Xpub == nil { // no string is an account (not offered, see utxoAccounts)
+		return nil, fmt.Errorf("%w: the coin's parser reads no xpubs", bchain.ErrNotXpub)
 	}
 	xd, err := s.backend.Xpub.ParseXpub(descriptor)
 	switch {
@@ -45,10 +45,14 @@ func errorDetail(err, sentinel error) string {
 // that is no xpub or descriptor at all (it may be an address).
 func IsNotAccount(err error) bool { return errors.Is(err, bchain.ErrNotXpub) }
 
+// utxoAccounts is the accounts capability of a Bitcoin-type service whose
+// coin parser reads xpubs and descriptors.
+type utxoAccounts struct{ *UtxoService }
+
 // Account answers xpub/{xpub|descriptor} and the websocket's getAccountInfo
 // for accounts, in Blockbook's Address shape: sums over the derived
 // addresses, their tokens (XPUBAddress entries), each tx once.
-func (s *UtxoService) Account(ctx context.Context, descriptor string, q AddressQuery) (*Address, error) {
+func (s utxoAccounts) Account(ctx context.Context, descriptor string, q AddressQuery) (*Address, error) {
 	xd, err := s.parseAccount(descriptor)
 	if err != nil {
 		return nil, err

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"container/heap"
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -398,6 +397,3 @@ func (h *txidHeap) Pop() any {
 	h.items = h.items[:len(h.items)-1]
 	return x
 }
-
-// errNoXpubParser: the chain has no accounts.
-var errNoXpubParser = errors.New("accounts are not supported for this coin")

@@ -134,11 +134,14 @@ func serve(ctx context.Context, e stackEnv, stack *chainStack, worker *syncer.Sy
 	apiCfg := api.Config{
 		Build: api.BuildInfo{Version: build.Version, GitCommit: commit(), BuildTime: build.BuildTime, SyncMode: o.Sync,
 			About: "Blockbook-compatible blockchain indexer and API server"},
-		DisableTxCache: o.NoTxCache, BlockFilters: stack.blockFilters, Log: log,
+		BlockFilters: stack.blockFilters, Log: log,
 		Eip1559Fees:      e.cfg.Eip1559Fees,
 		DisableXpubCache: o.NoXpubCache,
 		Limits:           api.Limits{MaxXpubGap: o.XpubMaxGap, XpubCacheSize: o.XpubCacheSize, MaxHistoryTxs: o.BalanceHistoryMaxTxs},
 		FiatRates:        fiatCfg != nil,
+	}
+	if !o.NoTxCache {
+		apiCfg.TxCache = e.d
 	}
 	stack.configure(&apiCfg)
 	svc := stack.newService(e.d, worker, apiCfg)

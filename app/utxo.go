@@ -36,12 +36,14 @@ func newUtxoStack(_ context.Context, e stackEnv) (*chainStack, error) {
 	}
 	s.onBlock = mp.OnBlock
 	s.runMempool = func(ctx context.Context, wg *sync.WaitGroup, svc api.Service, ws *server.Websocket) {
-		mp.OnTx(func(tx *mempool.Tx) { ws.OnMempoolTx(svc.MempoolTxNotice(tx)) })
-		mp.OnResolved(func(tx *mempool.Tx, descs []bchain.AddrDesc) {
-			n := svc.MempoolTxNotice(tx)
-			n.Descs = descs
-			ws.OnMempoolTxResolved(n)
-		})
+		if us, ok := svc.(*api.UtxoService); ok {
+			mp.OnTx(func(tx *mempool.Tx) { ws.OnMempoolTx(us.MempoolTxNotice(tx)) })
+			mp.OnResolved(func(tx *mempool.Tx, descs []bchain.AddrDesc) {
+				n := us.MempoolTxNotice(tx)
+				n.Descs = descs
+				ws.OnMempoolTxResolved(n)
+			})
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -34,6 +34,7 @@ const (
 // explorer renders the pages.
 type explorer struct {
 	svc     api.Service
+	caps    api.Capabilities
 	log     *slog.Logger
 	metrics *httpMetrics
 	timeout time.Duration
@@ -72,7 +73,7 @@ type result struct {
 // explorerRoutes registers the explorer's pages on the public server. The
 // paths are Blockbook's, so links people know keep working.
 func (p *Public) explorerRoutes() {
-	e := &explorer{svc: p.svc, log: p.log.With("part", "explorer"), metrics: p.metrics, timeout: p.cfg.RequestTimeout,
+	e := &explorer{svc: p.svc, caps: p.caps, log: p.log.With("part", "explorer"), metrics: p.metrics, timeout: p.cfg.RequestTimeout,
 		assets: loadAssets(static.Assets)}
 	e.pages = e.parseTemplates()
 	route := func(pattern, name string, h func(*http.Request) (*result, error)) {

@@ -35,6 +35,8 @@ func (f *explorerFake) Info(context.Context) (*api.WsInfo, error) {
 	return &api.WsInfo{Name: "Testcoin", Shortcut: "TST", Decimals: 8}, nil
 }
 
+func (f *explorerFake) Capabilities() api.Capabilities { return api.Capabilities{} }
+
 func (f *explorerFake) Tx(context.Context, string) (*api.Tx, error) {
 	if f.txErr == nil {
 		panic("boom: secret-detail")

@@ -31,7 +31,10 @@ func (e *explorer) xpub(r *http.Request) (*result, error) {
 	if tokens == "" {
 		tokens = "used"
 	}
-	a, err := e.svc.Account(r.Context(), r.PathValue("xpub"), api.AddressQuery{
+	if e.caps.Accounts == nil {
+		return nil, e.caps.NotSupported(api.CapAccounts)
+	}
+	a, err := e.caps.Accounts.Account(r.Context(), r.PathValue("xpub"), api.AddressQuery{
 		Page: pageParam(r), PageSize: explorerTxsPerPage, Details: api.DetailsTxsLight, Filter: api.ParseFilter(filter),
 		Tokens: api.ParseTokens(tokens, api.TokensUsed), Gap: api.ParseInt(q.Get("gap")),
 	})

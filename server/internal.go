@@ -12,13 +12,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/openexplorer/blockbook/syncer"
+	"github.com/openexplorer/blockbook/api"
 )
-
-// SyncState reports the sync worker's state for /health.
-type SyncState interface {
-	State() syncer.State
-}
 
 // Internal serves /metrics and /health on the internal address (loopback by
 // default); it must not be exposed publicly.
@@ -29,7 +24,7 @@ type Internal struct {
 
 // NewInternal builds the internal server. MaxLag is how many blocks behind
 // the node the index may be and still be healthy.
-func NewInternal(addr string, gatherer prometheus.Gatherer, sync SyncState, maxLag uint32, log *slog.Logger) *Internal {
+func NewInternal(addr string, gatherer prometheus.Gatherer, sync api.SyncStatus, maxLag uint32, log *slog.Logger) *Internal {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{}))
 	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {
@@ -53,7 +48,7 @@ func NewInternal(addr string, gatherer prometheus.Gatherer, sync SyncState, maxL
 
 // health decides readiness for load balancers: the index must have caught up
 // with the node (within maxLag blocks) and sync must not be failing.
-func health(st syncer.State, maxLag uint32) (bool, string) {
+func health(st api.SyncState, maxLag uint32) (bool, string) {
 	switch {
 	case st.Err != "":
 		return false, st.Err

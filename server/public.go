@@ -34,6 +34,7 @@ type PublicConfig struct {
 // Public serves the REST API.
 type Public struct {
 	svc     api.Service
+	caps    api.Capabilities // what svc offers beyond the core, read once
 	cfg     PublicConfig
 	log     *slog.Logger
 	metrics *httpMetrics
@@ -46,7 +47,7 @@ func NewPublic(svc api.Service, cfg PublicConfig, log *slog.Logger, reg promethe
 	if cfg.RequestTimeout <= 0 {
 		cfg.RequestTimeout = 60 * time.Second
 	}
-	p := &Public{svc: svc, cfg: cfg, log: log.With("subsystem", "public"), metrics: newHTTPMetrics(reg), mux: http.NewServeMux()}
+	p := &Public{svc: svc, caps: svc.Capabilities(), cfg: cfg, log: log.With("subsystem", "public"), metrics: newHTTPMetrics(reg), mux: http.NewServeMux()}
 	p.routes()
 	p.srv = &http.Server{
 		Addr:              cfg.Addr,
@@ -95,33 +96,11 @@ func (p *Public) routes() {
 	p.handle("GET /api/v2/block/{id}", "block", func(r *http.Request) (any, error) {
 		return p.svc.Block(r.Context(), r.PathValue("id"), api.ParseInt(r.URL.Query().Get("page")), 0)
 	})
-	p.handle("GET /api/v2/rawblock/{id}", "rawblock", func(r *http.Request) (any, error) {
-		return p.svc.RawBlock(r.Context(), r.PathValue("id"))
-	})
 	p.handle("GET /api/v2/tx/{txid}", "tx", func(r *http.Request) (any, error) {
 		return p.svc.Tx(r.Context(), r.PathValue("txid"))
 	})
-	p.handle("GET /api/v2/tx-specific/{txid}", "tx-specific", func(r *http.Request) (any, error) {
-		return p.svc.TxSpecific(r.Context(), r.PathValue("txid"))
-	})
-	p.handle("GET /api/v2/rawtx/{txid}", "rawtx", func(r *http.Request) (any, error) {
-		return p.svc.RawTx(r.Context(), r.PathValue("txid"))
-	})
 	p.handle("GET /api/v2/address/{address}", "address", func(r *http.Request) (any, error) {
 		return p.svc.Address(r.Context(), r.PathValue("address"), api.ParseAddressQuery(r.URL.Query()))
-	})
-	// Accounts: descriptors hold '/', so these take the rest of the path
-	// (escaped or not), as Blockbook does.
-	p.handle("GET /api/v2/xpub/{xpub...}", "xpub", func(r *http.Request) (any, error) {
-		xpub := r.PathValue("xpub")
-		if xpub == "" {
-			return nil, &api.Error{Msg: "Missing xpub"}
-		}
-		return p.svc.Account(r.Context(), xpub, api.ParseAddressQuery(r.URL.Query()))
-	})
-	p.handle("GET /api/v2/utxo/{address...}", "utxo", func(r *http.Request) (any, error) {
-		q := r.URL.Query()
-		return p.svc.Utxos(r.Context(), r.PathValue("address"), q.Get("confirmed") == "true", api.ParseInt(q.Get("gap")))
 	})
 	p.handle("GET /api/v2/sendtx/{hex}", "sendtx", func(r *http.Request) (any, error) {
 		return p.svc.SendTx(r.Context(), r.PathValue("hex"))
@@ -139,9 +118,6 @@ func (p *Public) routes() {
 	}
 	p.handle("POST /api/v2/sendtx/{$}", "sendtx", sendPost)
 	p.handle("POST /api/v2/sendtx", "sendtx", sendPost)
-	p.handle("GET /api/v2/estimatefee/{blocks}", "estimatefee", func(r *http.Request) (any, error) {
-		return p.svc.EstimateFee(r.Context(), r.PathValue("blocks"), r.URL.Query().Get("conservative") != "false")
-	})
 	p.handle("GET /api/v2/balancehistory/{address...}", "balancehistory", func(r *http.Request) (any, error) {
 		q := r.URL.Query()
 		return p.svc.BalanceHistory(r.Context(), r.PathValue("address"), api.BalanceHistoryQuery{
@@ -150,16 +126,10 @@ func (p *Public) routes() {
 			Gap: api.ParseInt(q.Get("gap")),
 		})
 	})
-	p.handle("GET /api/v2/contract/{contract}", "contract", func(r *http.Request) (any, error) {
-		return p.svc.Contract(r.Context(), r.PathValue("contract"))
-	})
-	p.handle("GET /api/v2/feestats/{id}", "feestats", func(r *http.Request) (any, error) {
-		return p.svc.FeeStats(r.Context(), r.PathValue("id"))
-	})
 	if p.cfg.Websocket != nil {
 		p.mux.Handle("GET /websocket", p.cfg.Websocket)
 	}
-	p.handle("GET /api/v2/block-filters/", "block-filters", p.blockFilters)
+	p.capabilityRoutes()
 	p.handle("GET /api/v2/tickers/", "tickers", p.tickers)
 	p.handle("GET /api/v2/multi-tickers/", "multi-tickers", p.multiTickers)
 	p.handle("GET /api/v2/tickers-list/", "tickers-list", p.tickersList)

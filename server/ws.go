@@ -73,6 +73,7 @@ func (c *WebsocketConfig) defaults() {
 // Websocket serves /websocket.
 type Websocket struct {
 	svc      api.Service
+	caps     api.Capabilities // what svc offers beyond the core, read once
 	cfg      WebsocketConfig
 	log      *slog.Logger
 	m        *wsMetrics
@@ -94,7 +95,7 @@ type Websocket struct {
 func NewWebsocket(svc api.Service, cfg WebsocketConfig, log *slog.Logger, reg prometheus.Registerer) *Websocket {
 	cfg.defaults()
 	s := &Websocket{
-		svc: svc, cfg: cfg, log: log.With("subsystem", "websocket"), m: newWSMetrics(reg),
+		svc: svc, caps: svc.Capabilities(), cfg: cfg, log: log.With("subsystem", "websocket"), m: newWSMetrics(reg),
 		perIP: newIPLimiter(cfg.MaxConnsPerIP), active: make(chan struct{}, cfg.MaxActiveRequests),
 		conns: map[*wsConn]struct{}{},
 	}

@@ -1,6 +1,10 @@
 package server
 
-import "context"
+import (
+	"context"
+
+	"github.com/openexplorer/blockbook/api"
+)
 
 // Golomb filter methods: the index's per-block filters and the mempool's
 // per-tx filters.
@@ -14,7 +18,10 @@ func wsGetBlockFilter(ctx context.Context, c *wsConn, req *wsRequest) (any, erro
 	if err := decodeParams(req.Params, &p); err != nil {
 		return nil, err
 	}
-	return c.s.svc.BlockFilter(ctx, p.ScriptType, p.BlockHash, p.M)
+	if c.s.caps.BlockFilters == nil {
+		return nil, c.s.caps.NotSupported(api.CapBlockFilters)
+	}
+	return c.s.caps.BlockFilters.BlockFilter(ctx, p.ScriptType, p.BlockHash, p.M)
 }
 
 func wsGetBlockFiltersBatch(ctx context.Context, c *wsConn, req *wsRequest) (any, error) {
@@ -27,5 +34,8 @@ func wsGetBlockFiltersBatch(ctx context.Context, c *wsConn, req *wsRequest) (any
 	if err := decodeParams(req.Params, &p); err != nil {
 		return nil, err
 	}
-	return c.s.svc.BlockFiltersBatch(ctx, p.ScriptType, p.BestKnownBlockHash, p.PageSize, p.M)
+	if c.s.caps.BlockFilters == nil {
+		return nil, c.s.caps.NotSupported(api.CapBlockFilters)
+	}
+	return c.s.caps.BlockFilters.BlockFiltersBatch(ctx, p.ScriptType, p.BestKnownBlockHash, p.PageSize, p.M)
 }

@@ -130,11 +130,13 @@ func wsGetAccountInfo(ctx context.Context, c *wsConn, req *wsRequest) (any, erro
 		Tokens: api.ParseTokens(p.Tokens, api.TokensDerived), Gap: p.Gap, Contract: strings.TrimSpace(p.ContractFilter),
 	}
 	// An account first, else an address (Blockbook's order).
-	a, err := c.s.svc.Account(ctx, p.Descriptor, q)
-	if api.IsNotAccount(err) {
-		return c.s.svc.Address(ctx, p.Descriptor, q)
+	if acc := c.s.caps.Accounts; acc != nil {
+		a, err := acc.Account(ctx, p.Descriptor, q)
+		if !api.IsNotAccount(err) {
+			return a, err
+		}
 	}
-	return a, err
+	return c.s.svc.Address(ctx, p.Descriptor, q)
 }
 
 // clampHeight maps a height parameter to the index's range (0 = unbounded).
@@ -152,7 +154,10 @@ func wsGetAccountUtxo(ctx context.Context, c *wsConn, req *wsRequest) (any, erro
 	if err := decodeParams(req.Params, &p); err != nil {
 		return nil, err
 	}
-	return c.s.svc.Utxos(ctx, p.Descriptor, false, 0)
+	if c.s.caps.Utxos == nil {
+		return nil, c.s.caps.NotSupported(api.CapUtxos)
+	}
+	return c.s.caps.Utxos.Utxos(ctx, p.Descriptor, false, 0)
 }
 
 type wsTxidParams struct {
@@ -172,7 +177,10 @@ func wsGetTransactionSpecific(ctx context.Context, c *wsConn, req *wsRequest) (a
 	if err := decodeParams(req.Params, &p); err != nil {
 		return nil, err
 	}
-	return c.s.svc.TxSpecific(ctx, p.Txid)
+	if c.s.caps.TxSpecific == nil {
+		return nil, c.s.caps.NotSupported(api.CapTxSpecific)
+	}
+	return c.s.caps.TxSpecific.TxSpecific(ctx, p.Txid)
 }
 
 func wsGetBalanceHistory(ctx context.Context, c *wsConn, req *wsRequest) (any, error) {
@@ -212,7 +220,17 @@ func wsEstimateFee(ctx context.Context, c *wsConn, req *wsRequest) (any, error) 
 	if len(p.Blocks) > wsMaxFeeBlocks {
 		return nil, &api.Error{Msg: "blocks max " + strconv.Itoa(wsMaxFeeBlocks)}
 	}
-	return c.s.svc.FeeEstimates(ctx, p.Blocks, api.FeeQuery{
+	if err := c.s.svc.CheckFeeTargets(p.Blocks); err != nil {
+		return nil, err
+	}
+	fees := c.s.caps.FeeEstimates
+	if fees == nil {
+		if len(p.Blocks) == 0 { // nothing to ask an estimator
+			return []api.FeeEstimate{}, nil
+		}
+		return nil, c.s.caps.NotSupported(api.CapFeeEstimates)
+	}
+	return fees.FeeEstimates(ctx, p.Blocks, api.FeeQuery{
 		Conservative: p.Specific.Conservative == nil || *p.Specific.Conservative,
 		TxSize:       int64(p.Specific.TxSize), Data: p.Specific.Data,
 		From: p.Specific.From, To: p.Specific.To, Value: p.Specific.Value,
@@ -228,7 +246,10 @@ func wsRPCCall(ctx context.Context, c *wsConn, req *wsRequest) (any, error) {
 	if err := decodeParams(req.Params, &p); err != nil {
 		return nil, err
 	}
-	return c.s.svc.RPCCall(ctx, p.From, p.To, p.Data)
+	if c.s.caps.RPCCall == nil {
+		return nil, c.s.caps.NotSupported(api.CapRPCCall)
+	}
+	return c.s.caps.RPCCall.RPCCall(ctx, p.From, p.To, p.Data)
 }
 
 func wsSendTransaction(ctx context.Context, c *wsConn, req *wsRequest) (any, error) {
@@ -252,7 +273,10 @@ func wsGetMempoolFilters(ctx context.Context, c *wsConn, req *wsRequest) (any, e
 	if err := decodeParams(req.Params, &p); err != nil {
 		return nil, err
 	}
-	return c.s.svc.MempoolFilters(ctx, p.ScriptType, p.FromTimestamp, p.M)
+	if c.s.caps.MempoolFilters == nil {
+		return nil, c.s.caps.NotSupported(api.CapMempoolFilters)
+	}
+	return c.s.caps.MempoolFilters.MempoolFilters(ctx, p.ScriptType, p.FromTimestamp, p.M)
 }
 
 func wsGetCurrentFiatRates(ctx context.Context, c *wsConn, req *wsRequest) (any, error) {

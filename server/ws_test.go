@@ -36,6 +36,9 @@ type fakeService struct {
 
 func (f *fakeService) Info(ctx context.Context) (*api.WsInfo, error) { return f.info(ctx) }
 
+// Capabilities: the stand-in offers none of the optional parts.
+func (f *fakeService) Capabilities() api.Capabilities { return api.Capabilities{} }
+
 const waitGuard = 30 * time.Second
 
 func startWS(t *testing.T, svc api.Service, cfg WebsocketConfig) (*Websocket, *httptest.Server) {
