@@ -34,8 +34,8 @@ type chainStack struct {
 	// onBlock tells the mempool about a block event (nil: no mempool).
 	onBlock func(ev syncer.BlockEvent)
 	// runMempool follows the node's mempool and announces new txs until
-	// ctx ends (nil: no mempool).
-	runMempool func(ctx context.Context, wg *sync.WaitGroup, svc api.Service, ws *server.Websocket)
+	// ctx ends (nil: no mempool); it runs after newService.
+	runMempool func(ctx context.Context, wg *sync.WaitGroup, ws *server.Websocket)
 }
 
 // stackEnv is what the chain-type constructors build on.

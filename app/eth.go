@@ -33,8 +33,10 @@ func newEthStack(ctx context.Context, e stackEnv) (*chainStack, error) {
 		return b.Eth.ContractInfo(ctx, c)
 	}
 	x := db.NewEthIndex(e.d, e.cfg.BlockAddressesToKeep, contracts)
+	var svc *api.EthService
 	s := &chainStack{index: x, newService: func(d *db.DB, sync api.SyncStatus, cfg api.Config) api.Service {
-		return api.NewEthService(d, b, sync, cfg)
+		svc = api.NewEthService(d, b, sync, cfg)
+		return svc
 	}}
 	// Blocks whose trace failed are traced again once the tip is reached.
 	s.afterSync = func(ctx context.Context) error {
@@ -55,10 +57,8 @@ func newEthStack(ctx context.Context, e stackEnv) (*chainStack, error) {
 			mp.OnBlock(ev.Connected)
 		}
 	}
-	s.runMempool = func(ctx context.Context, wg *sync.WaitGroup, svc api.Service, ws *server.Websocket) {
-		if es, ok := svc.(*api.EthService); ok {
-			mp.OnTx(func(tx *ethmempool.Tx) { ws.OnMempoolTx(es.EthMempoolTxNotice(tx)) })
-		}
+	s.runMempool = func(ctx context.Context, wg *sync.WaitGroup, ws *server.Websocket) {
+		mp.OnTx(func(tx *ethmempool.Tx) { ws.OnMempoolTx(svc.EthMempoolTxNotice(tx)) })
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -178,7 +178,7 @@ func serve(ctx context.Context, e stackEnv, stack *chainStack, worker *syncer.Sy
 		}
 	})
 	if stack.runMempool != nil {
-		stack.runMempool(syncCtx, &wg, svc, ws)
+		stack.runMempool(syncCtx, &wg, ws)
 	}
 	startFiat(syncCtx, &wg, o, fiatCfg, e.d, ws, log, e.reg)
 	startSync(syncCtx, &wg, o, worker, e.backend, log)

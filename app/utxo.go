@@ -22,8 +22,10 @@ func newUtxoStack(_ context.Context, e stackEnv) (*chainStack, error) {
 		return nil, err
 	}
 	mp, mempoolFilters := newMempool(e)
+	var svc *api.UtxoService
 	s := &chainStack{index: x, blockFilters: x.Filters(), bulk: true, newService: func(d *db.DB, sync api.SyncStatus, cfg api.Config) api.Service {
-		return api.NewUtxoService(d, e.backend, sync, cfg)
+		svc = api.NewUtxoService(d, e.backend, sync, cfg)
+		return svc
 	}}
 	s.configure = func(cfg *api.Config) {
 		cfg.MempoolFilters = mempoolFilters
@@ -35,15 +37,13 @@ func newUtxoStack(_ context.Context, e stackEnv) (*chainStack, error) {
 		return s, nil
 	}
 	s.onBlock = mp.OnBlock
-	s.runMempool = func(ctx context.Context, wg *sync.WaitGroup, svc api.Service, ws *server.Websocket) {
-		if us, ok := svc.(*api.UtxoService); ok {
-			mp.OnTx(func(tx *mempool.Tx) { ws.OnMempoolTx(us.MempoolTxNotice(tx)) })
-			mp.OnResolved(func(tx *mempool.Tx, descs []bchain.AddrDesc) {
-				n := us.MempoolTxNotice(tx)
-				n.Descs = descs
-				ws.OnMempoolTxResolved(n)
-			})
-		}
+	s.runMempool = func(ctx context.Context, wg *sync.WaitGroup, ws *server.Websocket) {
+		mp.OnTx(func(tx *mempool.Tx) { ws.OnMempoolTx(svc.MempoolTxNotice(tx)) })
+		mp.OnResolved(func(tx *mempool.Tx, descs []bchain.AddrDesc) {
+			n := svc.MempoolTxNotice(tx)
+			n.Descs = descs
+			ws.OnMempoolTxResolved(n)
+		})
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
