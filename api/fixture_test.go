@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 	"testing"
@@ -67,3 +68,5 @@ func pageOf[T any](list []T, page, size int) []T {
 
 // pages is the number of pages of size over n items.
 func pages(n, size int) int { return (n + size - 1) / size }
+
+func jsonNumber(v int64) json.Number { return json.Number(strconv.FormatInt(v, 10)) }
