@@ -120,7 +120,7 @@ func TestTxDataOutputs(t *testing.T) {
 	f := apitest.New(t, apitest.Options{})
 	svc := newService(f)
 	want := map[string]bool{
-		"OP_RETURN (" + string(chaingen.OPReturnText) + ")":     false,
+		"OP_RETURN (" + string(chaingen.OPReturnText) + ")":        false,
 		"OP_RETURN " + hex.EncodeToString(chaingen.OPReturnBinary): false,
 	}
 	for txid := range f.Ledger.Txs {
