@@ -2,6 +2,8 @@ package api_test
 
 import (
 	"encoding/json"
+
+	"github.com/btcsuite/btcd/chainhash/v2"
 	"strconv"
 	"strings"
 	"testing"
@@ -70,3 +72,11 @@ func pageOf[T any](list []T, page, size int) []T {
 func pages(n, size int) int { return (n + size - 1) / size }
 
 func jsonNumber(v int64) json.Number { return json.Number(strconv.FormatInt(v, 10)) }
+
+func chainhashOf(s string) (chainhash.Hash, error) {
+	h, err := chainhash.NewHashFromStr(s)
+	if err != nil {
+		return chainhash.Hash{}, err
+	}
+	return *h, nil
+}
