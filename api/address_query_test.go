@@ -25,7 +25,7 @@ func mustAddress(t *testing.T, f *apitest.Fixture, kind chaingen.ScriptKind, ind
 // (newest first) as the ledger has them, and no unconfirmed data without a
 // mempool.
 func TestAddressMatchesLedger(t *testing.T) {
-	f := apitest.New(t, apitest.Options{})
+	f := apitest.Shared(t, apitest.Options{})
 	svc := newService(f)
 	ctx := context.Background()
 	if len(f.Ledger.Addresses) < 100 {
@@ -53,7 +53,7 @@ func TestAddressMatchesLedger(t *testing.T) {
 // Basic details answer the sums only; bech32 addresses come back in their
 // canonical lower case.
 func TestAddressDetailsLevels(t *testing.T) {
-	f := apitest.New(t, apitest.Options{})
+	f := apitest.Shared(t, apitest.Options{})
 	svc := newService(f)
 	ctx := context.Background()
 	addr := f.DemoAddress
@@ -115,7 +115,7 @@ func checkOwnTx(t *testing.T, f *apitest.Fixture, addr, txid string, tx *api.Tx,
 
 // Paging bounds over the miner's address, which has the longest history.
 func TestAddressPaging(t *testing.T) {
-	f := apitest.New(t, apitest.Options{})
+	f := apitest.Shared(t, apitest.Options{})
 	ctx := context.Background()
 	addr := mustAddress(t, f, chaingen.P2PKH, chaingen.MinerIndex)
 	all := f.Ledger.Addresses[addr].Txids
@@ -158,7 +158,7 @@ func TestAddressPaging(t *testing.T) {
 // from and to select txs by block height (inclusive); filters select them
 // by where the address appears. Both recount the pages.
 func TestAddressHeightRangeAndFilters(t *testing.T) {
-	f := apitest.New(t, apitest.Options{})
+	f := apitest.Shared(t, apitest.Options{})
 	svc := newService(f)
 	ctx := context.Background()
 	addr := mustAddress(t, f, chaingen.P2WPKH, 2) // chaingen's change address: paid and spent often
@@ -230,7 +230,7 @@ func TestAddressHeightRangeAndFilters(t *testing.T) {
 
 // A valid address the index never saw answers zeros, not an error.
 func TestAddressWithoutTxs(t *testing.T) {
-	f := apitest.New(t, apitest.Options{})
+	f := apitest.Shared(t, apitest.Options{})
 	svc := newService(f)
 	for _, d := range []api.Details{api.DetailsBasic, api.DetailsTxids, api.DetailsTxs} {
 		a, err := svc.Address(context.Background(), f.UnusedAddress, api.AddressQuery{Details: d, Page: 3, Filter: api.NoFilter})
@@ -252,7 +252,7 @@ func TestAddressWithoutTxs(t *testing.T) {
 
 // Malformed addresses and other networks' addresses are user errors.
 func TestAddressMalformed(t *testing.T) {
-	f := apitest.New(t, apitest.Options{})
+	f := apitest.Shared(t, apitest.Options{})
 	svc := newService(f)
 	ctx := context.Background()
 	for _, addr := range []string{

@@ -58,7 +58,7 @@ func blockTxids(f *apitest.Fixture, h int) []string {
 
 // Blocks by height and by hash, genesis and tip included.
 func TestBlockByHeightAndHash(t *testing.T) {
-	f := apitest.New(t, apitest.Options{})
+	f := apitest.Shared(t, apitest.Options{})
 	svc := newService(f)
 	ctx := context.Background()
 	for _, h := range []int{0, 1, 100, 111, 112, 113, f.TipHeight()} {
@@ -75,7 +75,7 @@ func TestBlockByHeightAndHash(t *testing.T) {
 
 // A block's txs are paged like an address's (at most 1000 a page).
 func TestBlockTxPaging(t *testing.T) {
-	f := apitest.New(t, apitest.Options{})
+	f := apitest.Shared(t, apitest.Options{})
 	svc := newService(f)
 	h := 112
 	all := blockTxids(f, h)
@@ -95,7 +95,7 @@ func TestBlockTxPaging(t *testing.T) {
 }
 
 func TestBlockErrors(t *testing.T) {
-	f := apitest.New(t, apitest.Options{})
+	f := apitest.Shared(t, apitest.Options{})
 	svc := newService(f)
 	ctx := context.Background()
 	beyond := strconv.Itoa(f.TipHeight() + 1)
@@ -124,7 +124,7 @@ func TestBlockErrors(t *testing.T) {
 // block-index, the websocket's getBlockHash, rawblock and the explorer's
 // block list.
 func TestBlockIndexRawAndList(t *testing.T) {
-	f := apitest.New(t, apitest.Options{})
+	f := apitest.Shared(t, apitest.Options{})
 	svc := newService(f)
 	ctx := context.Background()
 	tip := f.TipHeight()
@@ -175,7 +175,7 @@ func TestBlockIndexRawAndList(t *testing.T) {
 
 // feestats: the fees of a block's non-coinbase txs per 1000 vbytes.
 func TestBlockFeeStats(t *testing.T) {
-	f := apitest.New(t, apitest.Options{})
+	f := apitest.Shared(t, apitest.Options{})
 	svc := newService(f)
 	for _, h := range []int{1, 111, 112, f.TipHeight()} {
 		var rates []int64
@@ -211,7 +211,7 @@ func TestBlockFeeStats(t *testing.T) {
 
 // The explorer's search names blocks, txs, addresses and accounts.
 func TestSearch(t *testing.T) {
-	f := apitest.New(t, apitest.Options{})
+	f := apitest.Shared(t, apitest.Options{})
 	svc := newService(f)
 	ctx := context.Background()
 	txid := f.Block(111).Transactions[1].TxHash().String()

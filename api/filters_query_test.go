@@ -35,7 +35,7 @@ func wantFilter(t *testing.T, f *apitest.Fixture, h int) string {
 
 // Every block's filter, through the three filter calls.
 func TestBlockFiltersOfTheChain(t *testing.T) {
-	f := apitest.New(t, apitest.Options{})
+	f := apitest.Shared(t, apitest.Options{})
 	svc := newService(f)
 	ctx := context.Background()
 	scripts := apitest.BlockFilters.Scripts
@@ -86,7 +86,7 @@ func TestBlockFiltersOfTheChain(t *testing.T) {
 // An index built without filters answers empty filters and refuses
 // batches, as Blockbook does.
 func TestBlockFiltersDisabled(t *testing.T) {
-	f := apitest.New(t, apitest.Options{NoBlockFilters: true})
+	f := apitest.Shared(t, apitest.Options{NoBlockFilters: true})
 	svc := newService(f)
 	ctx := context.Background()
 	r, err := svc.BlockFilters(ctx, "", strconv.Itoa(f.TipHeight()+1), "", "")

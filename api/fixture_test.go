@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/btcsuite/btcd/chainhash/v2"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,6 +17,12 @@ import (
 // the real index code, an in-memory node and the real mempool. Expected
 // values come from chaingen's ledgers and the raw chain, never from the
 // code under test. Calls go to the concrete *api.UtxoService.
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	apitest.CloseShared()
+	os.Exit(code)
+}
 
 // newService builds the Bitcoin-type query service over a fixture; mods
 // adjust its configuration.

@@ -44,7 +44,7 @@ func pendingAddresses(t *testing.T, f *apitest.Fixture) []string {
 // Pending txs come first on an address's first page and make up its
 // unconfirmed balance and count; confirmed sums stay as they are.
 func TestMempoolAddressMerge(t *testing.T) {
-	f := apitest.New(t, apitest.Options{Mempool: true})
+	f := apitest.Shared(t, apitest.Options{Mempool: true})
 	svc := newService(f)
 	ctx := context.Background()
 	addrs := pendingAddresses(t, f)
@@ -138,7 +138,7 @@ func TestMempoolAddressMerge(t *testing.T) {
 // An address seen only in the mempool; a pending spend of a confirmed
 // output hides it from the UTXOs unless only confirmed ones are asked for.
 func TestMempoolUnusedAddressAndUtxos(t *testing.T) {
-	f := apitest.New(t, apitest.Options{Mempool: true})
+	f := apitest.Shared(t, apitest.Options{Mempool: true})
 	svc := newService(f)
 	ctx := context.Background()
 	child := f.PendingChild.TxHash().String()
@@ -198,7 +198,7 @@ func TestMempoolUnusedAddressAndUtxos(t *testing.T) {
 
 // Pending txs as accounts see them: counts, balance, first page, UTXOs.
 func TestMempoolAccounts(t *testing.T) {
-	f := apitest.New(t, apitest.Options{Mempool: true})
+	f := apitest.Shared(t, apitest.Options{Mempool: true})
 	svc := newService(f)
 	ctx := context.Background()
 	for i, l := range f.AccountLedgers {
@@ -246,7 +246,7 @@ func TestMempoolAccounts(t *testing.T) {
 
 // Pending txs: the tx answer, the explorer's list and search, the status.
 func TestMempoolTxListAndStatus(t *testing.T) {
-	f := apitest.New(t, apitest.Options{Mempool: true})
+	f := apitest.Shared(t, apitest.Options{Mempool: true})
 	svc := newService(f)
 	ctx := context.Background()
 	child := f.PendingChild.TxHash().String()
@@ -297,7 +297,7 @@ func sumOuts(outs []*wire.TxOut) int64 {
 // Mempool filters hold the taproot scripts each pending tx pays to or
 // spends from.
 func TestMempoolFilters(t *testing.T) {
-	f := apitest.New(t, apitest.Options{Mempool: true})
+	f := apitest.Shared(t, apitest.Options{Mempool: true})
 	svc := newService(f)
 	ctx := context.Background()
 	p := apitest.MempoolFilters

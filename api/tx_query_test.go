@@ -50,7 +50,7 @@ func wantOutputAddresses(t *testing.T, f *apitest.Fixture, what string, vo api.V
 // Every confirmed tx: block, values, fees, addresses and spends as the
 // chain has them.
 func TestTxMatchesChain(t *testing.T) {
-	f := apitest.New(t, apitest.Options{})
+	f := apitest.Shared(t, apitest.Options{})
 	svc := newService(f)
 	ctx := context.Background()
 	tip := f.TipHeight()
@@ -117,7 +117,7 @@ func TestTxMatchesChain(t *testing.T) {
 
 // OP_RETURN outputs show their text, or their hex when it is not UTF-8.
 func TestTxDataOutputs(t *testing.T) {
-	f := apitest.New(t, apitest.Options{})
+	f := apitest.Shared(t, apitest.Options{})
 	svc := newService(f)
 	want := map[string]bool{
 		"OP_RETURN (" + string(chaingen.OPReturnText) + ")":        false,
@@ -151,7 +151,7 @@ func TestTxDataOutputs(t *testing.T) {
 // Confirmed txs fetched from the node are cached in the store, unless the
 // cache is off.
 func TestTxCache(t *testing.T) {
-	f := apitest.New(t, apitest.Options{})
+	f := apitest.New(t, apitest.Options{}) // its own store: an empty tx cache
 	ctx := context.Background()
 	txid := f.Block(112).Transactions[1].TxHash().String()
 	calls := func(svc *api.UtxoService) int64 {
@@ -174,7 +174,7 @@ func TestTxCache(t *testing.T) {
 // A pending tx the node has, without a mempool: unconfirmed, its inputs
 // resolved from the index or, for a pending parent, from the node.
 func TestTxFromNodeOnly(t *testing.T) {
-	f := apitest.New(t, apitest.Options{})
+	f := apitest.Shared(t, apitest.Options{})
 	svc := newService(f)
 	for _, tx := range []*wire.MsgTx{f.PendingPayment, f.PendingChild} {
 		got, err := svc.Tx(context.Background(), tx.TxHash().String())
@@ -201,7 +201,7 @@ func TestTxFromNodeOnly(t *testing.T) {
 }
 
 func TestTxErrorsAndRawForms(t *testing.T) {
-	f := apitest.New(t, apitest.Options{})
+	f := apitest.Shared(t, apitest.Options{})
 	svc := newService(f)
 	ctx := context.Background()
 	tx := f.Block(111).Transactions[2]

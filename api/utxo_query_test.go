@@ -44,7 +44,7 @@ func wantUtxos(t *testing.T, f *apitest.Fixture, what string, got []api.Utxo, wa
 // Every address's unspent outputs, and every account's with their
 // addresses and paths.
 func TestUtxosMatchLedger(t *testing.T) {
-	f := apitest.New(t, apitest.Options{})
+	f := apitest.Shared(t, apitest.Options{})
 	svc := newService(f)
 	ctx := context.Background()
 	for addr, l := range f.Ledger.Addresses {
@@ -120,7 +120,7 @@ func wantHistory(t *testing.T, what string, got, want []api.BalanceHistory) {
 // Balance histories of an address and of an account: the txs' movements
 // grouped by block time.
 func TestBalanceHistory(t *testing.T) {
-	f := apitest.New(t, apitest.Options{})
+	f := apitest.Shared(t, apitest.Options{})
 	svc := newService(f)
 	ctx := context.Background()
 	addr := f.DemoAddress

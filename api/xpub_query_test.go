@@ -44,7 +44,7 @@ func wantAccountSums(t *testing.T, what string, a *api.Address, l *chaingen.Acco
 
 // Each account type, in each form: sums, txids and the order of txs.
 func TestAccountMatchesLedger(t *testing.T) {
-	f := apitest.New(t, apitest.Options{})
+	f := apitest.Shared(t, apitest.Options{})
 	svc := newService(f)
 	ctx := context.Background()
 	for i, l := range f.AccountLedgers {
@@ -76,7 +76,7 @@ func TestAccountMatchesLedger(t *testing.T) {
 // tokens selects the derived addresses listed; tokenBalances adds their
 // sums.
 func TestAccountTokens(t *testing.T) {
-	f := apitest.New(t, apitest.Options{})
+	f := apitest.Shared(t, apitest.Options{})
 	svc := newService(f)
 	l := f.AccountLedgers[2]
 	form := f.Accounts[2].Xpub()
@@ -130,7 +130,7 @@ func TestAccountTokens(t *testing.T) {
 // The account's tx list is paged, filtered by height and direction, and
 // its txs mark the account's own inputs and outputs.
 func TestAccountTxsPagingAndFilters(t *testing.T) {
-	f := apitest.New(t, apitest.Options{})
+	f := apitest.Shared(t, apitest.Options{})
 	svc := newService(f)
 	ctx := context.Background()
 	i := 1
@@ -226,7 +226,7 @@ func TestAccountTxsPagingAndFilters(t *testing.T) {
 // A wider gap limit finds the receive address 44, which 20 unused ones
 // hide from the default gap limit.
 func TestAccountGap(t *testing.T) {
-	f := apitest.New(t, apitest.Options{})
+	f := apitest.Shared(t, apitest.Options{})
 	svc := newService(f)
 	for i := range f.Accounts {
 		for _, gap := range []int{0, 20, 21} {
@@ -275,7 +275,7 @@ func mustLedger(t *testing.T, f *apitest.Fixture, i, gap int) *chaingen.AccountL
 // Strings that are no account at all are told apart from malformed ones;
 // both are user errors.
 func TestAccountErrors(t *testing.T) {
-	f := apitest.New(t, apitest.Options{})
+	f := apitest.Shared(t, apitest.Options{})
 	svc := newService(f)
 	ctx := context.Background()
 	for _, s := range []string{"", "hello", f.DemoAddress} {

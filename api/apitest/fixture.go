@@ -3,6 +3,9 @@ package apitest
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"os"
+	"sync"
 	"testing"
 	"time"
 
@@ -42,14 +45,73 @@ type Fixture struct {
 	Mempool *mempool.Mempool
 }
 
-// New builds a fixture; it fails the test on any error.
+// New builds a fixture of one test's own, closed when the test ends.
 func New(tb testing.TB, o Options) *Fixture {
 	tb.Helper()
+	f, closeFn, err := build(o, tb.TempDir())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(closeFn)
+	return f
+}
+
+// shared holds the fixtures built once per test binary.
+var shared struct {
+	mu       sync.Mutex
+	fixtures map[Options]*Fixture
+	closers  []func()
+	dirs     []string
+}
+
+// Shared returns a fixture built once per test binary for o, for tests
+// that only read (the tx cache and the node's sent txs are shared too).
+// Opening a store is what costs; TestMain calls CloseShared after the
+// tests.
+func Shared(tb testing.TB, o Options) *Fixture {
+	tb.Helper()
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	if f := shared.fixtures[o]; f != nil {
+		return f
+	}
+	dir, err := os.MkdirTemp("", "apitest-")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	shared.dirs = append(shared.dirs, dir)
+	f, closeFn, err := build(o, dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if shared.fixtures == nil {
+		shared.fixtures = map[Options]*Fixture{}
+	}
+	shared.fixtures[o], shared.closers = f, append(shared.closers, closeFn)
+	return f
+}
+
+// CloseShared closes the shared fixtures and removes their stores.
+func CloseShared() {
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	for _, c := range shared.closers {
+		c()
+	}
+	for _, d := range shared.dirs {
+		_ = os.RemoveAll(d)
+	}
+	shared.fixtures, shared.closers, shared.dirs = nil, nil, nil
+}
+
+// build indexes the chain into a new store in dir and starts the parts o
+// asks for; closeFn stops them and closes the store.
+func build(o Options, dir string) (f *Fixture, closeFn func(), err error) {
 	c, err := SharedChain()
 	if err != nil {
-		tb.Fatalf("build the test chain: %v", err)
+		return nil, nil, fmt.Errorf("build the test chain: %w", err)
 	}
-	f := &Fixture{Chain: c, Parser: btc.NewParser(c.Params), BlockFilters: BlockFilters}
+	f = &Fixture{Chain: c, Parser: btc.NewParser(c.Params), BlockFilters: BlockFilters}
 	if o.NoBlockFilters {
 		f.BlockFilters = db.FilterParams{}
 	}
@@ -57,33 +119,50 @@ func New(tb testing.TB, o Options) *Fixture {
 	for _, tx := range c.Pending {
 		var buf bytes.Buffer
 		if err := tx.Serialize(&buf); err != nil {
-			tb.Fatal(err)
+			return nil, nil, err
 		}
 		pending = append(pending, buf.Bytes())
 	}
 	if f.Node, err = NewNode(f.Parser, c.Raw, pending); err != nil {
-		tb.Fatalf("test node: %v", err)
+		return nil, nil, fmt.Errorf("test node: %w", err)
 	}
 	f.Backend = f.backend()
-	f.DB = OpenStore(tb, db.Options{})
+	if f.DB, err = openStore(db.Options{Path: dir}); err != nil {
+		return nil, nil, err
+	}
+	if err := f.index(); err != nil {
+		f.DB.Close()
+		return nil, nil, err
+	}
+	if !o.Mempool {
+		return f, f.DB.Close, nil
+	}
+	stop, err := f.startMempool()
+	if err != nil {
+		f.DB.Close()
+		return nil, nil, err
+	}
+	// The mempool must stop before the store closes.
+	return f, func() { stop(); f.DB.Close() }, nil
+}
+
+// index connects every block through the real index code.
+func (f *Fixture) index() error {
 	x, err := db.NewUtxoIndex(f.DB, f.Parser, 300, f.BlockFilters)
 	if err != nil {
-		tb.Fatal(err)
+		return err
 	}
-	for h, raw := range c.Raw {
+	for h, raw := range f.Raw {
 		blk, err := f.Parser.ParseBlock(raw)
 		if err != nil {
-			tb.Fatalf("parse block %d: %v", h, err)
+			return fmt.Errorf("parse block %d: %w", h, err)
 		}
 		blk.Height = uint32(h)
 		if err := x.ConnectBlock(blk); err != nil {
-			tb.Fatalf("connect block %d: %v", h, err)
+			return fmt.Errorf("connect block %d: %w", h, err)
 		}
 	}
-	if o.Mempool {
-		f.startMempool(tb)
-	}
-	return f
+	return nil
 }
 
 // backend assembles the node capabilities as the btc plugin does for
@@ -103,8 +182,9 @@ func (f *Fixture) backend() *bchain.Backend {
 // guard, not a speed assertion).
 const mempoolGuard = 30 * time.Second
 
-func (f *Fixture) startMempool(tb testing.TB) {
-	tb.Helper()
+// startMempool runs the real mempool over the node until it holds every
+// pending tx; stop ends it.
+func (f *Fixture) startMempool() (stop func(), err error) {
 	f.Mempool = mempool.New(f.DB, f.Node, f.Parser, mempool.Config{
 		Workers: 2, ResyncInterval: time.Hour, Filter: MempoolFilters, Log: Quiet(),
 	})
@@ -114,17 +194,16 @@ func (f *Fixture) startMempool(tb testing.TB) {
 		defer close(done)
 		_ = f.Mempool.Run(ctx, nil)
 	}()
-	// The mempool must stop before the store closes (cleanups run last
-	// registered first, and OpenStore registered its own earlier).
-	tb.Cleanup(func() { cancel(); <-done })
+	stop = func() { cancel(); <-done }
 	deadline := time.Now().Add(mempoolGuard)
 	for {
 		st := f.Mempool.Status()
 		if st.InSync && st.Size == len(f.Pending) {
-			return
+			return stop, nil
 		}
 		if time.Now().After(deadline) {
-			tb.Fatalf("the mempool did not load the %d pending txs: %+v", len(f.Pending), st)
+			stop()
+			return nil, fmt.Errorf("apitest: the mempool did not load the pending txs: %+v", st)
 		}
 		time.Sleep(2 * time.Millisecond)
 	}

@@ -7,6 +7,7 @@
 package apitest
 
 import (
+	"fmt"
 	"io"
 	"log/slog"
 	"testing"
@@ -15,14 +16,9 @@ import (
 	"github.com/openexplorer/blockbook/db"
 )
 
-// OpenStore opens an empty index store for one test and closes it when the
-// test ends. It is the one place api and server tests open a store: blank
-// fields of o get a Bitcoin-type regtest store in a temporary directory.
-func OpenStore(tb testing.TB, o db.Options) *db.DB {
-	tb.Helper()
-	if o.Path == "" {
-		o.Path = tb.TempDir()
-	}
+// openStore is the one place api and server tests open a store. Blank
+// fields of o give a Bitcoin-type regtest store.
+func openStore(o db.Options) (*db.DB, error) {
 	if o.Coin == "" {
 		o.ChainType, o.Coin, o.Network = bchain.ChainBitcoinType, "Regtest", "regtest"
 	}
@@ -31,7 +27,21 @@ func OpenStore(tb testing.TB, o db.Options) *db.DB {
 	}
 	d, err := db.Open(o)
 	if err != nil {
-		tb.Fatalf("open the test store: %v", err)
+		return nil, fmt.Errorf("open the test store: %w", err)
+	}
+	return d, nil
+}
+
+// OpenStore opens an empty store in a temporary directory for one test
+// and closes it when the test ends (see openStore for o's defaults).
+func OpenStore(tb testing.TB, o db.Options) *db.DB {
+	tb.Helper()
+	if o.Path == "" {
+		o.Path = tb.TempDir()
+	}
+	d, err := openStore(o)
+	if err != nil {
+		tb.Fatal(err)
 	}
 	tb.Cleanup(d.Close)
 	return d
