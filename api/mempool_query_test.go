@@ -82,9 +82,15 @@ func TestMempoolAddressMerge(t *testing.T) {
 	if !negative {
 		t.Fatal("fixture: no pending tx spends a confirmed output")
 	}
+}
 
-	// Only the first page lists pending txs; a to-height or a filter
-	// leaves them out of the list and of the counts.
+// Only the first page lists pending txs; a to-height or a filter leaves
+// them out of the list and of the counts. Rendered, they come first and
+// unconfirmed.
+func TestMempoolAddressPagesAndFilters(t *testing.T) {
+	f := apitest.Shared(t, apitest.Options{Mempool: true})
+	svc := newService(f)
+	ctx := context.Background()
 	addr := f.DemoAddress
 	confirmed := f.Ledger.Addresses[addr].Txids
 	payment := f.PendingPayment.TxHash().String()

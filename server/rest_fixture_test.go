@@ -12,6 +12,7 @@ import (
 	"github.com/btcsuite/btcd/wire/v2"
 
 	"github.com/openexplorer/blockbook/api"
+	"github.com/openexplorer/blockbook/api/apitest"
 	"github.com/openexplorer/blockbook/tools/chaingen"
 )
 
@@ -40,14 +41,37 @@ func amountIs(a *api.Amount, v int64) bool { return a.String() == strconv.Format
 // nothing is ever 500.
 func TestRESTRoutesOnFixture(t *testing.T) {
 	s := newServed(t)
-	f := s.f
+	cases := append(append(restChainCases(s.f), restAccountCases(s.f)...), restOtherCases(t, s.f)...)
+	for _, tc := range cases {
+		method := tc.method
+		if method == "" {
+			method = "GET"
+		}
+		code, ctype, body := s.do(t, method, tc.path, tc.body)
+		if ctype != "application/json; charset=utf-8" {
+			t.Errorf("%s %s: content type %q", method, tc.path, ctype)
+		}
+		if tc.ok != nil {
+			if code != 200 {
+				t.Errorf("%s %s: %d %s", method, tc.path, code, body)
+				continue
+			}
+			tc.ok(t, body)
+			continue
+		}
+		msg := decode[errorBody](t, tc.path, body).Error
+		if code != 400 || !strings.HasPrefix(msg, tc.errPrefix) {
+			t.Errorf("%s %s: %d %q, want 400 %q", method, tc.path, code, msg, tc.errPrefix)
+		}
+	}
+}
+
+// restChainCases: status, blocks and txs.
+func restChainCases(f *apitest.Fixture) []restCase {
 	tip := f.TipHeight()
 	txid := f.Block(112).Transactions[1].TxHash().String()
 	unknown := strings.Repeat("ab", 32)
-	demo := f.Ledger.Addresses[f.DemoAddress]
-	acct := f.AccountLedgers[2]
-	desc := f.Accounts[2].Descriptor(true)
-	for _, tc := range []restCase{
+	return []restCase{
 		{path: "/api/v2", ok: func(t *testing.T, b []byte) {
 			st := decode[api.SystemInfo](t, "status", b)
 			if st.Blockbook.BestHeight != uint32(tip) || st.Blockbook.MempoolSize != len(f.Pending) || st.Backend.Chain != "regtest" {
@@ -97,6 +121,15 @@ func TestRESTRoutesOnFixture(t *testing.T) {
 				t.Errorf("rawtx %.80s", b)
 			}
 		}},
+	}
+}
+
+// restAccountCases: addresses, accounts, UTXOs and balance histories.
+func restAccountCases(f *apitest.Fixture) []restCase {
+	demo := f.Ledger.Addresses[f.DemoAddress]
+	acct := f.AccountLedgers[2]
+	desc := f.Accounts[2].Descriptor(true)
+	return []restCase{
 		{path: "/api/v2/address/" + f.DemoAddress + "?details=txids&pageSize=1&page=2", ok: func(t *testing.T, b []byte) {
 			a := decode[api.Address](t, "address", b)
 			if !amountIs(a.Balance, demo.Balance) || a.Txs != demo.TxCount() || a.UnconfirmedTxs != 1 ||
@@ -151,6 +184,13 @@ func TestRESTRoutesOnFixture(t *testing.T) {
 			}
 		}},
 		{path: "/api/v2/balancehistory/nonsense", errPrefix: "Invalid address"},
+	}
+}
+
+// restOtherCases: sending, fees, filters, fiat rates and unknown paths.
+func restOtherCases(t *testing.T, f *apitest.Fixture) []restCase {
+	tip := f.TipHeight()
+	return []restCase{
 		{path: "/api/v2/sendtx/zz", errPrefix: "Invalid transaction hex"},
 		{method: "POST", path: "/api/v2/sendtx/", body: "00", errPrefix: "Invalid transaction"},
 		{method: "POST", path: "/api/v2/sendtx", body: txHex(t, f.Block(1).Transactions[0]), errPrefix: "Transaction already in block chain"},
@@ -174,27 +214,6 @@ func TestRESTRoutesOnFixture(t *testing.T) {
 		{path: "/api/v2/block-filters/?scriptType=taproot&lastN=2", errPrefix: "Invalid scriptType"},
 		{path: "/api/v2/tickers/", errPrefix: "No tickers found"},
 		{path: "/api/v2/nothing/here", errPrefix: "Unknown API endpoint"},
-	} {
-		method := tc.method
-		if method == "" {
-			method = "GET"
-		}
-		code, ctype, body := s.do(t, method, tc.path, tc.body)
-		if ctype != "application/json; charset=utf-8" {
-			t.Errorf("%s %s: content type %q", method, tc.path, ctype)
-		}
-		if tc.ok != nil {
-			if code != 200 {
-				t.Errorf("%s %s: %d %s", method, tc.path, code, body)
-				continue
-			}
-			tc.ok(t, body)
-			continue
-		}
-		msg := decode[errorBody](t, tc.path, body).Error
-		if code != 400 || !strings.HasPrefix(msg, tc.errPrefix) {
-			t.Errorf("%s %s: %d %q, want 400 %q", method, tc.path, code, msg, tc.errPrefix)
-		}
 	}
 }
 

@@ -29,15 +29,37 @@ type wsCase struct {
 // and the user mistakes each reports.
 func TestWebsocketMethodsOnFixture(t *testing.T) {
 	s := newServed(t)
-	f := s.f
 	c := mustDial(t, s.srv)
+	cases := append(append(wsChainCases(s.f), wsAccountCases(s.f)...), wsOtherCases(s.f)...)
+	for i, tc := range cases {
+		frame, err := json.Marshal(wsParams{"id": strconv.Itoa(i), "method": tc.method, "params": tc.params})
+		if err != nil {
+			t.Fatal(err)
+		}
+		id, data := roundTrip(t, c, websocket.TextMessage, string(frame))
+		if id != strconv.Itoa(i) {
+			t.Fatalf("%s: answer to request %s, want %d", tc.method, id, i)
+		}
+		msg := errorMessage(data)
+		switch {
+		case tc.ok != nil && msg != "":
+			t.Errorf("%s %v: error %q", tc.method, tc.params, msg)
+		case tc.ok != nil:
+			tc.ok(t, data)
+		case !strings.HasPrefix(msg, tc.errPrefix):
+			t.Errorf("%s %v: error %q, want %q", tc.method, tc.params, msg, tc.errPrefix)
+		}
+	}
+}
+
+// wsParams are a request's params.
+type wsParams = map[string]any
+
+// wsChainCases: info, blocks and txs.
+func wsChainCases(f *apitest.Fixture) []wsCase {
 	tip := f.TipHeight()
-	txid := f.Block(112).Transactions[1].TxHash().String()
-	demo := f.Ledger.Addresses[f.DemoAddress]
-	acct := f.AccountLedgers[0]
-	scripts := apitest.BlockFilters.Scripts
-	type m = map[string]any
-	for i, tc := range []wsCase{
+	type m = wsParams
+	return []wsCase{
 		{method: "getInfo", ok: func(t *testing.T, d json.RawMessage) {
 			if in := decode[api.WsInfo](t, "getInfo", d); in.BestHeight != uint32(tip) || in.BestHash != f.BlockHash(tip) || in.Block0Hash != f.BlockHash(0) {
 				t.Errorf("getInfo %s", d)
@@ -57,6 +79,16 @@ func TestWebsocketMethodsOnFixture(t *testing.T) {
 			}
 		}},
 		{method: "getBlock", params: m{"id": strconv.Itoa(tip + 1)}, errPrefix: "Block not found"},
+	}
+}
+
+// wsAccountCases: addresses, accounts, UTXOs, txs and balance histories.
+func wsAccountCases(f *apitest.Fixture) []wsCase {
+	txid := f.Block(112).Transactions[1].TxHash().String()
+	demo := f.Ledger.Addresses[f.DemoAddress]
+	acct := f.AccountLedgers[0]
+	type m = wsParams
+	return []wsCase{
 		{method: "getAccountInfo", params: m{"descriptor": f.DemoAddress, "details": "txids", "pageSize": 2}, ok: func(t *testing.T, d json.RawMessage) {
 			a := decode[api.Address](t, "getAccountInfo", d)
 			want := append([]string{f.PendingPayment.TxHash().String()}, demo.Txids[:2]...)
@@ -97,6 +129,15 @@ func TestWebsocketMethodsOnFixture(t *testing.T) {
 				t.Errorf("getBalanceHistory %s", d)
 			}
 		}},
+	}
+}
+
+// wsOtherCases: fees, sending, filters, fiat rates, subscriptions.
+func wsOtherCases(f *apitest.Fixture) []wsCase {
+	tip := f.TipHeight()
+	scripts := apitest.BlockFilters.Scripts
+	type m = wsParams
+	return []wsCase{
 		{method: "estimateFee", params: m{"blocks": []int{1, 4}, "specific": m{"txsize": 200}}, ok: func(t *testing.T, d json.RawMessage) {
 			est := decode[[]api.FeeEstimate](t, "estimateFee", d)
 			if len(est) != 2 || est[1].FeePerUnit != strconv.FormatInt(apitest.FeeRate(4), 10) || est[1].FeePerTx != strconv.FormatInt((apitest.FeeRate(4)*200+500)/1000, 10) {
@@ -136,24 +177,6 @@ func TestWebsocketMethodsOnFixture(t *testing.T) {
 			}
 		}},
 		{method: "subscribeAddresses", params: m{"addresses": []string{f.DemoAddress, "nonsense"}}, errPrefix: "Invalid address"},
-	} {
-		frame, err := json.Marshal(m{"id": strconv.Itoa(i), "method": tc.method, "params": tc.params})
-		if err != nil {
-			t.Fatal(err)
-		}
-		id, data := roundTrip(t, c, websocket.TextMessage, string(frame))
-		if id != strconv.Itoa(i) {
-			t.Fatalf("%s: answer to request %s, want %d", tc.method, id, i)
-		}
-		msg := errorMessage(data)
-		switch {
-		case tc.ok != nil && msg != "":
-			t.Errorf("%s %v: error %q", tc.method, tc.params, msg)
-		case tc.ok != nil:
-			tc.ok(t, data)
-		case !strings.HasPrefix(msg, tc.errPrefix):
-			t.Errorf("%s %v: error %q, want %q", tc.method, tc.params, msg, tc.errPrefix)
-		}
 	}
 }
 

@@ -75,6 +75,9 @@ func NewNode(parser *btc.Parser, blocks [][]byte, pending [][]byte) (*Node, erro
 func (n *Node) BestBlock(context.Context) (uint32, bchain.Hash, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	if len(n.hashes) == 0 {
+		return 0, bchain.Hash{}, fmt.Errorf("%w: the node has no blocks", bchain.ErrBlockNotFound)
+	}
 	tip := len(n.hashes) - 1
 	return uint32(tip), n.hashes[tip], nil
 }
@@ -126,11 +129,12 @@ func (n *Node) RawBlock(_ context.Context, hash bchain.Hash) ([]byte, error) {
 }
 
 // ChainInfo describes the chain as a regtest node would.
-func (n *Node) ChainInfo(context.Context) (*bchain.ChainInfo, error) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	tip := len(n.hashes) - 1
-	return &bchain.ChainInfo{Chain: "regtest", Blocks: tip, Headers: tip, BestBlockHash: n.hashes[tip].String(),
+func (n *Node) ChainInfo(ctx context.Context) (*bchain.ChainInfo, error) {
+	tip, hash, err := n.BestBlock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &bchain.ChainInfo{Chain: "regtest", Blocks: int(tip), Headers: int(tip), BestBlockHash: hash.String(),
 		Version: "260200", Subversion: "/apitest:0.1/"}, nil
 }
 
