@@ -2,12 +2,12 @@ package api_test
 
 import (
 	"encoding/json"
-
-	"github.com/btcsuite/btcd/chainhash/v2"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/btcsuite/btcd/chainhash/v2"
 
 	"github.com/openexplorer/blockbook/api"
 	"github.com/openexplorer/blockbook/api/apitest"

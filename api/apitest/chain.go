@@ -67,7 +67,7 @@ func buildChain() (*Chain, error) {
 	params := &chaincfg.RegressionNetParams
 	g := chaingen.New(params, "apitest")
 	if err := g.Demo(DefaultDemo); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("apitest: demo chain: %w", err)
 	}
 	c := &Chain{Gen: g, Params: params}
 	for _, p := range []uint32{chaingen.BIP44, chaingen.BIP49, chaingen.BIP84, chaingen.BIP86} {
@@ -79,10 +79,10 @@ func buildChain() (*Chain, error) {
 	}
 	hdPending, err := g.HDScenario(c.Accounts)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("apitest: HD scenario: %w", err)
 	}
 	if err := c.addPending(hdPending); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("apitest: pending txs: %w", err)
 	}
 	c.Ledger = g.Ledger()
 	if c.Ledger.Addresses[c.UnusedAddress] != nil {
@@ -91,7 +91,7 @@ func buildChain() (*Chain, error) {
 	for _, a := range c.Accounts {
 		l, err := g.AccountLedger(a, 20)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("apitest: ledger of account %d': %w", a.Purpose, err)
 		}
 		c.AccountLedgers = append(c.AccountLedgers, l)
 	}
