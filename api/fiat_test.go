@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openexplorer/blockbook/api/apitest"
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
 )
@@ -19,12 +20,8 @@ func fday(n int64) int64 { return 1_700_006_400 + n*fiatDay } // 2023-11-15 00:0
 // "eur" missing on day 3) and a current ticker an hour into day 5.
 func fiatService(t *testing.T, configured bool) *UtxoService {
 	t.Helper()
-	d, err := db.Open(db.Options{Path: t.TempDir(), ChainType: bchain.ChainBitcoinType, Coin: "Test", Network: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(d.Close)
-	err = d.WriteFiatTickers([]*db.FiatTicker{
+	d := apitest.OpenStore(t, db.Options{ChainType: bchain.ChainBitcoinType, Coin: "Test", Network: "test"})
+	err := d.WriteFiatTickers([]*db.FiatTicker{
 		{Time: fday(0), Rates: map[string]float64{"usd": 100, "eur": 90}},
 		{Time: fday(1), Rates: map[string]float64{"usd": 110, "eur": 99, "jpy": 16000}},
 		{Time: fday(3), Rates: map[string]float64{"usd": 130}},

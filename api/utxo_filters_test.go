@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/openexplorer/blockbook/api/apitest"
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
 )
@@ -46,11 +47,7 @@ type filterFixture struct {
 
 func newFilterFixture(t *testing.T, indexed, served db.FilterParams) *filterFixture {
 	t.Helper()
-	d, err := db.Open(db.Options{Path: t.TempDir(), ChainType: bchain.ChainBitcoinType, Coin: "Test", Network: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(d.Close)
+	d := apitest.OpenStore(t, db.Options{ChainType: bchain.ChainBitcoinType, Coin: "Test", Network: "test"})
 	x, err := db.NewUtxoIndex(d, scriptClassifier{}, 10, indexed)
 	if err != nil {
 		t.Fatal(err)
