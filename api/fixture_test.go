@@ -29,7 +29,7 @@ func TestMain(m *testing.M) {
 func newService(f *apitest.Fixture, mods ...func(*api.Config)) *api.UtxoService {
 	cfg := api.Config{
 		BlockFilters: f.BlockFilters, MempoolFilters: apitest.MempoolFilters, Log: apitest.Quiet(),
-		Build: api.BuildInfo{Version: "test", Host: "apitest"},
+		Build: api.BuildInfo{Version: "test", Host: "apitest"}, TxCache: f.DB,
 	}
 	if f.Mempool != nil { // a nil *Mempool in the interface would not be nil
 		cfg.Mempool = f.Mempool

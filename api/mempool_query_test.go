@@ -216,7 +216,7 @@ func TestMempoolAccounts(t *testing.T) {
 			t.Fatalf("fixture: account %d has pending %v worth %d", i, pending, delta)
 		}
 		form := f.Accounts[i].Descriptor(true)
-		a, err := svc.Account(ctx, form, accountQuery(api.DetailsTxids))
+		a, err := svc.Capabilities().Accounts.Account(ctx, form, accountQuery(api.DetailsTxids))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -227,7 +227,7 @@ func TestMempoolAccounts(t *testing.T) {
 		}
 		q := accountQuery(api.DetailsTxids)
 		q.Page, q.PageSize = 2, 2
-		if a, err := svc.Account(ctx, form, q); err != nil || !slices.Equal(a.Txids, l.Txids[2:4]) {
+		if a, err := svc.Capabilities().Accounts.Account(ctx, form, q); err != nil || !slices.Equal(a.Txids, l.Txids[2:4]) {
 			t.Fatalf("%s page 2: %v %v", form, a.Txids, err)
 		}
 		us, err := svc.Utxos(ctx, form, false, 0)

@@ -42,16 +42,17 @@ func TestFeeEstimates(t *testing.T) {
 	f := apitest.Shared(t, apitest.Options{})
 	svc := newService(f)
 	ctx := context.Background()
-	r, err := svc.EstimateFee(ctx, "2", true)
+	fees := svc.Capabilities().FeeEstimates
+	r, err := fees.EstimateFee(ctx, 2, true)
 	// FeeRate(2) = 11000 sat per 1000 vbytes = 0.00011 coins per kB.
 	if err != nil || apitest.FeeRate(2) != 11000 || r.Result != "0.00011" {
 		t.Fatalf("estimatefee 2: %+v %v", r, err)
 	}
 	for _, bad := range []string{"0", "-1", "1009", "x", ""} {
-		_, err := svc.EstimateFee(ctx, bad, true)
+		_, err := api.ParseFeeBlocks(bad)
 		wantUserError(t, err, "Invalid number of blocks")
 	}
-	est, err := svc.FeeEstimates(ctx, []int{1, 5}, api.FeeQuery{Conservative: true, TxSize: 250})
+	est, err := fees.FeeEstimates(ctx, []int{1, 5}, api.FeeQuery{Conservative: true, TxSize: 250})
 	if err != nil || len(est) != 2 {
 		t.Fatalf("estimateFee: %+v %v", est, err)
 	}
@@ -61,8 +62,7 @@ func TestFeeEstimates(t *testing.T) {
 			t.Errorf("estimateFee %d blocks: %+v", b, est[i])
 		}
 	}
-	_, err = svc.FeeEstimates(ctx, []int{0}, api.FeeQuery{})
-	wantUserError(t, err, "Invalid number of blocks")
+	wantUserError(t, svc.CheckFeeTargets([]int{0}), "Invalid number of blocks")
 }
 
 func TestSendTx(t *testing.T) {

@@ -161,7 +161,7 @@ func TestTxCache(t *testing.T) {
 		}
 		return f.Node.RawTxCalls.Load() - before
 	}
-	off := newService(f, func(c *api.Config) { c.DisableTxCache = true })
+	off := newService(f, func(c *api.Config) { c.TxCache = nil })
 	if a, b := calls(off), calls(off); a != 1 || b != 1 {
 		t.Fatalf("cache off: %d and %d node calls, want 1 each", a, b)
 	}

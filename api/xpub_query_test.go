@@ -52,7 +52,7 @@ func TestAccountMatchesLedger(t *testing.T) {
 			t.Fatalf("fixture: account %d has %d txs, %d used addresses", i, len(l.Txids), l.Used())
 		}
 		for _, form := range accountForms(f, i) {
-			basic, err := svc.Account(ctx, form, accountQuery(api.DetailsBasic))
+			basic, err := svc.Capabilities().Accounts.Account(ctx, form, accountQuery(api.DetailsBasic))
 			if err != nil {
 				t.Fatalf("%s: %v", form, err)
 			}
@@ -60,7 +60,7 @@ func TestAccountMatchesLedger(t *testing.T) {
 				t.Fatalf("%s basic: %+v", form, basic)
 			}
 			wantAccountSums(t, form, basic, l)
-			a, err := svc.Account(ctx, form, accountQuery(api.DetailsTxids))
+			a, err := svc.Capabilities().Accounts.Account(ctx, form, accountQuery(api.DetailsTxids))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -94,7 +94,7 @@ func TestAccountTokens(t *testing.T) {
 	} {
 		q := accountQuery(tc.details)
 		q.Tokens = tc.tokens
-		a, err := svc.Account(context.Background(), form, q)
+		a, err := svc.Capabilities().Accounts.Account(context.Background(), form, q)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -141,7 +141,7 @@ func TestAccountTxsPagingAndFilters(t *testing.T) {
 	} {
 		q := accountQuery(api.DetailsTxids)
 		q.Page, q.PageSize = tc.page, tc.size
-		a, err := svc.Account(ctx, form, q)
+		a, err := svc.Capabilities().Accounts.Account(ctx, form, q)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -175,7 +175,7 @@ func TestAccountTxsPagingAndFilters(t *testing.T) {
 		{"outputs", api.AddressQuery{Filter: api.ParseFilter("outputs")}, outputs},
 	} {
 		tc.q.Details = api.DetailsTxids
-		a, err := svc.Account(ctx, form, tc.q)
+		a, err := svc.Capabilities().Accounts.Account(ctx, form, tc.q)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -199,7 +199,7 @@ func TestAccountTxsMarkOwn(t *testing.T) {
 			own[ad.Address] = true
 		}
 	}
-	a, err := svc.Account(context.Background(), f.Accounts[i].Descriptor(true), accountQuery(api.DetailsTxs))
+	a, err := svc.Capabilities().Accounts.Account(context.Background(), f.Accounts[i].Descriptor(true), accountQuery(api.DetailsTxs))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +247,7 @@ func TestAccountGap(t *testing.T) {
 			}
 			q := accountQuery(api.DetailsTokenBalances)
 			q.Tokens, q.Gap = api.TokensDerived, gap
-			a, err := svc.Account(context.Background(), f.Accounts[i].Descriptor(false), q)
+			a, err := svc.Capabilities().Accounts.Account(context.Background(), f.Accounts[i].Descriptor(false), q)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -264,7 +264,7 @@ func TestAccountGap(t *testing.T) {
 	capped := newService(f, withLimits(api.Limits{MaxXpubGap: 20}))
 	q := accountQuery(api.DetailsBasic)
 	q.Gap = 1000
-	a, err := capped.Account(context.Background(), f.Accounts[0].Descriptor(true), q)
+	a, err := capped.Capabilities().Accounts.Account(context.Background(), f.Accounts[0].Descriptor(true), q)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +287,7 @@ func TestAccountErrors(t *testing.T) {
 	svc := newService(f)
 	ctx := context.Background()
 	for _, s := range []string{"", "hello", f.DemoAddress} {
-		_, err := svc.Account(ctx, s, accountQuery(api.DetailsBasic))
+		_, err := svc.Capabilities().Accounts.Account(ctx, s, accountQuery(api.DetailsBasic))
 		wantUserError(t, err, "Invalid xpub or descriptor")
 		if !api.IsNotAccount(err) {
 			t.Errorf("%q: %v should tell it is no account", s, err)
@@ -307,7 +307,7 @@ func TestAccountErrors(t *testing.T) {
 		"wpkh(" + xpub + "/0/*')", // hardened derivation from a public key
 		"sh(multi(1," + xpub + "))",
 	} {
-		_, err := svc.Account(ctx, s, accountQuery(api.DetailsBasic))
+		_, err := svc.Capabilities().Accounts.Account(ctx, s, accountQuery(api.DetailsBasic))
 		wantUserError(t, err, "Invalid xpub or descriptor")
 		if api.IsNotAccount(err) {
 			t.Errorf("%q: %v is a malformed account, not a non-account", s, err)
@@ -318,8 +318,11 @@ func TestAccountErrors(t *testing.T) {
 	// A chain without accounts refuses them.
 	noXpub := *f.Backend
 	noXpub.Xpub = nil
-	_, err = api.NewUtxoService(f.DB, &noXpub, nil, api.Config{Log: apitest.Quiet()}).Account(ctx, xpub, accountQuery(api.DetailsBasic))
-	wantUserError(t, err, "XPUB functionality is not supported")
+	caps := api.NewUtxoService(f.DB, &noXpub, nil, api.Config{Log: apitest.Quiet()}).Capabilities()
+	if caps.Accounts != nil {
+		t.Fatal("a chain without an xpub parser offers accounts")
+	}
+	wantUserError(t, caps.NotSupported(api.CapAccounts), "XPUB functionality is not supported")
 }
 
 // flip changes a base58 / bech32 / checksum character to another valid one.

@@ -41,7 +41,7 @@ func newServed(t *testing.T) *served {
 	f := apitest.Shared(t, apitest.Options{Mempool: true})
 	svc := api.NewUtxoService(f.DB, f.Backend, nil, api.Config{
 		BlockFilters: f.BlockFilters, MempoolFilters: apitest.MempoolFilters, Mempool: f.Mempool, Log: apitest.Quiet(),
-		Build: api.BuildInfo{Version: "test", Host: "apitest"},
+		Build: api.BuildInfo{Version: "test", Host: "apitest"}, TxCache: f.DB,
 	})
 	ws := NewWebsocket(svc, WebsocketConfig{EnableSubNewTx: true}, apitest.Quiet(), prometheus.NewRegistry())
 	ctx, cancel := context.WithCancel(context.Background())
