@@ -9,6 +9,7 @@ import (
 
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
+	"github.com/openexplorer/blockbook/db/memdb"
 )
 
 const fiatDay = 86400
@@ -19,7 +20,7 @@ func fday(n int64) int64 { return 1_700_006_400 + n*fiatDay } // 2023-11-15 00:0
 // "eur" missing on day 3) and a current ticker an hour into day 5.
 func fiatService(t *testing.T, configured bool) *UtxoService {
 	t.Helper()
-	d, err := db.Open(db.Options{Path: t.TempDir(), ChainType: bchain.ChainBitcoinType, Coin: "Test", Network: "test"})
+	d, err := memdb.Open(db.Options{Path: t.TempDir(), ChainType: bchain.ChainBitcoinType, Coin: "Test", Network: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}

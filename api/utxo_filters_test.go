@@ -13,6 +13,7 @@ import (
 
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
+	"github.com/openexplorer/blockbook/db/memdb"
 )
 
 // filterChain is the node as the filter calls see it: it knows the heights
@@ -46,7 +47,7 @@ type filterFixture struct {
 
 func newFilterFixture(t *testing.T, indexed, served db.FilterParams) *filterFixture {
 	t.Helper()
-	d, err := db.Open(db.Options{Path: t.TempDir(), ChainType: bchain.ChainBitcoinType, Coin: "Test", Network: "test"})
+	d, err := memdb.Open(db.Options{Path: t.TempDir(), ChainType: bchain.ChainBitcoinType, Coin: "Test", Network: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}

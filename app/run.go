@@ -19,6 +19,7 @@ import (
 	"github.com/openexplorer/blockbook/api"
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
+	"github.com/openexplorer/blockbook/db/rocksdb"
 	"github.com/openexplorer/blockbook/mempool"
 	"github.com/openexplorer/blockbook/server"
 	"github.com/openexplorer/blockbook/syncer"
@@ -68,7 +69,7 @@ func Run(ctx context.Context, o *Options, log *slog.Logger) error {
 		}
 	}
 	mem := planMemory(o.SyncMemoryMB<<20, len(db.ColumnFamilies(backend.Type)))
-	d, err := db.Open(db.Options{
+	d, err := rocksdb.Open(db.Options{
 		Path: o.DataDir, ChainType: backend.Type, Coin: cfg.CoinName, Network: backend.Params.Network,
 		CacheBytes: o.DBCache, MaxOpenFiles: o.DBMaxOpenFiles, WriteBufferBytes: mem.writeBuffer,
 		KillAfterWrites: killAfter, Log: log,
