@@ -13,7 +13,7 @@ import (
 )
 
 // cfRows collects one column family's rows of a round in chunked arenas
-// (growing never copies), to be sorted and written as one SST file.
+// (growing never copies), to be sorted and written as one staged run.
 type cfRows struct {
 	chunks [][]byte
 	rows   []rowRef

@@ -18,7 +18,7 @@ package db
 //     visible byte.
 //  4. One synced write stores the new tip and deletes the BulkRound record.
 //
-// Open finds a BulkRound record after a crash in 3 or 4 and finishes the
+// Opening finds a BulkRound record after a crash in 3 or 4 and finishes the
 // round by ingesting the runs still staged and committing the tip, before
 // anything reads the index.
 
