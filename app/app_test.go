@@ -16,6 +16,7 @@ import (
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/bchain/coins/btc"
 	"github.com/openexplorer/blockbook/db"
+	"github.com/openexplorer/blockbook/db/rocksdb"
 )
 
 // Every flag Blockbook's packaging passes is accepted; ones without effect
@@ -126,7 +127,7 @@ func TestForeignDatadirRefused(t *testing.T) {
 
 	// An index of ours for Regtest refuses to serve as Bitcoin.
 	dir := t.TempDir()
-	d, err := db.Open(db.Options{Path: dir, ChainType: bchain.ChainBitcoinType, Coin: "Regtest", Network: "regtest"})
+	d, err := rocksdb.Open(db.Options{Path: dir, ChainType: bchain.ChainBitcoinType, Coin: "Regtest", Network: "regtest"})
 	if err != nil {
 		t.Fatal(err)
 	}

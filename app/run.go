@@ -19,6 +19,7 @@ import (
 	"github.com/openexplorer/blockbook/api"
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
+	"github.com/openexplorer/blockbook/db/rocksdb"
 	"github.com/openexplorer/blockbook/fiat"
 	"github.com/openexplorer/blockbook/server"
 	"github.com/openexplorer/blockbook/syncer"
@@ -93,7 +94,7 @@ func openStore(o *Options, cfg *bchain.Config, b *bchain.Backend, mem memoryPlan
 			return nil, fmt.Errorf("%w: %s=%q is not a number", bchain.ErrConfig, KillAfterWritesEnv, v)
 		}
 	}
-	d, err := db.Open(db.Options{
+	d, err := rocksdb.Open(db.Options{
 		Path: o.DataDir, ChainType: b.Type, Coin: cfg.CoinName, Network: b.Params.Network,
 		CacheBytes: o.DBCache, MaxOpenFiles: o.DBMaxOpenFiles, WriteBufferBytes: mem.writeBuffer,
 		KillAfterWrites: killAfter, Log: log,

@@ -109,14 +109,9 @@ func (d *DB) WriteCachedTx(txid bchain.Hash, raw []byte) error {
 	b := d.NewBatch()
 	defer b.Destroy()
 	b.put(CFTransactions, txCacheKey(txid), raw)
-	d.mu.RLock()
-	defer d.mu.RUnlock()
-	if d.closed {
-		return ErrClosed
-	}
 	// Cache writes are not block writes: they do not count for fault
 	// injection and may be lost in a crash without harm.
-	return d.rdb.Write(d.wo, b.wb)
+	return d.writeUncounted(b)
 }
 
 // AddrTxsAt is one addresses row: the txs of one descriptor in one block,

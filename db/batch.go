@@ -1,8 +1,6 @@
 package db
 
-import (
-	"github.com/linxGnu/grocksdb"
-)
+import "fmt"
 
 // Reader reads rows, either the live database or a consistent snapshot.
 // Accessors take a Reader so the same code serves the sync worker (live) and
@@ -29,29 +27,25 @@ var (
 
 // Batch is an atomic write in preparation.
 type Batch struct {
-	wb      *grocksdb.WriteBatch
-	handles *[numCF]*grocksdb.ColumnFamilyHandle
+	eb EngineBatch
 }
 
 // NewBatch starts an atomic write. Call Destroy when done.
-func (d *DB) NewBatch() *Batch {
-	return &Batch{wb: grocksdb.NewWriteBatch(), handles: &d.handles}
-}
+func (d *DB) NewBatch() *Batch { return &Batch{eb: d.eng.NewBatch()} }
 
-func (b *Batch) put(cf CF, key, value []byte) { b.wb.PutCF(b.handles[cf], key, value) }
-func (b *Batch) del(cf CF, key []byte)        { b.wb.DeleteCF(b.handles[cf], key) }
+func (b *Batch) put(cf CF, key, value []byte) { b.eb.Put(cf, key, value) }
+func (b *Batch) del(cf CF, key []byte)        { b.eb.Delete(cf, key) }
 
 // Len returns the number of row changes in the batch.
-func (b *Batch) Len() int { return b.wb.Count() }
+func (b *Batch) Len() int { return b.eb.Len() }
 
 // Destroy frees the batch.
-func (b *Batch) Destroy() { b.wb.Destroy() }
+func (b *Batch) Destroy() { b.eb.Destroy() }
 
 // Snapshot is a consistent read-only view of the database.
 type Snapshot struct {
-	d    *DB
-	snap *grocksdb.Snapshot
-	ro   *grocksdb.ReadOptions
+	d  *DB
+	es EngineSnapshot
 }
 
 // Snapshot returns a consistent view; call Release when done.
@@ -63,19 +57,18 @@ func (d *DB) Snapshot() (*Snapshot, error) {
 	if d.closed {
 		return nil, ErrClosed
 	}
-	s := &Snapshot{d: d, snap: d.rdb.NewSnapshot(), ro: grocksdb.NewDefaultReadOptions()}
-	s.ro.SetSnapshot(s.snap)
-	return s, nil
+	es, err := d.eng.Snapshot()
+	if err != nil {
+		return nil, fmt.Errorf("db: snapshot: %w", err)
+	}
+	return &Snapshot{d: d, es: es}, nil
 }
 
 // Release frees the snapshot.
 func (s *Snapshot) Release() {
 	s.d.mu.RLock()
 	defer s.d.mu.RUnlock()
-	if !s.d.closed {
-		s.d.rdb.ReleaseSnapshot(s.snap)
-	}
-	s.ro.Destroy()
+	s.es.Release()
 }
 
 func (s *Snapshot) get(cf CF, key []byte) ([]byte, error) {
@@ -84,7 +77,11 @@ func (s *Snapshot) get(cf CF, key []byte) ([]byte, error) {
 	if s.d.closed {
 		return nil, ErrClosed
 	}
-	return getWith(s.d.rdb, s.ro, s.d.handles[cf], cf, key)
+	v, err := s.es.Get(cf, key)
+	if err != nil {
+		return nil, fmt.Errorf("db: get %s: %w", cf, err)
+	}
+	return v, nil
 }
 
 func (s *Snapshot) iterate(cf CF, start, prefix []byte, fn func(k, v []byte) (bool, error)) error {
@@ -93,5 +90,5 @@ func (s *Snapshot) iterate(cf CF, start, prefix []byte, fn func(k, v []byte) (bo
 	if s.d.closed {
 		return ErrClosed
 	}
-	return iterateWith(s.d.rdb, s.ro, s.d.handles[cf], start, prefix, fn)
+	return s.es.Iterate(cf, start, prefix, fn)
 }

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/btcsuite/btcd/btcutil/v2/gcs"
-	"github.com/linxGnu/grocksdb"
 
 	"github.com/openexplorer/blockbook/bchain"
 )
@@ -153,16 +152,8 @@ func TestBlockFilterRowsMatchScripts(t *testing.T) {
 // others is refused (naming the config keys) until a reindex, and so is an
 // index that has blocks but no parameters.
 func TestFilterParamsFixedAtCreation(t *testing.T) {
-	dir := t.TempDir()
-	open := func() *DB {
-		d, err := Open(Options{Path: dir, ChainType: bchain.ChainBitcoinType, Coin: "Test", Network: "test"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return d
-	}
 	prod := FilterParams{P: 20, Scripts: FilterScriptsTaprootNoOrdinals, ZeroedKey: true}
-	d := open()
+	d := openTestDB(t)
 	x := newTestIndex(t, d, 10, prod)
 	chain := newSynthChain(3)
 	for i := 0; i < 5; i++ {
@@ -171,10 +162,7 @@ func TestFilterParamsFixedAtCreation(t *testing.T) {
 	if got, ok, err := ReadFilterParams(d); err != nil || !ok || got != prod {
 		t.Fatalf("stored params %+v %v %v", got, ok, err)
 	}
-	d.Close()
-
-	d = open()
-	defer func() { d.Close() }()
+	// A new index over the same database (what a restart opens).
 	if _, err := NewUtxoIndex(d, testClassifier{}, 10, prod); err != nil {
 		t.Fatalf("same parameters refused: %v", err)
 	}
@@ -201,51 +189,5 @@ func TestFilterParamsFixedAtCreation(t *testing.T) {
 	b.Destroy()
 	if _, err := NewUtxoIndex(d, testClassifier{}, 10, prod); !errors.Is(err, ErrIncompatible) {
 		t.Fatalf("index with blocks and no parameters adopted: %v", err)
-	}
-}
-
-// An index of format 1 (no blockFilter column family) is refused without
-// being modified: its column families stay what they were.
-func TestOpenRefusesOlderFormatUnchanged(t *testing.T) {
-	dir := t.TempDir()
-	opts := grocksdb.NewDefaultOptions()
-	defer opts.Destroy()
-	opts.SetCreateIfMissing(true)
-	opts.SetCreateIfMissingColumnFamilies(true)
-	var names []string
-	for _, cf := range ColumnFamilies(bchain.ChainBitcoinType) {
-		if cf != CFBlockFilter {
-			names = append(names, cf.String())
-		}
-	}
-	cfOpts := make([]*grocksdb.Options, len(names))
-	for i := range cfOpts {
-		cfOpts[i] = opts
-	}
-	rdb, handles, err := grocksdb.OpenDbColumnFamilies(opts, dir, names, cfOpts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wo := grocksdb.NewDefaultWriteOptions()
-	if err := rdb.PutCF(wo, handles[0], stateKeyFormat, heightKey(1)); err != nil {
-		t.Fatal(err)
-	}
-	wo.Destroy()
-	for _, h := range handles {
-		h.Destroy()
-	}
-	rdb.Close()
-
-	_, err = Open(Options{Path: dir, ChainType: bchain.ChainBitcoinType, Coin: "Test", Network: "test"})
-	if !errors.Is(err, ErrIncompatible) || !strings.Contains(err.Error(), "format version 1") {
-		t.Fatalf("format 1 index: %v", err)
-	}
-	after, err := grocksdb.ListColumnFamilies(opts, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	slices.Sort(after)
-	if !slices.Equal(after, slices.Sorted(slices.Values(names))) {
-		t.Fatalf("column families changed to %v", after)
 	}
 }

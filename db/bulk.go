@@ -23,11 +23,11 @@ type BulkOptions struct {
 
 // BulkLoader connects many blocks fast: it computes each block's rows with
 // the same pure step as ConnectBlock (so the result is byte-identical),
-// accumulates them in memory, and writes them as sorted SST files ingested
-// with the crash-safe protocol of ingest.go. While one round is sorted,
-// written and ingested in the background, the next is built; rounds are
-// committed strictly in order. Blocks must come in height order from one
-// goroutine.
+// accumulates them in memory, and writes them as sorted runs (SST files on
+// RocksDB) ingested with the crash-safe protocol of ingest.go. While one
+// round is sorted, written and ingested in the background, the next is
+// built; rounds are committed strictly in order. Blocks must come in height
+// order from one goroutine.
 type BulkLoader struct {
 	x        *UtxoIndex
 	opts     BulkOptions

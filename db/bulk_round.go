@@ -5,8 +5,6 @@ import (
 	"cmp"
 	"encoding/binary"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"sync"
 	"unsafe"
@@ -15,7 +13,7 @@ import (
 )
 
 // cfRows collects one column family's rows of a round in chunked arenas
-// (growing never copies), to be sorted and written as one SST file.
+// (growing never copies), to be sorted and written as one staged run.
 type cfRows struct {
 	chunks [][]byte
 	rows   []rowRef
@@ -239,13 +237,9 @@ func (c *balanceCache) put(desc string, b *AddrBalance) {
 	c.cur[desc] = *b
 }
 
-// writeFiles sorts each column family's rows and writes them as staged SST
-// files, several column families at a time.
+// writeFiles sorts each column family's rows and writes them as staged
+// runs, several column families at a time.
 func (r *round) writeFiles(d *DB, workers int) ([]BulkFile, error) {
-	dir := d.stagingDir()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
 	var (
 		mu    sync.Mutex
 		files []BulkFile
@@ -262,14 +256,16 @@ func (r *round) writeFiles(d *DB, workers int) ([]BulkFile, error) {
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			name := fmt.Sprintf("%d-%d-%s.sst", r.from, r.to, cf)
-			err := r.writeFile(d, cf, filepath.Join(dir, name))
+			staged, err := r.writeFile(d, cf, name)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
 				errs = append(errs, err)
 				return
 			}
-			files = append(files, BulkFile{CF: cf, Name: name})
+			if staged {
+				files = append(files, BulkFile{CF: cf, Name: name})
+			}
 		}()
 	}
 	wg.Wait()
@@ -277,21 +273,30 @@ func (r *round) writeFiles(d *DB, workers int) ([]BulkFile, error) {
 		return nil, errs[0]
 	}
 	slices.SortFunc(files, func(a, b BulkFile) int { return int(a.CF) - int(b.CF) })
-	return files, syncDir(dir)
+	return files, d.syncRuns()
 }
 
-func (r *round) writeFile(d *DB, cf CF, path string) error {
+// writeFile stages one column family's run; staged is false when every row
+// was cancelled within the round (an engine refuses an empty run).
+func (r *round) writeFile(d *DB, cf CF, name string) (staged bool, err error) {
 	c := &r.cfs[cf]
 	rows := c.sorted()
-	f, err := d.newSSTFile(path, len(rows))
+	if len(rows) == 0 {
+		return false, nil
+	}
+	f, err := d.newRun(cf, name, len(rows))
 	if err != nil {
-		return err
+		return false, err
 	}
 	for _, row := range rows {
 		if err := f.add(d, c.key(row), c.value(row), row.del); err != nil {
-			f.close()
-			return err
+			f.w.Abort()
+			return false, err
 		}
 	}
-	return f.finish(d)
+	if err := f.finish(d); err != nil {
+		f.w.Abort()
+		return false, err
+	}
+	return true, nil
 }

@@ -2,8 +2,6 @@ package db
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/openexplorer/blockbook/bchain"
@@ -85,91 +83,6 @@ func testBulkEqualsPerBlock(t *testing.T, chain *synthChain, ref *UtxoIndex, kee
 	short := newTestIndex(t, openTestDB(t), keep, f)
 	connectAll(t, short, chain.blocks[:80-min(keep, 15)])
 	assertIdentical(t, mixed.db, short.db)
-}
-
-// stageRound runs a bulk session over blocks but stops the last round's
-// protocol after `ingests` ingests (and the BulkRound record), as if the
-// process had died there. It returns the datadir (closed).
-func stageRound(t *testing.T, blocks []*bchain.Block, pre int, ingests int, writeRecord bool) string {
-	t.Helper()
-	dir := t.TempDir()
-	d, err := Open(Options{Path: dir, ChainType: bchain.ChainBitcoinType, Coin: "Test", Network: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	x := newTestIndex(t, d, 10, filterVariants[2].p)
-	connectAll(t, x, blocks[:pre])
-	l, err := x.NewBulkLoader(BulkOptions{RoundBytes: 1 << 30})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, b := range blocks[pre:] {
-		if err := l.ConnectBlock(b); err != nil {
-			t.Fatal(err)
-		}
-	}
-	r := l.round
-	if err := r.finalRows(d, l.balances, l.committed.Height, l.hasCommitted); err != nil {
-		t.Fatal(err)
-	}
-	files, err := r.writeFiles(d, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if writeRecord {
-		br := &BulkRound{From: r.from, To: r.to, TipHash: r.toHash, Files: files}
-		b := d.NewBatch()
-		b.put(CFDefault, stateKeyBulk, packBulkRound(br))
-		if err := d.syncedWrite(b); err != nil {
-			t.Fatal(err)
-		}
-		b.Destroy()
-		partial := *br
-		partial.Files = files[:min(ingests, len(files))]
-		if err := d.ingestStaged(&partial); err != nil {
-			t.Fatal(err)
-		}
-	}
-	d.Close()
-	return dir
-}
-
-// A crash between any two steps of the ingest protocol is completed (or,
-// before the BulkRound record, forgotten) when the index is reopened.
-func TestBulkRecoversInterruptedRound(t *testing.T) {
-	chain := newSynthChain(9)
-	for i := 0; i < 50; i++ {
-		chain.next("")
-	}
-	full := newTestIndex(t, openTestDB(t), 10, filterVariants[2].p)
-	connectAll(t, full, chain.blocks)
-	prefix := newTestIndex(t, openTestDB(t), 10, filterVariants[2].p)
-	connectAll(t, prefix, chain.blocks[:30])
-
-	for ingests := 0; ingests <= int(numCF); ingests++ {
-		dir := stageRound(t, chain.blocks, 30, ingests, true)
-		d, err := Open(Options{Path: dir, ChainType: bchain.ChainBitcoinType, Coin: "Test", Network: "test"})
-		if err != nil {
-			t.Fatalf("reopen after %d ingests: %v", ingests, err)
-		}
-		assertIdentical(t, d, full.db)
-		if _, err := os.Stat(filepath.Join(dir, stagingDirName)); !os.IsNotExist(err) {
-			t.Errorf("staging directory left after recovery: %v", err)
-		}
-		d.Close()
-	}
-	// Died while writing files, before the BulkRound record: the round is
-	// lost, the index is at the previous tip and staging is cleaned.
-	dir := stageRound(t, chain.blocks, 30, 0, false)
-	d, err := Open(Options{Path: dir, ChainType: bchain.ChainBitcoinType, Coin: "Test", Network: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	assertIdentical(t, d, prefix.db)
-	if _, err := os.Stat(filepath.Join(dir, stagingDirName)); !os.IsNotExist(err) {
-		t.Errorf("staging garbage left: %v", err)
-	}
 }
 
 func FuzzUnpackBulkRound(f *testing.F) {

@@ -1,15 +1,13 @@
 package db
 
 // Accessors of the fiatRates column family (layout in schema_fiat.go). Its
-// writes are not block writes: they go straight to RocksDB with the WAL,
+// writes are not block writes: they go straight to the engine (with its log),
 // never count for fault injection, and do not wait for the sync worker.
 
 import (
 	"errors"
 	"fmt"
 	"slices"
-
-	"github.com/linxGnu/grocksdb"
 )
 
 // ErrEmptyTicker is returned when storing a ticker without rates.
@@ -131,31 +129,22 @@ func (d *DB) LastFiatTicker(currency string) (*FiatTicker, error) {
 	if d.closed {
 		return nil, ErrClosed
 	}
-	h := d.handles[CFFiatRates]
-	if h == nil {
-		return nil, nil // a read-only open of an index without the family
-	}
-	it := d.rdb.NewIteratorCF(d.ro, h)
-	defer it.Close()
-	it.SeekForPrev(fiatTickerKey(maxFiatTime))
-	for ; it.Valid(); it.Prev() {
-		ft, err := iteratorFiatRow(it)
-		if err != nil || ft == nil || ft.Has(currency) {
-			return ft, err
+	var found *FiatTicker
+	err := d.eng.IterateReverse(CFFiatRates, fiatTickerKey(maxFiatTime), fiatTickerPrefix, func(k, v []byte) (bool, error) {
+		ft, err := decodeFiatRow(k, v)
+		if err != nil {
+			return false, err
 		}
+		if ft.Has(currency) {
+			found = ft
+			return false, nil
+		}
+		return true, nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	return nil, it.Err()
-}
-
-// iteratorFiatRow decodes the iterator's row; nil once past the history keys.
-func iteratorFiatRow(it *grocksdb.Iterator) (*FiatTicker, error) {
-	k, v := it.Key(), it.Value()
-	defer k.Free()
-	defer v.Free()
-	if !hasPrefix(k.Data(), fiatTickerPrefix) {
-		return nil, nil
-	}
-	return decodeFiatRow(k.Data(), v.Data())
+	return found, nil
 }
 
 // WriteFiatTickers stores history tickers (replacing those of the same
@@ -187,14 +176,4 @@ func (d *DB) WriteFiatCurrent(t *FiatTicker) error {
 }
 
 // writeOffChain commits a batch that is not a block write.
-func (d *DB) writeOffChain(b *Batch) error {
-	d.mu.RLock()
-	defer d.mu.RUnlock()
-	if d.closed {
-		return ErrClosed
-	}
-	if err := d.rdb.Write(d.wo, b.wb); err != nil {
-		return fmt.Errorf("db: write: %w", err)
-	}
-	return nil
-}
+func (d *DB) writeOffChain(b *Batch) error { return d.writeUncounted(b) }

@@ -1,75 +1,62 @@
 package db
 
-// Crash-safe ingestion of a bulk-load round. RocksDB ingests external SST
-// files one column family per call, so a crash can fall between two
-// ingests. The protocol makes every such state recoverable:
+// Crash-safe ingestion of a bulk-load round. An engine ingests sorted runs
+// (RocksDB: external SST files) one column family per call, so a crash can
+// fall between two ingests. The protocol makes every such state
+// recoverable:
 //
-//  1. Every SST file of the round is written completely and fsynced into the
-//     staging directory. A crash here leaves only garbage in staging, which
+//  1. Every run of the round is written completely and made durable in the
+//     engine's staging area. A crash here leaves only garbage there, which
 //     the next open deletes; the index is still at the previous tip.
-//  2. A BulkRound record (round heights, new tip, file list) is written to
+//  2. A BulkRound record (round heights, new tip, run list) is written to
 //     the default column family with a synced write.
-//  3. Each file is ingested with move_files: RocksDB links it into the
-//     database and, once the ingestion is durable, removes the staged name.
-//     So a staged file that is gone has been ingested, one still present
-//     may or may not have been, and ingesting it again is harmless: the
-//     files hold absolute values (balances included), so a second copy with
-//     a newer sequence number changes no visible byte.
+//  3. Each run is ingested. Once the ingestion is durable the engine drops
+//     the staged run (RocksDB's move_files unlinks the staged name). So a
+//     run no longer staged has been ingested, one still staged may or may
+//     not have been, and ingesting it again is harmless: the runs hold
+//     absolute values (balances included), so a second copy changes no
+//     visible byte.
 //  4. One synced write stores the new tip and deletes the BulkRound record.
 //
-// Open finds a BulkRound record after a crash in 3 or 4 and finishes the
-// round by ingesting the files still staged and committing the tip, before
+// Opening finds a BulkRound record after a crash in 3 or 4 and finishes the
+// round by ingesting the runs still staged and committing the tip, before
 // anything reads the index.
 
 import (
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-
-	"github.com/linxGnu/grocksdb"
+	"slices"
 )
-
-// stagingDirName is the staging directory for bulk rounds, inside the datadir.
-const stagingDirName = "bulk-staging"
-
-func (d *DB) stagingDir() string { return filepath.Join(d.path, stagingDirName) }
 
 // faultPoint counts a step of a write protocol for fault injection; with
 // KillAfterWrites set, the process dies right after the chosen step.
 func (d *DB) faultPoint() { d.afterWrite() }
 
-// sstFile writes sorted rows of one column family to a staged SST file.
-type sstFile struct {
-	w     *grocksdb.SSTFileWriter
-	env   *grocksdb.EnvOptions
-	path  string
+// stagedRun writes sorted rows of one column family to a staged run.
+type stagedRun struct {
+	w     RunWriter
+	name  string
 	count int
 	// halfway is the row count after which a fault point is taken, so that
-	// crash tests can kill the process in the middle of a file.
+	// crash tests can kill the process in the middle of a run.
 	halfway int
 }
 
-func (d *DB) newSSTFile(path string, rows int) (*sstFile, error) {
-	env := grocksdb.NewDefaultEnvOptions()
-	w := grocksdb.NewSSTFileWriter(env, d.opts)
-	if err := w.Open(path); err != nil {
-		w.Destroy()
-		env.Destroy()
-		return nil, fmt.Errorf("db: open sst %s: %w", path, err)
+func (d *DB) newRun(cf CF, name string, rows int) (*stagedRun, error) {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	if d.closed {
+		return nil, ErrClosed
 	}
-	return &sstFile{w: w, env: env, path: path, halfway: rows / 2}, nil
+	w, err := d.eng.NewRun(cf, name)
+	if err != nil {
+		return nil, fmt.Errorf("db: stage run %s: %w", name, err)
+	}
+	return &stagedRun{w: w, name: name, halfway: rows / 2}, nil
 }
 
-func (f *sstFile) add(d *DB, key, value []byte, del bool) error {
-	var err error
-	if del {
-		err = f.w.Delete(key)
-	} else {
-		err = f.w.Put(key, value)
-	}
-	if err != nil {
-		return fmt.Errorf("db: write sst %s: %w", f.path, err)
+func (f *stagedRun) add(d *DB, key, value []byte, del bool) error {
+	if err := f.w.Add(key, value, del); err != nil {
+		return fmt.Errorf("db: write run %s: %w", f.name, err)
 	}
 	f.count++
 	if f.count == f.halfway {
@@ -78,46 +65,40 @@ func (f *sstFile) add(d *DB, key, value []byte, del bool) error {
 	return nil
 }
 
-// finish completes and syncs the file.
-func (f *sstFile) finish(d *DB) error {
-	defer f.close()
+// finish completes the run.
+func (f *stagedRun) finish(d *DB) error {
 	if err := f.w.Finish(); err != nil {
-		return fmt.Errorf("db: finish sst %s: %w", f.path, err)
+		return fmt.Errorf("db: finish run %s: %w", f.name, err)
 	}
 	d.faultPoint()
 	return nil
 }
 
-func (f *sstFile) close() {
-	if f.w != nil {
-		f.w.Destroy()
-		f.env.Destroy()
-		f.w = nil
-	}
-}
-
-// syncedWrite commits a batch with an fsync of the WAL: the protocol's
-// records must be durable before the next step.
-func (d *DB) syncedWrite(b *Batch) error {
-	wo := grocksdb.NewDefaultWriteOptions()
-	defer wo.Destroy()
-	wo.SetSync(true)
+// syncRuns makes the staged runs durable (step 1's end).
+func (d *DB) syncRuns() error {
 	d.mu.RLock()
+	defer d.mu.RUnlock()
 	if d.closed {
-		d.mu.RUnlock()
 		return ErrClosed
 	}
-	err := d.rdb.Write(wo, b.wb)
-	d.mu.RUnlock()
-	if err != nil {
-		return fmt.Errorf("db: write: %w", err)
+	if err := d.eng.SyncRuns(); err != nil {
+		return fmt.Errorf("db: sync staged runs: %w", err)
+	}
+	return nil
+}
+
+// syncedWrite commits a batch durably: the protocol's records must be
+// durable before the next step.
+func (d *DB) syncedWrite(b *Batch) error {
+	if err := d.commit(b, true); err != nil {
+		return err
 	}
 	d.faultPoint()
 	return nil
 }
 
-// commitRound runs steps 2 to 4 of the protocol for a round whose files are
-// staged (step 1 done by the caller, directory entries synced).
+// commitRound runs steps 2 to 4 of the protocol for a round whose runs are
+// staged and synced (step 1 done by the caller).
 func (d *DB) commitRound(r *BulkRound) error {
 	b := d.NewBatch()
 	b.put(CFDefault, stateKeyBulk, packBulkRound(r))
@@ -141,36 +122,50 @@ func (d *DB) finishRound(r *BulkRound) error {
 	if err := d.syncedWrite(b); err != nil {
 		return err
 	}
-	return os.RemoveAll(d.stagingDir())
+	return d.clearRuns()
 }
 
 func (d *DB) ingestStaged(r *BulkRound) error {
-	opts := grocksdb.NewDefaultIngestExternalFileOptions()
-	defer opts.Destroy()
-	opts.SetMoveFiles(true)
-	opts.SetAllowGlobalSeqNo(true)
-	opts.SetAllowBlockingFlush(true)
 	// Snapshots are taken under ingestMu's read lock, so no reader sees a
 	// round half ingested.
 	d.ingestMu.Lock()
 	defer d.ingestMu.Unlock()
 	for _, f := range r.Files {
-		path := filepath.Join(d.stagingDir(), f.Name)
-		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-			continue // ingested before a crash; RocksDB removed the staged name
-		} else if err != nil {
-			return fmt.Errorf("db: staged file %s: %w", path, err)
+		if !slices.Contains(d.cfs, f.CF) {
+			return fmt.Errorf("%w: staged run %s for column family %s not in this index", ErrCorrupt, f.Name, f.CF)
 		}
-		if d.handles[f.CF] == nil {
-			return fmt.Errorf("%w: staged file %s for column family %s not in this index", ErrCorrupt, f.Name, f.CF)
-		}
-		d.mu.RLock()
-		err := d.rdb.IngestExternalFileCF(d.handles[f.CF], []string{path}, opts)
-		d.mu.RUnlock()
+		ingested, err := d.ingestRun(f)
 		if err != nil {
-			return fmt.Errorf("db: ingest %s into %s: %w", f.Name, f.CF, err)
+			return err
 		}
-		d.faultPoint()
+		if ingested {
+			d.faultPoint()
+		} // else ingested before a crash: the engine dropped the staged run
+	}
+	return nil
+}
+
+func (d *DB) ingestRun(f BulkFile) (bool, error) {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	if d.closed {
+		return false, ErrClosed
+	}
+	ok, err := d.eng.IngestRun(f.CF, f.Name)
+	if err != nil {
+		return false, fmt.Errorf("db: ingest %s into %s: %w", f.Name, f.CF, err)
+	}
+	return ok, nil
+}
+
+func (d *DB) clearRuns() error {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	if d.closed {
+		return ErrClosed
+	}
+	if err := d.eng.ClearRuns(); err != nil {
+		return fmt.Errorf("db: clear staged runs: %w", err)
 	}
 	return nil
 }
@@ -183,7 +178,7 @@ func (d *DB) recoverBulk() error {
 		return err
 	}
 	if v == nil {
-		return os.RemoveAll(d.stagingDir())
+		return d.clearRuns()
 	}
 	r, err := unpackBulkRound(v)
 	if err != nil {
@@ -191,15 +186,4 @@ func (d *DB) recoverBulk() error {
 	}
 	d.log.Warn("completing a bulk-load round interrupted by a crash", "subsystem", "db", "from", r.From, "to", r.To)
 	return d.finishRound(r)
-}
-
-// syncDir fsyncs a directory so that the names of files created in it are
-// durable.
-func syncDir(dir string) error {
-	f, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return f.Sync()
 }

@@ -13,7 +13,8 @@ type BulkRound struct {
 	Files    []BulkFile
 }
 
-// BulkFile is one staged SST file and the column family it belongs to.
+// BulkFile is one staged run (an SST file on RocksDB) and the column
+// family it belongs to.
 type BulkFile struct {
 	CF   CF
 	Name string

@@ -2,7 +2,7 @@ package db
 
 // fiatRates: exchange rates of the coin downloaded from a rate provider
 // (fiat). Off-chain: no block connect or disconnect touches the column
-// family, dumps and the byte-identity guarantee leave it out, and Open adds
+// family, dumps and the byte-identity guarantee leave it out, and opening adds
 // it to an index that lacks it. Part of schema.go, kept apart for size.
 //
 //	't' ‖ u32be(unix seconds) → rates      a ticker of that time (daily
@@ -53,7 +53,7 @@ func (t *FiatTicker) Has(currency string) bool {
 }
 
 // IsOffChain reports whether the column family holds data from outside the
-// chain (fiat rates): Open adds it to an index that lacks it.
+// chain (fiat rates): rocksdb.Open adds it to an index that lacks it.
 func (c CF) IsOffChain() bool { return c == CFFiatRates }
 
 // Mirrored reports whether the column family is covered by the

@@ -14,6 +14,7 @@ import (
 	"github.com/openexplorer/blockbook/app"
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
+	"github.com/openexplorer/blockbook/db/rocksdb"
 	"github.com/openexplorer/blockbook/tools/chaingen"
 )
 
@@ -207,7 +208,7 @@ func waitTipOrDeath(t *testing.T, c *child, height int32, hash string) bool {
 // indexTip opens a closed index and returns its tip height.
 func indexTip(t *testing.T, dir string) uint32 {
 	t.Helper()
-	d, err := db.Open(db.Options{Path: dir, ChainType: bchain.ChainBitcoinType, Coin: "Regtest", Network: "regtest", ReadOnly: true})
+	d, err := rocksdb.Open(db.Options{Path: dir, ChainType: bchain.ChainBitcoinType, Coin: "Regtest", Network: "regtest", ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,6 +28,7 @@ import (
 	"github.com/openexplorer/blockbook/app"
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
+	"github.com/openexplorer/blockbook/db/rocksdb"
 	"github.com/openexplorer/blockbook/tools/chaingen"
 	"github.com/openexplorer/blockbook/tools/regtest"
 )
@@ -299,7 +300,7 @@ func getJSON(t testing.TB, url string, want int, out any) {
 func compareIndexes(t testing.TB, dirA, dirB string) {
 	t.Helper()
 	open := func(dir string) *db.DB {
-		d, err := db.Open(db.Options{Path: dir, ChainType: bchain.ChainBitcoinType, Coin: "Regtest", Network: "regtest"})
+		d, err := rocksdb.Open(db.Options{Path: dir, ChainType: bchain.ChainBitcoinType, Coin: "Regtest", Network: "regtest"})
 		if err != nil {
 			t.Fatalf("open %s: %v", dir, err)
 		}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
+	"github.com/openexplorer/blockbook/db/rocksdb"
 	"github.com/openexplorer/blockbook/fiat/fiattest"
 )
 
@@ -28,7 +29,7 @@ func dayN(n int) time.Time { return t0.Add(time.Duration(n) * day) }
 
 func openDB(t *testing.T, dir string) *db.DB {
 	t.Helper()
-	d, err := db.Open(db.Options{Path: dir, ChainType: bchain.ChainBitcoinType, Coin: "Test", Network: "test"})
+	d, err := rocksdb.Open(db.Options{Path: dir, ChainType: bchain.ChainBitcoinType, Coin: "Test", Network: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}

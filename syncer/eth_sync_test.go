@@ -22,6 +22,7 @@ import (
 	"github.com/openexplorer/blockbook/bchain"
 	_ "github.com/openexplorer/blockbook/bchain/coins/eth"
 	"github.com/openexplorer/blockbook/db"
+	"github.com/openexplorer/blockbook/db/rocksdb"
 	"github.com/openexplorer/blockbook/syncer"
 	"github.com/openexplorer/blockbook/tools/ethgen"
 	"github.com/openexplorer/blockbook/tools/gethdev"
@@ -63,7 +64,7 @@ func startEthStack(t *testing.T) (*ethStack, *ethgen.Ledger) {
 // syncIndex syncs a new index in a temp dir up to the node's tip.
 func (st *ethStack) syncIndex(t *testing.T) (*db.DB, *db.EthIndex) {
 	t.Helper()
-	d, err := db.Open(db.Options{Path: t.TempDir(), ChainType: bchain.ChainEthereumType, Coin: "Ethereum Regtest", Network: "regtest", Log: quiet})
+	d, err := rocksdb.Open(db.Options{Path: t.TempDir(), ChainType: bchain.ChainEthereumType, Coin: "Ethereum Regtest", Network: "regtest", Log: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}

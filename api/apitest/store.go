@@ -14,6 +14,7 @@ import (
 
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
+	"github.com/openexplorer/blockbook/db/memdb"
 )
 
 // openStore is the one place api and server tests open a store. Blank
@@ -25,7 +26,7 @@ func openStore(o db.Options) (*db.DB, error) {
 	if o.Log == nil {
 		o.Log = Quiet()
 	}
-	d, err := db.Open(o)
+	d, err := memdb.Open(o)
 	if err != nil {
 		return nil, fmt.Errorf("open the test store: %w", err)
 	}

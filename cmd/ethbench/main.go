@@ -34,6 +34,7 @@ import (
 	"github.com/openexplorer/blockbook/bchain"
 	_ "github.com/openexplorer/blockbook/bchain/coins/eth"
 	"github.com/openexplorer/blockbook/db"
+	"github.com/openexplorer/blockbook/db/rocksdb"
 	"github.com/openexplorer/blockbook/tools/benchproc"
 	"github.com/openexplorer/blockbook/tools/gethdev"
 )
@@ -214,7 +215,7 @@ type indexCounts struct{ txs, tokens, internal int }
 // the generator's addresses (every party of every tx is one of them).
 func countIndex(dir string, exp *expect) (indexCounts, error) {
 	var c indexCounts
-	d, err := db.Open(db.Options{Path: dir, ChainType: bchain.ChainEthereumType, Coin: "Ethereum Regtest", Network: "regtest", ReadOnly: true, Log: quiet})
+	d, err := rocksdb.Open(db.Options{Path: dir, ChainType: bchain.ChainEthereumType, Coin: "Ethereum Regtest", Network: "regtest", ReadOnly: true, Log: quiet})
 	if err != nil {
 		return c, err
 	}

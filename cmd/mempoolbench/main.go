@@ -25,6 +25,7 @@ import (
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/bchain/coins/btc"
 	"github.com/openexplorer/blockbook/db"
+	"github.com/openexplorer/blockbook/db/rocksdb"
 	"github.com/openexplorer/blockbook/mempool"
 	"github.com/openexplorer/blockbook/syncer"
 	"github.com/openexplorer/blockbook/tools/chaingen"
@@ -197,7 +198,7 @@ func (b *bench) startIndex(dir string) error {
 		return err
 	}
 	b.btc = b.be.Chain.(*btc.Node)
-	if b.d, err = db.Open(db.Options{Path: dir, ChainType: bchain.ChainBitcoinType, Coin: "Regtest", Network: "regtest", Log: b.log}); err != nil {
+	if b.d, err = rocksdb.Open(db.Options{Path: dir, ChainType: bchain.ChainBitcoinType, Coin: "Regtest", Network: "regtest", Log: b.log}); err != nil {
 		return err
 	}
 	if b.index, err = db.NewUtxoIndex(b.d, b.be.Utxo, 300, db.FilterParams{}); err != nil {

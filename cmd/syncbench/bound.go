@@ -13,6 +13,7 @@ import (
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/bchain/coins/btc"
 	"github.com/openexplorer/blockbook/db"
+	"github.com/openexplorer/blockbook/db/rocksdb"
 	"github.com/openexplorer/blockbook/tools/chaingen"
 )
 
@@ -59,7 +60,7 @@ func lowerBound(chainFile, dir string, filters db.FilterParams) (boundTimes, err
 	}
 	t.decode = time.Since(start)
 
-	d, err := db.Open(db.Options{Path: dir, ChainType: bchain.ChainBitcoinType, Coin: "Regtest", Network: "regtest",
+	d, err := rocksdb.Open(db.Options{Path: dir, ChainType: bchain.ChainBitcoinType, Coin: "Regtest", Network: "regtest",
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		return t, err

@@ -16,6 +16,7 @@ import (
 
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
+	"github.com/openexplorer/blockbook/db/rocksdb"
 )
 
 // crashRun syncs the chain again into a new datadir, kills the process with
@@ -83,7 +84,7 @@ func bestHeight(base string) int32 {
 }
 
 func openRO(dir string) (*db.DB, error) {
-	return db.Open(db.Options{Path: dir, ChainType: bchain.ChainBitcoinType, Coin: "Regtest", Network: "regtest",
+	return rocksdb.Open(db.Options{Path: dir, ChainType: bchain.ChainBitcoinType, Coin: "Regtest", Network: "regtest",
 		ReadOnly: true, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/bchain/coins/btc"
 	"github.com/openexplorer/blockbook/db"
+	"github.com/openexplorer/blockbook/db/rocksdb"
 	"github.com/openexplorer/blockbook/tools/chaingen"
 )
 
@@ -143,7 +144,7 @@ func buildIndex(chainFile, dir string) error {
 		return err
 	}
 	parser := btc.NewParser(params)
-	d, err := db.Open(db.Options{Path: dir, ChainType: bchain.ChainBitcoinType, Coin: "Regtest", Network: "regtest",
+	d, err := rocksdb.Open(db.Options{Path: dir, ChainType: bchain.ChainBitcoinType, Coin: "Regtest", Network: "regtest",
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		return err

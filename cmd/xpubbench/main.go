@@ -28,6 +28,7 @@ import (
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/bchain/coins/btc"
 	"github.com/openexplorer/blockbook/db"
+	"github.com/openexplorer/blockbook/db/rocksdb"
 	"github.com/openexplorer/blockbook/server"
 	"github.com/openexplorer/blockbook/tools/chaingen"
 )
@@ -87,7 +88,7 @@ func run(cache string, used, txs, histTxs, cold, warm int) error {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	d, err := db.Open(db.Options{Path: indexDir, ChainType: bchain.ChainBitcoinType, Coin: "Regtest", Network: "regtest",
+	d, err := rocksdb.Open(db.Options{Path: indexDir, ChainType: bchain.ChainBitcoinType, Coin: "Regtest", Network: "regtest",
 		CacheBytes: 512 << 20, ReadOnly: true, Log: log})
 	if err != nil {
 		return err

@@ -1,0 +1,231 @@
+package rocksdb
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/linxGnu/grocksdb"
+
+	"github.com/openexplorer/blockbook/db"
+)
+
+var errReleased = errors.New("rocksdb: snapshot released")
+
+// Runs are SST files staged in the datadir's staging directory and
+// ingested with move_files: RocksDB links a file into the database and,
+// once that is durable, unlinks the staged name, so a name that is gone
+// has been ingested.
+
+func (e *engine) stagingDir() string { return filepath.Join(e.path, stagingDirName) }
+
+// runPath returns the staged file of a run; the name comes from the
+// database (a BulkRound record), so it must not leave the directory.
+func (e *engine) runPath(name string) (string, error) {
+	if name == "" || name == "." || name == ".." || filepath.Base(name) != name {
+		return "", fmt.Errorf("rocksdb: bad staged run name %q", name)
+	}
+	return filepath.Join(e.stagingDir(), name), nil
+}
+
+type run struct {
+	w    *grocksdb.SSTFileWriter // nil once finished or aborted
+	env  *grocksdb.EnvOptions
+	path string
+}
+
+func (e *engine) NewRun(cf db.CF, name string) (db.RunWriter, error) {
+	if e.closed.Load() {
+		return nil, db.ErrClosed
+	}
+	if e.handle(cf) == nil {
+		return nil, fmt.Errorf("rocksdb: run for column family %s, not open", cf)
+	}
+	path, err := e.runPath(name)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(e.stagingDir(), 0o755); err != nil {
+		return nil, fmt.Errorf("rocksdb: %w", err)
+	}
+	env := grocksdb.NewDefaultEnvOptions()
+	w := grocksdb.NewSSTFileWriter(env, e.opts)
+	if err := w.Open(path); err != nil {
+		w.Destroy()
+		env.Destroy()
+		return nil, fmt.Errorf("rocksdb: open sst %s: %w", path, err)
+	}
+	return &run{w: w, env: env, path: path}, nil
+}
+
+func (r *run) Add(key, value []byte, del bool) error {
+	if r.w == nil {
+		return fmt.Errorf("rocksdb: sst %s already finished", r.path)
+	}
+	var err error
+	if del {
+		err = r.w.Delete(key)
+	} else {
+		err = r.w.Put(key, value)
+	}
+	if err != nil {
+		return fmt.Errorf("rocksdb: write sst %s: %w", r.path, err)
+	}
+	return nil
+}
+
+// Finish completes the file (RocksDB syncs it) and frees the writer.
+func (r *run) Finish() error {
+	if r.w == nil {
+		return fmt.Errorf("rocksdb: sst %s already finished", r.path)
+	}
+	defer r.Abort()
+	if err := r.w.Finish(); err != nil {
+		return fmt.Errorf("rocksdb: finish sst %s: %w", r.path, err)
+	}
+	return nil
+}
+
+// Abort frees the writer; a partial file stays until ClearRuns.
+func (r *run) Abort() {
+	if r.w != nil {
+		r.w.Destroy()
+		r.env.Destroy()
+		r.w = nil
+	}
+}
+
+// SyncRuns makes the staged files' names durable.
+func (e *engine) SyncRuns() error {
+	if e.closed.Load() {
+		return db.ErrClosed
+	}
+	f, err := os.Open(e.stagingDir())
+	if errors.Is(err, os.ErrNotExist) {
+		return nil // nothing staged
+	} else if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Sync()
+}
+
+func (e *engine) IngestRun(cf db.CF, name string) (bool, error) {
+	if e.closed.Load() {
+		return false, db.ErrClosed
+	}
+	path, err := e.runPath(name)
+	if err != nil {
+		return false, err
+	}
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return false, nil // ingested before: RocksDB removed the staged name
+	} else if err != nil {
+		return false, fmt.Errorf("rocksdb: staged file %s: %w", path, err)
+	}
+	h := e.handle(cf)
+	if h == nil {
+		return false, fmt.Errorf("rocksdb: ingest into column family %s, not open", cf)
+	}
+	opts := grocksdb.NewDefaultIngestExternalFileOptions()
+	defer opts.Destroy()
+	opts.SetMoveFiles(true)
+	opts.SetAllowGlobalSeqNo(true)
+	opts.SetAllowBlockingFlush(true)
+	if err := e.rdb.IngestExternalFileCF(h, []string{path}, opts); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+func (e *engine) ClearRuns() error {
+	if e.closed.Load() {
+		return db.ErrClosed
+	}
+	return os.RemoveAll(e.stagingDir())
+}
+
+// Size returns the bytes of the table files and memtables, as RocksDB
+// accounts them.
+func (e *engine) Size() int64 {
+	if e.closed.Load() {
+		return 0
+	}
+	var total int64
+	for _, h := range e.handles {
+		if h == nil {
+			continue
+		}
+		for _, p := range []string{"rocksdb.total-sst-files-size", "rocksdb.size-all-mem-tables"} {
+			if v, err := strconv.ParseInt(e.rdb.GetPropertyCF(p, h), 10, 64); err == nil {
+				total += v
+			}
+		}
+	}
+	return total
+}
+
+func (e *engine) Compact(cf db.CF) error {
+	if e.closed.Load() {
+		return db.ErrClosed
+	}
+	h := e.handle(cf)
+	if h == nil {
+		return nil
+	}
+	opts := grocksdb.NewCompactRangeOptions()
+	defer opts.Destroy()
+	opts.SetExclusiveManualCompaction(false)
+	e.rdb.CompactRangeCFOpt(h, grocksdb.Range{}, opts)
+	return nil
+}
+
+// CancelCompaction stops manual compactions for good: Close calls it.
+func (e *engine) CancelCompaction() {
+	if !e.closed.Load() {
+		e.rdb.DisableManualCompaction()
+	}
+}
+
+func (e *engine) Level0Files(cf db.CF) (int, bool) {
+	h := e.handle(cf)
+	if e.closed.Load() || h == nil {
+		return 0, false
+	}
+	n, err := strconv.Atoi(e.rdb.GetPropertyCF("rocksdb.num-files-at-level0", h))
+	return n, err == nil
+}
+
+func (e *engine) SetCacheBytes(n int64) {
+	if !e.closed.Load() && e.cache != nil && n > 0 {
+		e.cache.SetCapacity(uint64(n))
+	}
+}
+
+func (e *engine) Path() string { return e.path }
+
+// Close releases the database. Column-family handles are destroyed before
+// the database, as Debian's assertion-enabled RocksDB requires.
+func (e *engine) Close() error {
+	if e.closed.Swap(true) {
+		return nil
+	}
+	for i, h := range e.handles {
+		if h != nil {
+			h.Destroy()
+			e.handles[i] = nil
+		}
+	}
+	e.rdb.Close()
+	e.ro.Destroy()
+	e.wo.Destroy()
+	e.woSync.Destroy()
+	e.opts.Destroy()
+	if e.bbto != nil {
+		e.bbto.Destroy()
+		e.cache.Destroy()
+	}
+	return nil
+}
