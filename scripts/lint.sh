@@ -2,9 +2,9 @@
 # Runs golangci-lint at the given version (the Makefile pins it) with the
 # repository's .golangci.yml, installing that version into GOBIN or
 # $(go env GOPATH)/bin first when it is missing or another version is
-# there. The binary and its
-# analysis cache (~/.cache/golangci-lint) persist between runs on one
-# machine, so only the first run pays for building it (minutes).
+# there. The binary and its analysis cache (~/.cache/golangci-lint) persist
+# between runs on one machine, so only the first run pays for building it
+# (minutes).
 set -euo pipefail
 version=${1:?usage: scripts/lint.sh vX.Y.Z}
 cd "$(dirname "$0")/.."
