@@ -64,7 +64,7 @@ type restricted struct {
 
 // outside are the packages that stand outside the layers: they may import
 // coin and engine packages.
-var outside = []string{"app", "cmd/...", "tools/...", "e2e/..."}
+var outside = []string{"app/...", "cmd/...", "tools/...", "e2e/..."}
 
 var restrictedImports = []restricted{
 	{grocksdb, []string{"db/rocksdb/..."}, true, "only the RocksDB engine (and its tests) links the binding"},
