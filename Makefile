@@ -6,8 +6,9 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 COMMIT   ?= $(shell git rev-parse --short=8 HEAD 2>/dev/null || echo unknown)
 LDFLAGS  := -X main.version=$(VERSION) -X main.gitCommit=$(COMMIT) -X main.buildTime=$(shell date -u +%Y-%m-%dT%H:%M:%SZ)
 FUZZEXECS ?= 20000x
+GOLANGCI_LINT_VERSION ?= v2.15.0
 
-.PHONY: all deps deps-system deps-js build run run-eth test test-go test-fuzz test-wire fuzz bench clean
+.PHONY: all deps deps-system deps-js build run run-eth test lint test-go test-fuzz test-wire fuzz bench clean
 
 all: build
 
@@ -32,9 +33,14 @@ run: build
 run-eth: build
 	$(GO) run ./cmd/demoeth -blockbook bin/blockbook
 
-## test: vet, the whole suite once with -race, every fuzz target briefly,
-## and the golden answers type-checked against the wallet client's typings
-test: deps test-go test-fuzz test-wire
+## test: lint, vet, the whole suite once with -race (the import rules and
+## size limits of internal/archtest included), every fuzz target briefly, and
+## the golden answers type-checked against the wallet client's typings
+test: deps lint test-go test-fuzz test-wire
+
+## lint: golangci-lint with .golangci.yml (its pinned version, installed if missing)
+lint:
+	@scripts/lint.sh $(GOLANGCI_LINT_VERSION)
 
 test-go:
 	$(GO) vet ./...

@@ -88,7 +88,7 @@ func TestFromChainConfig(t *testing.T) {
 // The shipped configs parse; mainnet Bitcoin downloads rates as Blockbook's
 // bitcoin.json does, the test networks do not.
 func TestShippedConfigsFiat(t *testing.T) {
-	files, err := filepath.Glob("../../configs/coins/*.json")
+	files, err := filepath.Glob("../configs/coins/*.json")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("configs: %v %v", files, err)
 	}

@@ -2,6 +2,7 @@ package mempool
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"slices"
 	"testing"
@@ -211,7 +212,7 @@ func TestOnBlockQueues(t *testing.T) {
 func TestRunTwice(t *testing.T) {
 	m := offlineMempool(t, Config{})
 	m.running.Store(true)
-	if err := m.Run(context.Background(), nil); err != ErrRunning {
+	if err := m.Run(context.Background(), nil); !errors.Is(err, ErrRunning) {
 		t.Fatalf("Run = %v", err)
 	}
 }

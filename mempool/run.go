@@ -351,7 +351,6 @@ func (m *Mempool) resync(ctx context.Context) error {
 		}
 	}
 	m.mu.RUnlock()
-	inNode = nil
 	m.listTook = time.Since(start)
 	removed := m.removeVanished(vanished, listAt)
 	missing = m.dropConfirmed(missing)

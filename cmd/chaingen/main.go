@@ -27,8 +27,9 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout); err != nil {
+	err := run(ctx, os.Args[1:], os.Stdout)
+	stop()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "chaingen:", err)
 		os.Exit(1)
 	}
@@ -66,21 +67,19 @@ func generate(path string, blocks, txs int, seed string, stdout io.Writer) error
 		return err
 	}
 	genTime := time.Since(start)
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := chaingen.WriteBlocks(f, g.Blocks()); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
+	if err := chaingen.WriteBlocksFile(path, g.Blocks()); err != nil {
 		return err
 	}
 	h, hash := g.Tip()
-	fmt.Fprintf(stdout, "wrote %s: %d blocks, %d txs, tip %s (generated in %v)\n",
+	report(stdout, "wrote %s: %d blocks, %d txs, tip %s (generated in %v)\n",
 		path, h, countTxs(g.Blocks()), hash, genTime.Round(time.Millisecond))
 	return nil
+}
+
+// report prints a progress line. A failed write to the terminal is no
+// reason to stop generating or submitting, so its error is dropped.
+func report(w io.Writer, format string, args ...any) {
+	_, _ = fmt.Fprintf(w, format, args...)
 }
 
 func countTxs(blocks []*wire.MsgBlock) int {
@@ -92,12 +91,7 @@ func countTxs(blocks []*wire.MsgBlock) int {
 }
 
 func submitFile(ctx context.Context, path string, c *regtest.Client, stdout io.Writer) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	blocks, err := chaingen.ReadBlocks(f)
-	f.Close()
+	blocks, err := chaingen.ReadBlocksFile(path)
 	if err != nil {
 		return err
 	}
@@ -114,10 +108,10 @@ func submitFile(ctx context.Context, path string, c *regtest.Client, stdout io.W
 			return fmt.Errorf("block %d: %w", h, err)
 		}
 		if h%100 == 0 {
-			fmt.Fprintf(stdout, "submitted block %d/%d\n", h, len(blocks)-1)
+			report(stdout, "submitted block %d/%d\n", h, len(blocks)-1)
 		}
 	}
-	fmt.Fprintf(stdout, "node has the chain up to block %d (%d submitted in %v)\n",
+	report(stdout, "node has the chain up to block %d (%d submitted in %v)\n",
 		len(blocks)-1, len(blocks)-from, time.Since(start).Round(time.Millisecond))
 	return nil
 }

@@ -33,8 +33,9 @@ func main() {
 	interval := flag.Duration("interval", 30*time.Second, "send a payment and mine the previous one this often (0: never)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, *bin, *public, *internal, *dir, *interval); err != nil {
+	err := run(ctx, *bin, *public, *internal, *dir, *interval)
+	stop()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "demo:", err)
 		os.Exit(1)
 	}
@@ -98,28 +99,16 @@ func run(ctx context.Context, bin, public, internal, dir string, interval time.D
 	}
 	printURLs(base, "http://"+internal, g, hash.String(), accts)
 
-	if interval <= 0 {
-		<-ctx.Done()
-		return nil
-	}
-	ticker := time.NewTicker(interval)
-	defer ticker.Stop()
 	var pending *wire.MsgTx
-	for n := uint64(0); ; n++ {
-		select {
-		case <-ctx.Done():
-			say("stopping")
-			return nil
-		case err := <-exited:
-			return fmt.Errorf("blockbook exited: %v", err)
-		case <-ticker.C:
-		}
-		next, err := demoStep(ctx, g, node, n, pending)
-		if err != nil {
-			return err
-		}
+	err = benchproc.Every(ctx, interval, exited, func(n int64) error {
+		next, err := demoStep(ctx, g, node, uint64(n), pending)
 		pending = next
+		return err
+	})
+	if err == nil {
+		say("stopping")
 	}
+	return err
 }
 
 // demoStep mines the payment sent at the previous step (if any) in a block, then

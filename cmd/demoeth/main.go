@@ -32,8 +32,9 @@ func main() {
 	interval := flag.Duration("interval", 30*time.Second, "send a payment and seal a block this often (0: never)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, *bin, *public, *internal, *interval); err != nil {
+	err := run(ctx, *bin, *public, *internal, *interval)
+	stop()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "demoeth:", err)
 		os.Exit(1)
 	}
@@ -76,26 +77,27 @@ func run(ctx context.Context, bin, public, internal string, interval time.Durati
 	}
 	printURLs(base, "http://"+internal, ledger)
 
-	if interval <= 0 {
-		<-ctx.Done()
-		return nil
-	}
-	w, err := ethgen.NewWallet(ctx, dev.Client())
-	if err != nil {
-		return err
-	}
-	dev0 := ethgen.AccountFromKey("dev", dev.DevKey)
-	ticker := time.NewTicker(interval)
-	defer ticker.Stop()
-	for n := int64(1); ; n++ {
-		select {
-		case <-ctx.Done():
-			say("stopping")
-			return nil
-		case err := <-exited:
-			return fmt.Errorf("blockbook exited: %v", err)
-		case <-ticker.C:
+	var step func(int64) error
+	if interval > 0 {
+		w, err := ethgen.NewWallet(ctx, dev.Client())
+		if err != nil {
+			return err
 		}
+		step = payStep(ctx, dev, w, interval)
+	}
+	err = benchproc.Every(ctx, interval, exited, step)
+	if err == nil {
+		say("stopping")
+	}
+	return err
+}
+
+// payStep returns the demo's step: send a payment from the dev account,
+// then seal it in a block.
+func payStep(ctx context.Context, dev *gethdev.Node, w *ethgen.Wallet, interval time.Duration) func(int64) error {
+	dev0 := ethgen.AccountFromKey("dev", dev.DevKey)
+	return func(n int64) error {
+		n++ // payments count from 1
 		to := ethgen.NewAccount(fmt.Sprintf("demo-%d", n%5)).Addr
 		tx, err := w.Transfer(ctx, dev0, to, new(big.Int).Mul(big.NewInt(n), big.NewInt(1e15)), 2)
 		if err != nil {
@@ -108,6 +110,7 @@ func run(ctx context.Context, bin, public, internal string, interval time.Durati
 			return err
 		}
 		say("sealed block %s", hash)
+		return nil
 	}
 }
 

@@ -16,7 +16,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"io/fs"
 	"log/slog"
 	"net/http"
@@ -53,8 +52,14 @@ func main() {
 	}
 }
 
-var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+var quiet = slog.New(slog.DiscardHandler)
 
+// run generates (or reuses) the chain, measures blockbook's indexing and
+// the fetch lower bound, checks the index and REST answers against the
+// generator's ledger and prints the report.
+//
+// Long: a benchmark script, its steps in the order they are timed; split
+// up, the timed sequence would be scattered over helpers that run once.
 func run(bin string, txs, accounts, perBlock, workers int, cache string) (err error) {
 	if accounts < 3 || perBlock < 3 || txs < 1 {
 		return fmt.Errorf("need -accounts >= 3, -perblock >= 3, -txs >= 1")
@@ -269,7 +274,7 @@ func fetchBound(ctx context.Context, node *gethdev.Node, tip uint64, workers int
 	if err != nil {
 		return r, err
 	}
-	defer b.Close()
+	defer b.Close() //nolint:errcheck // closing the node connection after the measurement
 	var (
 		next, txs, traceErrs atomic.Int64
 		wg                   sync.WaitGroup

@@ -69,36 +69,10 @@ func run(o benchOpts) error {
 		defer os.RemoveAll(work)
 	}
 
-	start := time.Now()
-	g := chaingen.New(&chaincfg.RegressionNetParams, "explorerbench")
-	if err := g.Demo(chaingen.DefaultDemo()); err != nil {
-		return err
-	}
-	target, err := g.Address(chaingen.P2WPKH, 4242)
+	g, target, err := buildChain(o)
 	if err != nil {
 		return err
 	}
-	for sent := 0; sent < o.txs; {
-		var txs []*wire.MsgTx
-		for ; len(txs) < o.perBlock && sent < o.txs; sent++ {
-			tx, err := g.CreatePayment([]chaingen.Output{{Address: target, Value: 10_000 + int64(sent)}}, 1)
-			if err != nil {
-				return fmt.Errorf("payment %d: %w", sent, err)
-			}
-			txs = append(txs, tx)
-		}
-		if _, err := g.AddBlock(txs...); err != nil {
-			return err
-		}
-	}
-	l := g.Ledger()
-	a := l.Addresses[target]
-	if a == nil || a.TxCount() != o.txs {
-		return fmt.Errorf("the address has %v txs, want %d", a, o.txs)
-	}
-	fmt.Printf("chain: %d blocks, %d txs, address %s with %d txs (generated in %v)\n",
-		g.Height(), len(l.Txs), target, a.TxCount(), time.Since(start).Round(time.Millisecond))
-
 	node, err := regtest.Start(ctx, regtest.Options{Dir: filepath.Join(work, "node")})
 	if err != nil {
 		return err
@@ -115,7 +89,7 @@ func run(o benchOpts) error {
 
 	base := "http://" + srv.Public
 	pages := (o.txs + 24) / 25
-	kinds := []struct{ name, path string }{
+	kinds := []pageKind{
 		{"address page 1 (HTML)", "/address/" + target},
 		{fmt.Sprintf("address page %d (HTML)", pages/2), fmt.Sprintf("/address/%s?page=%d", target, pages/2)},
 		{fmt.Sprintf("address page %d, the last (HTML)", pages), fmt.Sprintf("/address/%s?page=%d", target, pages)},
@@ -137,11 +111,52 @@ func run(o benchOpts) error {
 			}
 		}
 	}
-	fmt.Printf("\n%-40s %9s %9s %9s %9s %9s\n", fmt.Sprintf("%d requests each, one at a time", o.requests), "median", "p90", "p99", "max", "mean")
+	return measure(base, kinds, o.requests)
+}
+
+// buildChain is the demo chain plus o.txs payments to one address, the
+// address whose pages are measured.
+func buildChain(o benchOpts) (*chaingen.Generator, string, error) {
+	start := time.Now()
+	g := chaingen.New(&chaincfg.RegressionNetParams, "explorerbench")
+	if err := g.Demo(chaingen.DefaultDemo()); err != nil {
+		return nil, "", err
+	}
+	target, err := g.Address(chaingen.P2WPKH, 4242)
+	if err != nil {
+		return nil, "", err
+	}
+	for sent := 0; sent < o.txs; {
+		var txs []*wire.MsgTx
+		for ; len(txs) < o.perBlock && sent < o.txs; sent++ {
+			tx, err := g.CreatePayment([]chaingen.Output{{Address: target, Value: 10_000 + int64(sent)}}, 1)
+			if err != nil {
+				return nil, "", fmt.Errorf("payment %d: %w", sent, err)
+			}
+			txs = append(txs, tx)
+		}
+		if _, err := g.AddBlock(txs...); err != nil {
+			return nil, "", err
+		}
+	}
+	l := g.Ledger()
+	a := l.Addresses[target]
+	if a == nil || a.TxCount() != o.txs {
+		return nil, "", fmt.Errorf("the address has %v txs, want %d", a, o.txs)
+	}
+	fmt.Printf("chain: %d blocks, %d txs, address %s with %d txs (generated in %v)\n",
+		g.Height(), len(l.Txs), target, a.TxCount(), time.Since(start).Round(time.Millisecond))
+	return g, target, nil
+}
+
+// measure requests each page kind n times, one at a time, and prints the
+// latency distribution.
+func measure(base string, kinds []pageKind, n int) error {
+	fmt.Printf("\n%-40s %9s %9s %9s %9s %9s\n", fmt.Sprintf("%d requests each, one at a time", n), "median", "p90", "p99", "max", "mean")
 	for _, k := range kinds {
-		lat := make([]time.Duration, 0, o.requests)
+		lat := make([]time.Duration, 0, n)
 		var sum time.Duration
-		for range o.requests {
+		for range n {
 			t0 := time.Now()
 			if _, err := get(base + k.path); err != nil {
 				return err
@@ -156,6 +171,9 @@ func run(o benchOpts) error {
 	}
 	return nil
 }
+
+// pageKind is one page measured: its name in the report and its path.
+type pageKind struct{ name, path string }
 
 func get(url string) (string, error) {
 	resp, err := http.Get(url)

@@ -22,6 +22,9 @@ type noBatch struct{ mempool.Node }
 // measureLoad runs a fresh mempool over the full node mempool: load time,
 // blocks connected during the load, memory per tx, unchanged resyncs, and
 // blocks connected with the loaded mempool idle.
+//
+// Long: one measurement whose steps share the timings and the mempool under
+// test; in the order they run, it reads as the benchmark's protocol.
 func (b *bench) measureLoad(batch bool) error {
 	var node mempool.Node = b.btc
 	label := "JSON-RPC batches"

@@ -1,11 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
-	"io"
 	"log/slog"
-	"os"
 	"time"
 
 	"github.com/btcsuite/btcd/chaincfg/v2"
@@ -30,12 +27,7 @@ func (b boundTimes) total() time.Duration { return b.decode + b.build + b.ingest
 // are built with the sync's parameters.
 func lowerBound(chainFile, dir string, filters db.FilterParams) (boundTimes, error) {
 	var t boundTimes
-	f, err := os.Open(chainFile)
-	if err != nil {
-		return t, err
-	}
-	chain, err := chaingen.ReadBlocks(bufio.NewReader(f))
-	f.Close()
+	chain, err := chaingen.ReadBlocksFile(chainFile)
 	if err != nil {
 		return t, err
 	}
@@ -47,7 +39,6 @@ func lowerBound(chainFile, dir string, filters db.FilterParams) (boundTimes, err
 		}
 		raws[i] = buf.Bytes()
 	}
-	chain = nil
 
 	parser := btc.NewParser(&chaincfg.RegressionNetParams)
 	start := time.Now()
@@ -61,7 +52,7 @@ func lowerBound(chainFile, dir string, filters db.FilterParams) (boundTimes, err
 	t.decode = time.Since(start)
 
 	d, err := rocksdb.Open(db.Options{Path: dir, ChainType: bchain.ChainBitcoinType, Coin: "Regtest", Network: "regtest",
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		Log: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		return t, err
 	}

@@ -85,7 +85,7 @@ func bestHeight(base string) int32 {
 
 func openRO(dir string) (*db.DB, error) {
 	return rocksdb.Open(db.Options{Path: dir, ChainType: bchain.ChainBitcoinType, Coin: "Regtest", Network: "regtest",
-		ReadOnly: true, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		ReadOnly: true, Log: slog.New(slog.DiscardHandler)})
 }
 
 // sameIndex compares two closed indexes row by row.

@@ -6,7 +6,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -56,6 +55,11 @@ func main() {
 // benchFilters are the block filter settings of the sync (-filters).
 var benchFilters db.FilterParams
 
+// run generates (or reuses) the chain, times blockbook's initial sync
+// against the node, checks the index and prints the report.
+//
+// Long: a benchmark script, its steps in the order they are timed; split
+// up, the timed sequence would be scattered over helpers that run once.
 func run(bin string, blocks, txs, workers, syncMem int, cache string, p2p bool) error {
 	ctx := context.Background()
 	if cache == "" {
@@ -112,7 +116,7 @@ func run(bin string, blocks, txs, workers, syncMem int, cache string, p2p bool) 
 	if err := cmd.Start(); err != nil {
 		return err
 	}
-	defer cmd.Process.Kill()
+	defer cmd.Process.Kill() //nolint:errcheck // after a clean stop it has exited already
 	err = waitInSync(ctx, "http://"+addr, height, cmd)
 	elapsed := time.Since(start)
 	if err != nil {
@@ -189,33 +193,13 @@ func generate(path string, blocks, txs int) error {
 	if err := g.Demo(chaingen.BenchSpec(&chaincfg.RegressionNetParams, blocks, txs)); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.Create(path + ".tmp")
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriter(f)
-	if err := chaingen.WriteBlocks(w, g.Blocks()); err != nil {
-		f.Close()
-		return err
-	}
-	if err := errors.Join(w.Flush(), f.Close()); err != nil {
-		return err
-	}
-	return os.Rename(path+".tmp", path)
+	return chaingen.WriteBlocksFile(path, g.Blocks())
 }
 
 // loadedNode starts a btcd node holding the chain, loading it only once. It
 // returns the tip height and the number of txs of the chain.
 func loadedNode(ctx context.Context, dir, chainFile string) (*regtest.Node, int32, int, error) {
-	f, err := os.Open(chainFile)
-	if err != nil {
-		return nil, 0, 0, err
-	}
-	chain, err := chaingen.ReadBlocks(bufio.NewReader(f))
-	f.Close()
+	chain, err := chaingen.ReadBlocksFile(chainFile)
 	if err != nil {
 		return nil, 0, 0, err
 	}

@@ -58,7 +58,7 @@ type out struct {
 
 func (o *out) line(format string, args ...any) {
 	o.mu.Lock()
-	fmt.Fprintf(o.w, format+"\n", args...)
+	_, _ = fmt.Fprintf(o.w, format+"\n", args...) // stdout: nothing to do if it fails
 	o.mu.Unlock()
 }
 

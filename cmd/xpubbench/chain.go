@@ -1,11 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -86,22 +83,7 @@ func generate(path string, acct *chaingen.HDAccount, used, txs, histTxs int) err
 	if err := payEach(g, coins[txs:need], [][]byte{hist}); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.Create(path + ".tmp")
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriter(f)
-	if err := chaingen.WriteBlocks(w, g.Blocks()); err != nil {
-		f.Close()
-		return err
-	}
-	if err := errors.Join(w.Flush(), f.Close()); err != nil {
-		return err
-	}
-	return os.Rename(path+".tmp", path)
+	return chaingen.WriteBlocksFile(path, g.Blocks())
 }
 
 // payEach mines one payment per coin to dests in turn, txsPerBlk a block.
@@ -134,18 +116,13 @@ func buildIndex(chainFile, dir string) error {
 	if err := os.RemoveAll(dir); err != nil {
 		return err
 	}
-	f, err := os.Open(chainFile)
-	if err != nil {
-		return err
-	}
-	chain, err := chaingen.ReadBlocks(bufio.NewReader(f))
-	f.Close()
+	chain, err := chaingen.ReadBlocksFile(chainFile)
 	if err != nil {
 		return err
 	}
 	parser := btc.NewParser(params)
 	d, err := rocksdb.Open(db.Options{Path: dir, ChainType: bchain.ChainBitcoinType, Coin: "Regtest", Network: "regtest",
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		Log: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		return err
 	}

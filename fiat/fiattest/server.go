@@ -156,7 +156,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	path := strings.TrimPrefix(r.URL.Path, "/api/v3")
-	endpoint := ""
+	var endpoint string
 	switch {
 	case path == "/simple/supported_vs_currencies":
 		endpoint = "supported_vs_currencies"

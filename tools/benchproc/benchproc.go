@@ -84,10 +84,10 @@ func Start(ctx context.Context, o Options) (*Process, error) {
 		"-public="+p.Public, "-internal="+p.Internal, "-workers="+strconv.Itoa(workers))
 	p.cmd.Stdout, p.cmd.Stderr = logFile, logFile
 	if err := p.cmd.Start(); err != nil {
-		logFile.Close()
+		_ = logFile.Close() // nothing was written to it
 		return nil, fmt.Errorf("start %s: %w (build it with `go build -o bin/blockbook .`)", o.Bin, err)
 	}
-	go func() { _ = p.cmd.Wait(); logFile.Close(); close(p.done) }()
+	go func() { _ = p.cmd.Wait(); _ = logFile.Close(); close(p.done) }() // the log is diagnostics only
 	timeout := o.Timeout
 	if timeout <= 0 {
 		timeout = 10 * time.Minute

@@ -48,9 +48,33 @@ func WaitSynced(ctx context.Context, base string, height uint32, exited <-chan e
 		case <-ctx.Done():
 			return ctx.Err()
 		case err := <-exited:
-			return fmt.Errorf("blockbook exited: %v", err)
+			return fmt.Errorf("blockbook exited: %w", err)
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
 	return nil
+}
+
+// Every calls step(n), n = 0, 1, ..., once per interval, until ctx ends
+// (nil), blockbook exits or a step fails (an error). With interval <= 0 it
+// only waits for one of the ends.
+func Every(ctx context.Context, interval time.Duration, exited <-chan error, step func(n int64) error) error {
+	var tick <-chan time.Time // nil: never fires
+	if interval > 0 {
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		tick = t.C
+	}
+	for n := int64(0); ; n++ {
+		select {
+		case <-ctx.Done():
+			return nil
+		case err := <-exited:
+			return fmt.Errorf("blockbook exited: %w", err)
+		case <-tick:
+		}
+		if err := step(n); err != nil {
+			return err
+		}
+	}
 }

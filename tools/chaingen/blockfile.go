@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 
 	"github.com/btcsuite/btcd/wire/v2"
 )
@@ -77,4 +79,40 @@ func ReadBlocks(r io.Reader) ([]*wire.MsgBlock, error) {
 		}
 		blocks = append(blocks, b)
 	}
+}
+
+// WriteBlocksFile writes blocks to path through a temporary file renamed
+// into place, so that an interrupted run never leaves a truncated file that
+// a later run would take for a finished one.
+func WriteBlocksFile(path string, blocks []*wire.MsgBlock) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("chaingen: %w", err)
+	}
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return fmt.Errorf("chaingen: %w", err)
+	}
+	// Close counts: it can lose the file's last write.
+	if err := errors.Join(WriteBlocks(f, blocks), f.Close()); err != nil {
+		return fmt.Errorf("chaingen: writing %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("chaingen: %w", err)
+	}
+	return nil
+}
+
+// ReadBlocksFile reads a file written by WriteBlocksFile or WriteBlocks.
+func ReadBlocksFile(path string) ([]*wire.MsgBlock, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("chaingen: %w", err)
+	}
+	blocks, err := ReadBlocks(f)
+	_ = f.Close() // opened for reading: Close has nothing to lose
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return blocks, nil
 }

@@ -21,8 +21,8 @@ type DemoSpec struct {
 // coinbase-only blocks, then the scripted showcase and 3 payments a block.
 func DefaultDemo() DemoSpec { return DemoSpec{Blocks: 240, TxsPerBlock: 3} }
 
-// BenchSpec returns a spec for a chain of blocks blocks (starting from
-// genesis) with roughly totalTxs non-coinbase transactions.
+// BenchSpec returns a spec for a chain of the given number of blocks
+// (starting from genesis) with roughly totalTxs non-coinbase transactions.
 func BenchSpec(params *chaincfg.Params, blocks, totalTxs int) DemoSpec {
 	spending := blocks - int(scriptStart(params)) + 1
 	per := 0
@@ -69,8 +69,8 @@ func (g *Generator) Demo(spec DemoSpec) error {
 	return nil
 }
 
-// Extend appends blocks blocks with txsPerBlock random payments each (fewer
-// while the wallet has no mature coins).
+// Extend appends the given number of blocks with txsPerBlock random
+// payments each (fewer while the wallet has no mature coins).
 func (g *Generator) Extend(blocks, txsPerBlock int) error {
 	for range blocks {
 		b := g.newBlock()

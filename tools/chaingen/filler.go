@@ -19,9 +19,8 @@ type rng struct{ s uint64 }
 // blockRNG seeds the randomness of one block from (seed, salt, height) only,
 // so a fork needs no saved generator state to be deterministic.
 func blockRNG(seed, salt string, height int32) *rng {
-	h := sha256.New()
-	fmt.Fprintf(h, "chaingen-rng|%d|%s|%d|%s|%d", len(seed), seed, len(salt), salt, height)
-	return &rng{s: binary.BigEndian.Uint64(h.Sum(nil))}
+	sum := sha256.Sum256(fmt.Appendf(nil, "chaingen-rng|%d|%s|%d|%s|%d", len(seed), seed, len(salt), salt, height))
+	return &rng{s: binary.BigEndian.Uint64(sum[:])}
 }
 
 func (r *rng) next() uint64 {

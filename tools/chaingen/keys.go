@@ -52,13 +52,10 @@ type scriptInfo struct {
 // deriveKey returns sha256("chaingen" || len(seed) || seed || ns || index) as
 // a private key: fixed, independent of call order and cheap to recreate.
 func deriveKey(seed string, ns byte, index uint64) *keyPair {
-	h := sha256.New()
-	h.Write([]byte("chaingen"))
-	binary.Write(h, binary.BigEndian, uint32(len(seed)))
-	h.Write([]byte(seed))
-	h.Write([]byte{ns})
-	binary.Write(h, binary.BigEndian, index)
-	priv, pub := btcec.PrivKeyFromBytes(h.Sum(nil))
+	b := binary.BigEndian.AppendUint32([]byte("chaingen"), uint32(len(seed)))
+	b = append(append(b, seed...), ns)
+	sum := sha256.Sum256(binary.BigEndian.AppendUint64(b, index))
+	priv, pub := btcec.PrivKeyFromBytes(sum[:])
 	return &keyPair{id: keyID{ns, index}, priv: priv, pub: pub, pubC: pub.SerializeCompressed(), pubU: pub.SerializeUncompressed()}
 }
 

@@ -93,19 +93,8 @@ func ComputeLedger(params *chaincfg.Params, chain []*wire.MsgBlock) (*Ledger, er
 	if len(chain) == 0 {
 		return nil, fmt.Errorf("chaingen: empty chain")
 	}
-	l := &Ledger{Addresses: make(map[string]*AddressLedger), Txs: make(map[string]TxInfo)}
-	utxos := make(map[wire.OutPoint]ledgerOut)
-	touch := func(addr, txid string) *AddressLedger {
-		a := l.Addresses[addr]
-		if a == nil {
-			a = &AddressLedger{}
-			l.Addresses[addr] = a
-		}
-		if n := len(a.Txids); n == 0 || a.Txids[n-1] != txid {
-			a.Txids = append(a.Txids, txid)
-		}
-		return a
-	}
+	r := &replay{params: params, utxos: make(map[wire.OutPoint]ledgerOut),
+		l: &Ledger{Addresses: make(map[string]*AddressLedger), Txs: make(map[string]TxInfo)}}
 	prev := chain[0].BlockHash()
 	for h := 1; h < len(chain); h++ {
 		b := chain[h]
@@ -114,64 +103,101 @@ func ComputeLedger(params *chaincfg.Params, chain []*wire.MsgBlock) (*Ledger, er
 		}
 		prev = b.BlockHash()
 		for pos, tx := range b.Transactions {
-			hash := tx.TxHash()
-			txid := hash.String()
-			var in, out int64
-			if pos > 0 {
-				for _, ti := range tx.TxIn {
-					o, ok := utxos[ti.PreviousOutPoint]
-					if !ok {
-						return nil, fmt.Errorf("chaingen: tx %s spends unknown output %v", txid, ti.PreviousOutPoint)
-					}
-					delete(utxos, ti.PreviousOutPoint)
-					in += o.value
-					if o.addr == "" {
-						l.NoAddress.Spent++
-						l.NoAddress.Sent += o.value
-						continue
-					}
-					touch(o.addr, txid).Sent += o.value
-				}
+			if err := r.applyTx(int32(h), pos, tx); err != nil {
+				return nil, err
 			}
-			for vout, o := range tx.TxOut {
-				out += o.Value
-				addr := ExplorerAddress(o.PkScript, params)
-				if addr == "" {
-					l.NoAddress.Outputs++
-					l.NoAddress.Received += o.Value
-				} else {
-					touch(addr, txid).Received += o.Value
-				}
-				if txscript.IsUnspendable(o.PkScript) {
-					l.NoAddress.Burned += o.Value
-					continue
-				}
-				utxos[wire.OutPoint{Hash: hash, Index: uint32(vout)}] = ledgerOut{
-					addr: addr, value: o.Value, height: int32(h), position: pos, coinbase: pos == 0}
-			}
-			info := TxInfo{Height: int32(h), Position: pos}
-			if pos > 0 {
-				info.Fee = in - out
-			}
-			l.Txs[txid] = info
 		}
 	}
-	l.TipHeight, l.TipHash = int32(len(chain)-1), prev.String()
+	r.l.TipHeight, r.l.TipHash = int32(len(chain)-1), prev.String()
+	if err := r.placeUtxos(); err != nil {
+		return nil, err
+	}
+	return r.l, nil
+}
 
+// replay is ComputeLedger's state while it walks the chain.
+type replay struct {
+	params *chaincfg.Params
+	l      *Ledger
+	utxos  map[wire.OutPoint]ledgerOut
+}
+
+// touch is addr's entry, with txid recorded as one of its txs.
+func (r *replay) touch(addr, txid string) *AddressLedger {
+	a := r.l.Addresses[addr]
+	if a == nil {
+		a = &AddressLedger{}
+		r.l.Addresses[addr] = a
+	}
+	if n := len(a.Txids); n == 0 || a.Txids[n-1] != txid {
+		a.Txids = append(a.Txids, txid)
+	}
+	return a
+}
+
+// applyTx spends a tx's inputs (none for the coinbase, at position 0) and
+// adds its outputs.
+func (r *replay) applyTx(h int32, pos int, tx *wire.MsgTx) error {
+	hash := tx.TxHash()
+	txid := hash.String()
+	var in, out int64
+	if pos > 0 {
+		for _, ti := range tx.TxIn {
+			o, ok := r.utxos[ti.PreviousOutPoint]
+			if !ok {
+				return fmt.Errorf("chaingen: tx %s spends unknown output %v", txid, ti.PreviousOutPoint)
+			}
+			delete(r.utxos, ti.PreviousOutPoint)
+			in += o.value
+			if o.addr == "" {
+				r.l.NoAddress.Spent++
+				r.l.NoAddress.Sent += o.value
+				continue
+			}
+			r.touch(o.addr, txid).Sent += o.value
+		}
+	}
+	for vout, o := range tx.TxOut {
+		out += o.Value
+		addr := ExplorerAddress(o.PkScript, r.params)
+		if addr == "" {
+			r.l.NoAddress.Outputs++
+			r.l.NoAddress.Received += o.Value
+		} else {
+			r.touch(addr, txid).Received += o.Value
+		}
+		if txscript.IsUnspendable(o.PkScript) {
+			r.l.NoAddress.Burned += o.Value
+			continue
+		}
+		r.utxos[wire.OutPoint{Hash: hash, Index: uint32(vout)}] = ledgerOut{
+			addr: addr, value: o.Value, height: h, position: pos, coinbase: pos == 0}
+	}
+	info := TxInfo{Height: h, Position: pos}
+	if pos > 0 {
+		info.Fee = in - out
+	}
+	r.l.Txs[txid] = info
+	return nil
+}
+
+// placeUtxos gives every address its unspent outputs, newest first, and
+// checks that they add up to its balance.
+func (r *replay) placeUtxos() error {
 	type placed struct {
 		Utxo
 		position int
 	}
 	unspent := make(map[string][]placed)
-	for op, o := range utxos {
+	for op, o := range r.utxos {
 		if o.addr == "" {
-			l.NoAddress.Balance += o.value
+			r.l.NoAddress.Balance += o.value
 			continue
 		}
 		unspent[o.addr] = append(unspent[o.addr], placed{Utxo{Txid: op.Hash.String(), Vout: op.Index,
 			Value: o.value, Height: o.height, Coinbase: o.coinbase}, o.position})
 	}
-	for addr, a := range l.Addresses {
+	for addr, a := range r.l.Addresses {
 		slices.Reverse(a.Txids)
 		us := unspent[addr]
 		slices.SortFunc(us, func(x, y placed) int {
@@ -192,10 +218,10 @@ func ComputeLedger(params *chaincfg.Params, chain []*wire.MsgBlock) (*Ledger, er
 			sum += u.Value
 		}
 		if sum != a.Balance {
-			return nil, fmt.Errorf("chaingen: %s: utxos sum %d != balance %d", addr, sum, a.Balance)
+			return fmt.Errorf("chaingen: %s: utxos sum %d != balance %d", addr, sum, a.Balance)
 		}
 	}
-	return l, nil
+	return nil
 }
 
 // ExplorerAddress returns the address an explorer shows for an output

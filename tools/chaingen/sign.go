@@ -171,7 +171,8 @@ func (s *sigContext) signInput(tx *wire.MsgTx, i int, u *utxo) error {
 			}
 			w = append(w, sig)
 		}
-		in.Witness = append(w, si.witnessScript)
+		w = append(w, si.witnessScript)
+		in.Witness = w
 	case P2TR:
 		// Equivalent to txscript.TaprootWitnessSignature, but with the
 		// pre-tweaked key and without the redundant self-verification;

@@ -215,7 +215,7 @@ func (l *Ledger) AddPending(tx *types.Transaction, from common.Address, eff Effe
 // it succeeded, its value and effects. It fails when the receipt status is
 // not the expected one, since the effects would then be wrong.
 func (l *Ledger) Apply(tx *types.Transaction, from common.Address, r *types.Receipt, baseFee *big.Int, eff Effects) error {
-	want := uint64(types.ReceiptStatusSuccessful)
+	want := types.ReceiptStatusSuccessful
 	if eff.Fails {
 		want = types.ReceiptStatusFailed
 	}
@@ -243,26 +243,34 @@ func (l *Ledger) Apply(tx *types.Transaction, from common.Address, r *types.Rece
 		l.Addr(a).Nonce++ // a valid authorization raises the authority's nonce
 		t.Delegations = append(t.Delegations, a)
 	}
-	party := func(a common.Address) *Address {
-		e := l.Addr(a)
-		e.Txs[t.Hash] = true
-		return e
-	}
-	party(from).NonTokenTxs++
+	l.party(t.Hash, from).NonTokenTxs++
 	switch {
 	case t.To != nil && *t.To != from:
-		party(*t.To).NonTokenTxs++
+		l.party(t.Hash, *t.To).NonTokenTxs++
 	case t.To == nil && r.Status == types.ReceiptStatusSuccessful:
-		party(r.ContractAddress).NonTokenTxs++
+		l.party(t.Hash, r.ContractAddress).NonTokenTxs++
 	}
-	if r.Status != types.ReceiptStatusSuccessful {
-		return nil
+	if r.Status == types.ReceiptStatusSuccessful {
+		l.applyEffects(t, sender, r.ContractAddress, eff)
 	}
+	return nil
+}
+
+// party is the entry of an address that tx involves.
+func (l *Ledger) party(tx common.Hash, a common.Address) *Address {
+	e := l.Addr(a)
+	e.Txs[tx] = true
+	return e
+}
+
+// applyEffects records what a successful tx did: its value, the contract
+// it created, its internal and its token transfers.
+func (l *Ledger) applyEffects(t *Tx, sender *Address, created common.Address, eff Effects) {
 	if t.To != nil {
 		move(sender, l.Addr(*t.To), t.Value)
 	} else {
-		move(sender, l.Addr(r.ContractAddress), t.Value)
-		t.Created = r.ContractAddress
+		move(sender, l.Addr(created), t.Value)
+		t.Created = created
 		l.Addr(t.Created).Nonce = 1 // EIP-161: contracts start at nonce 1
 	}
 	if eff.Created != (common.Address{}) {
@@ -279,7 +287,7 @@ func (l *Ledger) Apply(tx *types.Transaction, from common.Address, r *types.Rece
 	internal := map[common.Address]bool{}
 	for _, it := range eff.Internal {
 		t.InternalTransfers = append(t.InternalTransfers, it)
-		move(party(it.From), party(it.To), it.Value)
+		move(l.party(t.Hash, it.From), l.party(t.Hash, it.To), it.Value)
 		if it.Type == InternalCreate {
 			l.Addr(it.From).Nonce++
 			l.Addr(it.To).Nonce = 1
@@ -293,7 +301,6 @@ func (l *Ledger) Apply(tx *types.Transaction, from common.Address, r *types.Rece
 		t.TokenTransfers = append(t.TokenTransfers, tt)
 		l.applyToken(t.Hash, tt)
 	}
-	return nil
 }
 
 func move(from, to *Address, v *big.Int) {

@@ -154,44 +154,18 @@ func Start(ctx context.Context, opts Options) (n *Node, err error) {
 		}
 	}()
 
-	nodeConf := node.DefaultConfig
-	nodeConf.Name = "gethdev"
-	nodeConf.DataDir = n.Dir
-	nodeConf.IPCPath = "" // no unix socket: temp paths may exceed its length limit
-	nodeConf.P2P = p2p.Config{MaxPeers: 0, NoDiscovery: true, NoDial: true, ListenAddr: ""}
-	// Port 0 for both makes the websocket share the HTTP listener.
-	nodeConf.HTTPHost, nodeConf.HTTPPort = "127.0.0.1", 0
-	nodeConf.WSHost, nodeConf.WSPort = "127.0.0.1", 0
 	modules := Modules
 	if opts.Modules != nil {
 		modules = opts.Modules
 	}
-	nodeConf.HTTPModules, nodeConf.WSModules = modules, modules
-	nodeConf.HTTPVirtualHosts = []string{"*"}
-	nodeConf.WSOrigins = []string{"*"}
-	nodeConf.UseLightweightKDF = true
+	nodeConf := nodeConfig(n.Dir, modules)
 	stack, err := node.New(&nodeConf)
 	if err != nil {
 		return nil, fmt.Errorf("gethdev: node: %w", err)
 	}
 	n.stack = stack
 
-	genesis := core.DeveloperGenesisBlock(gasLimit, &n.DevAddr)
-	genesis.Config.ChainID = n.ChainID // Config is a copy, safe to change
-	ethConf := ethconfig.Defaults
-	ethConf.Genesis = genesis
-	ethConf.NetworkId = chainID
-	ethConf.SyncMode = ethconfig.FullSync
-	// Archive: keep every state so old blocks can be traced. Only the hash
-	// scheme supports archive mode.
-	ethConf.NoPruning = true
-	ethConf.StateScheme = rawdb.HashScheme
-	ethConf.Preimages = true // as geth --gcmode archive does
-	ethConf.Miner.GasCeil = gasLimit
-	// Recommit also caps the time spent filling a block; on a loaded machine
-	// the 2s default can cut a block short and leave txs behind.
-	ethConf.Miner.Recommit = time.Minute
-	ethConf.TxPool.NoLocals = true
+	ethConf := ethConfig(n.ChainID, gasLimit, n.DevAddr)
 	backend, err := eth.New(stack, &ethConf)
 	if err != nil {
 		return nil, fmt.Errorf("gethdev: eth: %w", err)
@@ -216,6 +190,44 @@ func Start(ctx context.Context, opts Options) (n *Node, err error) {
 	n.WSURL = stack.WSEndpoint()
 	n.client = ethclient.NewClient(stack.Attach())
 	return n, nil
+}
+
+// nodeConfig is the node's: loopback HTTP and websocket only, no peers.
+func nodeConfig(dir string, modules []string) node.Config {
+	c := node.DefaultConfig
+	c.Name = "gethdev"
+	c.DataDir = dir
+	c.IPCPath = "" // no unix socket: temp paths may exceed its length limit
+	c.P2P = p2p.Config{MaxPeers: 0, NoDiscovery: true, NoDial: true, ListenAddr: ""}
+	// Port 0 for both makes the websocket share the HTTP listener.
+	c.HTTPHost, c.HTTPPort = "127.0.0.1", 0
+	c.WSHost, c.WSPort = "127.0.0.1", 0
+	c.HTTPModules, c.WSModules = modules, modules
+	c.HTTPVirtualHosts = []string{"*"}
+	c.WSOrigins = []string{"*"}
+	c.UseLightweightKDF = true
+	return c
+}
+
+// ethConfig is the chain's: a dev genesis funding devAddr, archive state.
+func ethConfig(chainID *big.Int, gasLimit uint64, devAddr common.Address) ethconfig.Config {
+	genesis := core.DeveloperGenesisBlock(gasLimit, &devAddr)
+	genesis.Config.ChainID = chainID // Config is a copy, safe to change
+	c := ethconfig.Defaults
+	c.Genesis = genesis
+	c.NetworkId = chainID.Uint64()
+	c.SyncMode = ethconfig.FullSync
+	// Archive: keep every state so old blocks can be traced. Only the hash
+	// scheme supports archive mode.
+	c.NoPruning = true
+	c.StateScheme = rawdb.HashScheme
+	c.Preimages = true // as geth --gcmode archive does
+	c.Miner.GasCeil = gasLimit
+	// Recommit also caps the time spent filling a block; on a loaded machine
+	// the 2s default can cut a block short and leave txs behind.
+	c.Miner.Recommit = time.Minute
+	c.TxPool.NoLocals = true
+	return c
 }
 
 // Client is an in-process client of the node (no HTTP round trips); use
@@ -294,11 +306,13 @@ func (n *Node) Stop() {
 	if n.client != nil {
 		n.client.Close()
 	}
+	// Teardown: a failure to stop leaves nothing to do, and Stop has no
+	// caller to tell.
 	if n.beacon != nil {
-		n.beacon.Stop()
+		_ = n.beacon.Stop()
 	}
 	if n.stack != nil {
-		n.stack.Close()
+		_ = n.stack.Close()
 	}
 	if n.tempDir {
 		os.RemoveAll(n.Dir)

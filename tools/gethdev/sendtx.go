@@ -37,7 +37,7 @@ func (api *syncSendAPI) SendRawTransaction(ctx context.Context, input hexutil.By
 	// The dev chain runs Osaka from genesis: the pool wants cell proofs.
 	if sc := tx.BlobTxSidecar(); sc != nil && sc.Version == types.BlobSidecarVersion0 {
 		if err := sc.ToV1(); err != nil {
-			return common.Hash{}, fmt.Errorf("blob sidecar conversion failed: %v", err)
+			return common.Hash{}, fmt.Errorf("blob sidecar conversion failed: %w", err)
 		}
 		tx = tx.WithBlobTxSidecar(sc)
 	}

@@ -186,7 +186,7 @@ func (c *Client) WaitForHeight(ctx context.Context, h int32) error {
 			if err == nil {
 				err = fmt.Errorf("at height %d", height)
 			}
-			return fmt.Errorf("waiting for height %d: %w (%v)", h, ctx.Err(), err)
+			return fmt.Errorf("waiting for height %d: %w (%w)", h, ctx.Err(), err)
 		case <-t.C:
 		}
 	}

@@ -140,7 +140,8 @@ func newNode(bin string, o Options) (*Node, error) {
 	if o.MiningAddr != "" {
 		args = append(args, "--miningaddr="+o.MiningAddr)
 	}
-	n.args = append(args, o.ExtraArgs...)
+	args = append(args, o.ExtraArgs...)
+	n.args = args
 	return n, nil
 }
 
@@ -198,9 +199,9 @@ func (n *Node) waitReady(ctx context.Context, p *process) error {
 		}
 		select {
 		case <-p.done:
-			return fmt.Errorf("btcd exited: %v", p.err)
+			return fmt.Errorf("btcd exited: %w", p.err)
 		case <-ctx.Done():
-			return fmt.Errorf("%w (last error: %v)", ctx.Err(), err)
+			return fmt.Errorf("%w (last error: %w)", ctx.Err(), err)
 		case <-t.C:
 		}
 	}
@@ -234,7 +235,7 @@ func (n *Node) Stop() error {
 	cancel()
 	if err != nil {
 		// Fall back to SIGINT, which btcd also handles as a clean shutdown.
-		p.cmd.Process.Signal(os.Interrupt)
+		_ = p.cmd.Process.Signal(os.Interrupt) // it may have exited already: the wait below tells
 	}
 	select {
 	case <-p.done:
@@ -249,7 +250,7 @@ func (n *Node) Stop() error {
 // Kill terminates btcd with SIGKILL (an unclean shutdown) and waits for it.
 func (n *Node) Kill() {
 	if p := n.running(); p != nil {
-		p.cmd.Process.Kill()
+		_ = p.cmd.Process.Kill() // it may have exited already: the wait below tells
 		<-p.done
 	}
 	n.http.CloseIdleConnections()
@@ -296,7 +297,7 @@ func (n *Node) Connect(ctx context.Context, other *Node) error {
 	}
 }
 
-// LogTail returns up to the last lines lines of btcd's stdout/stderr.
+// LogTail returns at most the given number of last lines of btcd's stdout/stderr.
 func (n *Node) LogTail(lines int) string {
 	s := strings.TrimRight(n.logs.String(), "\n")
 	parts := strings.Split(s, "\n")

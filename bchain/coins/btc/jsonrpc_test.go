@@ -139,9 +139,9 @@ func TestRPCTransportFailures(t *testing.T) {
 		if len(calls) != 4 {
 			t.Fatalf("tried %d times, want 4", len(calls))
 		}
-		for i, min := range []time.Duration{200, 400, 800} {
-			if gap := calls[i+1].At.Sub(calls[i].At); gap < min*time.Millisecond {
-				t.Errorf("retry %d came %v after the previous try, want at least %v", i+1, gap, min*time.Millisecond)
+		for i, minGap := range []time.Duration{200 * time.Millisecond, 400 * time.Millisecond, 800 * time.Millisecond} {
+			if gap := calls[i+1].At.Sub(calls[i].At); gap < minGap {
+				t.Errorf("retry %d came %v after the previous try, want at least %v", i+1, gap, minGap)
 			}
 		}
 	})

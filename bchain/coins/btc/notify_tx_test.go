@@ -77,7 +77,7 @@ func runTxNotifier(t *testing.T, n bchain.TxNotifier, c *txCollector) (stop func
 		})
 		return err
 	}
-	t.Cleanup(func() { stop() })
+	t.Cleanup(func() { _ = stop() }) // a safety net: tests that care check stop's error
 	return stop
 }
 

@@ -104,9 +104,13 @@ func dialPeer(ctx context.Context, addr string, btcnet wire.BitcoinNet) (*peerCo
 
 func (c *peerConn) close() { c.conn.Close() }
 
+// clearDeadline lifts a deadline set for one exchange. It fails only on a
+// closed connection, which the next read or write reports anyway.
+func (c *peerConn) clearDeadline() { _ = c.conn.SetDeadline(time.Time{}) }
+
 func (c *peerConn) handshake() error {
 	_ = c.conn.SetDeadline(time.Now().Add(p2pDialTimeout))
-	defer c.conn.SetDeadline(time.Time{})
+	defer c.clearDeadline()
 	local, _ := c.conn.LocalAddr().(*net.TCPAddr)
 	remote, _ := c.conn.RemoteAddr().(*net.TCPAddr)
 	if local == nil || remote == nil {
@@ -153,7 +157,7 @@ func (c *peerConn) getBlock(ctx context.Context, hash chainhash.Hash) ([]byte, e
 		deadline = d
 	}
 	_ = c.conn.SetDeadline(deadline)
-	defer c.conn.SetDeadline(time.Time{})
+	defer c.clearDeadline()
 	stop := context.AfterFunc(ctx, func() { _ = c.conn.SetDeadline(time.Now()) })
 	defer stop()
 

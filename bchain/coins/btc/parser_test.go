@@ -63,7 +63,7 @@ func ptLoad(tb testing.TB, rel string) []byte {
 			fx.err = err
 			return
 		}
-		defer f.Close()
+		defer f.Close() //nolint:errcheck // opened for reading: Close has nothing to lose
 		var r io.Reader = f
 		if strings.HasSuffix(rel, ".bz2") {
 			r = bzip2.NewReader(f)
