@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/openexplorer/blockbook/api"
-	"github.com/openexplorer/blockbook/api/apitest"
+	"github.com/openexplorer/blockbook/tools/apitest"
 )
 
 // regtestDifficulty is what Bitcoin Core reports for regtest's bits

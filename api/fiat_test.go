@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/openexplorer/blockbook/api/apitest"
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
+	"github.com/openexplorer/blockbook/tools/apitest"
 )
 
 const fiatDay = 86400

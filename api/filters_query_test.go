@@ -10,7 +10,7 @@ import (
 	"github.com/btcsuite/btcd/btcutil/v2/gcs"
 
 	"github.com/openexplorer/blockbook/api"
-	"github.com/openexplorer/blockbook/api/apitest"
+	"github.com/openexplorer/blockbook/tools/apitest"
 )
 
 // wantFilter is the taproot filter of a block built from the chain's own

@@ -10,7 +10,7 @@ import (
 	"github.com/btcsuite/btcd/chainhash/v2"
 
 	"github.com/openexplorer/blockbook/api"
-	"github.com/openexplorer/blockbook/api/apitest"
+	"github.com/openexplorer/blockbook/tools/apitest"
 )
 
 // Query tests over apitest's fixture: a chaingen regtest chain indexed by

@@ -13,7 +13,7 @@ import (
 	"github.com/btcsuite/btcd/wire/v2"
 
 	"github.com/openexplorer/blockbook/api"
-	"github.com/openexplorer/blockbook/api/apitest"
+	"github.com/openexplorer/blockbook/tools/apitest"
 )
 
 // pendingAddresses lists the addresses the pending txs pay or spend from.

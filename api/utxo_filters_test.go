@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/openexplorer/blockbook/api/apitest"
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
+	"github.com/openexplorer/blockbook/tools/apitest"
 )
 
 // filterChain is the node as the filter calls see it: it knows the heights

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/openexplorer/blockbook/api"
-	"github.com/openexplorer/blockbook/api/apitest"
+	"github.com/openexplorer/blockbook/tools/apitest"
 	"github.com/openexplorer/blockbook/tools/chaingen"
 )
 

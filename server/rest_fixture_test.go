@@ -12,7 +12,7 @@ import (
 	"github.com/btcsuite/btcd/wire/v2"
 
 	"github.com/openexplorer/blockbook/api"
-	"github.com/openexplorer/blockbook/api/apitest"
+	"github.com/openexplorer/blockbook/tools/apitest"
 	"github.com/openexplorer/blockbook/tools/chaingen"
 )
 

@@ -12,8 +12,8 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/openexplorer/blockbook/api"
-	"github.com/openexplorer/blockbook/api/apitest"
 	"github.com/openexplorer/blockbook/bchain"
+	"github.com/openexplorer/blockbook/tools/apitest"
 )
 
 // wsCase is one request: an answer checked by ok, or an error message
