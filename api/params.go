@@ -158,11 +158,11 @@ func parseUint32(s string) uint32 {
 }
 
 // clampPaging returns the page (1-based) and page size to use for a list of
-// total items: pageSize defaults to and is capped at max, the page is kept
+// total items: pageSize defaults to and is capped at maxPageSize, the page is kept
 // within 1..last page.
-func clampPaging(page, pageSize, total, max int) (int, int, int) {
-	if pageSize <= 0 || pageSize > max {
-		pageSize = max
+func clampPaging(page, pageSize, total, maxPageSize int) (int, int, int) {
+	if pageSize <= 0 || pageSize > maxPageSize {
+		pageSize = maxPageSize
 	}
 	totalPages := (total + pageSize - 1) / pageSize
 	if page > totalPages {

@@ -64,7 +64,8 @@ type utxoFees struct {
 }
 
 // feeRate estimates the fee rate in base units per 1000 virtual bytes for
-// confirmation within blocks blocks (the websocket's feePerUnit).
+// confirmation within the given number of blocks (the websocket's
+// feePerUnit).
 func (f utxoFees) feeRate(ctx context.Context, blocks int, conservative bool) (int64, error) {
 	if err := f.s.CheckFeeTargets([]int{blocks}); err != nil {
 		return 0, err

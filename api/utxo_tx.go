@@ -142,7 +142,7 @@ func (s *UtxoService) renderTx(ctx context.Context, v *view, tx *bchain.Tx, rec 
 			out.Rbf = true // BIP125 signal; meaningful only while unconfirmed
 		}
 		var prev db.TxAddr
-		found := false
+		var found bool
 		switch {
 		case ta != nil && i < len(ta.Inputs):
 			prev, found = ta.Inputs[i], true

@@ -59,7 +59,7 @@ func runWith(t *testing.T, cfg string, dataDir string) error {
 	}
 	o := &Options{BlockchainCfg: path, DataDir: dataDir, Public: "none", Internal: "none", Workers: 1,
 		DBCache: 8 << 20, Rollback: -1, SyncMemoryMB: 64, ResyncMempoolMs: 60017, DryRun: true}
-	return Run(context.Background(), o, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	return Run(context.Background(), o, slog.New(slog.DiscardHandler))
 }
 
 // Configuration mistakes stop the program with a message naming the key.
@@ -133,7 +133,7 @@ func TestShippedConfigs(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
-		b, err := bchain.NewBackend(cfg, bchain.Env{Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		b, err := bchain.NewBackend(cfg, bchain.Env{Log: slog.New(slog.DiscardHandler)})
 		if err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}

@@ -46,7 +46,11 @@ func Run(ctx context.Context, o *Options, log *slog.Logger) error {
 		return err
 	}
 	if backend.Close != nil {
-		defer backend.Close()
+		defer func() {
+			if err := backend.Close(); err != nil {
+				log.Warn("closing the node connection", "err", err)
+			}
+		}()
 	}
 	o.warnIgnored(log)
 	startProf(o.Prof, log)

@@ -61,16 +61,6 @@ func (c *utxoCache) commitOldest() {
 	}
 }
 
-// uncommittedBytes is the memory of the generations whose rounds are not
-// ingested yet, which cannot be evicted.
-func (c *utxoCache) uncommittedBytes() int64 {
-	var n int64
-	for _, g := range c.gens[c.committed:] {
-		n += g.bytes
-	}
-	return n
-}
-
 func (c *utxoCache) add(op outpoint, value uint64, height uint32, coinbase bool, desc []byte) {
 	g := c.current()
 	e := cacheEntry{value: value, height: height, coinbase: coinbase}

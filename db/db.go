@@ -345,8 +345,6 @@ func (d *DB) iterate(cf CF, start, prefix []byte, fn func(k, v []byte) (bool, er
 	return d.eng.Iterate(cf, start, prefix, fn)
 }
 
-func hasPrefix(b, p []byte) bool { return len(b) >= len(p) && string(b[:len(p)]) == string(p) }
-
 // countKeys counts up to limit keys of a column family.
 func (d *DB) countKeys(cf CF, limit int) (int, error) {
 	n := 0

@@ -46,8 +46,8 @@ func Dump(r Reader, cfs []CF, w io.Writer) error {
 }
 
 // Diff compares two indexes row by row and describes the first differences
-// (at most max); an empty result means they are byte-identical.
-func Diff(a, b Reader, cfs []CF, max int) ([]string, error) {
+// (at most maxDiffs); an empty result means they are byte-identical.
+func Diff(a, b Reader, cfs []CF, maxDiffs int) ([]string, error) {
 	var ra, rb []Row
 	if err := DumpRows(a, cfs, func(r Row) error { ra = append(ra, r); return nil }); err != nil {
 		return nil, err
@@ -57,7 +57,7 @@ func Diff(a, b Reader, cfs []CF, max int) ([]string, error) {
 	}
 	var diffs []string
 	i, j := 0, 0
-	for (i < len(ra) || j < len(rb)) && len(diffs) < max {
+	for (i < len(ra) || j < len(rb)) && len(diffs) < maxDiffs {
 		switch c := compareRows(ra, rb, i, j); {
 		case c < 0:
 			diffs = append(diffs, fmt.Sprintf("only in first: %s %x = %x", ra[i].CF, ra[i].Key, ra[i].Value))

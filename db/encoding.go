@@ -124,13 +124,13 @@ func (d *decoder) hash() (h bchain.Hash) {
 	return h
 }
 
-func (d *decoder) lenBytes(max int) []byte {
+func (d *decoder) lenBytes(limit int) []byte {
 	n := d.uvarint()
 	if d.e != nil {
 		return nil
 	}
-	if n > uint64(max) {
-		d.fail("length %d exceeds limit %d", n, max)
+	if n > uint64(limit) {
+		d.fail("length %d exceeds limit %d", n, limit)
 		return nil
 	}
 	return d.bytes(int(n))

@@ -218,7 +218,8 @@ func (x *UtxoIndex) resolve(src prevoutSource, blk *bchain.Block) (*IndexedBlock
 			for j := range tx.Vin {
 				vin := &tx.Vin[j]
 				var in IndexedInput
-				ok, err := false, error(nil)
+				var ok bool
+				var err error
 				if k, same := inBlock[vin.PrevTxid]; same {
 					prev := &ib.Txs[k]
 					if ok = int(vin.PrevVout) < len(prev.Outputs); ok {

@@ -163,9 +163,7 @@ func (e *ethE2E) checkTxPage(t *testing.T, p *htmlPage, tx *ethgen.Tx) {
 		t.Errorf("tx %s: token transfers %q, want %q", tx.Hash, got, want)
 	}
 	var gotIn, wantIn []string
-	for _, row := range tableRows(p.byID("internal-transfer-list")) {
-		gotIn = append(gotIn, row)
-	}
+	gotIn = append(gotIn, tableRows(p.byID("internal-transfer-list"))...)
 	for _, it := range tx.InternalTransfers {
 		wantIn = append(wantIn, fmt.Sprintf("%s %s %s %s", it.Type, shortHash(it.From.Hex()), shortHash(it.To.Hex()), fmtToken(it.Value, 18, "rETH")))
 	}
@@ -190,7 +188,8 @@ func tokenUnits(amount string) []string {
 		}
 		return out
 	case strings.Contains(amount, "#"):
-		return []string{amount[strings.Index(amount, "#"):]}
+		_, id, _ := strings.Cut(amount, "#")
+		return []string{"#" + id}
 	}
 	return []string{amount}
 }

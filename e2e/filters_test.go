@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"log/slog"
 	"strings"
 	"testing"
@@ -61,7 +60,7 @@ func TestE2EBlockFilters(t *testing.T) {
 		DBCache: 32 << 20, DBMaxOpenFiles: 256, Rollback: -1, SyncMemoryMB: 64, LogFormat: "text"}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	err := app.Run(ctx, o, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	err := app.Run(ctx, o, slog.New(slog.DiscardHandler))
 	if err == nil || !strings.Contains(err.Error(), "block_golomb_filter_p=20") || !strings.Contains(err.Error(), "block_golomb_filter_p=19") || !strings.Contains(err.Error(), "reindex") {
 		t.Fatalf("restart with block_golomb_filter_p 19 on an index built with 20: %v", err)
 	}

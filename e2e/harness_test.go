@@ -405,6 +405,6 @@ func startInProcessRollback(t testing.TB, cfgPath, dataDir string, height uint32
 	o := &app.Options{BlockchainCfg: cfgPath, DataDir: dataDir, Public: "none", Internal: "none", Workers: 1,
 		DBCache: 32 << 20, DBMaxOpenFiles: 256, Rollback: int64(height), SyncMemoryMB: 64, LogFormat: "text"}
 	done := make(chan error, 1)
-	go func() { done <- app.Run(context.Background(), o, slog.New(slog.NewTextHandler(io.Discard, nil))) }()
+	go func() { done <- app.Run(context.Background(), o, slog.New(slog.DiscardHandler)) }()
 	return done
 }

@@ -365,8 +365,8 @@ func trezorFiltersOf(t *testing.T, base string, tip int32) trezorFilters {
 		if !ok || bf.BlockHash == "" {
 			t.Fatalf("block-filters has no block %d: %+v", h, ans)
 		}
-		switch {
-		case h == tip-3:
+		switch h {
+		case tip - 3:
 			f.BestKnown = bf.BlockHash
 		default:
 			f.Batch = append(f.Batch, fmt.Sprintf("%d:%s:%s", h, bf.BlockHash, bf.Filter))
@@ -540,7 +540,9 @@ func runClientScript(t *testing.T, node, script, base, factsPath string, logs fm
 		out = append(out, line)
 		t.Log(line)
 		if reply, ok := answer(line); ok {
-			fmt.Fprintln(stdin, reply)
+			if _, err := fmt.Fprintln(stdin, reply); err != nil {
+				t.Errorf("answering the client: %v", err)
+			}
 		} else if strings.HasPrefix(line, "done ") {
 			done = line
 		}

@@ -199,18 +199,4 @@ func (c *wsClient) pending(id string) []json.RawMessage {
 	return append([]json.RawMessage(nil), c.notes[id]...)
 }
 
-// waitClosed waits until the server closes the connection and returns the
-// close error.
-func (c *wsClient) waitClosed() error {
-	c.t.Helper()
-	select {
-	case <-c.closed:
-	case <-time.After(waitFor):
-		c.t.Fatal("server did not close the connection")
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.closeErr
-}
-
 func (c *wsClient) String() string { return fmt.Sprintf("wsClient(%s)", c.conn.RemoteAddr()) }

@@ -296,7 +296,7 @@ func tokenString(a chaingen.AccountAddress, balances bool) string {
 	if balances && a.Txs > 0 {
 		bal, totals = fmt.Sprint(a.Balance), fmt.Sprintf("%d/%d", a.Received, a.Sent)
 	}
-	return fmt.Sprintf("XPUBAddress XPUBAddress %s %d 8 %s %s %s", a.Address, a.Txs, a.Path, bal, totals)
+	return fmt.Sprintf("XPUBAddress XPUBAddress %s %d 8 %s %s %s", a.Address, a.Txs, a.Path, bal, totals) //nolint:dupword // a token's type and standard are both XPUBAddress
 }
 
 func optAmount(a *api.Amount) string {

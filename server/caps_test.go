@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"html"
-	"io"
 	"log/slog"
 	"net/http/httptest"
 	"strings"
@@ -62,7 +61,7 @@ func TestRESTMissingCapabilities(t *testing.T) {
 		{bchain.ChainBitcoinType, "/api/v2/xpub/xpub6abc", "XPUB functionality is not supported"},
 		{bchain.ChainBitcoinType, "/api/v2/estimatefee/1009", "Invalid number of blocks '1009', use 1 to 1008"},
 	} {
-		p := NewPublic(newBare(tc.chain), PublicConfig{}, slog.New(slog.NewTextHandler(io.Discard, nil)), prometheus.NewRegistry())
+		p := NewPublic(newBare(tc.chain), PublicConfig{}, slog.New(slog.DiscardHandler), prometheus.NewRegistry())
 		rec := httptest.NewRecorder()
 		p.Handler().ServeHTTP(rec, httptest.NewRequest("GET", tc.path, nil))
 		var body errorBody
@@ -71,7 +70,7 @@ func TestRESTMissingCapabilities(t *testing.T) {
 		}
 	}
 	// The explorer's xpub page shows the same answer.
-	p := NewPublic(newBare(bchain.ChainEthereumType), PublicConfig{}, slog.New(slog.NewTextHandler(io.Discard, nil)), prometheus.NewRegistry())
+	p := NewPublic(newBare(bchain.ChainEthereumType), PublicConfig{}, slog.New(slog.DiscardHandler), prometheus.NewRegistry())
 	rec := httptest.NewRecorder()
 	p.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/xpub/xpub6abc", nil))
 	if body := html.UnescapeString(rec.Body.String()); rec.Code != 400 || !strings.Contains(body, "Xpubs and descriptors are not supported for Ethereum-type coins") {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"html"
-	"io"
 	"log/slog"
 	"math/big"
 	"net/http"
@@ -91,7 +90,7 @@ func TestExplorerErrorPages(t *testing.T) {
 // Assets carry a content hash in their links and are cached for good only
 // under that hash; unknown paths outside /api get the explorer's 404 page.
 func TestExplorerAssets(t *testing.T) {
-	p := NewPublic(&explorerFake{}, PublicConfig{}, slog.New(slog.NewTextHandler(io.Discard, nil)), prometheus.NewRegistry())
+	p := NewPublic(&explorerFake{}, PublicConfig{}, slog.New(slog.DiscardHandler), prometheus.NewRegistry())
 	a := loadAssets(static.Assets)
 	for _, name := range []string{"explorer.css", "explorer.js", "favicon.svg"} {
 		rec := httptest.NewRecorder()

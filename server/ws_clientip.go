@@ -103,7 +103,7 @@ type ipLimiter struct {
 	n   map[string]int
 }
 
-func newIPLimiter(max int) *ipLimiter { return &ipLimiter{max: max, n: map[string]int{}} }
+func newIPLimiter(limit int) *ipLimiter { return &ipLimiter{max: limit, n: map[string]int{}} }
 
 func (l *ipLimiter) acquire(key string) bool {
 	if l.max <= 0 {

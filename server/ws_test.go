@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -43,7 +42,7 @@ const waitGuard = 30 * time.Second
 
 func startWS(t *testing.T, svc api.Service, cfg WebsocketConfig) (*Websocket, *httptest.Server) {
 	t.Helper()
-	ws := NewWebsocket(svc, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), prometheus.NewRegistry())
+	ws := NewWebsocket(svc, cfg, slog.New(slog.DiscardHandler), prometheus.NewRegistry())
 	ctx, cancel := context.WithCancel(context.Background())
 	go ws.Run(ctx)
 	mux := http.NewServeMux()
@@ -327,8 +326,8 @@ func TestWebsocketShutdownWaitsForRequests(t *testing.T) {
 		t.Fatalf("want close 1001, got %v", err)
 	}
 	select {
-	case <-done:
-		t.Fatal("Shutdown returned while a request was running")
+	case err := <-done:
+		t.Fatalf("Shutdown returned (%v) while a request was running", err)
 	case <-time.After(50 * time.Millisecond):
 	}
 	close(release)

@@ -280,7 +280,7 @@ func testIteratePrefixAndStart(t *testing.T, e db.Engine) {
 	expectRows(t, "prefix b from b15", rows(t, e, cfA, []byte("b15"), []byte("b"), false), "b2=3", "b3=4")
 	expectRows(t, "from bz", rows(t, e, cfA, []byte("bz"), nil, false), "c=5", "\xff=6", "\xff\xff=7", "\xff\xff\x00=8")
 	expectRows(t, "prefix d", rows(t, e, cfA, nil, []byte("d"), false))
-	expectRows(t, "prefix ff ff", rows(t, e, cfA, nil, []byte("\xff\xff"), false), "\xff\xff=7", "\xff\xff\x00=8")
+	expectRows(t, "prefix ffff", rows(t, e, cfA, nil, []byte("\xff\xff"), false), "\xff\xff=7", "\xff\xff\x00=8")
 	expectRows(t, "past the end", rows(t, e, cfA, []byte("\xff\xff\xff"), nil, false))
 	expectRows(t, "other family", rows(t, e, cfB, nil, []byte("b"), false), "b0=other family")
 }
@@ -324,7 +324,7 @@ func testIterateReverse(t *testing.T, e db.Engine) {
 	expectRows(t, "from b", rows(t, e, cfA, []byte("b"), nil, true), "a=1")
 	expectRows(t, "below everything", rows(t, e, cfA, []byte("0"), nil, true))
 	expectRows(t, "prefix ff", rows(t, e, cfA, nil, []byte("\xff"), true), "\xff\xff\x00=8", "\xff\xff=7", "\xff=6")
-	expectRows(t, "prefix ff ff", rows(t, e, cfA, nil, []byte("\xff\xff"), true), "\xff\xff\x00=8", "\xff\xff=7")
+	expectRows(t, "prefix ffff", rows(t, e, cfA, nil, []byte("\xff\xff"), true), "\xff\xff\x00=8", "\xff\xff=7")
 	expectRows(t, "prefix c", rows(t, e, cfA, nil, []byte("c"), true), "c=5")
 	expectRows(t, "prefix bz", rows(t, e, cfA, nil, []byte("bz"), true))
 	n := 0

@@ -183,6 +183,9 @@ func checkOlderFormat(path string, present []db.CF) error {
 		opts.Destroy()
 		return err
 	}
-	defer e.Close()
-	return db.CheckOlderIndex(e, path)
+	err = db.CheckOlderIndex(e, path)
+	if cerr := e.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }

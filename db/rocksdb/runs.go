@@ -108,8 +108,11 @@ func (e *engine) SyncRuns() error {
 	} else if err != nil {
 		return err
 	}
-	defer f.Close()
-	return f.Sync()
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 func (e *engine) IngestRun(cf db.CF, name string) (bool, error) {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"sync"
 	"testing"
 	"time"
@@ -61,7 +60,6 @@ var shared struct {
 	mu       sync.Mutex
 	fixtures map[Options]*Fixture
 	closers  []func()
-	dirs     []string
 }
 
 // Shared returns a fixture built once per test binary for o, for tests
@@ -75,12 +73,7 @@ func Shared(tb testing.TB, o Options) *Fixture {
 	if f := shared.fixtures[o]; f != nil {
 		return f
 	}
-	dir, err := os.MkdirTemp("", "apitest-")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	shared.dirs = append(shared.dirs, dir)
-	f, closeFn, err := build(o, dir)
+	f, closeFn, err := build(o, "apitest-shared")
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -91,20 +84,17 @@ func Shared(tb testing.TB, o Options) *Fixture {
 	return f
 }
 
-// CloseShared closes the shared fixtures and removes their stores.
+// CloseShared closes the shared fixtures.
 func CloseShared() {
 	shared.mu.Lock()
 	defer shared.mu.Unlock()
 	for _, c := range shared.closers {
 		c()
 	}
-	for _, d := range shared.dirs {
-		_ = os.RemoveAll(d)
-	}
-	shared.fixtures, shared.closers, shared.dirs = nil, nil, nil
+	shared.fixtures, shared.closers = nil, nil
 }
 
-// build indexes the chain into a new store in dir and starts the parts o
+// build indexes the chain into a new in-memory store (dir names it) and starts the parts o
 // asks for; closeFn stops them and closes the store.
 func build(o Options, dir string) (f *Fixture, closeFn func(), err error) {
 	c, err := SharedChain()

@@ -8,7 +8,6 @@ package apitest
 
 import (
 	"fmt"
-	"io"
 	"log/slog"
 	"testing"
 
@@ -49,4 +48,4 @@ func OpenStore(tb testing.TB, o db.Options) *db.DB {
 }
 
 // Quiet is a logger that drops everything, for the services under test.
-func Quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+func Quiet() *slog.Logger { return slog.New(slog.DiscardHandler) }
