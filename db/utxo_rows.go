@@ -135,91 +135,117 @@ type pendingUtxo struct {
 // same input always yields the same rows, which is what makes disconnect the
 // exact mirror of connect.
 func utxoRows(ib *IndexedBlock) *blockRows {
-	h := ib.Height
-	r := &blockRows{balances: make(map[string]*balanceDelta)}
-	put := func(cf CF, k, v []byte) { r.muts = append(r.muts, mutation{cf: cf, key: k, value: v}) }
-
-	put(CFHeight, heightKey(h), packBlockMeta(&ib.Meta))
-	put(CFBlockTxs, heightKey(h), packBlockUndo(ib.undo()))
+	b := &rowBuilder{h: ib.Height, r: &blockRows{balances: make(map[string]*balanceDelta)},
+		addrTxs: make(map[string][]AddrTx), created: make(map[outpoint]*pendingUtxo)}
+	b.put(CFHeight, heightKey(b.h), packBlockMeta(&ib.Meta))
+	b.put(CFBlockTxs, heightKey(b.h), packBlockUndo(ib.undo()))
 	if len(ib.Filter) > 0 {
-		put(CFBlockFilter, blockFilterKey(ib.Meta.Hash), ib.Filter)
+		b.put(CFBlockFilter, blockFilterKey(ib.Meta.Hash), ib.Filter)
 	}
-
-	// Per descriptor, the txs touching it in block order.
-	addrTxs := make(map[string][]AddrTx)
-	var descOrder []string
-	touch := func(desc bchain.AddrDesc, txid bchain.Hash, idx int32) *balanceDelta {
-		k := string(desc)
-		list := addrTxs[k]
-		d := r.balances[k]
-		if d == nil {
-			d = &balanceDelta{}
-			r.balances[k] = d
-			descOrder = append(descOrder, k)
-		}
-		if n := len(list); n > 0 && list[n-1].Txid == txid {
-			list[n-1].Indexes = append(list[n-1].Indexes, idx)
-		} else {
-			addrTxs[k] = append(list, AddrTx{Txid: txid, Indexes: []int32{idx}})
-			d.txs++
-			return d
-		}
-		addrTxs[k] = list
-		return d
-	}
-
-	created := make(map[outpoint]*pendingUtxo)
-	var createdOrder []outpoint
 	for i := range ib.Txs {
 		tx := &ib.Txs[i]
-		ta := TxAddresses{Height: h, Coinbase: tx.Coinbase, Inputs: make([]TxAddr, len(tx.Inputs)), Outputs: tx.Outputs}
+		ta := TxAddresses{Height: b.h, Coinbase: tx.Coinbase, Inputs: make([]TxAddr, len(tx.Inputs)), Outputs: tx.Outputs}
 		for j := range tx.Inputs {
-			in := &tx.Inputs[j]
-			ta.Inputs[j] = in.TxAddr
-			if tx.Coinbase {
-				continue
+			ta.Inputs[j] = tx.Inputs[j].TxAddr
+			if !tx.Coinbase {
+				b.spend(tx, j)
 			}
-			put(CFSpends, spendKey(in.Txid, in.Vout), packSpend(&Spend{Txid: tx.Txid, Vin: uint32(j), Height: h}))
-			if len(in.Desc) == 0 {
-				continue
-			}
-			d := touch(in.Desc, tx.Txid, ^int32(j))
-			d.sent += int64(in.Value)
-			d.utxos--
-			op := outpoint{in.Txid, in.Vout}
-			if c := created[op]; c != nil {
-				delete(created, op) // created and spent within this block
-				continue
-			}
-			u := Utxo{Height: in.Height, Txid: in.Txid, Vout: in.Vout, Value: in.Value, Coinbase: in.Coinbase}
-			r.muts = append(r.muts, mutation{cf: CFAddressUtxos, key: utxoKey(in.Desc, &u), value: packUtxoValue(&u), del: true})
 		}
-		put(CFTxAddresses, tx.Txid[:], packTxAddresses(&ta))
+		b.put(CFTxAddresses, tx.Txid[:], packTxAddresses(&ta))
 		for n := range tx.Outputs {
-			out := &tx.Outputs[n]
-			if len(out.Desc) == 0 {
-				continue
-			}
-			d := touch(out.Desc, tx.Txid, int32(n))
-			d.received += int64(out.Value)
-			d.utxos++
-			op := outpoint{tx.Txid, uint32(n)}
-			created[op] = &pendingUtxo{desc: out.Desc, utxo: Utxo{Height: h, Txid: tx.Txid, Vout: uint32(n), Value: out.Value, Coinbase: tx.Coinbase}}
-			createdOrder = append(createdOrder, op)
+			b.create(tx, n)
 		}
 	}
-	for _, op := range createdOrder {
-		if c := created[op]; c != nil {
-			put(CFAddressUtxos, utxoKey(c.desc, &c.utxo), packUtxoValue(&c.utxo))
+	return b.finish()
+}
+
+// rowBuilder collects a block's rows in a fixed order: block records, then
+// per tx its spends, spent UTXOs and txAddresses, then the UTXOs the block
+// leaves, then the addresses rows.
+type rowBuilder struct {
+	h uint32
+	r *blockRows
+	// Per descriptor, the txs touching it in block order.
+	addrTxs   map[string][]AddrTx
+	descOrder []string
+	// UTXOs created by the block and not (yet) spent within it.
+	created      map[outpoint]*pendingUtxo
+	createdOrder []outpoint
+}
+
+func (b *rowBuilder) put(cf CF, k, v []byte) {
+	b.r.muts = append(b.r.muts, mutation{cf: cf, key: k, value: v})
+}
+
+// touch records that tx touches desc at index idx (^vin for inputs) and
+// returns the descriptor's balance change.
+func (b *rowBuilder) touch(desc bchain.AddrDesc, txid bchain.Hash, idx int32) *balanceDelta {
+	k := string(desc)
+	list := b.addrTxs[k]
+	d := b.r.balances[k]
+	if d == nil {
+		d = &balanceDelta{}
+		b.r.balances[k] = d
+		b.descOrder = append(b.descOrder, k)
+	}
+	if n := len(list); n > 0 && list[n-1].Txid == txid {
+		list[n-1].Indexes = append(list[n-1].Indexes, idx)
+		b.addrTxs[k] = list
+		return d
+	}
+	b.addrTxs[k] = append(list, AddrTx{Txid: txid, Indexes: []int32{idx}})
+	d.txs++
+	return d
+}
+
+// spend records input j of tx: its spends row, the sender's balance and
+// the UTXO it removes.
+func (b *rowBuilder) spend(tx *IndexedTx, j int) {
+	in := &tx.Inputs[j]
+	b.put(CFSpends, spendKey(in.Txid, in.Vout), packSpend(&Spend{Txid: tx.Txid, Vin: uint32(j), Height: b.h}))
+	if len(in.Desc) == 0 {
+		return
+	}
+	d := b.touch(in.Desc, tx.Txid, ^int32(j))
+	d.sent += int64(in.Value)
+	d.utxos--
+	op := outpoint{in.Txid, in.Vout}
+	if c := b.created[op]; c != nil {
+		delete(b.created, op) // created and spent within this block
+		return
+	}
+	u := Utxo{Height: in.Height, Txid: in.Txid, Vout: in.Vout, Value: in.Value, Coinbase: in.Coinbase}
+	b.r.muts = append(b.r.muts, mutation{cf: CFAddressUtxos, key: utxoKey(in.Desc, &u), value: packUtxoValue(&u), del: true})
+}
+
+// create records output n of tx: the receiver's balance and a new UTXO.
+func (b *rowBuilder) create(tx *IndexedTx, n int) {
+	out := &tx.Outputs[n]
+	if len(out.Desc) == 0 {
+		return
+	}
+	d := b.touch(out.Desc, tx.Txid, int32(n))
+	d.received += int64(out.Value)
+	d.utxos++
+	op := outpoint{tx.Txid, uint32(n)}
+	b.created[op] = &pendingUtxo{desc: out.Desc, utxo: Utxo{Height: b.h, Txid: tx.Txid, Vout: uint32(n), Value: out.Value, Coinbase: tx.Coinbase}}
+	b.createdOrder = append(b.createdOrder, op)
+}
+
+// finish adds the UTXOs the block leaves and the addresses rows.
+func (b *rowBuilder) finish() *blockRows {
+	for _, op := range b.createdOrder {
+		if c := b.created[op]; c != nil {
+			b.put(CFAddressUtxos, utxoKey(c.desc, &c.utxo), packUtxoValue(&c.utxo))
 		}
 	}
-	for _, k := range descOrder {
-		list := addrTxs[k]
+	for _, k := range b.descOrder {
+		list := b.addrTxs[k]
 		// Stored newest first: later txs in the block come first.
-		for a, b := 0, len(list)-1; a < b; a, b = a+1, b-1 {
-			list[a], list[b] = list[b], list[a]
+		for a, z := 0, len(list)-1; a < z; a, z = a+1, z-1 {
+			list[a], list[z] = list[z], list[a]
 		}
-		put(CFAddresses, addressesKey(bchain.AddrDesc(k), h), packAddrTxs(list))
+		b.put(CFAddresses, addressesKey(bchain.AddrDesc(k), b.h), packAddrTxs(list))
 	}
-	return r
+	return b.r
 }
