@@ -102,7 +102,7 @@ func Run(ctx context.Context, o *Options, log *slog.Logger) error {
 	if x, ok := index.(*db.EthIndex); ok {
 		// Blocks whose trace failed are traced again once the tip is reached.
 		syncCfg.AfterSync = func(ctx context.Context) error {
-			_, err := x.RetryTraces(func(h uint32, hash bchain.Hash) (*bchain.Block, error) { return backend.Chain.Block(ctx, hash, h) })
+			_, err := x.RetryTraces(ctx, func(h uint32, hash bchain.Hash) (*bchain.Block, error) { return backend.Chain.Block(ctx, hash, h) })
 			return err
 		}
 	}
@@ -321,13 +321,9 @@ func newIndex(b *bchain.Backend, d *db.DB, cfg *bchain.Config) (syncer.Index, db
 		if b.Eth == nil {
 			return nil, db.FilterParams{}, fmt.Errorf("%w: the Ethereum-type backend has no account queries", bchain.ErrConfig)
 		}
-		// Token metadata is read once, when the index first meets a contract.
-		contracts := func(c bchain.AddrDesc) (*bchain.EthContractInfo, error) {
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			return b.Eth.ContractInfo(ctx, c)
-		}
-		return db.NewEthIndex(d, cfg.BlockAddressesToKeep, contracts), db.FilterParams{}, nil
+		// Token metadata is read once, when the index first meets a
+		// contract, in the sync worker's fetch step (EthIndex.PrepareBlock).
+		return db.NewEthIndex(d, cfg.BlockAddressesToKeep, b.Eth.ContractInfo), db.FilterParams{}, nil
 	}
 	return nil, db.FilterParams{}, fmt.Errorf("%w: chain type %v is not supported yet", bchain.ErrConfig, b.Type)
 }

@@ -465,11 +465,7 @@ func (s *Syncer) catchUp(ctx context.Context, from, to uint32) error {
 		})
 	}
 	for h := from; h <= to; h++ {
-		hash, err := s.node.BlockHash(ctx, h)
-		if err != nil {
-			return err
-		}
-		blk, err := s.node.Block(ctx, hash, h)
+		blk, err := s.fetchBlock(ctx, h)
 		if err != nil {
 			return err
 		}
