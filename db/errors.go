@@ -15,6 +15,4 @@ var (
 	ErrOutsideWindow = errors.New("block is outside the rollback window")
 	// ErrEmptyIndex: there is no block to disconnect.
 	ErrEmptyIndex = errors.New("index is empty")
-	// ErrBulkUnsupported: the chain type's index connects blocks one by one.
-	ErrBulkUnsupported = errors.New("bulk loading is not supported for this chain type")
 )

@@ -7,7 +7,8 @@ import (
 )
 
 // EthIndex connects and disconnects Ethereum-type blocks, one atomic write
-// per block holding its rows, its undo record and the new tip. Balances
+// per block holding its rows, its undo record and the new tip (one by
+// one: it has no bulk load). Balances
 // and nonces are not indexed: they come from the node. Whatever a block
 // needs from the node is fetched first (PrepareBlock, refills, re-traces);
 // building a block's rows then only reads the index.
@@ -22,9 +23,6 @@ type EthIndex struct {
 func NewEthIndex(d *DB, keep int, contracts ContractSource) *EthIndex {
 	return &EthIndex{chainIndex: newChainIndex(d, keep), contracts: contracts}
 }
-
-// NewBulk: Ethereum-type blocks are connected one by one.
-func (x *EthIndex) NewBulk(BulkOptions) (Bulk, error) { return nil, ErrBulkUnsupported }
 
 func errNoEthData(blk *bchain.Block) error {
 	return fmt.Errorf("block %d %s has no Ethereum data", blk.Height, blk.Hash)
