@@ -22,8 +22,6 @@ type chainStack struct {
 	index syncer.Index
 	// blockFilters are the index's Golomb filter parameters (zero: none).
 	blockFilters db.FilterParams
-	// bulk: the index can load blocks in sorted bulk rounds.
-	bulk bool
 	// afterSync runs on the sync worker after each pass (nil: nothing).
 	afterSync func(ctx context.Context) error
 	// configure adds the chain type's parts to the query configuration

@@ -26,13 +26,9 @@ func newEthStack(ctx context.Context, e stackEnv) (*chainStack, error) {
 	if !e.o.DryRun {
 		checkEthTracing(ctx, b, e.log)
 	}
-	// Token metadata is read once, when the index first meets a contract.
-	contracts := func(c bchain.AddrDesc) (*bchain.EthContractInfo, error) {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		return b.Eth.ContractInfo(ctx, c)
-	}
-	x := db.NewEthIndex(e.d, e.cfg.BlockAddressesToKeep, contracts)
+	// Token metadata is read once, when the index first meets a contract,
+	// in the sync worker's fetch step (EthIndex.PrepareBlock).
+	x := db.NewEthIndex(e.d, e.cfg.BlockAddressesToKeep, b.Eth.ContractInfo)
 	var svc *api.EthService
 	s := &chainStack{index: x, newService: func(d *db.DB, sync api.SyncStatus, cfg api.Config) api.Service {
 		svc = api.NewEthService(d, b, sync, cfg)
@@ -40,7 +36,7 @@ func newEthStack(ctx context.Context, e stackEnv) (*chainStack, error) {
 	}}
 	// Blocks whose trace failed are traced again once the tip is reached.
 	s.afterSync = func(ctx context.Context) error {
-		_, err := x.RetryTraces(func(h uint32, hash bchain.Hash) (*bchain.Block, error) { return b.Chain.Block(ctx, hash, h) })
+		_, err := x.RetryTraces(ctx, func(h uint32, hash bchain.Hash) (*bchain.Block, error) { return b.Chain.Block(ctx, hash, h) })
 		return err
 	}
 	mp := newEthMempool(e)

@@ -113,10 +113,6 @@ func openStore(o *Options, cfg *bchain.Config, b *bchain.Backend, mem memoryPlan
 
 // newWorker builds the sync worker over the chain type's index.
 func newWorker(e stackEnv, stack *chainStack, mem memoryPlan) *syncer.Syncer {
-	var bulkThreshold uint32
-	if stack.bulk {
-		bulkThreshold = uint32(e.o.BulkThreshold)
-	}
 	pollMs := e.cfg.BlockPollIntervalMs
 	if e.o.ResyncIndexMs > 0 {
 		pollMs = e.o.ResyncIndexMs
@@ -126,8 +122,8 @@ func newWorker(e stackEnv, stack *chainStack, mem memoryPlan) *syncer.Syncer {
 	}
 	syncCfg := syncer.Config{
 		Workers: e.o.Workers, MemoryBudget: mem.syncWorker, PollInterval: time.Duration(pollMs) * time.Millisecond,
-		BulkThreshold: bulkThreshold, OnBulk: mem.bulkMemory(e.d.SetBlockCacheBytes, e.o.DBCache),
-		AfterSync: stack.afterSync,
+		BulkThreshold: uint32(e.o.BulkThreshold), // for indexes that load in bulk (syncer.BulkIndex) OnBulk: mem.bulkMemory(e.d.SetBlockCacheBytes, e.o.DBCache),
+		AfterSync:     stack.afterSync,
 	}
 	return syncer.New(e.backend.Chain, stack.index, syncCfg, e.log, syncer.NewMetrics(e.reg))
 }

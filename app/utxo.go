@@ -13,7 +13,7 @@ import (
 )
 
 // newUtxoStack builds the Bitcoin-type parts: the UTXO index with its
-// block filters, bulk loading, and the mempool when the sync worker runs
+// block filters (it loads far-behind blocks in bulk), and the mempool when the sync worker runs
 // (the mempool needs the index current to resolve inputs).
 func newUtxoStack(_ context.Context, e stackEnv) (*chainStack, error) {
 	filters := db.FilterParams{P: e.cfg.BlockGolombFilterP, Scripts: e.cfg.BlockFilterScripts, ZeroedKey: e.cfg.BlockFilterUseZeroedKey}
@@ -23,7 +23,7 @@ func newUtxoStack(_ context.Context, e stackEnv) (*chainStack, error) {
 	}
 	mp, mempoolFilters := newMempool(e)
 	var svc *api.UtxoService
-	s := &chainStack{index: x, blockFilters: x.Filters(), bulk: true, newService: func(d *db.DB, sync api.SyncStatus, cfg api.Config) api.Service {
+	s := &chainStack{index: x, blockFilters: x.Filters(), newService: func(d *db.DB, sync api.SyncStatus, cfg api.Config) api.Service {
 		svc = api.NewUtxoService(d, e.backend, sync, cfg)
 		return svc
 	}}

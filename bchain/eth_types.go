@@ -37,6 +37,11 @@ type EthBlock struct {
 	// are nil where missing, and the indexer should record the block and
 	// call EthereumChain.InternalData again later.
 	TraceError string
+	// Contracts is the token metadata of contracts the block names that the
+	// index had no row for when it prepared the block (db.EthIndex
+	// PrepareBlock, run in the sync worker's fetch step), so that connecting
+	// the block asks the node nothing. Node backends leave it nil.
+	Contracts map[EthAddress]*EthContractInfo
 }
 
 // Ethereum transaction types (EIP-2718).

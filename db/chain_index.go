@@ -7,6 +7,9 @@ import (
 	"github.com/openexplorer/blockbook/bchain"
 )
 
+// RefillFunc fetches a block by height and hash from the node.
+type RefillFunc func(height uint32, hash bchain.Hash) (*bchain.Block, error)
+
 // chainIndex is what the index of every chain type shares: the database,
 // the rollback window and the height column.
 type chainIndex struct {

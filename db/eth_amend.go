@@ -1,6 +1,7 @@
 package db
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/openexplorer/blockbook/bchain"
@@ -26,10 +27,13 @@ func (x *EthIndex) TraceErrors() ([]uint32, error) {
 }
 
 // RetryTraces fetches every block with a failed trace again (fetch is
-// expected to trace it) and amends those that now come fully traced. It
-// returns how many were amended; a fetch error stops it (the node is
-// likely down: the next call tries again).
-func (x *EthIndex) RetryTraces(fetch RefillFunc) (int, error) {
+// expected to trace it) and amends those that now come fully traced. Per
+// block, the node is asked first (the block, then the metadata of
+// contracts its traces reveal, see PrepareBlock), then the amend is
+// built from the index alone and written at once. It returns how many
+// were amended; a node error stops it with the block unchanged (the node
+// is likely down: the next call tries again).
+func (x *EthIndex) RetryTraces(ctx context.Context, fetch RefillFunc) (int, error) {
 	hs, err := x.TraceErrors()
 	if err != nil {
 		return 0, err
@@ -50,6 +54,9 @@ func (x *EthIndex) RetryTraces(fetch RefillFunc) (int, error) {
 		if blk.Eth == nil || blk.Hash != meta.Hash || blk.Eth.TraceError != "" {
 			continue
 		}
+		if err := x.PrepareBlock(ctx, blk); err != nil {
+			return amended, fmt.Errorf("retrace block %d: %w", h, err)
+		}
 		if err := x.amendTraces(h, blk); err != nil {
 			return amended, err
 		}
@@ -58,7 +65,8 @@ func (x *EthIndex) RetryTraces(fetch RefillFunc) (int, error) {
 	return amended, nil
 }
 
-// amendTraces rewrites block h's rows for its fully traced form blk.
+// amendTraces rewrites block h's rows for its fully traced form blk,
+// prepared (PrepareBlock), in one write.
 func (x *EthIndex) amendTraces(h uint32, blk *bchain.Block) error {
 	after := ethTxRecords(blk.Eth)
 	// What was indexed: the same txs with the internal data stored then.
@@ -89,7 +97,7 @@ func (x *EthIndex) amendTraces(h uint32, blk *bchain.Block) error {
 		}
 	}
 	ac.write(b)
-	if err := x.replaceContractEvents(b, h, before, after); err != nil {
+	if err := x.replaceContractEvents(b, h, before, after, blk.Eth.Contracts); err != nil {
 		return err
 	}
 	for i := range blk.Eth.Txs {

@@ -1,43 +1,40 @@
 package db
 
 import (
-	"cmp"
-	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/openexplorer/blockbook/bchain"
 )
 
-// ErrBulkUnsupported: the chain type's index connects blocks one by one.
-var ErrBulkUnsupported = errors.New("bulk loading is not supported for this chain type")
-
-// ContractSource fetches a contract's token metadata from the node (name,
-// symbol, decimals), for the contracts row written when the index first
-// meets the contract.
-type ContractSource func(contract bchain.AddrDesc) (*bchain.EthContractInfo, error)
-
 // EthIndex connects and disconnects Ethereum-type blocks, one atomic write
-// per block holding its rows, its undo record and the new tip. Balances
-// and nonces are not indexed: they come from the node.
+// per block holding its rows, its undo record and the new tip (one by
+// one: it has no bulk load). Balances
+// and nonces are not indexed: they come from the node. Whatever a block
+// needs from the node is fetched first (PrepareBlock, refills, re-traces);
+// building a block's rows then only reads the index.
 type EthIndex struct {
 	chainIndex
 	contracts ContractSource
 }
 
 // NewEthIndex returns the Ethereum-type index over d, keeping undo records
-// for the last keep blocks.
+// for the last keep blocks; contracts gives PrepareBlock the token
+// metadata of contracts (nil: rows without metadata).
 func NewEthIndex(d *DB, keep int, contracts ContractSource) *EthIndex {
 	return &EthIndex{chainIndex: newChainIndex(d, keep), contracts: contracts}
 }
 
-// NewBulk: Ethereum-type blocks are connected one by one.
-func (x *EthIndex) NewBulk(BulkOptions) (Bulk, error) { return nil, ErrBulkUnsupported }
+func errNoEthData(blk *bchain.Block) error {
+	return fmt.Errorf("block %d %s has no Ethereum data", blk.Height, blk.Hash)
+}
 
-// ConnectBlock indexes blk, which must extend the tip.
+// ConnectBlock indexes blk, which must extend the tip, in one atomic
+// write. It asks the node nothing: the metadata of contracts the index
+// meets for the first time comes with the block (PrepareBlock); a block
+// without it fails with ErrNotPrepared and nothing is written.
 func (x *EthIndex) ConnectBlock(blk *bchain.Block) error {
 	if blk.Eth == nil {
-		return fmt.Errorf("block %d %s has no Ethereum data", blk.Height, blk.Hash)
+		return errNoEthData(blk)
 	}
 	if err := x.checkNext(blk); err != nil {
 		return err
@@ -51,7 +48,7 @@ func (x *EthIndex) ConnectBlock(blk *bchain.Block) error {
 	if blk.Height >= x.keep {
 		b.del(CFBlockTxs, heightKey(blk.Height-x.keep))
 	}
-	if err := x.applyBlock(b, blk.Height, recs, 1); err != nil {
+	if err := x.applyBlock(b, blk.Height, recs, 1, blk.Eth.Contracts); err != nil {
 		return err
 	}
 	for i := range blk.Eth.Txs {
@@ -69,7 +66,9 @@ func (x *EthIndex) ConnectBlock(blk *bchain.Block) error {
 
 // DisconnectTip removes the tip block, restoring every row to what it was
 // before the block was connected; refill re-fetches the block entering
-// the bottom of the rollback window, as for Bitcoin-type chains.
+// the bottom of the rollback window, as for Bitcoin-type chains. The node
+// is asked before the batch is built: a failing refill leaves the index
+// as it was.
 func (x *EthIndex) DisconnectTip(refill RefillFunc) (Tip, bool, error) {
 	tip, ok, err := ReadTip(x.db)
 	if err != nil {
@@ -90,9 +89,15 @@ func (x *EthIndex) DisconnectTip(refill RefillFunc) (Tip, bool, error) {
 	if err != nil {
 		return Tip{}, false, err
 	}
+	var refilled *EthBlockUndo
+	if h >= x.keep {
+		if refilled, err = x.refillUndo(h-x.keep, refill); err != nil {
+			return Tip{}, false, err
+		}
+	}
 	b := x.db.NewBatch()
 	defer b.Destroy()
-	if err := x.applyBlock(b, h, undo.Txs, -1); err != nil {
+	if err := x.applyBlock(b, h, undo.Txs, -1, nil); err != nil {
 		return Tip{}, false, err
 	}
 	for i := range undo.Txs {
@@ -102,41 +107,39 @@ func (x *EthIndex) DisconnectTip(refill RefillFunc) (Tip, bool, error) {
 	b.del(CFHeight, heightKey(h))
 	b.del(CFBlockTxs, heightKey(h))
 	b.del(CFBlockInternalDataErrors, heightKey(h))
-	if h >= x.keep {
-		if err := x.refillUndo(b, h-x.keep, refill); err != nil {
-			return Tip{}, false, err
-		}
+	if refilled != nil {
+		b.put(CFBlockTxs, heightKey(h-x.keep), packEthBlockUndo(refilled))
 	}
 	return x.commitDisconnect(b, h)
 }
 
-// refillUndo writes the undo record of the indexed block at height from
-// the node's copy of it.
-func (x *EthIndex) refillUndo(b *Batch, height uint32, refill RefillFunc) error {
+// refillUndo fetches from the node the undo record of the indexed block
+// at height.
+func (x *EthIndex) refillUndo(height uint32, refill RefillFunc) (*EthBlockUndo, error) {
 	meta, err := ReadBlockMeta(x.db, height)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if meta == nil {
-		return fmt.Errorf("%w: no block at height %d", ErrCorrupt, height)
+		return nil, fmt.Errorf("%w: no block at height %d", ErrCorrupt, height)
 	}
 	if refill == nil {
-		return fmt.Errorf("block %d is needed to refill the rollback window but no source was given", height)
+		return nil, fmt.Errorf("block %d is needed to refill the rollback window but no source was given", height)
 	}
 	blk, err := refill(height, meta.Hash)
 	if err != nil {
-		return fmt.Errorf("refill rollback window with block %d: %w", height, err)
+		return nil, fmt.Errorf("refill rollback window with block %d: %w", height, err)
 	}
 	if blk.Hash != meta.Hash || blk.Eth == nil {
-		return fmt.Errorf("refill rollback window: node has block %s at height %d, index has %s", blk.Hash, height, meta.Hash)
+		return nil, fmt.Errorf("refill rollback window: node has block %s at height %d, index has %s", blk.Hash, height, meta.Hash)
 	}
-	b.put(CFBlockTxs, heightKey(height), packEthBlockUndo(&EthBlockUndo{Txs: ethTxRecords(blk.Eth)}))
-	return nil
+	return &EthBlockUndo{Txs: ethTxRecords(blk.Eth)}, nil
 }
 
 // applyBlock writes the address and contract rows of a block, forwards
-// (sign 1) or backwards (sign -1).
-func (x *EthIndex) applyBlock(b *Batch, h uint32, recs []EthTxRecord, sign int) error {
+// (sign 1) or backwards (sign -1); meta is the metadata of contracts met
+// for the first time (forwards only).
+func (x *EthIndex) applyBlock(b *Batch, h uint32, recs []EthTxRecord, sign int, meta map[bchain.EthAddress]*bchain.EthContractInfo) error {
 	var before, after []EthTxRecord
 	if sign > 0 {
 		after = recs
@@ -155,7 +158,7 @@ func (x *EthIndex) applyBlock(b *Batch, h uint32, recs []EthTxRecord, sign int) 
 		}
 	}
 	ac.write(b)
-	return x.replaceContractEvents(b, h, before, after)
+	return x.replaceContractEvents(b, h, before, after, meta)
 }
 
 // replaceAddressRows replaces the addresses rows of block h written for
@@ -207,108 +210,6 @@ func (c *contractsCache) write(b *Batch) {
 			b.put(CFAddressContracts, []byte(k), packAddrContracts(a))
 		}
 	}
-}
-
-// contractEvents lists what a block did to contracts, per contract in
-// order of first appearance.
-func contractEvents(h uint32, recs []EthTxRecord) (order []string, events map[string][]ContractEvent) {
-	events = map[string][]ContractEvent{}
-	add := func(c bchain.AddrDesc, ev ContractEvent) {
-		k := string(c)
-		list, seen := events[k]
-		if !seen {
-			order = append(order, k)
-		}
-		if !slices.ContainsFunc(list, func(e ContractEvent) bool { return e.Kind == ev.Kind }) {
-			events[k] = append(list, ev)
-		}
-	}
-	for i := range recs {
-		r := &recs[i]
-		if len(r.Created) > 0 {
-			add(r.Created, ContractEvent{Height: h, Kind: ContractCreated})
-		}
-		for _, it := range r.Internal {
-			switch it.Kind {
-			case bchain.EthInternalCreate:
-				add(it.To, ContractEvent{Height: h, Kind: ContractCreated})
-			case bchain.EthInternalSelfDestruct:
-				add(it.From, ContractEvent{Height: h, Kind: ContractDestroyed})
-			}
-		}
-		for _, tt := range r.Tokens {
-			add(tt.Contract, ContractEvent{Height: h, Kind: ContractSeen, Standard: tt.Standard})
-		}
-	}
-	return order, events
-}
-
-// replaceContractEvents replaces the events block h gave contracts by
-// the records before with those of after: a contract's row loses every
-// event at h, then gains the new ones (a contract keeps one "seen" event,
-// the first). A row left without events goes.
-func (x *EthIndex) replaceContractEvents(b *Batch, h uint32, before, after []EthTxRecord) error {
-	oldOrder, _ := contractEvents(h, before)
-	newOrder, events := contractEvents(h, after)
-	for _, k := range oldOrder {
-		if _, kept := events[k]; !kept {
-			newOrder = append(newOrder, k)
-		}
-	}
-	for _, k := range newOrder {
-		c, err := ReadContractInfo(x.db, bchain.AddrDesc(k))
-		if err != nil {
-			return err
-		}
-		if c == nil && len(events[k]) == 0 {
-			continue
-		}
-		if c == nil {
-			if c, err = x.newContractInfo(bchain.AddrDesc(k)); err != nil {
-				return err
-			}
-		}
-		c.Events = slices.DeleteFunc(c.Events, func(e ContractEvent) bool { return e.Height == h })
-		for _, ev := range events[k] {
-			if ev.Kind == ContractSeen && c.Standard() != bchain.TokenUnknown {
-				continue
-			}
-			c.Events = append(c.Events, ev)
-		}
-		if len(c.Events) == 0 {
-			b.del(CFContracts, []byte(k))
-			continue
-		}
-		slices.SortStableFunc(c.Events, func(a, b ContractEvent) int {
-			if a.Height != b.Height {
-				return cmp.Compare(a.Height, b.Height)
-			}
-			return cmp.Compare(a.Kind, b.Kind)
-		})
-		b.put(CFContracts, []byte(k), packContractInfo(c))
-	}
-	return nil
-}
-
-// newContractInfo asks the node for a contract's metadata. A node error
-// fails the block (the sync retries it): a row without metadata would
-// stay so.
-func (x *EthIndex) newContractInfo(contract bchain.AddrDesc) (*ContractInfo, error) {
-	c := &ContractInfo{}
-	if x.contracts == nil {
-		return c, nil
-	}
-	info, err := x.contracts(contract)
-	if err != nil {
-		return nil, fmt.Errorf("contract %x: %w", []byte(contract), err)
-	}
-	if info != nil {
-		c.Name, c.Symbol = info.Name, info.Symbol
-		if info.Decimals > 0 && info.Decimals < 256 {
-			c.Decimals = uint8(info.Decimals)
-		}
-	}
-	return c, nil
 }
 
 // internalDataOf is the internalData row of a tx (nil: nothing to keep).

@@ -1,6 +1,7 @@
 package db
 
 import (
+	"context"
 	"fmt"
 	"math/big"
 	"math/rand"
@@ -149,7 +150,7 @@ func openEthTestDB(t testing.TB) *DB {
 	return d
 }
 
-var testContractSource ContractSource = func(c bchain.AddrDesc) (*bchain.EthContractInfo, error) {
+var testContractSource ContractSource = func(_ context.Context, c bchain.AddrDesc) (*bchain.EthContractInfo, error) {
 	return &bchain.EthContractInfo{Name: fmt.Sprintf("Token %x", []byte(c[:2])), Symbol: "TK", Decimals: 18}, nil
 }
 
@@ -157,11 +158,20 @@ func newEthTestIndex(t testing.TB, keep int, blocks []*bchain.Block) *EthIndex {
 	t.Helper()
 	x := NewEthIndex(openEthTestDB(t), keep, testContractSource)
 	for _, b := range blocks {
-		if err := x.ConnectBlock(b); err != nil {
-			t.Fatalf("connect %d: %v", b.Height, err)
-		}
+		connectEth(t, x, b)
 	}
 	return x
+}
+
+// connectEth connects b as the sync worker does: prepare, then connect.
+func connectEth(t testing.TB, x *EthIndex, b *bchain.Block) {
+	t.Helper()
+	if err := x.PrepareBlock(context.Background(), b); err != nil {
+		t.Fatalf("prepare %d: %v", b.Height, err)
+	}
+	if err := x.ConnectBlock(b); err != nil {
+		t.Fatalf("connect %d: %v", b.Height, err)
+	}
 }
 
 // Disconnecting any number of blocks ends byte-identical to a fresh sync
@@ -285,10 +295,10 @@ func TestEthRetryTracesAmendsExactly(t *testing.T) {
 			}
 			// Still failing: nothing changes.
 			stillFailing := func(h uint32, hash bchain.Hash) (*bchain.Block, error) { return degrade(chain.blocks[h]), nil }
-			if n, err := x.RetryTraces(stillFailing); n != 0 || err != nil {
+			if n, err := x.RetryTraces(context.Background(), stillFailing); n != 0 || err != nil {
 				t.Fatalf("retry with failing traces: %d, %v", n, err)
 			}
-			if n, err := x.RetryTraces(chain.refill); n != len(failed) || err != nil {
+			if n, err := x.RetryTraces(context.Background(), chain.refill); n != len(failed) || err != nil {
 				t.Fatalf("retry: %d amended, %v", n, err)
 			}
 			fresh := newEthTestIndex(t, keep, chain.blocks)

@@ -3,7 +3,9 @@ package db
 // Address rows of an Ethereum-type block: which txs each address takes
 // part in (addresses) and its counters and token holdings
 // (addressContracts), applied forwards when a block connects and
-// backwards, in reverse order, when it disconnects.
+// backwards, in reverse order, when it disconnects. They are built from
+// the block's tx records (ethTxRecords, at the end), which are also its
+// undo record.
 
 import (
 	"bytes"
@@ -197,4 +199,40 @@ func addTokenValue(vals []TokenValue, id, delta *big.Int) []TokenValue {
 	}
 	vals[i].Value = v
 	return vals
+}
+
+// ethTxRecords extracts what the address rows need from a block's txs.
+func ethTxRecords(blk *bchain.EthBlock) []EthTxRecord {
+	out := make([]EthTxRecord, len(blk.Txs))
+	for i := range blk.Txs {
+		tx := &blk.Txs[i]
+		r := EthTxRecord{Txid: tx.Hash, From: tx.From.AddrDesc()}
+		if tx.To != nil {
+			r.To = tx.To.AddrDesc()
+		}
+		// A failed creation leaves no contract (its receipt still names
+		// the address it would have had).
+		if tx.Receipt != nil && tx.Receipt.ContractAddress != nil && tx.Receipt.Status != bchain.EthStatusFailure {
+			r.Created = tx.Receipt.ContractAddress.AddrDesc()
+		}
+		if tx.Internal != nil {
+			for _, it := range tx.Internal.Transfers {
+				r.Internal = append(r.Internal, InternalTransfer{Kind: it.Type, From: it.From.AddrDesc(), To: it.To.AddrDesc(),
+					Value: nonNil(it.Value)})
+			}
+		}
+		for _, tt := range tx.Transfers {
+			r.Tokens = append(r.Tokens, EthTokenTransfer{Standard: tt.Standard, Contract: tt.Contract.AddrDesc(),
+				From: tt.From.AddrDesc(), To: tt.To.AddrDesc(), Value: nonNil(tt.Value), ID: nonNil(tt.TokenID)})
+		}
+		out[i] = r
+	}
+	return out
+}
+
+func nonNil(x *big.Int) *big.Int {
+	if x == nil {
+		return new(big.Int)
+	}
+	return x
 }

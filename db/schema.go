@@ -1,8 +1,11 @@
 package db
 
-// schema.go is the one place that defines the index layout: every column
-// family, its key and its value, with a builder and a bounds-checked decoder
-// for each. docs/schema.md mirrors this file; a test keeps them in step.
+// schema.go is the one place that lists the index layout: every column
+// family and the internal state here, and for each row a builder and a
+// bounds-checked decoder: the Bitcoin-type rows below, the rows both chain
+// types write in schema_shared.go, the Ethereum-type rows in schema_eth.go
+// (bulk rounds and fiat rates: schema_bulk.go, schema_fiat.go).
+// docs/schema.md mirrors them; a test keeps them in step.
 //
 // Notation: ‖ concatenation, u32be a 4-byte big-endian integer, ^x the
 // bitwise complement (so larger heights sort first), uv an unsigned LEB128
@@ -162,50 +165,6 @@ func unpackFilterParams(b []byte) (FilterParams, error) {
 	return p, d.done()
 }
 
-// ---- height ------------------------------------------------------------
-
-// BlockMeta is the height column's value: hash ‖ uv(time) ‖ uv(txs) ‖ uv(size).
-type BlockMeta struct {
-	Hash    bchain.Hash
-	Time    int64
-	TxCount uint32
-	Size    uint32
-}
-
-func heightKey(height uint32) []byte {
-	e := encoder{b: make([]byte, 0, 4)}
-	e.u32be(height)
-	return e.b
-}
-
-func unpackHeightKey(k []byte) (uint32, error) {
-	d := newDecoder("height key", k)
-	h := d.u32be()
-	return h, d.done()
-}
-
-func packBlockMeta(m *BlockMeta) []byte {
-	e := encoder{b: make([]byte, 0, 48)}
-	e.hash(m.Hash)
-	e.uvarint(uint64(m.Time))
-	e.uvarint(uint64(m.TxCount))
-	e.uvarint(uint64(m.Size))
-	return e.b
-}
-
-func unpackBlockMeta(b []byte) (*BlockMeta, error) {
-	d := newDecoder("height", b)
-	m := &BlockMeta{Hash: d.hash()}
-	t := d.uvarint()
-	if t > 1<<62 {
-		d.fail("time %d out of range", t)
-	}
-	m.Time = int64(t)
-	m.TxCount = d.uvarint32()
-	m.Size = d.uvarint32()
-	return m, d.done()
-}
-
 // ---- addresses -----------------------------------------------------------
 
 // AddrTx is one tx in an addresses row. Indexes say where the address
@@ -213,29 +172,6 @@ func unpackBlockMeta(b []byte) (*BlockMeta, error) {
 type AddrTx struct {
 	Txid    bchain.Hash
 	Indexes []int32
-}
-
-// descPrefix is the key prefix of all rows of one descriptor. The length
-// prefix keeps one descriptor's rows from matching a longer descriptor that
-// happens to start with the same bytes.
-func descPrefix(desc bchain.AddrDesc, extra int) []byte {
-	e := encoder{b: make([]byte, 0, len(desc)+2+extra)}
-	e.lenBytes(desc)
-	return e.b
-}
-
-func addressesKey(desc bchain.AddrDesc, height uint32) []byte {
-	e := encoder{b: descPrefix(desc, 4)}
-	e.u32be(^height)
-	return e.b
-}
-
-// unpackAddressesKey returns the descriptor and height of an addresses key.
-func unpackAddressesKey(k []byte) (bchain.AddrDesc, uint32, error) {
-	d := newDecoder("addresses key", k)
-	desc := d.lenBytes(maxDescLen)
-	h := ^d.u32be()
-	return desc, h, d.done()
 }
 
 // packAddrTxs encodes the txs in the order given (the index stores them
@@ -562,10 +498,3 @@ func unpackBlockFilter(b []byte) (uint64, error) {
 	}
 	return n, nil
 }
-
-// ---- transactions (cache) ------------------------------------------------------
-
-// The transactions column maps txid → the raw serialized tx exactly as the
-// node returned it. It is filled on demand by the API and dropped for the
-// txs of a disconnected block.
-func txCacheKey(txid bchain.Hash) []byte { return txid[:] }

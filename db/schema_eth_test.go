@@ -107,36 +107,3 @@ func TestEthRowsRejectNonCanonicalIntegers(t *testing.T) {
 		}
 	}
 }
-
-func FuzzUnpackEthAddrTxs(f *testing.F) {
-	f.Add(packEthAddrTxs(sampleEthAddrTxs()))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		v, err := unpackEthAddrTxs(b)
-		checkCanonical(t, b, err, func() []byte { return packEthAddrTxs(v) })
-	})
-}
-
-func FuzzUnpackAddrContracts(f *testing.F) {
-	f.Add(packAddrContracts(sampleAddrContracts()))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		v, err := unpackAddrContracts(b)
-		checkCanonical(t, b, err, func() []byte { return packAddrContracts(v) })
-	})
-}
-
-func FuzzUnpackInternalData(f *testing.F) {
-	f.Add(packInternalData(sampleInternalData()))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		v, err := unpackInternalData(b)
-		checkCanonical(t, b, err, func() []byte { return packInternalData(v) })
-	})
-}
-
-func FuzzUnpackContractInfo(f *testing.F) {
-	f.Add(packContractInfo(&ContractInfo{Name: "Tether USD", Symbol: "USDT", Decimals: 6,
-		Events: []ContractEvent{{Height: 4634748, Kind: ContractCreated}, {Height: 4634750, Kind: ContractSeen, Standard: bchain.TokenERC20}}}))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		v, err := unpackContractInfo(b)
-		checkCanonical(t, b, err, func() []byte { return packContractInfo(v) })
-	})
-}

@@ -7,20 +7,10 @@ import (
 	"github.com/openexplorer/blockbook/bchain"
 )
 
-// Errors of block connection. The sync worker reacts to them.
-var (
-	// ErrNotNextBlock: the block does not extend the index tip (a reorg
-	// happened or the caller skipped a block).
-	ErrNotNextBlock = errors.New("block does not extend the index tip")
-	// ErrMissingPrevout: an input spends an output the index does not know.
-	// On a valid chain this means the index is damaged.
-	ErrMissingPrevout = errors.New("input spends an unknown output")
-	// ErrOutsideWindow: the block to disconnect is older than the rollback
-	// window, its undo data is gone.
-	ErrOutsideWindow = errors.New("block is outside the rollback window")
-	// ErrEmptyIndex: there is no block to disconnect.
-	ErrEmptyIndex = errors.New("index is empty")
-)
+// ErrMissingPrevout: an input spends an output the index does not know.
+// On a valid chain this means the index is damaged. The sync worker stops
+// on it. (The errors both chain types share are in errors.go.)
+var ErrMissingPrevout = errors.New("input spends an unknown output")
 
 // OutputClassifier maps an output script to the descriptor it is indexed
 // under (nil: not indexed).
@@ -115,9 +105,6 @@ func (x *UtxoIndex) DisconnectTip(refill RefillFunc) (Tip, bool, error) {
 	}
 	return x.commitDisconnect(b, h)
 }
-
-// RefillFunc fetches a block by height and hash from the node.
-type RefillFunc func(height uint32, hash bchain.Hash) (*bchain.Block, error)
 
 // refillUndo recomputes the undo data of the block at height from the node's
 // copy of it, verifying it is the block the index holds.

@@ -69,9 +69,7 @@ func (st *ethStack) syncIndex(t *testing.T) (*db.DB, *db.EthIndex) {
 		t.Fatal(err)
 	}
 	t.Cleanup(d.Close)
-	x := db.NewEthIndex(d, 300, func(c bchain.AddrDesc) (*bchain.EthContractInfo, error) {
-		return st.backend.Eth.ContractInfo(context.Background(), c)
-	})
+	x := db.NewEthIndex(d, 300, st.backend.Eth.ContractInfo)
 	st.sync(t, x)
 	return d, x
 }

@@ -52,11 +52,7 @@ func (s *Syncer) fetchParallelWithin(ctx context.Context, from, to uint32, budge
 			defer wg.Done()
 			for h := range jobs {
 				var r result
-				hash, err := s.node.BlockHash(ctx, h)
-				if err == nil {
-					r.blk, err = s.node.Block(ctx, hash, h)
-				}
-				r.err = err
+				r.blk, r.err = s.fetchBlock(ctx, h)
 				mu.Lock()
 				if r.blk != nil {
 					actual := int64(r.blk.Size) * decodedFactor

@@ -30,11 +30,21 @@ type Index interface {
 	DisconnectTip(db.RefillFunc) (db.Tip, bool, error)
 	Window() uint32
 	BlockTime(height uint32) (int64, error)
+}
+
+// BulkIndex is an index that loads far-behind blocks in bulk (the
+// Bitcoin-type one); an index without it connects them one by one.
+type BulkIndex interface {
 	// NewBulk starts a bulk session for far-behind catch-up.
 	NewBulk(db.BulkOptions) (db.Bulk, error)
 	// CompactInBackground tidies the storage after a bulk load.
 	CompactInBackground()
 }
+
+var (
+	_ BulkIndex = (*db.UtxoIndex)(nil)
+	_ Index     = (*db.EthIndex)(nil)
+)
 
 // ErrReorgTooDeep stops sync: the node's chain forked from ours below the
 // rollback window. Nothing has been changed when it is returned.
@@ -450,8 +460,8 @@ func (s *Syncer) catchUp(ctx context.Context, from, to uint32) error {
 	n := to - from + 1
 	prog := newProgress(s.log, from, to, s.cfg.ProgressEvery)
 	defer prog.finish()
-	if s.cfg.BulkThreshold > 0 && n >= s.cfg.BulkThreshold {
-		return s.bulkCatchUp(ctx, from, to, prog)
+	if bi, ok := s.index.(BulkIndex); ok && s.cfg.BulkThreshold > 0 && n >= s.cfg.BulkThreshold {
+		return s.bulkCatchUp(ctx, bi, from, to, prog)
 	}
 	if n >= s.cfg.ParallelThreshold && s.cfg.Workers > 1 {
 		s.update(func(st *State) { st.InitialSync = true })
@@ -465,11 +475,7 @@ func (s *Syncer) catchUp(ctx context.Context, from, to uint32) error {
 		})
 	}
 	for h := from; h <= to; h++ {
-		hash, err := s.node.BlockHash(ctx, h)
-		if err != nil {
-			return err
-		}
-		blk, err := s.node.Block(ctx, hash, h)
+		blk, err := s.fetchBlock(ctx, h)
 		if err != nil {
 			return err
 		}
@@ -492,9 +498,9 @@ const (
 // bulkCatchUp loads from..to with a bulk session; the tip advances at each
 // committed round. Whatever ends the session (done, error, reorg noticed by
 // a parent mismatch), the blocks accepted so far are committed.
-func (s *Syncer) bulkCatchUp(ctx context.Context, from, to uint32, prog *progress) error {
+func (s *Syncer) bulkCatchUp(ctx context.Context, bi BulkIndex, from, to uint32, prog *progress) error {
 	budget := float64(s.cfg.MemoryBudget)
-	bulk, err := s.index.NewBulk(db.BulkOptions{
+	bulk, err := bi.NewBulk(db.BulkOptions{
 		RoundBytes: int64(budget * bulkRoundShare), CacheBytes: int64(budget * bulkCacheShare), Workers: s.cfg.Workers,
 		OnCommit: func(t db.Tip) { s.tipChanged(BlockEvent{Tip: t, HasTip: true}) },
 	})
@@ -519,7 +525,7 @@ func (s *Syncer) bulkCatchUp(ctx context.Context, from, to uint32, prog *progres
 	})
 	stats, ferr := bulk.Finish()
 	if err == nil && ferr == nil && stats.Rounds > 1 {
-		s.index.CompactInBackground()
+		bi.CompactInBackground()
 	}
 	s.log.Info("bulk sync finished", "rounds", stats.Rounds, "blocks", stats.Blocks, "txs", stats.Txs, "rows", stats.Rows,
 		"cache_hits", stats.CacheHits, "cache_misses", stats.CacheMisses, "flush_time", stats.FlushTime.Round(time.Millisecond).String(),
