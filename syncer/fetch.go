@@ -31,86 +31,29 @@ func (s *Syncer) fetchParallel(ctx context.Context, from, to uint32, connect fun
 func (s *Syncer) fetchParallelWithin(ctx context.Context, from, to uint32, budget int64, connect func(*bchain.Block) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-
-	type result struct {
-		blk *bchain.Block
-		err error
-	}
-	var (
-		mu       sync.Mutex
-		cond     = sync.NewCond(&mu)
-		ready    = map[uint32]result{}
-		admitted = map[uint32]int64{}           // bytes accounted for each admitted height
-		inflight int64                          // accounted bytes of admitted, unconnected blocks
-		estimate int64                = 1 << 20 // running estimate of the next block's bytes
-	)
+	w := newFetchWindow(budget)
 	jobs := make(chan uint32)
 	var wg sync.WaitGroup
-	for w := 0; w < s.cfg.Workers*inflightPerWorker; w++ {
+	for n := 0; n < s.cfg.Workers*inflightPerWorker; n++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for h := range jobs {
-				var r result
-				r.blk, r.err = s.fetchBlock(ctx, h)
-				mu.Lock()
-				if r.blk != nil {
-					actual := int64(r.blk.Size) * decodedFactor
-					inflight += actual - admitted[h]
-					admitted[h] = actual
-					estimate = (estimate*7 + actual) / 8
-				}
-				ready[h] = r
-				cond.Broadcast()
-				mu.Unlock()
+				blk, err := s.fetchBlock(ctx, h)
+				w.fetched(h, blk, err)
 			}
 		}()
 	}
-	// Admission: dispatch heights in order while under budget.
-	go func() {
-		defer close(jobs)
-		for h := from; h <= to; h++ {
-			mu.Lock()
-			for inflight >= budget && inflight > 0 && ctx.Err() == nil {
-				cond.Wait()
-			}
-			inflight += estimate
-			admitted[h] = estimate
-			mu.Unlock()
-			select {
-			case jobs <- h:
-			case <-ctx.Done():
-				return
-			}
-			if h == to {
-				return
-			}
-		}
-	}()
+	go w.admit(ctx, from, to, jobs)
 	// Wake waiters when ctx ends so nothing sleeps forever on cond.
-	stop := context.AfterFunc(ctx, func() {
-		mu.Lock()
-		cond.Broadcast()
-		mu.Unlock()
-	})
+	stop := context.AfterFunc(ctx, w.wake)
 	defer stop()
 
 	var err error
 	var starved time.Duration
-	defer func() { s.lastFetchStarved = starved }()
 	for h := from; ; h++ {
-		mu.Lock()
-		r, ok := ready[h]
-		if !ok {
-			t0 := time.Now()
-			for !ok && ctx.Err() == nil {
-				cond.Wait()
-				r, ok = ready[h]
-			}
-			starved += time.Since(t0)
-		}
-		delete(ready, h)
-		mu.Unlock()
+		r, ok, waited := w.next(ctx, h)
+		starved += waited
 		if !ok {
 			err = ctx.Err()
 			break
@@ -122,16 +65,108 @@ func (s *Syncer) fetchParallelWithin(ctx context.Context, from, to uint32, budge
 		if err = connect(r.blk); err != nil {
 			break
 		}
-		mu.Lock()
-		inflight -= admitted[h]
-		delete(admitted, h)
-		cond.Broadcast()
-		mu.Unlock()
+		w.connected(h)
 		if h == to {
 			break
 		}
 	}
+	s.lastFetchStarved = starved
 	cancel()
 	wg.Wait()
 	return err
+}
+
+// fetchResult is one fetched block or why it could not be fetched.
+type fetchResult struct {
+	blk *bchain.Block
+	err error
+}
+
+// fetchWindow is the bounded set of blocks between admission and connect:
+// heights are admitted in order while the accounted bytes are under budget,
+// fetched in any order, and connected in order.
+type fetchWindow struct {
+	mu       sync.Mutex
+	cond     *sync.Cond
+	budget   int64
+	ready    map[uint32]fetchResult
+	admitted map[uint32]int64 // bytes accounted for each admitted height
+	inflight int64            // accounted bytes of admitted, unconnected blocks
+	estimate int64            // running estimate of the next block's bytes
+}
+
+func newFetchWindow(budget int64) *fetchWindow {
+	w := &fetchWindow{budget: budget, ready: map[uint32]fetchResult{}, admitted: map[uint32]int64{}, estimate: 1 << 20}
+	w.cond = sync.NewCond(&w.mu)
+	return w
+}
+
+// admit dispatches heights from..to in order while under budget.
+func (w *fetchWindow) admit(ctx context.Context, from, to uint32, jobs chan<- uint32) {
+	defer close(jobs)
+	for h := from; h <= to; h++ {
+		w.mu.Lock()
+		for w.inflight >= w.budget && w.inflight > 0 && ctx.Err() == nil {
+			w.cond.Wait()
+		}
+		w.inflight += w.estimate
+		w.admitted[h] = w.estimate
+		w.mu.Unlock()
+		select {
+		case jobs <- h:
+		case <-ctx.Done():
+			return
+		}
+		if h == to {
+			return
+		}
+	}
+}
+
+// fetched records a worker's result, accounting the block's real size in
+// place of the estimate it was admitted with.
+func (w *fetchWindow) fetched(h uint32, blk *bchain.Block, err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if blk != nil {
+		actual := int64(blk.Size) * decodedFactor
+		w.inflight += actual - w.admitted[h]
+		w.admitted[h] = actual
+		w.estimate = (w.estimate*7 + actual) / 8
+	}
+	w.ready[h] = fetchResult{blk: blk, err: err}
+	w.cond.Broadcast()
+}
+
+// next waits for height h's result; ok is false when ctx ended first.
+// waited is how long the connect side starved.
+func (w *fetchWindow) next(ctx context.Context, h uint32) (r fetchResult, ok bool, waited time.Duration) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	r, ok = w.ready[h]
+	if !ok {
+		t0 := time.Now()
+		for !ok && ctx.Err() == nil {
+			w.cond.Wait()
+			r, ok = w.ready[h]
+		}
+		waited = time.Since(t0)
+	}
+	delete(w.ready, h)
+	return r, ok, waited
+}
+
+// connected releases height h's bytes for admission.
+func (w *fetchWindow) connected(h uint32) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.inflight -= w.admitted[h]
+	delete(w.admitted, h)
+	w.cond.Broadcast()
+}
+
+func (w *fetchWindow) wake() {
+	w.mu.Lock()
+	w.cond.Broadcast()
+	w.mu.Unlock()
 }
