@@ -122,8 +122,9 @@ func newWorker(e stackEnv, stack *chainStack, mem memoryPlan) *syncer.Syncer {
 	}
 	syncCfg := syncer.Config{
 		Workers: e.o.Workers, MemoryBudget: mem.syncWorker, PollInterval: time.Duration(pollMs) * time.Millisecond,
-		BulkThreshold: uint32(e.o.BulkThreshold), // for indexes that load in bulk (syncer.BulkIndex) OnBulk: mem.bulkMemory(e.d.SetBlockCacheBytes, e.o.DBCache),
-		AfterSync:     stack.afterSync,
+		// The threshold applies to indexes that load in bulk (syncer.BulkIndex).
+		BulkThreshold: uint32(e.o.BulkThreshold), OnBulk: mem.bulkMemory(e.d.SetBlockCacheBytes, e.o.DBCache),
+		AfterSync: stack.afterSync,
 	}
 	return syncer.New(e.backend.Chain, stack.index, syncCfg, e.log, syncer.NewMetrics(e.reg))
 }
