@@ -496,13 +496,13 @@ func packEthBlockUndo(u *EthBlockUndo) []byte {
 func unpackEthBlockUndo(b []byte) (*EthBlockUndo, error) {
 	d := newDecoder("blockTxs (Ethereum)", b)
 	u := &EthBlockUndo{Txs: make([]EthTxRecord, d.count(32+EthAddrLen+4))}
-	flag := func(max byte) byte {
+	flag := func(maxCode byte) byte {
 		f := d.bytes(1)
 		if f == nil {
 			return 0
 		}
-		if f[0] > max {
-			d.fail("code %d above %d", f[0], max)
+		if f[0] > maxCode {
+			d.fail("code %d above %d", f[0], maxCode)
 		}
 		return f[0]
 	}

@@ -3,7 +3,6 @@ package ethmempool_test
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"log/slog"
 	"math/big"
 	"slices"
@@ -88,12 +87,16 @@ func TestMempoolFollowsDevNode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	quiet := slog.New(slog.DiscardHandler)
 	b, err := bchain.NewBackend(cfg, bchain.Env{Log: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { b.Close() })
+	t.Cleanup(func() {
+		if err := b.Close(); err != nil {
+			t.Errorf("closing the backend: %v", err)
+		}
+	})
 	node := struct {
 		bchain.MempoolSource
 		bchain.EthereumChain

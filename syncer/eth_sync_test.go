@@ -10,7 +10,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"math/big"
 	"slices"
@@ -28,7 +27,7 @@ import (
 	"github.com/openexplorer/blockbook/tools/gethdev"
 )
 
-var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+var quiet = slog.New(slog.DiscardHandler)
 
 type ethStack struct {
 	dev     *gethdev.Node
@@ -57,7 +56,11 @@ func startEthStack(t *testing.T) (*ethStack, *ethgen.Ledger) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { b.Close() })
+	t.Cleanup(func() {
+		if err := b.Close(); err != nil {
+			t.Errorf("closing the backend: %v", err)
+		}
+	})
 	return &ethStack{dev: dev, backend: b}, ledger
 }
 

@@ -59,7 +59,11 @@ func devBackend(t *testing.T, dev *gethdev.Node, httpURL string, extra map[strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { b.Close() })
+	t.Cleanup(func() {
+		if err := b.Close(); err != nil {
+			t.Errorf("closing the backend: %v", err)
+		}
+	})
 	return b, b.Eth.(*Node)
 }
 
@@ -235,21 +239,24 @@ func refusingProxy(t *testing.T, target string, refused ...string) *httptest.Ser
 		if json.Unmarshal(body, &q) == nil {
 			for _, m := range refused {
 				if q.Method == m {
-					w.Header().Set("Content-Type", "application/json")
-					json.NewEncoder(w).Encode(rpcResp{JSONRPC: "2.0", ID: q.ID, Error: &rpcErrObj{Code: -32601, Message: "the method " + m + " does not exist/is not available"}})
+					writeJSON(t, w, rpcResp{JSONRPC: "2.0", ID: q.ID, Error: &rpcErrObj{Code: -32601, Message: "the method " + m + " does not exist/is not available"}})
 					return
 				}
 			}
 		}
 		resp, err := http.Post(target, "application/json", bytes.NewReader(body))
 		if err != nil {
-			http.Error(w, err.Error(), 502)
+			http.Error(w, err.Error(), http.StatusBadGateway)
 			return
 		}
 		defer resp.Body.Close()
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(resp.StatusCode)
-		io.Copy(w, resp.Body)
+		if _, err := io.Copy(w, resp.Body); err != nil {
+			// The status is sent; the client sees a cut answer and fails on
+			// its own, or it hung up and no longer cares.
+			t.Logf("proxy: relaying the node's answer: %v", err)
+		}
 	}))
 	t.Cleanup(srv.Close)
 	return srv
@@ -275,11 +282,21 @@ func TestDevNodeNotifications(t *testing.T) {
 	dev := startDev(t)
 	b, _ := devBackend(t, dev, dev.HTTPURL, nil)
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	heads := make(chan struct{}, 16)
 	pend := make(chan bchain.Hash, 16)
-	go b.Notifier.Run(ctx, func() { heads <- struct{}{} })
-	go b.TxNotifier.Run(ctx, func(h bchain.Hash) { pend <- h })
+	blockErr, txErr := make(chan error, 1), make(chan error, 1)
+	go func() { blockErr <- b.Notifier.Run(ctx, func() { heads <- struct{}{} }) }()
+	go func() { txErr <- b.TxNotifier.Run(ctx, func(h bchain.Hash) { pend <- h }) }()
+	// Run returns nil once ctx ends; an error means it could not work at all.
+	defer func() {
+		cancel()
+		if err := <-blockErr; err != nil {
+			t.Errorf("block notifier: %v", err)
+		}
+		if err := <-txErr; err != nil {
+			t.Errorf("tx notifier: %v", err)
+		}
+	}()
 	time.Sleep(500 * time.Millisecond) // let both subscribe
 	txs := devTxs(t, dev)
 	for range txs {

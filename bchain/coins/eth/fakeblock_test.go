@@ -69,7 +69,9 @@ func txJSON(t *testing.T, tx *types.Transaction, from common.Address, i int) map
 		t.Fatal(err)
 	}
 	var m map[string]any
-	json.Unmarshal(b, &m)
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
 	m["from"] = from
 	m["blockHash"] = fakeBlockHash
 	m["blockNumber"] = "0x7"
@@ -139,7 +141,9 @@ func serveBlock(t *testing.T, f *fakeNode, txs []*types.Transaction, sender comm
 	}
 	f.handle("eth_getTransactionReceipt", func(p []json.RawMessage) (any, *rpcErrObj) {
 		var h common.Hash
-		json.Unmarshal(p[0], &h)
+		if err := json.Unmarshal(p[0], &h); err != nil {
+			return nil, &rpcErrObj{Code: -32602, Message: "invalid params: " + err.Error()}
+		}
 		return byHash[h], nil
 	})
 }
@@ -270,9 +274,14 @@ func TestNodeDownAndGarbage(t *testing.T) {
 	l, _ := net.Listen("tcp", "127.0.0.1:0")
 	down := "http://" + l.Addr().String()
 	l.Close()
-	garbage := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("<html>hello</html>")) }))
+	garbage := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, err := w.Write([]byte("<html>hello</html>")); err != nil {
+			// The client hung up; it sees that failure itself.
+			t.Logf("garbage server: %v", err)
+		}
+	}))
 	defer garbage.Close()
-	broken := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { http.Error(w, "bad gateway", 502) }))
+	broken := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { http.Error(w, "bad gateway", http.StatusBadGateway) }))
 	defer broken.Close()
 	for _, url := range []string{down, garbage.URL, broken.URL} {
 		n := newTestNode(t, "Ethereum Regtest", url, nil)
@@ -339,7 +348,9 @@ func TestBackendRegistered(t *testing.T) {
 		if want := strings.Contains(name, "Archive") || name == "Ethereum Regtest"; node.traceInternal != want {
 			t.Errorf("%s: traceInternal %v", name, node.traceInternal)
 		}
-		b.Close()
+		if err := b.Close(); err != nil {
+			t.Errorf("%s: closing the backend: %v", name, err)
+		}
 	}
 	cfg, _ := bchain.ParseConfig([]byte(`{"coin_name":"Ethereum","rpc_url":"ftp://x"}`))
 	if _, err := bchain.NewBackend(cfg, bchain.Env{}); !errors.Is(err, bchain.ErrConfig) {
@@ -372,6 +383,8 @@ func TestShippedConfigs(t *testing.T) {
 		if b.Params.PublicPort == 0 || b.Params.InternalPort == 0 {
 			t.Errorf("%s: no default ports", f)
 		}
-		b.Close()
+		if err := b.Close(); err != nil {
+			t.Errorf("%s: closing the backend: %v", f, err)
+		}
 	}
 }

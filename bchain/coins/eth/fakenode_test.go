@@ -100,7 +100,7 @@ func (f *fakeNode) serve(w http.ResponseWriter, r *http.Request) {
 		for i, q := range reqs {
 			out[i] = f.one(q)
 		}
-		json.NewEncoder(w).Encode(out)
+		writeJSON(f.t, w, out)
 		return
 	}
 	var q rpcReq
@@ -108,10 +108,26 @@ func (f *fakeNode) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), 400)
 		return
 	}
-	json.NewEncoder(w).Encode(f.one(q))
+	writeJSON(f.t, w, f.one(q))
 }
 
-func discardLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+// writeJSON answers a test server's request with v as JSON. A value that
+// does not encode is a bug in the test; a failed write means the client
+// hung up (a cancelled or timed-out call), which it sees on its own.
+func writeJSON(t *testing.T, w http.ResponseWriter, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Errorf("test server: encoding the answer: %v", err)
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if _, err := w.Write(b); err != nil {
+		t.Logf("test server: writing the answer: %v", err)
+	}
+}
+
+func discardLog() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
 // newTestNode builds a Node for coin against url, with raw extra config.
 func newTestNode(t *testing.T, coin, url string, extra map[string]any) *Node {

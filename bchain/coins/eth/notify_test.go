@@ -42,7 +42,9 @@ func newFakeWS(t *testing.T, mode string) *fakeWS {
 		if err := c.ReadJSON(&req); err != nil || req.Method != "eth_subscribe" {
 			return
 		}
-		c.WriteJSON(rpcResp{JSONRPC: "2.0", ID: req.ID, Result: "0xabc"})
+		if err := c.WriteJSON(rpcResp{JSONRPC: "2.0", ID: req.ID, Result: "0xabc"}); err != nil {
+			return // the client hung up; its Run reconnects or has ended
+		}
 		// Drain client messages (unsubscribe) so the connection stays healthy.
 		go func() {
 			for {
@@ -88,9 +90,14 @@ func heightNode(t *testing.T) (*fakeNode, *atomic.Uint64) {
 func runNotifier(t *testing.T, b *BlockNotifier) <-chan struct{} {
 	sig := make(chan struct{}, 64)
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { b.Run(ctx, func() { sig <- struct{}{} }); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
+	done := make(chan error, 1)
+	go func() { done <- b.Run(ctx, func() { sig <- struct{}{} }) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("notifier: %v", err)
+		}
+	})
 	return sig
 }
 
@@ -174,9 +181,14 @@ func TestMempoolSubscriptionFallback(t *testing.T) {
 	m := &Mempool{node: n, WSURL: ws.url(), Timeout: time.Hour, Log: discardLog(), seen: map[bchain.Hash]time.Time{}}
 	got := make(chan bchain.Hash, 4)
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { m.Run(ctx, func(h bchain.Hash) { got <- h }); close(done) }()
-	defer func() { cancel(); <-done }()
+	done := make(chan error, 1)
+	go func() { done <- m.Run(ctx, func(h bchain.Hash) { got <- h }) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("mempool notifier: %v", err)
+		}
+	}()
 	pending, mined := common.Hash{0xaa}, common.Hash{0xbb}
 	time.Sleep(200 * time.Millisecond)
 	ws.push <- pending
@@ -193,7 +205,9 @@ func TestMempoolSubscriptionFallback(t *testing.T) {
 	}
 	f.handle("eth_getTransactionByHash", func(p []json.RawMessage) (any, *rpcErrObj) {
 		var h common.Hash
-		json.Unmarshal(p[0], &h)
+		if err := json.Unmarshal(p[0], &h); err != nil {
+			return nil, &rpcErrObj{Code: -32602, Message: "invalid params: " + err.Error()}
+		}
 		if h == mined {
 			return map[string]any{"hash": h, "blockHash": common.Hash{1}}, nil
 		}
