@@ -9,6 +9,7 @@ import (
 	"math/big"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -189,8 +190,10 @@ func TestDevNodeChain(t *testing.T) {
 	if err != nil || !ptx.BlockHash.IsZero() || ptx.From != bchain.EthAddress(dev.DevAddr) || ptx.Value.Int64() != 7 {
 		t.Fatalf("pending Tx %+v %v", ptx, err)
 	}
+	// geth's pool drops the txs of the block just sealed asynchronously, so
+	// under load they may still be listed: the sent tx must be there.
 	ids, err := b.Mempool.MempoolTxids(ctx)
-	if err != nil || len(ids) != 1 || ids[0] != bchain.Hash(tx.Hash()) {
+	if err != nil || !slices.Contains(ids, bchain.Hash(tx.Hash())) {
 		t.Fatalf("MempoolTxids %v %v", ids, err)
 	}
 	h2 := commitWith(t, dev, 1)
