@@ -6,7 +6,6 @@ package e2e
 // blockbook, for kill -9 tests).
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -19,7 +18,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -29,6 +27,7 @@ import (
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
 	"github.com/openexplorer/blockbook/db/rocksdb"
+	"github.com/openexplorer/blockbook/internal/syncbuf"
 	"github.com/openexplorer/blockbook/tools/chaingen"
 	"github.com/openexplorer/blockbook/tools/regtest"
 )
@@ -136,29 +135,11 @@ func writeConfig(t testing.TB, node *regtest.Node, extra map[string]any) string 
 	return path
 }
 
-// syncBuffer collects logs from concurrent writers.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // instance is a blockbook running in-process.
 type instance struct {
 	base, internal string
 	dataDir        string
-	logs           *syncBuffer
+	logs           *syncbuf.Buffer
 	cancel         context.CancelFunc
 	done           chan error
 	stopped        bool
@@ -167,7 +148,7 @@ type instance struct {
 // startInProcess runs the program with -sync on free loopback ports.
 func startInProcess(t testing.TB, cfgPath, dataDir string, mod func(*app.Options)) *instance {
 	t.Helper()
-	inst := &instance{dataDir: dataDir, logs: &syncBuffer{}, done: make(chan error, 1)}
+	inst := &instance{dataDir: dataDir, logs: &syncbuf.Buffer{}, done: make(chan error, 1)}
 	addrs := make(chan [2]string, 2)
 	o := &app.Options{
 		BlockchainCfg: cfgPath, DataDir: dataDir, Sync: true, Public: "127.0.0.1:0", Internal: "127.0.0.1:0",
@@ -335,7 +316,7 @@ func referenceIndex(t testing.TB, cfgPath string, height int32, hash string) str
 // child is blockbook running as a separate process.
 type child struct {
 	cmd  *exec.Cmd
-	logs *syncBuffer
+	logs *syncbuf.Buffer
 	base string
 	done chan struct{}
 	err  error
@@ -356,7 +337,7 @@ func freePort(t testing.TB) string {
 func startChild(t testing.TB, cfgPath, dataDir string, extra ...string) *child {
 	t.Helper()
 	addr := freePort(t)
-	c := &child{logs: &syncBuffer{}, base: "http://" + addr, done: make(chan struct{})}
+	c := &child{logs: &syncbuf.Buffer{}, base: "http://" + addr, done: make(chan struct{})}
 	args := []string{"-blockchaincfg=" + cfgPath, "-datadir=" + dataDir, "-sync",
 		"-public=" + addr, "-internal=none", "-workers=2", "-dbcache=33554432", "-syncmemory=64"}
 	var env []string

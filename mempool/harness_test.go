@@ -17,6 +17,7 @@ import (
 	"github.com/openexplorer/blockbook/bchain/coins/btc"
 	"github.com/openexplorer/blockbook/db"
 	"github.com/openexplorer/blockbook/db/rocksdb"
+	"github.com/openexplorer/blockbook/internal/syncbuf"
 	"github.com/openexplorer/blockbook/syncer"
 	"github.com/openexplorer/blockbook/tools/chaingen"
 	"github.com/openexplorer/blockbook/tools/regtest"
@@ -40,7 +41,7 @@ type stack struct {
 	btc   *btc.Node
 	d     *db.DB
 	index *db.UtxoIndex
-	logs  *syncBuffer
+	logs  *syncbuf.Buffer
 	log   *slog.Logger
 
 	syncStop func()
@@ -54,7 +55,7 @@ type stackOpts struct {
 func newStack(t *testing.T, o stackOpts) *stack {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &stack{t: t, ctx: ctx, logs: &syncBuffer{}}
+	s := &stack{t: t, ctx: ctx, logs: &syncbuf.Buffer{}}
 	s.log = slog.New(slog.NewTextHandler(s.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	node, err := regtest.Start(ctx, regtest.Options{Dir: t.TempDir(), TxIndex: o.txIndex})
 	if err != nil {
@@ -338,24 +339,6 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-}
-
-// syncBuffer collects logs from concurrent writers.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // addrIndexes returns the indexes under which desc lists txid, or nil.

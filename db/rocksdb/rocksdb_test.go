@@ -3,13 +3,13 @@ package rocksdb
 import (
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
 	"github.com/openexplorer/blockbook/db/dbtest"
+	"github.com/openexplorer/blockbook/internal/syncbuf"
 )
 
 func TestConformance(t *testing.T) {
@@ -22,29 +22,11 @@ func TestConformance(t *testing.T) {
 	})
 }
 
-// syncBuffer is a log destination tests can read while the index writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // Compaction after a bulk load leaves no level-0 files and the same rows;
 // Close cancels a running one.
 func TestCompaction(t *testing.T) {
 	blocks := testChain(30)
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	o := testOptions(t.TempDir())
 	o.Log = slog.New(slog.NewTextHandler(&logs, nil))
 	d, err := Open(o)
