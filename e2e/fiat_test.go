@@ -59,9 +59,12 @@ func TestE2EFiatRates(t *testing.T) {
 	dl := <-downloaders
 	g, base := st.g, st.inst.base
 	lastDay := time.Date(2023, 11, 20, 0, 0, 0, 0, time.UTC)
+	// The status golden is of a finished sync pass (inSync), which ends a
+	// moment after the tip block that startDemoStackWith waited for.
 	waitStatus(t, base, func(s *api.SystemInfo) bool {
 		b := s.Blockbook
-		return b.HasFiatRates && b.CurrentFiatRatesTime != nil && b.HistoricalFiatRatesTime != nil && b.HistoricalFiatRatesTime.Equal(lastDay)
+		return b.InSync && !b.InitialSync && b.HasFiatRates && b.CurrentFiatRatesTime != nil &&
+			b.HistoricalFiatRatesTime != nil && b.HistoricalFiatRatesTime.Equal(lastDay)
 	})
 	waitMempoolInSync(t, base)
 	p2tr, err := g.Address(chaingen.P2TR, chaingen.DemoIndex)
