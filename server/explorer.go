@@ -82,9 +82,19 @@ func (p *Public) explorerRoutes() {
 	route("GET /{$}", "index", e.index)
 	route("GET /blocks", "blocks", e.blocks)
 	route("GET /block/{id}", "block", e.block)
-	route("GET /tx/{txid}", "tx", e.tx)
+	if u := p.cfg.ExplorerURL; u != "" {
+		// As Blockbook: links from wallets to a tx or an address go to the
+		// operator's explorer; the other pages stay ours.
+		redirect := func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, joinURL(u, r.URL.Path), http.StatusFound)
+		}
+		p.mux.HandleFunc("GET /tx/{txid}", redirect)
+		p.mux.HandleFunc("GET /address/{address}", redirect)
+	} else {
+		route("GET /tx/{txid}", "tx", e.tx)
+		route("GET /address/{address}", "address", e.address)
+	}
 	route("GET /spending/{txid}/{vout}", "spending", e.spending)
-	route("GET /address/{address}", "address", e.address)
 	route("GET /xpub/{xpub...}", "xpub", e.xpub)
 	route("GET /search", "search", e.search)
 	route("GET /search/", "search", e.search)
@@ -229,4 +239,10 @@ func (e *explorer) loadedCoin() coinInfo {
 		return *c
 	}
 	return coinInfo{Name: "Blockchain", Decimals: 8}
+}
+
+// joinURL appends a request path to the external explorer's base URL with
+// exactly one slash between them.
+func joinURL(base, path string) string {
+	return strings.TrimSuffix(base, "/") + "/" + strings.TrimPrefix(path, "/")
 }

@@ -193,3 +193,23 @@ func TestExplorerPager(t *testing.T) {
 }
 
 var _ http.Handler = (*assets)(nil)
+
+// With -explorer set, tx and address pages redirect to the external
+// explorer with the same path; other pages stay ours.
+func TestExplorerExternalRedirect(t *testing.T) {
+	for _, base := range []string{"https://explorer.example/", "https://explorer.example"} {
+		p := NewPublic(&explorerFake{}, PublicConfig{ExplorerURL: base}, slog.New(slog.DiscardHandler), prometheus.NewRegistry())
+		for _, path := range []string{"/tx/ab12", "/address/bc1qxyz"} {
+			rec := httptest.NewRecorder()
+			p.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+			if rec.Code != http.StatusFound || rec.Header().Get("Location") != "https://explorer.example"+path {
+				t.Errorf("%s with base %s: %d Location %q, want 302 to https://explorer.example%s", path, base, rec.Code, rec.Header().Get("Location"), path)
+			}
+		}
+		rec := httptest.NewRecorder()
+		p.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/search?q=", nil))
+		if rec.Code == http.StatusFound {
+			t.Errorf("search redirected with base %s; only tx and address pages should", base)
+		}
+	}
+}

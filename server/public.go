@@ -29,6 +29,9 @@ type PublicConfig struct {
 	RequestTimeout time.Duration
 	// Websocket, when set, is served at /websocket.
 	Websocket *Websocket
+	// ExplorerURL, when set (Blockbook's -explorer), makes the explorer's tx
+	// and address pages redirect to an external explorer with the same path.
+	ExplorerURL string
 }
 
 // Public serves the REST API.
