@@ -147,7 +147,7 @@ func TestSelfSignedCert(t *testing.T) {
 
 func TestDebVersion(t *testing.T) {
 	for in, want := range map[string]string{
-		"v0.6.0": "0.6.0", "v0.6.0-3-gabc1234": "0.6.0.3.gabc1234", "abc1234": "0.0.0~abc1234",
+		"v0.6.0": "0.6.0", "v0.6.0-3-gabc1234": "0.6.0.3.gabc1234", "abc1234": "0.0.0~abc1234", "4fc0ae9": "0.0.0~4fc0ae9",
 		"abc1234-dirty": "0.0.0~abc1234.dirty", "": "0.0.0", "1.2.3+git5": "1.2.3+git5",
 	} {
 		if got := DebVersion(in); got != want {

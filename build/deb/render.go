@@ -59,7 +59,8 @@ func Render(name string, c Coin, coinName string, m Meta, installedKB int64) ([]
 	return b.Bytes(), nil
 }
 
-var versionOK = regexp.MustCompile(`^[0-9][A-Za-z0-9.+~-]*$`)
+// versionOK is a version that starts as a release number does (1.2...).
+var versionOK = regexp.MustCompile(`^[0-9]+\.[0-9][A-Za-z0-9.+~]*$`)
 
 // DebVersion turns a build version (a tag such as v0.6.0, or git describe
 // output such as v0.6.0-3-gabc1234, or a bare commit) into a Debian version.
