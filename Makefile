@@ -72,7 +72,7 @@ deb: build
 
 ## test-deb: install bin/deb's bitcoin_regtest package (root) and run its unit's command line
 test-deb:
-	dpkg -i bin/deb/blockbook-bitcoin-regtest_*.deb
+	dpkg -i $$(ls -t bin/deb/blockbook-bitcoin-regtest_*.deb | head -1)
 	CI=true $(GO) test -count=1 -v ./build/pkgtest
 
 clean:

@@ -211,7 +211,10 @@ func start(t *testing.T, node *regtest.Node) (public, internal string) {
 	t.Cleanup(func() {
 		cancel()
 		select {
-		case <-done:
+		case err := <-done:
+			if err != nil {
+				t.Errorf("blockbook exited with error: %v\n%s", err, logs)
+			}
 		case <-time.After(waitFor):
 			t.Errorf("blockbook did not stop\n%s", logs)
 		}

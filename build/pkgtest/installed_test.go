@@ -131,13 +131,13 @@ func TestInstalledUnitServesHTTPS(t *testing.T) {
 	}
 	height, hash := g.Tip()
 
-	work, err := os.MkdirTemp("", "blockbook-pkgtest-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(work) })
-	if err := os.Chmod(work, 0o755); err != nil {
-		t.Fatal(err)
+	// The unit's user must reach the work dir: open it and its parent
+	// (both private by default).
+	work := t.TempDir()
+	for _, d := range []string{filepath.Dir(work), work} {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 	cfgPath := nodeConfig(t, u, work, node)
 	public, internal := freePort(t), freePort(t)
@@ -169,7 +169,7 @@ func TestInstalledUnitServesHTTPS(t *testing.T) {
 	t.Cleanup(func() {
 		if cmd.ProcessState == nil {
 			_ = cmd.Process.Kill()
-			<-exited
+			t.Logf("blockbook killed: %v", <-exited)
 		}
 	})
 

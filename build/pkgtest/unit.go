@@ -27,7 +27,7 @@ func ParseUnit(path string) (*Unit, error) {
 	if err != nil {
 		return nil, fmt.Errorf("unit: %w", err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read-only
 	u := &Unit{}
 	var cont strings.Builder
 	sc := bufio.NewScanner(f)
