@@ -63,6 +63,13 @@ func Build(in Input) (string, error) {
 	if err := os.MkdirAll(in.OutDir, 0o755); err != nil {
 		return "", fmt.Errorf("output dir: %w", err)
 	}
+	// Older builds of the package go, so that <package>_*.deb names one file.
+	old, _ := filepath.Glob(filepath.Join(in.OutDir, in.Coin.Package()+"_*_"+in.Meta.Arch+".deb"))
+	for _, f := range old {
+		if err := os.Remove(f); err != nil {
+			return "", fmt.Errorf("remove an older build: %w", err)
+		}
+	}
 	out := filepath.Join(in.OutDir, FileName(in.Coin, in.Meta))
 	// gzip: xz takes most of a minute on the binary and saves little.
 	cmd := exec.Command("dpkg-deb", "--root-owner-group", "-Zgzip", "--build", root, out)

@@ -82,6 +82,12 @@ func TestInstalledLayout(t *testing.T) {
 	if st, err := os.Stat(cert + ".key"); err != nil || st.Mode().Perm() != 0o640 {
 		t.Errorf("key mode: %v %v", st, err)
 	}
+	// systemd's own check of the unit, where systemd is installed.
+	if sa, err := exec.LookPath("systemd-analyze"); err == nil {
+		if out, err := exec.Command(sa, "verify", filepath.Join(deb.UnitDir, c.Unit())).CombinedOutput(); err != nil {
+			t.Errorf("systemd-analyze verify: %v\n%s", err, out)
+		}
+	}
 	for _, d := range []string{c.LogDir(), filepath.Dir(c.DataDir())} {
 		st, err := os.Stat(d)
 		if err != nil {
