@@ -8,21 +8,25 @@ LDFLAGS  := -X main.version=$(VERSION) -X main.gitCommit=$(COMMIT) -X main.build
 FUZZEXECS ?= 20000x
 GOLANGCI_LINT_VERSION ?= v2.15.0
 
-.PHONY: all deps deps-system deps-js build run run-eth test lint test-go test-fuzz test-wire fuzz bench clean
+.PHONY: all deps deps-build deps-system deps-js build run run-eth test lint test-go test-fuzz test-wire fuzz bench deb test-deb clean
 
 all: build
 
 ## deps: system and npm packages the build and tests need
 deps: deps-system deps-js
 
+# deps-build: only what the binary and the demos need (no browser, no npm)
+deps-build:
+	@scripts/install-deps.sh build
+
 deps-system:
-	@scripts/install-deps.sh
+	@scripts/install-deps.sh test
 
 deps-js:
 	@cd tools/js && npm ci --no-audit --no-fund --loglevel=error
 
 ## build: the blockbook binary in bin/
-build: deps-system
+build: deps-build
 	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/blockbook .
 
 ## run: btcd regtest + demo chain + blockbook on http://127.0.0.1:9130
@@ -59,6 +63,17 @@ fuzz:
 ## bench: initial-sync throughput on a generated regtest chain (not in CI)
 bench: build
 	$(GO) run ./cmd/syncbench -blockbook bin/blockbook
+
+## deb: one Debian package per coin in bin/deb (DEB_COINS=bitcoin,ethereum for some)
+DEB_COINS ?= all
+deb: build
+	@scripts/install-deps.sh deb
+	$(GO) run ./build/mkdeb -binary bin/blockbook -coins $(DEB_COINS) -version $(VERSION) -out bin/deb
+
+## test-deb: install bin/deb's bitcoin_regtest package (root) and run its unit's command line
+test-deb:
+	dpkg -i $$(ls -t bin/deb/blockbook-bitcoin-regtest_*.deb | head -1)
+	CI=true $(GO) test -count=1 -v ./build/pkgtest
 
 clean:
 	rm -rf bin tools/js/node_modules tools/js/generated

@@ -1,13 +1,30 @@
 #!/usr/bin/env bash
-# Installs the system packages the build and tests need (RocksDB headers for
-# cgo, Chromium for the explorer's browser tests) on
-# Debian/Ubuntu, using sudo when not root. Does nothing when present.
+# Installs the system packages one make goal needs, on Debian/Ubuntu, using
+# sudo when not root; does nothing when they are present.
+#   build  RocksDB headers for cgo (the binary, `make run`, `make run-eth`)
+#   test   build's, plus Chromium (the explorer's browser tests) and npm
+#          (the wallet client and HTML checks)
+#   deb    build's, plus dpkg-dev (dpkg-shlibdeps finds the library
+#          dependencies of the Debian packages)
 set -euo pipefail
+goal=${1:-test}
+pkgs=(librocksdb-dev)
+case "$goal" in
+build) ;;
+test) pkgs+=(chromium) ;;
+deb) pkgs+=(dpkg-dev) ;;
+*)
+	echo "usage: $0 build|test|deb" >&2
+	exit 2
+	;;
+esac
 need=()
-for pkg in librocksdb-dev chromium; do
+for pkg in "${pkgs[@]}"; do
 	dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
-command -v npm >/dev/null 2>&1 || need+=(npm)
+if [ "$goal" = test ] && ! command -v npm >/dev/null 2>&1; then
+	need+=(npm)
+fi
 [ ${#need[@]} -eq 0 ] && exit 0
 sudo=""
 [ "$(id -u)" -ne 0 ] && sudo="sudo"

@@ -38,6 +38,7 @@ var layers = []layer{
 	{"app/...", []string{"*"}, "the wiring: the one place that knows every concrete package"},
 	{"cmd/...", []string{"*"}, "small tools stand outside the layers"},
 	{"tools/...", []string{"*"}, "test kits stand outside the layers"},
+	{"build/...", []string{"*"}, "packaging tools and their tests stand outside the layers"},
 	{"e2e/...", []string{"*"}, "the end-to-end suite drives the whole program"},
 	{"server/...", []string{"api/...", "bchain/...", "static/...", "internal/..."}, "fronts reach the index only through api"},
 	{"api/...", []string{"bchain/...", "db", "mempool", "ethmempool", "syncer", "internal/..."}, "queries see the store's interfaces and records, and the services only for their record types (mempool.Tx, syncer.State)"},

@@ -41,7 +41,7 @@ var networks = map[string]network{
 	"Ethereum":                         {shortcut: "ETH", label: "Ethereum", netName: "mainnet", chainID: 1, genesis: mainnetGenesis, public: 9136, intern: 9036},
 	"Ethereum Archive":                 {shortcut: "ETH", label: "Ethereum", netName: "mainnet", chainID: 1, genesis: mainnetGenesis, archive: true, public: 9116, intern: 9016},
 	"Ethereum Testnet Sepolia":         {shortcut: "tSEP", label: "Ethereum Testnet Sepolia", netName: "sepolia", chainID: 11155111, genesis: sepoliaGenesis, testnet: true, public: 19176, intern: 19076},
-	"Ethereum Testnet Sepolia Archive": {shortcut: "tSEP", label: "Ethereum Testnet Sepolia", netName: "sepolia", chainID: 11155111, genesis: sepoliaGenesis, testnet: true, archive: true, public: 19196, intern: 19096},
+	"Ethereum Testnet Sepolia Archive": {shortcut: "tSEP", label: "Ethereum Testnet Sepolia", netName: "sepolia", chainID: 11155111, genesis: sepoliaGenesis, testnet: true, archive: true, public: 19186, intern: 19086},
 	"Ethereum Regtest":                 {shortcut: "rETH", label: "Ethereum Regtest", netName: "regtest", testnet: true, archive: true, public: 19136, intern: 19036},
 }
 

@@ -1,0 +1,110 @@
+// Package deb builds Debian packages of blockbook, one per supported coin,
+// with the layout of Blockbook's own packages: the binary, the runtime config
+// and a certificate under /opt/coins/blockbook/<alias>, the index under
+// /opt/coins/data/<alias>/blockbook/db, and a systemd unit
+// blockbook-<alias>.service whose command line uses Blockbook's flags.
+package deb
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Install and data roots of Blockbook's packages.
+const (
+	InstallRoot = "/opt/coins/blockbook"
+	DataRoot    = "/opt/coins/data"
+	UnitDir     = "/lib/systemd/system"
+	// EnvFile is the optional operator environment file every unit reads.
+	EnvFile = "/etc/blockbook/blockbook.env"
+)
+
+// Coin is the package definition of one coin config. Alias, ports, system
+// user and extra flags are those of Blockbook's coin definition of the same
+// name, so that a unit, a firewall rule or a monitoring target written for
+// Blockbook's package fits this one.
+type Coin struct {
+	// Alias names the package, its directories and the runtime config
+	// configs/coins/<Alias>.json.
+	Alias string
+	// User is the system user the service runs as (Blockbook shares one per
+	// coin family).
+	User string
+	// Public and Internal are the server ports.
+	Public, Internal int
+	// Params are the coin's additional flags on the unit's command line.
+	Params string
+}
+
+// Coins are the package definitions, one per runtime config. The registry
+// test in this package checks that every coin the binary registers has one
+// and that the ports are the registry's defaults.
+var Coins = []Coin{
+	{Alias: "bitcoin", User: "blockbook-bitcoin", Public: 9130, Internal: 9030, Params: "-dbcache=1073741824 -enablesubnewtx -extendedindex"},
+	{Alias: "bitcoin_testnet", User: "blockbook-bitcoin", Public: 19130, Internal: 19030, Params: "-enablesubnewtx -extendedindex"},
+	{Alias: "bitcoin_testnet4", User: "blockbook-bitcoin", Public: 19129, Internal: 19029, Params: "-enablesubnewtx -extendedindex"},
+	{Alias: "bitcoin_signet", User: "blockbook-bitcoin", Public: 19120, Internal: 19020},
+	{Alias: "bitcoin_regtest", User: "blockbook-bitcoin", Public: 19121, Internal: 19021},
+	{Alias: "ethereum", User: "blockbook-ethereum", Public: 9136, Internal: 9036},
+	{Alias: "ethereum_archive", User: "blockbook-ethereum", Public: 9116, Internal: 9016, Params: "-workers=16"},
+	{Alias: "ethereum_testnet_sepolia", User: "blockbook-ethereum", Public: 19176, Internal: 19076},
+	{Alias: "ethereum_testnet_sepolia_archive", User: "blockbook-ethereum", Public: 19186, Internal: 19086, Params: "-workers=16"},
+	// Not one of Blockbook's: a local dev chain (tools/gethdev, geth --dev).
+	{Alias: "ethereum_regtest", User: "blockbook-ethereum", Public: 19136, Internal: 19036},
+}
+
+// Find returns the definition of an alias.
+func Find(alias string) (Coin, error) {
+	for _, c := range Coins {
+		if c.Alias == alias {
+			return c, nil
+		}
+	}
+	names := make([]string, len(Coins))
+	for i, c := range Coins {
+		names[i] = c.Alias
+	}
+	return Coin{}, fmt.Errorf("no package definition for %q (known: %s)", alias, strings.Join(names, ", "))
+}
+
+// Package is the Debian package name, as Blockbook names it.
+func (c Coin) Package() string { return "blockbook-" + strings.ReplaceAll(c.Alias, "_", "-") }
+
+// Unit is the systemd unit's file name.
+func (c Coin) Unit() string { return c.Package() + ".service" }
+
+// Dir is the install directory.
+func (c Coin) Dir() string { return InstallRoot + "/" + c.Alias }
+
+// ConfigPath is the installed runtime config (a conffile).
+func (c Coin) ConfigPath() string { return c.Dir() + "/config/blockchaincfg.json" }
+
+// CertPrefix is the -certfile value: the server reads <prefix>.crt and
+// <prefix>.key.
+func (c Coin) CertPrefix() string { return c.Dir() + "/cert/blockbook" }
+
+// LogDir is the -log_dir value.
+func (c Coin) LogDir() string { return c.Dir() + "/logs" }
+
+// DataDir is the -datadir value.
+func (c Coin) DataDir() string { return DataRoot + "/" + c.Alias + "/blockbook/db" }
+
+// ExecStart is the unit's command line: Blockbook's flags in Blockbook's
+// order, then the coin's additional ones.
+func (c Coin) ExecStart() string {
+	args := []string{
+		c.Dir() + "/bin/blockbook",
+		"-blockchaincfg=" + c.ConfigPath(),
+		"-datadir=" + c.DataDir(),
+		"-sync",
+		fmt.Sprintf("-internal=:%d", c.Internal),
+		fmt.Sprintf("-public=:%d", c.Public),
+		"-certfile=" + c.CertPrefix(),
+		"-explorer=",
+		"-log_dir=" + c.LogDir(),
+	}
+	if c.Params != "" {
+		args = append(args, strings.Fields(c.Params)...)
+	}
+	return strings.Join(args, " ")
+}
