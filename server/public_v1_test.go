@@ -2,13 +2,18 @@ package server
 
 import (
 	"bytes"
+	"log/slog"
 	"math/big"
+	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/openexplorer/blockbook/api"
+	"github.com/openexplorer/blockbook/bchain"
 )
 
 // coins parses a v1 decimal coin amount into base units (8 decimals).
@@ -192,5 +197,33 @@ func TestTestWebsocketPage(t *testing.T) {
 	code, _, js := s.do(t, "GET", "/static/test-websocket.js", "")
 	if code != 200 || !bytes.Contains(js, []byte("new WebSocket(")) {
 		t.Fatalf("script: %d %.100s", code, js)
+	}
+}
+
+// On an Ethereum-type chain the unversioned paths are v2's and /api/v1/ is
+// not served (Blockbook registers v1 for Bitcoin-type chains only).
+func TestUnversionedOnEthereum(t *testing.T) {
+	p := NewPublic(newBare(bchain.ChainEthereumType), PublicConfig{}, slog.New(slog.DiscardHandler), prometheus.NewRegistry())
+	get := func(path string) (int, string) {
+		rec := httptest.NewRecorder()
+		p.Handler().ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+		return rec.Code, rec.Body.String()
+	}
+	for _, rest := range []string{"address/0xab", "utxo/0xab", "xpub/xpub6abc", "xpub/", "rawblock/1", "tx-specific/ab",
+		"block-filters/?lastN=1", "estimatefee/x", "estimatefee/2"} {
+		wantCode, want := get("/api/v2/" + rest)
+		if code, got := get("/api/" + rest); code != wantCode || got != want {
+			t.Errorf("/api/%s: %d %s, v2 %d %s", rest, code, got, wantCode, want)
+		}
+	}
+	if code, body := get("/api/address/0xab"); code != 200 || !strings.Contains(body, `"address":"0xab"`) {
+		t.Errorf("unversioned address: %d %s", code, body)
+	}
+	// /api/v1/... falls to the catch-all, like any unknown /api path.
+	wantCode, _ := get("/api/nosuch")
+	for _, path := range []string{"/api/v1/address/0xab", "/api/v1/tx/ab", "/api/v1/block-index/1"} {
+		if code, body := get(path); code != wantCode || strings.Contains(body, `"address":"0xab"`) {
+			t.Errorf("%s on Ethereum: %d %s, want the catch-all's %d", path, code, body, wantCode)
+		}
 	}
 }
