@@ -245,3 +245,55 @@ func checkTxNumbers(t *testing.T, v1 *api.TxV1, v2 *api.Tx) {
 		}
 	}
 }
+
+// On the Ethereum dev chain the unversioned paths answer exactly what the
+// v2 routes answer, and /api/v1/ is not served (the catch-all answers), as
+// in Blockbook, which registers v1 for Bitcoin-type coins only.
+func TestE2EEthUnversioned(t *testing.T) {
+	e := startEthE2E(t)
+	var tx, contract string
+	for h, ltx := range e.ledger.Txs {
+		if !ltx.Pending && (tx == "" || h.Hex() < tx) {
+			tx = h.Hex()
+		}
+	}
+	for c, ci := range e.ledger.Contracts {
+		if ci.Standard == "ERC20" && (contract == "" || c.Hex() < contract) {
+			contract = c.Hex()
+		}
+	}
+	holder := e.ledger.SortedAddresses()[0].Hex()
+	get := func(path string) (int, []byte) {
+		resp, err := httpClient.Get(e.inst.base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var b bytes.Buffer
+		if _, err := b.ReadFrom(resp.Body); err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode, b.Bytes()
+	}
+	if tx == "" || contract == "" {
+		t.Fatalf("scenario has no confirmed tx (%q) or ERC20 contract (%q)", tx, contract)
+	}
+	for _, rest := range []string{"block-index/1", "block/1", "tx/" + tx, "tx-specific/" + tx, "rawtx/" + tx,
+		"address/" + holder + "?details=txs&pageSize=3", "address/0x12", "contract/" + contract, "estimatefee/1",
+		"balancehistory/" + holder, "utxo/" + holder, "xpub/xpub6abc", "rawblock/1", "block-filters/?lastN=1", "sendtx/zz"} {
+		wantCode, want := get("/api/v2/" + rest)
+		code, got := get("/api/" + rest)
+		if code != wantCode || !bytes.Equal(got, want) {
+			t.Errorf("/api/%s: %d %.300s\nv2: %d %.300s", rest, code, got, wantCode, want)
+		}
+		if strings.HasPrefix(rest, "tx/") && (code != 200 || !bytes.Contains(got, []byte(`"ethereumSpecific"`))) {
+			t.Errorf("/api/%s is not a v2 Ethereum tx: %d %.300s", rest, code, got)
+		}
+	}
+	wantCode, _ := get("/api/nosuch")
+	for _, path := range []string{"/api/v1/tx/" + tx, "/api/v1/address/" + holder, "/api/v1/block-index/1"} {
+		if code, got := get(path); code != wantCode || bytes.Contains(got, []byte(`"txid"`)) || bytes.Contains(got, []byte(`"blockHash"`)) {
+			t.Errorf("%s on Ethereum: %d %.300s, want the catch-all's %d", path, code, got, wantCode)
+		}
+	}
+}
