@@ -46,7 +46,11 @@ func TestE2EV1(t *testing.T) {
 		t.Fatal(err)
 	}
 	txBlock := g.Ledger().Txs[txs["many-outputs"]].Height
-	reqs := v1Requests(txs, addr(chaingen.P2TR), addr(chaingen.P2WSHMultisig), miner, hash.String(), txBlock)
+	acct, err := chaingen.NewHDAccount(g.Params(), chaingen.HDSeed("e2e-v1"), chaingen.BIP84, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := v1Requests(txs, addr(chaingen.P2TR), addr(chaingen.P2WSHMultisig), miner, hash.String(), acct.Xpub(), txBlock)
 
 	pay, err := g.CreatePayment([]chaingen.Output{{Address: unused, Value: 12345}}, 10)
 	if err != nil {
@@ -73,6 +77,13 @@ func TestE2EV1(t *testing.T) {
 			waitAddress(t, inst.base, unused, func(a *api.Address) bool { return a.UnconfirmedTxs == 1 })
 		}
 		got := fetchGolden(t, inst.base+r.path, r.code)
+		// The unversioned path answers the same (sending twice is no
+		// longer a send).
+		if rest, ok := strings.CutPrefix(r.path, "/api/v1/"); ok && r.name != "v1-sendtx-payment" {
+			if same := fetchGolden(t, inst.base+"/api/"+rest, r.code); !bytes.Equal(same, got) {
+				t.Errorf("/api/%s differs from /api/v1/%s:\n%s\nv1: %s", rest, rest, truncateBytes(same, 300), truncateBytes(got, 300))
+			}
+		}
 		if strings.Contains(r.name, "pending") || strings.Contains(r.name, "unconfirmed") {
 			got = normalizeFirstSeenV1(t, got)
 		}
@@ -88,9 +99,10 @@ type v1Req struct {
 	code       int
 }
 
-// v1Requests lists a request per v1 route and parameter, and the same under
-// the unversioned path.
-func v1Requests(txs map[string]string, p2tr, p2wsh, miner, tipHash string, txBlock int32) []v1Req {
+// v1Requests lists a request per v1 route and parameter; the unversioned
+// path of each is checked to answer the same bytes. A few unversioned
+// answers are pinned on their own, with the unversioned-only routes.
+func v1Requests(txs map[string]string, p2tr, p2wsh, miner, tipHash, xpub string, txBlock int32) []v1Req {
 	reqs := []v1Req{
 		{"block-index-100", "block-index/100", 200},
 		{"block-height-1", "block/1", 200},
@@ -125,15 +137,24 @@ func v1Requests(txs map[string]string, p2tr, p2wsh, miner, tipHash string, txBlo
 	for _, r := range reqs {
 		out = append(out, v1Req{"v1-" + r.name, "/api/v1/" + r.path, r.code})
 	}
-	// The unversioned paths answer the same; a few are pinned on their own.
 	for _, r := range reqs {
 		switch r.name {
-		case "block-index-100", "block-height-1", "tx-coinbase", "tx-spend-witness_v1_taproot", "address-p2tr",
-			"utxo-miner", "error-invalid-address", "error-missing-txid":
+		case "block-index-100", "block-height-1", "tx-coinbase", "tx-spend-witness_v1_taproot", "tx-specific-coinbase",
+			"address-p2tr", "utxo-miner", "estimatefee-2", "error-invalid-address", "error-missing-txid", "error-sendtx-garbage":
 			out = append(out, v1Req{"unversioned-" + r.name, "/api/" + r.path, r.code})
 		}
 	}
-	return out
+	// Routes only the unversioned paths have (v2 shapes, or v1 for xpub).
+	return append(out,
+		v1Req{"unversioned-xpub-bip84", "/api/xpub/" + xpub, 200},
+		v1Req{"unversioned-xpub-bip84-txs", "/api/xpub/" + xpub + "?details=txs&tokens=derived&pageSize=2", 200},
+		v1Req{"unversioned-error-missing-xpub", "/api/xpub/", 400},
+		v1Req{"unversioned-rawtx-coinbase", "/api/rawtx/" + txs["coinbase"], 200},
+		v1Req{"unversioned-rawblock-1", "/api/rawblock/1", 200},
+		v1Req{"unversioned-balancehistory-p2tr-daily", "/api/balancehistory/" + p2tr + "?groupBy=86400", 200},
+		v1Req{"unversioned-error-contract", "/api/contract/" + p2tr, 400},
+		v1Req{"unversioned-error-block-filters-disabled", "/api/block-filters/?scriptType=taproot-noordinals&lastN=1", 400},
+	)
 }
 
 // pendingTimeV1 matches the times of a pending tx in an indented v1 answer
