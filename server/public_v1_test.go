@@ -2,10 +2,12 @@ package server
 
 import (
 	"bytes"
+	"io/fs"
 	"log/slog"
 	"math/big"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/openexplorer/blockbook/api"
 	"github.com/openexplorer/blockbook/bchain"
+	"github.com/openexplorer/blockbook/static"
 )
 
 // coins parses a v1 decimal coin amount into base units (8 decimals).
@@ -185,6 +188,28 @@ func TestV1Errors(t *testing.T) {
 	// A valid spending parameter is accepted.
 	if code, _, body := s.do(t, "GET", "/api/v1/tx/"+txid+"?spending=true", ""); code != 200 {
 		t.Errorf("spending=true: %d %s", code, body)
+	}
+}
+
+// The console offers every websocket method the server has.
+func TestTestWebsocketPageMethods(t *testing.T) {
+	js, err := fs.ReadFile(static.Assets, "test-websocket.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := bytes.Index(js, []byte("var examples = {"))
+	end := bytes.Index(js[start:], []byte("\n  };"))
+	if start < 0 || end < 0 {
+		t.Fatal("no examples table in test-websocket.js")
+	}
+	offered := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?m)^    (\w+): `).FindAllSubmatch(js[start:start+end], -1) {
+		offered[string(m[1])] = true
+	}
+	for name := range wsMethods {
+		if !offered[name] {
+			t.Errorf("test-websocket.js does not offer %s", name)
+		}
 	}
 }
 
