@@ -128,6 +128,10 @@ func v1Requests(txs map[string]string, p2tr, p2wsh, miner, tipHash, xpub string,
 		{"error-unknown-block", "block/99999", 400},
 		{"error-estimatefee-bad", "estimatefee/0", 400},
 		{"error-sendtx-garbage", "sendtx/zz", 400},
+		{"block-index-tip", "block-index/", 200},
+		{"error-estimatefee-missing", "estimatefee/", 400},
+		{"error-sendtx-missing", "sendtx/", 400},
+		{"error-tx-specific-missing", "tx-specific/", 400},
 	}
 	for name, txid := range txs {
 		reqs = append(reqs, v1Req{"tx-" + name, "tx/" + txid, 200})

@@ -40,20 +40,11 @@ var unversionedConverted = []string{"tx", "address", "xpub", "utxo", "block"}
 // patterns are more specific than the /api/ catch-all, so they win over it.
 func (p *Public) legacyRoutes() {
 	if p.caps.Chain == bchain.ChainEthereumType {
-		for _, name := range append(unversionedSameAsV2, unversionedConverted...) {
-			p.mux.HandleFunc("/api/"+name+"/", p.asV2("/api/"))
-		}
-		p.mux.HandleFunc("POST /api/sendtx", p.asV2("/api/"))
+		p.sameAsV2("/api/", append(unversionedSameAsV2, unversionedConverted...))
 		return
 	}
-	for _, name := range v1SameAsV2 {
-		p.mux.HandleFunc("/api/v1/"+name+"/", p.asV2("/api/v1/"))
-	}
-	for _, name := range unversionedSameAsV2 {
-		p.mux.HandleFunc("/api/"+name+"/", p.asV2("/api/"))
-	}
-	p.mux.HandleFunc("POST /api/v1/sendtx", p.asV2("/api/v1/"))
-	p.mux.HandleFunc("POST /api/sendtx", p.asV2("/api/"))
+	p.sameAsV2("/api/v1/", v1SameAsV2)
+	p.sameAsV2("/api/", unversionedSameAsV2)
 	v := &v1Routes{p: p}
 	for _, prefix := range []string{"/api/v1/", "/api/"} {
 		p.handle("GET "+prefix+"tx/{txid...}", "tx-v1", v.tx)
@@ -64,14 +55,55 @@ func (p *Public) legacyRoutes() {
 	p.handle("GET /api/xpub/{xpub...}", "xpub-v1", v.xpub)
 }
 
+// sameAsV2 serves prefix+name/... by the v2 route of the same name, and
+// answers a missing id as Blockbook does.
+func (p *Public) sameAsV2(prefix string, names []string) {
+	for _, name := range names {
+		p.mux.HandleFunc(prefix+name+"/", p.asV2(prefix))
+		if h := p.missingID(name); h != nil {
+			p.handle("GET "+prefix+name+"/{$}", name, h)
+		}
+	}
+	p.mux.HandleFunc("POST "+prefix+"sendtx", p.asV2(prefix))
+}
+
+// missingID answers name/ without its id: Blockbook's texts, and for
+// block-index the best block (Blockbook reads a missing height as the tip).
+func (p *Public) missingID(name string) func(*http.Request) (any, error) {
+	msg := map[string]string{
+		"tx-specific": "Missing txid", "rawtx": "Missing txid", "contract": "Missing contract",
+		"sendtx": "Missing tx blob", "estimatefee": "Missing parameter 'number of blocks'",
+	}[name]
+	switch {
+	case name == "block-index":
+		return func(r *http.Request) (any, error) {
+			info, err := p.svc.Info(r.Context())
+			if err != nil {
+				return nil, fmt.Errorf("best block: %w", err)
+			}
+			return &api.BlockIndex{BlockHash: info.BestHash}, nil
+		}
+	case msg != "":
+		return func(*http.Request) (any, error) { return nil, &api.Error{Msg: msg} }
+	}
+	return nil
+}
+
 // asV2 serves a request by the v2 route of the same name: the path after
-// prefix is moved under /api/v2/ and the request dispatched again.
+// prefix is moved under /api/v2/ and the request dispatched again. A path
+// no v2 route takes goes to the handler that takes the rewritten one (the
+// catch-all) as it came, so its answer names the path the client asked.
 func (p *Public) asV2(prefix string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		r2 := r.Clone(r.Context())
 		r2.URL.Path = "/api/v2/" + strings.TrimPrefix(r.URL.Path, prefix)
 		if r.URL.RawPath != "" {
 			r2.URL.RawPath = "/api/v2/" + strings.TrimPrefix(r.URL.RawPath, prefix)
+		}
+		h, pattern := p.mux.Handler(r2)
+		if !strings.Contains(pattern, "/api/v2/") {
+			h.ServeHTTP(w, r)
+			return
 		}
 		p.mux.ServeHTTP(w, r2)
 	}

@@ -179,10 +179,29 @@ func TestV1Errors(t *testing.T) {
 		{"/api/v1/utxo/nonsense", "Invalid address"},
 		{"/api/v1/block/zzz", "Invalid block height or hash"},
 		{"/api/block/99999", "Block not found"},
+		{"/api/v1/estimatefee/", "Missing parameter 'number of blocks'"},
+		{"/api/v1/sendtx/", "Missing tx blob"},
+		{"/api/v1/tx-specific/", "Missing txid"},
+		{"/api/rawtx/", "Missing txid"},
+		{"/api/contract/", "Missing contract"},
 	} {
 		code, _, body := s.do(t, "GET", c.path, "")
 		if msg := decode[errorBody](t, c.path, body).Error; code != 400 || !strings.HasPrefix(msg, c.msg) {
 			t.Errorf("%s: %d %q, want 400 %q", c.path, code, msg, c.msg)
+		}
+	}
+	// A path no v2 route takes goes to the catch-all as the client sent it.
+	for _, path := range []string{"/api/v1/estimatefee/2/3", "/api/tx-specific/a/b"} {
+		code, _, body := s.do(t, "GET", path, "")
+		wantCode, _, _ := s.do(t, "GET", "/api/nosuch", "")
+		if code != wantCode || bytes.Contains(body, []byte("/api/v2/")) {
+			t.Errorf("%s: %d %s, want the catch-all's %d for this path", path, code, body, wantCode)
+		}
+	}
+	// A missing height is the tip, as in Blockbook.
+	for _, path := range []string{"/api/v1/block-index/", "/api/block-index/"} {
+		if bi := getJSON[api.BlockIndex](t, s, path); bi.BlockHash != s.f.BlockHash(s.f.TipHeight()) {
+			t.Errorf("%s: %s, want the tip %s", path, bi.BlockHash, s.f.BlockHash(s.f.TipHeight()))
 		}
 	}
 	// A valid spending parameter is accepted.
