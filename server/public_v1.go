@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -40,7 +41,7 @@ var unversionedConverted = []string{"tx", "address", "xpub", "utxo", "block"}
 // patterns are more specific than the /api/ catch-all, so they win over it.
 func (p *Public) legacyRoutes() {
 	if p.caps.Chain == bchain.ChainEthereumType {
-		p.sameAsV2("/api/", append(unversionedSameAsV2, unversionedConverted...))
+		p.sameAsV2("/api/", slices.Concat(unversionedSameAsV2, unversionedConverted))
 		return
 	}
 	p.sameAsV2("/api/v1/", v1SameAsV2)
@@ -71,7 +72,7 @@ func (p *Public) sameAsV2(prefix string, names []string) {
 // block-index the best block (Blockbook reads a missing height as the tip).
 func (p *Public) missingID(name string) func(*http.Request) (any, error) {
 	msg := map[string]string{
-		"tx-specific": "Missing txid", "rawtx": "Missing txid", "contract": "Missing contract",
+		"tx": "Missing txid", "tx-specific": "Missing txid", "rawtx": "Missing txid", "address": "Missing address", "contract": "Missing contract",
 		"sendtx": "Missing tx blob", "estimatefee": "Missing parameter 'number of blocks'",
 	}[name]
 	switch {

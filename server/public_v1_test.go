@@ -260,6 +260,11 @@ func TestUnversionedOnEthereum(t *testing.T) {
 			t.Errorf("/api/%s: %d %s, v2 %d %s", rest, code, got, wantCode, want)
 		}
 	}
+	for path, msg := range map[string]string{"/api/tx/": "Missing txid", "/api/address/": "Missing address", "/api/xpub/": "Missing xpub"} {
+		if code, body := get(path); code != 400 || !strings.Contains(body, msg) {
+			t.Errorf("%s on Ethereum: %d %s, want 400 %q", path, code, body, msg)
+		}
+	}
 	if code, body := get("/api/address/0xab"); code != 200 || !strings.Contains(body, `"address":"0xab"`) {
 		t.Errorf("unversioned address: %d %s", code, body)
 	}
