@@ -131,8 +131,10 @@ func (p *Public) routes() {
 	})
 	if p.cfg.Websocket != nil {
 		p.mux.Handle("GET /websocket", p.cfg.Websocket)
+		p.mux.HandleFunc("GET /test-websocket.html", testWebsocketPage)
 	}
 	p.capabilityRoutes()
+	p.legacyRoutes() // /api/v1/ and the unversioned /api/<x>/ paths
 	p.handle("GET /api/v2/tickers/", "tickers", p.tickers)
 	p.handle("GET /api/v2/multi-tickers/", "multi-tickers", p.multiTickers)
 	p.handle("GET /api/v2/tickers-list/", "tickers-list", p.tickersList)

@@ -109,6 +109,32 @@ const kinds = {
         getBalanceHistory: 'BalanceHistory[]',
         error: 'WsErrorRes',
     },
+    // REST v1 and the unversioned paths of a Bitcoin-type chain: v1 shapes
+    // (declared below; the typings have none) and, where Blockbook's v1 is
+    // v2, the typings' types.
+    v1: {
+        'v1-block-index': 'BlockIndexRes',
+        'v1-block': 'BlockV1',
+        'v1-tx-specific': 'unknown',
+        'v1-tx': 'TxV1',
+        'v1-address': 'AddressV1',
+        'v1-utxo': 'UtxoV1[]',
+        'v1-sendtx': 'ResultRes',
+        'v1-estimatefee': 'ResultRes',
+        'v1-error': 'ErrorRes',
+        'unversioned-block-index': 'BlockIndexRes',
+        'unversioned-block': 'BlockV1',
+        'unversioned-tx-specific': 'unknown',
+        'unversioned-tx': 'TxV1',
+        'unversioned-address': 'AddressV1',
+        'unversioned-xpub': 'AddressV1',
+        'unversioned-utxo': 'UtxoV1[]',
+        'unversioned-estimatefee': 'ResultRes',
+        'unversioned-rawtx': 'string',
+        'unversioned-rawblock': 'BlockRaw',
+        'unversioned-balancehistory': 'BalanceHistory[]',
+        'unversioned-error': 'ErrorRes',
+    },
 };
 
 const prelude = `import type { SystemInfo, Block, BlockRaw, Tx, Address, Utxo, FeeStats, WsInfoRes, WsBlockHashRes,
@@ -134,6 +160,28 @@ interface BlockFiltersRes {
 // JSON number (Go's common.JSONNumber); the typings, generated from the Go
 // type, say string. We follow the wire.
 type BlockWire = Omit<Block, 'version'> & { version: number };
+// Blockbook's v1 (Insight-like) shapes, field for field as its api/typesv1.go
+// puts them on the wire: amounts in coins as decimal strings.
+interface VinV1 {
+    txid: string; vout: number; sequence?: number; n: number;
+    scriptSig: { hex?: string; asm?: string }; addresses: string[] | null; value: string;
+}
+interface VoutV1 {
+    value: string; n: number; scriptPubKey: { hex?: string; asm?: string; addresses: string[] | null; type?: string };
+    spent: boolean; spentTxId?: string; spentIndex?: number; spentHeight?: number;
+}
+interface TxV1 {
+    txid: string; version?: number; locktime?: number; vin: VinV1[]; vout: VoutV1[]; blockhash?: string;
+    blockheight: number; confirmations: number; time?: number; blocktime: number; valueOut: string; size?: number;
+    valueIn: string; fees: string; hex: string;
+}
+interface PagingV1 { page?: number; totalPages?: number; itemsOnPage?: number }
+interface AddressV1 extends PagingV1 {
+    addrStr: string; balance: string; totalReceived: string; totalSent: string; unconfirmedBalance: string;
+    unconfirmedTxApperances: number; txApperances: number; txs?: TxV1[]; transactions?: string[];
+}
+interface UtxoV1 { txid: string; vout: number; amount: string; satoshis: number; height?: number; confirmations: number }
+type BlockV1 = Omit<BlockWire, 'txs' | 'txCount'> & { txCount: number; txs?: TxV1[] };
 `;
 
 let out = prelude;
