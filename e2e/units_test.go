@@ -1,0 +1,382 @@
+package e2e
+
+import (
+	"bufio"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"math/big"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/openexplorer/blockbook/app"
+	"github.com/openexplorer/blockbook/internal/syncbuf"
+)
+
+const unitsDir = "testdata/units"
+
+// execStartLines reads the rendered ExecStart lines of Blockbook's units,
+// by coin alias.
+func execStartLines(t *testing.T) map[string][]string {
+	t.Helper()
+	f, err := os.Open(filepath.Join(unitsDir, "execstart.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	out := map[string][]string{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		fields := strings.Fields(line)
+		out[fields[0]] = fields[1:] // the program, then its arguments
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// readEnvironmentFile parses a file as systemd's EnvironmentFile does for
+// the simple cases: KEY=value lines, # and ; comments, blank lines, and
+// values optionally in double or single quotes.
+func readEnvironmentFile(t *testing.T, path string) []string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var env []string
+	for _, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || line[0] == '#' || line[0] == ';' {
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if !ok {
+			t.Fatalf("%s: not KEY=value: %q", path, line)
+		}
+		v = strings.TrimSpace(v)
+		if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+			v = v[1 : len(v)-1]
+		}
+		env = append(env, strings.TrimSpace(k)+"="+v)
+	}
+	return env
+}
+
+// writeSelfSignedCert writes <base>.crt and <base>.key for 127.0.0.1 and
+// localhost, as the package's bundled pair is laid out, and returns a pool
+// that trusts it.
+func writeSelfSignedCert(t *testing.T, base string) *x509.CertPool {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "blockbook"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+		DNSNames: []string{"localhost"}, IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(base+".crt", pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(base+".key", pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(cert)
+	return pool
+}
+
+// Every served coin's ExecStart line parses: all of Blockbook's flags,
+// with each coin's additional parameters, are accepted.
+func TestUnitsExecStartFlagsParse(t *testing.T) {
+	lines := execStartLines(t)
+	for _, alias := range []string{"bitcoin", "bitcoin_testnet", "bitcoin_testnet4", "bitcoin_signet", "bitcoin_regtest",
+		"ethereum", "ethereum_archive", "ethereum_testnet_sepolia", "ethereum_testnet_sepolia_archive"} {
+		args, ok := lines[alias]
+		if !ok {
+			t.Fatalf("no ExecStart line for %s", alias)
+		}
+		o, err := app.ParseFlags(args[1:], io.Discard)
+		if err != nil {
+			t.Errorf("%s: %v", alias, err)
+			continue
+		}
+		if !o.Sync || o.CertFile == "" || o.LogDir == "" {
+			t.Errorf("%s: parsed %+v", alias, o)
+		}
+	}
+}
+
+// localizeUnit changes only the paths and ports of an ExecStart line:
+// /opt/coins/... moves under root, and each listening port is replaced.
+func localizeUnit(args []string, root string, ports map[string]string) []string {
+	portRe := regexp.MustCompile(`^(-(?:public|internal)=[^:]*:)(\d+)(.*)$`)
+	out := make([]string, 0, len(args))
+	for _, a := range args {
+		a = strings.ReplaceAll(a, "/opt/coins", root)
+		if m := portRe.FindStringSubmatch(a); m != nil {
+			a = m[1] + ports[m[2]] + m[3]
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// unitChild is the program started from a unit's command line.
+type unitChild struct {
+	cmd  *exec.Cmd
+	logs *syncbuf.Buffer
+	done chan struct{}
+}
+
+func startUnit(t *testing.T, args, env []string) *unitChild {
+	t.Helper()
+	c := &unitChild{logs: &syncbuf.Buffer{}, done: make(chan struct{})}
+	c.cmd = exec.Command(os.Args[0], args...)
+	c.cmd.Env = append(append(os.Environ(), childEnv+"=1"), env...)
+	c.cmd.Stdout, c.cmd.Stderr = c.logs, c.logs
+	if err := c.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = c.cmd.Wait(); close(c.done) }()
+	t.Cleanup(func() {
+		_ = c.cmd.Process.Kill()
+		<-c.done
+	})
+	return c
+}
+
+// Blockbook's own unit for the Bitcoin regtest coin, with its environment
+// file and HTTPS from a certificate at the unit's -certfile path, reaches
+// in-sync answers over HTTPS: status, an address, the internal server and
+// the websocket over wss. The environment file's settings act.
+func TestUnitsBitcoinRegtest(t *testing.T) {
+	node := startNode(t)
+	g := demoChain(t)
+	submit(t, g, node, 1)
+	root := t.TempDir()
+	alias := "bitcoin_regtest"
+	install := filepath.Join(root, "blockbook", alias)
+	for _, d := range []string{"config", "logs", "bin"} {
+		if err := os.MkdirAll(filepath.Join(install, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg, err := os.ReadFile(writeConfig(t, node, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(install, "config", "blockchaincfg.json"), cfg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pool := writeSelfSignedCert(t, filepath.Join(install, "cert", "blockbook"))
+	pub, internal := freePort(t), freePort(t)
+	_, pubPort, _ := net.SplitHostPort(pub)
+	_, intPort, _ := net.SplitHostPort(internal)
+	args := localizeUnit(execStartLines(t)[alias][1:], root, map[string]string{"19121": pubPort, "19021": intPort})
+	child := startUnit(t, args, readEnvironmentFile(t, filepath.Join(unitsDir, "blockbook.env")))
+
+	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	base := "https://127.0.0.1:" + pubPort
+	h, hash := g.Tip()
+	waitInSyncHTTPS(t, client, base, h, child)
+
+	ledger := g.Ledger()
+	addr := ""
+	for a, l := range ledger.Addresses {
+		if len(l.Txids) >= 2 && (addr == "" || a < addr) {
+			addr = a
+		}
+	}
+	var ai struct {
+		Address string   `json:"address"`
+		Balance string   `json:"balance"`
+		Txids   []string `json:"txids"`
+	}
+	httpsJSON(t, client, base+"/api/v2/address/"+addr, 200, &ai)
+	if want := ledger.Addresses[addr]; ai.Address != addr || ai.Balance != fmt.Sprint(want.Balance) || len(ai.Txids) != len(want.Txids) {
+		t.Fatalf("address %s over HTTPS: %+v, want balance %d and %d txids", addr, ai, want.Balance, len(want.Txids))
+	}
+	var bi struct {
+		BlockHash string `json:"blockHash"`
+	}
+	httpsJSON(t, client, fmt.Sprintf("%s/api/v2/block-index/%d", base, h), 200, &bi)
+	if bi.BlockHash != hash.String() {
+		t.Fatalf("block-index %d: %s, want %s", h, bi.BlockHash, hash)
+	}
+	// <NET>_REST_BALANCE_HISTORY_MAX_TXS=1 caps REST; the websocket cap
+	// (the shared variable's 100000) lets the same history through.
+	var apiErr struct {
+		Error string `json:"error"`
+	}
+	httpsJSON(t, client, base+"/api/v2/balancehistory/"+addr, 400, &apiErr)
+	if !strings.Contains(apiErr.Error, "More than 1 transactions") {
+		t.Fatalf("REST balance history past the environment's cap: %+v", apiErr)
+	}
+	checkUnitWebsocket(t, pool, pubPort, addr)
+
+	// The internal server speaks TLS too.
+	resp, err := client.Get("https://127.0.0.1:" + intPort + "/metrics")
+	if err != nil {
+		t.Fatalf("internal server over HTTPS: %v", err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(body), "blockbook_db_size_bytes") {
+		t.Fatalf("internal /metrics over HTTPS: %d %.200s", resp.StatusCode, body)
+	}
+	// Plain HTTP is not served on the TLS port.
+	if resp, err := (&http.Client{Timeout: 5 * time.Second}).Get("http://127.0.0.1:" + pubPort + "/api/v2"); err == nil {
+		resp.Body.Close()
+		if resp.StatusCode == 200 {
+			t.Fatal("plain HTTP answered on the TLS port")
+		}
+	}
+	checkUnitLogs(t, filepath.Join(install, "logs"), child)
+}
+
+// checkUnitWebsocket talks to the websocket over wss: getInfo, a
+// balance history under the websocket's cap, and an origin the
+// environment does not allow is refused.
+func checkUnitWebsocket(t *testing.T, pool *x509.CertPool, port, addr string) {
+	t.Helper()
+	d := websocket.Dialer{TLSClientConfig: &tls.Config{RootCAs: pool}, HandshakeTimeout: 10 * time.Second}
+	url := "wss://127.0.0.1:" + port + "/websocket"
+	if _, resp, err := d.Dial(url, http.Header{"Origin": {"https://evil.example"}}); err == nil || resp == nil || resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("origin outside RBTC_WS_ALLOWED_ORIGINS: %v %v", resp, err)
+	}
+	conn, _, err := d.Dial(url, http.Header{"Origin": {trezorOrigin}})
+	if err != nil {
+		t.Fatalf("wss dial: %v", err)
+	}
+	defer conn.Close()
+	call := func(id, method string, params any) json.RawMessage {
+		t.Helper()
+		if err := conn.WriteJSON(map[string]any{"id": id, "method": method, "params": params}); err != nil {
+			t.Fatal(err)
+		}
+		_ = conn.SetReadDeadline(time.Now().Add(30 * time.Second))
+		for {
+			var msg struct {
+				ID   string          `json:"id"`
+				Data json.RawMessage `json:"data"`
+			}
+			if err := conn.ReadJSON(&msg); err != nil {
+				t.Fatalf("%s over wss: %v", method, err)
+			}
+			if msg.ID == id {
+				return msg.Data
+			}
+		}
+	}
+	var info struct {
+		Name       string `json:"name"`
+		Shortcut   string `json:"shortcut"`
+		BestHeight uint32 `json:"bestHeight"`
+	}
+	if err := json.Unmarshal(call("1", "getInfo", map[string]any{}), &info); err != nil || info.Shortcut != "rBTC" || info.BestHeight == 0 {
+		t.Fatalf("getInfo over wss: %+v %v", info, err)
+	}
+	hist := call("2", "getBalanceHistory", map[string]any{"descriptor": addr})
+	if strings.Contains(string(hist), "error") || !strings.HasPrefix(strings.TrimSpace(string(hist)), "[") {
+		t.Fatalf("websocket balance history (under its cap): %.300s", hist)
+	}
+}
+
+// checkUnitLogs: with -log_dir the log goes to a file there (linked as
+// blockbook.INFO), and the variable for a missing feature was reported.
+func checkUnitLogs(t *testing.T, dir string, child *unitChild) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, "blockbook.INFO"))
+	if err != nil {
+		t.Fatalf("no log file in -log_dir: %v\nstderr:\n%s", err, tail(child.logs.String(), 20))
+	}
+	for _, want := range []string{"public server listening", "INFURA_API_KEY"} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("log file lacks %q:\n%s", want, tail(string(data), 30))
+		}
+	}
+}
+
+// waitInSyncHTTPS waits until the status over HTTPS shows the tip and a
+// finished sync pass.
+func waitInSyncHTTPS(t *testing.T, client *http.Client, base string, height int32, child *unitChild) {
+	t.Helper()
+	deadline := time.Now().Add(waitFor)
+	var lastErr error
+	for time.Now().Before(deadline) {
+		select {
+		case <-child.done:
+			t.Fatalf("blockbook exited: %v\n%s", child.cmd.ProcessState, tail(child.logs.String(), 30))
+		default:
+		}
+		var st status
+		resp, err := client.Get(base + "/api/v2")
+		if err == nil {
+			err = json.NewDecoder(resp.Body).Decode(&st)
+			resp.Body.Close()
+		}
+		if err == nil && st.Blockbook.InSync && st.Blockbook.BestHeight == uint32(height) {
+			return
+		}
+		lastErr = err
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("not in sync at %d over HTTPS (last error %v)\n%s", height, lastErr, tail(child.logs.String(), 30))
+}
+
+func httpsJSON(t *testing.T, client *http.Client, url string, want int, out any) {
+	t.Helper()
+	resp, err := client.Get(url)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != want {
+		t.Fatalf("GET %s: %d, want %d: %.300s", url, resp.StatusCode, want, body)
+	}
+	if err := json.Unmarshal(body, out); err != nil {
+		t.Fatalf("GET %s: %v: %.300s", url, err, body)
+	}
+}
