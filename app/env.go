@@ -103,11 +103,9 @@ func readEnv(lookup func(string) (string, bool), cfg *bchain.Config) (*envSettin
 		return nil, err
 	}
 	for _, u := range unsupportedEnv {
-		name, v, ok := "", "", false
-		if u.global {
-			name = u.name
-			v, ok = lookup(name)
-		} else {
+		name := u.name
+		v, ok := lookup(name)
+		if !u.global {
 			name, v, ok = get(u.name)
 		}
 		if ok && strings.TrimSpace(v) != "" {

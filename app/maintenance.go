@@ -19,15 +19,16 @@ func computeDBStats(ctx context.Context, d *db.DB, w io.Writer, log *slog.Logger
 	if err != nil {
 		return err
 	}
+	// The tabwriter buffers until Flush, which reports any write error.
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "column family\trows\tkey bytes\tvalue bytes\ttotal bytes\t")
+	_, _ = fmt.Fprintln(tw, "column family\trows\tkey bytes\tvalue bytes\ttotal bytes\t")
 	var rows, total int64
 	for _, s := range stats {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t\n", s.CF, s.Rows, s.KeyBytes, s.ValueBytes, s.KeyBytes+s.ValueBytes)
+		_, _ = fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t\n", s.CF, s.Rows, s.KeyBytes, s.ValueBytes, s.KeyBytes+s.ValueBytes)
 		rows += s.Rows
 		total += s.KeyBytes + s.ValueBytes
 	}
-	fmt.Fprintf(tw, "all\t%d\t\t\t%d\t\n", rows, total)
+	_, _ = fmt.Fprintf(tw, "all\t%d\t\t\t%d\t\n", rows, total)
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("writing the statistics: %w", err)
 	}

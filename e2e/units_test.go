@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bufio"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -35,24 +34,18 @@ const unitsDir = "testdata/units"
 // by coin alias.
 func execStartLines(t *testing.T) map[string][]string {
 	t.Helper()
-	f, err := os.Open(filepath.Join(unitsDir, "execstart.txt"))
+	data, err := os.ReadFile(filepath.Join(unitsDir, "execstart.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
 	out := map[string][]string{}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
+	for _, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
 		fields := strings.Fields(line)
 		out[fields[0]] = fields[1:] // the program, then its arguments
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
 	}
 	return out
 }
