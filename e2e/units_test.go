@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -22,10 +23,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/gorilla/websocket"
 
 	"github.com/openexplorer/blockbook/app"
 	"github.com/openexplorer/blockbook/internal/syncbuf"
+	"github.com/openexplorer/blockbook/tools/ethgen"
+	"github.com/openexplorer/blockbook/tools/gethdev"
 )
 
 const unitsDir = "testdata/units"
@@ -179,6 +183,102 @@ func startUnit(t *testing.T, args, env []string) *unitChild {
 	return c
 }
 
+// unitRun is a program started from one coin's unit: its HTTPS client
+// (trusting the generated certificate) and addresses.
+type unitRun struct {
+	child            *unitChild
+	pool             *x509.CertPool
+	client           *http.Client
+	base             string // https://127.0.0.1:<public port>
+	pubPort, intPort string
+	install          string // the coin's install directory (config, cert, logs)
+}
+
+// runUnit lays out a coin's installation under a temporary root as
+// Blockbook's package does (config/blockchaincfg.json, cert/blockbook.crt
+// and .key, logs/), and starts the program with the coin's ExecStart line,
+// changed only in paths and ports, and the environment file.
+func runUnit(t *testing.T, alias string, cfgJSON []byte, pubDefault, intDefault string) *unitRun {
+	t.Helper()
+	root := t.TempDir()
+	u := &unitRun{install: filepath.Join(root, "blockbook", alias)}
+	for _, d := range []string{"config", "logs", "bin"} {
+		if err := os.MkdirAll(filepath.Join(u.install, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(u.install, "config", "blockchaincfg.json"), cfgJSON, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	u.pool = writeSelfSignedCert(t, filepath.Join(u.install, "cert", "blockbook"))
+	_, u.pubPort, _ = net.SplitHostPort(freePort(t))
+	_, u.intPort, _ = net.SplitHostPort(freePort(t))
+	line, ok := execStartLines(t)[alias]
+	if !ok {
+		t.Fatalf("no ExecStart line for %s", alias)
+	}
+	args := localizeUnit(line[1:], root, map[string]string{pubDefault: u.pubPort, intDefault: u.intPort})
+	u.child = startUnit(t, args, readEnvironmentFile(t, filepath.Join(unitsDir, "blockbook.env")))
+	u.client = &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: u.pool}}}
+	u.base = "https://127.0.0.1:" + u.pubPort
+	return u
+}
+
+// wsDial opens the websocket over wss with an origin the environment
+// file allows.
+func (u *unitRun) wsDial(t *testing.T) *websocket.Conn {
+	t.Helper()
+	d := websocket.Dialer{TLSClientConfig: &tls.Config{RootCAs: u.pool}, HandshakeTimeout: 10 * time.Second}
+	conn, _, err := d.Dial("wss://127.0.0.1:"+u.pubPort+"/websocket", http.Header{"Origin": {trezorOrigin}})
+	if err != nil {
+		t.Fatalf("wss dial: %v", err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return conn
+}
+
+// wsCall sends one request and returns its answer's data.
+func wsCall(t *testing.T, conn *websocket.Conn, id, method string, params any) json.RawMessage {
+	t.Helper()
+	if err := conn.WriteJSON(map[string]any{"id": id, "method": method, "params": params}); err != nil {
+		t.Fatal(err)
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(30 * time.Second))
+	for {
+		var msg struct {
+			ID   string          `json:"id"`
+			Data json.RawMessage `json:"data"`
+		}
+		if err := conn.ReadJSON(&msg); err != nil {
+			t.Fatalf("%s over wss: %v", method, err)
+		}
+		if msg.ID == id {
+			return msg.Data
+		}
+	}
+}
+
+// checkInternal: the internal server speaks TLS too, and plain HTTP is not
+// served on the public TLS port.
+func (u *unitRun) checkInternal(t *testing.T) {
+	t.Helper()
+	resp, err := u.client.Get("https://127.0.0.1:" + u.intPort + "/metrics")
+	if err != nil {
+		t.Fatalf("internal server over HTTPS: %v", err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(body), "blockbook_db_size_bytes") {
+		t.Fatalf("internal /metrics over HTTPS: %d %.200s", resp.StatusCode, body)
+	}
+	if resp, err := (&http.Client{Timeout: 5 * time.Second}).Get("http://127.0.0.1:" + u.pubPort + "/api/v2"); err == nil {
+		resp.Body.Close()
+		if resp.StatusCode == 200 {
+			t.Fatal("plain HTTP answered on the TLS port")
+		}
+	}
+}
+
 // Blockbook's own unit for the Bitcoin regtest coin, with its environment
 // file and HTTPS from a certificate at the unit's -certfile path, reaches
 // in-sync answers over HTTPS: status, an address, the internal server and
@@ -187,32 +287,13 @@ func TestUnitsBitcoinRegtest(t *testing.T) {
 	node := startNode(t)
 	g := demoChain(t)
 	submit(t, g, node, 1)
-	root := t.TempDir()
-	alias := "bitcoin_regtest"
-	install := filepath.Join(root, "blockbook", alias)
-	for _, d := range []string{"config", "logs", "bin"} {
-		if err := os.MkdirAll(filepath.Join(install, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
 	cfg, err := os.ReadFile(writeConfig(t, node, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(install, "config", "blockchaincfg.json"), cfg, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	pool := writeSelfSignedCert(t, filepath.Join(install, "cert", "blockbook"))
-	pub, internal := freePort(t), freePort(t)
-	_, pubPort, _ := net.SplitHostPort(pub)
-	_, intPort, _ := net.SplitHostPort(internal)
-	args := localizeUnit(execStartLines(t)[alias][1:], root, map[string]string{"19121": pubPort, "19021": intPort})
-	child := startUnit(t, args, readEnvironmentFile(t, filepath.Join(unitsDir, "blockbook.env")))
-
-	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
-	base := "https://127.0.0.1:" + pubPort
+	u := runUnit(t, "bitcoin_regtest", cfg, "19121", "19021")
 	h, hash := g.Tip()
-	waitInSyncHTTPS(t, client, base, h, child)
+	waitInSyncHTTPS(t, u.client, u.base, uint32(h), u.child)
 
 	ledger := g.Ledger()
 	addr := ""
@@ -226,91 +307,117 @@ func TestUnitsBitcoinRegtest(t *testing.T) {
 		Balance string   `json:"balance"`
 		Txids   []string `json:"txids"`
 	}
-	httpsJSON(t, client, base+"/api/v2/address/"+addr, 200, &ai)
+	httpsJSON(t, u.client, u.base+"/api/v2/address/"+addr, 200, &ai)
 	if want := ledger.Addresses[addr]; ai.Address != addr || ai.Balance != fmt.Sprint(want.Balance) || len(ai.Txids) != len(want.Txids) {
 		t.Fatalf("address %s over HTTPS: %+v, want balance %d and %d txids", addr, ai, want.Balance, len(want.Txids))
 	}
 	var bi struct {
 		BlockHash string `json:"blockHash"`
 	}
-	httpsJSON(t, client, fmt.Sprintf("%s/api/v2/block-index/%d", base, h), 200, &bi)
+	httpsJSON(t, u.client, fmt.Sprintf("%s/api/v2/block-index/%d", u.base, h), 200, &bi)
 	if bi.BlockHash != hash.String() {
 		t.Fatalf("block-index %d: %s, want %s", h, bi.BlockHash, hash)
 	}
-	// <NET>_REST_BALANCE_HISTORY_MAX_TXS=1 caps REST; the websocket cap
+	// RBTC_REST_BALANCE_HISTORY_MAX_TXS=1 caps REST; the websocket cap
 	// (the shared variable's 100000) lets the same history through.
 	var apiErr struct {
 		Error string `json:"error"`
 	}
-	httpsJSON(t, client, base+"/api/v2/balancehistory/"+addr, 400, &apiErr)
+	httpsJSON(t, u.client, u.base+"/api/v2/balancehistory/"+addr, 400, &apiErr)
 	if !strings.Contains(apiErr.Error, "More than 1 transactions") {
 		t.Fatalf("REST balance history past the environment's cap: %+v", apiErr)
 	}
-	checkUnitWebsocket(t, pool, pubPort, addr)
+	checkUnitWebsocket(t, u, addr)
+	u.checkInternal(t)
+	checkUnitLogs(t, filepath.Join(u.install, "logs"), u.child)
+}
 
-	// The internal server speaks TLS too.
-	resp, err := client.Get("https://127.0.0.1:" + intPort + "/metrics")
+// Blockbook's unit for Ethereum, run against a geth dev node with the
+// scenario's txs: in sync over HTTPS, an address's balance and nonce, and
+// over wss the rpcCall allowlist of the environment file (an allowed
+// selector runs, another answers "Not supported").
+func TestUnitsEthereum(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	dev, err := gethdev.Start(ctx, gethdev.Options{})
 	if err != nil {
-		t.Fatalf("internal server over HTTPS: %v", err)
+		t.Fatal(err)
 	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != 200 || !strings.Contains(string(body), "blockbook_db_size_bytes") {
-		t.Fatalf("internal /metrics over HTTPS: %d %.200s", resp.StatusCode, body)
+	t.Cleanup(dev.Stop)
+	ledger, err := ethgen.Scenario(ctx, dev)
+	if err != nil {
+		t.Fatal(err)
 	}
-	// Plain HTTP is not served on the TLS port.
-	if resp, err := (&http.Client{Timeout: 5 * time.Second}).Get("http://127.0.0.1:" + pubPort + "/api/v2"); err == nil {
-		resp.Body.Close()
-		if resp.StatusCode == 200 {
-			t.Fatal("plain HTTP answered on the TLS port")
+	cfg, err := json.Marshal(map[string]any{
+		"coin_name": "Ethereum Regtest", "coin_shortcut": "rETH", "rpc_url": dev.HTTPURL, "rpc_url_ws": dev.WSURL,
+		"rpc_timeout": 20, "block_addresses_to_keep": 100, "eip1559Fees": true, "processInternalTransactions": true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := runUnit(t, "ethereum", cfg, "9136", "9036")
+	head, _ := dev.Head()
+	waitInSyncHTTPS(t, u.client, u.base, uint32(head), u.child)
+
+	var acct *ethgen.Address
+	for _, a := range ledger.Addresses {
+		if a.Name != "" && a.Nonce > 0 && (acct == nil || a.Addr.Hex() < acct.Addr.Hex()) {
+			acct = a
 		}
 	}
-	checkUnitLogs(t, filepath.Join(install, "logs"), child)
+	var ai struct {
+		Balance string `json:"balance"`
+		Nonce   string `json:"nonce"`
+	}
+	httpsJSON(t, u.client, u.base+"/api/v2/address/"+acct.Addr.Hex(), 200, &ai)
+	if ai.Balance != acct.Balance.String() || ai.Nonce != fmt.Sprint(acct.Nonce) {
+		t.Fatalf("address %s over HTTPS: %+v, want %s %d", acct.Addr.Hex(), ai, acct.Balance, acct.Nonce)
+	}
+	var token common.Address
+	for a, c := range ledger.Contracts {
+		if c.Standard == ethgen.ERC20 && (token == (common.Address{}) || a.Hex() < token.Hex()) {
+			token = a
+		}
+	}
+	conn := u.wsDial(t)
+	arg := strings.Repeat("0", 24) + strings.ToLower(acct.Addr.Hex()[2:])
+	// RETH_ALLOWED_EVM_CALL_METHODS allows balanceOf (0x70a08231) only.
+	res := wsCall(t, conn, "1", "rpcCall", map[string]any{"to": token.Hex(), "data": "0x70a08231" + arg})
+	var out struct {
+		Data  string `json:"data"`
+		Error *struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(res, &out); err != nil || out.Error != nil || len(out.Data) != 66 {
+		t.Fatalf("allowed rpcCall: %s %v", res, err)
+	}
+	res = wsCall(t, conn, "2", "rpcCall", map[string]any{"to": token.Hex(), "data": "0x18160ddd"})
+	out.Error = nil
+	if err := json.Unmarshal(res, &out); err != nil || out.Error == nil || out.Error.Message != "Not supported" {
+		t.Fatalf("rpcCall outside the allowlist: %s %v", res, err)
+	}
+	u.checkInternal(t)
 }
 
 // checkUnitWebsocket talks to the websocket over wss: getInfo, a
 // balance history under the websocket's cap, and an origin the
 // environment does not allow is refused.
-func checkUnitWebsocket(t *testing.T, pool *x509.CertPool, port, addr string) {
+func checkUnitWebsocket(t *testing.T, u *unitRun, addr string) {
 	t.Helper()
-	d := websocket.Dialer{TLSClientConfig: &tls.Config{RootCAs: pool}, HandshakeTimeout: 10 * time.Second}
-	url := "wss://127.0.0.1:" + port + "/websocket"
-	if _, resp, err := d.Dial(url, http.Header{"Origin": {"https://evil.example"}}); err == nil || resp == nil || resp.StatusCode != http.StatusForbidden {
+	d := websocket.Dialer{TLSClientConfig: &tls.Config{RootCAs: u.pool}, HandshakeTimeout: 10 * time.Second}
+	if _, resp, err := d.Dial("wss://127.0.0.1:"+u.pubPort+"/websocket", http.Header{"Origin": {"https://evil.example"}}); err == nil || resp == nil || resp.StatusCode != http.StatusForbidden {
 		t.Fatalf("origin outside RBTC_WS_ALLOWED_ORIGINS: %v %v", resp, err)
 	}
-	conn, _, err := d.Dial(url, http.Header{"Origin": {trezorOrigin}})
-	if err != nil {
-		t.Fatalf("wss dial: %v", err)
-	}
-	defer conn.Close()
-	call := func(id, method string, params any) json.RawMessage {
-		t.Helper()
-		if err := conn.WriteJSON(map[string]any{"id": id, "method": method, "params": params}); err != nil {
-			t.Fatal(err)
-		}
-		_ = conn.SetReadDeadline(time.Now().Add(30 * time.Second))
-		for {
-			var msg struct {
-				ID   string          `json:"id"`
-				Data json.RawMessage `json:"data"`
-			}
-			if err := conn.ReadJSON(&msg); err != nil {
-				t.Fatalf("%s over wss: %v", method, err)
-			}
-			if msg.ID == id {
-				return msg.Data
-			}
-		}
-	}
+	conn := u.wsDial(t)
 	var info struct {
-		Name       string `json:"name"`
 		Shortcut   string `json:"shortcut"`
 		BestHeight uint32 `json:"bestHeight"`
 	}
-	if err := json.Unmarshal(call("1", "getInfo", map[string]any{}), &info); err != nil || info.Shortcut != "rBTC" || info.BestHeight == 0 {
+	if err := json.Unmarshal(wsCall(t, conn, "1", "getInfo", map[string]any{}), &info); err != nil || info.Shortcut != "rBTC" || info.BestHeight == 0 {
 		t.Fatalf("getInfo over wss: %+v %v", info, err)
 	}
-	hist := call("2", "getBalanceHistory", map[string]any{"descriptor": addr})
+	hist := wsCall(t, conn, "2", "getBalanceHistory", map[string]any{"descriptor": addr})
 	if strings.Contains(string(hist), "error") || !strings.HasPrefix(strings.TrimSpace(string(hist)), "[") {
 		t.Fatalf("websocket balance history (under its cap): %.300s", hist)
 	}
@@ -333,7 +440,7 @@ func checkUnitLogs(t *testing.T, dir string, child *unitChild) {
 
 // waitInSyncHTTPS waits until the status over HTTPS shows the tip and a
 // finished sync pass.
-func waitInSyncHTTPS(t *testing.T, client *http.Client, base string, height int32, child *unitChild) {
+func waitInSyncHTTPS(t *testing.T, client *http.Client, base string, height uint32, child *unitChild) {
 	t.Helper()
 	deadline := time.Now().Add(waitFor)
 	var lastErr error
@@ -349,7 +456,7 @@ func waitInSyncHTTPS(t *testing.T, client *http.Client, base string, height int3
 			err = json.NewDecoder(resp.Body).Decode(&st)
 			resp.Body.Close()
 		}
-		if err == nil && st.Blockbook.InSync && st.Blockbook.BestHeight == uint32(height) {
+		if err == nil && st.Blockbook.InSync && st.Blockbook.BestHeight == height {
 			return
 		}
 		lastErr = err
@@ -371,5 +478,19 @@ func httpsJSON(t *testing.T, client *http.Client, url string, want int, out any)
 	}
 	if err := json.Unmarshal(body, out); err != nil {
 		t.Fatalf("GET %s: %v: %.300s", url, err, body)
+	}
+}
+
+// -workers=1 turns bulk import off, as Blockbook operators use it: with
+// the same far-behind chain, two workers load it in bulk and one connects
+// it block by block.
+func TestUnitsWorkersOneNoBulk(t *testing.T) {
+	for _, workers := range []int{2, 1} {
+		st := startDemoStackWith(t, nil, func(o *app.Options) { o.Workers, o.BulkThreshold = workers, 1 })
+		bulk := strings.Contains(st.inst.logs.String(), "bulk sync finished")
+		if bulk != (workers > 1) {
+			t.Fatalf("-workers=%d: bulk load %v\n%s", workers, bulk, tail(st.inst.logs.String(), 20))
+		}
+		st.inst.stop(t)
 	}
 }
