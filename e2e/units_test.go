@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -191,7 +192,9 @@ type unitRun struct {
 	client           *http.Client
 	base             string // https://127.0.0.1:<public port>
 	pubPort, intPort string
-	install          string // the coin's install directory (config, cert, logs)
+	install          string   // the coin's install directory (config, cert, logs)
+	args             []string // the localized command line
+	env              []string // the environment file's variables
 }
 
 // runUnit lays out a coin's installation under a temporary root as
@@ -217,8 +220,9 @@ func runUnit(t *testing.T, alias string, cfgJSON []byte, pubDefault, intDefault 
 	if !ok {
 		t.Fatalf("no ExecStart line for %s", alias)
 	}
-	args := localizeUnit(line[1:], root, map[string]string{pubDefault: u.pubPort, intDefault: u.intPort})
-	u.child = startUnit(t, args, readEnvironmentFile(t, filepath.Join(unitsDir, "blockbook.env")))
+	u.args = localizeUnit(line[1:], root, map[string]string{pubDefault: u.pubPort, intDefault: u.intPort})
+	u.env = readEnvironmentFile(t, filepath.Join(unitsDir, "blockbook.env"))
+	u.child = startUnit(t, u.args, u.env)
 	u.client = &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: u.pool}}}
 	u.base = "https://127.0.0.1:" + u.pubPort
 	return u
@@ -330,6 +334,39 @@ func TestUnitsBitcoinRegtest(t *testing.T) {
 	checkUnitWebsocket(t, u, addr)
 	u.checkInternal(t)
 	checkUnitLogs(t, filepath.Join(u.install, "logs"), u.child)
+	u.checkMaintenance(t)
+}
+
+// checkMaintenance stops the service as systemd does (SIGTERM) and runs
+// the same command line with -computedbstats and -repair on its index.
+func (u *unitRun) checkMaintenance(t *testing.T) {
+	t.Helper()
+	if err := u.child.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-u.child.done:
+	case <-time.After(waitFor):
+		t.Fatal("blockbook did not stop on SIGTERM")
+	}
+	if !u.child.cmd.ProcessState.Success() {
+		t.Fatalf("exit after SIGTERM: %v\n%s", u.child.cmd.ProcessState, tail(u.child.logs.String(), 20))
+	}
+	run := func(flag string) string {
+		cmd := exec.Command(os.Args[0], append(append([]string{}, u.args...), flag, "-logtostderr")...)
+		cmd.Env = append(append(os.Environ(), childEnv+"=1"), u.env...)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", flag, err, out)
+		}
+		return string(out)
+	}
+	if out := run("-computedbstats"); !regexp.MustCompile(`(?m)^\s*addressBalance\s+[1-9]`).MatchString(out) || !strings.Contains(out, "on_disk_bytes") {
+		t.Errorf("-computedbstats:\n%s", out)
+	}
+	if out := run("-repair"); !strings.Contains(out, "nothing needs repair") {
+		t.Errorf("-repair:\n%s", out)
+	}
 }
 
 // Blockbook's unit for Ethereum, run against a geth dev node with the
