@@ -25,12 +25,12 @@ import (
 // PublicConfig configures the public server.
 type PublicConfig struct {
 	Addr string
+	// Wrap, when set, wraps the server's handler (a path prefix).
+	Wrap func(http.Handler) http.Handler
 	// RequestTimeout bounds the work of one request.
 	RequestTimeout time.Duration
 	// Websocket, when set, is served at /websocket.
 	Websocket *Websocket
-	// Wrap, when set, wraps the server's handler (a path prefix).
-	Wrap func(http.Handler) http.Handler
 }
 
 // Public serves the REST API.
