@@ -43,7 +43,7 @@ func (s *EthService) BalanceHistory(ctx context.Context, address string, q Balan
 		return nil, err
 	}
 	defer v.release()
-	txs, err := s.historyTxs(v, desc, from, to, groupBy)
+	txs, err := s.historyTxs(v, desc, from, to, groupBy, s.cfg.Limits.historyCap(q))
 	if err != nil {
 		return nil, err
 	}
@@ -73,8 +73,8 @@ func (s *EthService) BalanceHistory(ctx context.Context, address string, q Balan
 }
 
 // historyTxs lists the address's txs whose block time is in [from, to),
-// capped at MaxHistoryTxs.
-func (s *EthService) historyTxs(v *view, desc bchain.AddrDesc, from, to, groupBy int64) ([]*historyTx, error) {
+// capped at limit (0: no cap).
+func (s *EthService) historyTxs(v *view, desc bchain.AddrDesc, from, to, groupBy int64, limit int) ([]*historyTx, error) {
 	var out []*historyTx
 	err := db.IterateEthAddrTxs(v.snap, desc, ^uint32(0), 0, func(row db.EthAddrTxsAt) (bool, error) {
 		meta, err := db.ReadBlockMeta(v.snap, row.Height)
@@ -85,8 +85,8 @@ func (s *EthService) historyTxs(v *view, desc bchain.AddrDesc, from, to, groupBy
 			return meta.Time >= from, nil // rows go back in time: stop once before from
 		}
 		for _, t := range row.Txs {
-			if len(out) >= s.cfg.Limits.MaxHistoryTxs {
-				return false, userErr("More than %d transactions in the range; narrow it with from and to", s.cfg.Limits.MaxHistoryTxs)
+			if limit > 0 && len(out) >= limit {
+				return false, userErr("More than %d transactions in the range; narrow it with from and to", limit)
 			}
 			out = append(out, &historyTx{txid: t.Txid, bucket: meta.Time - meta.Time%groupBy, roles: t.Roles})
 		}

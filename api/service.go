@@ -118,8 +118,18 @@ type Limits struct {
 	// XpubCacheSize bounds the account cache: derived addresses plus
 	// loaded txids of all cached accounts (about 60 bytes each).
 	XpubCacheSize int
-	// MaxHistoryTxs caps the txs one balance history may visit.
-	MaxHistoryTxs int
+	// MaxHistoryTxs caps the txs one balance history asked over the
+	// websocket may visit, MaxHistoryTxsREST one asked over REST
+	// (Blockbook's split caps); negative means no cap.
+	MaxHistoryTxs, MaxHistoryTxsREST int
+}
+
+// historyCap is the balance-history cap of the surface that asks (0: none).
+func (l *Limits) historyCap(q BalanceHistoryQuery) int {
+	if q.REST {
+		return max(l.MaxHistoryTxsREST, 0)
+	}
+	return max(l.MaxHistoryTxs, 0)
 }
 
 func (l *Limits) defaults() {
@@ -141,8 +151,11 @@ func (l *Limits) defaults() {
 	if l.XpubCacheSize == 0 {
 		l.XpubCacheSize = 4_000_000
 	}
-	if l.MaxHistoryTxs <= 0 {
+	if l.MaxHistoryTxs == 0 {
 		l.MaxHistoryTxs = 1_000_000
+	}
+	if l.MaxHistoryTxsREST == 0 {
+		l.MaxHistoryTxsREST = 250_000
 	}
 }
 

@@ -31,6 +31,9 @@ type BalanceHistoryQuery struct {
 	GroupBy    uint32 // bucket width in seconds (default 3600)
 	Currencies []string
 	Gap        int // accounts: the gap limit (default 20)
+	// REST marks a query of the REST API, which has its own cap
+	// (Limits.MaxHistoryTxsREST).
+	REST bool
 }
 
 // span returns the time range [from, to) and the bucket width with the

@@ -50,7 +50,7 @@ func (s *UtxoService) BalanceHistory(ctx context.Context, descriptor string, q B
 		_ = a.usedAddrs(func(ad *xpubAddr) error { descs = append(descs, ad.desc); return nil })
 		s.releaseAccount(a)
 	}
-	buckets, err := s.historyBuckets(ctx, v, descs, from, to, groupBy)
+	buckets, err := s.historyBuckets(ctx, v, descs, from, to, groupBy, s.cfg.Limits.historyCap(q))
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +68,7 @@ func (s *UtxoService) BalanceHistory(ctx context.Context, descriptor string, q B
 // addresses of an account) from the index, holding only one entry per
 // bucket. A tx touching several of the addresses is counted once, at the
 // first of them in descs that it touches.
-func (s *UtxoService) historyBuckets(ctx context.Context, v *view, descs []bchain.AddrDesc, from, to, groupBy int64) (map[int64]*BalanceHistory, error) {
+func (s *UtxoService) historyBuckets(ctx context.Context, v *view, descs []bchain.AddrDesc, from, to, groupBy int64, limit int) (map[int64]*BalanceHistory, error) {
 	rank := make(map[string]int, len(descs))
 	for i, d := range descs {
 		rank[string(d)] = i
@@ -97,8 +97,8 @@ func (s *UtxoService) historyBuckets(ctx context.Context, v *view, descs []bchai
 				return true, nil
 			}
 			for _, tx := range row.Txs {
-				if seen++; seen > s.cfg.Limits.MaxHistoryTxs {
-					return false, userErr("More than %d transactions in the range; narrow it with from and to", s.cfg.Limits.MaxHistoryTxs)
+				if seen++; limit > 0 && seen > limit {
+					return false, userErr("More than %d transactions in the range; narrow it with from and to", limit)
 				}
 				ta, err := db.ReadTxAddresses(v.snap, tx.Txid)
 				if err != nil {

@@ -178,4 +178,11 @@ func TestBalanceHistory(t *testing.T) {
 	wantUserError(t, err, "Invalid address")
 	_, err = newService(f, withLimits(api.Limits{MaxHistoryTxs: 1})).BalanceHistory(ctx, addr, api.BalanceHistoryQuery{})
 	wantUserError(t, err, "More than 1 transactions in the range")
+	// The websocket and REST caps are separate; a negative cap is none.
+	split := newService(f, withLimits(api.Limits{MaxHistoryTxs: -1, MaxHistoryTxsREST: 1}))
+	_, err = split.BalanceHistory(ctx, addr, api.BalanceHistoryQuery{REST: true})
+	wantUserError(t, err, "More than 1 transactions in the range")
+	if _, err = split.BalanceHistory(ctx, addr, api.BalanceHistoryQuery{}); err != nil {
+		t.Fatalf("uncapped websocket history: %v", err)
+	}
 }

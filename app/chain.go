@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -44,6 +45,8 @@ type stackEnv struct {
 	d       *db.DB
 	log     *slog.Logger
 	reg     *prometheus.Registry
+	env     *envSettings // Blockbook's environment variables
+	tls     *tls.Config  // -certfile (nil: plain HTTP)
 }
 
 // chainStacks holds one constructor per chain type.

@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"runtime"
 	"strings"
 
@@ -19,6 +18,7 @@ type Options struct {
 	Sync           bool
 	Public         string
 	Internal       string
+	CertFile       string // serve both ports over TLS from <CertFile>.crt and .key
 	Workers        int
 	DBCache        int64
 	DBMaxOpenFiles int
@@ -28,9 +28,24 @@ type Options struct {
 	BulkThreshold  int
 	NoTxCache      bool
 	DryRun         bool
-	Verbosity      int
-	LogFormat      string
 	Prof           string
+
+	// One-shot maintenance modes (the program exits after them).
+	ComputeDBStats bool // print each column family's rows and bytes
+	Repair         bool // verify the index (-repair, -fixutxo, -forcerepair)
+
+	// ExplorerURL is Blockbook's -explorer: an external explorer the
+	// built-in one's tx and address pages redirect to.
+	ExplorerURL string
+
+	// Logging (glog's flags as Blockbook's binary has them; see log.go).
+	Verbosity       int
+	LogFormat       string
+	LogDir          string
+	LogLink         string
+	LogToStderr     bool
+	AlsoLogToStderr bool
+	StderrThreshold severity
 
 	// Websocket API and mempool.
 	EnableSubNewTx   bool
@@ -45,9 +60,11 @@ type Options struct {
 	XpubCacheSize        int
 	BalanceHistoryMaxTxs int
 
-	// Accepted for compatibility; their features come in later releases or
-	// do not apply. Set ones are reported at start.
-	ignored map[string]*string
+	// set records the flags given on the command line (where a flag and an
+	// environment variable set the same thing, the flag wins only if set).
+	set map[string]bool
+	// noEffect lists the given flags that do nothing here, with why.
+	noEffect []noEffectFlag
 
 	// OnListen, when set, is told each server's actual address (tests bind
 	// port 0).
@@ -59,31 +76,45 @@ type Options struct {
 	OnFiat     func(*fiat.Downloader)
 }
 
-// ignoredFlags are Blockbook flags we accept without acting on them yet.
-var ignoredFlags = []struct {
-	name, why string
-	isBool    bool
+// noEffectFlag is a Blockbook flag that was set but does nothing here.
+type noEffectFlag struct{ name, value, why string }
+
+// acceptedFlags are Blockbook 0.6.0 flags that are parsed with Blockbook's
+// types and defaults but do nothing here; setting one logs its reason once
+// at start.
+var acceptedFlags = []struct {
+	name, def, usage, why string
+	kind                  byte // 'b' bool, 'i' int, 's' string
 }{
-	{"extendedindex", "extended index is not implemented yet", true},
-	{"explorer", "external explorer redirect is not supported; the built-in explorer arrives later", false},
-	{"certfile", "TLS is not served directly; terminate TLS in a reverse proxy", false},
-	{"logtostderr", "logs always go to stderr", true},
-	{"alsologtostderr", "logs always go to stderr", true},
-	{"log_dir", "logs go to stderr; let the service manager store them", false},
-	{"computecolumnstats", "column statistics are not implemented", true},
-	{"template", "not applicable", false},
+	{"blockheight", "-1", "height of the starting block", "blocks are always indexed from the node's genesis block to its tip", 'i'},
+	{"blockuntil", "-1", "height of the final block", "blocks are always indexed up to the node's tip", 'i'},
+	{"chunk", "100", "block chunk size for processing in bulk mode", "bulk rounds are sized by the memory budget (-syncmemory)", 'i'},
+	{"computefeestats", "false", "compute fee stats for blocks in blockheight-blockuntil range and exit", "fee statistics are not stored; estimates come from the node", 'b'},
+	{"dbstatsperiod", "24", "period of db stats collection in hours, 0 disables stats collection", "column statistics are computed on demand (-computedbstats); the database size is the blockbook_db_size_bytes metric", 'i'},
+	{"debug", "false", "debug mode, return more verbose errors, reload templates on each request", "errors are always logged in full and templates are compiled in; use -v=1 for debug logs", 'b'},
+	{"resyncindexdebounce", "1009", "debounce for push-triggered index resync requests in milliseconds", "the sync worker reacts to each block notification directly", 'i'},
+	{"log_backtrace_at", "", "when logging hits line file:N, emit a stack trace", "panics are logged with their stack; no per-line traces", 's'},
+	{"logbuflevel", "0", "buffer log messages logged at this level or lower (-1 means don't buffer; 0 means buffer INFO only)", "log records are written at once", 'i'},
+	{"vmodule", "", "comma-separated list of pattern=N settings for file-filtered logging", "verbosity is global (-v)", 's'},
 }
 
+// ParseFlags parses the command line. Unknown flags are an error (as in
+// Blockbook); flags that do nothing here are recorded for warnNoEffect.
+//
+// Long: one declaration per flag, Blockbook's and ours, kept together so
+// that -help lists them in one place.
 func ParseFlags(args []string, stderr io.Writer) (*Options, error) {
-	o := &Options{ignored: map[string]*string{}}
+	o := &Options{set: map[string]bool{}, StderrThreshold: sevError}
 	fs := flag.NewFlagSet("blockbook", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.BlockchainCfg, "blockchaincfg", "", "path to the blockchain configuration file (blockchaincfg.json)")
 	fs.StringVar(&o.DataDir, "datadir", "./data", "path to the index database directory")
 	fs.BoolVar(&o.Sync, "sync", false, "run the sync worker: index new blocks and follow the node")
-	fs.StringVar(&o.Public, "public", "", "public server binding [address]:port (default: the coin's public port on all interfaces; \"none\" disables it)")
-	fs.StringVar(&o.Internal, "internal", "", "internal server binding for /metrics and /health (default: the coin's internal port on 127.0.0.1; \"none\" disables it)")
-	fs.IntVar(&o.Workers, "workers", runtime.NumCPU(), "number of workers fetching and decoding blocks during catch-up")
+	fs.StringVar(&o.Public, "public", "", "public server binding [address]:port[/path] (default: the coin's public port on all interfaces; \"none\" disables it)")
+	fs.StringVar(&o.Internal, "internal", "", "internal server binding [address]:port[/path] for /metrics and /health (default: the coin's internal port on 127.0.0.1; \"none\" disables it)")
+	fs.StringVar(&o.CertFile, "certfile", "", "serve the public and internal ports over TLS from <certfile>.crt and <certfile>.key (default: plain HTTP)")
+	fs.StringVar(&o.ExplorerURL, "explorer", "", "address of an external blockchain explorer")
+	fs.IntVar(&o.Workers, "workers", max(runtime.NumCPU(), 2), "number of workers fetching and decoding blocks during catch-up; 1 also turns bulk import off")
 	fs.Int64Var(&o.DBCache, "dbcache", 1<<29, "RocksDB block cache size in bytes")
 	fs.IntVar(&o.DBMaxOpenFiles, "dbmaxopenfiles", 1<<14, "maximum number of files RocksDB keeps open")
 	fs.Int64Var(&o.Rollback, "rollback", -1, "roll the index back to this height and exit")
@@ -91,88 +122,116 @@ func ParseFlags(args []string, stderr io.Writer) (*Options, error) {
 	fs.Int64Var(&o.SyncMemoryMB, "syncmemory", 512, "memory budget in MB of the sync (blocks fetched ahead, UTXO cache, pending rows, RocksDB memtables; the block cache too while bulk loading)")
 	fs.IntVar(&o.BulkThreshold, "bulkthreshold", 500, "load blocks in bulk (sorted files ingested per round) when at least this many behind the node; 0 disables")
 	fs.BoolVar(&o.NoTxCache, "notxcache", false, "do not cache transactions fetched from the node")
-	fs.BoolVar(&o.DryRun, "dryrun", false, "check the configuration, the database and the node, then exit")
+	fs.BoolVar(&o.DryRun, "dryrun", false, "check the configuration, the database and the node, then exit (Blockbook's downloads blocks without indexing them)")
+	fs.BoolVar(&o.ComputeDBStats, "computedbstats", false, "print the rows and bytes of each column family and the database size on disk, then exit")
+	fs.BoolVar(&o.Repair, "repair", false, "verify the index, report what is damaged or that nothing needs repair, then exit")
+	fs.BoolVar(&o.Repair, "fixutxo", false, "same as -repair (the UTXO rows are written atomically with their block)")
+	fs.BoolVar(&o.Repair, "forcerepair", false, "same as -repair")
+	fs.BoolFunc("extendedindex", "accepted: the index always holds the spending tx of every output", func(string) error { return nil })
 	fs.IntVar(&o.Verbosity, "v", 0, "log verbosity: 0 info, 1 or more debug")
 	fs.StringVar(&o.LogFormat, "logformat", "text", "log format: text or json")
+	fs.StringVar(&o.LogDir, "log_dir", "", "write the log to a file in this directory (default: stderr only)")
+	fs.StringVar(&o.LogLink, "log_link", "", "put the link to the current log file in this directory (default: -log_dir)")
+	fs.BoolVar(&o.LogToStderr, "logtostderr", false, "log to stderr only, not to the -log_dir file")
+	fs.BoolVar(&o.AlsoLogToStderr, "alsologtostderr", false, "with -log_dir, log every record to stderr as well")
+	fs.Var(&o.StderrThreshold, "stderrthreshold", "with -log_dir, records at or above this severity also go to stderr (INFO, WARNING, ERROR, FATAL or 0-3)")
 	fs.BoolVar(&o.EnableSubNewTx, "enablesubnewtx", false, "allow websocket clients to subscribe to every new mempool tx (subscribeNewTransaction)")
 	fs.IntVar(&o.ResyncMempoolMs, "resyncmempoolperiod", 60017, "how often (ms) the whole mempool is compared with the node's, besides tx notifications")
-	fs.StringVar(&o.WsAllowedOrigins, "wsallowedorigins", "", "comma-separated browser origins allowed to open the websocket (e.g. https://wallet.example); empty allows all")
+	fs.StringVar(&o.WsAllowedOrigins, "wsallowedorigins", "", "comma-separated browser origins allowed to open the websocket (e.g. https://wallet.example); empty allows all (overrides <NET>_WS_ALLOWED_ORIGINS)")
 	fs.IntVar(&o.WsMaxConnsPerIP, "wsmaxconnsperip", 0, "maximum concurrent websocket connections per client IP (IPv6: per /64); 0 means unlimited")
 	fs.StringVar(&o.WsTrustedProxies, "wstrustedproxies", "", "comma-separated addresses or CIDRs of reverse proxies whose X-Forwarded-For names the client IP")
 	fs.BoolVar(&o.NoXpubCache, "noxpubcache", false, "do not keep accounts (derived addresses, txid lists) between xpub queries")
 	fs.IntVar(&o.XpubMaxGap, "xpubmaxgap", 10000, "largest gap limit an xpub query may ask for (larger ones are lowered to it, as Blockbook does)")
 	fs.IntVar(&o.XpubCacheSize, "xpubcachesize", 4_000_000, "capacity of the account cache in derived addresses plus txids (about 60 bytes each)")
-	fs.IntVar(&o.BalanceHistoryMaxTxs, "balancehistorymaxtxs", 1_000_000, "most txs one balance history may go through; more is an error asking to narrow from/to")
+	fs.IntVar(&o.BalanceHistoryMaxTxs, "balancehistorymaxtxs", 0, "most txs one balance history may go through, on REST and websocket alike (overrides the <NET>_*BALANCE_HISTORY_MAX_TXS variables; default 250000 REST, 1000000 websocket)")
 	fs.StringVar(&o.Prof, "prof", "", "serve Go's pprof profiles on this address (e.g. 127.0.0.1:6060); keep it private")
-	for _, f := range ignoredFlags {
-		dst := new(string)
-		o.ignored[f.name] = dst
-		fs.Var(ignoredValue{dst: dst, isBool: f.isBool}, f.name, "accepted for compatibility with Blockbook; no effect: "+f.why)
+	values := map[string]*string{}
+	for _, f := range acceptedFlags {
+		values[f.name] = declareAccepted(fs, f.name, f.def, f.usage, f.kind)
 	}
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
+	fs.Visit(func(f *flag.Flag) { o.set[f.Name] = true })
+	for _, f := range acceptedFlags {
+		if v := *values[f.name]; o.set[f.name] && v != f.def {
+			o.noEffect = append(o.noEffect, noEffectFlag{name: f.name, value: v, why: f.why})
+		}
+	}
+	if err := o.validate(fs); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// declareAccepted declares a flag that does nothing here with Blockbook's
+// type and default, so that a malformed value is still an error.
+func declareAccepted(fs *flag.FlagSet, name, def, usage string, kind byte) *string {
+	v := &acceptedValue{s: def, kind: kind}
+	fs.Var(v, name, usage+" (accepted for compatibility; no effect)")
+	return &v.s
+}
+
+// acceptedValue is a flag value checked for its Blockbook type and kept as
+// text.
+type acceptedValue struct {
+	s    string
+	kind byte
+}
+
+func (v *acceptedValue) String() string {
+	if v == nil {
+		return ""
+	}
+	return v.s
+}
+func (v *acceptedValue) IsBoolFlag() bool { return v.kind == 'b' }
+func (v *acceptedValue) Set(s string) error {
+	switch v.kind {
+	case 'b':
+		if _, err := parseBoolFlag(s); err != nil {
+			return err
+		}
+	case 'i':
+		if _, err := parseIntFlag(s); err != nil {
+			return err
+		}
+	}
+	v.s = s
+	return nil
+}
+
+// validate checks the parsed values.
+func (o *Options) validate(fs *flag.FlagSet) error {
 	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+		return fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
 	if o.BlockchainCfg == "" {
-		return nil, fmt.Errorf("missing -blockchaincfg: the path to the blockchain configuration file")
+		return fmt.Errorf("missing -blockchaincfg: the path to the blockchain configuration file")
 	}
 	if o.Workers < 1 {
 		o.Workers = 1
 	}
 	if o.SyncMemoryMB < 64 {
-		return nil, fmt.Errorf("-syncmemory must be at least 64 (MB)")
+		return fmt.Errorf("-syncmemory must be at least 64 (MB)")
 	}
 	if o.BulkThreshold < 0 {
-		return nil, fmt.Errorf("-bulkthreshold must not be negative")
+		return fmt.Errorf("-bulkthreshold must not be negative")
 	}
 	if o.ResyncMempoolMs < 100 {
-		return nil, fmt.Errorf("-resyncmempoolperiod must be at least 100 (ms)")
+		return fmt.Errorf("-resyncmempoolperiod must be at least 100 (ms)")
 	}
-	if o.XpubMaxGap < 1 || o.XpubCacheSize < 1 || o.BalanceHistoryMaxTxs < 1 {
-		return nil, fmt.Errorf("-xpubmaxgap, -xpubcachesize and -balancehistorymaxtxs must be positive (-noxpubcache turns the cache off)")
+	if o.XpubMaxGap < 1 || o.XpubCacheSize < 1 || o.BalanceHistoryMaxTxs < 0 {
+		return fmt.Errorf("-xpubmaxgap and -xpubcachesize must be positive (-noxpubcache turns the cache off), -balancehistorymaxtxs must not be negative")
 	}
 	if o.WsMaxConnsPerIP < 0 {
-		return nil, fmt.Errorf("-wsmaxconnsperip must not be negative")
+		return fmt.Errorf("-wsmaxconnsperip must not be negative")
 	}
 	if o.LogFormat != "text" && o.LogFormat != "json" {
-		return nil, fmt.Errorf("-logformat must be text or json")
+		return fmt.Errorf("-logformat must be text or json")
 	}
-	return o, nil
-}
-
-// ignoredValue records a compatibility flag's value; boolean ones may be
-// given without an argument.
-type ignoredValue struct {
-	dst    *string
-	isBool bool
-}
-
-func (v ignoredValue) String() string   { return "" }
-func (v ignoredValue) IsBoolFlag() bool { return v.isBool }
-func (v ignoredValue) Set(s string) error {
-	*v.dst = s
 	return nil
 }
 
-// warnIgnored logs the compatibility flags that were set but do nothing.
-func (o *Options) warnIgnored(log *slog.Logger) {
-	for _, f := range ignoredFlags {
-		if v := o.ignored[f.name]; v != nil && *v != "" && *v != "false" {
-			log.Warn("flag has no effect in this version", "flag", "-"+f.name, "reason", f.why)
-		}
-	}
-}
-
-func NewLogger(o *Options, w io.Writer) *slog.Logger {
-	level := slog.LevelInfo
-	if o.Verbosity > 0 {
-		level = slog.LevelDebug
-	}
-	hopts := &slog.HandlerOptions{Level: level}
-	if o.LogFormat == "json" {
-		return slog.New(slog.NewJSONHandler(w, hopts))
-	}
-	return slog.New(slog.NewTextHandler(w, hopts))
-}
+// IsSet reports whether the flag was given on the command line.
+func (o *Options) IsSet(name string) bool { return o.set[name] }

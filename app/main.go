@@ -43,7 +43,12 @@ func Main(args []string, b Build) int {
 		fmt.Fprintln(os.Stderr, "blockbook:", err)
 		return 2
 	}
-	log := NewLogger(opts, os.Stderr)
+	log, logFile, err := NewLogger(opts, os.Stderr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "blockbook:", err)
+		return 2
+	}
+	defer logFile.Close()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := Run(ctx, opts, log); err != nil {

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"log/slog"
 	"net"
@@ -9,7 +10,6 @@ import (
 	"net/http/pprof"
 	"os"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -35,6 +35,14 @@ func Run(ctx context.Context, o *Options, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	envs, err := readEnv(os.LookupEnv, cfg)
+	if err != nil {
+		return fmt.Errorf("%w: environment: %v", bchain.ErrConfig, err)
+	}
+	tlsCfg, err := loadTLS(o.CertFile)
+	if err != nil {
+		return err
+	}
 	fiatCfg, err := fiatConfig(cfg, log)
 	if err != nil {
 		return err
@@ -52,7 +60,8 @@ func Run(ctx context.Context, o *Options, log *slog.Logger) error {
 			}
 		}()
 	}
-	o.warnIgnored(log)
+	o.warnNoEffect(log)
+	envs.logEnv(log)
 	startProf(o.Prof, log)
 	mem := planMemory(o.SyncMemoryMB<<20, len(db.ColumnFamilies(backend.Type)))
 	d, err := openStore(o, cfg, backend, mem, log, reg)
@@ -60,7 +69,13 @@ func Run(ctx context.Context, o *Options, log *slog.Logger) error {
 		return err
 	}
 	defer d.Close()
-	env := stackEnv{o: o, cfg: cfg, backend: backend, d: d, log: log, reg: reg}
+	if o.ComputeDBStats {
+		return computeDBStats(ctx, d, os.Stdout, log)
+	}
+	if o.Repair {
+		return verifyIndex(ctx, d, log)
+	}
+	env := stackEnv{o: o, cfg: cfg, backend: backend, d: d, log: log, reg: reg, env: envs, tls: tlsCfg}
 	stack, err := newChainStack(ctx, env)
 	if err != nil {
 		return err
@@ -120,10 +135,14 @@ func newWorker(e stackEnv, stack *chainStack, mem memoryPlan) *syncer.Syncer {
 	if pollMs <= 0 {
 		pollMs = 1000
 	}
+	bulkThreshold := uint32(e.o.BulkThreshold)
+	if e.o.Workers == 1 {
+		bulkThreshold = 0 // Blockbook loads in bulk only with more than one worker
+	}
 	syncCfg := syncer.Config{
 		Workers: e.o.Workers, MemoryBudget: mem.syncWorker, PollInterval: time.Duration(pollMs) * time.Millisecond,
 		// The threshold applies to indexes that load in bulk (syncer.BulkIndex).
-		BulkThreshold: uint32(e.o.BulkThreshold), OnBulk: mem.bulkMemory(e.d.SetBlockCacheBytes, e.o.DBCache),
+		BulkThreshold: bulkThreshold, OnBulk: mem.bulkMemory(e.d.SetBlockCacheBytes, e.o.DBCache),
 		AfterSync: stack.afterSync,
 	}
 	return syncer.New(e.backend.Chain, stack.index, syncCfg, e.log, syncer.NewMetrics(e.reg))
@@ -139,7 +158,7 @@ func serve(ctx context.Context, e stackEnv, stack *chainStack, worker *syncer.Sy
 		BlockFilters: stack.blockFilters, Log: log,
 		Eip1559Fees:      e.cfg.Eip1559Fees,
 		DisableXpubCache: o.NoXpubCache,
-		Limits:           api.Limits{MaxXpubGap: o.XpubMaxGap, XpubCacheSize: o.XpubCacheSize, MaxHistoryTxs: o.BalanceHistoryMaxTxs},
+		Limits:           historyLimits(o, e.env, api.Limits{MaxXpubGap: o.XpubMaxGap, XpubCacheSize: o.XpubCacheSize}),
 		FiatRates:        fiatCfg != nil,
 	}
 	if !o.NoTxCache {
@@ -147,19 +166,22 @@ func serve(ctx context.Context, e stackEnv, stack *chainStack, worker *syncer.Sy
 	}
 	stack.configure(&apiCfg)
 	svc := stack.newService(e.d, worker, apiCfg)
-	ws, err := newWebsocket(o, svc, log, e.reg)
+	ws, err := newWebsocket(o, e.env, svc, log, e.reg)
 	if err != nil {
 		return err
 	}
 	var wg sync.WaitGroup
-	srvs := &servers{o: o, wg: &wg, log: log}
-	if addr := binding(o.Internal, "127.0.0.1", e.backend.Params.InternalPort); addr != "" {
-		if err := srvs.start("internal", addr, server.NewInternal(addr, e.reg, worker, healthMaxLag, log)); err != nil {
+	srvs := &servers{o: o, wg: &wg, log: log, tls: e.tls}
+	if addr, prefix := binding(o.Internal, "127.0.0.1", e.backend.Params.InternalPort); addr != "" {
+		internal := server.NewInternal(addr, e.reg, worker, healthMaxLag, log)
+		internal.Wrap(func(h http.Handler) http.Handler { return withPrefix(prefix, false, h) })
+		if err := srvs.start("internal", addr, internal); err != nil {
 			return err
 		}
 	}
-	if addr := binding(o.Public, "", e.backend.Params.PublicPort); addr != "" {
-		if err := srvs.start("public", addr, server.NewPublic(svc, server.PublicConfig{Addr: addr, Websocket: ws}, log, e.reg)); err != nil {
+	if addr, prefix := binding(o.Public, "", e.backend.Params.PublicPort); addr != "" {
+		pcfg := server.PublicConfig{Addr: addr, Websocket: ws, ExplorerURL: o.ExplorerURL, Wrap: func(h http.Handler) http.Handler { return withPrefix(prefix, true, h) }}
+		if err := srvs.start("public", addr, server.NewPublic(svc, pcfg, log, e.reg)); err != nil {
 			srvs.shutdown()
 			return err
 		}
@@ -218,6 +240,7 @@ type servers struct {
 	o       *Options
 	wg      *sync.WaitGroup
 	log     *slog.Logger
+	tls     *tls.Config // -certfile: both servers speak TLS
 	started []httpServer
 }
 
@@ -225,6 +248,9 @@ func (s *servers) start(name, addr string, srv httpServer) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("%w: %s server: %v", bchain.ErrConfig, name, err)
+	}
+	if s.tls != nil {
+		ln = tls.NewListener(ln, s.tls)
 	}
 	s.started = append(s.started, srv)
 	if s.o.OnListen != nil {
@@ -262,33 +288,43 @@ func profMux() *http.ServeMux {
 	return mux
 }
 
-// binding resolves a -public/-internal value: empty means the coin's default
-// port on defaultHost, "none" disables the server.
-func binding(flagValue, defaultHost string, port int) string {
-	switch flagValue {
-	case "none":
-		return ""
-	case "":
-		return net.JoinHostPort(defaultHost, strconv.Itoa(port))
-	}
-	return flagValue
-}
-
-// newWebsocket builds the websocket API from the flags.
-func newWebsocket(o *Options, svc api.Service, log *slog.Logger, reg prometheus.Registerer) (*server.Websocket, error) {
+// newWebsocket builds the websocket API from the flags and the
+// environment: -wsallowedorigins, when given, wins over
+// <NET>_WS_ALLOWED_ORIGINS.
+func newWebsocket(o *Options, env *envSettings, svc api.Service, log *slog.Logger, reg prometheus.Registerer) (*server.Websocket, error) {
 	proxies, err := server.ParseTrustedProxies(o.WsTrustedProxies)
 	if err != nil {
 		return nil, fmt.Errorf("%w: -wstrustedproxies: %v", bchain.ErrConfig, err)
 	}
-	var origins []string
-	for _, s := range strings.Split(o.WsAllowedOrigins, ",") {
-		if s = strings.TrimSpace(s); s != "" {
-			origins = append(origins, s)
-		}
+	origins := splitList(o.WsAllowedOrigins)
+	if origins == nil {
+		origins = env.AllowedOrigins
 	}
-	return server.NewWebsocket(svc, server.WebsocketConfig{
-		AllowedOrigins: origins, MaxConnsPerIP: o.WsMaxConnsPerIP, TrustedProxies: proxies, EnableSubNewTx: o.EnableSubNewTx,
-	}, log, reg), nil
+	cfg := server.WebsocketConfig{
+		AllowedOrigins: origins, MaxConnsPerIP: o.WsMaxConnsPerIP, TrustedProxies: proxies, ClientIP: env.ClientIP,
+		EnableSubNewTx: o.EnableSubNewTx,
+	}
+	if env.RPCCall != nil {
+		cfg.RPCCallAllowed = env.RPCCall.allowed
+	}
+	return server.NewWebsocket(svc, cfg, log, reg), nil
+}
+
+// historyLimits sets the balance-history caps: -balancehistorymaxtxs,
+// when given, for both surfaces; otherwise the environment's (0: no cap).
+func historyLimits(o *Options, env *envSettings, l api.Limits) api.Limits {
+	ws, rest := env.HistoryMaxTxsWS, env.HistoryMaxTxsREST
+	if o.BalanceHistoryMaxTxs > 0 || o.IsSet("balancehistorymaxtxs") {
+		ws, rest = o.BalanceHistoryMaxTxs, o.BalanceHistoryMaxTxs
+	}
+	uncapped := func(n int) int {
+		if n == 0 {
+			return -1 // api.Limits: negative is no cap, zero the default
+		}
+		return n
+	}
+	l.MaxHistoryTxs, l.MaxHistoryTxsREST = uncapped(ws), uncapped(rest)
+	return l
 }
 
 // dryRun checks that the node answers and reports where the index stands.

@@ -62,6 +62,9 @@ func health(st api.SyncState, maxLag uint32) (bool, string) {
 	return true, ""
 }
 
+// Wrap wraps the server's handler (a path prefix); call it before Serve.
+func (i *Internal) Wrap(f func(http.Handler) http.Handler) { i.srv.Handler = f(i.srv.Handler) }
+
 // Serve listens until Shutdown.
 func (i *Internal) Serve(ln net.Listener) error {
 	i.log.Info("internal server listening (metrics, health)", "addr", ln.Addr().String())

@@ -25,6 +25,8 @@ import (
 // PublicConfig configures the public server.
 type PublicConfig struct {
 	Addr string
+	// Wrap, when set, wraps the server's handler (a path prefix).
+	Wrap func(http.Handler) http.Handler
 	// RequestTimeout bounds the work of one request.
 	RequestTimeout time.Duration
 	// Websocket, when set, is served at /websocket.
@@ -52,9 +54,13 @@ func NewPublic(svc api.Service, cfg PublicConfig, log *slog.Logger, reg promethe
 	}
 	p := &Public{svc: svc, caps: svc.Capabilities(), cfg: cfg, log: log.With("subsystem", "public"), metrics: newHTTPMetrics(reg), mux: http.NewServeMux()}
 	p.routes()
+	var h http.Handler = p.mux
+	if cfg.Wrap != nil {
+		h = cfg.Wrap(h)
+	}
 	p.srv = &http.Server{
 		Addr:              cfg.Addr,
-		Handler:           p.mux,
+		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      cfg.RequestTimeout + 30*time.Second,
@@ -126,7 +132,7 @@ func (p *Public) routes() {
 		return p.svc.BalanceHistory(r.Context(), r.PathValue("address"), api.BalanceHistoryQuery{
 			From: int64(max(api.ParseInt(q.Get("from")), 0)), To: int64(max(api.ParseInt(q.Get("to")), 0)),
 			GroupBy: uint32(max(api.ParseInt(q.Get("groupBy")), 0)), Currencies: splitNonEmpty(q.Get("fiatcurrency")),
-			Gap: api.ParseInt(q.Get("gap")),
+			Gap: api.ParseInt(q.Get("gap")), REST: true,
 		})
 	})
 	if p.cfg.Websocket != nil {

@@ -33,6 +33,12 @@ type WebsocketConfig struct {
 	// TrustedProxies are the peers whose X-Forwarded-For header names the
 	// client; from anyone else the header is ignored.
 	TrustedProxies []netip.Prefix
+	// ClientIP attributes requests from other peers (Blockbook's
+	// X-Real-Ip and Cloudflare headers).
+	ClientIP ClientIPConfig
+	// RPCCallAllowed, when set, decides which rpcCall requests may run
+	// (Blockbook's <NET>_ALLOWED_RPC_CALL_TO and _ALLOWED_EVM_CALL_METHODS).
+	RPCCallAllowed func(to, data string) bool
 	// EnableSubNewTx allows subscribeNewTransaction (-enablesubnewtx).
 	EnableSubNewTx bool
 
@@ -151,7 +157,7 @@ func (s *Websocket) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Server shutting down", http.StatusServiceUnavailable)
 		return
 	}
-	ip := clientIP(r, s.cfg.TrustedProxies)
+	ip := clientIP(r, s.cfg.TrustedProxies, s.cfg.ClientIP)
 	key := ipKey(ip)
 	if !s.perIP.acquire(key) {
 		s.m.rejected.WithLabelValues("per_ip_limit").Inc()

@@ -8,17 +8,39 @@ import (
 	"sync"
 )
 
-// clientIP is the address a connection is attributed to: the TCP peer, or,
-// when the peer is a trusted proxy, the nearest untrusted address in
-// X-Forwarded-For (walking from the right, the entries proxies appended).
-// From any other peer the header is ignored, so clients cannot forge it.
-func clientIP(r *http.Request, trusted []netip.Prefix) string {
+// ClientIPConfig is how the client of a request is told from the proxies
+// in front of the server, as Blockbook does it (its <NET>_TRUSTED_PROXIES,
+// <NET>_CLOUDFLARE_IPS and <NET>_CLOUDFLARE_PSEUDO_IPV4 variables). The
+// zero value believes X-Real-Ip and CF-Connecting-IP from loopback and
+// private peers only.
+type ClientIPConfig struct {
+	// RealIPProxies are peers, besides loopback and private ones, whose
+	// X-Real-Ip names the client. Setting any switches the Cloudflare
+	// headers off: the proxies are then the only source.
+	RealIPProxies []netip.Prefix
+	// Cloudflare are the peers (besides loopback and private ones) whose
+	// CF-Connecting-IP is believed; CloudflareAnyPeer believes it from
+	// anyone (verification off).
+	Cloudflare        []netip.Prefix
+	CloudflareAnyPeer bool
+	// PseudoIPv4 prefers CF-Connecting-IPv6, which Cloudflare only sets
+	// itself in its "Pseudo IPv4: Overwrite Headers" mode.
+	PseudoIPv4 bool
+}
+
+// clientIP is the address a connection is attributed to. A peer in
+// forwardedFor (-wstrustedproxies) is a proxy whose X-Forwarded-For is
+// followed: the nearest untrusted address, walking from the right (the
+// entries proxies appended). Any other peer is attributed by cfg (see
+// realClientIP). Headers from other peers are ignored, so clients cannot
+// forge them.
+func clientIP(r *http.Request, forwardedFor []netip.Prefix, cfg ClientIPConfig) string {
 	peer, ok := parseHost(r.RemoteAddr)
 	if !ok {
 		return r.RemoteAddr
 	}
-	if !isTrusted(peer, trusted) {
-		return peer.String()
+	if !isTrusted(peer, forwardedFor) {
+		return realClientIP(r, peer, cfg)
 	}
 	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
 	for i := len(hops) - 1; i >= 0; i-- {
@@ -27,12 +49,47 @@ func clientIP(r *http.Request, trusted []netip.Prefix) string {
 			break // a garbled entry: trust nothing further left
 		}
 		a = a.Unmap().WithZone("")
-		if !isTrusted(a, trusted) {
+		if !isTrusted(a, forwardedFor) {
 			return a.String()
 		}
 		peer = a
 	}
 	return peer.String()
+}
+
+// realClientIP attributes a request as Blockbook does: with no X-Real-Ip
+// proxies configured, CF-Connecting-IP (or, in pseudo-IPv4 mode,
+// CF-Connecting-IPv6) from a Cloudflare, loopback or private peer; then
+// X-Real-Ip from a loopback, private or configured proxy peer; else the
+// peer itself. Link-local peers are not trusted implicitly: anyone on the
+// link can use such an address.
+func realClientIP(r *http.Request, peer netip.Addr, cfg ClientIPConfig) string {
+	local := peer.IsLoopback() || peer.IsPrivate()
+	if len(cfg.RealIPProxies) == 0 && (cfg.CloudflareAnyPeer || local || isTrusted(peer, cfg.Cloudflare)) {
+		if cfg.PseudoIPv4 {
+			if a, ok := headerAddr(r, "CF-Connecting-IPv6"); ok {
+				return a.String()
+			}
+		}
+		if a, ok := headerAddr(r, "CF-Connecting-IP"); ok {
+			return a.String()
+		}
+	}
+	if local || isTrusted(peer, cfg.RealIPProxies) {
+		if a, ok := headerAddr(r, "X-Real-Ip"); ok {
+			return a.String()
+		}
+	}
+	return peer.String()
+}
+
+// headerAddr parses an address header; a missing or garbled one is absent.
+func headerAddr(r *http.Request, name string) (netip.Addr, bool) {
+	a, err := netip.ParseAddr(strings.TrimSpace(r.Header.Get(name)))
+	if err != nil {
+		return netip.Addr{}, false
+	}
+	return a.Unmap().WithZone(""), true
 }
 
 func parseHost(hostport string) (netip.Addr, bool) {

@@ -249,6 +249,9 @@ func wsRPCCall(ctx context.Context, c *wsConn, req *wsRequest) (any, error) {
 	if c.s.caps.RPCCall == nil {
 		return nil, c.s.caps.NotSupported(api.CapRPCCall)
 	}
+	if c.s.cfg.RPCCallAllowed != nil && !c.s.cfg.RPCCallAllowed(p.To, p.Data) {
+		return nil, &api.Error{Msg: "Not supported"} // Blockbook's answer to a call outside its allowlists
+	}
 	return c.s.caps.RPCCall.RPCCall(ctx, p.From, p.To, p.Data)
 }
 

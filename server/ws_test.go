@@ -286,7 +286,7 @@ func TestClientIP(t *testing.T) {
 		if tc.xff != "" {
 			r.Header.Set("X-Forwarded-For", tc.xff)
 		}
-		if got := clientIP(r, trusted); got != tc.want {
+		if got := clientIP(r, trusted, ClientIPConfig{}); got != tc.want {
 			t.Errorf("peer %s xff %q: %s, want %s", tc.peer, tc.xff, got, tc.want)
 		}
 	}
