@@ -3,6 +3,8 @@ package server
 import (
 	"bytes"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -80,6 +82,28 @@ func TestOpenAPIRoutesMatchSpec(t *testing.T) {
 			if _, pattern := p.mux.Handler(req); !registered[pattern] || pattern == "/api/" {
 				t.Errorf("spec operation %s is served by %q", op, pattern)
 			}
+		}
+	}
+}
+
+// API routes are registered with handle (so that p.patterns lists them):
+// no source file of the package puts an /api path on the mux directly.
+func TestAPIRoutesUseHandle(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	direct := regexp.MustCompile(`mux\.Handle(Func)?\("([A-Z]+ )?/api[/"]`)
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m := direct.Find(src); m != nil {
+			t.Errorf("%s registers %s on the mux directly; use p.handle", f, m)
 		}
 	}
 }
