@@ -191,7 +191,7 @@ func (l *liveCheck) do(method, path, body string, want int) []byte {
 	if err != nil {
 		l.t.Fatal(err)
 	}
-	op, ok := l.c.Match(method, u.Path)
+	op, ok := l.c.Match(method, u.EscapedPath())
 	if !ok {
 		l.t.Errorf("%s %s: no operation of the spec matches", method, path)
 		return got

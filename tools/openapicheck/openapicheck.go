@@ -54,15 +54,14 @@ func (c *Checker) Operations() []Op {
 	return ops
 }
 
-// Match finds the operation of a request path (without the query). A
-// parameter matches one non-empty segment, or the rest of the path when it
-// is the template's last segment (accounts and descriptors hold '/', and
-// the server takes the rest of the path for them). The template with the
-// most literal segments wins.
-func (c *Checker) Match(method, urlPath string) (Op, bool) {
+// Match finds the operation of a request path (escaped, without the
+// query). A parameter matches one non-empty segment (an account descriptor
+// holding '/' is sent escaped); the template with the most literal
+// segments wins.
+func (c *Checker) Match(method, escapedPath string) (Op, bool) {
 	var best Op
 	bestLit := -1
-	got := strings.Split(urlPath, "/")
+	got := strings.Split(escapedPath, "/")
 	for _, op := range c.Operations() {
 		if op.Method != method {
 			continue
@@ -75,25 +74,22 @@ func (c *Checker) Match(method, urlPath string) (Op, bool) {
 }
 
 func matchTemplate(tmpl, got []string) (literals int, ok bool) {
+	if len(tmpl) != len(got) {
+		return 0, false
+	}
 	for i, seg := range tmpl {
-		if i >= len(got) {
-			return 0, false
-		}
-		if strings.HasPrefix(seg, "{") {
+		switch {
+		case strings.HasPrefix(seg, "{"):
 			if got[i] == "" {
 				return 0, false
 			}
-			if i == len(tmpl)-1 {
-				return literals, true
-			}
-			continue
-		}
-		if seg != got[i] {
+		case seg != got[i]:
 			return 0, false
+		default:
+			literals++
 		}
-		literals++
 	}
-	return literals, len(tmpl) == len(got)
+	return literals, true
 }
 
 // ResponseSchema returns the JSON schema of an operation's answer with a
