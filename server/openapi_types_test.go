@@ -107,10 +107,10 @@ func jsonType(typ reflect.Type) string {
 	for typ.Kind() == reflect.Pointer {
 		typ = typ.Elem()
 	}
-	switch {
-	case typ == amountType || typ == timeType:
+	switch typ {
+	case amountType, timeType:
 		return openapi3.TypeString
-	case typ == jsonNumberType:
+	case jsonNumberType:
 		return openapi3.TypeInteger // block versions are integers
 	}
 	switch typ.Kind() {
