@@ -75,6 +75,7 @@ type oaResponse struct {
 
 type oaOperation struct {
 	Tags        []string             `yaml:"tags"`
+	OperationID string               `yaml:"operationId"`
 	Summary     string               `yaml:"summary"`
 	Description string               `yaml:"description"`
 	Parameters  []*oaParam           `yaml:"parameters"`
@@ -195,8 +196,13 @@ func (s *oaSpec) view() (*docsPage, error) {
 }
 
 func (s *oaSpec) opView(path, method string, o *oaOperation) (docsOp, error) {
-	op := docsOp{Method: strings.ToUpper(method), Path: path, Anchor: "op-" + method + "-" + anchorText(path),
-		Summary: inlineText(o.Summary), Desc: paragraphs(o.Description)}
+	// operationIds are unique (the loader checks); paths alone are not
+	// (/api/v2 and /api/v2/).
+	anchor := "op-" + anchorText(o.OperationID)
+	if o.OperationID == "" {
+		anchor = "op-" + method + "-" + anchorText(path)
+	}
+	op := docsOp{Method: strings.ToUpper(method), Path: path, Anchor: anchor, Summary: inlineText(o.Summary), Desc: paragraphs(o.Description)}
 	for _, p := range o.Parameters {
 		if p.Ref != "" {
 			p = s.Components.Parameters[refName(p.Ref)]

@@ -194,7 +194,14 @@ func TestOpenAPIServed(t *testing.T) {
 			t.Errorf("/api-docs lacks schema %s", name)
 		}
 	}
-	// Links to schemas resolve, and nothing is loaded from elsewhere.
+	ids := map[string]bool{}
+	for _, m := range regexp.MustCompile(`id="([^"]+)"`).FindAllStringSubmatch(page, -1) {
+		if ids[m[1]] {
+			t.Errorf("/api-docs: duplicate id %q", m[1])
+		}
+		ids[m[1]] = true
+	}
+	// Links resolve, and nothing is loaded from elsewhere.
 	for _, m := range regexp.MustCompile(`href="#([^"]+)"`).FindAllStringSubmatch(page, -1) {
 		if !strings.Contains(page, `id="`+m[1]+`"`) {
 			t.Errorf("/api-docs links to missing #%s", m[1])
