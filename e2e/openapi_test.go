@@ -47,22 +47,22 @@ var goldenRoutes = []struct{ prefix, path string }{
 	{"status", "/api/v2"},
 	{"block-index", "/api/v2/block-index/{height}"},
 	{"block-filters/", "/api/v2/block-filters/"},
-	{"rawblock-", "/api/v2/rawblock/{id}"},
+	{"rawblock", "/api/v2/rawblock/{id}"},
 	{"block", "/api/v2/block/{id}"},
-	{"feestats-", "/api/v2/feestats/{id}"},
-	{"rawtx-", "/api/v2/rawtx/{txid}"},
-	{"tx-specific-", "/api/v2/tx-specific/{txid}"},
-	{"tx-", "/api/v2/tx/{txid}"},
-	{"address-", "/api/v2/address/{address}"},
-	{"xpub-", "/api/v2/xpub/{xpub}"},
-	{"utxo-", "/api/v2/utxo/{address}"},
-	{"balancehistory-", "/api/v2/balancehistory/{address}"},
+	{"feestats", "/api/v2/feestats/{id}"},
+	{"rawtx", "/api/v2/rawtx/{txid}"},
+	{"tx-specific", "/api/v2/tx-specific/{txid}"},
+	{"tx", "/api/v2/tx/{txid}"},
+	{"address", "/api/v2/address/{address}"},
+	{"xpub", "/api/v2/xpub/{xpub}"},
+	{"utxo", "/api/v2/utxo/{address}"},
+	{"balancehistory", "/api/v2/balancehistory/{address}"},
 	{"estimatefee", "/api/v2/estimatefee/{blocks}"},
-	{"sendtx-", "/api/v2/sendtx/{hex}"},
+	{"sendtx", "/api/v2/sendtx/{hex}"},
 	{"contract", "/api/v2/contract/{contract}"},
 	{"tickers-list", "/api/v2/tickers-list/"},
 	{"multi-tickers", "/api/v2/multi-tickers/"},
-	{"tickers-", "/api/v2/tickers/"},
+	{"tickers", "/api/v2/tickers/"},
 }
 
 // goldenDirs are the directories of REST v2 goldens; others (such as
@@ -321,6 +321,16 @@ func TestOpenAPIBitcoinAnswers(t *testing.T) {
 	l.get("/api/v2/address/"+unused+"?details=txslight", 200)
 	l.get("/api/v2/utxo/"+unused, 200)
 	l.everyOperationAsked()
+
+	// The spec as served, and its page valid HTML.
+	if got := fetchPage(t, inst.base, "/openapi.yaml"); !bytes.Equal(got.body, server.OpenAPISpec()) || got.status != 200 {
+		t.Errorf("/openapi.yaml: %d, %d bytes", got.status, len(got.body))
+	}
+	docs := fetchPage(t, inst.base, "/api-docs")
+	if docs.status != 200 || docs.doc == nil {
+		t.Fatalf("/api-docs: %d %s", docs.status, docs.ctype)
+	}
+	validateHTML(t, []*htmlPage{docs})
 }
 
 // Every operation on a geth dev chain with the Ethereum scenario: its
