@@ -224,6 +224,27 @@ func (l *liveCheck) everyOperationAsked() {
 // Every operation on the btcd demo chain with a tx index, block filters
 // and fiat rates from a local CoinGecko-speaking server.
 func TestOpenAPIBitcoinAnswers(t *testing.T) {
+	inst, g := startOpenAPIStack(t)
+	l := &liveCheck{t: t, c: openAPIChecker(t), base: inst.base, asked: map[openapicheck.Op]int{}}
+	l.bitcoinReads(g)
+	l.bitcoinSends(g)
+	l.everyOperationAsked()
+
+	// The spec as served, and its page valid HTML.
+	if got := fetchPage(t, inst.base, "/openapi.yaml"); !bytes.Equal(got.body, server.OpenAPISpec()) || got.status != 200 {
+		t.Errorf("/openapi.yaml: %d, %d bytes", got.status, len(got.body))
+	}
+	docs := fetchPage(t, inst.base, "/api-docs")
+	if docs.status != 200 || docs.doc == nil {
+		t.Fatalf("/api-docs: %d %s", docs.status, docs.ctype)
+	}
+	validateHTML(t, []*htmlPage{docs})
+}
+
+// startOpenAPIStack is blockbook synced to the demo chain on a btcd node
+// with a tx index, with block filters and fiat rates.
+func startOpenAPIStack(t *testing.T) (*instance, *chaingen.Generator) {
+	t.Helper()
 	prov := fiatProvider(t)
 	node := startNodeWith(t, regtest.Options{TxIndex: true})
 	g := demoChain(t)
@@ -243,8 +264,15 @@ func TestOpenAPIBitcoinAnswers(t *testing.T) {
 	waitTip(t, inst.base, h, hash.String(), inst.logs)
 	waitMempoolInSync(t, inst.base)
 	waitStatus(t, inst.base, func(s *api.SystemInfo) bool { return s.Blockbook.HistoricalFiatRatesTime != nil })
+	return inst, g
+}
 
-	l := &liveCheck{t: t, c: openAPIChecker(t), base: inst.base, asked: map[openapicheck.Op]int{}}
+// bitcoinReads asks every read operation, with each details level and
+// the user errors of the main routes.
+func (l *liveCheck) bitcoinReads(g *chaingen.Generator) {
+	t := l.t
+	t.Helper()
+	h, hash := g.Tip()
 	txs := notableTxs(t, g)
 	addr := func(k chaingen.ScriptKind) string {
 		a, err := g.Address(k, chaingen.DemoIndex)
@@ -295,8 +323,13 @@ func TestOpenAPIBitcoinAnswers(t *testing.T) {
 		"/api/v2/block-filters/?scriptType=taproot", "/api/v2/sendtx/zz"} {
 		l.get(p, 400)
 	}
-	// Last, as they change the mempool: two payments, by GET and by POST,
-	// then the pending answers.
+}
+
+// bitcoinSends broadcasts two payments, by GET and by POST (and one again,
+// refused), then asks the pending answers.
+func (l *liveCheck) bitcoinSends(g *chaingen.Generator) {
+	t := l.t
+	t.Helper()
 	unused, err := g.Address(chaingen.P2WPKH, 999_999)
 	if err != nil {
 		t.Fatal(err)
@@ -313,24 +346,18 @@ func TestOpenAPIBitcoinAnswers(t *testing.T) {
 		}
 		pays = append(pays, fmt.Sprintf("%x", buf.Bytes()))
 	}
-	l.get("/api/v2/sendtx/"+pays[0], 200)
+	var sent api.Result
+	if err := json.Unmarshal(l.get("/api/v2/sendtx/"+pays[0], 200), &sent); err != nil {
+		t.Fatal(err)
+	}
 	l.do(http.MethodPost, "/api/v2/sendtx/", pays[1], 200)
 	l.do(http.MethodPost, "/api/v2/sendtx", pays[1], 400) // already sent
-	waitAddress(t, inst.base, unused, func(a *api.Address) bool { return a.UnconfirmedTxs == 2 })
+	waitAddress(t, l.base, unused, func(a *api.Address) bool { return a.UnconfirmedTxs == 2 })
 	l.get("/api/v2/address/"+unused+"?details=txs", 200)
 	l.get("/api/v2/address/"+unused+"?details=txslight", 200)
 	l.get("/api/v2/utxo/"+unused, 200)
-	l.everyOperationAsked()
-
-	// The spec as served, and its page valid HTML.
-	if got := fetchPage(t, inst.base, "/openapi.yaml"); !bytes.Equal(got.body, server.OpenAPISpec()) || got.status != 200 {
-		t.Errorf("/openapi.yaml: %d, %d bytes", got.status, len(got.body))
-	}
-	docs := fetchPage(t, inst.base, "/api-docs")
-	if docs.status != 200 || docs.doc == nil {
-		t.Fatalf("/api-docs: %d %s", docs.status, docs.ctype)
-	}
-	validateHTML(t, []*htmlPage{docs})
+	l.get("/api/v2/tx/"+sent.Result, 200)
+	l.get("/api/v2/tx-specific/"+sent.Result, 200)
 }
 
 // Every operation on a geth dev chain with the Ethereum scenario: its
