@@ -45,6 +45,9 @@ type Public struct {
 	metrics *httpMetrics
 	mux     *http.ServeMux
 	srv     *http.Server
+	// patterns are the API routes registered with handle, in order (the
+	// OpenAPI test compares them with the spec).
+	patterns []string
 }
 
 // NewPublic builds the public server; call Serve to start it.
@@ -144,6 +147,7 @@ func (p *Public) routes() {
 	p.handle("GET /api/v2/tickers/", "tickers", p.tickers)
 	p.handle("GET /api/v2/multi-tickers/", "multi-tickers", p.multiTickers)
 	p.handle("GET /api/v2/tickers-list/", "tickers-list", p.tickersList)
+	p.openAPIRoutes()  // /openapi.yaml and /api-docs
 	p.explorerRoutes() // the HTML explorer, its start page at /
 	// Everything else under /api: a JSON error instead of a bare 404 page.
 	p.handle("/api/", "unknown", func(r *http.Request) (any, error) {
@@ -154,6 +158,7 @@ func (p *Public) routes() {
 // handle wraps an API handler with the timeout, panic recovery, metrics and
 // the JSON encoding of results and errors.
 func (p *Public) handle(pattern, endpoint string, h func(*http.Request) (any, error)) {
+	p.patterns = append(p.patterns, pattern)
 	p.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		ctx, cancel := context.WithTimeout(r.Context(), p.cfg.RequestTimeout)
