@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 
@@ -45,23 +46,38 @@ func (s *core) resolveBlock(ctx context.Context, v *view, id string) (uint32, *d
 	return height, meta, nil
 }
 
-// BlockIndex answers block-index/{height} from the index.
+// BlockIndex answers block-index/{height} from the index. As Blockbook's,
+// a height beyond the tip answers an empty hash (not an error) and an
+// empty height the tip's hash; a height that is not a number is a 400.
 func (s *core) BlockIndex(ctx context.Context, height string) (*BlockIndex, error) {
-	h, err := strconv.ParseUint(height, 10, 32)
-	if err != nil {
-		return nil, userErr("Invalid block height '%s'", truncate(height, 100))
+	var h uint64
+	if height != "" {
+		var err error
+		h, err = strconv.ParseUint(height, 10, 64)
+		if err != nil {
+			return nil, userErr("Invalid block height '%s'", truncate(height, 100))
+		}
+		if h > math.MaxUint32 {
+			return &BlockIndex{}, nil
+		}
 	}
 	v, err := s.newView()
 	if err != nil {
 		return nil, err
 	}
 	defer v.release()
+	if height == "" {
+		if !v.hasTip {
+			return &BlockIndex{}, nil
+		}
+		return &BlockIndex{BlockHash: s.hashString(v.tip.Hash)}, nil
+	}
 	meta, err := db.ReadBlockMeta(v.snap, uint32(h))
 	if err != nil {
 		return nil, err
 	}
 	if meta == nil {
-		return nil, errBlockNotFound
+		return &BlockIndex{}, nil
 	}
 	return &BlockIndex{BlockHash: s.hashString(meta.Hash)}, nil
 }

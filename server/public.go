@@ -134,10 +134,31 @@ func (p *Public) routes() {
 	p.handle("GET /api/v2/multi-tickers/", "multi-tickers", p.multiTickers)
 	p.handle("GET /api/v2/tickers-list/", "tickers-list", p.tickersList)
 	p.explorerRoutes() // the HTML explorer, its start page at /
-	// Everything else under /api: a JSON error instead of a bare 404 page.
-	p.handle("/api/", "unknown", func(r *http.Request) (any, error) {
-		return nil, &api.Error{Msg: "Unknown API endpoint or missing parameter: " + truncate(r.URL.Path, 100)}
+	p.missingParamRoutes()
+	// Everything else under /api answers the status object, as Blockbook's
+	// catch-all does; every registered route is more specific and wins.
+	p.handle("/api/", "unknown", status)
+}
+
+// missingParamRoutes answers a route called with its last path segment
+// empty (e.g. /api/v2/tx/) as Blockbook's handler for it does, instead of
+// letting the catch-all answer the status.
+func (p *Public) missingParamRoutes() {
+	missing := map[string]string{
+		"tx": "Missing txid", "tx-specific": "Missing txid", "rawtx": "Missing txid",
+		"address": "Missing address", "contract": "Missing contract",
+		"sendtx": "Missing tx blob", "estimatefee": "Missing parameter 'number of blocks'",
+	}
+	for route, msg := range missing {
+		p.handle("GET /api/v2/"+route+"/{$}", route, func(*http.Request) (any, error) { return nil, &api.Error{Msg: msg} })
+	}
+	// An empty height is the tip's hash; an empty block id is not found.
+	p.handle("GET /api/v2/block-index/{$}", "block-index", func(r *http.Request) (any, error) {
+		return p.svc.BlockIndex(r.Context(), "")
 	})
+	for _, route := range []string{"block", "rawblock", "feestats"} {
+		p.handle("GET /api/v2/"+route+"/{$}", route, func(*http.Request) (any, error) { return nil, &api.Error{Msg: "Block not found"} })
+	}
 }
 
 // handle wraps an API handler with the timeout, panic recovery, metrics and
