@@ -14,8 +14,22 @@ import (
 	"github.com/openexplorer/blockbook/db"
 )
 
-// blockTxsPerPage is the fixed page size of block tx lists, as in Blockbook.
-const blockTxsPerPage = 1000
+// blockTxsPerPage is the page size of block tx lists (REST's only one),
+// and MaxWsBlockPageSize the largest the websocket's getBlock may ask, as
+// in Blockbook.
+const (
+	blockTxsPerPage    = 1000
+	MaxWsBlockPageSize = 10000
+)
+
+// blockPaging is the paging of a block's n txs: pageSize 0 or less is the
+// default page size, more than MaxWsBlockPageSize is capped.
+func blockPaging(page, pageSize, n int) (int, int, int) {
+	if pageSize <= 0 {
+		pageSize = blockTxsPerPage
+	}
+	return clampPaging(page, pageSize, n, MaxWsBlockPageSize)
+}
 
 var errBlockNotFound = &Error{Msg: "Block not found"}
 
@@ -107,7 +121,7 @@ func (s *UtxoService) Block(ctx context.Context, id string, page, pageSize int) 
 		return nil, err
 	}
 	out := &Block{BlockInfo: s.blockInfo(v, blk), TxCount: len(blk.Txs)}
-	page, size, total := clampPaging(page, pageSize, len(blk.Txs), blockTxsPerPage)
+	page, size, total := blockPaging(page, pageSize, len(blk.Txs))
 	out.Paging = Paging{Page: page, TotalPages: total, ItemsOnPage: size}
 	start := (page - 1) * size
 	for i := start; i < min(start+size, len(blk.Txs)); i++ {
