@@ -162,8 +162,14 @@ func (p *Public) missingParamRoutes() {
 }
 
 // handle wraps an API handler with the timeout, panic recovery, metrics and
-// the JSON encoding of results and errors.
+// the JSON encoding of results and errors. A GET route under /api/ takes
+// any method, as Blockbook's routes do (else the catch-all would answer a
+// POST to it with the status); sendtx/{hex} stays GET, its POST form
+// reading the body.
 func (p *Public) handle(pattern, endpoint string, h func(*http.Request) (any, error)) {
+	if rest, ok := strings.CutPrefix(pattern, "GET "); ok && strings.HasPrefix(rest, "/api") && !strings.HasPrefix(rest, "/api/v2/sendtx/") {
+		pattern = rest
+	}
 	p.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		ctx, cancel := context.WithTimeout(r.Context(), p.cfg.RequestTimeout)

@@ -237,6 +237,12 @@ func restOtherCases(t *testing.T, f *apitest.Fixture) []restCase {
 		{path: "/api/v2/nothing/here", ok: isStatus(f)},
 		{path: "/api/nosuch", ok: isStatus(f)},
 		{method: "POST", path: "/api/v2/whatever", ok: isStatus(f)},
+		// Routes take any method, as Blockbook's.
+		{method: "POST", path: "/api/v2/block-index/57", ok: func(t *testing.T, b []byte) {
+			if decode[api.BlockIndex](t, "block-index", b).BlockHash != f.BlockHash(57) {
+				t.Errorf("POST block-index %s", b)
+			}
+		}},
 	}
 }
 
