@@ -73,7 +73,8 @@ func TestBlockByHeightAndHash(t *testing.T) {
 	}
 }
 
-// A block's txs are paged like an address's (at most 1000 a page).
+// A block's txs are paged like an address's: 1000 a page by default, at
+// most 10,000 (the websocket's getBlock may ask up to that, as Blockbook's).
 func TestBlockTxPaging(t *testing.T) {
 	f := apitest.Shared(t, apitest.Options{})
 	svc := newService(f)
@@ -83,7 +84,7 @@ func TestBlockTxPaging(t *testing.T) {
 		t.Fatalf("fixture: block %d has %d txs", h, len(all))
 	}
 	for _, tc := range []struct{ page, size, wantPage, wantSize int }{
-		{1, 2, 1, 2}, {2, 2, 2, 2}, {0, 3, 1, 3}, {99, 2, pages(len(all), 2), 2}, {1, 1, 1, 1}, {2, 5000, 1, 1000},
+		{1, 2, 1, 2}, {2, 2, 2, 2}, {0, 3, 1, 3}, {99, 2, pages(len(all), 2), 2}, {1, 1, 1, 1}, {2, 5000, 1, 5000}, {1, 0, 1, 1000}, {1, -3, 1, 1000}, {1, 20000, 1, 10000},
 	} {
 		b, err := svc.Block(context.Background(), strconv.Itoa(h), tc.page, tc.size)
 		if err != nil {

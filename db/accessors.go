@@ -143,6 +143,25 @@ func IterateAddrTxs(r Reader, desc bchain.AddrDesc, from, to uint32, fn func(Add
 	})
 }
 
+// AddrTxsInBlockOrder returns the txids of a descriptor's row at one
+// height in block order (nil when it has none there): what orders the
+// descriptor's UTXOs of one block as Blockbook does.
+func AddrTxsInBlockOrder(r Reader, desc bchain.AddrDesc, height uint32) ([]bchain.Hash, error) {
+	v, err := r.get(CFAddresses, addressesKey(desc, height))
+	if err != nil || v == nil {
+		return nil, err
+	}
+	txs, err := unpackAddrTxs(v)
+	if err != nil {
+		return nil, fmt.Errorf("address %s height %d: %w", desc, height, err)
+	}
+	out := make([]bchain.Hash, len(txs))
+	for i := range txs {
+		out[len(txs)-1-i] = txs[i].Txid // stored in reverse block order
+	}
+	return out, nil
+}
+
 // blockbookOrder turns a stored row (the block's txs in reverse block
 // order; per tx its inputs, then its outputs) into the order Blockbook
 // answers. Blockbook's connect visits the outputs of all the block's txs

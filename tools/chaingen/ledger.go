@@ -42,8 +42,10 @@ type AddressLedger struct {
 	// Spends holds the txids that spend from the address, Pays those that
 	// pay to it.
 	Spends, Pays map[string]bool
-	// Utxos newest first: by height and position in block descending,
-	// then by output index ascending.
+	// Utxos in Blockbook's order: newest first by height and position in
+	// block, then by output index, all descending (Blockbook keeps an
+	// address's outputs in the order it added them and lists them
+	// backwards).
 	Utxos []Utxo
 }
 
@@ -194,7 +196,7 @@ func (r *replay) applyTx(h int32, pos int, tx *wire.MsgTx) error {
 	return nil
 }
 
-// placeUtxos gives every address its unspent outputs, newest first, and
+// placeUtxos gives every address its unspent outputs (see Utxos) and
 // checks that they add up to its balance.
 func (r *replay) placeUtxos() error {
 	type placed struct {
@@ -233,7 +235,7 @@ func (r *replay) placeUtxos() error {
 			if c := cmp.Compare(y.position, x.position); c != 0 {
 				return c
 			}
-			return cmp.Compare(x.Vout, y.Vout)
+			return cmp.Compare(y.Vout, x.Vout)
 		})
 		for _, u := range us {
 			a.Utxos = append(a.Utxos, u.Utxo)
