@@ -58,9 +58,9 @@ func (s *UtxoService) etaRate(ctx context.Context, blocks int) int64 {
 // confirmationETASeconds. With few pending txs it is the next block;
 // otherwise the smallest target (1 to 7, else 7 to 69 blocks, found by
 // bisection as Blockbook does) whose estimate the tx's fee rate meets.
-// A tx without a known fee, or one paying no fee, gets none.
+// A confirmed tx, one without a known fee, or one paying no fee gets none.
 func (s *UtxoService) confirmationETA(ctx context.Context, v *view, out *Tx) {
-	if out.Fees == nil || s.cfg.Mempool == nil || s.backend.Fees == nil {
+	if out.BlockHeight >= 0 || out.Fees == nil || s.cfg.Mempool == nil || s.backend.Fees == nil {
 		return
 	}
 	var blocks int
