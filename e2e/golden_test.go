@@ -295,7 +295,7 @@ func normalizeStatus(t *testing.T, b []byte) []byte {
 
 // pendingBlockTime matches the blockTime of a pending tx in an indented
 // answer (fields in wire order).
-var pendingBlockTime = regexp.MustCompile(`("blockHeight": -1,\s*"confirmations": 0,\s*"blockTime": )\d+`)
+var pendingBlockTime = regexp.MustCompile(`("blockHeight": -1,\s*"confirmations": 0,\s*(?:"confirmationETABlocks": \d+,\s*)?(?:"confirmationETASeconds": \d+,\s*)?"blockTime": )\d+`)
 
 // normalizeFirstSeen fixes the blockTime of pending txs, which is when this
 // process first saw them.
