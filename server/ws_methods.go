@@ -243,9 +243,12 @@ func wsEstimateFee(ctx context.Context, c *wsConn, req *wsRequest) (any, error) 
 // blocks}, as Blockbook's; not supported where the fee estimator has no
 // long-term rate (Ethereum-type chains, as in Blockbook).
 func wsLongTermFeeRate(ctx context.Context, c *wsConn, _ *wsRequest) (any, error) {
+	if c.s.caps.FeeEstimates == nil {
+		return nil, c.s.caps.NotSupported(api.CapFeeEstimates)
+	}
 	lt, ok := c.s.caps.FeeEstimates.(api.LongTermFeeEstimator)
 	if !ok {
-		return nil, c.s.caps.NotSupported(api.CapFeeEstimates)
+		return nil, &api.Error{Msg: "longTermFeeRate is not supported for this coin", Err: api.ErrNotSupported}
 	}
 	return lt.LongTermFeeRate(ctx)
 }
