@@ -241,8 +241,8 @@ func TestAddressWithoutTxs(t *testing.T) {
 		if a.Address != f.UnusedAddress || a.Txs != 0 || len(a.Txids) != 0 || len(a.Transactions) != 0 {
 			t.Fatalf("details %d: %+v", d, a)
 		}
-		if d >= api.DetailsTxids { // page 3 of nothing is page 1 of 0
-			wantPaging(t, "no txs", a.Paging, 1, 0, 1000)
+		if d >= api.DetailsTxids { // page 3 of nothing is page 1 of 1, as Blockbook's
+			wantPaging(t, "no txs", a.Paging, 1, 1, 1000)
 		}
 		for what, v := range map[string]*api.Amount{"balance": a.Balance, "received": a.TotalReceived, "sent": a.TotalSent, "unconfirmed": a.UnconfirmedBalance} {
 			wantAmount(t, what, v, 0)

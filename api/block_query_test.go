@@ -73,7 +73,8 @@ func TestBlockByHeightAndHash(t *testing.T) {
 	}
 }
 
-// A block's txs are paged like an address's (at most 1000 a page).
+// A block's txs are paged like an address's: 1000 a page by default, at
+// most 10,000 (the websocket's getBlock may ask up to that, as Blockbook's).
 func TestBlockTxPaging(t *testing.T) {
 	f := apitest.Shared(t, apitest.Options{})
 	svc := newService(f)
@@ -83,7 +84,7 @@ func TestBlockTxPaging(t *testing.T) {
 		t.Fatalf("fixture: block %d has %d txs", h, len(all))
 	}
 	for _, tc := range []struct{ page, size, wantPage, wantSize int }{
-		{1, 2, 1, 2}, {2, 2, 2, 2}, {0, 3, 1, 3}, {99, 2, pages(len(all), 2), 2}, {1, 1, 1, 1}, {2, 5000, 1, 1000},
+		{1, 2, 1, 2}, {2, 2, 2, 2}, {0, 3, 1, 3}, {99, 2, pages(len(all), 2), 2}, {1, 1, 1, 1}, {2, 5000, 1, 5000}, {1, 0, 1, 1000}, {1, -3, 1, 1000}, {1, 20000, 1, 10000},
 	} {
 		b, err := svc.Block(context.Background(), strconv.Itoa(h), tc.page, tc.size)
 		if err != nil {
@@ -142,9 +143,15 @@ func TestBlockIndexRawAndList(t *testing.T) {
 			t.Fatalf("rawblock %d: %v", h, err)
 		}
 	}
-	_, err := svc.BlockIndex(ctx, strconv.Itoa(tip+1))
-	wantUserError(t, err, "Block not found")
-	for _, bad := range []string{"", "-1", "x", "4294967296"} {
+	// Beyond the tip (even beyond uint32) is an empty hash and an empty
+	// height the tip's, as Blockbook answers.
+	for h, want := range map[string]string{strconv.Itoa(tip + 1): "", "4294967296": "", "": f.BlockHash(tip)} {
+		bi, err := svc.BlockIndex(ctx, h)
+		if err != nil || bi.BlockHash != want {
+			t.Fatalf("block-index %q: %v %v, want %q", h, bi, err, want)
+		}
+	}
+	for _, bad := range []string{"-1", "x", "+1"} {
 		_, err := svc.BlockIndex(ctx, bad)
 		wantUserError(t, err, "Invalid block height")
 	}
@@ -152,7 +159,7 @@ func TestBlockIndexRawAndList(t *testing.T) {
 	if hash, err := svc.BlockHash(ctx, tip+1); err != nil || hash != "" {
 		t.Fatalf("getBlockHash beyond the tip: %q %v", hash, err)
 	}
-	_, err = svc.BlockHash(ctx, -1)
+	_, err := svc.BlockHash(ctx, -1)
 	wantUserError(t, err, "Invalid block height")
 
 	list, err := svc.Blocks(ctx, 2, 5)

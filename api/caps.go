@@ -92,6 +92,12 @@ type FeeEstimator interface {
 	FeeEstimates(ctx context.Context, blocks []int, q FeeQuery) ([]FeeEstimate, error)
 }
 
+// LongTermFeeEstimator answers the websocket's longTermFeeRate; a fee
+// estimator that lacks it (Ethereum-type) makes that method not supported.
+type LongTermFeeEstimator interface {
+	LongTermFeeRate(ctx context.Context) (*LongTermFeeRate, error)
+}
+
 // FeeStatsQueries answers feestats/{height|hash}.
 type FeeStatsQueries interface {
 	FeeStats(ctx context.Context, height string) (*FeeStats, error)

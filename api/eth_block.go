@@ -42,7 +42,7 @@ func (s *EthService) Block(ctx context.Context, id string, page, pageSize int) (
 	}
 	txs := blk.Eth.Txs
 	out := &Block{BlockInfo: bi, TxCount: len(txs)}
-	page, size, total := clampPaging(page, pageSize, len(txs), blockTxsPerPage)
+	page, size, total := blockPaging(page, pageSize, len(txs))
 	out.Paging = Paging{Page: page, TotalPages: total, ItemsOnPage: size}
 	start := (page - 1) * size
 	for i := start; i < min(start+size, len(txs)); i++ {

@@ -76,7 +76,8 @@ func pageOf[T any](list []T, page, size int) []T {
 }
 
 // pages is the number of pages of size over n items.
-func pages(n, size int) int { return (n + size - 1) / size }
+// pages is the page count Blockbook reports: at least one.
+func pages(n, size int) int { return max((n+size-1)/size, 1) }
 
 func jsonNumber(v int64) json.Number { return json.Number(strconv.FormatInt(v, 10)) }
 

@@ -164,7 +164,8 @@ func clampPaging(page, pageSize, total, maxPageSize int) (int, int, int) {
 	if pageSize <= 0 || pageSize > maxPageSize {
 		pageSize = maxPageSize
 	}
-	totalPages := (total + pageSize - 1) / pageSize
+	// At least one page, as Blockbook's paging counts an empty list.
+	totalPages := max((total+pageSize-1)/pageSize, 1)
 	if page > totalPages {
 		page = totalPages
 	}

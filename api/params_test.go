@@ -20,7 +20,7 @@ func TestParseAddressQuery(t *testing.T) {
 
 func TestClampPaging(t *testing.T) {
 	for _, c := range []struct{ page, size, total, max, wantPage, wantSize, wantPages int }{
-		{0, 0, 0, 1000, 1, 1000, 0},
+		{0, 0, 0, 1000, 1, 1000, 1}, // an empty list is one page, as Blockbook counts
 		{5, 10, 25, 1000, 3, 10, 3},
 		{-1, 5000, 2500, 1000, 1, 1000, 3},
 		{2, 1, 2, 1000, 2, 1, 2},

@@ -233,6 +233,7 @@ type UtxoService struct {
 	parser bchain.UtxoParser
 	xpubs  *xpubCache
 	caps   Capabilities
+	eta    etaFees
 }
 
 var (

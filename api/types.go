@@ -76,22 +76,25 @@ type Vout struct {
 
 // Tx is a transaction. Unconfirmed txs have BlockHeight -1.
 type Tx struct {
-	Txid          string  `json:"txid"`
-	Version       int32   `json:"version,omitempty"`
-	LockTime      uint32  `json:"lockTime,omitempty"`
-	Vin           []Vin   `json:"vin"`
-	Vout          []Vout  `json:"vout"`
-	BlockHash     string  `json:"blockHash,omitempty"`
-	BlockHeight   int64   `json:"blockHeight"`
-	Confirmations uint32  `json:"confirmations"`
-	BlockTime     int64   `json:"blockTime"`
-	Size          int     `json:"size,omitempty"`
-	VSize         int     `json:"vsize,omitempty"`
-	Value         *Amount `json:"value"`
-	ValueIn       *Amount `json:"valueIn,omitempty"`
-	Fees          *Amount `json:"fees,omitempty"`
-	Hex           string  `json:"hex,omitempty"`
-	Rbf           bool    `json:"rbf,omitempty"`
+	Txid          string `json:"txid"`
+	Version       int32  `json:"version,omitempty"`
+	LockTime      uint32 `json:"lockTime,omitempty"`
+	Vin           []Vin  `json:"vin"`
+	Vout          []Vout `json:"vout"`
+	BlockHash     string `json:"blockHash,omitempty"`
+	BlockHeight   int64  `json:"blockHeight"`
+	Confirmations uint32 `json:"confirmations"`
+	// Pending Bitcoin-type txs: when they should confirm (Blockbook's).
+	ConfirmationETABlocks  uint32  `json:"confirmationETABlocks,omitempty"`
+	ConfirmationETASeconds int64   `json:"confirmationETASeconds,omitempty"`
+	BlockTime              int64   `json:"blockTime"`
+	Size                   int     `json:"size,omitempty"`
+	VSize                  int     `json:"vsize,omitempty"`
+	Value                  *Amount `json:"value"`
+	ValueIn                *Amount `json:"valueIn,omitempty"`
+	Fees                   *Amount `json:"fees,omitempty"`
+	Hex                    string  `json:"hex,omitempty"`
+	Rbf                    bool    `json:"rbf,omitempty"`
 	// Ethereum-type chains only.
 	TokenTransfers   []TokenTransfer   `json:"tokenTransfers,omitempty"`
 	EthereumSpecific *EthereumSpecific `json:"ethereumSpecific,omitempty"`

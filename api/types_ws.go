@@ -25,6 +25,13 @@ type WsInfo struct {
 	Backend    WsBackendInfo `json:"backend"`
 }
 
+// LongTermFeeRate answers longTermFeeRate (WsLongTermFeeRateRes): the
+// fee rate per 1000 vbytes for a confirmation within Blocks blocks.
+type LongTermFeeRate struct {
+	FeePerUnit string `json:"feePerUnit"`
+	Blocks     uint64 `json:"blocks"`
+}
+
 // BalanceHistoryQuery selects the buckets of a balance history.
 type BalanceHistoryQuery struct {
 	From, To   int64  // unix seconds, inclusive; 0 means unbounded

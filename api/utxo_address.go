@@ -1,10 +1,12 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 	"strings"
 	"sync"
 
@@ -256,7 +258,8 @@ func (s *UtxoService) Utxos(ctx context.Context, descriptor string, onlyConfirme
 }
 
 // appendUtxos appends desc's unspent outputs to out: pending ones first
-// (unless onlyConfirmed), then confirmed ones newest first.
+// (unless onlyConfirmed), then confirmed ones newest first, a block's in
+// Blockbook's order (see orderBlockUtxos).
 func (s *UtxoService) appendUtxos(v *view, desc bchain.AddrDesc, onlyConfirmed bool, out []Utxo) ([]Utxo, error) {
 	if !onlyConfirmed {
 		pending, err := s.pendingTxs(v, desc)
@@ -265,12 +268,19 @@ func (s *UtxoService) appendUtxos(v *view, desc bchain.AddrDesc, onlyConfirmed b
 		}
 		out = append(out, s.pendingUtxos(pending, desc)...)
 	}
+	block := len(out) // start of the current height's outputs
 	err := db.IterateUtxos(v.snap, desc, func(u *db.Utxo) (bool, error) {
 		if len(out) >= s.cfg.Limits.MaxUtxos {
 			return false, userErr("Address has more than %d unspent outputs; use an explorer with a higher limit", s.cfg.Limits.MaxUtxos)
 		}
 		if !onlyConfirmed && s.spentInMempool(u.Txid, u.Vout) {
 			return true, nil
+		}
+		if block < len(out) && out[block].Height != int64(u.Height) {
+			if err := orderBlockUtxos(v, desc, out[block:]); err != nil {
+				return false, err
+			}
+			block = len(out)
 		}
 		out = append(out, Utxo{
 			Txid: u.Txid.String(), Vout: u.Vout, Value: NewAmount(u.Value), Height: int64(u.Height),
@@ -281,5 +291,34 @@ func (s *UtxoService) appendUtxos(v *view, desc bchain.AddrDesc, onlyConfirmed b
 	if err != nil {
 		return nil, err
 	}
+	if err := orderBlockUtxos(v, desc, out[block:]); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// orderBlockUtxos orders one block's unspent outputs of desc (the index
+// keys them by txid) as Blockbook lists them: it keeps an address's
+// outputs in the order its connect added them (block order, then output
+// order) and answers that list backwards, so the last tx of the block
+// comes first and, within a tx, the highest output index.
+func orderBlockUtxos(v *view, desc bchain.AddrDesc, us []Utxo) error {
+	if len(us) < 2 {
+		return nil
+	}
+	order, err := db.AddrTxsInBlockOrder(v.snap, desc, uint32(us[0].Height))
+	if err != nil {
+		return err
+	}
+	pos := make(map[string]int, len(order))
+	for i, t := range order {
+		pos[t.String()] = i
+	}
+	slices.SortFunc(us, func(a, b Utxo) int {
+		if c := cmp.Compare(pos[b.Txid], pos[a.Txid]); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.Vout, a.Vout)
+	})
+	return nil
 }

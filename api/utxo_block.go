@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 
@@ -13,8 +14,22 @@ import (
 	"github.com/openexplorer/blockbook/db"
 )
 
-// blockTxsPerPage is the fixed page size of block tx lists, as in Blockbook.
-const blockTxsPerPage = 1000
+// blockTxsPerPage is the page size of block tx lists (REST's only one),
+// and MaxWsBlockPageSize the largest the websocket's getBlock may ask, as
+// in Blockbook.
+const (
+	blockTxsPerPage    = 1000
+	MaxWsBlockPageSize = 10000
+)
+
+// blockPaging is the paging of a block's n txs: pageSize 0 or less is the
+// default page size, more than MaxWsBlockPageSize is capped.
+func blockPaging(page, pageSize, n int) (int, int, int) {
+	if pageSize <= 0 {
+		pageSize = blockTxsPerPage
+	}
+	return clampPaging(page, pageSize, n, MaxWsBlockPageSize)
+}
 
 var errBlockNotFound = &Error{Msg: "Block not found"}
 
@@ -45,23 +60,38 @@ func (s *core) resolveBlock(ctx context.Context, v *view, id string) (uint32, *d
 	return height, meta, nil
 }
 
-// BlockIndex answers block-index/{height} from the index.
+// BlockIndex answers block-index/{height} from the index. As Blockbook's,
+// a height beyond the tip answers an empty hash (not an error) and an
+// empty height the tip's hash; a height that is not a number is a 400.
 func (s *core) BlockIndex(ctx context.Context, height string) (*BlockIndex, error) {
-	h, err := strconv.ParseUint(height, 10, 32)
-	if err != nil {
-		return nil, userErr("Invalid block height '%s'", truncate(height, 100))
+	var h uint64
+	if height != "" {
+		var err error
+		h, err = strconv.ParseUint(height, 10, 64)
+		if err != nil {
+			return nil, userErr("Invalid block height '%s'", truncate(height, 100))
+		}
+		if h > math.MaxUint32 {
+			return &BlockIndex{}, nil
+		}
 	}
 	v, err := s.newView()
 	if err != nil {
 		return nil, err
 	}
 	defer v.release()
+	if height == "" {
+		if !v.hasTip {
+			return &BlockIndex{}, nil
+		}
+		return &BlockIndex{BlockHash: s.hashString(v.tip.Hash)}, nil
+	}
 	meta, err := db.ReadBlockMeta(v.snap, uint32(h))
 	if err != nil {
 		return nil, err
 	}
 	if meta == nil {
-		return nil, errBlockNotFound
+		return &BlockIndex{}, nil
 	}
 	return &BlockIndex{BlockHash: s.hashString(meta.Hash)}, nil
 }
@@ -91,7 +121,7 @@ func (s *UtxoService) Block(ctx context.Context, id string, page, pageSize int) 
 		return nil, err
 	}
 	out := &Block{BlockInfo: s.blockInfo(v, blk), TxCount: len(blk.Txs)}
-	page, size, total := clampPaging(page, pageSize, len(blk.Txs), blockTxsPerPage)
+	page, size, total := blockPaging(page, pageSize, len(blk.Txs))
 	out.Paging = Paging{Page: page, TotalPages: total, ItemsOnPage: size}
 	start := (page - 1) * size
 	for i := start; i < min(start+size, len(blk.Txs)); i++ {

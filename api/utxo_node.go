@@ -104,6 +104,21 @@ func (f utxoFees) FeeEstimates(ctx context.Context, blocks []int, q FeeQuery) ([
 	return out, nil
 }
 
+// longTermFeeBlocks is the target of longTermFeeRate: about a week of
+// blocks, the longest target Bitcoin Core estimates (Blockbook's).
+const longTermFeeBlocks = 1008
+
+// LongTermFeeRate answers longTermFeeRate: the economical estimate for
+// longTermFeeBlocks, falling back (btcd, a quiet chain) to the node's
+// minimum relay fee as every estimate does.
+func (f utxoFees) LongTermFeeRate(ctx context.Context) (*LongTermFeeRate, error) {
+	rate, err := f.feeRate(ctx, longTermFeeBlocks, false)
+	if err != nil {
+		return nil, fmt.Errorf("long-term fee rate: %w", err)
+	}
+	return &LongTermFeeRate{FeePerUnit: strconv.FormatInt(rate, 10), Blocks: longTermFeeBlocks}, nil
+}
+
 // decimalString renders base units as a coin amount without trailing zeros.
 func decimalString(v int64, decimals int) string {
 	neg := v < 0

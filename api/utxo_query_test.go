@@ -61,6 +61,15 @@ func TestUtxosMatchLedger(t *testing.T) {
 				t.Fatalf("%s: nil utxo list (the wire wants [])", addr)
 			}
 			wantUtxos(t, f, addr, got, want)
+			if confirmed {
+				// Blockbook's exact order: within a block the last tx
+				// first, and its highest output first.
+				for i := range got {
+					if got[i].Txid != l.Utxos[i].Txid || got[i].Vout != l.Utxos[i].Vout {
+						t.Fatalf("%s: utxo %d is %s:%d, want %s:%d", addr, i, got[i].Txid, got[i].Vout, l.Utxos[i].Txid, l.Utxos[i].Vout)
+					}
+				}
+			}
 		}
 	}
 	for i, l := range f.AccountLedgers {

@@ -180,6 +180,7 @@ func (s *UtxoService) renderTx(ctx context.Context, v *view, tx *bchain.Tx, rec 
 	case prevsKnown && valueIn >= valueOut:
 		out.ValueIn, out.Fees = NewAmount(valueIn), NewAmount(valueIn-valueOut)
 	}
+	s.confirmationETA(ctx, v, out)
 	return out, nil
 }
 

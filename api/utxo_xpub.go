@@ -98,7 +98,7 @@ func (s utxoAccounts) Account(ctx context.Context, descriptor string, q AddressQ
 	if q.Details < DetailsTxids {
 		return out, nil
 	}
-	page := s.accountPage(confirmed, q, &out.Paging)
+	page := s.accountPage(a, confirmed, q, &out.Paging)
 	if out.Page > 1 {
 		pending = nil
 	}
@@ -132,22 +132,21 @@ func (s *UtxoService) accountTokens(a *xpubAccount, q AddressQuery) []Token {
 	return out
 }
 
-// accountPage selects the requested page of the account's confirmed txs,
-// newest first, after the height range and the filter, and fills in the
-// paging fields.
-func (s *UtxoService) accountPage(confirmed []xpubTx, q AddressQuery, pg *Paging) []xpubTx {
+// accountPage selects the requested page of the account's confirmed txs
+// (in Blockbook's order), after the height range and the filter, and fills
+// in the paging fields. A filtered list is merged afresh from the
+// addresses' lists, as Blockbook's is: a tx is kept at its first entry
+// that matches, which may sort differently from its first entry.
+func (s *UtxoService) accountPage(a *xpubAccount, confirmed []xpubTx, q AddressQuery, pg *Paging) []xpubTx {
 	list := confirmed
 	if q.FromHeight > 0 || q.ToHeight > 0 || q.Filter.active() {
 		to := q.ToHeight
 		if to == 0 {
 			to = ^uint32(0)
 		}
-		list = nil
-		for _, t := range confirmed {
-			if t.height >= q.FromHeight && t.height <= to && q.Filter.matchesTouch(t.touch) {
-				list = append(list, t)
-			}
-		}
+		list = mergeAccountTxs(a.txLists(), func(t xpubTx) bool {
+			return t.height >= q.FromHeight && t.height <= to && q.Filter.matchesTouch(t.touch)
+		})
 	}
 	page, size, total := clampPaging(q.Page, q.PageSize, len(list), s.cfg.Limits.MaxPageSize)
 	*pg = Paging{Page: page, TotalPages: total, ItemsOnPage: size}

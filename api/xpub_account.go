@@ -1,11 +1,9 @@
 package api
 
 import (
-	"bytes"
-	"container/heap"
 	"context"
 	"fmt"
-	"slices"
+	"sort"
 	"strconv"
 	"sync"
 
@@ -22,7 +20,7 @@ import (
 // once this many unused addresses follow the last used one.
 const DefaultGap = 20
 
-// Where a tx touches an account (a union over its addresses).
+// Where a tx touches an address (inputs, outputs or both).
 const (
 	touchInput  uint8 = 1
 	touchOutput uint8 = 2
@@ -261,139 +259,60 @@ func touchOf(indexes []int32) uint8 {
 	return t
 }
 
-// confirmedTxs returns every confirmed tx of the account once, newest
-// first (see mergeNewestFirst), loading and merging the lists if needed.
+// confirmedTxs returns every confirmed tx of the account once, in
+// Blockbook's order (see mergeAccountTxs), loading and merging the lists
+// if needed.
 func (s *UtxoService) confirmedTxs(ctx context.Context, v *view, a *xpubAccount) ([]xpubTx, error) {
 	if err := s.loadTxs(ctx, v, a); err != nil {
 		return nil, err
 	}
 	if !a.mergedOK {
-		var lists [][]xpubTx
-		_ = a.usedAddrs(func(ad *xpubAddr) error { lists = append(lists, ad.txs); return nil })
-		a.merged, a.mergedOK = mergeNewestFirst(lists), true
+		a.merged, a.mergedOK = mergeAccountTxs(a.txLists(), nil), true
 	}
 	return a.merged, nil
 }
 
-// mergeNewestFirst merges per-address lists (each newest first, a block's
-// txs in reverse block order) into one list holding each tx once: by height
-// descending and, within a block, in an order every address's list agrees
-// with (a later tx before an earlier one whenever both touch one address,
-// so a spend always precedes what it spends); txs no shared address orders
-// come smallest txid first. Its touch is the union over the addresses.
-func mergeNewestFirst(lists [][]xpubTx) []xpubTx {
-	type ref struct{ list, pos int }
-	var all []ref
-	total := 0
-	for i, l := range lists {
-		total += len(l)
-		for j := range l {
-			all = append(all, ref{i, j})
+// txLists returns the used addresses' txid lists, chain by chain in index
+// order (the order Blockbook walks an account's addresses in).
+func (a *xpubAccount) txLists() [][]xpubTx {
+	var lists [][]xpubTx
+	_ = a.usedAddrs(func(ad *xpubAddr) error { lists = append(lists, ad.txs); return nil })
+	return lists
+}
+
+// mergeAccountTxs merges per-address lists (each newest block first, a
+// block's txs in Blockbook's order) as Blockbook's account query does: the
+// lists are concatenated in address order, keeping each tx at its first
+// entry that keep accepts (keep nil accepts all), and then sorted with
+// sort.Stable by height descending and, within a height, with Blockbook's
+// comparison "a tx that spends from its address sorts before or with any
+// other". That comparison is not a strict order, so the result depends on
+// the sort algorithm; using the same sort on the same input gives the
+// same order as Blockbook.
+func mergeAccountTxs(lists [][]xpubTx, keep func(xpubTx) bool) []xpubTx {
+	seen := make(map[bchain.Hash]bool)
+	var out []xpubTx
+	for _, l := range lists {
+		for _, t := range l {
+			if seen[t.txid] || keep != nil && !keep(t) {
+				continue
+			}
+			seen[t.txid] = true
+			out = append(out, t)
 		}
 	}
-	height := func(r ref) uint32 { return lists[r.list][r.pos].height }
-	// Stable: within a height, each list's txs stay in their order.
-	slices.SortStableFunc(all, func(x, y ref) int {
-		hx, hy := height(x), height(y)
-		switch {
-		case hx > hy:
-			return -1
-		case hx < hy:
-			return 1
-		}
-		return 0
-	})
-	out := make([]xpubTx, 0, total)
-	for start := 0; start < len(all); {
-		end := start + 1
-		for end < len(all) && height(all[end]) == height(all[start]) {
-			end++
-		}
-		group := all[start:end]
-		if single := !slices.ContainsFunc(group, func(r ref) bool { return r.list != group[0].list }); single {
-			for _, r := range group {
-				out = append(out, lists[r.list][r.pos])
-			}
-		} else {
-			txs := make([]xpubTx, len(group))
-			lists2 := make([]int, len(group))
-			for i, r := range group {
-				txs[i], lists2[i] = lists[r.list][r.pos], r.list
-			}
-			out = append(out, orderBlock(txs, lists2)...)
-		}
-		start = end
-	}
+	sort.Stable(blockbookAccountOrder(out))
 	return out
 }
 
-// orderBlock orders the txs of one block seen from several addresses:
-// txs[i] comes from address list lists[i], in that list's order. It is a
-// topological sort of the orders the lists give, choosing the smallest
-// txid among the txs free to come next.
-func orderBlock(txs []xpubTx, lists []int) []xpubTx {
-	idx := map[bchain.Hash]int{}
-	var nodes []xpubTx
-	for _, t := range txs {
-		if i, ok := idx[t.txid]; ok {
-			nodes[i].touch |= t.touch
-			continue
-		}
-		idx[t.txid] = len(nodes)
-		nodes = append(nodes, t)
-	}
-	succ := make([][]int, len(nodes))
-	indeg := make([]int, len(nodes))
-	lastOf := map[int]int{} // list -> node of its previous tx
-	for i, t := range txs {
-		n := idx[t.txid]
-		if p, ok := lastOf[lists[i]]; ok && p != n {
-			succ[p] = append(succ[p], n)
-			indeg[n]++
-		}
-		lastOf[lists[i]] = n
-	}
-	ready := &txidHeap{nodes: nodes}
-	for n := range nodes {
-		if indeg[n] == 0 {
-			heap.Push(ready, n)
-		}
-	}
-	out := make([]xpubTx, 0, len(nodes))
-	for ready.Len() > 0 {
-		n := heap.Pop(ready).(int)
-		out = append(out, nodes[n])
-		for _, m := range succ[n] {
-			if indeg[m]--; indeg[m] == 0 {
-				heap.Push(ready, m)
-			}
-		}
-	}
-	if len(out) != len(nodes) {
-		// The lists contradict each other, which index rows cannot do;
-		// keep every tx rather than drop some.
-		rest := slices.DeleteFunc(slices.Clone(nodes), func(t xpubTx) bool {
-			return slices.ContainsFunc(out, func(o xpubTx) bool { return o.txid == t.txid })
-		})
-		out = append(out, rest...)
-	}
-	return out
-}
+// blockbookAccountOrder is Blockbook's sort order of account txs.
+type blockbookAccountOrder []xpubTx
 
-// txidHeap is a min-heap of node indexes by txid.
-type txidHeap struct {
-	nodes []xpubTx
-	items []int
-}
-
-func (h *txidHeap) Len() int { return len(h.items) }
-func (h *txidHeap) Less(i, j int) bool {
-	return bytes.Compare(h.nodes[h.items[i]].txid[:], h.nodes[h.items[j]].txid[:]) < 0
-}
-func (h *txidHeap) Swap(i, j int) { h.items[i], h.items[j] = h.items[j], h.items[i] }
-func (h *txidHeap) Push(x any)    { h.items = append(h.items, x.(int)) }
-func (h *txidHeap) Pop() any {
-	x := h.items[len(h.items)-1]
-	h.items = h.items[:len(h.items)-1]
-	return x
+func (o blockbookAccountOrder) Len() int      { return len(o) }
+func (o blockbookAccountOrder) Swap(i, j int) { o[i], o[j] = o[j], o[i] }
+func (o blockbookAccountOrder) Less(i, j int) bool {
+	if o[i].height == o[j].height {
+		return o[i].touch&touchInput >= o[j].touch&touchInput
+	}
+	return o[i].height > o[j].height
 }

@@ -2,7 +2,8 @@ package api
 
 import (
 	"context"
-	"slices"
+	"math"
+	"sort"
 
 	"github.com/openexplorer/blockbook/bchain"
 )
@@ -38,23 +39,26 @@ func (s *UtxoService) accountUtxos(ctx context.Context, xd *bchain.XpubDescripto
 			}
 		}
 	}
-	// Pending outputs (no height) first, then by height descending; stable
-	// keeps the derivation order within a height.
-	slices.SortStableFunc(out, func(x, y Utxo) int {
-		hx, hy := x.Height, y.Height
-		if hx == 0 {
-			hx = 1 << 62
-		}
-		if hy == 0 {
-			hy = 1 << 62
-		}
-		switch {
-		case hx > hy:
-			return -1
-		case hx < hy:
-			return 1
-		}
-		return 0
-	})
+	// Pending outputs (no height) first, then by height descending, with
+	// Blockbook's sort and comparison ("x before y when x's height is at
+	// least y's"): not a strict order, so only the same sort on the same
+	// list gives Blockbook's order within a height.
+	sort.Stable(blockbookUtxoOrder(out))
 	return out, nil
+}
+
+// blockbookUtxoOrder sorts an account's UTXOs as Blockbook does.
+type blockbookUtxoOrder []Utxo
+
+func (o blockbookUtxoOrder) Len() int      { return len(o) }
+func (o blockbookUtxoOrder) Swap(i, j int) { o[i], o[j] = o[j], o[i] }
+func (o blockbookUtxoOrder) Less(i, j int) bool {
+	hi, hj := o[i].Height, o[j].Height
+	if hi == 0 {
+		hi = math.MaxInt64
+	}
+	if hj == 0 {
+		hj = math.MaxInt64
+	}
+	return hi >= hj
 }

@@ -5,6 +5,7 @@ package db
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/openexplorer/blockbook/bchain"
 )
@@ -115,14 +116,15 @@ func (d *DB) WriteCachedTx(txid bchain.Hash, raw []byte) error {
 }
 
 // AddrTxsAt is one addresses row: the txs of one descriptor in one block,
-// newest first.
+// in Blockbook's order (see blockbookOrder).
 type AddrTxsAt struct {
 	Height uint32
 	Txs    []AddrTx
 }
 
 // IterateAddrTxs visits a descriptor's rows from height `from` (inclusive)
-// down to height `to` (inclusive), newest first, until fn returns false.
+// down to height `to` (inclusive), newest block first, until fn returns
+// false. Within a row the txs come in Blockbook's order.
 func IterateAddrTxs(r Reader, desc bchain.AddrDesc, from, to uint32, fn func(AddrTxsAt) (bool, error)) error {
 	prefix := descPrefix(desc, 0)
 	return r.iterate(CFAddresses, addressesKey(desc, from), prefix, func(k, v []byte) (bool, error) {
@@ -137,8 +139,66 @@ func IterateAddrTxs(r Reader, desc bchain.AddrDesc, from, to uint32, fn func(Add
 		if err != nil {
 			return false, fmt.Errorf("address %s height %d: %w", desc, h, err)
 		}
-		return fn(AddrTxsAt{Height: h, Txs: txs})
+		return fn(AddrTxsAt{Height: h, Txs: blockbookOrder(txs)})
 	})
+}
+
+// AddrTxsInBlockOrder returns the txids of a descriptor's row at one
+// height in block order (nil when it has none there): what orders the
+// descriptor's UTXOs of one block as Blockbook does.
+func AddrTxsInBlockOrder(r Reader, desc bchain.AddrDesc, height uint32) ([]bchain.Hash, error) {
+	v, err := r.get(CFAddresses, addressesKey(desc, height))
+	if err != nil || v == nil {
+		return nil, err
+	}
+	txs, err := unpackAddrTxs(v)
+	if err != nil {
+		return nil, fmt.Errorf("address %s height %d: %w", desc, height, err)
+	}
+	out := make([]bchain.Hash, len(txs))
+	for i := range txs {
+		out[len(txs)-1-i] = txs[i].Txid // stored in reverse block order
+	}
+	return out, nil
+}
+
+// blockbookOrder turns a stored row (the block's txs in reverse block
+// order; per tx its inputs, then its outputs) into the order Blockbook
+// answers. Blockbook's connect visits the outputs of all the block's txs
+// first, then the inputs of all of them, appending a tx to the address's
+// row when it first meets it, and reads rows back as stored. So the txs
+// paying to the address come first, in block order, then those that only
+// spend from it, in block order; a tx's indexes are its outputs, then its
+// inputs, each ascending. It may reorder txs itself.
+func blockbookOrder(txs []AddrTx) []AddrTx {
+	slices.Reverse(txs)
+	pays := func(t AddrTx) bool { return slices.ContainsFunc(t.Indexes, func(i int32) bool { return i >= 0 }) }
+	out := make([]AddrTx, 0, len(txs))
+	for _, t := range txs {
+		if pays(t) {
+			out = append(out, t)
+		}
+	}
+	for _, t := range txs {
+		if !pays(t) {
+			out = append(out, t)
+		}
+	}
+	for i := range out {
+		// Stored: inputs (^vin, ascending vin) then outputs; Blockbook's:
+		// outputs then inputs. A stable partition keeps each part's order.
+		ix := out[i].Indexes
+		slices.SortStableFunc(ix, func(a, b int32) int {
+			switch {
+			case a >= 0 && b < 0:
+				return -1
+			case a < 0 && b >= 0:
+				return 1
+			}
+			return 0
+		})
+	}
+	return out
 }
 
 // IterateUtxos visits a descriptor's unspent outputs, newest first.

@@ -41,7 +41,10 @@ func TestE2EBadInput(t *testing.T) {
 	check("GET", "/api/v2/address/"+strings.Repeat("1", 5000), nil, 400, "Invalid address")
 	check("GET", "/api/v2/tx/"+strings.Repeat("f", 64)+"00", nil, 400, "Invalid txid")
 	check("GET", "/api/v2/block/"+strings.Repeat("9", 30), nil, 400, "Invalid block height or hash")
-	check("GET", "/api/v2/block-index/4294967296", nil, 400, "Invalid block height")
+	check("GET", "/api/v2/block-index/4294967296", nil, 200, `{"blockHash":""}`) // beyond any tip, as Blockbook
+	check("GET", "/api/v2/block-index/12x", nil, 400, "Invalid block height")
+	check("GET", "/api/v2/nosuch/thing", nil, 200, `"blockbook"`) // the status, as Blockbook
+	check("POST", "/api/v2/tx/", nil, 400, "Missing txid")
 	check("GET", "/api/v2/estimatefee/abc", nil, 400, "Invalid number of blocks")
 	check("GET", "/api/v2/utxo/"+url.PathEscape("bcrt1q\x00"), nil, 400, "Invalid address")
 	check("GET", "/api/v2/feestats/99999", nil, 400, "Block not found")

@@ -419,6 +419,7 @@ func (e *ethE2E) checkMisc(t *testing.T) {
 		t.Errorf("estimateFee %+v", fees)
 	}
 	ws.fails("getAccountUtxo", map[string]any{"descriptor": holder.Hex()}, "not supported for Ethereum-type coins")
+	ws.fails("longTermFeeRate", nil, "longTermFeeRate is not supported for this coin") // as Blockbook's: no long-term rate on EVM
 
 	// A contract call, and the gas of a token transfer, as wallets ask.
 	var erc20 common.Address

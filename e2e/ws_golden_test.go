@@ -54,6 +54,7 @@ func TestE2EWebsocketGoldens(t *testing.T) {
 	w.call(ws, "getInfo", "getInfo", nil)
 	w.call(ws, "getBlockHash-1", "getBlockHash", map[string]any{"height": 1})
 	w.call(ws, "getBlock-tip", "getBlock", map[string]any{"id": tip.String()})
+	w.call(ws, "getBlock-tip-pagesize-capped", "getBlock", map[string]any{"id": tip.String(), "pageSize": 20000})
 	w.call(ws, "getAccountInfo-basic", "getAccountInfo", map[string]any{"descriptor": p2tr})
 	w.call(ws, "getAccountInfo-txids", "getAccountInfo", map[string]any{"descriptor": p2tr, "details": "txids", "pageSize": 3})
 	w.call(ws, "getAccountInfo-txs-page2", "getAccountInfo", map[string]any{"descriptor": p2tr, "details": "txs", "page": 2, "pageSize": 2})
@@ -61,6 +62,7 @@ func TestE2EWebsocketGoldens(t *testing.T) {
 	w.call(ws, "getTransaction", "getTransaction", map[string]any{"txid": txid})
 	w.call(ws, "getBalanceHistory", "getBalanceHistory", map[string]any{"descriptor": p2tr, "groupBy": 86400})
 	w.call(ws, "estimateFee", "estimateFee", map[string]any{"blocks": []int{2, 6}, "specific": map[string]any{"txsize": 200}})
+	w.call(ws, "longTermFeeRate", "longTermFeeRate", nil)
 	w.call(ws, "getBlockFilter-tip", "getBlockFilter", map[string]any{"scriptType": "taproot-noordinals", "blockHash": tip.String()})
 	before, err := st.node.BlockHash(t.Context(), h-3)
 	if err != nil {

@@ -81,6 +81,12 @@ func TestWebsocketQueries(t *testing.T) {
 			t.Fatalf("getBlock page 2 of size 1: %+v\nREST: %+v", blk, rest)
 		}
 		ws.fails("getBlock", map[string]any{"id": "nonsense"}, "Invalid block height or hash")
+		// Blockbook's websocket page size: up to 10,000 (REST: 1000).
+		var big api.Block
+		ws.ok("getBlock", map[string]any{"id": "1", "pageSize": 20000}, &big)
+		if big.ItemsOnPage != 10000 || big.Page != 1 || big.TotalPages != 1 {
+			t.Fatalf("getBlock pageSize 20000: paging %+v", big.Paging)
+		}
 	}
 	demo, err := st.g.Address(chaingen.P2WPKH, chaingen.DemoIndex)
 	if err != nil {
@@ -202,6 +208,22 @@ func TestWebsocketQueries(t *testing.T) {
 		ws.fails("estimateFee", map[string]any{"blocks": blocks}, "blocks max 32")
 		ws.fails("estimateFee", map[string]any{"blocks": []int{0}}, "Invalid number of blocks")
 		ws.fails("estimateFee", map[string]any{"blocks": 1}, "blocks must be an array")
+	}
+	{ // longTermFeeRate: the trezor client has no call for it, so only
+		// this raw request drives it. btcd has no long-term estimate; the
+		// answer falls back exactly as estimateFee's for 1008 blocks does.
+		var lt struct {
+			FeePerUnit string `json:"feePerUnit"`
+			Blocks     int    `json:"blocks"`
+		}
+		ws.ok("longTermFeeRate", nil, &lt)
+		covered("longTermFeeRate")
+		var fees []struct{ FeePerUnit string }
+		ws.ok("estimateFee", map[string]any{"blocks": []int{1008}, "specific": map[string]any{"conservative": false}}, &fees)
+		rate, err := strconv.ParseInt(lt.FeePerUnit, 10, 64)
+		if err != nil || rate <= 0 || lt.Blocks != 1008 || len(fees) != 1 || fees[0].FeePerUnit != lt.FeePerUnit {
+			t.Fatalf("longTermFeeRate %+v, estimateFee for 1008 blocks %+v", lt, fees)
+		}
 	}
 	{ // ping
 		_, data := ws.call("ping", nil)

@@ -61,7 +61,8 @@ func TestOpenAPIRoutesMatchSpec(t *testing.T) {
 		var routes []openapicheck.Op
 		registered := map[string]bool{}
 		for _, pattern := range p.patterns {
-			registered[pattern] = true
+			// GET routes under /api take any method (see handle).
+			registered[pattern], registered[strings.TrimPrefix(pattern, "GET ")] = true, true
 			if op, ok := specOp(pattern); ok && !slices.Contains(routes, op) {
 				routes = append(routes, op)
 			}
@@ -132,6 +133,19 @@ func TestOpenAPIFixtureAnswers(t *testing.T) {
 		}
 		code, _, body := s.do(t, method, tc.path, tc.body)
 		op, ok := matchRest(c, method, u.EscapedPath())
+		if !ok && method != "GET" {
+			// GET routes under /api take any method (see handle).
+			op, ok = matchRest(c, "GET", u.EscapedPath())
+		}
+		if !ok && code == 200 {
+			// The catch-all: an empty height is the tip's hash, anything
+			// else the status object.
+			target := "/api/v2/"
+			if u.Path == "/api/v2/block-index/" {
+				target = "/api/v2/block-index/0"
+			}
+			op, ok = c.Match("GET", target)
+		}
 		switch {
 		case ok:
 			err = c.CheckAnswer(op, code, body)

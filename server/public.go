@@ -149,16 +149,46 @@ func (p *Public) routes() {
 	p.handle("GET /api/v2/tickers-list/", "tickers-list", p.tickersList)
 	p.openAPIRoutes()  // /openapi.yaml and /api-docs
 	p.explorerRoutes() // the HTML explorer, its start page at /
-	// Everything else under /api: a JSON error instead of a bare 404 page.
-	p.handle("/api/", "unknown", func(r *http.Request) (any, error) {
-		return nil, &api.Error{Msg: "Unknown API endpoint or missing parameter: " + truncate(r.URL.Path, 100)}
-	})
+	// Everything else under /api; every registered route is more specific
+	// and wins.
+	p.handle("/api/", "unknown", p.unknownAPI)
+}
+
+// missingID are Blockbook's answers to a route called with its id empty
+// (e.g. /api/v2/tx/), which reaches the catch-all.
+var missingID = map[string]string{
+	"tx": "Missing txid", "tx-specific": "Missing txid", "rawtx": "Missing txid",
+	"address": "Missing address", "contract": "Missing contract",
+	"sendtx": "Missing tx blob", "estimatefee": "Missing parameter 'number of blocks'",
+	"block": "Block not found", "rawblock": "Block not found", "feestats": "Block not found",
+}
+
+// unknownAPI answers what no route takes under /api: a v2 route without its
+// id as Blockbook's handler for it does (an empty height is the tip's hash),
+// anything else the status object, as Blockbook's catch-all does.
+func (p *Public) unknownAPI(r *http.Request) (any, error) {
+	if name, ok := strings.CutPrefix(r.URL.Path, "/api/v2/"); ok && strings.HasSuffix(name, "/") {
+		name = strings.TrimSuffix(name, "/")
+		if name == "block-index" {
+			return p.svc.BlockIndex(r.Context(), "")
+		}
+		if msg, ok := missingID[name]; ok {
+			return nil, &api.Error{Msg: msg}
+		}
+	}
+	return p.svc.Status(r.Context())
 }
 
 // handle wraps an API handler with the timeout, panic recovery, metrics and
-// the JSON encoding of results and errors.
+// the JSON encoding of results and errors. A GET route under /api/ takes
+// any method, as Blockbook's routes do (else the catch-all would answer a
+// POST to it with the status); the sendtx routes stay GET, their POST
+// forms reading the body.
 func (p *Public) handle(pattern, endpoint string, h func(*http.Request) (any, error)) {
 	p.patterns = append(p.patterns, pattern)
+	if rest, ok := strings.CutPrefix(pattern, "GET "); ok && strings.HasPrefix(rest, "/api") && !strings.Contains(rest, "/sendtx/") {
+		pattern = rest
+	}
 	p.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		ctx, cancel := context.WithTimeout(r.Context(), p.cfg.RequestTimeout)

@@ -79,6 +79,10 @@ func wsChainCases(f *apitest.Fixture) []wsCase {
 			}
 		}},
 		{method: "getBlock", params: m{"id": strconv.Itoa(tip + 1)}, errPrefix: "Block not found"},
+		// Blockbook's websocket page sizes: default 1000, at most 10,000.
+		{method: "getBlock", params: m{"id": "112"}, ok: wantBlockPageSize(1000)},
+		{method: "getBlock", params: m{"id": "112", "pageSize": 5000}, ok: wantBlockPageSize(5000)},
+		{method: "getBlock", params: m{"id": "112", "pageSize": 20000}, ok: wantBlockPageSize(10000)},
 	}
 }
 
@@ -145,6 +149,11 @@ func wsOtherCases(f *apitest.Fixture) []wsCase {
 			}
 		}},
 		{method: "estimateFee", params: m{"blocks": make([]int, 33)}, errPrefix: "blocks max 32"},
+		{method: "longTermFeeRate", ok: func(t *testing.T, d json.RawMessage) {
+			if want := fmt.Sprintf(`{"feePerUnit":"%d","blocks":1008}`, apitest.FeeRate(1008)); string(d) != want {
+				t.Errorf("longTermFeeRate %s, want %s", d, want)
+			}
+		}},
 		{method: "sendTransaction", params: m{"hex": "zz"}, errPrefix: "Invalid transaction hex"},
 		{method: "getMempoolFilters", params: m{"scriptType": scripts}, ok: func(t *testing.T, d json.RawMessage) {
 			if mf := decode[api.MempoolFilters](t, "getMempoolFilters", d); len(mf.Entries) == 0 || len(mf.Entries) >= len(f.Pending) {
@@ -214,5 +223,14 @@ func TestWebsocketAddressNotificationOnFixture(t *testing.T) {
 	if err := json.Unmarshal(msg, &n); err != nil || n.ID != "sub" || n.Data.Address != s.f.UnusedAddress ||
 		n.Data.Tx.Txid != child || n.Data.Tx.BlockHeight != -1 || !amountIs(n.Data.Tx.Vout[0].Value, s.f.PendingChild.TxOut[0].Value) {
 		t.Fatalf("notification %s (%v)", msg, err)
+	}
+}
+
+// wantBlockPageSize checks getBlock's itemsOnPage.
+func wantBlockPageSize(size int) func(t *testing.T, d json.RawMessage) {
+	return func(t *testing.T, d json.RawMessage) {
+		if b := decode[api.Block](t, "getBlock", d); b.ItemsOnPage != size || b.Page != 1 {
+			t.Errorf("getBlock: page %d of %d, want page 1 of %d", b.Page, b.ItemsOnPage, size)
+		}
 	}
 }

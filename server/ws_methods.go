@@ -24,6 +24,7 @@ func init() {
 		"getTransactionSpecific": wsGetTransactionSpecific,
 		"getBalanceHistory":      wsGetBalanceHistory,
 		"estimateFee":            wsEstimateFee,
+		"longTermFeeRate":        wsLongTermFeeRate,
 		"sendTransaction":        wsSendTransaction,
 		"rpcCall":                wsRPCCall,
 		"ping":                   wsPing,
@@ -90,7 +91,8 @@ func wsGetBlock(ctx context.Context, c *wsConn, req *wsRequest) (any, error) {
 	if err := decodeParams(req.Params, &p); err != nil {
 		return nil, err
 	}
-	return c.s.svc.Block(ctx, p.ID, p.Page, p.PageSize)
+	// Blockbook's websocket pages a block by up to 10,000 txs (REST: 1000).
+	return c.s.svc.Block(ctx, p.ID, p.Page, min(p.PageSize, api.MaxWsBlockPageSize))
 }
 
 // wsDetails maps getAccountInfo's details; the websocket default is basic.
@@ -235,6 +237,20 @@ func wsEstimateFee(ctx context.Context, c *wsConn, req *wsRequest) (any, error) 
 		TxSize:       int64(p.Specific.TxSize), Data: p.Specific.Data,
 		From: p.Specific.From, To: p.Specific.To, Value: p.Specific.Value,
 	})
+}
+
+// wsLongTermFeeRate answers longTermFeeRate (no params): {feePerUnit,
+// blocks}, as Blockbook's; not supported where the fee estimator has no
+// long-term rate (Ethereum-type chains, as in Blockbook).
+func wsLongTermFeeRate(ctx context.Context, c *wsConn, _ *wsRequest) (any, error) {
+	if c.s.caps.FeeEstimates == nil {
+		return nil, c.s.caps.NotSupported(api.CapFeeEstimates)
+	}
+	lt, ok := c.s.caps.FeeEstimates.(api.LongTermFeeEstimator)
+	if !ok {
+		return nil, &api.Error{Msg: "longTermFeeRate is not supported for this coin", Err: api.ErrNotSupported}
+	}
+	return lt.LongTermFeeRate(ctx)
 }
 
 func wsRPCCall(ctx context.Context, c *wsConn, req *wsRequest) (any, error) {

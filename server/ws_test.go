@@ -344,7 +344,7 @@ func TestWebsocketShutdownWaitsForRequests(t *testing.T) {
 func TestWebsocketMethodTable(t *testing.T) {
 	want := []string{"estimateFee", "getAccountInfo", "getAccountUtxo", "getBalanceHistory", "getBlock", "getBlockFilter",
 		"getBlockFiltersBatch", "getBlockHash", "getCurrentFiatRates", "getFiatRatesForTimestamps", "getFiatRatesTickersList",
-		"getInfo", "getMempoolFilters", "getTransaction", "getTransactionSpecific", "ping", "rpcCall", "sendTransaction",
+		"getInfo", "getMempoolFilters", "getTransaction", "getTransactionSpecific", "longTermFeeRate", "ping", "rpcCall", "sendTransaction",
 		"subscribeAddresses", "subscribeFiatRates", "subscribeNewBlock", "subscribeNewTransaction", "unsubscribeAddresses",
 		"unsubscribeFiatRates", "unsubscribeNewBlock", "unsubscribeNewTransaction"}
 	if got := WebsocketMethods(); !slices.Equal(got, want) {

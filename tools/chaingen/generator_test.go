@@ -194,9 +194,15 @@ func TestLedgerSanity(t *testing.T) {
 			}
 			seen[txid] = true
 			if i > 0 {
-				prev := l.Txs[a.Txids[i-1]]
-				if prev.Height < info.Height || prev.Height == info.Height && prev.Position <= info.Position {
-					t.Fatalf("%s: txids not newest first at %d", addr, i)
+				// Blockbook's order: newest block first; in a block the txs
+				// paying to the address, then those only spending from it,
+				// each part in block order.
+				p := a.Txids[i-1]
+				prev := l.Txs[p]
+				ok := prev.Height > info.Height || prev.Height == info.Height &&
+					(a.Pays[p] && !a.Pays[txid] || a.Pays[p] == a.Pays[txid] && prev.Position < info.Position)
+				if !ok {
+					t.Fatalf("%s: txids not in Blockbook's order at %d", addr, i)
 				}
 			}
 		}

@@ -1,10 +1,8 @@
 package chaingen
 
 import (
-	"cmp"
-	"container/heap"
 	"fmt"
-	"slices"
+	"sort"
 
 	"github.com/btcsuite/btcd/wire/v2"
 )
@@ -23,9 +21,13 @@ type AccountLedger struct {
 	Balance, Received, Sent int64
 	// AddrTxCount sums the addresses' tx counts; Txids lists each tx once.
 	AddrTxCount int
-	// Txids, newest first: by height descending; within a block, a later
-	// tx before an earlier one whenever both touch one of the account's
-	// addresses, and otherwise the smaller txid first.
+	// Txids in Blockbook's order: the addresses' lists (each in the order
+	// of AddressLedger.Txids) concatenated chain by chain in index order,
+	// each tx kept at its first entry, then sorted with sort.Stable by
+	// height descending and, within a height, by Blockbook's comparison
+	// "x before y unless y spends from its address and x does not" (not a
+	// strict order: the result is that of Go's sort.Stable, which
+	// Blockbook uses).
 	Txids []string
 	// Txs describes every tx of Txids as the account sees it.
 	Txs   map[string]AccountTx
@@ -108,7 +110,7 @@ func (g *Generator) AccountLedger(a *HDAccount, gap int) (*AccountLedger, error)
 	if err := out.replay(g, own); err != nil {
 		return nil, err
 	}
-	out.order(led, own)
+	out.order(led)
 	return out, nil
 }
 
@@ -159,81 +161,46 @@ func (l *AccountLedger) replay(g *Generator, own map[string]bool) error {
 }
 
 // order fills Txids (see AccountLedger.Txids).
-func (l *AccountLedger) order(led *Ledger, own map[string]bool) {
-	byHeight := map[int32][]string{}
-	for txid, t := range l.Txs {
-		byHeight[t.Height] = append(byHeight[t.Height], txid)
-	}
-	// The account addresses each tx touches.
-	touches := map[string]map[string]bool{}
-	for addr := range own {
-		if al := led.Addresses[addr]; al != nil {
-			for _, txid := range al.Txids {
-				if touches[txid] == nil {
-					touches[txid] = map[string]bool{}
-				}
-				touches[txid][addr] = true
+func (l *AccountLedger) order(led *Ledger) {
+	var entries accountEntries
+	seen := map[string]bool{}
+	for _, c := range l.Chains {
+		for _, aa := range c {
+			al := led.Addresses[aa.Address]
+			if al == nil {
+				continue
 			}
-		}
-	}
-	heights := make([]int32, 0, len(byHeight))
-	for h := range byHeight {
-		heights = append(heights, h)
-	}
-	slices.SortFunc(heights, func(a, b int32) int { return cmp.Compare(b, a) })
-	for _, h := range heights {
-		txs := byHeight[h]
-		// before[x][y]: x must come before y (both touch one address and x
-		// is later in the block).
-		indeg := map[string]int{}
-		after := map[string][]string{}
-		for _, x := range txs {
-			for _, y := range txs {
-				if x == y || l.Txs[x].Position <= l.Txs[y].Position || !sharesAddress(touches[x], touches[y]) {
+			for _, txid := range al.Txids {
+				if seen[txid] {
 					continue
 				}
-				after[x] = append(after[x], y)
-				indeg[y]++
-			}
-		}
-		ready := &stringHeap{}
-		for _, x := range txs {
-			if indeg[x] == 0 {
-				heap.Push(ready, x)
-			}
-		}
-		for ready.Len() > 0 {
-			x := heap.Pop(ready).(string)
-			l.Txids = append(l.Txids, x)
-			for _, y := range after[x] {
-				if indeg[y]--; indeg[y] == 0 {
-					heap.Push(ready, y)
-				}
+				seen[txid] = true
+				entries = append(entries, accountEntry{txid, l.Txs[txid].Height, al.Spends[txid]})
 			}
 		}
 	}
-}
-
-func sharesAddress(a, b map[string]bool) bool {
-	for k := range a {
-		if b[k] {
-			return true
-		}
+	sort.Stable(entries)
+	for _, e := range entries {
+		l.Txids = append(l.Txids, e.txid)
 	}
-	return false
 }
 
-type stringHeap []string
+// accountEntry is a tx as one address lists it.
+type accountEntry struct {
+	txid   string
+	height int32
+	spends bool // spends from that address
+}
 
-func (h stringHeap) Len() int           { return len(h) }
-func (h stringHeap) Less(i, j int) bool { return h[i] < h[j] }
-func (h stringHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *stringHeap) Push(x any)        { *h = append(*h, x.(string)) }
-func (h *stringHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+type accountEntries []accountEntry
+
+func (e accountEntries) Len() int      { return len(e) }
+func (e accountEntries) Swap(i, j int) { e[i], e[j] = e[j], e[i] }
+func (e accountEntries) Less(i, j int) bool {
+	if e[i].height != e[j].height {
+		return e[i].height > e[j].height
+	}
+	return e[i].spends || !e[j].spends
 }
 
 // Pending describes unmined txs as an account sees them: the txids that

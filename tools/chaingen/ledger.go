@@ -33,10 +33,19 @@ type AddressLedger struct {
 	Received int64
 	Sent     int64
 	Balance  int64
-	// Txids lists each tx touching the address once, newest first (block
-	// height descending, then position in block descending).
+	// Txids lists each tx touching the address once in Blockbook's order:
+	// blocks newest first; within a block the txs paying to the address
+	// in block order, then those only spending from it in block order
+	// (Blockbook's connect visits all outputs of a block before its
+	// inputs and lists a tx where it first meets it).
 	Txids []string
-	// Utxos is ordered like Txids, then by output index ascending.
+	// Spends holds the txids that spend from the address, Pays those that
+	// pay to it.
+	Spends, Pays map[string]bool
+	// Utxos in Blockbook's order: newest first by height and position in
+	// block, then by output index, all descending (Blockbook keeps an
+	// address's outputs in the order it added them and lists them
+	// backwards).
 	Utxos []Utxo
 }
 
@@ -122,12 +131,18 @@ type replay struct {
 	utxos  map[wire.OutPoint]ledgerOut
 }
 
-// touch is addr's entry, with txid recorded as one of its txs.
-func (r *replay) touch(addr, txid string) *AddressLedger {
+// touch is addr's entry, with txid recorded as one of its txs, spending
+// from it or paying to it.
+func (r *replay) touch(addr, txid string, spends bool) *AddressLedger {
 	a := r.l.Addresses[addr]
 	if a == nil {
-		a = &AddressLedger{}
+		a = &AddressLedger{Spends: map[string]bool{}, Pays: map[string]bool{}}
 		r.l.Addresses[addr] = a
+	}
+	if spends {
+		a.Spends[txid] = true
+	} else {
+		a.Pays[txid] = true
 	}
 	if n := len(a.Txids); n == 0 || a.Txids[n-1] != txid {
 		a.Txids = append(a.Txids, txid)
@@ -154,7 +169,7 @@ func (r *replay) applyTx(h int32, pos int, tx *wire.MsgTx) error {
 				r.l.NoAddress.Sent += o.value
 				continue
 			}
-			r.touch(o.addr, txid).Sent += o.value
+			r.touch(o.addr, txid, true).Sent += o.value
 		}
 	}
 	for vout, o := range tx.TxOut {
@@ -164,7 +179,7 @@ func (r *replay) applyTx(h int32, pos int, tx *wire.MsgTx) error {
 			r.l.NoAddress.Outputs++
 			r.l.NoAddress.Received += o.Value
 		} else {
-			r.touch(addr, txid).Received += o.Value
+			r.touch(addr, txid, false).Received += o.Value
 		}
 		if txscript.IsUnspendable(o.PkScript) {
 			r.l.NoAddress.Burned += o.Value
@@ -181,7 +196,7 @@ func (r *replay) applyTx(h int32, pos int, tx *wire.MsgTx) error {
 	return nil
 }
 
-// placeUtxos gives every address its unspent outputs, newest first, and
+// placeUtxos gives every address its unspent outputs (see Utxos) and
 // checks that they add up to its balance.
 func (r *replay) placeUtxos() error {
 	type placed struct {
@@ -198,7 +213,20 @@ func (r *replay) placeUtxos() error {
 			Value: o.value, Height: o.height, Coinbase: o.coinbase}, o.position})
 	}
 	for addr, a := range r.l.Addresses {
-		slices.Reverse(a.Txids)
+		// Appended in block order: reorder to Blockbook's (see Txids).
+		slices.SortStableFunc(a.Txids, func(x, y string) int {
+			tx, ty := r.l.Txs[x], r.l.Txs[y]
+			if c := cmp.Compare(ty.Height, tx.Height); c != 0 {
+				return c
+			}
+			if px, py := a.Pays[x], a.Pays[y]; px != py {
+				if px {
+					return -1
+				}
+				return 1
+			}
+			return cmp.Compare(tx.Position, ty.Position)
+		})
 		us := unspent[addr]
 		slices.SortFunc(us, func(x, y placed) int {
 			if c := cmp.Compare(y.Height, x.Height); c != 0 {
@@ -207,7 +235,7 @@ func (r *replay) placeUtxos() error {
 			if c := cmp.Compare(y.position, x.position); c != 0 {
 				return c
 			}
-			return cmp.Compare(x.Vout, y.Vout)
+			return cmp.Compare(y.Vout, x.Vout)
 		})
 		for _, u := range us {
 			a.Utxos = append(a.Utxos, u.Utxo)

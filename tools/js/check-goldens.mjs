@@ -50,6 +50,7 @@ const kinds = {
         getTransaction: 'Tx',
         getBalanceHistory: 'BalanceHistory[]',
         estimateFee: 'WsEstimateFeeRes[]',
+        longTermFeeRate: "import('@trezor/blockchain-link-types/lib/blockbook-api').WsLongTermFeeRateRes",
         sendTransaction: 'Push',
         getMempoolFilters: 'FilterResponse & MempoolTxidFilterEntries',
         getBlockFilter: 'FilterResponse & { blockFilter: string }',

@@ -211,8 +211,8 @@ for (const acc of F.accounts) {
     // come first on page 1, on top of the page size.
     const size = 4;
     const total = Math.max(1, Math.ceil(acc.txCount / size));
-    // With no txs the server says 0 pages (omitted), where Blockbook says 1.
-    const paging = (page) => ({ index: page, size, total: acc.txCount ? total : undefined });
+    // With no txs there is one (empty) page, as Blockbook counts.
+    const paging = (page) => ({ index: page, size, total });
     const seen = [];
     for (let page = 1; page <= total; page++) {
         const np = page === 1 ? acc.pending.length : 0; // pending txs, in any order
