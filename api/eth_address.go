@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/big"
 
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
@@ -44,14 +45,26 @@ func (s *EthService) Address(ctx context.Context, address string, q AddressQuery
 	if err != nil {
 		return nil, err
 	}
-	nonce, err := s.eth.Nonce(ctx, desc, bchain.EthLatest)
+	// The nonce counts the node's pending txs (the next one to use), as
+	// Blockbook's; the confirmed one only when asked for.
+	nonce, err := s.eth.Nonce(ctx, desc, bchain.EthPending)
 	if err != nil {
 		return nil, err
 	}
-	pending, delta := s.pending(desc)
+	pending, sums := s.pending(desc)
 	out := &Address{
-		Address: s.addr(desc), Balance: amount(bal), UnconfirmedBalance: amount(delta), UnconfirmedTxs: len(pending),
+		Address: s.addr(desc), Balance: amount(bal), UnconfirmedTxs: len(pending),
+		UnconfirmedBalance: amount(new(big.Int).Sub(sums.receiving, sums.sending)),
+		UnconfirmedSending: amountOrNil(sums.sending), UnconfirmedReceiving: amountOrNil(sums.receiving),
 		Txs: int(ac.Txs), NonTokenTxs: int(ac.NonTokenTxs), InternalTxs: int(ac.InternalTxs), Nonce: fmt.Sprint(nonce),
+	}
+	if q.ConfirmedNonce {
+		// Best effort, as Blockbook's: left out when the node fails.
+		if confirmed, err := s.eth.Nonce(ctx, desc, bchain.EthLatest); err == nil {
+			out.ConfirmedNonce = fmt.Sprint(confirmed)
+		} else {
+			s.log.Warn("confirmed nonce failed", "address", out.Address, "err", err)
+		}
 	}
 	if out.ContractInfo, err = s.contractInfo(v, desc); err != nil {
 		return nil, err
@@ -120,7 +133,7 @@ func (s *EthService) contractInfo(v *view, c bchain.AddrDesc) (*ContractInfo, er
 	std := tokenStandard(ci.Standard())
 	created, destroyed := ci.Lifetime()
 	return &ContractInfo{Type: std, Standard: std, Contract: s.addr(c), Name: ci.Name, Symbol: ci.Symbol,
-		Decimals: int(ci.Decimals), CreatedInBlock: created, DestructedInBlock: destroyed}, nil
+		Decimals: int(ci.Decimals), CreatedInBlock: created, DestructedInBlock: destroyed, BlockHeight: v.tip.Height}, nil
 }
 
 // tokens lists the token contracts an address met, in the order it met

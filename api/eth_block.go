@@ -57,9 +57,14 @@ func (s *EthService) Block(ctx context.Context, id string, page, pageSize int) (
 
 // Contract answers contract/{address} from the index.
 func (s *EthService) Contract(_ context.Context, contract string) (*ContractInfo, error) {
-	desc, err := s.addrDesc(contract)
+	// Blockbook's texts (contract/ and getContractInfo).
+	if strings.TrimSpace(contract) == "" {
+		return nil, userErr("Missing contract")
+	}
+	desc, err := s.addrs.AddrDescFromAddress(strings.TrimSpace(contract))
 	if err != nil {
-		return nil, err
+		reason := strings.TrimPrefix(err.Error(), bchain.ErrInvalidAddress.Error()+": ")
+		return nil, &Error{Msg: "Invalid contract, " + reason, Err: err}
 	}
 	v, err := s.newView()
 	if err != nil {
@@ -71,7 +76,7 @@ func (s *EthService) Contract(_ context.Context, contract string) (*ContractInfo
 		return nil, err
 	}
 	if ci == nil {
-		return nil, &Error{Msg: "Contract " + s.addr(desc) + " not found", Err: ErrNotFound}
+		return nil, &Error{Msg: "Contract not found", Err: ErrNotFound}
 	}
 	return ci, nil
 }

@@ -113,19 +113,28 @@ type Address struct {
 	TotalSent          *Amount `json:"totalSent,omitempty"`
 	UnconfirmedBalance *Amount `json:"unconfirmedBalance"`
 	UnconfirmedTxs     int     `json:"unconfirmedTxs"`
-	Txs                int     `json:"txs"`
+	// UnconfirmedSending and UnconfirmedReceiving (Ethereum-type chains)
+	// split unconfirmedBalance: what pending txs would take from the
+	// address (value plus the most they can cost in fees) and pay to it;
+	// left out when zero, as Blockbook.
+	UnconfirmedSending   *Amount `json:"unconfirmedSending,omitempty"`
+	UnconfirmedReceiving *Amount `json:"unconfirmedReceiving,omitempty"`
+	Txs                  int     `json:"txs"`
 	// AddrTxCount (accounts only) sums the tx counts of the account's
 	// addresses, a tx touching two of them counting twice (Blockbook's).
 	AddrTxCount int `json:"addrTxCount,omitempty"`
 	// Ethereum-type chains only: txs as sender or recipient, txs with
 	// internal transfers, the node's nonce, and the contract's own info
 	// when the address is a contract the index knows.
-	NonTokenTxs  int           `json:"nonTokenTxs,omitempty"`
-	InternalTxs  int           `json:"internalTxs,omitempty"`
-	Nonce        string        `json:"nonce,omitempty"`
-	ContractInfo *ContractInfo `json:"contractInfo,omitempty"`
-	Transactions []*Tx         `json:"transactions,omitempty"`
-	Txids        []string      `json:"txids,omitempty"`
+	NonTokenTxs int    `json:"nonTokenTxs,omitempty"`
+	InternalTxs int    `json:"internalTxs,omitempty"`
+	Nonce       string `json:"nonce,omitempty"`
+	// ConfirmedNonce is the nonce as of the latest block (mined txs only),
+	// given when asked for (confirmedNonce); Nonce counts pending txs too.
+	ConfirmedNonce string        `json:"confirmedNonce,omitempty"`
+	ContractInfo   *ContractInfo `json:"contractInfo,omitempty"`
+	Transactions   []*Tx         `json:"transactions,omitempty"`
+	Txids          []string      `json:"txids,omitempty"`
 	// UsedTokens and Tokens (accounts only): how many derived addresses
 	// have txs, and the derived addresses the tokens parameter selects.
 	UsedTokens int     `json:"usedTokens,omitempty"`

@@ -229,8 +229,12 @@ type EthFees struct {
 // EthLatest for the node's tip.
 type EthBlockTag int64
 
-// EthLatest reads the state at the latest block.
-const EthLatest EthBlockTag = -1
+// EthLatest reads the state at the latest block; EthPending the state
+// with the node's pending txs applied (the next nonce an account uses).
+const (
+	EthLatest  EthBlockTag = -1
+	EthPending EthBlockTag = -2
+)
 
 // EthereumChain is what an Ethereum-type node offers beyond BlockChain:
 // account state, token metadata, fees and pending txs (Backend.Eth).

@@ -26,6 +26,7 @@ type rpcHeader struct {
 	GasUsed       hexutil.Uint64  `json:"gasUsed"`
 	GasLimit      hexutil.Uint64  `json:"gasLimit"`
 	BaseFeePerGas *hexutil.Big    `json:"baseFeePerGas"`
+	Difficulty    *hexutil.Big    `json:"difficulty"`
 	Transactions  json.RawMessage `json:"transactions"`
 }
 
