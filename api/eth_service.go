@@ -37,6 +37,9 @@ func NewEthService(d Store, b *bchain.Backend, sync SyncStatus, cfg Config) *Eth
 	if b.Fees != nil {
 		s.caps.FeeEstimates = ethFees{EthService: s, est: b.Fees}
 	}
+	if src, ok := b.Eth.(bchain.EthTxSource); ok {
+		s.caps.TxSpecific, s.caps.RawTxs = ethTxSource{EthService: s, src: src}, ethTxSource{EthService: s, src: src}
+	}
 	return s
 }
 

@@ -3,6 +3,7 @@ package bchain
 import (
 	"context"
 	"encoding/hex"
+	"encoding/json"
 	"math/big"
 )
 
@@ -269,6 +270,17 @@ type EthereumChain interface {
 	EstimateGas(ctx context.Context, call EthCall) (uint64, error)
 	// Receipts returns the receipts of mined txs, in order (batched).
 	Receipts(ctx context.Context, txs []Hash) ([]*EthReceipt, error)
+}
+
+// EthTxSource is what an Ethereum-type node may offer besides
+// EthereumChain: a tx as the node describes it, for the tx-specific and
+// raw tx answers.
+type EthTxSource interface {
+	// TxSpecific is the tx with its receipt in Blockbook's tx-specific
+	// shape ({"tx": …, "receipt": …}); ErrTxNotFound when unknown.
+	TxSpecific(ctx context.Context, hash Hash) (json.RawMessage, error)
+	// RawTx is the tx's signed serialization; ErrTxNotFound when unknown.
+	RawTx(ctx context.Context, hash Hash) ([]byte, error)
 }
 
 // EthCall is a call or tx to simulate; empty fields are left out.

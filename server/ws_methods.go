@@ -19,6 +19,7 @@ func init() {
 		"getBlockHash":           wsGetBlockHash,
 		"getBlock":               wsGetBlock,
 		"getAccountInfo":         wsGetAccountInfo,
+		"getContractInfo":        wsGetContractInfo,
 		"getAccountUtxo":         wsGetAccountUtxo,
 		"getTransaction":         wsGetTransaction,
 		"getTransactionSpecific": wsGetTransactionSpecific,
