@@ -71,7 +71,7 @@ func (e *ethE2E) checkExplorer(t *testing.T) {
 			continue
 		}
 		for _, ch := range [][3]string{
-			{"nonce", p.textOf(t, "nonce"), fmt.Sprint(want.Nonce)},
+			{"nonce", p.textOf(t, "nonce"), fmt.Sprint(e.pendingNonce(a))},
 			{"txs", p.textOf(t, "tx-count"), fmtNum(int64(len(want.Txs)))},
 			{"non-token txs", p.textOf(t, "non-token-txs"), fmtNum(int64(want.NonTokenTxs))},
 			{"internal txs", p.textOf(t, "internal-txs"), fmtNum(int64(want.InternalTxs))},
