@@ -515,6 +515,15 @@ func TestEthNodeWithoutDebugAPI(t *testing.T) {
 	}
 	checked := 0
 	for h, tx := range e.ledger.Txs {
+		// Untraced, a creation has no internal data, so no type (as
+		// Blockbook's); the receipt still names the contract.
+		if !tx.Pending && tx.To == nil && tx.Created != (common.Address{}) {
+			var got api.Tx
+			e.get(t, "/api/v2/tx/"+h.Hex(), &got)
+			if es := got.EthereumSpecific; es == nil || es.Type != 0 || es.CreatedContract != tx.Created.Hex() {
+				t.Errorf("untraced creation %s: %+v", h, es)
+			}
+		}
 		if tx.Pending || len(tx.InternalTransfers) == 0 {
 			continue
 		}
