@@ -8,6 +8,7 @@ import (
 
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
+	"github.com/openexplorer/blockbook/ethmempool"
 )
 
 // tokenStandard names a standard on the wire ("" when unknown).
@@ -41,31 +42,11 @@ func (s *EthService) Address(ctx context.Context, address string, q AddressQuery
 	if ac == nil {
 		ac = &db.AddrContracts{}
 	}
-	bal, err := s.eth.Balance(ctx, desc, bchain.EthLatest)
+	out, bal, pending, err := s.accountState(ctx, desc, q.ConfirmedNonce)
 	if err != nil {
 		return nil, err
 	}
-	// The nonce counts the node's pending txs (the next one to use), as
-	// Blockbook's; the confirmed one only when asked for.
-	nonce, err := s.eth.Nonce(ctx, desc, bchain.EthPending)
-	if err != nil {
-		return nil, err
-	}
-	pending, sums := s.pending(desc)
-	out := &Address{
-		Address: s.addr(desc), Balance: amount(bal), UnconfirmedTxs: len(pending),
-		UnconfirmedBalance: amount(new(big.Int).Sub(sums.receiving, sums.sending)),
-		UnconfirmedSending: amountOrNil(sums.sending), UnconfirmedReceiving: amountOrNil(sums.receiving),
-		Txs: int(ac.Txs), NonTokenTxs: int(ac.NonTokenTxs), InternalTxs: int(ac.InternalTxs), Nonce: fmt.Sprint(nonce),
-	}
-	if q.ConfirmedNonce {
-		// Best effort, as Blockbook's: left out when the node fails.
-		if confirmed, err := s.eth.Nonce(ctx, desc, bchain.EthLatest); err == nil {
-			out.ConfirmedNonce = fmt.Sprint(confirmed)
-		} else {
-			s.log.Warn("confirmed nonce failed", "address", out.Address, "err", err)
-		}
-	}
+	out.Txs, out.NonTokenTxs, out.InternalTxs = int(ac.Txs), int(ac.NonTokenTxs), int(ac.InternalTxs)
 	if out.ContractInfo, err = s.contractInfo(v, desc); err != nil {
 		return nil, err
 	}
@@ -110,6 +91,36 @@ func (s *EthService) Address(ctx context.Context, address string, q AddressQuery
 		out.Transactions = append(out.Transactions, tx)
 	}
 	return out, nil
+}
+
+// accountState is an address's state from the node and the mempool: its
+// balance, its nonce counting the node's pending txs (the next one to
+// use, as Blockbook's) and, when asked for, the confirmed one; what its
+// pending txs would move.
+func (s *EthService) accountState(ctx context.Context, desc bchain.AddrDesc, withConfirmed bool) (*Address, *big.Int, []*ethmempool.Tx, error) {
+	bal, err := s.eth.Balance(ctx, desc, bchain.EthLatest)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	nonce, err := s.eth.Nonce(ctx, desc, bchain.EthPending)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	pending, sums := s.pending(desc)
+	out := &Address{
+		Address: s.addr(desc), Balance: amount(bal), UnconfirmedTxs: len(pending), Nonce: fmt.Sprint(nonce),
+		UnconfirmedBalance: amount(new(big.Int).Sub(sums.receiving, sums.sending)),
+		UnconfirmedSending: amountOrNil(sums.sending), UnconfirmedReceiving: amountOrNil(sums.receiving),
+	}
+	if withConfirmed {
+		// Best effort, as Blockbook's: left out when the node fails.
+		if confirmed, err := s.eth.Nonce(ctx, desc, bchain.EthLatest); err == nil {
+			out.ConfirmedNonce = fmt.Sprint(confirmed)
+		} else {
+			s.log.Warn("confirmed nonce failed", "address", out.Address, "err", err)
+		}
+	}
+	return out, bal, pending, nil
 }
 
 // contractFilter validates the contract parameter (nil when empty).

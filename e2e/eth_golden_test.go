@@ -77,11 +77,11 @@ func (e *ethE2E) checkGoldens(t *testing.T) {
 	}
 	ws := newWS(t, e.inst.base)
 	for name, call := range map[string][2]any{
-		"ws-getInfo":        {"getInfo", nil},
-		"ws-getAccountInfo": {"getAccountInfo", map[string]any{"descriptor": holder.Hex(), "details": "txs", "pageSize": 2, "confirmedNonce": true}},
+		"ws-getInfo":         {"getInfo", nil},
+		"ws-getAccountInfo":  {"getAccountInfo", map[string]any{"descriptor": holder.Hex(), "details": "txs", "pageSize": 2, "confirmedNonce": true}},
 		"ws-getContractInfo": {"getContractInfo", map[string]any{"contract": contract.Hex()}},
-		"ws-estimateFee":    {"estimateFee", map[string]any{"blocks": []int{1}}},
-		"ws-getTransaction": {"getTransaction", map[string]any{"txid": tokenTx.Hex()}},
+		"ws-estimateFee":     {"estimateFee", map[string]any{"blocks": []int{1}}},
+		"ws-getTransaction":  {"getTransaction", map[string]any{"txid": tokenTx.Hex()}},
 	} {
 		var v any
 		ws.ok(call[0].(string), call[1], &v)
