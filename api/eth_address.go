@@ -50,6 +50,9 @@ func (s *EthService) Address(ctx context.Context, address string, q AddressQuery
 	if out.ContractInfo, err = s.contractInfo(v, desc); err != nil {
 		return nil, err
 	}
+	if out.ContractInfo != nil && out.ContractInfo.Standard == bchain.TokenERC20.String() {
+		out.Erc20Contract = out.ContractInfo
+	}
 	if q.Secondary != "" {
 		if val, ok := s.secondaryValue(ctx, bal, q.Secondary); ok {
 			out.SecondaryValue = val

@@ -32,7 +32,7 @@ func (s *EthService) Block(ctx context.Context, id string, page, pageSize int) (
 	}
 	bi := BlockInfo{
 		Hash: s.hashString(blk.Hash), Height: blk.Height, Confirmations: int(v.confirmations(blk.Height)),
-		Size: blk.Size, Time: blk.Time, Version: "0", Nonce: strconv.FormatUint(uint64(blk.Nonce), 10), Difficulty: "0",
+		Size: blk.Size, Time: blk.Time, Version: "0", Nonce: blk.Eth.Nonce, Difficulty: blk.Eth.Difficulty,
 	}
 	if blk.Height > 0 {
 		bi.Prev = s.hashString(blk.Prev)

@@ -61,14 +61,26 @@ func (r *ethRenderer) tx(ctx context.Context, txid bchain.Hash) (*Tx, error) {
 		// still fail), as the mempool files it.
 		etx.Transfers = ethmempool.PendingTransfers(etx)
 		out, err := r.render(etx, nil, nil)
+		if err != nil {
+			return nil, err
+		}
 		// Its time is when the mempool first saw it, as Blockbook (and our
 		// Bitcoin-type answers) show it; 0 would date it to 1970 in wallets.
-		if err == nil && r.s.cfg.EthMempool != nil {
+		if r.s.cfg.EthMempool != nil {
 			if mt, ok := r.s.cfg.EthMempool.Tx(txid); ok {
 				out.BlockTime = mt.FirstSeen.Unix()
 			}
 		}
-		return out, err
+		// Blockbook adds the node's view of a pending tx (its tx-specific
+		// answer); best effort, the tx may be mined meanwhile.
+		if r.s.txSrc != nil {
+			if cs, err := r.s.txSrc.TxSpecific(ctx, txid); err == nil {
+				out.CoinSpecificData = cs
+			} else if ctx.Err() == nil {
+				r.s.log.Debug("pending tx's node data", "txid", txid, "err", err)
+			}
+		}
+		return out, nil
 	}
 	blk, err := r.block(ctx, etx.BlockHash, etx.BlockHeight)
 	if err != nil {

@@ -92,6 +92,9 @@ type Tx struct {
 	Fees          *Amount `json:"fees,omitempty"`
 	Hex           string  `json:"hex,omitempty"`
 	Rbf           bool    `json:"rbf,omitempty"`
+	// CoinSpecificData is the node's own view of a pending tx (Ethereum-type
+	// chains: its tx-specific answer), as Blockbook adds it.
+	CoinSpecificData json.RawMessage `json:"coinSpecificData,omitempty"`
 	// Ethereum-type chains only.
 	TokenTransfers   []TokenTransfer   `json:"tokenTransfers,omitempty"`
 	EthereumSpecific *EthereumSpecific `json:"ethereumSpecific,omitempty"`
@@ -133,8 +136,11 @@ type Address struct {
 	// given when asked for (confirmedNonce); Nonce counts pending txs too.
 	ConfirmedNonce string        `json:"confirmedNonce,omitempty"`
 	ContractInfo   *ContractInfo `json:"contractInfo,omitempty"`
-	Transactions   []*Tx         `json:"transactions,omitempty"`
-	Txids          []string      `json:"txids,omitempty"`
+	// Erc20Contract repeats an ERC20 contract's ContractInfo under
+	// Blockbook's older (deprecated) name, as Blockbook does.
+	Erc20Contract *ContractInfo `json:"erc20Contract,omitempty"`
+	Transactions  []*Tx         `json:"transactions,omitempty"`
+	Txids         []string      `json:"txids,omitempty"`
 	// UsedTokens and Tokens (accounts only): how many derived addresses
 	// have txs, and the derived addresses the tokens parameter selects.
 	UsedTokens int     `json:"usedTokens,omitempty"`

@@ -28,6 +28,9 @@ type EthBlock struct {
 	BaseFee  *big.Int // nil before London
 	GasUsed  uint64
 	GasLimit uint64
+	// Nonce and Difficulty are the header's, in the node's hex (Blockbook
+	// shows them as sent: "0x0000000000000000" and "0x0" after the merge).
+	Nonce, Difficulty string
 	Miner    EthAddress // fee recipient
 	Txs      []EthTx
 	// Traced tells whether internal transactions were requested for this

@@ -58,6 +58,7 @@ func (e *ethE2E) checkGoldens(t *testing.T) {
 		"tx-specific-create":       "/api/v2/tx-specific/" + createTx.Hex(),
 		"rawtx-create":             "/api/v2/rawtx/" + createTx.Hex(),
 		"contract":                 "/api/v2/contract/" + contract.Hex(),
+		"address-erc20-contract":   "/api/v2/address/" + contract.Hex(),
 		"estimatefee":              "/api/v2/estimatefee/1",
 		"error-invalid-address":    "/api/v2/address/0x12",
 		"error-utxo-not-supported": "/api/v2/utxo/" + holder.Hex(),

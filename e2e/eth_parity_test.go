@@ -137,6 +137,19 @@ func (e *ethE2E) checkTxSpecific(t *testing.T, created, pending common.Hash) {
 	if p.Receipt != nil || p.Tx["blockNumber"] != "" || p.Tx["hash"] != pending.Hex() {
 		t.Errorf("tx-specific of pending %s: %+v", pending, p)
 	}
+	// A pending tx's answer carries the same as coinSpecificData (Blockbook's).
+	var ptx struct {
+		CoinSpecificData *txSpecific `json:"coinSpecificData"`
+	}
+	e.get(t, "/api/v2/tx/"+pending.Hex(), &ptx)
+	if cs := ptx.CoinSpecificData; cs == nil || cs.Tx["hash"] != pending.Hex() || cs.Receipt != nil {
+		t.Errorf("pending tx %s: coinSpecificData %+v", pending, cs)
+	}
+	var mined map[string]any
+	e.get(t, "/api/v2/tx/"+created.Hex(), &mined)
+	if mined["coinSpecificData"] != nil {
+		t.Errorf("mined tx %s carries coinSpecificData", created)
+	}
 	ws := newWS(t, e.inst.base)
 	var w txSpecific
 	ws.ok("getTransactionSpecific", map[string]any{"txid": created.Hex()}, &w)

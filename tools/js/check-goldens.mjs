@@ -147,9 +147,10 @@ type EthVoutWire = Omit<import('@trezor/blockchain-link-types/lib/blockbook-api'
 type EthTxWire = Omit<Tx, 'vout'> & { vout: EthVoutWire[] };
 type EthBlockWire = Omit<BlockWire, 'txs'> & { txs?: EthTxWire[] };
 type ContractInfoWire = import('@trezor/blockchain-link-types/lib/blockbook-api').ContractInfo & { blockHeight: number };
-type EthAddressWire = Omit<Address, 'contractInfo' | 'transactions'> & {
+type EthAddressWire = Omit<Address, 'contractInfo' | 'erc20Contract' | 'transactions'> & {
     confirmedNonce?: string;
     contractInfo?: ContractInfoWire;
+    erc20Contract?: ContractInfoWire;
     transactions?: EthTxWire[];
 };
 type BlockNotificationWire = BlockNotification & {

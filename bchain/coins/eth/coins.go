@@ -229,8 +229,8 @@ func (n *Node) ChainInfo(ctx context.Context) (*bchain.ChainInfo, error) {
 		chain = "testnet " + id.String()
 	}
 	ci := &bchain.ChainInfo{Chain: chain, Blocks: int(height), BestBlockHash: h.Hash.Hex(), Difficulty: "0"}
-	if h.Difficulty != nil {
-		ci.Difficulty = h.Difficulty.ToInt().String()
+	if d, err := hexutil.DecodeBig(h.Difficulty); err == nil {
+		ci.Difficulty = d.String()
 	}
 	if why := n.tracingOff.Load(); why != nil {
 		ci.Warnings = *why
