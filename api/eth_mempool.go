@@ -85,6 +85,14 @@ func (s *EthService) MempoolTxs(_ context.Context, page, pageSize int) (*Mempool
 // EthMempoolTxNotice describes a tx that entered the mempool: it touches
 // its sender, recipient and the token transfer parties of its calldata.
 func (s *EthService) EthMempoolTxNotice(tx *ethmempool.Tx) TxNotice {
-	id := s.hashString(tx.Eth.Hash)
-	return TxNotice{Txid: tx.Eth.Hash, Descs: tx.Addrs, Render: func(ctx context.Context) (*Tx, error) { return s.Tx(ctx, id) }}
+	return TxNotice{Txid: tx.Eth.Hash, Descs: tx.Addrs, Render: func(ctx context.Context) (*Tx, error) {
+		v, err := s.newView()
+		if err != nil {
+			return nil, err
+		}
+		defer v.release()
+		r := newEthRenderer(s, v)
+		r.noSpecific = true
+		return r.tx(ctx, tx.Eth.Hash)
+	}}
 }

@@ -34,6 +34,10 @@ type ethRenderer struct {
 	s *EthService
 	v *view
 
+	// noSpecific leaves out a pending tx's coinSpecificData (mempool
+	// notifications, which Blockbook renders without it).
+	noSpecific bool
+
 	mu        sync.Mutex
 	blocks    map[bchain.Hash]*bchain.Block
 	contracts map[string]*db.ContractInfo
@@ -73,7 +77,7 @@ func (r *ethRenderer) tx(ctx context.Context, txid bchain.Hash) (*Tx, error) {
 		}
 		// Blockbook adds the node's view of a pending tx (its tx-specific
 		// answer); best effort, the tx may be mined meanwhile.
-		if r.s.txSrc != nil {
+		if r.s.txSrc != nil && !r.noSpecific {
 			if cs, err := r.s.txSrc.TxSpecific(ctx, txid); err == nil {
 				out.CoinSpecificData = cs
 			} else if ctx.Err() == nil {
