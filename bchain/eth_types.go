@@ -31,8 +31,8 @@ type EthBlock struct {
 	// Nonce and Difficulty are the header's, in the node's hex (Blockbook
 	// shows them as sent: "0x0000000000000000" and "0x0" after the merge).
 	Nonce, Difficulty string
-	Miner    EthAddress // fee recipient
-	Txs      []EthTx
+	Miner             EthAddress // fee recipient
+	Txs               []EthTx
 	// Traced tells whether internal transactions were requested for this
 	// block (processInternalTransactions).
 	Traced bool
