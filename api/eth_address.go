@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"sort"
 
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
@@ -150,8 +151,8 @@ func (s *EthService) contractInfo(v *view, c bchain.AddrDesc) (*ContractInfo, er
 		Decimals: int(ci.Decimals), CreatedInBlock: created, DestructedInBlock: destroyed, BlockHeight: v.tip.Height}, nil
 }
 
-// tokens lists the token contracts an address met, in the order it met
-// them; with balances, the ERC20 balance is the node's balanceOf (the
+// tokens lists the token contracts an address met, in Blockbook's order
+// (sortTokens); with balances, the ERC20 balance is the node's balanceOf (the
 // transfers' sum when the contract does not answer), ERC721 ids and
 // ERC1155 values are the index's holdings.
 func (s *EthService) tokens(ctx context.Context, r *ethRenderer, desc bchain.AddrDesc, ac *db.AddrContracts, filter bchain.AddrDesc, balances bool) ([]Token, error) {
@@ -192,10 +193,31 @@ func (s *EthService) tokens(ctx context.Context, r *ethRenderer, desc bchain.Add
 					t.MultiTokenValues = append(t.MultiTokenValues, MultiTokenValue{ID: amount(tv.ID), Value: amount(tv.Value)})
 				}
 			}
+			// As Blockbook: a balances answer lists only tokens with
+			// holdings (an ERC721 or ERC1155 fully given away is left out).
+			if t.Balance == nil && len(t.IDs) == 0 && len(t.MultiTokenValues) == 0 {
+				continue
+			}
 		}
 		out = append(out, t)
 	}
+	sortTokens(out)
 	return out, nil
+}
+
+// sortTokens orders tokens as Blockbook does (without fiat values): named
+// ones first by name, then unnamed ones, each by contract.
+func sortTokens(ts []Token) {
+	sort.SliceStable(ts, func(i, j int) bool {
+		a, b := &ts[i], &ts[j]
+		if (a.Name == "") != (b.Name == "") {
+			return a.Name != ""
+		}
+		if a.Name != b.Name {
+			return a.Name < b.Name
+		}
+		return a.Contract < b.Contract
+	})
 }
 
 // addressPage returns the txids of the requested page, newest first, and

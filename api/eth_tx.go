@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"sort"
 	"sync"
 
 	"github.com/openexplorer/blockbook/bchain"
@@ -311,5 +312,18 @@ func (r *ethRenderer) tokenTransfers(ts []bchain.TokenTransfer) ([]TokenTransfer
 		}
 		out = append(out, tt)
 	}
+	// As Blockbook: ERC20 transfers first, then ERC721, then ERC1155, each
+	// in log order.
+	sort.SliceStable(out, func(i, j int) bool { return standardRank(out[i].Standard) < standardRank(out[j].Standard) })
 	return out, nil
+}
+
+func standardRank(s string) int {
+	switch s {
+	case bchain.TokenERC20.String():
+		return 0
+	case bchain.TokenERC721.String():
+		return 1
+	}
+	return 2
 }
