@@ -153,7 +153,7 @@ var notSupportedTexts = map[Capability]map[bchain.ChainType]string{
 	CapRawTxs:         {bchain.ChainEthereumType: "Raw transactions are not supported for Ethereum-type coins"},
 	CapTxSpecific:     {bchain.ChainEthereumType: "Node-specific tx data is not supported for Ethereum-type coins"},
 	CapFeeStats:       {bchain.ChainEthereumType: "Fee stats are not supported for Ethereum-type coins"},
-	CapContracts:      {bchain.ChainBitcoinType: "Contracts are not supported for Bitcoin-type coins"},
+	CapContracts:      {bchain.ChainBitcoinType: "getContractInfo is not supported on this coin"}, // Blockbook's, REST and websocket
 	CapRPCCall:        {bchain.ChainBitcoinType: "rpcCall is not supported for Bitcoin-type coins"},
 	CapFeeEstimates: {
 		bchain.ChainBitcoinType:  "Fee estimation is not supported for this coin",

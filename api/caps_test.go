@@ -94,7 +94,7 @@ func TestNotSupportedTexts(t *testing.T) {
 		{eth, CapTxSpecific, "Node-specific tx data is not supported for Ethereum-type coins"},
 		{eth, CapFeeStats, "Fee stats are not supported for Ethereum-type coins"},
 		{eth, CapFeeEstimates, "Fee estimation is not supported for this coin"},
-		{btc, CapContracts, "Contracts are not supported for Bitcoin-type coins"},
+		{btc, CapContracts, "getContractInfo is not supported on this coin"},
 		{btc, CapRPCCall, "rpcCall is not supported for Bitcoin-type coins"},
 		{btc, CapAccounts, "XPUB functionality is not supported"},
 		{btc, CapFeeEstimates, "Fee estimation is not supported for this coin"},

@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/big"
+	"sort"
 
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
+	"github.com/openexplorer/blockbook/ethmempool"
 )
 
 // tokenStandard names a standard on the wire ("" when unknown).
@@ -40,21 +43,16 @@ func (s *EthService) Address(ctx context.Context, address string, q AddressQuery
 	if ac == nil {
 		ac = &db.AddrContracts{}
 	}
-	bal, err := s.eth.Balance(ctx, desc, bchain.EthLatest)
+	out, bal, pending, err := s.accountState(ctx, desc, q.ConfirmedNonce)
 	if err != nil {
 		return nil, err
 	}
-	nonce, err := s.eth.Nonce(ctx, desc, bchain.EthLatest)
-	if err != nil {
-		return nil, err
-	}
-	pending, delta := s.pending(desc)
-	out := &Address{
-		Address: s.addr(desc), Balance: amount(bal), UnconfirmedBalance: amount(delta), UnconfirmedTxs: len(pending),
-		Txs: int(ac.Txs), NonTokenTxs: int(ac.NonTokenTxs), InternalTxs: int(ac.InternalTxs), Nonce: fmt.Sprint(nonce),
-	}
+	out.Txs, out.NonTokenTxs, out.InternalTxs = int(ac.Txs), int(ac.NonTokenTxs), int(ac.InternalTxs)
 	if out.ContractInfo, err = s.contractInfo(v, desc); err != nil {
 		return nil, err
+	}
+	if out.ContractInfo != nil && out.ContractInfo.Standard == bchain.TokenERC20.String() {
+		out.Erc20Contract = out.ContractInfo
 	}
 	if q.Secondary != "" {
 		if val, ok := s.secondaryValue(ctx, bal, q.Secondary); ok {
@@ -99,6 +97,36 @@ func (s *EthService) Address(ctx context.Context, address string, q AddressQuery
 	return out, nil
 }
 
+// accountState is an address's state from the node and the mempool: its
+// balance, its nonce counting the node's pending txs (the next one to
+// use, as Blockbook's) and, when asked for, the confirmed one; what its
+// pending txs would move.
+func (s *EthService) accountState(ctx context.Context, desc bchain.AddrDesc, withConfirmed bool) (*Address, *big.Int, []*ethmempool.Tx, error) {
+	bal, err := s.eth.Balance(ctx, desc, bchain.EthLatest)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	nonce, err := s.eth.Nonce(ctx, desc, bchain.EthPending)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	pending, sums := s.pending(desc)
+	out := &Address{
+		Address: s.addr(desc), Balance: amount(bal), UnconfirmedTxs: len(pending), Nonce: fmt.Sprint(nonce),
+		UnconfirmedBalance: amount(new(big.Int).Sub(sums.receiving, sums.sending)),
+		UnconfirmedSending: amountOrNil(sums.sending), UnconfirmedReceiving: amountOrNil(sums.receiving),
+	}
+	if withConfirmed {
+		// Best effort, as Blockbook's: left out when the node fails.
+		if confirmed, err := s.eth.Nonce(ctx, desc, bchain.EthLatest); err == nil {
+			out.ConfirmedNonce = fmt.Sprint(confirmed)
+		} else {
+			s.log.Warn("confirmed nonce failed", "address", out.Address, "err", err)
+		}
+	}
+	return out, bal, pending, nil
+}
+
 // contractFilter validates the contract parameter (nil when empty).
 func (s *EthService) contractFilter(contract string) (bchain.AddrDesc, error) {
 	if contract == "" {
@@ -120,11 +148,11 @@ func (s *EthService) contractInfo(v *view, c bchain.AddrDesc) (*ContractInfo, er
 	std := tokenStandard(ci.Standard())
 	created, destroyed := ci.Lifetime()
 	return &ContractInfo{Type: std, Standard: std, Contract: s.addr(c), Name: ci.Name, Symbol: ci.Symbol,
-		Decimals: int(ci.Decimals), CreatedInBlock: created, DestructedInBlock: destroyed}, nil
+		Decimals: int(ci.Decimals), CreatedInBlock: created, DestructedInBlock: destroyed, BlockHeight: v.tip.Height}, nil
 }
 
-// tokens lists the token contracts an address met, in the order it met
-// them; with balances, the ERC20 balance is the node's balanceOf (the
+// tokens lists the token contracts an address met, in Blockbook's order
+// (sortTokens); with balances, the ERC20 balance is the node's balanceOf (the
 // transfers' sum when the contract does not answer), ERC721 ids and
 // ERC1155 values are the index's holdings.
 func (s *EthService) tokens(ctx context.Context, r *ethRenderer, desc bchain.AddrDesc, ac *db.AddrContracts, filter bchain.AddrDesc, balances bool) ([]Token, error) {
@@ -165,10 +193,31 @@ func (s *EthService) tokens(ctx context.Context, r *ethRenderer, desc bchain.Add
 					t.MultiTokenValues = append(t.MultiTokenValues, MultiTokenValue{ID: amount(tv.ID), Value: amount(tv.Value)})
 				}
 			}
+			// As Blockbook: a balances answer lists only tokens with
+			// holdings (an ERC721 or ERC1155 fully given away is left out).
+			if t.Balance == nil && len(t.IDs) == 0 && len(t.MultiTokenValues) == 0 {
+				continue
+			}
 		}
 		out = append(out, t)
 	}
+	sortTokens(out)
 	return out, nil
+}
+
+// sortTokens orders tokens as Blockbook does (without fiat values): named
+// ones first by name, then unnamed ones, each by contract.
+func sortTokens(ts []Token) {
+	sort.SliceStable(ts, func(i, j int) bool {
+		a, b := &ts[i], &ts[j]
+		if (a.Name == "") != (b.Name == "") {
+			return a.Name != ""
+		}
+		if a.Name != b.Name {
+			return a.Name < b.Name
+		}
+		return a.Contract < b.Contract
+	})
 }
 
 // addressPage returns the txids of the requested page, newest first, and

@@ -32,7 +32,7 @@ func (s *EthService) Block(ctx context.Context, id string, page, pageSize int) (
 	}
 	bi := BlockInfo{
 		Hash: s.hashString(blk.Hash), Height: blk.Height, Confirmations: int(v.confirmations(blk.Height)),
-		Size: blk.Size, Time: blk.Time, Version: "0", Nonce: strconv.FormatUint(uint64(blk.Nonce), 10), Difficulty: "0",
+		Size: blk.Size, Time: blk.Time, Version: "0", Nonce: blk.Eth.Nonce, Difficulty: blk.Eth.Difficulty,
 	}
 	if blk.Height > 0 {
 		bi.Prev = s.hashString(blk.Prev)
@@ -57,9 +57,14 @@ func (s *EthService) Block(ctx context.Context, id string, page, pageSize int) (
 
 // Contract answers contract/{address} from the index.
 func (s *EthService) Contract(_ context.Context, contract string) (*ContractInfo, error) {
-	desc, err := s.addrDesc(contract)
+	// Blockbook's texts (contract/ and getContractInfo).
+	if strings.TrimSpace(contract) == "" {
+		return nil, userErr("Missing contract")
+	}
+	desc, err := s.addrs.AddrDescFromAddress(strings.TrimSpace(contract))
 	if err != nil {
-		return nil, err
+		reason := strings.TrimPrefix(err.Error(), bchain.ErrInvalidAddress.Error()+": ")
+		return nil, &Error{Msg: "Invalid contract, " + reason, Err: err}
 	}
 	v, err := s.newView()
 	if err != nil {
@@ -71,7 +76,7 @@ func (s *EthService) Contract(_ context.Context, contract string) (*ContractInfo
 		return nil, err
 	}
 	if ci == nil {
-		return nil, &Error{Msg: "Contract " + s.addr(desc) + " not found", Err: ErrNotFound}
+		return nil, &Error{Msg: "Contract not found", Err: ErrNotFound}
 	}
 	return ci, nil
 }

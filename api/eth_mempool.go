@@ -16,27 +16,43 @@ type EthMempool interface {
 	Status() ethmempool.Status
 }
 
-// pending returns an address's pending txs, newest first, and the value
-// they would move for it (received minus sent; fees, unknown until mined,
-// are not counted).
-func (s *EthService) pending(desc bchain.AddrDesc) ([]*ethmempool.Tx, *big.Int) {
-	delta := new(big.Int)
+// pendingSums is what an address's pending txs would move, as Blockbook
+// sums it: receiving the value paid to it, sending the value it pays plus
+// the most each of its txs can cost in fees (gas price × gas limit).
+type pendingSums struct {
+	receiving, sending *big.Int
+}
+
+// pending returns an address's pending txs, newest first, and what they
+// would move for it.
+func (s *EthService) pending(desc bchain.AddrDesc) ([]*ethmempool.Tx, pendingSums) {
+	sums := pendingSums{receiving: new(big.Int), sending: new(big.Int)}
 	if s.cfg.EthMempool == nil {
-		return nil, delta
+		return nil, sums
 	}
 	txs := s.cfg.EthMempool.AddrTxs(desc)
 	for _, t := range txs {
-		if t.Eth.Value == nil {
-			continue
-		}
-		if t.Eth.To != nil && string(t.Eth.To[:]) == string(desc) {
-			delta.Add(delta, t.Eth.Value)
+		if t.Eth.To != nil && string(t.Eth.To[:]) == string(desc) && t.Eth.Value != nil {
+			sums.receiving.Add(sums.receiving, t.Eth.Value)
 		}
 		if string(t.Eth.From[:]) == string(desc) {
-			delta.Sub(delta, t.Eth.Value)
+			if t.Eth.Value != nil {
+				sums.sending.Add(sums.sending, t.Eth.Value)
+			}
+			if t.Eth.GasPrice != nil {
+				sums.sending.Add(sums.sending, new(big.Int).Mul(t.Eth.GasPrice, new(big.Int).SetUint64(t.Eth.GasLimit)))
+			}
 		}
 	}
-	return txs, delta
+	return txs, sums
+}
+
+// amountOrNil is nil for zero, so that the field is left out.
+func amountOrNil(x *big.Int) *Amount {
+	if x == nil || x.Sign() == 0 {
+		return nil
+	}
+	return amount(x)
 }
 
 // Status answers /api and /api/v2, with the mempool's state.
@@ -69,6 +85,14 @@ func (s *EthService) MempoolTxs(_ context.Context, page, pageSize int) (*Mempool
 // EthMempoolTxNotice describes a tx that entered the mempool: it touches
 // its sender, recipient and the token transfer parties of its calldata.
 func (s *EthService) EthMempoolTxNotice(tx *ethmempool.Tx) TxNotice {
-	id := s.hashString(tx.Eth.Hash)
-	return TxNotice{Txid: tx.Eth.Hash, Descs: tx.Addrs, Render: func(ctx context.Context) (*Tx, error) { return s.Tx(ctx, id) }}
+	return TxNotice{Txid: tx.Eth.Hash, Descs: tx.Addrs, Render: func(ctx context.Context) (*Tx, error) {
+		v, err := s.newView()
+		if err != nil {
+			return nil, err
+		}
+		defer v.release()
+		r := newEthRenderer(s, v)
+		r.noSpecific = true
+		return r.tx(ctx, tx.Eth.Hash)
+	}}
 }

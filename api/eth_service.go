@@ -18,6 +18,7 @@ type EthService struct {
 	core
 	addrs bchain.AddressParser
 	eth   bchain.EthereumChain
+	txSrc bchain.EthTxSource // nil when the node does not describe txs
 	caps  Capabilities
 }
 
@@ -36,6 +37,10 @@ func NewEthService(d Store, b *bchain.Backend, sync SyncStatus, cfg Config) *Eth
 	s.caps = Capabilities{Chain: bchain.ChainEthereumType, Contracts: s, RPCCall: s}
 	if b.Fees != nil {
 		s.caps.FeeEstimates = ethFees{EthService: s, est: b.Fees}
+	}
+	if src, ok := b.Eth.(bchain.EthTxSource); ok {
+		s.txSrc = src
+		s.caps.TxSpecific, s.caps.RawTxs = ethTxSource{EthService: s, src: src}, ethTxSource{EthService: s, src: src}
 	}
 	return s
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"sort"
 	"sync"
 
 	"github.com/openexplorer/blockbook/bchain"
@@ -33,6 +34,10 @@ func (s *EthService) Tx(ctx context.Context, txidParam string) (*Tx, error) {
 type ethRenderer struct {
 	s *EthService
 	v *view
+
+	// noSpecific leaves out a pending tx's coinSpecificData (mempool
+	// notifications, which Blockbook renders without it).
+	noSpecific bool
 
 	mu        sync.Mutex
 	blocks    map[bchain.Hash]*bchain.Block
@@ -61,14 +66,26 @@ func (r *ethRenderer) tx(ctx context.Context, txid bchain.Hash) (*Tx, error) {
 		// still fail), as the mempool files it.
 		etx.Transfers = ethmempool.PendingTransfers(etx)
 		out, err := r.render(etx, nil, nil)
+		if err != nil {
+			return nil, err
+		}
 		// Its time is when the mempool first saw it, as Blockbook (and our
 		// Bitcoin-type answers) show it; 0 would date it to 1970 in wallets.
-		if err == nil && r.s.cfg.EthMempool != nil {
+		if r.s.cfg.EthMempool != nil {
 			if mt, ok := r.s.cfg.EthMempool.Tx(txid); ok {
 				out.BlockTime = mt.FirstSeen.Unix()
 			}
 		}
-		return out, err
+		// Blockbook adds the node's view of a pending tx (its tx-specific
+		// answer); best effort, the tx may be mined meanwhile.
+		if r.s.txSrc != nil && !r.noSpecific {
+			if cs, err := r.s.txSrc.TxSpecific(ctx, txid); err == nil {
+				out.CoinSpecificData = cs
+			} else if ctx.Err() == nil {
+				r.s.log.Debug("pending tx's node data", "txid", txid, "err", err)
+			}
+		}
+		return out, nil
 	}
 	blk, err := r.block(ctx, etx.BlockHash, etx.BlockHeight)
 	if err != nil {
@@ -135,8 +152,8 @@ func (r *ethRenderer) fromBlock(ctx context.Context, blk *bchain.Block, tx *bcha
 	}
 	// A tx whose trace failed is amended later: do not cache it meanwhile.
 	cache := r.s.cfg.TxCache != nil && !(blk.Eth.Traced && (blk.Eth.TraceError != "" || tx.Internal == nil))
-	if id == nil && tx.Internal != nil && (len(tx.Internal.Transfers) > 0 || tx.Internal.Error != "") {
-		id, cache = r.internalFromTrace(tx.Internal), false // the index records it when it amends the block
+	if in := tx.Internal; id == nil && in != nil && (len(in.Transfers) > 0 || in.Error != "" || in.Type == bchain.EthInternalCreate) {
+		id, cache = r.internalFromTrace(tx), false // the index records it when it amends the block
 	}
 	out, err := r.render(tx, blk, id)
 	if err != nil {
@@ -158,9 +175,13 @@ func (r *ethRenderer) fromBlock(ctx context.Context, blk *bchain.Block, tx *bcha
 	return out, nil
 }
 
-// internalFromTrace converts the node's trace to the index's form.
-func (r *ethRenderer) internalFromTrace(in *bchain.EthInternalData) *db.InternalData {
+// internalFromTrace converts the node's trace of a tx to the index's form.
+func (r *ethRenderer) internalFromTrace(tx *bchain.EthTx) *db.InternalData {
+	in := tx.Internal
 	id := &db.InternalData{Kind: in.Type, Error: in.Error}
+	if tx.Receipt != nil && tx.Receipt.ContractAddress != nil {
+		id.Created = tx.Receipt.ContractAddress.AddrDesc()
+	}
 	for _, t := range in.Transfers {
 		id.Transfers = append(id.Transfers, db.InternalTransfer{Kind: t.Type, From: t.From.AddrDesc(), To: t.To.AddrDesc(), Value: t.Value})
 	}
@@ -204,7 +225,7 @@ func (r *ethRenderer) render(tx *bchain.EthTx, blk *bchain.Block, id *db.Interna
 		out.Value = NewAmount(0)
 	}
 	es := &EthereumSpecific{
-		Type: tx.Type, Status: bchain.EthStatusUnknown, Nonce: tx.Nonce, GasLimit: tx.GasLimit,
+		Status: bchain.EthStatusUnknown, Nonce: tx.Nonce, GasLimit: tx.GasLimit,
 		GasPrice: amount(tx.GasPrice), MaxFeePerGas: amount(tx.MaxFeePerGas), MaxPriorityFeePerGas: amount(tx.MaxPriorityFeePerGas),
 	}
 	if len(tx.Data) > 0 {
@@ -235,26 +256,24 @@ func (r *ethRenderer) render(tx *bchain.EthTx, blk *bchain.Block, id *db.Interna
 		if rc.ContractAddress != nil {
 			es.CreatedContract = s.addr(rc.ContractAddress.AddrDesc())
 		}
-	} else if tx.GasPrice != nil {
-		// Pending: the most the tx can cost, as Blockbook shows it.
-		out.Fees = (*Amount)(new(big.Int).Mul(tx.GasPrice, new(big.Int).SetUint64(tx.GasLimit)))
+	} else {
+		out.Fees = NewAmount(0) // pending: no fee until mined, as Blockbook
 	}
 	if id != nil {
 		if es.CreatedContract == "" && len(id.Created) > 0 {
 			es.CreatedContract = s.addr(id.Created)
 		}
-		es.Error = id.Error
+		es.Type, es.Error = int(id.Kind), id.Error
 		for _, t := range id.Transfers {
 			es.InternalTransfers = append(es.InternalTransfers, EthereumInternalTransfer{
 				Type: int(t.Kind), From: s.addr(t.From), To: s.addr(t.To), Value: amount(t.Value)})
 		}
 	}
-	if to == "" {
-		to = es.CreatedContract
-	}
-	vout := Vout{N: 0, Value: out.Value, Addresses: []string{}, IsAddress: to != ""}
+	// A contract creation has no recipient: addresses null, as Blockbook
+	// (the created contract is ethereumSpecific.createdContract).
+	vout := Vout{N: 0, Value: out.Value}
 	if to != "" {
-		vout.Addresses = []string{to}
+		vout.Addresses, vout.IsAddress = []string{to}, true
 	}
 	out.Vout = []Vout{vout}
 	out.EthereumSpecific = es
@@ -293,5 +312,18 @@ func (r *ethRenderer) tokenTransfers(ts []bchain.TokenTransfer) ([]TokenTransfer
 		}
 		out = append(out, tt)
 	}
+	// As Blockbook: ERC20 transfers first, then ERC721, then ERC1155, each
+	// in log order.
+	sort.SliceStable(out, func(i, j int) bool { return standardRank(out[i].Standard) < standardRank(out[j].Standard) })
 	return out, nil
+}
+
+func standardRank(s string) int {
+	switch s {
+	case bchain.TokenERC20.String():
+		return 0
+	case bchain.TokenERC721.String():
+		return 1
+	}
+	return 2
 }

@@ -96,6 +96,10 @@ type AddressQuery struct {
 	// those of one token contract (REST contract, websocket
 	// contractFilter); Bitcoin-type chains ignore it, as Blockbook does.
 	Contract string
+	// ConfirmedNonce (Ethereum-type chains) asks for the nonce as of the
+	// latest block besides the pending one (REST and websocket
+	// confirmedNonce).
+	ConfirmedNonce bool
 }
 
 // Tokens selects the derived addresses an account answer lists.
@@ -137,7 +141,14 @@ func ParseAddressQuery(q url.Values) AddressQuery {
 		Tokens:     ParseTokens(q.Get("tokens"), TokensNonzero),
 		Gap:        ParseInt(q.Get("gap")),
 		Contract:   strings.TrimSpace(q.Get("contract")),
+		// As Blockbook: strconv.ParseBool, anything else is false.
+		ConfirmedNonce: parseBool(q.Get("confirmedNonce")),
 	}
+}
+
+func parseBool(s string) bool {
+	b, _ := strconv.ParseBool(s)
+	return b
 }
 
 // ParseInt parses a decimal int; garbage and overflow give 0.

@@ -95,6 +95,9 @@ type Tx struct {
 	Fees                   *Amount `json:"fees,omitempty"`
 	Hex                    string  `json:"hex,omitempty"`
 	Rbf                    bool    `json:"rbf,omitempty"`
+	// CoinSpecificData is the node's own view of a pending tx (Ethereum-type
+	// chains: its tx-specific answer), as Blockbook adds it.
+	CoinSpecificData json.RawMessage `json:"coinSpecificData,omitempty"`
 	// Ethereum-type chains only.
 	TokenTransfers   []TokenTransfer   `json:"tokenTransfers,omitempty"`
 	EthereumSpecific *EthereumSpecific `json:"ethereumSpecific,omitempty"`
@@ -116,19 +119,31 @@ type Address struct {
 	TotalSent          *Amount `json:"totalSent,omitempty"`
 	UnconfirmedBalance *Amount `json:"unconfirmedBalance"`
 	UnconfirmedTxs     int     `json:"unconfirmedTxs"`
-	Txs                int     `json:"txs"`
+	// UnconfirmedSending and UnconfirmedReceiving (Ethereum-type chains)
+	// split unconfirmedBalance: what pending txs would take from the
+	// address (value plus the most they can cost in fees) and pay to it;
+	// left out when zero, as Blockbook.
+	UnconfirmedSending   *Amount `json:"unconfirmedSending,omitempty"`
+	UnconfirmedReceiving *Amount `json:"unconfirmedReceiving,omitempty"`
+	Txs                  int     `json:"txs"`
 	// AddrTxCount (accounts only) sums the tx counts of the account's
 	// addresses, a tx touching two of them counting twice (Blockbook's).
 	AddrTxCount int `json:"addrTxCount,omitempty"`
 	// Ethereum-type chains only: txs as sender or recipient, txs with
 	// internal transfers, the node's nonce, and the contract's own info
 	// when the address is a contract the index knows.
-	NonTokenTxs  int           `json:"nonTokenTxs,omitempty"`
-	InternalTxs  int           `json:"internalTxs,omitempty"`
-	Nonce        string        `json:"nonce,omitempty"`
-	ContractInfo *ContractInfo `json:"contractInfo,omitempty"`
-	Transactions []*Tx         `json:"transactions,omitempty"`
-	Txids        []string      `json:"txids,omitempty"`
+	NonTokenTxs int    `json:"nonTokenTxs,omitempty"`
+	InternalTxs int    `json:"internalTxs,omitempty"`
+	Nonce       string `json:"nonce,omitempty"`
+	// ConfirmedNonce is the nonce as of the latest block (mined txs only),
+	// given when asked for (confirmedNonce); Nonce counts pending txs too.
+	ConfirmedNonce string        `json:"confirmedNonce,omitempty"`
+	ContractInfo   *ContractInfo `json:"contractInfo,omitempty"`
+	// Erc20Contract repeats an ERC20 contract's ContractInfo under
+	// Blockbook's older (deprecated) name, as Blockbook does.
+	Erc20Contract *ContractInfo `json:"erc20Contract,omitempty"`
+	Transactions  []*Tx         `json:"transactions,omitempty"`
+	Txids         []string      `json:"txids,omitempty"`
 	// UsedTokens and Tokens (accounts only): how many derived addresses
 	// have txs, and the derived addresses the tokens parameter selects.
 	UsedTokens int     `json:"usedTokens,omitempty"`

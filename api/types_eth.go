@@ -36,8 +36,11 @@ type EthereumInternalTransfer struct {
 // EthereumSpecific holds what only Ethereum-type txs have. Status is 1
 // success, 0 failure, -1 pending or unknown. GasPrice is the effective gas
 // price for mined txs (what the fee was computed with), as in Blockbook.
+// Type is the kind of the tx's top-level call frame from its internal data
+// (0 call, left out; 1 create), as Blockbook's: not the envelope type,
+// which Blockbook's answers do not carry.
 type EthereumSpecific struct {
-	Type                 uint8                      `json:"type,omitempty"`
+	Type                 int                        `json:"type,omitempty"`
 	CreatedContract      string                     `json:"createdContract,omitempty"`
 	Status               int                        `json:"status"`
 	Error                string                     `json:"error,omitempty"`
@@ -52,9 +55,11 @@ type EthereumSpecific struct {
 	InternalTransfers    []EthereumInternalTransfer `json:"internalTransfers,omitempty"`
 }
 
-// ContractInfo answers contract/{address} and is the contractInfo of a
-// contract's address answer. The heights are those the index saw the
-// contract created and selfdestructed at.
+// ContractInfo answers contract/{address} and the websocket's
+// getContractInfo, and is the contractInfo of a contract's address answer.
+// The heights are those the index saw the contract created and
+// selfdestructed at; BlockHeight is the index's best height when answered
+// (Blockbook's freshness mark).
 type ContractInfo struct {
 	Type              string `json:"type"`
 	Standard          string `json:"standard"`
@@ -64,6 +69,7 @@ type ContractInfo struct {
 	Decimals          int    `json:"decimals"`
 	CreatedInBlock    uint32 `json:"createdInBlock,omitempty"`
 	DestructedInBlock uint32 `json:"destructedInBlock,omitempty"`
+	BlockHeight       uint32 `json:"blockHeight"`
 }
 
 // Eip1559Fee is one EIP-1559 fee tier, in wei per gas.

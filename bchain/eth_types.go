@@ -3,6 +3,7 @@ package bchain
 import (
 	"context"
 	"encoding/hex"
+	"encoding/json"
 	"math/big"
 )
 
@@ -27,8 +28,11 @@ type EthBlock struct {
 	BaseFee  *big.Int // nil before London
 	GasUsed  uint64
 	GasLimit uint64
-	Miner    EthAddress // fee recipient
-	Txs      []EthTx
+	// Nonce and Difficulty are the header's, in the node's hex (Blockbook
+	// shows them as sent: "0x0000000000000000" and "0x0" after the merge).
+	Nonce, Difficulty string
+	Miner             EthAddress // fee recipient
+	Txs               []EthTx
 	// Traced tells whether internal transactions were requested for this
 	// block (processInternalTransactions).
 	Traced bool
@@ -229,8 +233,12 @@ type EthFees struct {
 // EthLatest for the node's tip.
 type EthBlockTag int64
 
-// EthLatest reads the state at the latest block.
-const EthLatest EthBlockTag = -1
+// EthLatest reads the state at the latest block; EthPending the state
+// with the node's pending txs applied (the next nonce an account uses).
+const (
+	EthLatest  EthBlockTag = -1
+	EthPending EthBlockTag = -2
+)
 
 // EthereumChain is what an Ethereum-type node offers beyond BlockChain:
 // account state, token metadata, fees and pending txs (Backend.Eth).
@@ -265,6 +273,17 @@ type EthereumChain interface {
 	EstimateGas(ctx context.Context, call EthCall) (uint64, error)
 	// Receipts returns the receipts of mined txs, in order (batched).
 	Receipts(ctx context.Context, txs []Hash) ([]*EthReceipt, error)
+}
+
+// EthTxSource is what an Ethereum-type node may offer besides
+// EthereumChain: a tx as the node describes it, for the tx-specific and
+// raw tx answers.
+type EthTxSource interface {
+	// TxSpecific is the tx with its receipt in Blockbook's tx-specific
+	// shape ({"tx": …, "receipt": …}); ErrTxNotFound when unknown.
+	TxSpecific(ctx context.Context, hash Hash) (json.RawMessage, error)
+	// RawTx is the tx's signed serialization; ErrTxNotFound when unknown.
+	RawTx(ctx context.Context, hash Hash) ([]byte, error)
 }
 
 // EthCall is a call or tx to simulate; empty fields are left out.

@@ -5,6 +5,8 @@ package e2e
 
 import (
 	"context"
+	"fmt"
+	"maps"
 	"math/big"
 	"testing"
 
@@ -101,6 +103,7 @@ func (e *ethE2E) checkWsNotifications(t *testing.T) {
 		Subscribed bool `json:"subscribed"`
 	}
 	id := c.ok("subscribeAddresses", map[string]any{"addresses": []string{to.Hex()}, "newBlockTxs": true}, &sub)
+	blockID := c.ok("subscribeNewBlock", nil, &sub)
 	ctx := context.Background()
 	w, err := ethgen.NewWallet(ctx, e.dev.Client())
 	if err != nil {
@@ -118,11 +121,37 @@ func (e *ethE2E) checkWsNotifications(t *testing.T) {
 	if n.Address != to.Hex() || n.Tx.Txid != tx.Hash().Hex() || n.Tx.BlockHeight != -1 {
 		t.Fatalf("mempool notification %+v", n)
 	}
-	if _, err := e.dev.Commit(); err != nil {
+	head, err := e.dev.Commit()
+	if err != nil {
 		t.Fatal(err)
 	}
+	// The new block's notification carries its gas figures (evmData).
+	var nb map[string]any
+	c.notification(blockID, &nb)
+	hdr, err := e.dev.Client().HeaderByHash(context.Background(), head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantEvm := map[string]any{"baseFeePerGas": hdr.BaseFee.String(), "blockGasUsed": fmt.Sprint(hdr.GasUsed), "blockGasLimit": fmt.Sprint(hdr.GasLimit)}
+	if nb["hash"] != head.Hex() || nb["height"] != float64(hdr.Number.Uint64()) || !maps.Equal(asStrings(nb["evmData"]), asStrings(wantEvm)) {
+		t.Fatalf("new block notification %v, want %s with evmData %v", nb, head.Hex(), wantEvm)
+	}
+	e.golden(t, "ws-notification-block", nb)
 	c.notification(id, &n)
 	if n.Tx.Txid != tx.Hash().Hex() || n.Tx.BlockHeight < 1 {
 		t.Fatalf("block notification %+v", n)
 	}
+}
+
+// asStrings renders a JSON object's values as strings (nil: not an object).
+func asStrings(v any) map[string]string {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, x := range m {
+		out[k] = fmt.Sprint(x)
+	}
+	return out
 }

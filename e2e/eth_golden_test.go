@@ -54,7 +54,11 @@ func (e *ethE2E) checkGoldens(t *testing.T) {
 		"tx-create":                "/api/v2/tx/" + createTx.Hex(),
 		"address-tokenbalances":    "/api/v2/address/" + holder.Hex() + "?details=tokenBalances",
 		"address-txs":              "/api/v2/address/" + holder.Hex() + "?details=txs&pageSize=3",
+		"address-confirmednonce":   "/api/v2/address/" + holder.Hex() + "?details=basic&confirmedNonce=true",
+		"tx-specific-create":       "/api/v2/tx-specific/" + createTx.Hex(),
+		"rawtx-create":             "/api/v2/rawtx/" + createTx.Hex(),
 		"contract":                 "/api/v2/contract/" + contract.Hex(),
+		"address-erc20-contract":   "/api/v2/address/" + contract.Hex(),
 		"estimatefee":              "/api/v2/estimatefee/1",
 		"error-invalid-address":    "/api/v2/address/0x12",
 		"error-utxo-not-supported": "/api/v2/utxo/" + holder.Hex(),
@@ -74,10 +78,11 @@ func (e *ethE2E) checkGoldens(t *testing.T) {
 	}
 	ws := newWS(t, e.inst.base)
 	for name, call := range map[string][2]any{
-		"ws-getInfo":        {"getInfo", nil},
-		"ws-getAccountInfo": {"getAccountInfo", map[string]any{"descriptor": holder.Hex(), "details": "txs", "pageSize": 2}},
-		"ws-estimateFee":    {"estimateFee", map[string]any{"blocks": []int{1}}},
-		"ws-getTransaction": {"getTransaction", map[string]any{"txid": tokenTx.Hex()}},
+		"ws-getInfo":         {"getInfo", nil},
+		"ws-getAccountInfo":  {"getAccountInfo", map[string]any{"descriptor": holder.Hex(), "details": "txs", "pageSize": 2, "confirmedNonce": true}},
+		"ws-getContractInfo": {"getContractInfo", map[string]any{"contract": contract.Hex()}},
+		"ws-estimateFee":     {"estimateFee", map[string]any{"blocks": []int{1}}},
+		"ws-getTransaction":  {"getTransaction", map[string]any{"txid": tokenTx.Hex()}},
 	} {
 		var v any
 		ws.ok(call[0].(string), call[1], &v)

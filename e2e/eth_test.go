@@ -101,6 +101,7 @@ func TestEthAPIMatchesLedger(t *testing.T) {
 	e.checkMisc(t)
 	e.checkBadInputs(t)
 	e.checkExplorer(t)
+	e.checkParity(t)
 	e.checkGoldens(t)
 	e.checkReorg(t)
 	e.checkWsNotifications(t)
@@ -114,29 +115,41 @@ func (e *ethE2E) checkAddress(t *testing.T, a common.Address, want *ethgen.Addre
 	if got.Address != a.Hex() {
 		t.Errorf("%s: address %q, want the EIP-55 form", name, got.Address)
 	}
-	if got.Balance.String() != want.Balance.String() || got.Nonce != fmt.Sprint(want.Nonce) {
-		t.Errorf("%s: balance %s nonce %s, want %s %d", name, got.Balance, got.Nonce, want.Balance, want.Nonce)
+	// The nonce counts the pending txs too, as Blockbook's.
+	if got.Balance.String() != want.Balance.String() || got.Nonce != fmt.Sprint(e.pendingNonce(a)) || got.ConfirmedNonce != "" {
+		t.Errorf("%s: balance %s nonce %s (confirmed %q), want %s %d", name, got.Balance, got.Nonce, got.ConfirmedNonce, want.Balance, e.pendingNonce(a))
 	}
 	if got.Txs != len(want.Txs) || got.NonTokenTxs != want.NonTokenTxs || got.InternalTxs != want.InternalTxs {
 		t.Errorf("%s: txs %d/%d/%d, want %d/%d/%d", name, got.Txs, got.NonTokenTxs, got.InternalTxs, len(want.Txs), want.NonTokenTxs, want.InternalTxs)
 	}
-	// Pending txs: counted, and the value they would move.
-	delta := new(big.Int)
-	for h := range want.PendingTxs {
-		tx := e.ledger.Txs[h]
-		if tx.To != nil && *tx.To == a {
-			delta.Add(delta, tx.Value)
-		}
-		if tx.From == a {
-			delta.Sub(delta, tx.Value)
-		}
-	}
-	if got.UnconfirmedBalance.String() != delta.String() || got.UnconfirmedTxs != len(want.PendingTxs) {
-		t.Errorf("%s: unconfirmed %s/%d, want %s/%d", name, got.UnconfirmedBalance, got.UnconfirmedTxs, delta, len(want.PendingTxs))
+	// Pending txs: counted, and what they would move: the value received,
+	// and the value sent plus the most the fee can be (the node's gas price
+	// × gas limit), as Blockbook sums them.
+	receiving, sending := e.pendingSums(t, a)
+	delta := new(big.Int).Sub(receiving, sending)
+	if got.UnconfirmedBalance.String() != delta.String() || got.UnconfirmedTxs != len(want.PendingTxs) ||
+		amountOrZero(got.UnconfirmedReceiving) != receiving.String() || amountOrZero(got.UnconfirmedSending) != sending.String() {
+		t.Errorf("%s: unconfirmed %s/%d (receiving %v, sending %v), want %s/%d (%s, %s)", name, got.UnconfirmedBalance, got.UnconfirmedTxs,
+			got.UnconfirmedReceiving, got.UnconfirmedSending, delta, len(want.PendingTxs), receiving, sending)
 	}
 	// Tokens: one per contract, with the ledger's holding.
-	if len(got.Tokens) != len(want.Tokens) {
-		t.Errorf("%s: %d tokens, want %d", name, len(got.Tokens), len(want.Tokens))
+	// With balances, only tokens with holdings are listed (as Blockbook).
+	held := 0
+	for _, hd := range want.Tokens {
+		if hd.Standard == ethgen.ERC20 || ledgerHolding(hd) != "" {
+			held++
+		}
+	}
+	if len(got.Tokens) != held {
+		t.Errorf("%s: %d tokens, want %d", name, len(got.Tokens), held)
+	}
+	if !slices.IsSortedFunc(got.Tokens, func(a, b api.Token) int {
+		if (a.Name == "") != (b.Name == "") {
+			return map[bool]int{true: 1, false: -1}[a.Name == ""]
+		}
+		return strings.Compare(a.Name+"\x00"+a.Contract, b.Name+"\x00"+b.Contract)
+	}) {
+		t.Errorf("%s: tokens not in Blockbook's order (named by name, then by contract)", name)
 	}
 	for _, tk := range got.Tokens {
 		hd := want.Tokens[common.HexToAddress(tk.Contract)]
@@ -241,22 +254,27 @@ func (e *ethE2E) checkTx(t *testing.T, h common.Hash, want *ethgen.Tx) {
 		t.Errorf("tx %s: malformed answer %+v", h, got)
 		return
 	}
-	if got.Vin[0].Addresses[0] != want.From.Hex() || got.Value.String() != want.Value.String() || es.Nonce != want.Nonce || es.Type != want.Type {
+	// type is the internal data's kind (Blockbook's): 1 for a mined
+	// creation, else 0 (left out); never the envelope type.
+	wantKind := 0
+	if want.To == nil && !want.Pending {
+		wantKind = 1
+	}
+	if got.Vin[0].Addresses[0] != want.From.Hex() || got.Value.String() != want.Value.String() || es.Nonce != want.Nonce || es.Type != wantKind {
 		t.Errorf("tx %s: from %v value %s nonce %d type %d, want %s %s %d %d", h, got.Vin[0].Addresses, got.Value, es.Nonce, es.Type,
-			want.From.Hex(), want.Value, want.Nonce, want.Type)
+			want.From.Hex(), want.Value, want.Nonce, wantKind)
 	}
-	wantTo := ""
-	if want.To != nil {
-		wantTo = want.To.Hex()
-	} else if want.Created != (common.Address{}) {
-		wantTo = want.Created.Hex()
-	}
-	if gotTo := strings.Join(got.Vout[0].Addresses, ","); gotTo != wantTo {
-		t.Errorf("tx %s: to %q, want %q", h, gotTo, wantTo)
+	// A creation has no recipient: addresses null, not an address.
+	if want.To == nil {
+		if got.Vout[0].Addresses != nil || got.Vout[0].IsAddress {
+			t.Errorf("creation tx %s: vout %+v, want no addresses", h, got.Vout[0])
+		}
+	} else if gotTo := strings.Join(got.Vout[0].Addresses, ","); gotTo != want.To.Hex() || !got.Vout[0].IsAddress {
+		t.Errorf("tx %s: to %q, want %q", h, gotTo, want.To.Hex())
 	}
 	if want.Pending {
-		if got.BlockHeight != -1 || got.Confirmations != 0 || es.Status != -1 {
-			t.Errorf("pending tx %s: height %d confirmations %d status %d", h, got.BlockHeight, got.Confirmations, es.Status)
+		if got.BlockHeight != -1 || got.Confirmations != 0 || es.Status != -1 || got.Fees.String() != "0" {
+			t.Errorf("pending tx %s: height %d confirmations %d status %d fees %s", h, got.BlockHeight, got.Confirmations, es.Status, got.Fees)
 		}
 		// The token transfer its calldata asks for.
 		if len(got.TokenTransfers) != len(want.TokenTransfers) {
@@ -410,7 +428,7 @@ func (e *ethE2E) checkMisc(t *testing.T) {
 	}
 	var acc map[string]any
 	ws.ok("getAccountInfo", map[string]any{"descriptor": holder.Hex(), "details": "tokenBalances"}, &acc)
-	if n, ok := acc["nonce"].(string); !ok || n != fmt.Sprint(e.ledger.Addresses[holder].Nonce) || acc["tokens"] == nil {
+	if n, ok := acc["nonce"].(string); !ok || n != fmt.Sprint(e.pendingNonce(holder)) || acc["tokens"] == nil {
 		t.Errorf("getAccountInfo: %v", acc)
 	}
 	var fees []api.FeeEstimate
@@ -513,6 +531,15 @@ func TestEthNodeWithoutDebugAPI(t *testing.T) {
 	}
 	checked := 0
 	for h, tx := range e.ledger.Txs {
+		// Untraced, a creation has no internal data, so no type (as
+		// Blockbook's); the receipt still names the contract.
+		if !tx.Pending && tx.To == nil && tx.Created != (common.Address{}) {
+			var got api.Tx
+			e.get(t, "/api/v2/tx/"+h.Hex(), &got)
+			if es := got.EthereumSpecific; es == nil || es.Type != 0 || es.CreatedContract != tx.Created.Hex() {
+				t.Errorf("untraced creation %s: %+v", h, es)
+			}
+		}
 		if tx.Pending || len(tx.InternalTransfers) == 0 {
 			continue
 		}

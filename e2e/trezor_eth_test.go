@@ -228,13 +228,18 @@ func trezorEthFactsOf(t *testing.T, e *ethE2E) *trezorEthFacts {
 		if err != nil {
 			t.Fatalf("tx %s: %v", h, err)
 		}
-		x := &trezorEthTx{Txid: h.Hex(), Type: lt.Type, From: lt.From.Hex(), Value: lt.Value.String(), Nonce: lt.Nonce,
+		x := &trezorEthTx{Txid: h.Hex(), From: lt.From.Hex(), Value: lt.Value.String(), Nonce: lt.Nonce,
 			Pending: lt.Pending, Height: -1, Status: -1, GasLimit: ntx.Gas(), TokenTransfers: trezorEthTransfers(led, lt.TokenTransfers),
 			Internal: []trezorEthInternal{}}
+		// A creation has no recipient; its type is the internal data's
+		// kind (1 create) once mined, as Blockbook's.
 		if lt.To != nil {
 			x.To = lt.To.Hex()
 		} else if lt.Created != (common.Address{}) {
-			x.To, x.Created = lt.Created.Hex(), lt.Created.Hex()
+			x.Created = lt.Created.Hex()
+		}
+		if lt.To == nil && !lt.Pending {
+			x.Type = 1
 		}
 		if len(ntx.Data()) > 0 {
 			x.Data = hexutil.Encode(ntx.Data())
@@ -243,7 +248,8 @@ func trezorEthFactsOf(t *testing.T, e *ethE2E) *trezorEthFacts {
 			x.MaxFee, x.MaxTip = ntx.GasFeeCap().String(), ntx.GasTipCap().String()
 		}
 		if lt.Pending {
-			// Blockbook's pending "fees": the most the tx may cost.
+			// The wire's pending fees are 0 (as Blockbook's); the library
+			// shows the most the tx may cost, maxFeePerGas × gas limit.
 			x.GasPrice = ntx.GasFeeCap().String() // geth reports the fee cap as gasPrice of pending txs
 			x.Fee = new(big.Int).Mul(ntx.GasFeeCap(), new(big.Int).SetUint64(ntx.Gas())).String()
 		} else {
@@ -275,12 +281,18 @@ func trezorEthFactsOf(t *testing.T, e *ethE2E) *trezorEthFacts {
 		if al.Name == "" {
 			continue
 		}
-		acc := trezorEthAccount{Name: al.Name, Address: a.Hex(), Balance: al.Balance.String(), Nonce: fmt.Sprint(al.Nonce),
+		// The nonce counts the pending txs it sent (the next one to use).
+		nonce := al.Nonce
+		acc := trezorEthAccount{Name: al.Name, Address: a.Hex(), Balance: al.Balance.String(),
 			TxCount: len(al.Txs), NonTokenTxs: al.NonTokenTxs, Unconfirmed: len(al.PendingTxs), Pending: []string{}, Txids: []string{},
 			Tokens: []trezorEthToken{}}
 		for h := range al.PendingTxs {
 			acc.Pending = append(acc.Pending, h.Hex())
+			if led.Txs[h].From == a {
+				nonce++
+			}
 		}
+		acc.Nonce = fmt.Sprint(nonce)
 		slices.Sort(acc.Pending)
 		for h := range al.Txs {
 			acc.Txids = append(acc.Txids, h.Hex())

@@ -57,7 +57,7 @@ func TestRESTMissingCapabilities(t *testing.T) {
 		{bchain.ChainEthereumType, "/api/v2/block-filters/?lastN=1", "Block filters are not supported for Ethereum-type coins"},
 		{bchain.ChainEthereumType, "/api/v2/estimatefee/x", "Invalid number of blocks 'x', use 1 to 1008"},
 		{bchain.ChainEthereumType, "/api/v2/estimatefee/2", "Fee estimation is not supported for this coin"},
-		{bchain.ChainBitcoinType, "/api/v2/contract/0xab", "Contracts are not supported for Bitcoin-type coins"},
+		{bchain.ChainBitcoinType, "/api/v2/contract/0xab", "getContractInfo is not supported on this coin"},
 		{bchain.ChainBitcoinType, "/api/v2/xpub/xpub6abc", "XPUB functionality is not supported"},
 		{bchain.ChainBitcoinType, "/api/v2/estimatefee/1009", "Invalid number of blocks '1009', use 1 to 1008"},
 	} {

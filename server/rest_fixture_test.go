@@ -225,7 +225,7 @@ func restOtherCases(t *testing.T, f *apitest.Fixture) []restCase {
 				t.Errorf("feestats %s", b)
 			}
 		}},
-		{path: "/api/v2/contract/0x00", errPrefix: "Contracts are not supported"},
+		{path: "/api/v2/contract/0x00", errPrefix: "getContractInfo is not supported"},
 		{path: "/api/v2/block-filters/?scriptType=taproot-noordinals&lastN=2", ok: func(t *testing.T, b []byte) {
 			if bf := decode[api.BlockFilters](t, "block-filters", b); len(bf.BlockFilters) != 2 || bf.BlockFilters[tip].BlockHash != f.BlockHash(tip) {
 				t.Errorf("block-filters %s", b)

@@ -174,6 +174,7 @@ func wsOtherCases(f *apitest.Fixture) []wsCase {
 		}},
 		{method: "getBlockFiltersBatch", params: m{"scriptType": scripts, "bestKnownBlockHash": strings.Repeat("cd", 32)}, errPrefix: "Block not found"},
 		{method: "rpcCall", params: m{"to": "0x00", "data": "0x"}, errPrefix: "rpcCall is not supported"},
+		{method: "getContractInfo", params: m{"contract": "0x00"}, errPrefix: "getContractInfo is not supported on this coin"},
 		{method: "getCurrentFiatRates", params: m{"currencies": []string{"usd"}}, errPrefix: "No tickers found"},
 		{method: "ping", ok: func(t *testing.T, d json.RawMessage) {
 			if string(d) != "{}" {

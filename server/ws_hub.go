@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"math/big"
 	"sync"
 
 	"github.com/openexplorer/blockbook/api"
@@ -209,11 +210,34 @@ func (h *hub) deliverTx(ctx context.Context, job txJob) {
 	}
 }
 
+// evmData is the gas figures of a new Ethereum-type block, from which a
+// wallet projects the next base fee (Blockbook's evmData).
+type evmData struct {
+	BaseFeePerGas *api.Amount `json:"baseFeePerGas,omitempty"`
+	BlockGasUsed  *api.Amount `json:"blockGasUsed,omitempty"`
+	BlockGasLimit *api.Amount `json:"blockGasLimit,omitempty"`
+}
+
+// newBlockEvmData is a block's evmData: nil (null on the wire, as
+// Blockbook's) for Bitcoin-type and pre-London blocks, and for tips
+// announced without their block (bulk rounds).
+func newBlockEvmData(blk *bchain.Block) *evmData {
+	if blk == nil || blk.Eth == nil || blk.Eth.BaseFee == nil {
+		return nil
+	}
+	return &evmData{
+		BaseFeePerGas: (*api.Amount)(new(big.Int).Set(blk.Eth.BaseFee)),
+		BlockGasUsed:  api.NewAmount(blk.Eth.GasUsed),
+		BlockGasLimit: api.NewAmount(blk.Eth.GasLimit),
+	}
+}
+
 func (h *hub) deliverBlock(ctx context.Context, b blockEvent) {
 	data, _ := json.Marshal(struct {
-		Height uint32 `json:"height"`
-		Hash   string `json:"hash"`
-	}{b.height, h.s.svc.HashString(b.hash)})
+		Height  uint32   `json:"height"`
+		Hash    string   `json:"hash"`
+		EvmData *evmData `json:"evmData"`
+	}{b.height, h.s.svc.HashString(b.hash), newBlockEvmData(b.blk)})
 	h.mu.Lock()
 	subs := make(map[*wsConn]string, len(h.newBlock))
 	for c, id := range h.newBlock {

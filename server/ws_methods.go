@@ -19,6 +19,7 @@ func init() {
 		"getBlockHash":           wsGetBlockHash,
 		"getBlock":               wsGetBlock,
 		"getAccountInfo":         wsGetAccountInfo,
+		"getContractInfo":        wsGetContractInfo,
 		"getAccountUtxo":         wsGetAccountUtxo,
 		"getTransaction":         wsGetTransaction,
 		"getTransactionSpecific": wsGetTransactionSpecific,
@@ -119,6 +120,7 @@ func wsGetAccountInfo(ctx context.Context, c *wsConn, req *wsRequest) (any, erro
 		ContractFilter    string `json:"contractFilter"`
 		SecondaryCurrency string `json:"secondaryCurrency"`
 		Gap               int    `json:"gap"`
+		ConfirmedNonce    bool   `json:"confirmedNonce"`
 	}
 	if err := decodeParams(req.Params, &p); err != nil {
 		return nil, err
@@ -130,6 +132,7 @@ func wsGetAccountInfo(ctx context.Context, c *wsConn, req *wsRequest) (any, erro
 		Page: p.Page, PageSize: p.PageSize, FromHeight: clampHeight(p.From), ToHeight: clampHeight(p.To),
 		Details: wsDetails(p.Details), Filter: api.NoFilter, Secondary: strings.ToLower(p.SecondaryCurrency),
 		Tokens: api.ParseTokens(p.Tokens, api.TokensDerived), Gap: p.Gap, Contract: strings.TrimSpace(p.ContractFilter),
+		ConfirmedNonce: p.ConfirmedNonce,
 	}
 	// An account first, else an address (Blockbook's order).
 	if acc := c.s.caps.Accounts; acc != nil {

@@ -343,7 +343,7 @@ func TestWebsocketShutdownWaitsForRequests(t *testing.T) {
 // (shared/API.md, blockbook-api.d.ts's WsReq plus the filter calls).
 func TestWebsocketMethodTable(t *testing.T) {
 	want := []string{"estimateFee", "getAccountInfo", "getAccountUtxo", "getBalanceHistory", "getBlock", "getBlockFilter",
-		"getBlockFiltersBatch", "getBlockHash", "getCurrentFiatRates", "getFiatRatesForTimestamps", "getFiatRatesTickersList",
+		"getBlockFiltersBatch", "getBlockHash", "getContractInfo", "getCurrentFiatRates", "getFiatRatesForTimestamps", "getFiatRatesTickersList",
 		"getInfo", "getMempoolFilters", "getTransaction", "getTransactionSpecific", "longTermFeeRate", "ping", "rpcCall", "sendTransaction",
 		"subscribeAddresses", "subscribeFiatRates", "subscribeNewBlock", "subscribeNewTransaction", "unsubscribeAddresses",
 		"unsubscribeFiatRates", "unsubscribeNewBlock", "unsubscribeNewTransaction"}

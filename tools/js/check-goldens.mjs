@@ -59,7 +59,7 @@ const kinds = {
         subscribe: 'SubscribeRes',
         unsubscribe: 'SubscribeRes',
         ping: 'Record<string, never>',
-        'notification-block': 'BlockNotification',
+        'notification-block': 'BlockNotificationWire',
         'notification-address': 'WsAddressNotification',
         'notification-tx': 'Tx',
         error: 'WsErrorRes',
@@ -93,16 +93,20 @@ const kinds = {
     eth: {
         status: 'SystemInfo',
         'block-index': 'BlockIndexRes',
-        block: 'BlockWire',
-        tx: 'Tx',
-        address: 'Address',
-        contract: "import('@trezor/blockchain-link-types/lib/blockbook-api').ContractInfo",
+        block: 'EthBlockWire',
+        tx: 'EthTxWire',
+        'tx-specific': 'EthTxSpecific',
+        rawtx: 'string',
+        address: 'EthAddressWire',
+        contract: 'ContractInfoWire',
         estimatefee: 'ResultRes',
         error: 'ErrorRes',
         'ws-getInfo': 'WsInfoRes',
-        'ws-getAccountInfo': 'Address',
+        'ws-getAccountInfo': 'EthAddressWire',
+        'ws-getContractInfo': 'ContractInfoWire',
         'ws-estimateFee': 'WsEstimateFeeRes[]',
-        'ws-getTransaction': 'Tx',
+        'ws-getTransaction': 'EthTxWire',
+        'ws-notification-block': 'BlockNotificationWire',
     },
     'xpub/ws': {
         getAccountInfo: 'Address',
@@ -183,6 +187,37 @@ interface AddressV1 extends PagingV1 {
 }
 interface UtxoV1 { txid: string; vout: number; amount: string; satoshis: number; height?: number; confirmations: number }
 type BlockV1 = Omit<BlockWire, 'txs' | 'txCount'> & { txCount: number; txs?: TxV1[] };
+// Fields Blockbook 0.6.0 sends that these (older) typings lack, in its
+// shapes: a contract creation's vout has addresses null; addresses carry
+// confirmedNonce on request; contract info carries the index's
+// blockHeight; new-block notifications carry evmData (null on
+// Bitcoin-type and pre-London blocks).
+type EthVoutWire = Omit<import('@trezor/blockchain-link-types/lib/blockbook-api').Vout, 'addresses'> & { addresses: string[] | null };
+type EthTxWire = Omit<Tx, 'vout'> & { vout: EthVoutWire[] };
+type EthBlockWire = Omit<BlockWire, 'txs'> & { txs?: EthTxWire[] };
+type ContractInfoWire = import('@trezor/blockchain-link-types/lib/blockbook-api').ContractInfo & { blockHeight: number };
+type EthAddressWire = Omit<Address, 'contractInfo' | 'erc20Contract' | 'transactions'> & {
+    confirmedNonce?: string;
+    contractInfo?: ContractInfoWire;
+    erc20Contract?: ContractInfoWire;
+    transactions?: EthTxWire[];
+};
+type BlockNotificationWire = BlockNotification & {
+    evmData: { baseFeePerGas?: string; blockGasUsed?: string; blockGasLimit?: string } | null;
+};
+// Blockbook's tx-specific of an Ethereum tx: the node's tx and receipt,
+// cut to these fields (hex quantities as the node sends them).
+interface EthTxSpecific {
+    tx: {
+        nonce: string; gasPrice: string; maxPriorityFeePerGas?: string; maxFeePerGas?: string; baseFeePerGas?: string;
+        gas: string; to: string; value: string; input: string; hash: string; blockNumber: string; blockHash?: string;
+        from: string; transactionIndex: string;
+    };
+    receipt?: {
+        gasUsed: string; status: string; logs: { address: string; topics: string[]; data: string }[];
+        l1Fee?: string; l1FeeScalar?: string; l1GasPrice?: string; l1GasUsed?: string; contractAddress?: string;
+    };
+}
 `;
 
 let out = prelude;

@@ -39,8 +39,8 @@ ok('library', `@trezor/blockchain-link ${linkVersion}, EVM mode`);
 const isZero = (v) => v === undefined || v === '' || v === '0';
 
 // wireOut is the single output Blockbook gives an EVM tx: the recipient
-// (or created contract) and the value.
-const wireOut = (x) => ({ n: 0, value: x.value, addresses: x.to ? [x.to] : [], isAddress: x.to !== '' });
+// and the value (a contract creation has no recipient: addresses null).
+const wireOut = (x) => ({ n: 0, value: x.value, addresses: x.to ? [x.to] : null, isAddress: x.to !== '' });
 
 // expectTx is transformTransaction's result for fact tx x seen from
 // descriptor d (undefined: getTransaction, no owner).
@@ -93,7 +93,7 @@ function expectTx(x, d) {
 // expectSpecific is the ethereumSpecific the library passes on.
 function expectSpecific(x) {
     return {
-        type: x.type || undefined, // omitted for legacy txs, as Blockbook
+        type: x.type || undefined, // internal data's kind: 1 for a creation, omitted for calls, as Blockbook
         createdContract: x.createdContract, status: x.status, nonce: x.nonce, gasLimit: x.gasLimit,
         gasUsed: x.pending ? undefined : x.gasUsed, gasPrice: x.gasPrice,
         maxFeePerGas: x.maxFeePerGas, maxPriorityFeePerGas: x.maxPriorityFeePerGas, baseFeePerGas: x.baseFeePerGas,
@@ -190,10 +190,14 @@ function checkAccount(what, info, acc, details) {
         type: acc.contractInfo.standard, standard: acc.contractInfo.standard, contract: acc.contractInfo.contract,
         name: acc.contractInfo.name, symbol: acc.contractInfo.symbol, decimals: acc.contractInfo.decimals,
         createdInBlock: acc.contractInfo.createdInBlock, destructedInBlock: acc.contractInfo.destructedInBlock,
+        // Blockbook's freshness mark: the index's best height when answered.
+        blockHeight: F.info.tipHeight,
     };
     eq(`${what} misc (EVM: the string nonce)`, info.misc, { nonce: acc.nonce, contractInfo: ci, stakingPools: undefined, addressAliases: undefined });
-    const wantTokens = details === 'basic' || acc.tokens.length === 0 ? undefined
-        : acc.tokens.map((t) => tokenInfo(t, details !== 'tokens')).sort(byContract);
+    // With balances, Blockbook lists only tokens with holdings.
+    const listed = acc.tokens.filter((t) => details === 'tokens' || t.standard === 'ERC20' || t.ids?.length || t.multi?.length);
+    const wantTokens = details === 'basic' || listed.length === 0 ? undefined
+        : listed.map((t) => tokenInfo(t, details !== 'tokens')).sort(byContract);
     eq(`${what} tokens`, info.tokens ? [...info.tokens].sort(byContract) : undefined, wantTokens);
 }
 
@@ -368,7 +372,9 @@ eq('subscribeAddresses with newBlockTxs', await api.send('subscribeAddresses', {
 
 // pendingFacts is the fact tx of a live tx before it is mined.
 const liveFacts = (L, token) => ({
-    txid: L.txid, type: 2, from: L.from, to: L.to, value: L.value, nonce: L.nonce, pending: true, height: -1, status: -1,
+    txid: L.txid, type: 0, from: L.from, to: L.to, value: L.value, nonce: L.nonce, pending: true, height: -1, status: -1,
+    // The library shows maxFeePerGas × gasLimit as a pending tx's fee (the
+    // wire's fees are 0 until mined, as Blockbook's).
     gasLimit: L.gasLimit, fee: (BigInt(L.maxFeePerGas) * BigInt(L.gasLimit)).toString(), gasPrice: L.maxFeePerGas,
     maxFeePerGas: L.maxFeePerGas, maxPriorityFeePerGas: L.maxPriorityFeePerGas, data: L.data,
     tokenTransfers: token ? [token] : [], internal: [],

@@ -26,6 +26,8 @@ type rpcHeader struct {
 	GasUsed       hexutil.Uint64  `json:"gasUsed"`
 	GasLimit      hexutil.Uint64  `json:"gasLimit"`
 	BaseFeePerGas *hexutil.Big    `json:"baseFeePerGas"`
+	Difficulty    string          `json:"difficulty"` // hex, as the node sends it
+	Nonce         string          `json:"nonce"`      // hex, as the node sends it
 	Transactions  json.RawMessage `json:"transactions"`
 }
 
@@ -101,7 +103,8 @@ func (n *Node) Block(ctx context.Context, hash bchain.Hash, height uint32) (*bch
 	if err := json.Unmarshal(h.Transactions, &rtxs); err != nil {
 		return nil, fmt.Errorf("%w: block %s: transactions: %v", bchain.ErrInvalidData, hash, err)
 	}
-	eb := &bchain.EthBlock{GasUsed: uint64(h.GasUsed), GasLimit: uint64(h.GasLimit), Miner: bchain.EthAddress(h.Miner), Txs: make([]bchain.EthTx, len(rtxs))}
+	eb := &bchain.EthBlock{GasUsed: uint64(h.GasUsed), GasLimit: uint64(h.GasLimit), Miner: bchain.EthAddress(h.Miner), Txs: make([]bchain.EthTx, len(rtxs)),
+		Nonce: h.Nonce, Difficulty: h.Difficulty}
 	if h.BaseFeePerGas != nil {
 		eb.BaseFee = new(big.Int).Set(h.BaseFeePerGas.ToInt())
 	}

@@ -210,7 +210,10 @@ func (n *Node) BlockHeight(ctx context.Context, hash bchain.Hash) (uint32, error
 	return height, nil
 }
 
-// ChainInfo describes the node for the status pages.
+// ChainInfo describes the node for the status pages, with Blockbook's
+// fields: chain "mainnet" or "testnet <chain id>", the tip, its 0x hash
+// and difficulty, the client version. Headers is set only while the node
+// is syncing (eth_syncing's highest block), which Blockbook does not show.
 func (n *Node) ChainInfo(ctx context.Context) (*bchain.ChainInfo, error) {
 	id, err := n.ChainID(ctx)
 	if err != nil {
@@ -221,15 +224,21 @@ func (n *Node) ChainInfo(ctx context.Context) (*bchain.ChainInfo, error) {
 		return nil, err
 	}
 	height, _ := h.height()
-	ci := &bchain.ChainInfo{Chain: n.net.netName, Blocks: int(height), Headers: int(height), BestBlockHash: bchain.Hash(h.Hash).String(), ProtocolVersion: id.String()}
+	chain := "mainnet"
+	if id.Cmp(big.NewInt(1)) != 0 {
+		chain = "testnet " + id.String()
+	}
+	ci := &bchain.ChainInfo{Chain: chain, Blocks: int(height), BestBlockHash: h.Hash.Hex(), Difficulty: "0"}
+	if d, err := hexutil.DecodeBig(h.Difficulty); err == nil {
+		ci.Difficulty = d.String()
+	}
 	if why := n.tracingOff.Load(); why != nil {
 		ci.Warnings = *why
 	}
 	var version string
 	if err := n.rpc.call(ctx, &version, "web3_clientVersion"); err == nil {
-		ci.Version, ci.Subversion = version, version
+		ci.Version = version
 	}
-	// While syncing, eth_syncing tells how far the node knows the chain.
 	var syncing any
 	if err := n.rpc.call(ctx, &syncing, "eth_syncing"); err == nil {
 		if m, ok := syncing.(map[string]any); ok {

@@ -133,7 +133,7 @@ func TestDevNodeChain(t *testing.T) {
 		t.Fatalf("BlockHeight %d %v", h, err)
 	}
 	ci, err := b.Chain.ChainInfo(ctx)
-	if err != nil || ci.Blocks != 2 || ci.BestBlockHash != best.String() || ci.ProtocolVersion != "1337" || !strings.Contains(ci.Version, "gethdev") {
+	if err != nil || ci.Blocks != 2 || ci.BestBlockHash != "0x"+best.String() || ci.Chain != "testnet 1337" || ci.Headers != 0 || !strings.Contains(ci.Version, "gethdev") {
 		t.Fatalf("ChainInfo %+v %v", ci, err)
 	}
 	blk, err := b.Chain.Block(ctx, best, 2)

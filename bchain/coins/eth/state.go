@@ -33,6 +33,9 @@ var (
 )
 
 func blockArg(at bchain.EthBlockTag) any {
+	if at == bchain.EthPending {
+		return "pending"
+	}
 	if at < 0 {
 		return "latest"
 	}
