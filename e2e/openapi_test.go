@@ -391,10 +391,11 @@ func TestOpenAPIEthereumAnswers(t *testing.T) {
 		break
 	}
 	someAddr = e.ledger.SortedAddresses()[0].Hex()
-	// Served by Blockbook for Ethereum-type coins too (tx-specific answers
-	// the tx with its receipt there); here either that or not supported.
-	l.get("/api/v2/tx-specific/"+someTx, 0)
-	for _, p := range []string{"/api/v2/rawtx/" + someTx, "/api/v2/rawblock/1", "/api/v2/feestats/1",
+	// Served for Ethereum-type coins too, as Blockbook does: tx-specific
+	// is the tx with its receipt, rawtx its 0x hex.
+	l.get("/api/v2/tx-specific/"+someTx, 200)
+	l.get("/api/v2/rawtx/"+someTx, 200)
+	for _, p := range []string{"/api/v2/rawblock/1", "/api/v2/feestats/1",
 		"/api/v2/xpub/" + someAddr, "/api/v2/utxo/" + someAddr, "/api/v2/block-filters/?lastN=1",
 		"/api/v2/tickers/", "/api/v2/tickers-list/?timestamp=1", "/api/v2/address/0x12", "/api/v2/sendtx/zz"} {
 		l.get(p, 400)
