@@ -148,6 +148,19 @@ func boolParam(r *http.Request, name string) (bool, error) {
 	return b, nil
 }
 
+// converted answers the v1 shape of a v2 answer (or its error), converted
+// with the coin's decimals.
+func converted[T, U any](v *v1Routes, r *http.Request, v2 T, err error, to func(api.V1, T) U) (any, error) {
+	if err != nil {
+		return nil, err
+	}
+	c, err := v.conv(r.Context())
+	if err != nil {
+		return nil, err
+	}
+	return to(c, v2), nil
+}
+
 func (v *v1Routes) tx(r *http.Request) (any, error) {
 	txid := r.PathValue("txid")
 	if txid == "" {
@@ -159,14 +172,7 @@ func (v *v1Routes) tx(r *http.Request) (any, error) {
 		return nil, err
 	}
 	tx, err := v.p.svc.Tx(r.Context(), txid)
-	if err != nil {
-		return nil, err
-	}
-	c, err := v.conv(r.Context())
-	if err != nil {
-		return nil, err
-	}
-	return c.Tx(tx), nil
+	return converted(v, r, tx, err, api.V1.Tx)
 }
 
 func (v *v1Routes) address(r *http.Request) (any, error) {
@@ -175,14 +181,7 @@ func (v *v1Routes) address(r *http.Request) (any, error) {
 		return nil, &api.Error{Msg: "Missing address"}
 	}
 	a, err := v.p.svc.Address(r.Context(), address, api.ParseAddressQuery(r.URL.Query()))
-	if err != nil {
-		return nil, err
-	}
-	c, err := v.conv(r.Context())
-	if err != nil {
-		return nil, err
-	}
-	return c.Address(a), nil
+	return converted(v, r, a, err, api.V1.Address)
 }
 
 func (v *v1Routes) xpub(r *http.Request) (any, error) {
@@ -194,14 +193,7 @@ func (v *v1Routes) xpub(r *http.Request) (any, error) {
 		return nil, v.p.caps.NotSupported(api.CapAccounts)
 	}
 	a, err := v.p.caps.Accounts.Account(r.Context(), xpub, api.ParseAddressQuery(r.URL.Query()))
-	if err != nil {
-		return nil, err
-	}
-	c, err := v.conv(r.Context())
-	if err != nil {
-		return nil, err
-	}
-	return c.Address(a), nil
+	return converted(v, r, a, err, api.V1.Address)
 }
 
 func (v *v1Routes) utxo(r *http.Request) (any, error) {
@@ -213,24 +205,10 @@ func (v *v1Routes) utxo(r *http.Request) (any, error) {
 		return nil, v.p.caps.NotSupported(api.CapUtxos)
 	}
 	us, err := v.p.caps.Utxos.Utxos(r.Context(), r.PathValue("address"), confirmed, api.ParseInt(r.URL.Query().Get("gap")))
-	if err != nil {
-		return nil, err
-	}
-	c, err := v.conv(r.Context())
-	if err != nil {
-		return nil, err
-	}
-	return c.Utxos(us), nil
+	return converted(v, r, us, err, api.V1.Utxos)
 }
 
 func (v *v1Routes) block(r *http.Request) (any, error) {
 	b, err := v.p.svc.Block(r.Context(), r.PathValue("id"), api.ParseInt(r.URL.Query().Get("page")), 0)
-	if err != nil {
-		return nil, err
-	}
-	c, err := v.conv(r.Context())
-	if err != nil {
-		return nil, err
-	}
-	return c.Block(b), nil
+	return converted(v, r, b, err, api.V1.Block)
 }
