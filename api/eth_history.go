@@ -33,6 +33,9 @@ func (s *EthService) BalanceHistory(ctx context.Context, address string, q Balan
 	if err != nil {
 		return nil, err
 	}
+	if err := q.check(); err != nil {
+		return nil, err
+	}
 	from, to, groupBy := q.span()
 	out := []BalanceHistory{}
 	if from >= to {

@@ -130,6 +130,9 @@ func unknownRates(currencies []string) map[string]float64 {
 // time: the current ticker, or the newest daily one when the current one
 // lacks the single requested currency.
 func (s *core) CurrentFiatRates(_ context.Context, currencies []string, token string) (*FiatTicker, error) {
+	if err := checkCurrencies(currencies); err != nil {
+		return nil, err
+	}
 	currencies = normalizeCurrencies(currencies)
 	if token != "" || !s.cfg.FiatRates {
 		return nil, userErr("%s!", noTickers) // Bitcoin-type chains have no token rates
@@ -153,8 +156,11 @@ func (s *core) CurrentFiatRates(_ context.Context, currencies []string, token st
 // multi-tickers: one ticker per timestamp, in the order given; a time
 // without any ticker keeps its timestamp and has every requested rate -1.
 func (s *core) FiatRatesForTimestamps(_ context.Context, timestamps []int64, currencies []string, token string) (*FiatTickers, error) {
-	if len(timestamps) == 0 {
-		return nil, userErr("No timestamps provided")
+	if err := checkFiatTimestamps(timestamps); err != nil {
+		return nil, err
+	}
+	if err := checkCurrencies(currencies); err != nil {
+		return nil, err
 	}
 	currencies = normalizeCurrencies(currencies)
 	tickers := make([]*db.FiatTicker, len(timestamps))

@@ -224,3 +224,51 @@ func truncate(s string, n int) string {
 	}
 	return s[:n] + "…"
 }
+
+// Bounds on list parameters, shared by REST and the websocket so that one
+// request cannot make the server build an answer of unbounded size.
+// Blockbook has none of these; docs/api.md lists them as deviations.
+const (
+	// MaxFiatTimestamps caps the timestamps of one multi-tickers or
+	// getFiatRatesForTimestamps request: a year of daily rates for ~27
+	// years, far beyond what a wallet's history needs per call.
+	MaxFiatTimestamps = 10_000
+	// MaxCurrencies caps a list of fiat currencies (fiatcurrency,
+	// currencies); the rate provider knows fewer than a hundred.
+	MaxCurrencies = 200
+)
+
+// CheckListLen refuses a list parameter of n items (what names them) when
+// n exceeds limit, with one message for every such bound.
+func CheckListLen(what string, n, limit int) error {
+	if n > limit {
+		return userErr("Too many %s: %d, at most %d per request", what, n, limit)
+	}
+	return nil
+}
+
+// checkFiatTimestamps refuses an empty or too long list of timestamps.
+func checkFiatTimestamps(timestamps []int64) error {
+	if len(timestamps) == 0 {
+		return userErr("No timestamps provided")
+	}
+	return CheckListLen("timestamps", len(timestamps), MaxFiatTimestamps)
+}
+
+// checkCurrencies refuses a too long list of currencies.
+func checkCurrencies(currencies []string) error {
+	return CheckListLen("currencies", len(currencies), MaxCurrencies)
+}
+
+// MaxBlockHeight is the largest height a block can have (heights are
+// uint32 in the index, as in Blockbook).
+const MaxBlockHeight = int64(^uint32(0))
+
+// CheckBlockHeight refuses a height no block can have; a valid height
+// beyond the tip is not an error.
+func CheckBlockHeight(h int64) error {
+	if h < 0 || h > MaxBlockHeight {
+		return userErr("Block height %d is out of range, it must be 0 to %d", h, MaxBlockHeight)
+	}
+	return nil
+}

@@ -43,6 +43,9 @@ type BalanceHistoryQuery struct {
 	REST bool
 }
 
+// check refuses list parameters beyond their bounds (currencies).
+func (q BalanceHistoryQuery) check() error { return checkCurrencies(q.Currencies) }
+
 // span returns the time range [from, to) and the bucket width with the
 // defaults applied.
 func (q BalanceHistoryQuery) span() (from, to, groupBy int64) {

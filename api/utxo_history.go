@@ -30,6 +30,9 @@ func (s *UtxoService) BalanceHistory(ctx context.Context, descriptor string, q B
 			return nil, err
 		}
 	}
+	if err := q.check(); err != nil {
+		return nil, err
+	}
 	from, to, groupBy := q.span()
 	out := []BalanceHistory{}
 	if from >= to {

@@ -49,8 +49,8 @@ func (s *core) infoFromIndex(out *WsInfo) error {
 // BlockHash answers getBlockHash from the index. Like Blockbook, a height
 // the index does not hold answers an empty hash.
 func (s *core) BlockHash(_ context.Context, height int) (string, error) {
-	if height < 0 || int64(height) > int64(^uint32(0)) {
-		return "", userErr("Invalid block height %d", height)
+	if err := CheckBlockHeight(int64(height)); err != nil {
+		return "", err
 	}
 	snap, err := s.db.Snapshot()
 	if err != nil {

@@ -61,6 +61,8 @@ func NewPublic(svc api.Service, cfg PublicConfig, log *slog.Logger, reg promethe
 	if cfg.Wrap != nil {
 		h = cfg.Wrap(h)
 	}
+	// Outermost, so that a preflight never reaches a handler or a limit.
+	h = corsPreflight(h)
 	p.srv = &http.Server{
 		Addr:              cfg.Addr,
 		Handler:           h,
@@ -75,7 +77,7 @@ func NewPublic(svc api.Service, cfg PublicConfig, log *slog.Logger, reg promethe
 }
 
 // Handler returns the HTTP handler (for tests).
-func (p *Public) Handler() http.Handler { return p.mux }
+func (p *Public) Handler() http.Handler { return corsPreflight(p.mux) }
 
 // Serve listens until Shutdown. It reports a listen failure at once.
 func (p *Public) Serve(ln net.Listener) error {
@@ -234,6 +236,8 @@ func writeJSON(w http.ResponseWriter, code int, data any) int {
 	h := w.Header()
 	h.Set("Content-Type", "application/json; charset=utf-8")
 	h.Set("Access-Control-Allow-Origin", "*")
+	// Error texts echo input: a browser must never sniff them as HTML.
+	h.Set("X-Content-Type-Options", "nosniff")
 	if raw, ok := data.(json.RawMessage); ok {
 		w.WriteHeader(code)
 		_, _ = w.Write(append(raw, '\n'))
@@ -247,6 +251,32 @@ func writeJSON(w http.ResponseWriter, code int, data any) int {
 	w.WriteHeader(code)
 	_, _ = w.Write(append(body, '\n'))
 	return code
+}
+
+// corsPreflight answers a CORS preflight (OPTIONS) to an API path itself,
+// 204 with what a browser needs to go on with its request, so that it costs
+// no handler work and counts against no limit. The API needs no
+// credentials, hence the wildcard origin. Other OPTIONS requests pass on.
+func corsPreflight(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodOptions || !isAPIPath(r.URL.Path) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		h := w.Header()
+		h.Set("Access-Control-Allow-Origin", "*")
+		h.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
+		h.Set("Access-Control-Allow-Headers", "Accept, Content-Type, X-Requested-With")
+		h.Set("Access-Control-Max-Age", "86400")
+		h.Set("X-Content-Type-Options", "nosniff")
+		w.WriteHeader(http.StatusNoContent)
+	})
+}
+
+// isAPIPath reports whether path is /api or under it, behind any -public
+// path prefix (the preflight runs before the prefix is stripped).
+func isAPIPath(path string) bool {
+	return strings.HasSuffix(path, "/api") || strings.Contains(path, "/api/")
 }
 
 // splitNonEmpty splits a comma-separated parameter, dropping empty items.

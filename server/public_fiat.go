@@ -42,9 +42,6 @@ func (p *Public) tickers(r *http.Request) (any, error) {
 	return p.svc.CurrentFiatRates(r.Context(), currencies, token)
 }
 
-// maxMultiTickers bounds the timestamps of one multi-tickers request.
-const maxMultiTickers = 10_000
-
 // multiTickers serves /api/v2/multi-tickers/?timestamp=t1,t2,…: an array
 // of tickers, one per timestamp.
 func (p *Public) multiTickers(r *http.Request) (any, error) {
@@ -53,10 +50,11 @@ func (p *Public) multiTickers(r *http.Request) (any, error) {
 	if s == "" {
 		return nil, &api.Error{Msg: "Parameter 'timestamp' is missing."}
 	}
-	parts := strings.Split(s, ",")
-	if len(parts) > maxMultiTickers {
-		return nil, &api.Error{Msg: "Parameter 'timestamp' has more than " + strconv.Itoa(maxMultiTickers) + " timestamps."}
+	// Counted before parsing so that a huge list costs no allocation.
+	if err := api.CheckListLen("timestamps", strings.Count(s, ",")+1, api.MaxFiatTimestamps); err != nil {
+		return nil, err
 	}
+	parts := strings.Split(s, ",")
 	ts := make([]int64, len(parts))
 	for i, part := range parts {
 		v, err := strconv.ParseInt(part, 10, 64)

@@ -70,7 +70,7 @@ func wsChainCases(f *apitest.Fixture) []wsCase {
 				t.Errorf("getBlockHash %s", d)
 			}
 		}},
-		{method: "getBlockHash", params: m{"height": -1}, errPrefix: "Invalid block height"},
+		{method: "getBlockHash", params: m{"height": -1}, errPrefix: "Block height -1 is out of range"},
 		{method: "getBlock", params: m{"id": "112", "page": 2, "pageSize": 2}, ok: func(t *testing.T, d json.RawMessage) {
 			b := decode[api.Block](t, "getBlock", d)
 			want := f.Block(112).Transactions[2:4]

@@ -1,7 +1,9 @@
 package server
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"sort"
 	"strconv"
 	"strings"
@@ -69,18 +71,48 @@ func wsGetInfo(ctx context.Context, c *wsConn, _ *wsRequest) (any, error) {
 
 func wsGetBlockHash(ctx context.Context, c *wsConn, req *wsRequest) (any, error) {
 	var p struct {
-		Height int `json:"height"`
+		Height json.RawMessage `json:"height"`
 	}
 	if err := decodeParams(req.Params, &p); err != nil {
 		return nil, err
 	}
-	hash, err := c.s.svc.BlockHash(ctx, p.Height)
+	height, err := wsHeight(p.Height)
+	if err != nil {
+		return nil, err
+	}
+	hash, err := c.s.svc.BlockHash(ctx, height)
 	if err != nil {
 		return nil, err
 	}
 	return struct {
 		Hash string `json:"hash"`
 	}{hash}, nil
+}
+
+// wsHeight reads getBlockHash's height: absent is 0; an integer no block
+// can have (negative, or past 2^32-1, however many digits) is out of range
+// rather than "not a number"; anything else not an integer keeps the
+// type error every parameter gets.
+func wsHeight(raw json.RawMessage) (int, error) {
+	s := string(bytes.TrimSpace(raw))
+	if s == "" || s == "null" {
+		return 0, nil
+	}
+	digits := strings.TrimPrefix(s, "-")
+	if digits == "" || strings.Trim(digits, "0123456789") != "" {
+		var p struct {
+			Height int `json:"height"`
+		}
+		return 0, decodeParams(json.RawMessage(`{"height":`+s+`}`), &p)
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil { // beyond int64: out of range either way
+		return 0, &api.Error{Msg: "Block height " + truncate(s, 30) + " is out of range, it must be 0 to " + strconv.FormatInt(api.MaxBlockHeight, 10), Err: err}
+	}
+	if err := api.CheckBlockHeight(v); err != nil {
+		return 0, err
+	}
+	return int(v), nil
 }
 
 func wsGetBlock(ctx context.Context, c *wsConn, req *wsRequest) (any, error) {
