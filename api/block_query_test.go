@@ -160,7 +160,7 @@ func TestBlockIndexRawAndList(t *testing.T) {
 		t.Fatalf("getBlockHash beyond the tip: %q %v", hash, err)
 	}
 	_, err := svc.BlockHash(ctx, -1)
-	wantUserError(t, err, "Invalid block height")
+	wantUserError(t, err, "Block height -1 is out of range")
 
 	list, err := svc.Blocks(ctx, 2, 5)
 	if err != nil {
