@@ -101,8 +101,16 @@ func TestWebsocketBoundsOnFixture(t *testing.T) {
 			t.Errorf("height %s: %s, want error %q or %s", tc.height, data, tc.wantErr, tc.wantHash)
 		}
 	}
+	tokens := make([]string, wsMaxFiatTokens+1)
+	frame, err := json.Marshal(wsParams{"id": "t", "method": "subscribeFiatRates", "params": wsParams{"tokens": tokens}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, data := roundTrip(t, c, websocket.TextMessage, string(frame)); !strings.HasPrefix(errorMessage(data), "Too many tokens: 1001") {
+		t.Errorf("subscribeFiatRates over the bound: %.300s", data)
+	}
 	ts := make([]int64, api.MaxFiatTimestamps+1)
-	frame, err := json.Marshal(wsParams{"id": "f", "method": "getFiatRatesForTimestamps", "params": wsParams{"timestamps": ts}})
+	frame, err = json.Marshal(wsParams{"id": "f", "method": "getFiatRatesForTimestamps", "params": wsParams{"timestamps": ts}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,10 @@ import (
 	"github.com/openexplorer/blockbook/api"
 )
 
+// wsMaxFiatTokens bounds subscribeFiatRates' tokens, held for as long as
+// the subscription lasts (Blockbook: unbounded).
+const wsMaxFiatTokens = 1000
+
 // OnFiatRates delivers new current fiat rates to the subscribeFiatRates
 // subscribers, in Blockbook's shapes: {rates: {<currency>: rate}} to those
 // of one currency (nothing when the ticker lacks it) and {rates: {...all}}

@@ -135,6 +135,10 @@ func wsSubscribeFiatRates(_ context.Context, c *wsConn, req *wsRequest) (any, er
 	if err := decodeParams(req.Params, &p); err != nil {
 		return nil, err
 	}
+	// The list is kept for the connection's life: bound it.
+	if err := api.CheckListLen("tokens", len(p.Tokens), wsMaxFiatTokens); err != nil {
+		return nil, err
+	}
 	h := c.s.hub
 	h.mu.Lock()
 	defer h.mu.Unlock()
