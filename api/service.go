@@ -115,9 +115,9 @@ type Limits struct {
 	MaxFullTxs int
 	// MaxXpubGap caps an account query's gap limit (Blockbook: 10000).
 	MaxXpubGap int
-	// XpubCacheSize bounds the account cache: derived addresses plus
-	// loaded txids of all cached accounts (about 60 bytes each).
-	XpubCacheSize int
+	// XpubCacheBytes bounds the account cache by the bytes its accounts
+	// hold (derived addresses, scripts, names, txid lists).
+	XpubCacheBytes int64
 	// MaxHistoryTxs caps the txs one balance history asked over the
 	// websocket may visit, MaxHistoryTxsREST one asked over REST
 	// (Blockbook's split caps); negative means no cap.
@@ -148,8 +148,8 @@ func (l *Limits) defaults() {
 	if l.MaxXpubGap <= 0 {
 		l.MaxXpubGap = 10_000
 	}
-	if l.XpubCacheSize == 0 {
-		l.XpubCacheSize = 4_000_000
+	if l.XpubCacheBytes == 0 {
+		l.XpubCacheBytes = DefaultXpubCacheMB << 20
 	}
 	if l.MaxHistoryTxs == 0 {
 		l.MaxHistoryTxs = 1_000_000
@@ -252,7 +252,7 @@ var (
 // NewUtxoService returns the Bitcoin-type query service.
 func NewUtxoService(d Store, b *bchain.Backend, sync SyncStatus, cfg Config) *UtxoService {
 	c := newCore(d, b, sync, cfg)
-	xpubCacheSize := c.cfg.Limits.XpubCacheSize
+	xpubCacheSize := c.cfg.Limits.XpubCacheBytes
 	if c.cfg.DisableXpubCache {
 		xpubCacheSize = 0
 	}

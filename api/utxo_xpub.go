@@ -313,15 +313,16 @@ func (s *UtxoService) renderAccountTxs(ctx context.Context, v *view, a *xpubAcco
 		}
 		out.Transactions = txs
 	}
+	names := a.ownNames()
 	for _, tx := range out.Transactions {
-		markOwnAccount(tx, a.names)
+		markOwnAccount(tx, names)
 	}
 	return nil
 }
 
 // markOwnAccount flags the inputs and outputs paying or spending one of the
 // account's addresses (Blockbook's isOwn).
-func markOwnAccount(tx *Tx, names map[string]string) {
+func markOwnAccount(tx *Tx, names map[string]struct{}) {
 	own := func(addrs []string) bool {
 		if len(addrs) != 1 {
 			return false

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -53,10 +54,12 @@ type xpubChain struct {
 // xpubAccount is an account brought up to one index tip.
 type xpubAccount struct {
 	mu         sync.Mutex
-	key        string // cache key
-	cachedCost int    // guarded by the cache's mutex
+	key        string // cache key: the descriptor (never the gap)
+	cachedCost int64  // bytes, guarded by the cache's mutex
 
-	xd     *bchain.XpubDescriptor
+	xd *bchain.XpubDescriptor
+	// gap is the largest gap limit the account was scanned with; a request
+	// with a smaller one sees a prefix of each chain (see within).
 	gap    int
 	chains []xpubChain
 	tip    db.Tip // the balances are those of this tip
@@ -65,33 +68,34 @@ type xpubAccount struct {
 	// valid while mergedOK (built on demand after the txid lists).
 	merged   []xpubTx
 	mergedOK bool
-	// names maps every derived address to its path, for isOwn and UTXOs.
-	names map[string]string
+	// names is the set of derived addresses, for isOwn; built on demand.
+	names map[string]struct{}
+	// owner is the cached account a narrower view (within) reads; the lock
+	// taken and released is the owner's.
+	owner *xpubAccount
 }
 
-// account returns the account of a descriptor, brought up to the view's
-// tip, locked; the caller unlocks it with s.releaseAccount.
+// account returns the account of a descriptor as a request with this gap
+// limit sees it, brought up to the view's tip, locked; the caller unlocks
+// it with s.releaseAccount. The cache keeps one account per descriptor:
+// a larger gap extends it, a smaller one reads a prefix of it.
 func (s *UtxoService) account(ctx context.Context, v *view, xd *bchain.XpubDescriptor, gap int) (*xpubAccount, error) {
-	key := strconv.Itoa(gap) + " " + xd.Descriptor
-	a := s.xpubs.get(key, func() *xpubAccount { return &xpubAccount{xd: xd, gap: gap} })
+	a := s.xpubs.get(xd.Descriptor, func() *xpubAccount { return &xpubAccount{xd: xd, gap: gap} })
 	a.mu.Lock()
-	if err := s.syncAccount(ctx, v, a); err != nil {
+	if err := s.syncAccount(ctx, v, a, gap); err != nil {
 		a.mu.Unlock()
 		s.xpubs.drop(a)
 		return nil, err
 	}
-	return a, nil
+	return a.within(gap), nil
 }
 
 // releaseAccount records the account's size in the cache and unlocks it.
 func (s *UtxoService) releaseAccount(a *xpubAccount) {
-	cost := len(a.merged)
-	for _, c := range a.chains {
-		cost += len(c.addrs)
-		for _, ad := range c.addrs {
-			cost += len(ad.txs)
-		}
+	if a.owner != nil {
+		a = a.owner
 	}
+	cost := a.size()
 	a.mu.Unlock()
 	s.xpubs.put(a, cost)
 }
@@ -109,8 +113,8 @@ func (s *UtxoService) gapOf(gap int) int {
 // syncAccount brings the account to the view's tip: after a reorg it starts
 // over, otherwise it re-reads every derived address's balance and derives
 // further where the gap limit requires it.
-func (s *UtxoService) syncAccount(ctx context.Context, v *view, a *xpubAccount) error {
-	if a.synced && a.tip == v.tip {
+func (s *UtxoService) syncAccount(ctx context.Context, v *view, a *xpubAccount, gap int) error {
+	if a.synced && a.tip == v.tip && gap <= a.gap {
 		return nil
 	}
 	if a.synced && !s.extendsAccountTip(v, a) {
@@ -118,12 +122,12 @@ func (s *UtxoService) syncAccount(ctx context.Context, v *view, a *xpubAccount) 
 		// over, as an address may have become unused.
 		a.chains, a.names, a.merged, a.mergedOK, a.synced = nil, nil, nil, false, false
 	}
+	a.gap = max(a.gap, gap)
 	if a.chains == nil {
 		a.chains = make([]xpubChain, len(a.xd.Changes))
 		for i, c := range a.xd.Changes {
 			a.chains[i].change = c
 		}
-		a.names = map[string]string{}
 	}
 	minDerived := 0
 	for i := range a.chains {
@@ -133,7 +137,7 @@ func (s *UtxoService) syncAccount(ctx context.Context, v *view, a *xpubAccount) 
 		}
 		minDerived = last
 	}
-	a.tip, a.synced, a.mergedOK, a.merged = v.tip, true, false, nil
+	a.tip, a.synced, a.mergedOK, a.merged, a.names = v.tip, true, false, nil, nil
 	return nil
 }
 
@@ -171,25 +175,95 @@ func (s *UtxoService) scanChain(ctx context.Context, v *view, a *xpubAccount, c 
 		}
 		from := len(c.addrs)
 		to := max(from+want-(len(c.addrs)-last), minDerived, from+1)
-		descs, err := s.backend.Xpub.DeriveAddrDescs(a.xd, c.change, uint32(from), uint32(to))
+		found, err := s.deriveAddrs(ctx, v, a, c, from, to)
 		if err != nil {
-			return 0, fmt.Errorf("account %s: %w", truncate(a.xd.Descriptor, 40), err)
+			return 0, err
 		}
-		for i, desc := range descs {
-			bal, err := db.ReadAddrBalance(v.snap, desc)
-			if err != nil {
-				return 0, err
-			}
-			name, _ := s.DescAddress(desc)
-			ad := &xpubAddr{desc: desc, name: name, bal: bal}
-			if bal != nil {
-				last = from + i
-			}
-			c.addrs = append(c.addrs, ad)
-			a.names[name] = a.path(c.change, from+i)
-		}
+		last = max(last, found)
 	}
 	return last, nil
+}
+
+// deriveAddrs appends addresses from..to-1 to a chain, holding one of the
+// cache's derivation slots, and returns the index of the last used one
+// among them (0 when none is).
+func (s *UtxoService) deriveAddrs(ctx context.Context, v *view, a *xpubAccount, c *xpubChain, from, to int) (int, error) {
+	if err := s.xpubs.startDerive(ctx); err != nil {
+		return 0, err
+	}
+	defer s.xpubs.endDerive()
+	descs, err := s.backend.Xpub.DeriveAddrDescs(a.xd, c.change, uint32(from), uint32(to))
+	if err != nil {
+		return 0, fmt.Errorf("account %s: %w", truncate(a.xd.Descriptor, 40), err)
+	}
+	last := 0
+	c.addrs = slices.Grow(c.addrs, len(descs))
+	for i, desc := range descs {
+		bal, err := db.ReadAddrBalance(v.snap, desc)
+		if err != nil {
+			return 0, err
+		}
+		name, _ := s.DescAddress(desc)
+		if bal != nil {
+			last = from + i
+		}
+		c.addrs = append(c.addrs, &xpubAddr{desc: desc, name: name, bal: bal})
+	}
+	return last, nil
+}
+
+// within returns the account as a scan with a gap limit no larger than the
+// one it was synced with sees it: each chain cut where that scan would stop
+// (scanLength). It is a itself for the same gap; otherwise a view that
+// shares the addresses (their txid lists load into the cached account) and
+// merges its own tx list.
+func (a *xpubAccount) within(gap int) *xpubAccount {
+	if gap >= a.gap {
+		return a
+	}
+	sub := &xpubAccount{key: a.key, xd: a.xd, gap: gap, tip: a.tip, synced: true, owner: a,
+		chains: make([]xpubChain, len(a.chains))}
+	minDerived := 0
+	for i, c := range a.chains {
+		n, last := scanLength(c.addrs, gap, minDerived)
+		sub.chains[i] = xpubChain{change: c.change, addrs: c.addrs[:n:n]}
+		minDerived = last
+	}
+	return sub
+}
+
+// scanLength replays scanChain's rule over addresses already derived: the
+// number of addresses a scan with gap would derive, and the index of the
+// last used one among them. A wider scan derived at least as many, so the
+// result never exceeds len(addrs); it is clamped all the same.
+func scanLength(addrs []*xpubAddr, gap, minDerived int) (n, last int) {
+	want := gap + 1
+	for n-last < want || n < minDerived {
+		to := min(max(last+want, minDerived, n+1), len(addrs))
+		if to <= n {
+			break
+		}
+		for ; n < to; n++ {
+			if addrs[n].bal != nil {
+				last = n
+			}
+		}
+	}
+	return n, last
+}
+
+// ownNames returns the set of the account's derived addresses (built once
+// per tip for the cached account, per request for a narrower view).
+func (a *xpubAccount) ownNames() map[string]struct{} {
+	if a.names == nil {
+		a.names = map[string]struct{}{}
+		for _, c := range a.chains {
+			for _, ad := range c.addrs {
+				a.names[ad.name] = struct{}{}
+			}
+		}
+	}
+	return a.names
 }
 
 // path is the derivation path of address index of chain change.

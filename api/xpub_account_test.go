@@ -1,10 +1,14 @@
 package api
 
 import (
+	"fmt"
+	"runtime"
 	"slices"
 	"testing"
+	"unsafe"
 
 	"github.com/openexplorer/blockbook/bchain"
+	"github.com/openexplorer/blockbook/db"
 )
 
 func txOf(b byte, height uint32, touch uint8) xpubTx {
@@ -100,5 +104,110 @@ func TestXpubCacheBoundedByCost(t *testing.T) {
 	off.put(x, 1)
 	if off.get("x", mk) == x {
 		t.Fatal("a disabled cache kept an account")
+	}
+}
+
+// synthAccount builds an account shaped like a derived one: n addresses on
+// each of two chains (P2WPKH scripts, bech32 names), every tenth used with
+// three txs, the address set and the merged list built.
+func synthAccount(n int) *xpubAccount {
+	a := &xpubAccount{key: "wpkh([00000000/84h/1h/0h]tpubD...)", xd: &bchain.XpubDescriptor{Descriptor: "wpkh([00000000/84h/1h/0h]tpubD...)"}}
+	a.chains = make([]xpubChain, 2)
+	for c := range a.chains {
+		for i := range n {
+			desc := make(bchain.AddrDesc, 22)
+			desc[1], desc[2], desc[3] = 0x14, byte(c), byte(i)
+			ad := &xpubAddr{desc: desc, name: fmt.Sprintf("bcrt1q%036d", c*n+i)}
+			if i%10 == 0 {
+				ad.bal = &db.AddrBalance{Txs: 3}
+				ad.txs = make([]xpubTx, 3)
+				for j := range ad.txs {
+					ad.txs[j].txid[0], ad.txs[j].txid[1], ad.txs[j].txid[2] = byte(i), byte(i>>8), byte(j)
+				}
+				ad.loaded = true
+			}
+			a.chains[c].addrs = append(a.chains[c].addrs, ad)
+		}
+	}
+	a.merged = mergeAccountTxs(a.txLists(), nil)
+	a.ownNames()
+	return a
+}
+
+// The byte count of an account agrees with what building it takes from the
+// heap (within 15%): the cache's budget means real memory.
+func TestXpubAccountSizeMatchesHeap(t *testing.T) {
+	const n = 20_000
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	a := synthAccount(n)
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	heap := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	got := a.size()
+	runtime.KeepAlive(a)
+	if ratio := float64(got) / float64(heap); ratio < 0.85 || ratio > 1.15 {
+		t.Fatalf("size %d bytes, heap grew by %d (ratio %.2f)", got, heap, ratio)
+	}
+	t.Logf("%d addresses: size %d, heap %d, %.0f bytes per address", 2*n, got, heap, float64(got)/(2*n))
+	// More txs, more bytes: the count follows the slices.
+	ad := a.chains[0].addrs[1]
+	base := a.size()
+	ad.txs = make([]xpubTx, 100)
+	if grown := a.size() - base; grown < 100*int64(unsafe.Sizeof(xpubTx{})) {
+		t.Fatalf("100 txs added %d bytes", grown)
+	}
+}
+
+// Accounts charged by bytes are evicted least recently used first, down to
+// the budget, and an account sized over the budget is not kept.
+func TestXpubCacheEvictsByBytes(t *testing.T) {
+	one := synthAccount(1000)
+	sz := one.size()
+	c := newXpubCache(3*sz + sz/2) // room for three
+	var accts []*xpubAccount
+	for i := range 5 {
+		a := c.get(fmt.Sprint("acct", i), func() *xpubAccount { return synthAccount(1000) })
+		c.put(a, a.size())
+		accts = append(accts, a)
+	}
+	want := accts[2].size() + accts[3].size() + accts[4].size()
+	if n, bytes := c.stats(); n != 3 || bytes != want {
+		t.Fatalf("%d accounts, %d bytes; want 3, %d", n, bytes, want)
+	}
+	for i, a := range accts {
+		kept := c.get(fmt.Sprint("acct", i), func() *xpubAccount { return &xpubAccount{} }) == a
+		if kept != (i >= 2) {
+			t.Fatalf("account %d kept %v", i, kept)
+		}
+	}
+	huge := synthAccount(5000)
+	h := c.get("huge", func() *xpubAccount { return huge })
+	c.put(h, h.size())
+	if _, bytes := c.stats(); bytes > 3*sz+sz/2 {
+		t.Fatalf("over budget: %d bytes", bytes)
+	}
+}
+
+// A narrower gap reads a prefix of each chain: where a fresh scan with that
+// gap would stop, never past what the wider scan derived.
+func TestScanLength(t *testing.T) {
+	used := map[int]bool{0: true, 5: true, 30: true, 44: true}
+	addrs := make([]*xpubAddr, 200)
+	for i := range addrs {
+		addrs[i] = &xpubAddr{}
+		if used[i] {
+			addrs[i].bal = &db.AddrBalance{Txs: 1}
+		}
+	}
+	for _, tc := range []struct{ gap, min, n, last int }{
+		// 25: 0..25 finds 5, ..30 finds 30, ..55 finds 44, ..69 finds none.
+		// 14: 0..14 finds 5, ..19 none. 3: 0..3 finds 0 and stops.
+		{20, 0, 26, 5}, {25, 0, 70, 44}, {14, 0, 20, 5}, {20, 50, 65, 44}, {3, 0, 4, 0}, {200, 0, 200, 44},
+	} {
+		if n, last := scanLength(addrs, tc.gap, tc.min); n != tc.n || last != tc.last {
+			t.Errorf("gap %d min %d: %d addresses, last used %d; want %d, %d", tc.gap, tc.min, n, last, tc.n, tc.last)
+		}
 	}
 }

@@ -2,26 +2,49 @@ package api
 
 import (
 	"container/list"
+	"context"
+	"runtime"
 	"sync"
 )
+
+// DefaultXpubCacheMB is the account cache's default size in MB.
+const DefaultXpubCacheMB = 128
 
 // xpubCache keeps recently queried accounts (their derived addresses,
 // balances and txid lists) so that a repeated query neither derives keys
 // again nor re-reads whole histories: it only reads what changed since the
 // tip the account was last brought up to. It is a least-recently-used list
-// bounded by cost, the number of derived addresses plus loaded txids of all
-// accounts (about 60 bytes each).
+// bounded by the bytes its accounts hold (see xpubAccount.size). An account
+// is kept once whatever gap limit it was asked with: it holds the addresses
+// of the largest gap asked so far, and smaller gaps read a prefix of them.
 type xpubCache struct {
 	mu      sync.Mutex
-	max     int // total cost; <= 0 disables caching
-	cost    int
+	max     int64 // total bytes; <= 0 disables caching
+	cost    int64
 	entries map[string]*list.Element // of *xpubAccount
 	order   *list.List               // front: most recently used
+	// derive bounds the derivations running at once over all requests, so
+	// that a burst of large-gap queries queues instead of taking every core
+	// (and the memory of every half-built account) at the same time.
+	derive chan struct{}
 }
 
-func newXpubCache(maxCost int) *xpubCache {
-	return &xpubCache{max: maxCost, entries: map[string]*list.Element{}, order: list.New()}
+func newXpubCache(maxBytes int64) *xpubCache {
+	return &xpubCache{max: maxBytes, entries: map[string]*list.Element{}, order: list.New(),
+		derive: make(chan struct{}, max(1, runtime.NumCPU()/2))}
 }
+
+// startDerive waits for a derivation slot; the caller calls endDerive.
+func (c *xpubCache) startDerive(ctx context.Context) error {
+	select {
+	case c.derive <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (c *xpubCache) endDerive() { <-c.derive }
 
 // get returns the cached account for key, or a new one made by create and
 // inserted at no cost until put, so that concurrent requests for the same
@@ -41,11 +64,11 @@ func (c *xpubCache) get(key string, create func() *xpubAccount) *xpubAccount {
 	return a
 }
 
-// put records an account's cost after a request updated it (inserting it
+// put records an account's size in bytes after a request updated it (inserting it
 // again if it was evicted meanwhile) and evicts the least recently used
 // accounts over budget. An account larger than the whole budget is not
 // kept.
-func (c *xpubCache) put(a *xpubAccount, cost int) {
+func (c *xpubCache) put(a *xpubAccount, cost int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.max <= 0 {
@@ -98,8 +121,8 @@ func (c *xpubCache) clear() {
 	c.cost = 0
 }
 
-// stats returns the number of cached accounts and their total cost.
-func (c *xpubCache) stats() (accounts, cost int) {
+// stats returns the number of cached accounts and their total bytes.
+func (c *xpubCache) stats() (accounts int, bytes int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return len(c.entries), c.cost

@@ -4,9 +4,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"runtime"
 	"strings"
 
+	"github.com/openexplorer/blockbook/api"
 	"github.com/openexplorer/blockbook/fiat"
 )
 
@@ -57,7 +59,8 @@ type Options struct {
 	// Accounts (xpubs, descriptors) and balance histories.
 	NoXpubCache          bool
 	XpubMaxGap           int
-	XpubCacheSize        int
+	XpubCacheSize        int // deprecated: entries, converted by xpubCacheBytes
+	XpubCacheMB          int64
 	BalanceHistoryMaxTxs int
 
 	// set records the flags given on the command line (where a flag and an
@@ -142,7 +145,8 @@ func ParseFlags(args []string, stderr io.Writer) (*Options, error) {
 	fs.StringVar(&o.WsTrustedProxies, "wstrustedproxies", "", "comma-separated addresses or CIDRs of reverse proxies whose X-Forwarded-For names the client IP")
 	fs.BoolVar(&o.NoXpubCache, "noxpubcache", false, "do not keep accounts (derived addresses, txid lists) between xpub queries")
 	fs.IntVar(&o.XpubMaxGap, "xpubmaxgap", 10000, "largest gap limit an xpub query may ask for (larger ones are lowered to it, as Blockbook does)")
-	fs.IntVar(&o.XpubCacheSize, "xpubcachesize", 4_000_000, "capacity of the account cache in derived addresses plus txids (about 60 bytes each)")
+	fs.Int64Var(&o.XpubCacheMB, "xpubcachemb", api.DefaultXpubCacheMB, "memory in MB of the account cache (derived addresses, txid lists of recently queried xpubs), counted in bytes held")
+	fs.IntVar(&o.XpubCacheSize, "xpubcachesize", 0, "deprecated, use -xpubcachemb: account cache capacity in entries, converted at 60 bytes each")
 	fs.IntVar(&o.BalanceHistoryMaxTxs, "balancehistorymaxtxs", 0, "most txs one balance history may go through, on REST and websocket alike (overrides the <NET>_*BALANCE_HISTORY_MAX_TXS variables; default 250000 REST, 1000000 websocket)")
 	fs.StringVar(&o.Prof, "prof", "", "serve Go's pprof profiles on this address (e.g. 127.0.0.1:6060); keep it private")
 	values := map[string]*string{}
@@ -221,8 +225,8 @@ func (o *Options) validate(fs *flag.FlagSet) error {
 	if o.ResyncMempoolMs < 100 {
 		return fmt.Errorf("-resyncmempoolperiod must be at least 100 (ms)")
 	}
-	if o.XpubMaxGap < 1 || o.XpubCacheSize < 1 || o.BalanceHistoryMaxTxs < 0 {
-		return fmt.Errorf("-xpubmaxgap and -xpubcachesize must be positive (-noxpubcache turns the cache off), -balancehistorymaxtxs must not be negative")
+	if o.XpubMaxGap < 1 || o.XpubCacheMB < 1 || o.XpubCacheSize < 0 || o.IsSet("xpubcachesize") && o.XpubCacheSize < 1 || o.BalanceHistoryMaxTxs < 0 {
+		return fmt.Errorf("-xpubmaxgap, -xpubcachemb and -xpubcachesize must be positive (-noxpubcache turns the cache off), -balancehistorymaxtxs must not be negative")
 	}
 	if o.WsMaxConnsPerIP < 0 {
 		return fmt.Errorf("-wsmaxconnsperip must not be negative")
@@ -231,6 +235,26 @@ func (o *Options) validate(fs *flag.FlagSet) error {
 		return fmt.Errorf("-logformat must be text or json")
 	}
 	return nil
+}
+
+// xpubCacheEntryBytes converts the deprecated -xpubcachesize (entries) to
+// bytes at the size its help text promised per entry.
+const xpubCacheEntryBytes = 60
+
+// xpubCacheBytes is the account cache's size: -xpubcachemb, or the
+// deprecated -xpubcachesize converted (with a warning) when only it is set.
+func (o *Options) xpubCacheBytes(log *slog.Logger) int64 {
+	if !o.IsSet("xpubcachesize") {
+		return o.XpubCacheMB << 20
+	}
+	if o.IsSet("xpubcachemb") {
+		log.Warn("-xpubcachesize is deprecated and ignored as -xpubcachemb is set", "xpubcachemb", o.XpubCacheMB)
+		return o.XpubCacheMB << 20
+	}
+	b := int64(o.XpubCacheSize) * xpubCacheEntryBytes
+	log.Warn("-xpubcachesize is deprecated: use -xpubcachemb; converted at 60 bytes per entry",
+		"xpubcachesize", o.XpubCacheSize, "xpubcachemb", float64(b)/(1<<20))
+	return b
 }
 
 // IsSet reports whether the flag was given on the command line.

@@ -152,13 +152,14 @@ func newWorker(e stackEnv, stack *chainStack, mem memoryPlan) *syncer.Syncer {
 // -sync) the sync worker until ctx ends, then stops them in order.
 func serve(ctx context.Context, e stackEnv, stack *chainStack, worker *syncer.Syncer, fiatCfg *fiat.Config) error {
 	o, log := e.o, e.log
+	xpubCacheBytes := o.xpubCacheBytes(log)
 	apiCfg := api.Config{
 		Build: api.BuildInfo{Version: build.Version, GitCommit: commit(), BuildTime: build.BuildTime, SyncMode: o.Sync,
 			About: "Blockbook-compatible blockchain indexer and API server"},
 		BlockFilters: stack.blockFilters, Log: log,
 		Eip1559Fees:      e.cfg.Eip1559Fees,
 		DisableXpubCache: o.NoXpubCache,
-		Limits:           historyLimits(o, e.env, api.Limits{MaxXpubGap: o.XpubMaxGap, XpubCacheSize: o.XpubCacheSize}),
+		Limits:           historyLimits(o, e.env, api.Limits{MaxXpubGap: o.XpubMaxGap, XpubCacheBytes: xpubCacheBytes}),
 		FiatRates:        fiatCfg != nil,
 	}
 	if !o.NoTxCache {
