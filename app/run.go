@@ -166,7 +166,7 @@ func serve(ctx context.Context, e stackEnv, stack *chainStack, worker *syncer.Sy
 	}
 	// The liveness probe runs from the start, off the request path (see
 	// bchain.Liveness); the api and /health read its verdict.
-	live := bchain.NewLiveness(e.backend.Chain, bchain.LivenessConfig{}, log)
+	live := bchain.NewLiveness(e.backend.Chain, bchain.LivenessConfig{Metrics: e.reg}, log)
 	liveCtx, stopLive := context.WithCancel(ctx)
 	defer stopLive()
 	go live.Run(liveCtx)

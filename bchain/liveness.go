@@ -6,6 +6,10 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/openexplorer/blockbook/internal/promreg"
 )
 
 // LivenessConfig tunes the node liveness probe. Zero fields take defaults.
@@ -22,6 +26,9 @@ type LivenessConfig struct {
 	// InfoEvery is how often the node's chain info (for status pages) is
 	// refreshed while the node answers (default 5 s).
 	InfoEvery time.Duration
+	// Metrics receives blockbook_node_responding and
+	// blockbook_node_probe_failures_total; may be nil.
+	Metrics prometheus.Registerer
 }
 
 func (c *LivenessConfig) defaults() {
@@ -68,6 +75,9 @@ type Liveness struct {
 	fails    int
 	infoAt   time.Time
 	infoOnce chan struct{} // closed after the first chain info attempt
+
+	responding prometheus.Gauge
+	failures   prometheus.Counter
 }
 
 // NewLiveness builds a probe of chain; Run starts it.
@@ -76,8 +86,19 @@ func NewLiveness(chain BlockChain, cfg LivenessConfig, log *slog.Logger) *Livene
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Liveness{chain: chain, cfg: cfg, log: log.With("subsystem", "liveness"),
-		state: NodeLiveness{Responding: true}, infoOnce: make(chan struct{})}
+	l := &Liveness{chain: chain, cfg: cfg, log: log.With("subsystem", "liveness"),
+		state: NodeLiveness{Responding: true}, infoOnce: make(chan struct{}),
+		responding: prometheus.NewGauge(prometheus.GaugeOpts{Name: "blockbook_node_responding",
+			Help: "1 while the node answers the liveness probe, 0 once it is considered unresponsive"}),
+		failures: prometheus.NewCounter(prometheus.CounterOpts{Name: "blockbook_node_probe_failures_total",
+			Help: "Liveness probes the node did not answer in time"}),
+	}
+	if cfg.Metrics != nil {
+		l.responding = promreg.Register(cfg.Metrics, l.responding)
+		l.failures = promreg.Register(cfg.Metrics, l.failures)
+	}
+	l.responding.Set(1)
+	return l
 }
 
 // Run probes until ctx ends.
@@ -147,13 +168,16 @@ func (l *Liveness) record(height uint32, err error) {
 			l.log.Info("node answers again", "height", height, "down for", time.Since(l.state.LastOK).Round(time.Second))
 		}
 		l.fails = 0
+		l.responding.Set(1)
 		l.state.Responding, l.state.Height, l.state.LastOK, l.state.Err = true, height, time.Now(), ""
 		return
 	}
 	l.fails++
+	l.failures.Inc()
 	l.state.Err = err.Error()
 	if l.fails >= l.cfg.Failures && l.state.Responding {
 		l.state.Responding = false
+		l.responding.Set(0)
 		l.log.Warn("node is not responding; node-bound requests fail fast until it answers", "err", err)
 	}
 }

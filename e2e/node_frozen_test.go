@@ -57,6 +57,10 @@ func TestNodeFrozen(t *testing.T) {
 	waitHealth(t, internal, 503, 15*time.Second)
 	t.Logf("/health unhealthy %v after the freeze", time.Since(start).Round(time.Millisecond))
 
+	if m := metricsText(t, internal); !strings.Contains(m, "\nblockbook_node_responding 0\n") {
+		t.Errorf("/metrics with the node frozen lacks blockbook_node_responding 0")
+	}
+
 	// Node-bound requests: a clean 503 at once.
 	for _, c := range []struct{ method, path, body string }{
 		{"GET", "/api/v2/estimatefee/2", ""},
@@ -108,10 +112,28 @@ func TestNodeFrozen(t *testing.T) {
 	start = time.Now()
 	waitHealth(t, internal, 200, 15*time.Second)
 	t.Logf("/health healthy %v after the thaw", time.Since(start).Round(time.Millisecond))
+	if m := metricsText(t, internal); !strings.Contains(m, "\nblockbook_node_responding 1\n") {
+		t.Errorf("/metrics after the thaw lacks blockbook_node_responding 1")
+	}
 	code, body, _ := timedRequest(t, "GET", base+"/api/v2/rawblock/2", "")
 	if code != 200 {
 		t.Errorf("rawblock after the thaw: %d: %s", code, body)
 	}
+}
+
+// metricsText fetches the internal /metrics page.
+func metricsText(t *testing.T, internal string) string {
+	t.Helper()
+	resp, err := httpClient.Get(internal + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 // waitHealth polls the internal /health until it answers want.
