@@ -33,6 +33,7 @@ var (
 func NewEthService(d Store, b *bchain.Backend, sync SyncStatus, cfg Config) *EthService {
 	c := newCore(d, b, sync, cfg)
 	c.hexPrefix = "0x" // hashes are 0x-prefixed on Ethereum, as Blockbook shows them
+	b = c.backend      // gated by the liveness probe when there is one
 	s := &EthService{core: c, addrs: b.Addresses, eth: b.Eth}
 	s.caps = Capabilities{Chain: bchain.ChainEthereumType, Contracts: s, RPCCall: s}
 	if b.Fees != nil {

@@ -181,7 +181,11 @@ type Config struct {
 	// Eip1559Fees (Ethereum-type chains) adds EIP-1559 fee tiers to the
 	// websocket's estimateFee.
 	Eip1559Fees bool
-	Log         *slog.Logger
+	// Node is the node liveness probe; with it, node calls fail fast while
+	// the node does not answer and status reads the node's part from it.
+	// Nil (unit tests) calls the node directly.
+	Node NodeProbe
+	Log  *slog.Logger
 }
 
 // core is what every chain type's service shares: the index, the node,
@@ -222,7 +226,11 @@ func newCore(d Store, b *bchain.Backend, sync SyncStatus, cfg Config) core {
 	if cfg.Build.Host == "" {
 		cfg.Build.Host, _ = os.Hostname()
 	}
-	return core{db: d, backend: b, sync: sync, cfg: cfg, log: cfg.Log.With("subsystem", "api"), info: newChainInfoCache(b.Chain)}
+	info := newChainInfoCache(b.Chain, cfg.Node)
+	if cfg.Node != nil {
+		b = gateBackend(b, cfg.Node)
+	}
+	return core{db: d, backend: b, sync: sync, cfg: cfg, log: cfg.Log.With("subsystem", "api"), info: info}
 }
 
 // UtxoService implements Service for Bitcoin-type chains, with UTXOs,
@@ -256,6 +264,7 @@ func NewUtxoService(d Store, b *bchain.Backend, sync SyncStatus, cfg Config) *Ut
 	if c.cfg.DisableXpubCache {
 		xpubCacheSize = 0
 	}
+	b = c.backend // gated by the liveness probe when there is one
 	s := &UtxoService{core: c, parser: b.Utxo, xpubs: newXpubCache(xpubCacheSize)}
 	s.caps = Capabilities{Chain: bchain.ChainBitcoinType, Utxos: s, BlockFilters: s, MempoolFilters: s,
 		RawBlocks: s, RawTxs: s, TxSpecific: s, FeeStats: s}

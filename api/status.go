@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -11,9 +12,11 @@ import (
 
 // chainInfoCache keeps the node's chain info for a few seconds, so that the
 // status endpoint, which monitoring polls often, does not load the node and
-// answers quickly while the node is down.
+// answers quickly while the node is down. With a liveness probe it never
+// calls the node: the probe refreshes the chain info off the request path.
 type chainInfoCache struct {
 	chain bchain.BlockChain
+	probe NodeProbe
 	ttl   time.Duration
 
 	mu   sync.Mutex
@@ -22,11 +25,16 @@ type chainInfoCache struct {
 	err  error
 }
 
-func newChainInfoCache(c bchain.BlockChain) *chainInfoCache {
-	return &chainInfoCache{chain: c, ttl: 5 * time.Second}
+func newChainInfoCache(c bchain.BlockChain, probe NodeProbe) *chainInfoCache {
+	return &chainInfoCache{chain: c, probe: probe, ttl: 5 * time.Second}
 }
 
+// get returns the node's chain info, or an error while the node does not
+// answer (with a probe: at once, from the probe's verdict).
 func (c *chainInfoCache) get(ctx context.Context) (*bchain.ChainInfo, error) {
+	if c.probe != nil {
+		return c.fromProbe(ctx)
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if time.Since(c.at) < c.ttl {
@@ -39,13 +47,34 @@ func (c *chainInfoCache) get(ctx context.Context) (*bchain.ChainInfo, error) {
 	return c.info, c.err
 }
 
+func (c *chainInfoCache) fromProbe(ctx context.Context) (*bchain.ChainInfo, error) {
+	st := c.probe.State()
+	if st.Info == nil && st.InfoErr == "" && st.Responding {
+		// Right after startup: wait briefly for the probe's first answer.
+		wctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+		c.probe.WaitInfo(wctx)
+		cancel()
+		st = c.probe.State()
+	}
+	if err := c.probe.Check(); err != nil {
+		return st.Info, err
+	}
+	if st.Info == nil {
+		if st.InfoErr != "" {
+			return nil, fmt.Errorf("%s: %w", st.InfoErr, bchain.ErrNodeUnavailable)
+		}
+		return nil, fmt.Errorf("node chain info not known yet: %w", bchain.ErrNodeUnavailable)
+	}
+	return st.Info, nil
+}
+
 // Status answers /api and /api/v2. It works whatever state the sync and the
 // node are in: node problems show in backend.error.
 func (s *UtxoService) Status(ctx context.Context) (*SystemInfo, error) {
 	out, err := s.baseStatus(ctx)
 	if err == nil && s.cfg.Mempool != nil {
 		ms := s.cfg.Mempool.Status()
-		out.Blockbook.InSyncMempool, out.Blockbook.MempoolSize = ms.InSync, ms.Size
+		out.Blockbook.InSyncMempool, out.Blockbook.MempoolSize = ms.InSync && out.Backend.Error == "", ms.Size
 		out.Blockbook.LastMempoolTime = ms.LastSync
 	}
 	return out, err
@@ -88,7 +117,10 @@ func statusOf(ctx context.Context, d Store, p bchain.CoinParams, sync SyncStatus
 	backend := &BackendInfo{}
 	ci, err := info.get(ctx)
 	if err != nil {
+		// As Blockbook: the node's fields stay empty and the index does not
+		// claim to be in sync with a node that does not answer.
 		backend.Error = err.Error()
+		bb.InSync = false
 	} else {
 		*backend = BackendInfo{
 			Chain: ci.Chain, Blocks: ci.Blocks, Headers: ci.Headers, BestBlockHash: ci.BestBlockHash,

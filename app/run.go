@@ -165,6 +165,13 @@ func serve(ctx context.Context, e stackEnv, stack *chainStack, worker *syncer.Sy
 	if !o.NoTxCache {
 		apiCfg.TxCache = e.d
 	}
+	// The liveness probe runs from the start, off the request path (see
+	// bchain.Liveness); the api and /health read its verdict.
+	live := bchain.NewLiveness(e.backend.Chain, bchain.LivenessConfig{Metrics: e.reg}, log)
+	liveCtx, stopLive := context.WithCancel(ctx)
+	defer stopLive()
+	go live.Run(liveCtx)
+	apiCfg.Node = live
 	stack.configure(&apiCfg)
 	svc := stack.newService(e.d, worker, apiCfg)
 	ws, err := newWebsocket(o, e.env, svc, log, e.reg)
@@ -174,7 +181,7 @@ func serve(ctx context.Context, e stackEnv, stack *chainStack, worker *syncer.Sy
 	var wg sync.WaitGroup
 	srvs := &servers{o: o, wg: &wg, log: log, tls: e.tls}
 	if addr, prefix := binding(o.Internal, "127.0.0.1", e.backend.Params.InternalPort); addr != "" {
-		internal := server.NewInternal(addr, e.reg, worker, healthMaxLag, log)
+		internal := server.NewInternal(addr, e.reg, worker, live, healthMaxLag, log)
 		internal.Wrap(func(h http.Handler) http.Handler { return withPrefix(prefix, false, h) })
 		if err := srvs.start("internal", addr, internal); err != nil {
 			return err

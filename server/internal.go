@@ -23,13 +23,20 @@ type Internal struct {
 }
 
 // NewInternal builds the internal server. MaxLag is how many blocks behind
-// the node the index may be and still be healthy.
-func NewInternal(addr string, gatherer prometheus.Gatherer, sync api.SyncStatus, maxLag uint32, log *slog.Logger) *Internal {
+// the node the index may be and still be healthy. Node is the liveness
+// probe (may be nil): a node that does not answer it makes /health fail, so
+// that a load balancer stops sending traffic here within seconds.
+func NewInternal(addr string, gatherer prometheus.Gatherer, sync api.SyncStatus, node api.NodeProbe, maxLag uint32, log *slog.Logger) *Internal {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{}))
 	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {
 		st := sync.State()
 		healthy, reason := health(st, maxLag)
+		if node != nil {
+			if err := node.Check(); err != nil {
+				healthy, reason = false, err.Error()
+			}
+		}
 		code := http.StatusOK
 		if !healthy {
 			code = http.StatusServiceUnavailable

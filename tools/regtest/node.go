@@ -339,3 +339,16 @@ func (b *tailBuffer) String() string {
 	defer b.mu.Unlock()
 	return string(b.buf)
 }
+
+// Signal sends sig to the running btcd (tests freeze it with SIGSTOP and
+// thaw it with SIGCONT); it fails when the node is not running.
+func (n *Node) Signal(sig os.Signal) error {
+	p := n.running()
+	if p == nil {
+		return errors.New("regtest: btcd is not running")
+	}
+	if err := p.cmd.Process.Signal(sig); err != nil {
+		return fmt.Errorf("regtest: signal %v: %w", sig, err)
+	}
+	return nil
+}

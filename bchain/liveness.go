@@ -1,0 +1,212 @@
+package bchain
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/openexplorer/blockbook/internal/promreg"
+)
+
+// LivenessConfig tunes the node liveness probe. Zero fields take defaults.
+type LivenessConfig struct {
+	// Interval between probes (default 1 s).
+	Interval time.Duration
+	// Timeout of one probe (default 2 s). It is independent of the RPC
+	// timeout so that a frozen node is noticed in seconds, not minutes.
+	Timeout time.Duration
+	// Failures is how many probes in a row must fail before the node is
+	// declared unresponsive (default 2): one slow answer under load is not
+	// an outage.
+	Failures int
+	// InfoEvery is how often the node's chain info (for status pages) is
+	// refreshed while the node answers (default 5 s).
+	InfoEvery time.Duration
+	// Metrics receives blockbook_node_responding and
+	// blockbook_node_probe_failures_total; may be nil.
+	Metrics prometheus.Registerer
+}
+
+func (c *LivenessConfig) defaults() {
+	if c.Interval <= 0 {
+		c.Interval = time.Second
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = 2 * time.Second
+	}
+	if c.Failures <= 0 {
+		c.Failures = 2
+	}
+	if c.InfoEvery <= 0 {
+		c.InfoEvery = 5 * time.Second
+	}
+}
+
+// NodeLiveness is the probe's last verdict on the node.
+type NodeLiveness struct {
+	// Responding is false once Failures probes in a row failed; it is true
+	// before the first probe (nothing is known against the node yet).
+	Responding bool
+	// Height is the node's best height at the last successful probe.
+	Height uint32
+	// LastOK is when the node last answered a probe (zero if never).
+	LastOK time.Time
+	// Err is the last probe's error, empty when it succeeded.
+	Err string
+	// Info is the node's chain info from the last successful refresh (nil
+	// before one), with InfoErr the error of the last refresh attempt.
+	Info    *ChainInfo
+	InfoErr string
+}
+
+// Liveness probes the node on its own schedule, off the request path, so
+// that requests can ask whether the node answers without calling it.
+type Liveness struct {
+	chain BlockChain
+	cfg   LivenessConfig
+	log   *slog.Logger
+
+	mu       sync.RWMutex
+	state    NodeLiveness
+	fails    int
+	infoAt   time.Time
+	infoOnce chan struct{} // closed after the first chain info attempt
+
+	responding prometheus.Gauge
+	failures   prometheus.Counter
+}
+
+// NewLiveness builds a probe of chain; Run starts it.
+func NewLiveness(chain BlockChain, cfg LivenessConfig, log *slog.Logger) *Liveness {
+	cfg.defaults()
+	if log == nil {
+		log = slog.Default()
+	}
+	l := &Liveness{chain: chain, cfg: cfg, log: log.With("subsystem", "liveness"),
+		state: NodeLiveness{Responding: true}, infoOnce: make(chan struct{}),
+		responding: prometheus.NewGauge(prometheus.GaugeOpts{Name: "blockbook_node_responding",
+			Help: "1 while the node answers the liveness probe, 0 once it is considered unresponsive"}),
+		failures: prometheus.NewCounter(prometheus.CounterOpts{Name: "blockbook_node_probe_failures_total",
+			Help: "Liveness probes the node did not answer in time"}),
+	}
+	if cfg.Metrics != nil {
+		l.responding = promreg.Register(cfg.Metrics, l.responding)
+		l.failures = promreg.Register(cfg.Metrics, l.failures)
+	}
+	l.responding.Set(1)
+	return l
+}
+
+// Run probes until ctx ends.
+func (l *Liveness) Run(ctx context.Context) {
+	t := time.NewTicker(l.cfg.Interval)
+	defer t.Stop()
+	for {
+		l.probe(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// probe asks the node for its best block (cheap on every node type) and,
+// when that answered and the chain info is due, refreshes the chain info.
+func (l *Liveness) probe(ctx context.Context) {
+	pctx, cancel := context.WithTimeout(ctx, l.cfg.Timeout)
+	height, _, err := l.chain.BestBlock(pctx)
+	cancel()
+	if ctx.Err() != nil {
+		return
+	}
+	l.record(height, err)
+	if err != nil {
+		l.mu.Lock()
+		l.infoDone() // WaitInfo must not wait for a node that does not answer
+		l.mu.Unlock()
+		return
+	}
+	l.mu.RLock()
+	due := time.Since(l.infoAt) >= l.cfg.InfoEvery
+	l.mu.RUnlock()
+	if !due {
+		return
+	}
+	ictx, cancel := context.WithTimeout(ctx, l.cfg.Timeout)
+	info, err := l.chain.ChainInfo(ictx)
+	cancel()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.infoAt = time.Now()
+	if err != nil {
+		l.state.InfoErr = err.Error()
+	} else {
+		l.state.Info, l.state.InfoErr = info, ""
+	}
+	l.infoDone()
+}
+
+// infoDone releases WaitInfo after the first attempt; call with mu held.
+func (l *Liveness) infoDone() {
+	select {
+	case <-l.infoOnce:
+	default:
+		close(l.infoOnce)
+	}
+}
+
+func (l *Liveness) record(height uint32, err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if err == nil {
+		if !l.state.Responding {
+			l.log.Info("node answers again", "height", height, "down for", time.Since(l.state.LastOK).Round(time.Second))
+		}
+		l.fails = 0
+		l.responding.Set(1)
+		l.state.Responding, l.state.Height, l.state.LastOK, l.state.Err = true, height, time.Now(), ""
+		return
+	}
+	l.fails++
+	l.failures.Inc()
+	l.state.Err = err.Error()
+	if l.fails >= l.cfg.Failures && l.state.Responding {
+		l.state.Responding = false
+		l.responding.Set(0)
+		l.log.Warn("node is not responding; node-bound requests fail fast until it answers", "err", err)
+	}
+}
+
+// State returns the last verdict.
+func (l *Liveness) State() NodeLiveness {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return l.state
+}
+
+// Check returns nil while the node is considered responsive, else an
+// error wrapping ErrNodeUnavailable.
+func (l *Liveness) Check() error {
+	st := l.State()
+	if st.Responding {
+		return nil
+	}
+	if st.LastOK.IsZero() {
+		return fmt.Errorf("node does not answer (%s): %w", st.Err, ErrNodeUnavailable)
+	}
+	return fmt.Errorf("node has not answered since %s (%s): %w", st.LastOK.UTC().Format(time.RFC3339), st.Err, ErrNodeUnavailable)
+}
+
+// WaitInfo waits (at most until ctx ends) for the first chain info
+// attempt, so that a status asked right at startup has the node's part.
+func (l *Liveness) WaitInfo(ctx context.Context) {
+	select {
+	case <-l.infoOnce:
+	case <-ctx.Done():
+	}
+}
