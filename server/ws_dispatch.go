@@ -110,6 +110,11 @@ func (s *Websocket) dispatch(c *wsConn, data []byte) {
 		c.send(errorResponse(req.ID, fmt.Sprintf("Unknown method %q", truncate(req.Method, 64))))
 		return
 	}
+	if c.accountInfoLimited(&req) {
+		s.m.requests.WithLabelValues(req.Method, "limited").Inc()
+		c.send(errorResponse(req.ID, fmt.Sprintf("Too many accounts asked on this connection (limit %d)", s.cfg.GetAccountInfoLimit)))
+		return
+	}
 	select {
 	case c.pending <- struct{}{}:
 	default:
