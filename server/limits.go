@@ -130,13 +130,13 @@ func (l *RESTLimiter) Wrap(h http.Handler) http.Handler {
 			h.ServeHTTP(w, r)
 			return
 		}
-		cost := min(requestCost(r), max(l.cfg.MaxConcurrent, 1))
+		cost := requestCost(r)
 		if msg, retry := l.acquire(ip, cost); msg != "" {
 			w.Header().Set("Retry-After", strconv.Itoa(retry))
 			writeJSON(w, http.StatusTooManyRequests, errorBody{msg})
 			return
 		}
-		defer l.release(ip, cost)
+		defer l.release(ip, l.concCost(cost))
 		h.ServeHTTP(w, r)
 	})
 }
@@ -154,9 +154,15 @@ func attribute(r *http.Request, forwardedFor []netip.Prefix, cfg ClientIPConfig)
 	return ip, local || isTrusted(peer, forwardedFor) || isTrusted(peer, cfg.RealIPProxies)
 }
 
-// acquire takes a token and cost units for ip; a non-empty message says
-// which limit refused and the seconds to wait.
+// concCost is a request's share of the concurrency limit; capped, so that
+// even the heaviest request can run alone.
+func (l *RESTLimiter) concCost(cost int) int { return min(cost, max(l.cfg.MaxConcurrent, 1)) }
+
+// acquire takes cost tokens and concurrency units for ip (a request costs
+// its weight in both, capped by the burst and the concurrency limit); a
+// non-empty message says which limit refused and the seconds to wait.
 func (l *RESTLimiter) acquire(ip string, cost int) (string, int) {
+	rateCost, conc := float64(min(cost, l.cfg.Burst)), l.concCost(cost)
 	key, now := ipKey(ip), l.now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -181,19 +187,19 @@ func (l *RESTLimiter) acquire(ip string, cost int) (string, int) {
 		perSec := float64(l.cfg.Rate) / l.cfg.Window.Seconds()
 		k.tokens = math.Min(float64(l.cfg.Burst), k.tokens+now.Sub(k.refilled).Seconds()*perSec)
 		k.refilled = now
-		if k.tokens < 1 {
+		if k.tokens < rateCost {
 			l.breached(ip, c, now, "rate")
-			return fmt.Sprintf("Too many requests: limit is %d per %s", l.cfg.Rate, l.cfg.Window), int((1-k.tokens)/perSec) + 1
+			return fmt.Sprintf("Too many requests: this request costs %d of the %d this client may spend per %s", int(rateCost), l.cfg.Rate, l.cfg.Window), int((rateCost-k.tokens)/perSec) + 1
 		}
 	}
-	if l.cfg.MaxConcurrent > 0 && k.inFlight+cost > l.cfg.MaxConcurrent {
+	if l.cfg.MaxConcurrent > 0 && k.inFlight+conc > l.cfg.MaxConcurrent {
 		l.breached(ip, c, now, "concurrency")
-		return fmt.Sprintf("Too many requests in progress: this request costs %d of the %d this client may have running", cost, l.cfg.MaxConcurrent), 1
+		return fmt.Sprintf("Too many requests in progress: this request costs %d of the %d this client may have running", conc, l.cfg.MaxConcurrent), 1
 	}
 	if l.cfg.Rate > 0 {
-		k.tokens--
+		k.tokens -= rateCost
 	}
-	k.inFlight += cost
+	k.inFlight += conc
 	return "", 0
 }
 
@@ -262,12 +268,13 @@ func (o *OverLimits) List() (rest, ws []OverLimit) { return o.rest.list(), o.ws.
 
 type overList struct {
 	ttl time.Duration
+	now func() time.Time
 	mu  sync.Mutex
 	m   map[string]*OverLimit
 }
 
 func newOverList(ttl time.Duration) *overList {
-	return &overList{ttl: ttl, m: map[string]*OverLimit{}}
+	return &overList{ttl: ttl, now: time.Now, m: map[string]*OverLimit{}}
 }
 
 // maxOverListed bounds the list's memory under a flood of addresses.
@@ -308,7 +315,7 @@ func (o *overList) list() []OverLimit {
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.expire(time.Now())
+	o.expire(o.now())
 	out := make([]OverLimit, 0, len(o.m))
 	for _, e := range o.m {
 		out = append(out, *e)
