@@ -27,6 +27,8 @@ type limitOptions struct {
 	WSIPBlock         time.Duration
 	WSPending         int
 	WSGetAccountInfo  int
+	// fromEnv are the variables that set a limit (by suffix).
+	fromEnv map[string]bool
 }
 
 // limitSpec ties a flag to its variable suffix and default.
@@ -82,6 +84,7 @@ func readLimitEnv(get envGetter, o *Options) error {
 				return fmt.Errorf("%w: %s: %q is not a non-negative integer", bchain.ErrConfig, name, v)
 			}
 			*s.int(&o.Limits) = n
+			o.Limits.given(s.env)
 			continue
 		}
 		d, err := time.ParseDuration(v)
@@ -89,11 +92,19 @@ func readLimitEnv(get envGetter, o *Options) error {
 			return fmt.Errorf("%w: %s: %q is not a non-negative duration such as 10m", bchain.ErrConfig, name, v)
 		}
 		*s.dur(&o.Limits) = d
+		o.Limits.given(s.env)
 	}
 	if o.Limits.RESTRate > 0 && o.Limits.RESTBurst <= 0 {
 		return fmt.Errorf("%w: the REST burst (-restburst, <NET>_REST_UI_BURST) must be positive while the rate limit is on", bchain.ErrConfig)
 	}
 	return nil
+}
+
+func (l *limitOptions) given(env string) {
+	if l.fromEnv == nil {
+		l.fromEnv = map[string]bool{}
+	}
+	l.fromEnv[env] = true
 }
 
 // restLimiter builds the public server's limiter (nil when every REST
@@ -118,8 +129,8 @@ func wsLimits(o *Options, cfg *server.WebsocketConfig, over *server.OverLimits) 
 	l := o.Limits
 	cfg.MessageRate, cfg.MessageWindow, cfg.IPBlockDuration = l.WSMessageRate, l.WSMessageWindow, l.WSIPBlock
 	cfg.GetAccountInfoLimit, cfg.Over = l.WSGetAccountInfo, over
-	cfg.MaxPendingRequests = l.WSPending
-	if l.WSPending == 0 {
-		cfg.MaxPendingRequests = 1 << 20 // 0 disables; the server-wide cap still holds
+	cfg.MaxPendingRequests = l.WSPending // 0 (Options not from flags): the server's default
+	if l.WSPending == 0 && (o.IsSet("wspendingrequestslimit") || l.fromEnv["WS_PENDING_REQUESTS_LIMIT"]) {
+		cfg.MaxPendingRequests = 1 << 20 // 0 given disables; the server-wide cap still holds
 	}
 }

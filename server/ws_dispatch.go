@@ -112,7 +112,7 @@ func (s *Websocket) dispatch(c *wsConn, data []byte) {
 	}
 	if c.accountInfoLimited(&req) {
 		s.m.requests.WithLabelValues(req.Method, "limited").Inc()
-		c.send(errorResponse(req.ID, fmt.Sprintf("Too many accounts asked on this connection (limit %d)", s.cfg.GetAccountInfoLimit)))
+		c.send(errorResponse(req.ID, fmt.Sprintf("Too many accounts on this connection (limit %d)", s.cfg.GetAccountInfoLimit)))
 		return
 	}
 	select {
