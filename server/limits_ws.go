@@ -53,7 +53,7 @@ func (m *msgRate) allow(now time.Time, limit int, window time.Duration) bool {
 		} else {
 			m.prev = m.curr
 		}
-		m.curr, m.start = 0, m.start.Add(el/window*window)
+		m.curr, m.start = 0, m.start.Add(el-el%window) // whole windows
 	}
 	overlap := 1 - float64(now.Sub(m.start))/float64(window)
 	if float64(m.prev)*overlap+float64(m.curr) >= float64(limit) {
