@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/server"
 )
@@ -109,7 +111,7 @@ func (l *limitOptions) given(env string) {
 
 // restLimiter builds the public server's limiter (nil when every REST
 // limit is off).
-func restLimiter(o *Options, env *envSettings, over *server.OverLimits) (*server.RESTLimiter, error) {
+func restLimiter(o *Options, env *envSettings, over *server.OverLimits, reg prometheus.Registerer) (*server.RESTLimiter, error) {
 	l := o.Limits
 	if l.RESTRate == 0 && l.RESTMaxConcurrent == 0 {
 		return nil, nil
@@ -120,7 +122,7 @@ func restLimiter(o *Options, env *envSettings, over *server.OverLimits) (*server
 	}
 	return server.NewRESTLimiter(server.RESTLimitConfig{
 		Rate: l.RESTRate, Window: l.RESTWindow, Burst: l.RESTBurst, MaxConcurrent: l.RESTMaxConcurrent,
-		BlockDuration: l.RESTBlock, StateTTL: l.RESTStateTTL, TrustedProxies: proxies, ClientIP: env.ClientIP,
+		BlockDuration: l.RESTBlock, StateTTL: l.RESTStateTTL, TrustedProxies: proxies, ClientIP: env.ClientIP, Metrics: reg,
 	}, over), nil
 }
 

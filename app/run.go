@@ -175,7 +175,7 @@ func serve(ctx context.Context, e stackEnv, stack *chainStack, worker *syncer.Sy
 	if err != nil {
 		return err
 	}
-	limiter, err := restLimiter(o, e.env, over)
+	limiter, err := restLimiter(o, e.env, over, e.reg)
 	if err != nil {
 		return err
 	}

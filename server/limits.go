@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // RESTLimitConfig limits what one client may ask of the public HTTP server
@@ -32,6 +34,8 @@ type RESTLimitConfig struct {
 	// TrustedProxies and ClientIP attribute requests (as for the websocket).
 	TrustedProxies []netip.Prefix
 	ClientIP       ClientIPConfig
+	// Metrics, when set, gets blockbook_rest_limit_rejections_total.
+	Metrics prometheus.Registerer
 }
 
 const (
@@ -49,6 +53,8 @@ type RESTLimiter struct {
 	clients map[string]*restClient
 	over    *overList
 	swept   time.Time
+
+	rejected *prometheus.CounterVec // by limit; nil without Metrics
 }
 
 type restClient struct {
@@ -76,6 +82,12 @@ func NewRESTLimiter(cfg RESTLimitConfig, over *OverLimits) *RESTLimiter {
 	l := &RESTLimiter{cfg: cfg, now: time.Now, clients: map[string]*restClient{}}
 	if over != nil {
 		l.over = over.rest
+	}
+	if cfg.Metrics != nil {
+		l.rejected = prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "blockbook_rest_limit_rejections_total", Help: "Public HTTP requests answered 429, by the limit they hit",
+		}, []string{"limit"})
+		cfg.Metrics.MustRegister(l.rejected)
 	}
 	return l
 }
@@ -174,6 +186,9 @@ func (l *RESTLimiter) acquire(ip string, cost int) (string, int) {
 	}
 	c.seen = now
 	if now.Before(c.blocked) {
+		if l.rejected != nil {
+			l.rejected.WithLabelValues("blocked").Inc()
+		}
 		return "Too many requests: this client is blocked for a while after repeated excess", int(c.blocked.Sub(now).Seconds()) + 1
 	}
 	// The rate is counted per key (IPv6 per /64), the block per address.
@@ -214,6 +229,9 @@ func (l *RESTLimiter) release(ip string, cost int) {
 // breached records an excess; separate episodes may lead to a block.
 func (l *RESTLimiter) breached(ip string, c *restClient, now time.Time, which string) {
 	l.over.add(ip, which, now)
+	if l.rejected != nil {
+		l.rejected.WithLabelValues(which).Inc()
+	}
 	if l.cfg.BlockDuration <= 0 || now.Sub(c.breach) < breachGap {
 		return
 	}

@@ -8,6 +8,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 )
 
 // limitedReq is a request from a public client behind a local proxy.
@@ -28,7 +31,7 @@ func serve(h http.Handler, r *http.Request) *httptest.ResponseRecorder {
 
 func TestRESTLimiterRate(t *testing.T) {
 	now := time.Unix(1000, 0)
-	l := NewRESTLimiter(RESTLimitConfig{Rate: 60, Window: time.Minute, Burst: 3}, NewOverLimits(time.Hour))
+	l := NewRESTLimiter(RESTLimitConfig{Rate: 60, Window: time.Minute, Burst: 3, Metrics: prometheus.NewRegistry()}, NewOverLimits(time.Hour))
 	l.now = func() time.Time { return now }
 	l.over.now = l.now
 	h := l.Wrap(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) }))
@@ -69,6 +72,11 @@ func TestRESTLimiterRate(t *testing.T) {
 	}
 	if c := serve(h, limitedReq("GET", "/api/v2/", "203.0.113.9")).Code; c != 200 {
 		t.Fatalf("light request with 2 tokens: %d", c)
+	}
+	var m dto.Metric
+	_ = l.rejected.WithLabelValues("rate").Write(&m)
+	if n := m.GetCounter().GetValue(); n != 3 {
+		t.Errorf("rate rejections counted: %v, want 3", n)
 	}
 	rest := l.over.list()
 	if len(rest) != 1 || rest[0].IP != "203.0.113.9" {
