@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -166,4 +167,73 @@ func (s *Websocket) Blocked() map[string]time.Time {
 func requestID(data []byte) string {
 	req, _ := parseRequest(data)
 	return req.ID
+}
+
+// wsCost weighs a request against the connection's pending slots as REST
+// requests are weighed (see requestCost): an account page of 1000 full
+// txs or a gap of 10,000 holds the server far longer than a ping. Capped
+// at the slots, so that each request can run alone.
+func wsCost(req *wsRequest, slots int) int {
+	if req.Method != "getAccountInfo" && req.Method != "getAccountUtxo" && req.Method != "getBalanceHistory" {
+		return 1
+	}
+	var p struct {
+		Details  string          `json:"details"`
+		PageSize json.RawMessage `json:"pageSize"`
+		Gap      json.RawMessage `json:"gap"`
+	}
+	_ = json.Unmarshal(req.Params, &p) // bad params are the handler's to report
+	num := func(raw json.RawMessage) int {
+		var n int
+		if json.Unmarshal(raw, &n) != nil {
+			var s string
+			if json.Unmarshal(raw, &s) == nil {
+				n, _ = strconv.Atoi(s)
+			}
+		}
+		return n
+	}
+	cost := 1
+	if p.Details == "txs" || p.Details == "txslight" {
+		page := num(p.PageSize)
+		if page <= 0 {
+			page = 25
+		}
+		cost += page / 100
+	}
+	if g := num(p.Gap); g > 20 {
+		cost += min(g/500, 20)
+	}
+	return max(1, min(cost, slots))
+}
+
+// takePending takes the request's cost in pending slots; 0 when they are
+// not free. Only readLoop takes slots, so a partial take never competes
+// with another.
+func (c *wsConn) takePending(req *wsRequest) int {
+	cost := wsCost(req, cap(c.pending))
+	for i := 0; i < cost; i++ {
+		select {
+		case c.pending <- struct{}{}:
+		default:
+			c.releasePending(i)
+			return 0
+		}
+	}
+	return cost
+}
+
+func (c *wsConn) releasePending(n int) {
+	for i := 0; i < n; i++ {
+		<-c.pending
+	}
+}
+
+// pendingLimitMessage says why a request found no pending slots.
+func pendingLimitMessage(req *wsRequest, slots int) string {
+	msg := fmt.Sprintf("Too many requests in progress on this connection (limit %d)", slots)
+	if n := wsCost(req, slots); n > 1 {
+		msg += fmt.Sprintf("; this request counts as %d", n)
+	}
+	return msg
 }

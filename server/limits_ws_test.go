@@ -62,3 +62,45 @@ func TestWebsocketGetAccountInfoLimit(t *testing.T) {
 		t.Fatalf("second account: %s", data)
 	}
 }
+
+func TestWSCost(t *testing.T) {
+	for params, want := range map[string]int{
+		`{"method":"ping"}`: 1,
+		`{"method":"getAccountInfo","params":{"descriptor":"x","details":"txs"}}`:                                1,
+		`{"method":"getAccountInfo","params":{"descriptor":"x","details":"txs","pageSize":1000}}`:                11,
+		`{"method":"getAccountInfo","params":{"descriptor":"x","details":"txs","pageSize":"1000"}}`:              11,
+		`{"method":"getAccountInfo","params":{"descriptor":"x","gap":10000}}`:                                    21,
+		`{"method":"getAccountInfo","params":{"descriptor":"x","details":"txs","pageSize":1000,"gap":10000}}`:    31,
+		`{"method":"getAccountUtxo","params":{"descriptor":"x","gap":100000}}`:                                   21,
+		`{"method":"getAccountInfo","params":{"descriptor":"x","details":"txs","pageSize":100000,"gap":100000}}`: 48,
+	} {
+		req, err := parseRequest([]byte(params))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := wsCost(&req, 48); got != want {
+			t.Errorf("%s: %d, want %d", params, got, want)
+		}
+	}
+}
+
+// A heavy request takes its cost in slots; one that does not fit takes
+// none (a partial take is given back).
+func TestTakePending(t *testing.T) {
+	c := &wsConn{pending: make(chan struct{}, 12)}
+	heavy, _ := parseRequest([]byte(`{"method":"getAccountInfo","params":{"descriptor":"x","details":"txs","pageSize":1000}}`))
+	ping, _ := parseRequest([]byte(`{"method":"ping"}`))
+	if n := c.takePending(&heavy); n != 11 {
+		t.Fatalf("first heavy took %d", n)
+	}
+	if n := c.takePending(&heavy); n != 0 || len(c.pending) != 11 {
+		t.Fatalf("second heavy took %d, %d slots held", n, len(c.pending))
+	}
+	if n := c.takePending(&ping); n != 1 {
+		t.Fatalf("ping beside it took %d", n)
+	}
+	c.releasePending(12)
+	if len(c.pending) != 0 {
+		t.Fatal("slots not released")
+	}
+}
