@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -121,6 +122,21 @@ func TestLimitsDefaults(t *testing.T) {
 		t.Fatalf("connection %d over the cap: %v %v", def.WsMaxConnsPerIP+1, err, resp)
 	}
 	newWS(t, base) // a local tool still connects
+
+	// One connection may ask for 42 distinct accounts (Blockbook's
+	// default); the next gets an error answer and the connection stays.
+	addr := blk.Txs[0].Vout[0].Addresses[0]
+	ws, _, err := dialWS(t, base, http.Header{"Origin": {trezorOrigin}, "X-Real-Ip": {"203.0.113.61"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws.ok("getAccountInfo", map[string]any{"descriptor": addr}, nil)
+	for i := 2; i <= 42; i++ {
+		ws.call("getAccountInfo", map[string]any{"descriptor": fmt.Sprintf("not-an-address-%d", i)})
+	}
+	ws.fails("getAccountInfo", map[string]any{"descriptor": "one-more"}, "Too many accounts on this connection (limit 42)")
+	ws.ok("getAccountInfo", map[string]any{"descriptor": addr, "details": "txs"}, nil)
+	ws.ok("getInfo", nil, nil)
 
 	// /admin: not on the public port; 503 until both credentials are set.
 	if c, _ := do(t, "GET", base+"/admin/runtime-settings/", "", "", ""); c == 200 || c == 503 || c == 401 {
