@@ -33,6 +33,12 @@ type envSettings struct {
 	HistoryMaxTxsWS, HistoryMaxTxsREST int
 	// RPCCall allows websocket rpcCalls (nil: all).
 	RPCCall *rpcCallAllowlist
+	// get reads a variable of this chain (the limits read theirs later,
+	// once the flags are known).
+	get envGetter
+	// AdminUser and AdminPassword guard /admin (BB_ADMIN_USER,
+	// BB_ADMIN_PASSWORD; surrounding space ignored).
+	AdminUser, AdminPassword string
 	// Unsupported are set variables for features this program lacks.
 	Unsupported []string
 }
@@ -45,24 +51,11 @@ var unsupportedEnv = []struct {
 	global bool
 	why    string
 }{
-	{"WS_GETACCOUNTINFO_LIMIT", false, "no per-connection getAccountInfo limit (see -wsmaxconnsperip)"},
-	{"WS_MESSAGE_RATE_LIMIT", false, "no websocket message rate limit yet"},
-	{"WS_MESSAGE_RATE_WINDOW", false, "no websocket message rate limit yet"},
-	{"WS_PENDING_REQUESTS_LIMIT", false, "the pending-request cap per connection is fixed (48, Blockbook's default)"},
-	{"WS_IP_BLOCK_DURATION", false, "no IP blocklist yet"},
-	{"REST_UI_RATE_LIMIT", false, "no REST rate limit yet"},
-	{"REST_UI_RATE_WINDOW", false, "no REST rate limit yet"},
-	{"REST_UI_BURST", false, "no REST rate limit yet"},
-	{"REST_UI_MAX_CONCURRENT", false, "no REST rate limit yet"},
-	{"REST_UI_STATE_TTL", false, "no REST rate limit yet"},
-	{"REST_UI_BLOCK_DURATION", false, "no REST rate limit yet"},
 	{"STAKING_POOL_CONTRACT", false, "staking pools are not served"},
 	{"ALTERNATIVE_SENDTX_URLS", false, "transactions are sent through the node only"},
 	{"ALTERNATIVE_SENDTX_ONLY", false, "transactions are sent through the node only"},
 	{"ALTERNATIVE_FETCH_MEMPOOL_TX", false, "transactions are sent through the node only"},
 	{"INFURA_API_KEY", true, "fees come from the node; no Infura fee provider"},
-	{"BB_ADMIN_USER", true, "the internal server has no /admin pages yet"},
-	{"BB_ADMIN_PASSWORD", true, "the internal server has no /admin pages yet"},
 }
 
 // envPrefix is the prefix of a coin's variables: its network, or its coin
@@ -89,6 +82,10 @@ func readEnv(lookup func(string) (string, bool), cfg *bchain.Config) (*envSettin
 		}
 		return name, v, ok
 	}
+	e.get = get
+	e.AdminUser, _ = lookup("BB_ADMIN_USER")
+	e.AdminPassword, _ = lookup("BB_ADMIN_PASSWORD")
+	e.AdminUser, e.AdminPassword = strings.TrimSpace(e.AdminUser), strings.TrimSpace(e.AdminPassword)
 	if _, v, ok := get("WS_ALLOWED_ORIGINS"); ok {
 		e.AllowedOrigins = splitList(v)
 	}

@@ -34,7 +34,7 @@ func TestReadEnv(t *testing.T) {
 		t.Fatal(err)
 	}
 	if strings.Join(e.AllowedOrigins, " ") != "https://a.example https://b.example" || len(e.ClientIP.RealIPProxies) != 1 ||
-		!e.ClientIP.CloudflareAnyPeer || !e.ClientIP.PseudoIPv4 || e.HistoryMaxTxsWS != 0 || e.HistoryMaxTxsREST != 10 || len(e.Unsupported) != 2 {
+		!e.ClientIP.CloudflareAnyPeer || !e.ClientIP.PseudoIPv4 || e.HistoryMaxTxsWS != 0 || e.HistoryMaxTxsREST != 10 || len(e.Unsupported) != 1 {
 		t.Fatalf("set: %+v", e)
 	}
 	// The network, when configured, is the prefix; the shortcut's names

@@ -55,6 +55,8 @@ type Options struct {
 	WsAllowedOrigins string
 	WsMaxConnsPerIP  int
 	WsTrustedProxies string
+	// Limits are the per-client limits (limits.go).
+	Limits limitOptions
 
 	// Accounts (xpubs, descriptors) and balance histories.
 	NoXpubCache          bool
@@ -141,7 +143,8 @@ func ParseFlags(args []string, stderr io.Writer) (*Options, error) {
 	fs.BoolVar(&o.EnableSubNewTx, "enablesubnewtx", false, "allow websocket clients to subscribe to every new mempool tx (subscribeNewTransaction)")
 	fs.IntVar(&o.ResyncMempoolMs, "resyncmempoolperiod", 60017, "how often (ms) the whole mempool is compared with the node's, besides tx notifications")
 	fs.StringVar(&o.WsAllowedOrigins, "wsallowedorigins", "", "comma-separated browser origins allowed to open the websocket (e.g. https://wallet.example); empty allows all (overrides <NET>_WS_ALLOWED_ORIGINS)")
-	fs.IntVar(&o.WsMaxConnsPerIP, "wsmaxconnsperip", 0, "maximum concurrent websocket connections per client IP (IPv6: per /64); 0 means unlimited")
+	fs.IntVar(&o.WsMaxConnsPerIP, "wsmaxconnsperip", defaultWSMaxConnsPerIP, "maximum concurrent websocket connections per client IP (IPv6: per /64); 0 means unlimited")
+	declareLimitFlags(fs, &o.Limits)
 	fs.StringVar(&o.WsTrustedProxies, "wstrustedproxies", "", "comma-separated addresses or CIDRs of reverse proxies whose X-Forwarded-For names the client IP")
 	fs.BoolVar(&o.NoXpubCache, "noxpubcache", false, "do not keep accounts (derived addresses, txid lists) between xpub queries")
 	fs.IntVar(&o.XpubMaxGap, "xpubmaxgap", 10000, "largest gap limit an xpub query may ask for (larger ones are lowered to it, as Blockbook does)")

@@ -39,6 +39,9 @@ func Run(ctx context.Context, o *Options, log *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("%w: environment: %v", bchain.ErrConfig, err)
 	}
+	if err := readLimitEnv(envs.get, o); err != nil {
+		return err
+	}
 	tlsCfg, err := loadTLS(o.CertFile)
 	if err != nil {
 		return err
@@ -174,7 +177,13 @@ func serve(ctx context.Context, e stackEnv, stack *chainStack, worker *syncer.Sy
 	apiCfg.Node = live
 	stack.configure(&apiCfg)
 	svc := stack.newService(e.d, worker, apiCfg)
-	ws, err := newWebsocket(o, e.env, svc, log, e.reg)
+	over := server.NewOverLimits(time.Hour)
+	settings := newRuntimeSettings(e.env, log)
+	ws, err := newWebsocket(o, e.env, svc, log, e.reg, over, settings)
+	if err != nil {
+		return err
+	}
+	limiter, err := restLimiter(o, e.env, over, e.reg)
 	if err != nil {
 		return err
 	}
@@ -182,13 +191,14 @@ func serve(ctx context.Context, e stackEnv, stack *chainStack, worker *syncer.Sy
 	srvs := &servers{o: o, wg: &wg, log: log, tls: e.tls}
 	if addr, prefix := binding(o.Internal, "127.0.0.1", e.backend.Params.InternalPort); addr != "" {
 		internal := server.NewInternal(addr, e.reg, worker, live, healthMaxLag, log)
+		internal.Admin(server.AdminConfig{User: e.env.AdminUser, Password: e.env.AdminPassword, Settings: settings, Over: over, Websocket: ws})
 		internal.Wrap(func(h http.Handler) http.Handler { return withPrefix(prefix, false, h) })
 		if err := srvs.start("internal", addr, internal); err != nil {
 			return err
 		}
 	}
 	if addr, prefix := binding(o.Public, "", e.backend.Params.PublicPort); addr != "" {
-		pcfg := server.PublicConfig{Addr: addr, Websocket: ws, ExplorerURL: o.ExplorerURL, Wrap: func(h http.Handler) http.Handler { return withPrefix(prefix, true, h) }}
+		pcfg := server.PublicConfig{Addr: addr, Websocket: ws, ExplorerURL: o.ExplorerURL, Limiter: limiter, Wrap: func(h http.Handler) http.Handler { return withPrefix(prefix, true, h) }}
 		if err := srvs.start("public", addr, server.NewPublic(svc, pcfg, log, e.reg)); err != nil {
 			srvs.shutdown()
 			return err
@@ -299,7 +309,7 @@ func profMux() *http.ServeMux {
 // newWebsocket builds the websocket API from the flags and the
 // environment: -wsallowedorigins, when given, wins over
 // <NET>_WS_ALLOWED_ORIGINS.
-func newWebsocket(o *Options, env *envSettings, svc api.Service, log *slog.Logger, reg prometheus.Registerer) (*server.Websocket, error) {
+func newWebsocket(o *Options, env *envSettings, svc api.Service, log *slog.Logger, reg prometheus.Registerer, over *server.OverLimits, settings *runtimeSettings) (*server.Websocket, error) {
 	proxies, err := server.ParseTrustedProxies(o.WsTrustedProxies)
 	if err != nil {
 		return nil, fmt.Errorf("%w: -wstrustedproxies: %v", bchain.ErrConfig, err)
@@ -312,9 +322,8 @@ func newWebsocket(o *Options, env *envSettings, svc api.Service, log *slog.Logge
 		AllowedOrigins: origins, MaxConnsPerIP: o.WsMaxConnsPerIP, TrustedProxies: proxies, ClientIP: env.ClientIP,
 		EnableSubNewTx: o.EnableSubNewTx,
 	}
-	if env.RPCCall != nil {
-		cfg.RPCCallAllowed = env.RPCCall.allowed
-	}
+	cfg.RPCCallAllowed = settings.allowed
+	wsLimits(o, &cfg, over)
 	return server.NewWebsocket(svc, cfg, log, reg), nil
 }
 

@@ -19,6 +19,7 @@ import (
 // default); it must not be exposed publicly.
 type Internal struct {
 	srv *http.Server
+	mux *http.ServeMux // Admin adds its routes
 	log *slog.Logger
 }
 
@@ -48,7 +49,7 @@ func NewInternal(addr string, gatherer prometheus.Gatherer, sync api.SyncStatus,
 			NodeHeight uint32 `json:"nodeHeight"`
 		}{map[bool]string{true: "ok", false: "unhealthy"}[healthy], reason, st.BestHeight, st.NodeHeight})
 	})
-	return &Internal{log: log.With("subsystem", "internal"), srv: &http.Server{
+	return &Internal{log: log.With("subsystem", "internal"), mux: mux, srv: &http.Server{
 		Addr: addr, Handler: mux, ReadHeaderTimeout: 5 * time.Second, WriteTimeout: 30 * time.Second,
 	}}
 }

@@ -34,6 +34,8 @@ type PublicConfig struct {
 	// ExplorerURL, when set (Blockbook's -explorer), makes the explorer's tx
 	// and address pages redirect to an external explorer with the same path.
 	ExplorerURL string
+	// Limiter, when set, limits each client (see limits.go).
+	Limiter *RESTLimiter
 }
 
 // Public serves the REST API.
@@ -58,6 +60,9 @@ func NewPublic(svc api.Service, cfg PublicConfig, log *slog.Logger, reg promethe
 	p := &Public{svc: svc, caps: svc.Capabilities(), cfg: cfg, log: log.With("subsystem", "public"), metrics: newHTTPMetrics(reg), mux: http.NewServeMux()}
 	p.routes()
 	var h http.Handler = p.mux
+	if cfg.Limiter != nil {
+		h = cfg.Limiter.Wrap(h)
+	}
 	if cfg.Wrap != nil {
 		h = cfg.Wrap(h)
 	}

@@ -39,6 +39,17 @@ type WebsocketConfig struct {
 	// RPCCallAllowed, when set, decides which rpcCall requests may run
 	// (Blockbook's <NET>_ALLOWED_RPC_CALL_TO and _ALLOWED_EVM_CALL_METHODS).
 	RPCCallAllowed func(to, data string) bool
+	// MessageRate messages per MessageWindow may come from one connection;
+	// more get an error answer each and, with IPBlockDuration, block the
+	// client's address from new connections for that long. 0 disables.
+	MessageRate     int
+	MessageWindow   time.Duration
+	IPBlockDuration time.Duration
+	// GetAccountInfoLimit caps getAccountInfo requests in progress on one
+	// connection (Blockbook's _WS_GETACCOUNTINFO_LIMIT); 0: no own cap.
+	GetAccountInfoLimit int
+	// Over, when set, records the clients over the limits (for /admin).
+	Over *OverLimits
 	// EnableSubNewTx allows subscribeNewTransaction (-enablesubnewtx).
 	EnableSubNewTx bool
 
@@ -71,6 +82,9 @@ func (c *WebsocketConfig) defaults() {
 	if c.RequestTimeout <= 0 {
 		c.RequestTimeout = 60 * time.Second
 	}
+	if c.MessageWindow <= 0 {
+		c.MessageWindow = 10 * time.Minute
+	}
 	if c.PingInterval <= 0 {
 		c.PingInterval = 50 * time.Second
 	}
@@ -86,6 +100,7 @@ type Websocket struct {
 	upgrader websocket.Upgrader
 	origins  map[string]bool
 	perIP    *ipLimiter
+	blocked  *blocklist
 	hub      *hub
 	active   chan struct{} // server-wide request slots
 
@@ -103,7 +118,7 @@ func NewWebsocket(svc api.Service, cfg WebsocketConfig, log *slog.Logger, reg pr
 	s := &Websocket{
 		svc: svc, caps: svc.Capabilities(), cfg: cfg, log: log.With("subsystem", "websocket"), m: newWSMetrics(reg),
 		perIP: newIPLimiter(cfg.MaxConnsPerIP), active: make(chan struct{}, cfg.MaxActiveRequests),
-		conns: map[*wsConn]struct{}{},
+		conns: map[*wsConn]struct{}{}, blocked: newBlocklist(),
 	}
 	s.hub = newHub(s)
 	if len(cfg.AllowedOrigins) > 0 {
@@ -157,11 +172,12 @@ func (s *Websocket) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Server shutting down", http.StatusServiceUnavailable)
 		return
 	}
-	ip := clientIP(r, s.cfg.TrustedProxies, s.cfg.ClientIP)
+	ip, exempt := attribute(r, s.cfg.TrustedProxies, s.cfg.ClientIP)
 	key := ipKey(ip)
-	if !s.perIP.acquire(key) {
-		s.m.rejected.WithLabelValues("per_ip_limit").Inc()
-		http.Error(w, "Too many websocket connections", http.StatusTooManyRequests)
+	if exempt {
+		key = "" // the operator's own tools or a proxy naming no client
+	}
+	if !s.admit(w, ip, key) {
 		return
 	}
 	if !s.checkOrigin(r) {

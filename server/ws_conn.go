@@ -31,6 +31,9 @@ type wsConn struct {
 	closed bool
 	why    string
 
+	rate        msgRate             // readLoop only
+	descriptors map[string]struct{} // getAccountInfo descriptors, guarded by mu
+
 	// Subscription state, guarded by hub.mu.
 	addrs []string // subscribed descriptors (as map keys)
 }
@@ -127,6 +130,10 @@ func (c *wsConn) readLoop() {
 			return
 		}
 		_ = c.ws.SetReadDeadline(time.Now().Add(idle))
+		if c.overMessageRate() {
+			c.send(errorResponse(requestID(data), fmt.Sprintf("Too many messages on this connection (limit %d per %s)", c.s.cfg.MessageRate, c.s.cfg.MessageWindow)))
+			continue
+		}
 		if kind != websocket.TextMessage {
 			c.send(errorResponse("", "Binary messages are not supported, send requests as JSON text"))
 			continue

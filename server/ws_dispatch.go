@@ -110,17 +110,21 @@ func (s *Websocket) dispatch(c *wsConn, data []byte) {
 		c.send(errorResponse(req.ID, fmt.Sprintf("Unknown method %q", truncate(req.Method, 64))))
 		return
 	}
-	select {
-	case c.pending <- struct{}{}:
-	default:
+	if c.accountInfoLimited(&req) {
 		s.m.requests.WithLabelValues(req.Method, "limited").Inc()
-		c.send(errorResponse(req.ID, fmt.Sprintf("Too many requests in progress on this connection (limit %d)", cap(c.pending))))
+		c.send(errorResponse(req.ID, fmt.Sprintf("Too many accounts on this connection (limit %d)", s.cfg.GetAccountInfoLimit)))
+		return
+	}
+	cost := c.takePending(&req)
+	if cost == 0 {
+		s.m.requests.WithLabelValues(req.Method, "limited").Inc()
+		c.send(errorResponse(req.ID, pendingLimitMessage(&req, cap(c.pending))))
 		return
 	}
 	select {
 	case s.active <- struct{}{}:
 	default:
-		<-c.pending
+		c.releasePending(cost)
 		s.m.requests.WithLabelValues(req.Method, "limited").Inc()
 		c.send(errorResponse(req.ID, "Server busy, retry later"))
 		return
@@ -129,14 +133,14 @@ func (s *Websocket) dispatch(c *wsConn, data []byte) {
 	if s.closing {
 		s.mu.Unlock()
 		<-s.active
-		<-c.pending
+		c.releasePending(cost)
 		return
 	}
 	s.requests.Add(1)
 	s.mu.Unlock()
 	go func() {
 		defer s.requests.Done()
-		defer func() { <-s.active; <-c.pending }()
+		defer func() { <-s.active; c.releasePending(cost) }()
 		s.handle(c, &req, h)
 	}()
 }
