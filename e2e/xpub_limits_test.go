@@ -3,38 +3,20 @@ package e2e
 import (
 	"fmt"
 	"net/url"
-	"os"
-	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/openexplorer/blockbook/api"
+	"github.com/openexplorer/blockbook/tools/benchproc"
 )
 
 // vmRSS reads a process's resident and peak resident memory in bytes.
 func vmRSS(t testing.TB, pid int) (rss, peak int64) {
 	t.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		f := strings.Fields(line)
-		if len(f) < 2 {
-			continue
-		}
-		kb, _ := strconv.ParseInt(f[1], 10, 64)
-		switch f[0] {
-		case "VmRSS:":
-			rss = kb << 10
-		case "VmHWM:":
-			peak = kb << 10
-		}
-	}
+	rss, peak = benchproc.Mem(pid)
 	if rss == 0 {
-		t.Fatalf("no VmRSS in /proc/%d/status", pid)
+		t.Fatalf("no memory figures for pid %d in /proc", pid)
 	}
 	return rss, peak
 }
