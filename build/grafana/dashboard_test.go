@@ -147,8 +147,8 @@ func TestDashboardMetricsAreExported(t *testing.T) {
 	ws := dialWS(t, pub)
 	call(t, ws, `{"id":"1","method":"getInfo","params":{}}`)
 	call(t, ws, `{"id":"2","method":"subscribeNewBlock","params":{}}`)
-	// A second connection from this IP is over -wsmaxconnsperip=1.
-	if c, _, err := websocket.DefaultDialer.Dial(wsURL(pub), nil); err == nil {
+	// A second connection from this client is over -wsmaxconnsperip=1.
+	if c, _, err := websocket.DefaultDialer.Dial(wsURL(pub), wsClient); err == nil {
 		c.Close()
 		t.Error("a second websocket connection was accepted over the per-IP limit")
 	}
@@ -277,13 +277,17 @@ func wsURL(base string) string { return "ws" + strings.TrimPrefix(base, "http") 
 
 func dialWS(t *testing.T, base string) *websocket.Conn {
 	t.Helper()
-	c, _, err := websocket.DefaultDialer.Dial(wsURL(base), nil)
+	c, _, err := websocket.DefaultDialer.Dial(wsURL(base), wsClient)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
 	return c
 }
+
+// wsClient names a public client: a loopback peer without it is exempt from
+// the per-client limits (an operator's own tool), as in Blockbook.
+var wsClient = http.Header{"X-Real-Ip": {"203.0.113.7"}}
 
 // call sends a request and reads its answer.
 func call(t *testing.T, c *websocket.Conn, req string) {
