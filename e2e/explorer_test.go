@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/btcsuite/btcd/wire/v2"
 
@@ -98,9 +99,14 @@ func TestE2EExplorer(t *testing.T) {
 			t.Fatalf("block page with the node down: %d %q", p.status, text(p.doc))
 		}
 		noInternals(t, p)
-		p = fetchPage(t, base, "/")
+		// The start page shows the liveness probe's verdict, which needs two
+		// failed probes a second apart (docs/operations.md).
+		deadline := time.Now().Add(10 * time.Second)
+		for p = fetchPage(t, base, "/"); p.status == 200 && !strings.Contains(text(p.doc), "Not responding") && time.Now().Before(deadline); p = fetchPage(t, base, "/") {
+			time.Sleep(200 * time.Millisecond)
+		}
 		if p.status != 200 || !strings.Contains(text(p.doc), "Not responding") {
-			t.Fatalf("start page with the node down: %d %q", p.status, text(p.doc))
+			t.Fatalf("start page 10 s after the node went down: %d %q", p.status, text(p.doc))
 		}
 		validateHTML(t, []*htmlPage{p, fetchPage(t, base, "/block/"+o.hashes[5])})
 	})

@@ -67,7 +67,7 @@ func TestWebsocketQueries(t *testing.T) {
 		if res.Hash != "" {
 			t.Fatalf("a height above the tip answers %q, want an empty hash as Blockbook", res.Hash)
 		}
-		ws.fails("getBlockHash", map[string]any{"height": -1}, "Invalid block height")
+		ws.fails("getBlockHash", map[string]any{"height": -1}, "Block height -1 is out of range")
 		ws.fails("getBlockHash", map[string]any{"height": "1"}, "height must be a number")
 	}
 	{ // getBlock
