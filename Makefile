@@ -8,7 +8,7 @@ LDFLAGS  := -X main.version=$(VERSION) -X main.gitCommit=$(COMMIT) -X main.build
 FUZZEXECS ?= 20000x
 GOLANGCI_LINT_VERSION ?= v2.15.0
 
-.PHONY: all deps deps-build deps-system deps-js build run run-eth test lint test-go test-fuzz test-wire fuzz bench deb test-deb clean
+.PHONY: all deps deps-build deps-system deps-js build run run-eth test lint test-go test-fuzz test-wire fuzz bench torture deb test-deb clean
 
 all: build
 
@@ -63,6 +63,13 @@ fuzz:
 ## bench: initial-sync throughput on a generated regtest chain (not in CI)
 bench: build
 	$(GO) run ./cmd/syncbench -blockbook bin/blockbook
+
+## torture: every torture campaign at full size (docs/reliability.md; not in CI,
+## which runs their short versions). TORTURE_FLAGS=-torture.kills=10 and the like
+## change one campaign's size; TORTURE_RUN=Soak runs one campaign.
+TORTURE_RUN ?= .
+torture: build
+	BLOCKBOOK_ARTIFACTS=$(CURDIR)/artifacts $(GO) test -count=1 -v -timeout 0 -run '^TestTorture($(TORTURE_RUN))' ./e2e -args -torture.full $(TORTURE_FLAGS)
 
 ## deb: one Debian package per coin in bin/deb (DEB_COINS=bitcoin,ethereum for some)
 DEB_COINS ?= all
