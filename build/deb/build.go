@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/openexplorer/blockbook/internal/selfsigned"
 )
 
 // BaseDepends are the packages the maintainer scripts use.
@@ -142,7 +144,7 @@ func mustCoinName(cfg []byte) string {
 // certPair reads the operator's pair or generates a self-signed one.
 func certPair(in Input) (certPEM, keyPEM []byte, err error) {
 	if in.CertFile == "" && in.KeyFile == "" {
-		return SelfSignedCert(time.Now())
+		return selfsigned.Generate(time.Now(), selfsigned.PackageValidity)
 	}
 	if in.CertFile == "" || in.KeyFile == "" {
 		return nil, nil, errors.New("give both a certificate and a key, or neither")

@@ -1,8 +1,6 @@
 package deb
 
 import (
-	"crypto/tls"
-	"crypto/x509"
 	"io"
 	"log/slog"
 	"os"
@@ -10,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/openexplorer/blockbook/app"
 	"github.com/openexplorer/blockbook/bchain"
@@ -118,31 +115,6 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-func TestSelfSignedCert(t *testing.T) {
-	certPEM, keyPEM, err := SelfSignedCert(time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	pair, err := tls.X509KeyPair(certPEM, keyPEM)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(pair.Certificate[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool := x509.NewCertPool()
-	pool.AddCert(cert)
-	for _, host := range []string{"localhost", "127.0.0.1", "::1"} {
-		if _, err := cert.Verify(x509.VerifyOptions{DNSName: host, Roots: pool}); err != nil {
-			t.Errorf("%s: %v", host, err)
-		}
-	}
-	if _, err := cert.Verify(x509.VerifyOptions{DNSName: "example.org", Roots: pool}); err == nil {
-		t.Error("the certificate verifies for example.org")
-	}
 }
 
 func TestDebVersion(t *testing.T) {

@@ -1,4 +1,7 @@
-package deb
+// Package selfsigned makes the self-signed TLS certificate that a package
+// installs until the operator has a real one, and that tests serve HTTPS
+// with.
+package selfsigned
 
 import (
 	"crypto/ecdsa"
@@ -10,18 +13,21 @@ import (
 	"fmt"
 	"math/big"
 	"net"
+	"os"
+	"path/filepath"
 	"time"
 )
 
-// certValidity is how long the generated certificate is valid: it stands in
+// PackageValidity is how long a package's certificate is valid: it stands in
 // until the operator installs a real one, as the certificate of Blockbook's
 // package does.
-const certValidity = 10 * 365 * 24 * time.Hour
+const PackageValidity = 10 * 365 * 24 * time.Hour
 
-// SelfSignedCert makes a self-signed ECDSA P-256 certificate for localhost
-// and the loopback addresses, PEM-encoded. Each package build makes a new
-// one, so no private key is kept in the repository.
-func SelfSignedCert(now time.Time) (certPEM, keyPEM []byte, err error) {
+// Generate makes a self-signed ECDSA P-256 certificate for localhost
+// and the loopback addresses, valid from an hour before now for validity,
+// PEM-encoded. Each package build makes a new one, so no private key is kept
+// in the repository.
+func Generate(now time.Time, validity time.Duration) (certPEM, keyPEM []byte, err error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, nil, fmt.Errorf("generate key: %w", err)
@@ -34,7 +40,7 @@ func SelfSignedCert(now time.Time) (certPEM, keyPEM []byte, err error) {
 		SerialNumber:          serial,
 		Subject:               pkix.Name{CommonName: "localhost", Organization: []string{"blockbook self-signed"}},
 		NotBefore:             now.Add(-time.Hour),
-		NotAfter:              now.Add(certValidity),
+		NotAfter:              now.Add(validity),
 		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
 		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 		BasicConstraintsValid: true,
@@ -53,4 +59,27 @@ func SelfSignedCert(now time.Time) (certPEM, keyPEM []byte, err error) {
 	certPEM = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
 	keyPEM = pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: kder})
 	return certPEM, keyPEM, nil
+}
+
+// WritePair writes <base>.crt and <base>.key (the layout of -certfile) with
+// a new certificate valid for a day, and returns a pool that trusts it.
+func WritePair(base string) (*x509.CertPool, error) {
+	certPEM, keyPEM, err := Generate(time.Now(), 24*time.Hour)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(base+".crt", certPEM, 0o644); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(base+".key", keyPEM, 0o600); err != nil {
+		return nil, err
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(certPEM) {
+		return nil, fmt.Errorf("the generated certificate does not parse")
+	}
+	return pool, nil
 }
