@@ -4,17 +4,23 @@ import (
 	"bytes"
 	"io/fs"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/openexplorer/blockbook/static"
 )
+
+// testWebsocketHTML is the embedded page, read once.
+var testWebsocketHTML = sync.OnceValues(func() ([]byte, error) {
+	return fs.ReadFile(static.Assets, "test-websocket.html")
+})
 
 // testWebsocketPage serves /test-websocket.html, as Blockbook does: a page
 // to try the websocket API by hand. Its script is the asset
 // test-websocket.js; the policy lets it reach only this server (the
 // websocket included).
 func testWebsocketPage(w http.ResponseWriter, r *http.Request) {
-	page, err := fs.ReadFile(static.Assets, "test-websocket.html")
+	page, err := testWebsocketHTML()
 	if err != nil {
 		http.Error(w, "page not available", http.StatusInternalServerError) // the page is embedded
 		return
