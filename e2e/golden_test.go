@@ -83,31 +83,9 @@ func notableTxs(t *testing.T, g *chaingen.Generator) map[string]string {
 // They are type-checked against the wallet client's typings by
 // tools/js/check-goldens.mjs.
 func TestE2EGoldens(t *testing.T) {
-	// With a tx index the node can describe confirmed txs (tx-specific).
-	node := startNodeWith(t, regtest.Options{TxIndex: true})
-	g := demoChain(t)
-	submit(t, g, node, 1)
-	inst := startInProcess(t, writeConfig(t, node, nil), t.TempDir(), nil)
-	h, hash := g.Tip()
-	waitTip(t, inst.base, h, hash.String(), inst.logs)
-
-	txs := notableTxs(t, g)
-	addr := func(k chaingen.ScriptKind) string {
-		a, err := g.Address(k, chaingen.DemoIndex)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return a
-	}
-	miner, err := g.Address(chaingen.P2PKH, chaingen.MinerIndex)
-	if err != nil {
-		t.Fatal(err)
-	}
-	unused, err := g.Address(chaingen.P2WPKH, 999_999)
-	if err != nil {
-		t.Fatal(err)
-	}
-	txBlock := g.Ledger().Txs[txs["many-outputs"]].Height
+	f := startGoldenFixture(t)
+	inst, txs, hash, miner, unused, txBlock := f.inst, f.txs, f.hash, f.miner, f.unused, f.txBlock
+	addr := f.addr
 
 	type req struct {
 		name, path string
@@ -117,7 +95,7 @@ func TestE2EGoldens(t *testing.T) {
 		{"status-regtest", "/api/v2", 200},
 		{"block-index-100", "/api/v2/block-index/100", 200},
 		{"block-height-1", "/api/v2/block/1", 200},
-		{"block-tip-by-hash", "/api/v2/block/" + hash.String(), 200},
+		{"block-tip-by-hash", "/api/v2/block/" + hash, 200},
 		{"block-many-outputs", fmt.Sprintf("/api/v2/block/%d", txBlock), 200},
 		{"rawblock-1", "/api/v2/rawblock/1", 200},
 		{"feestats-many-outputs", fmt.Sprintf("/api/v2/feestats/%d", txBlock), 200},
@@ -159,15 +137,7 @@ func TestE2EGoldens(t *testing.T) {
 	}
 	// Last, as it changes the node's mempool: a payment, then the answer for
 	// the unconfirmed tx, and a double spend the node rejects.
-	pay, err := g.CreatePayment([]chaingen.Output{{Address: unused, Value: 12345}}, 10)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := pay.Serialize(&buf); err != nil {
-		t.Fatal(err)
-	}
-	payHex := fmt.Sprintf("%x", buf.Bytes())
+	pay, payHex := f.payment(t)
 	reqs = append(reqs,
 		req{"sendtx-payment", "/api/v2/sendtx/" + payHex, 200},
 		req{"error-sendtx-rejected-duplicate", "/api/v2/sendtx/" + payHex, 400},
@@ -194,6 +164,61 @@ func TestE2EGoldens(t *testing.T) {
 		gs.check(r.name, got)
 	}
 	gs.finish()
+}
+
+// goldenFixture is the demo chain on btcd (with a tx index, so the node can
+// describe confirmed txs for tx-specific) and an instance synced to it, with
+// the objects the golden requests name.
+type goldenFixture struct {
+	inst          *instance
+	g             *chaingen.Generator
+	txs           map[string]string // notableTxs
+	hash          string            // the tip's
+	miner, unused string
+	txBlock       int32                            // the block of the many-outputs tx
+	addr          func(chaingen.ScriptKind) string // the demo address of a kind
+}
+
+func startGoldenFixture(t *testing.T) *goldenFixture {
+	t.Helper()
+	node := startNodeWith(t, regtest.Options{TxIndex: true})
+	f := &goldenFixture{g: demoChain(t)}
+	submit(t, f.g, node, 1)
+	f.inst = startInProcess(t, writeConfig(t, node, nil), t.TempDir(), nil)
+	h, hash := f.g.Tip()
+	f.hash = hash.String()
+	waitTip(t, f.inst.base, h, f.hash, f.inst.logs)
+	f.txs = notableTxs(t, f.g)
+	var err error
+	if f.miner, err = f.g.Address(chaingen.P2PKH, chaingen.MinerIndex); err != nil {
+		t.Fatal(err)
+	}
+	if f.unused, err = f.g.Address(chaingen.P2WPKH, 999_999); err != nil {
+		t.Fatal(err)
+	}
+	f.txBlock = f.g.Ledger().Txs[f.txs["many-outputs"]].Height
+	f.addr = func(k chaingen.ScriptKind) string {
+		a, err := f.g.Address(k, chaingen.DemoIndex)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	return f
+}
+
+// payment makes a signed payment to the unused address, not yet sent.
+func (f *goldenFixture) payment(t *testing.T) (*wire.MsgTx, string) {
+	t.Helper()
+	pay, err := f.g.CreatePayment([]chaingen.Output{{Address: f.unused, Value: 12345}}, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := pay.Serialize(&buf); err != nil {
+		t.Fatal(err)
+	}
+	return pay, fmt.Sprintf("%x", buf.Bytes())
 }
 
 // goldenSet compares answers with the golden files of one directory,

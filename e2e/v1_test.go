@@ -12,7 +12,6 @@ import (
 
 	"github.com/openexplorer/blockbook/api"
 	"github.com/openexplorer/blockbook/tools/chaingen"
-	"github.com/openexplorer/blockbook/tools/regtest"
 )
 
 // Golden answers of REST v1 and of the unversioned /api/<x>/ paths (v1
@@ -21,46 +20,17 @@ import (
 // numbers to the v2 answers for the same objects and to the generator's
 // ledger, so the goldens are not the only oracle.
 func TestE2EV1(t *testing.T) {
-	node := startNodeWith(t, regtest.Options{TxIndex: true})
-	g := demoChain(t)
-	submit(t, g, node, 1)
-	inst := startInProcess(t, writeConfig(t, node, nil), t.TempDir(), nil)
-	h, hash := g.Tip()
-	waitTip(t, inst.base, h, hash.String(), inst.logs)
+	f := startGoldenFixture(t)
+	inst, g, txs, miner, unused, txBlock := f.inst, f.g, f.txs, f.miner, f.unused, f.txBlock
+	addr := f.addr
 	waitMempoolInSync(t, inst.base)
-
-	txs := notableTxs(t, g)
-	addr := func(k chaingen.ScriptKind) string {
-		a, err := g.Address(k, chaingen.DemoIndex)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return a
-	}
-	miner, err := g.Address(chaingen.P2PKH, chaingen.MinerIndex)
-	if err != nil {
-		t.Fatal(err)
-	}
-	unused, err := g.Address(chaingen.P2WPKH, 999_999)
-	if err != nil {
-		t.Fatal(err)
-	}
-	txBlock := g.Ledger().Txs[txs["many-outputs"]].Height
 	acct, err := chaingen.NewHDAccount(g.Params(), chaingen.HDSeed("e2e-v1"), chaingen.BIP84, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	reqs := v1Requests(txs, addr(chaingen.P2TR), addr(chaingen.P2WSHMultisig), miner, hash.String(), acct.Xpub(), txBlock)
+	reqs := v1Requests(txs, addr(chaingen.P2TR), addr(chaingen.P2WSHMultisig), miner, f.hash, acct.Xpub(), txBlock)
 
-	pay, err := g.CreatePayment([]chaingen.Output{{Address: unused, Value: 12345}}, 10)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := pay.Serialize(&buf); err != nil {
-		t.Fatal(err)
-	}
-	payHex := fmt.Sprintf("%x", buf.Bytes())
+	pay, payHex := f.payment(t)
 	// Last, as they change the node's mempool.
 	reqs = append(reqs,
 		v1Req{"v1-sendtx-payment", "/api/v1/sendtx/" + payHex, 200},
