@@ -39,6 +39,23 @@ func startEthE2E(t *testing.T) *ethE2E {
 
 func startEthE2EWith(t *testing.T, opts gethdev.Options) *ethE2E {
 	t.Helper()
+	dev, ledger, raw := startEthScenario(t, opts)
+	cfg := filepath.Join(t.TempDir(), "eth.json")
+	if err := os.WriteFile(cfg, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := &ethE2E{dev: dev, ledger: ledger, inst: startInProcess(t, cfg, t.TempDir(), nil)}
+	e.waitHead(t)
+	waitStatus(t, e.inst.base, func(s *api.SystemInfo) bool {
+		return s.Blockbook.InSyncMempool && s.Blockbook.MempoolSize == len(ledger.Pending)
+	})
+	return e
+}
+
+// startEthScenario starts a geth dev node, plays the ethgen scenario on it,
+// and returns the node, its ledger and a blockchaincfg for it.
+func startEthScenario(t *testing.T, opts gethdev.Options) (*gethdev.Node, *ethgen.Ledger, []byte) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	dev, err := gethdev.Start(ctx, opts)
@@ -50,20 +67,14 @@ func startEthE2EWith(t *testing.T, opts gethdev.Options) *ethE2E {
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, _ := json.Marshal(map[string]any{
+	raw, err := json.Marshal(map[string]any{
 		"coin_name": "Ethereum Regtest", "coin_shortcut": "rETH", "rpc_url": dev.HTTPURL, "rpc_url_ws": dev.WSURL,
 		"rpc_timeout": 20, "block_addresses_to_keep": 100, "eip1559Fees": true, "processInternalTransactions": true,
 	})
-	cfg := filepath.Join(t.TempDir(), "eth.json")
-	if err := os.WriteFile(cfg, raw, 0o644); err != nil {
+	if err != nil {
 		t.Fatal(err)
 	}
-	e := &ethE2E{dev: dev, ledger: ledger, inst: startInProcess(t, cfg, t.TempDir(), nil)}
-	e.waitHead(t)
-	waitStatus(t, e.inst.base, func(s *api.SystemInfo) bool {
-		return s.Blockbook.InSyncMempool && s.Blockbook.MempoolSize == len(ledger.Pending)
-	})
-	return e
+	return dev, ledger, raw
 }
 
 // waitHead waits until blockbook has indexed the node's head.

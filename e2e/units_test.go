@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
@@ -340,24 +339,7 @@ func (u *unitRun) checkMaintenance(t *testing.T) {
 // over wss the rpcCall allowlist of the environment file (an allowed
 // selector runs, another answers "Not supported").
 func TestUnitsEthereum(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	dev, err := gethdev.Start(ctx, gethdev.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(dev.Stop)
-	ledger, err := ethgen.Scenario(ctx, dev)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := json.Marshal(map[string]any{
-		"coin_name": "Ethereum Regtest", "coin_shortcut": "rETH", "rpc_url": dev.HTTPURL, "rpc_url_ws": dev.WSURL,
-		"rpc_timeout": 20, "block_addresses_to_keep": 100, "eip1559Fees": true, "processInternalTransactions": true,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dev, ledger, cfg := startEthScenario(t, gethdev.Options{})
 	u := runUnit(t, "ethereum", cfg, "9136", "9036")
 	head, _ := dev.Head()
 	waitInSyncHTTPS(t, u.client, u.base, uint32(head), u.child)
