@@ -67,6 +67,6 @@ func tortureReport(t testing.TB, campaign, format string, args ...any) {
 		t.Logf("torture report: %v", err)
 		return
 	}
-	defer f.Close()
-	fmt.Fprintf(f, "%s %s\n", time.Now().UTC().Format(time.RFC3339), line)
+	defer func() { _ = f.Close() }()
+	_, _ = fmt.Fprintf(f, "%s %s\n", time.Now().UTC().Format(time.RFC3339), line)
 }
