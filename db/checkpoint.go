@@ -99,7 +99,13 @@ func (d *DB) Checkpoint(dir string) (CheckpointInfo, error) {
 	}
 	d.writeGate.Lock()
 	paused := time.Now()
-	tip, hasTip, err := ReadTip(d)
+	// Again under the lock: two requests may race for one directory.
+	err := CheckCheckpointDir(dir, d.path)
+	var tip Tip
+	var hasTip bool
+	if err == nil {
+		tip, hasTip, err = ReadTip(d)
+	}
 	if err == nil {
 		err = d.checkpoint(cp, dir)
 	}
