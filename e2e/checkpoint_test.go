@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -250,5 +251,61 @@ func checkCheckpointRefusals(t *testing.T, internal, existing string) {
 	_ = resp.Body.Close()
 	if resp.StatusCode != 401 {
 		t.Errorf("GET without auth: %d", resp.StatusCode)
+	}
+}
+
+// TestDocsLoadBalancerConfigs checks the HAProxy and nginx examples of
+// docs/operations.md ("Multi-host deployment") with the balancers' own
+// checkers, when they are installed.
+func TestDocsLoadBalancerConfigs(t *testing.T) {
+	data, err := os.ReadFile("../docs/operations.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(data)
+	start, end := strings.Index(doc, "## Multi-host deployment"), strings.Index(doc, "## Crashes, restarts and reorgs")
+	if start < 0 || end < start {
+		t.Fatal("docs/operations.md has no Multi-host deployment section before Crashes, restarts and reorgs")
+	}
+	section := doc[start:end]
+	block := func(lang string) string {
+		m := regexp.MustCompile("(?s)```" + lang + "\n(.*?)```").FindStringSubmatch(section)
+		if m == nil {
+			t.Fatalf("no %s example in the Multi-host deployment section", lang)
+		}
+		return m[1]
+	}
+	haproxyCfg, nginxCfg := block("haproxy"), block("nginx")
+	if !strings.Contains(haproxyCfg, "uri /health") || !strings.Contains(haproxyCfg, "check port 9030") {
+		t.Error("the HAProxy example does not check /health on the internal port")
+	}
+	dir := t.TempDir()
+	ran := 0
+	if bin, err := exec.LookPath("haproxy"); err == nil {
+		ran++
+		path := filepath.Join(dir, "haproxy.cfg")
+		writeFile(t, path, haproxyCfg)
+		if out, err := exec.Command(bin, "-c", "-f", path).CombinedOutput(); err != nil {
+			t.Errorf("haproxy -c on the example: %v\n%s", err, out)
+		}
+	}
+	if bin, err := exec.LookPath("nginx"); err == nil {
+		ran++
+		// The example is a site (http context), as in /etc/nginx/sites-enabled.
+		writeFile(t, filepath.Join(dir, "site.conf"), nginxCfg)
+		writeFile(t, filepath.Join(dir, "nginx.conf"), "pid nginx.pid;\nerror_log stderr;\nevents {}\nhttp {\n    include site.conf;\n}\n")
+		if out, err := exec.Command(bin, "-t", "-q", "-p", dir+"/", "-c", filepath.Join(dir, "nginx.conf"), "-e", "stderr").CombinedOutput(); err != nil {
+			t.Errorf("nginx -t on the example: %v\n%s", err, out)
+		}
+	}
+	if ran == 0 {
+		t.Skip("neither haproxy nor nginx is installed")
+	}
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
