@@ -80,7 +80,9 @@ type pausingEngine struct {
 	early bool // the checkpoint finished while the round was ingesting
 }
 
-func (p *pausingEngine) Checkpoint(dir string) error { return p.Engine.(db.Checkpointer).Checkpoint(dir) }
+func (p *pausingEngine) Checkpoint(dir string) error {
+	return p.Engine.(db.Checkpointer).Checkpoint(dir)
+}
 
 func (p *pausingEngine) IngestRun(cf db.CF, name string) (bool, error) {
 	p.once.Do(func() {
