@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"time"
 )
 
 // CheckpointResult is the answer of POST /admin/checkpoint: where the
@@ -52,6 +53,10 @@ func (a *admin) checkpoint(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, errorBody{`Body must be a JSON object {"dir":"/absolute/new/directory"}`})
 		return
 	}
+	// A copy to another filesystem can outlast the internal server's write
+	// timeout; the answer must still arrive (best effort: a wrapper that
+	// hides the connection keeps the timeout, the log still reports it).
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
 	res, err := a.cfg.Checkpoint(body.Dir)
 	switch {
 	case errors.Is(err, ErrCheckpointTarget):
