@@ -121,14 +121,23 @@ func TestE2ECheckpoint(t *testing.T) {
 	dirA := filepath.Join(t.TempDir(), "a")
 	a := startInProcess(t, cfg, dirA, bulk)
 	midHeight := waitRoundPast(t, a, 0, uint32(h2))
+	// The node frozen, the sync cannot finish before the checkpoint.
 	if err := node.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
+	frozen := true
+	thaw := func() {
+		if frozen {
+			frozen = false
+			if err := node.Signal(syscall.SIGCONT); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	t.Cleanup(thaw) // before the node's own cleanup stops it
 	ckptMid := filepath.Join(t.TempDir(), "mid")
 	code, mid := postCheckpoint(t, a.internal, ckptMid, true)
-	if err := node.Signal(syscall.SIGCONT); err != nil {
-		t.Fatal(err)
-	}
+	thaw()
 	if code != 200 || mid.Height < midHeight || mid.Height >= uint32(h2) {
 		t.Fatalf("checkpoint during the bulk sync (a round committed at %d): %d %+v\n%s", midHeight, code, mid, tail(a.logs.String(), 20))
 	}
