@@ -51,14 +51,15 @@ type Options struct {
 type DB struct {
 	mu       sync.RWMutex // write-locked only by Close
 	ingestMu sync.RWMutex // write-locked while a bulk round is ingested
+	closed   bool
+	eng      Engine
+	cfs      []CF
+	path     string
+	log      *slog.Logger
+
 	// writeGate is read-locked by block writes and bulk round commits and
 	// write-locked by Checkpoint (checkpoint.go).
 	writeGate sync.RWMutex
-	closed    bool
-	eng       Engine
-	cfs       []CF
-	path      string
-	log       *slog.Logger
 
 	killAfter atomic.Int64
 	writes    atomic.Int64
