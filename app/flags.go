@@ -35,6 +35,9 @@ type Options struct {
 	// One-shot maintenance modes (the program exits after them).
 	ComputeDBStats bool // print each column family's rows and bytes
 	Repair         bool // verify the index (-repair, -fixutxo, -forcerepair)
+	// Checkpoint is a new directory to write a checkpoint of the index
+	// into (checkpoint.go); not a Blockbook 0.6.0 flag.
+	Checkpoint string
 
 	// ExplorerURL is Blockbook's -explorer: an external explorer the
 	// built-in one's tx and address pages redirect to.
@@ -129,6 +132,7 @@ func ParseFlags(args []string, stderr io.Writer) (*Options, error) {
 	fs.BoolVar(&o.NoTxCache, "notxcache", false, "do not cache transactions fetched from the node")
 	fs.BoolVar(&o.DryRun, "dryrun", false, "check the configuration, the database and the node, then exit (Blockbook's downloads blocks without indexing them)")
 	fs.BoolVar(&o.ComputeDBStats, "computedbstats", false, "print the rows and bytes of each column family and the database size on disk, then exit")
+	fs.StringVar(&o.Checkpoint, "checkpoint", "", "write a consistent copy of the index of -datadir into this new directory, then exit (hard links on the same filesystem; a running indexer takes one with POST /admin/checkpoint on the internal port)")
 	fs.BoolVar(&o.Repair, "repair", false, "verify the index, report what is damaged or that nothing needs repair, then exit")
 	fs.BoolVar(&o.Repair, "fixutxo", false, "same as -repair (the UTXO rows are written atomically with their block)")
 	fs.BoolVar(&o.Repair, "forcerepair", false, "same as -repair")

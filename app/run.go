@@ -78,6 +78,9 @@ func Run(ctx context.Context, o *Options, log *slog.Logger) error {
 	if o.Repair {
 		return verifyIndex(ctx, d, log)
 	}
+	if o.Checkpoint != "" {
+		return takeCheckpoint(d, o.Checkpoint, os.Stdout, log)
+	}
 	env := stackEnv{o: o, cfg: cfg, backend: backend, d: d, log: log, reg: reg, env: envs, tls: tlsCfg}
 	stack, err := newChainStack(ctx, env)
 	if err != nil {
@@ -191,7 +194,8 @@ func serve(ctx context.Context, e stackEnv, stack *chainStack, worker *syncer.Sy
 	srvs := &servers{o: o, wg: &wg, log: log, tls: e.tls}
 	if addr, prefix := binding(o.Internal, "127.0.0.1", e.backend.Params.InternalPort); addr != "" {
 		internal := server.NewInternal(addr, e.reg, worker, live, healthMaxLag, log)
-		internal.Admin(server.AdminConfig{User: e.env.AdminUser, Password: e.env.AdminPassword, Settings: settings, Over: over, Websocket: ws})
+		internal.Admin(server.AdminConfig{User: e.env.AdminUser, Password: e.env.AdminPassword, Settings: settings, Over: over, Websocket: ws,
+			Checkpoint: checkpointer(e.d)})
 		internal.Wrap(func(h http.Handler) http.Handler { return withPrefix(prefix, false, h) })
 		if err := srvs.start("internal", addr, internal); err != nil {
 			return err

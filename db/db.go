@@ -57,6 +57,10 @@ type DB struct {
 	path     string
 	log      *slog.Logger
 
+	// writeGate is read-locked by block writes and bulk round commits and
+	// write-locked by Checkpoint (checkpoint.go).
+	writeGate sync.RWMutex
+
 	killAfter atomic.Int64
 	writes    atomic.Int64
 
@@ -290,7 +294,10 @@ func (d *DB) Writes() int64 { return d.writes.Load() }
 // write commits a block write atomically (durable unless the process dies
 // before the engine's log reaches the disk) and counts it.
 func (d *DB) write(b *Batch) error {
-	if err := d.commit(b, false); err != nil {
+	d.writeGate.RLock()
+	err := d.commit(b, false)
+	d.writeGate.RUnlock()
+	if err != nil {
 		return err
 	}
 	d.afterWrite()

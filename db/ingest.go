@@ -100,6 +100,9 @@ func (d *DB) syncedWrite(b *Batch) error {
 // commitRound runs steps 2 to 4 of the protocol for a round whose runs are
 // staged and synced (step 1 done by the caller).
 func (d *DB) commitRound(r *BulkRound) error {
+	// A checkpoint must not fall between the record and the tip.
+	d.writeGate.RLock()
+	defer d.writeGate.RUnlock()
 	b := d.NewBatch()
 	b.put(CFDefault, stateKeyBulk, packBulkRound(r))
 	err := d.syncedWrite(b)

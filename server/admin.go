@@ -40,6 +40,9 @@ type AdminConfig struct {
 	Settings       RuntimeSettings
 	Over           *OverLimits
 	Websocket      *Websocket // its address blocklist, when served
+	// Checkpoint, when set, serves POST /admin/checkpoint
+	// (admin_checkpoint.go).
+	Checkpoint Checkpointer
 }
 
 // Admin registers /admin on the internal server.
@@ -50,6 +53,7 @@ func (i *Internal) Admin(cfg AdminConfig) {
 	i.mux.Handle("/admin/{$}", a.guard(http.HandlerFunc(a.index)))
 	i.mux.Handle("/admin/runtime-settings/", a.guard(http.HandlerFunc(a.settings)))
 	i.mux.Handle("/admin/ws-limit-exceeding-ips", a.guard(http.HandlerFunc(a.overLimits)))
+	i.mux.Handle("/admin/checkpoint", a.guard(http.HandlerFunc(a.checkpoint)))
 	i.mux.Handle("/admin/", a.guard(http.NotFoundHandler()))
 }
 
@@ -81,7 +85,7 @@ func (a *admin) index(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusMethodNotAllowed, errorBody{"Method not allowed"})
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string][]string{"pages": {"/admin/runtime-settings/", "/admin/ws-limit-exceeding-ips"}})
+	writeJSON(w, http.StatusOK, map[string][]string{"pages": {"/admin/runtime-settings/", "/admin/ws-limit-exceeding-ips", "/admin/checkpoint"}})
 }
 
 // settings serves GET (one, or all on the bare path), POST/PUT
