@@ -108,8 +108,15 @@ type faultCampaign struct {
 	inst    *instance
 	pending []*wire.MsgTx // sent to the mempool, mined with the next block
 	payee   uint64
-	sample  []string // addresses checked against the ledger during faults
-	txid    string   // a confirmed tx the tx cache holds
+	// the last payment's address and value (one payment per address)
+	payeeAddr  string
+	payeeValue int64
+	sample     []string         // addresses checked against the ledger during faults
+	checked    *chaingen.Ledger // the ledger of the last check
+	round      int
+	// fullLedger: the whole ledger after every fault (else see checkLedger)
+	fullLedger bool
+	txid       string // a confirmed tx the tx cache holds
 
 	perKind           map[string]int
 	detect, recover   []time.Duration
@@ -123,7 +130,8 @@ type faultCampaign struct {
 
 func TestTortureFaults(t *testing.T) {
 	n := tortureSize(*tortureFaults, faultCategories(), 100)
-	c := &faultCampaign{t: t, rng: rand.New(rand.NewSource(*tortureFaultsSeed)), perKind: map[string]int{}}
+	c := &faultCampaign{t: t, rng: rand.New(rand.NewSource(*tortureFaultsSeed)), perKind: map[string]int{},
+		fullLedger: n > faultCategories()}
 	c.node = startNode(t)
 	c.g = demoChain(t)
 	submit(t, c.g, c.node, 1)
@@ -138,6 +146,7 @@ func TestTortureFaults(t *testing.T) {
 	h, hash := c.g.Tip()
 	waitTip(t, c.inst.base, h, hash.String(), c.inst.logs)
 	c.pickSample()
+	c.checkLedger(true)
 
 	stop := c.hammerIndex()
 	t.Cleanup(stop)
@@ -158,6 +167,7 @@ func TestTortureFaults(t *testing.T) {
 		return
 	}
 	elapsed := time.Since(start)
+	c.checkLedger(true)
 
 	// The end: byte-identical to a fresh sync of the node's chain.
 	h, hash = c.g.Tip()
@@ -253,6 +263,26 @@ func (c *faultCampaign) arrive() {
 		t.Fatalf("send payment: %v", err)
 	}
 	c.pending = []*wire.MsgTx{tx}
+	c.payeeAddr, c.payeeValue = to, 10_000+int64(c.payee)
+}
+
+// checkMempool waits until the last payment shows as the payee's
+// unconfirmed tx: the mempool caught up too.
+func (c *faultCampaign) checkMempool() {
+	t := c.t
+	t.Helper()
+	want := c.pending[0].TxHash().String()
+	var got api.Address
+	for deadline := time.Now().Add(waitFor); ; time.Sleep(100 * time.Millisecond) {
+		getJSON(t, c.inst.base+"/api/v2/address/"+c.payeeAddr+"?details=txids", 200, &got)
+		if got.UnconfirmedTxs == 1 && len(got.Txids) == 1 && got.Txids[0] == want &&
+			got.UnconfirmedBalance.String() == fmt.Sprint(c.payeeValue) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the mempool did not show payment %s to %s: %+v\n%s", want, c.payeeAddr, got, tail(c.inst.logs.String(), 30))
+		}
+	}
 }
 
 // Long: one fault from start to recovery is one readable sequence of steps
@@ -311,7 +341,8 @@ func (c *faultCampaign) fault(i int, f nodeFault) {
 	recovered := time.Since(ended)
 	c.recover = append(c.recover, recovered)
 	ledgerStart := time.Now()
-	checkLedger(t, c.inst.base, c.g.Ledger())
+	c.checkLedger(c.fullLedger)
+	c.checkMempool()
 	t.Logf("fault %d %s: /health 503 after %v (%s); recovered %v after the fault ended; index at %d; ledger checked in %v",
 		i+1, f.name, detected.Round(time.Millisecond), reason, recovered.Round(time.Millisecond), h,
 		time.Since(ledgerStart).Round(time.Millisecond))
@@ -392,7 +423,7 @@ func (c *faultCampaign) lag(i int) {
 	t.Helper()
 	delay := time.Duration(200+c.rng.Intn(400)) * time.Millisecond
 	c.proxy.Set(rpcfault.Fault{Kind: rpcfault.Lag, Delay: delay})
-	for range 3 {
+	for range 2 {
 		c.arrive()
 		start := time.Now()
 		h, hash := c.g.Tip()
@@ -401,8 +432,45 @@ func (c *faultCampaign) lag(i int) {
 	}
 	waitHealthCode(t, c.inst.internal, 200, waitFor)
 	c.proxy.Clear()
-	checkLedger(t, c.inst.base, c.g.Ledger())
-	t.Logf("fault %d lag %v: 3 blocks followed, catch-up %v", i+1, delay, c.lagCatchUp[len(c.lagCatchUp)-3:])
+	c.checkLedger(c.fullLedger)
+	c.checkMempool()
+	t.Logf("fault %d lag %v: 2 blocks followed, catch-up %v", i+1, delay, c.lagCatchUp[len(c.lagCatchUp)-2:])
+}
+
+// checkLedger compares the index with the ledger at the current tip. The
+// full campaign checks every address after every fault. The short one (CI)
+// checks the addresses the new blocks changed plus a rotating seventh of the
+// others, so every address is checked during the run; the whole ledger is
+// checked at the end, and the index is compared byte for byte with a fresh
+// sync, which covers every row.
+func (c *faultCampaign) checkLedger(full bool) {
+	l := c.g.Ledger()
+	prev := c.checked
+	c.checked = l
+	if full || prev == nil {
+		checkLedger(c.t, c.inst.base, l)
+		return
+	}
+	addrs := make([]string, 0, len(l.Addresses))
+	for a := range l.Addresses {
+		addrs = append(addrs, a)
+	}
+	sort.Strings(addrs)
+	part := *l
+	part.Addresses = map[string]*chaingen.AddressLedger{}
+	c.round++
+	for i, a := range addrs {
+		if i%7 == c.round%7 || ledgerChanged(prev.Addresses[a], l.Addresses[a]) {
+			part.Addresses[a] = l.Addresses[a]
+		}
+	}
+	checkLedger(c.t, c.inst.base, &part)
+}
+
+// ledgerChanged tells whether a block changed an address's history.
+func ledgerChanged(before, after *chaingen.AddressLedger) bool {
+	return before == nil || before.Balance != after.Balance || len(before.Txids) != len(after.Txids) ||
+		before.Received != after.Received || len(before.Utxos) != len(after.Utxos)
 }
 
 // waitHealthCode polls /health until it answers want and returns its
