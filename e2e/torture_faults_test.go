@@ -133,6 +133,9 @@ func TestTortureFaults(t *testing.T) {
 	c := &faultCampaign{t: t, rng: rand.New(rand.NewSource(*tortureFaultsSeed)), perKind: map[string]int{},
 		fullLedger: n > faultCategories()}
 	c.node = startNode(t)
+	// A test that fails mid-freeze must not leave btcd stopped for its
+	// cleanup (which runs after this one).
+	t.Cleanup(func() { _ = c.node.Signal(syscall.SIGCONT) })
 	c.g = demoChain(t)
 	submit(t, c.g, c.node, 1)
 	proxy, err := rpcfault.Start(c.node.RPCURL)
@@ -293,18 +296,18 @@ func (c *faultCampaign) fault(i int, f nodeFault) {
 	before := c.g.Ledger()
 	begin := time.Now()
 	nodeUp := true
-	switch {
-	case f.name == "freeze":
+	switch f.name {
+	case "freeze":
 		if err := c.node.Signal(syscall.SIGSTOP); err != nil {
 			t.Fatal(err)
 		}
 		nodeUp = false
-	case f.name == "restart":
+	case "restart":
 		if err := c.node.Stop(); err != nil {
 			t.Fatal(err)
 		}
 		nodeUp = false
-	case f.name == "kill":
+	case "kill":
 		c.node.Kill()
 		nodeUp = false
 	default:

@@ -191,7 +191,7 @@ func TestNodeDown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.Close()
+	t.Cleanup(func() { _ = p.Close() })
 	up.Close()
 	if code, body, err := call(t.Context(), p); err == nil {
 		t.Fatalf("got %d %q with the node down", code, body)
