@@ -269,6 +269,23 @@ func (c *faultCampaign) arrive() {
 	c.payeeAddr, c.payeeValue = to, 10_000+int64(c.payee)
 }
 
+// waitStatusHealthy waits until the status no longer reports the node's
+// trouble and says the index is in sync.
+func (c *faultCampaign) waitStatusHealthy(name string) {
+	t := c.t
+	t.Helper()
+	var st status
+	for deadline := time.Now().Add(waitFor); ; time.Sleep(100 * time.Millisecond) {
+		getJSON(t, c.inst.base+"/api/v2", 200, &st)
+		if st.Backend.Error == "" && st.Blockbook.InSync {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after %s: status still reports backend error %q, inSync %v", name, st.Backend.Error, st.Blockbook.InSync)
+		}
+	}
+}
+
 // checkMempool waits until the last payment shows as the payee's
 // unconfirmed tx: the mempool caught up too.
 func (c *faultCampaign) checkMempool() {
@@ -342,6 +359,7 @@ func (c *faultCampaign) fault(i int, f nodeFault) {
 	waitTip(t, c.inst.base, h, hash.String(), c.inst.logs)
 	waitHealthCode(t, c.inst.internal, 200, waitFor)
 	recovered := time.Since(ended)
+	c.waitStatusHealthy(f.name)
 	c.recover = append(c.recover, recovered)
 	ledgerStart := time.Now()
 	c.checkLedger(c.fullLedger)
@@ -434,6 +452,7 @@ func (c *faultCampaign) lag(i int) {
 		c.lagCatchUp = append(c.lagCatchUp, time.Since(start))
 	}
 	waitHealthCode(t, c.inst.internal, 200, waitFor)
+	c.waitStatusHealthy("lag")
 	c.proxy.Clear()
 	c.checkLedger(c.fullLedger)
 	c.checkMempool()
