@@ -149,7 +149,11 @@ func TestTortureFaults(t *testing.T) {
 	h, hash := c.g.Tip()
 	waitTip(t, c.inst.base, h, hash.String(), c.inst.logs)
 	c.pickSample()
-	c.checkLedger(true)
+	if c.fullLedger {
+		c.checkLedger(true)
+	} else {
+		c.checked = c.g.Ledger() // the synced demo chain is TestE2ELedger's; the end checks all
+	}
 
 	stop := c.hammerIndex()
 	t.Cleanup(stop)
