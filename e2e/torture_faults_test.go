@@ -309,8 +309,9 @@ func (c *faultCampaign) checkMempool() {
 	}
 }
 
-// Long: one fault from start to recovery is one readable sequence of steps
-// (apply, detect, check, blocks arrive, end, recover, ledger).
+// fault runs one fault from start to recovery: apply it, time the
+// detection, check the answers during it, let blocks arrive, end it, time
+// the recovery, check the ledger and the mempool.
 func (c *faultCampaign) fault(i int, f nodeFault) {
 	t := c.t
 	t.Helper()
