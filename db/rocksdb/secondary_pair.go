@@ -1,0 +1,168 @@
+package rocksdb
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/openexplorer/blockbook/db"
+)
+
+// A secondary instance has no RocksDB snapshots (iterators refuse them,
+// gets ignore them) and TryCatchUpWithPrimary changes what plain reads
+// see, so a query could read half of a block the primary wrote meanwhile.
+// Between two catch-ups, though, a secondary instance does not change. A replica
+// therefore opens two secondary instances, each with half the block cache: queries
+// take their snapshots on the current one, a catch-up brings the idle one
+// up to date once the queries on it have finished, then makes it current.
+// A query never waits for a catch-up; a catch-up waits for queries older
+// than the previous one (bounded by catchUpWait, then it is retried).
+
+// catchUpWait bounds how long a catch-up waits for queries on the idle
+// instance to release their snapshots.
+const catchUpWait = 2 * time.Second
+
+// ErrCatchUpBusy means a catch-up was skipped because queries still held
+// snapshots of the instance to update; the next attempt retries.
+var ErrCatchUpBusy = errors.New("rocksdb: catch-up postponed, long queries hold the previous view")
+
+// pair is the two secondary instances of a replica as one db.Engine.
+type pair struct {
+	inst [2]*engine
+	refs [2]atomic.Int64 // open snapshots per instance
+	cur  atomic.Int32    // index of the instance new reads use
+	mu   sync.Mutex      // serializes catch-ups
+}
+
+var _ db.Engine = (*pair)(nil)
+
+func openPair(o db.Options, dir string) (*pair, error) {
+	p := &pair{}
+	if o.CacheBytes <= 0 {
+		o.CacheBytes = 64 << 20
+	}
+	o.CacheBytes /= 2
+	for i := range p.inst {
+		e, err := openSecondaryEngine(o, filepath.Join(dir, fmt.Sprintf("instance%d", i)))
+		if err != nil {
+			if i > 0 {
+				_ = p.inst[0].Close()
+			}
+			return nil, err
+		}
+		p.inst[i] = e
+	}
+	return p, nil
+}
+
+func (p *pair) current() *engine { return p.inst[p.cur.Load()] }
+
+// CatchUp updates the idle instance and makes it the current one.
+func (p *pair) CatchUp() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	idle := 1 - p.cur.Load()
+	deadline := time.Now().Add(catchUpWait)
+	for p.refs[idle].Load() > 0 {
+		if time.Now().After(deadline) {
+			return ErrCatchUpBusy
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	if err := p.inst[idle].CatchUp(); err != nil {
+		return err
+	}
+	p.cur.Store(idle)
+	return nil
+}
+
+func (p *pair) Get(cf db.CF, key []byte) ([]byte, error) { return p.current().Get(cf, key) }
+
+func (p *pair) Iterate(cf db.CF, start, prefix []byte, fn func(k, v []byte) (bool, error)) error {
+	return p.current().Iterate(cf, start, prefix, fn)
+}
+
+func (p *pair) IterateReverse(cf db.CF, start, prefix []byte, fn func(k, v []byte) (bool, error)) error {
+	return p.current().IterateReverse(cf, start, prefix, fn)
+}
+
+func (p *pair) NewBatch() db.EngineBatch { return p.current().NewBatch() }
+
+func (p *pair) Write(db.EngineBatch, bool) error { return errSecondaryWrite }
+
+// Snapshot pins the current instance until Release: no catch-up touches
+// it meanwhile, so its plain reads are a consistent view. It re-checks the
+// instance is still current after counting itself, so that a catch-up
+// that started meanwhile either sees the count or is not on this one.
+func (p *pair) Snapshot() (db.EngineSnapshot, error) {
+	for {
+		i := p.cur.Load()
+		p.refs[i].Add(1)
+		if p.cur.Load() != i {
+			p.refs[i].Add(-1)
+			continue
+		}
+		if p.inst[i].closed.Load() {
+			p.refs[i].Add(-1)
+			return nil, db.ErrClosed
+		}
+		return &pairSnapshot{e: p.inst[i], ref: &p.refs[i]}, nil
+	}
+}
+
+// pairSnapshot is a pinned instance.
+type pairSnapshot struct {
+	e        *engine
+	ref      *atomic.Int64
+	released atomic.Bool
+}
+
+func (s *pairSnapshot) Get(cf db.CF, key []byte) ([]byte, error) {
+	if s.released.Load() {
+		return nil, errReleased
+	}
+	return s.e.Get(cf, key)
+}
+
+func (s *pairSnapshot) Iterate(cf db.CF, start, prefix []byte, fn func(k, v []byte) (bool, error)) error {
+	if s.released.Load() {
+		return errReleased
+	}
+	return s.e.Iterate(cf, start, prefix, fn)
+}
+
+func (s *pairSnapshot) IterateReverse(cf db.CF, start, prefix []byte, fn func(k, v []byte) (bool, error)) error {
+	if s.released.Load() {
+		return errReleased
+	}
+	return s.e.IterateReverse(cf, start, prefix, fn)
+}
+
+func (s *pairSnapshot) Release() {
+	if !s.released.Swap(true) {
+		s.ref.Add(-1)
+	}
+}
+
+func (p *pair) NewRun(db.CF, string) (db.RunWriter, error) { return nil, errSecondaryWrite }
+func (p *pair) SyncRuns() error                            { return errSecondaryWrite }
+func (p *pair) IngestRun(db.CF, string) (bool, error)      { return false, errSecondaryWrite }
+func (p *pair) ClearRuns() error                           { return errSecondaryWrite }
+func (p *pair) Size() int64                                { return p.current().Size() }
+func (p *pair) Compact(db.CF) error                        { return errSecondaryWrite }
+func (p *pair) CancelCompaction()                          {}
+func (p *pair) Level0Files(cf db.CF) (int, bool)           { return p.current().Level0Files(cf) }
+func (p *pair) Path() string                               { return p.inst[0].Path() }
+
+// SetCacheBytes resizes the instances' block caches to n together.
+func (p *pair) SetCacheBytes(n int64) {
+	p.inst[0].SetCacheBytes(n / 2)
+	p.inst[1].SetCacheBytes(n / 2)
+}
+
+func (p *pair) Close() error {
+	return errors.Join(p.inst[0].Close(), p.inst[1].Close())
+}
