@@ -139,17 +139,22 @@ func TestE2EReplicas(t *testing.T) {
 		}
 	}
 
-	// kill -9 of the primary in the middle of a sync of 150 blocks.
+	// kill -9 of the primary, idle, then of its restart in the middle of a
+	// sync of 150 blocks (it SIGKILLs itself after its 40th block write).
+	if err := primary.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	primary.wait(t)
 	base := g.Height()
 	if err := g.Extend(150, 6); err != nil {
 		t.Fatal(err)
 	}
 	submit(t, g, node, base+1)
-	waitHeightAtLeast(t, primary.base, uint32(base)+20, primary.logs)
-	if err := primary.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
+	primary = startChild(t, cfg, dir, "-bulkthreshold=0", fmt.Sprintf("%s=40", app.KillAfterWritesEnv))
 	primary.wait(t)
+	if !primary.killedBySignal() {
+		t.Fatalf("primary ended with %v\n%s", primary.cmd.ProcessState, tail(primary.logs.String(), 20))
+	}
 	for i, r := range reps {
 		at := stableHeight(t, r.base)
 		if at >= uint32(g.Height()) {
