@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -143,7 +144,7 @@ func load(ctx context.Context, base string, conns int, mix []string) (ok, failed
 // measure runs the mix through nginx in front of servers and prints
 // requests/s and each process's CPU time over the measured period.
 func measure(ctx context.Context, o benchOpts, work, name string, servers, mix []string, procs []proc) error {
-	lb, err := nginxlb.Start(ctx, mkdir(work, "nginx-"+name), servers, os.Stderr)
+	lb, err := nginxlb.Start(ctx, mkdir(work, "nginx-"+strings.ReplaceAll(name, " ", "-")), servers, os.Stderr)
 	if err != nil {
 		return err
 	}
