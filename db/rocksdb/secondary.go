@@ -55,6 +55,11 @@ func openSecondaryEngine(o db.Options, secondaryDir string) (*engine, error) {
 	// delete a file (after a compaction) that the secondary still lists
 	// until its next catch-up, and an open file stays readable.
 	opts.SetMaxOpenFiles(-1)
+	// Each catch-up logs several lines at the info level: only warnings,
+	// or the replica's LOG would grow without end.
+	opts.SetInfoLogLevel(grocksdb.WarnInfoLogLevel)
+	opts.SetMaxLogFileSize(8 << 20)
+	opts.SetKeepLogFileNum(2)
 	opts.SetCreateIfMissing(false)
 	opts.SetCreateIfMissingColumnFamilies(false)
 	names := make([]string, len(cfs))

@@ -59,14 +59,33 @@ func TestSecondaryFollowsPrimary(t *testing.T) {
 	if tip, _, _ := db.ReadTip(before); tip.Height != 4 {
 		t.Fatalf("a snapshot from before the catch-up moved to %d", tip.Height)
 	}
+	// Nothing new: the catch-up changes nothing. A new block: the next
+	// catch-up would update the instance the old snapshot reads, so it is
+	// postponed until the snapshot is released.
+	if err := r.CatchUp(); err != nil {
+		t.Fatal(err)
+	}
+	connect(t, x, blocks[10:11])
+	if err := r.CatchUp(); !errors.Is(err, ErrCatchUpBusy) {
+		t.Fatalf("catch-up with a query on the instance to update: %v, want ErrCatchUpBusy", err)
+	}
+	if tip, _, _ := db.ReadTip(before); tip.Height != 4 {
+		t.Fatalf("the old snapshot moved to %d", tip.Height)
+	}
 	before.Release()
+	if err := r.CatchUp(); err != nil {
+		t.Fatal(err)
+	}
+	if tip := tipOf(); tip.Height != 10 {
+		t.Fatalf("replica tip %d, want 10", tip.Height)
+	}
 
 	// A bulk round (ingested table files, no WAL) and a disconnect.
 	l, err := x.NewBulkLoader(db.BulkOptions{RoundBytes: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, b := range blocks[10:30] {
+	for _, b := range blocks[11:30] {
 		if err := l.ConnectBlock(b); err != nil {
 			t.Fatal(err)
 		}
