@@ -161,19 +161,34 @@ func measure(ctx context.Context, o benchOpts, work, name string, servers, mix [
 	after := sampleAll(all)
 	fmt.Printf("\n%s behind nginx (%d servers): %.0f requests/s (%d ok, %d failed in %s, %d clients)\n",
 		name, len(servers), float64(ok)/wall.Seconds(), ok, failed, wall.Round(time.Millisecond), o.conns)
-	printCPU(all, before, after, wall)
+	printCPU(all, before, after, wall, ok)
 	return nil
 }
 
-func printCPU(all []proc, before, after []cpuSample, wall time.Duration) {
+// printCPU prints each process's CPU time over the run and, given the
+// requests answered, the CPU time per request and the requests/s the
+// machine's cores would bound the run to if all of them were free for it
+// (on a shared machine the measured rate is lower: the cores were not).
+func printCPU(all []proc, before, after []cpuSample, wall time.Duration, requests int64) {
 	var total time.Duration
-	fmt.Printf("  %-15s %9s %9s %8s\n", "process", "user s", "sys s", "cores")
+	fmt.Printf("  %-15s %9s %9s %8s %11s\n", "process", "user s", "sys s", "cores", "ms/request")
 	for i, p := range all {
 		u, s := after[i].user-before[i].user, after[i].sys-before[i].sys
 		total += u + s
-		fmt.Printf("  %-15s %9.2f %9.2f %8.2f\n", p.name, u.Seconds(), s.Seconds(), (u+s).Seconds()/wall.Seconds())
+		fmt.Printf("  %-15s %9.2f %9.2f %8.2f %11.3f\n", p.name, u.Seconds(), s.Seconds(), (u+s).Seconds()/wall.Seconds(),
+			perRequest(u+s, requests))
 	}
-	fmt.Printf("  %-15s %29.2f of %d\n", "total", total.Seconds()/wall.Seconds(), numCPU())
+	fmt.Printf("  %-15s %28.2f of %d %6.3f\n", "total", total.Seconds()/wall.Seconds(), numCPU(), perRequest(total, requests))
+	if requests > 0 && total > 0 {
+		fmt.Printf("  CPU bound with %d free cores: %.0f requests/s\n", numCPU(), float64(numCPU())/(total.Seconds()/float64(requests)))
+	}
+}
+
+func perRequest(d time.Duration, requests int64) float64 {
+	if requests == 0 {
+		return 0
+	}
+	return float64(d.Microseconds()) / 1000 / float64(requests)
 }
 
 // measureLag submits the remaining blocks and records, while the primary
@@ -235,25 +250,36 @@ func measureLag(ctx context.Context, o benchOpts, work string, g *chaingen.Gener
 	wg.Wait()
 	fmt.Printf("\nlag while the primary syncs %d blocks (%s, the REST mix through nginx meanwhile: %.0f requests/s, %d failed)\n",
 		tip-uint32(base), wall.Round(time.Millisecond), float64(counts[0])/wall.Seconds(), counts[1])
+	// The primary's first time at or above each height: a replica's lag
+	// at a height it showed is from then (heights the primary passed
+	// between two polls count from when it showed a higher one).
+	atLeast := map[uint32]time.Time{}
+	var earliest time.Time
+	for h := tip; h > uint32(base); h-- {
+		if t, ok := seen[0][h]; ok && (earliest.IsZero() || t.Before(earliest)) {
+			earliest = t
+		}
+		if !earliest.IsZero() {
+			atLeast[h] = earliest
+		}
+	}
 	for i := range reps {
 		var lags []time.Duration
-		for h := uint32(base) + 1; h <= tip; h++ {
-			p, okP := seen[0][h]
-			r, okR := seen[i+1][h]
-			if okP && okR {
+		for h, r := range seen[i+1] {
+			if p, ok := atLeast[h]; ok && h > uint32(base) {
 				lags = append(lags, max(0, r.Sub(p)))
 			}
 		}
 		if len(lags) == 0 {
-			fmt.Printf("  replica %d: no height seen by both (status polls too slow?)\n", i+1)
+			fmt.Printf("  replica %d: no new height seen\n", i+1)
 			continue
 		}
 		slices.Sort(lags)
 		pct := func(q float64) time.Duration { return lags[int(q*float64(len(lags)-1))].Round(time.Millisecond) }
-		fmt.Printf("  replica %d: lag behind the primary over %d heights: p50 %s, p90 %s, p99 %s, max %s\n",
+		fmt.Printf("  replica %d: lag behind the primary at %d heights it showed: p50 %s, p90 %s, p99 %s, max %s\n",
 			i+1, len(lags), pct(0.5), pct(0.9), pct(0.99), lags[len(lags)-1].Round(time.Millisecond))
 	}
-	printCPU(all, before, after, wall)
+	printCPU(all, before, after, wall, counts[0])
 	if !benchproc.Synced("http://"+reps[1].public, tip, false) {
 		return errors.New("the replicas did not reach the tip within 10 minutes")
 	}
