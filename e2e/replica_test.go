@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"io"
 	"net/url"
 	"strings"
 	"syscall"
@@ -64,6 +65,7 @@ func TestE2EReplicas(t *testing.T) {
 			t.Fatalf("replica /health %d at the tip\n%s", code, tail(r.logs.String(), 20))
 		}
 	}
+	sameAnswers(t, g, primary.base, reps)
 	lb := startNginx(t, []string{hostOf(primary.base), hostOf(reps[0].base), hostOf(reps[1].base)})
 
 	// REST and websocket through the balancer.
@@ -226,4 +228,42 @@ func hostOf(base string) string {
 		panic(err)
 	}
 	return strings.TrimSuffix(u.Host, "/")
+}
+
+// sameAnswers requires the replicas' REST answers and explorer pages to be
+// byte-identical to the primary's at the same tip.
+func sameAnswers(t *testing.T, g *chaingen.Generator, primary string, reps []*instance) {
+	t.Helper()
+	addr := mempoolAddr(t, g, chaingen.P2WPKH, 0)
+	for a := range g.Ledger().Addresses {
+		addr = a
+		break
+	}
+	h := g.Height()
+	paths := []string{
+		fmt.Sprintf("/api/v2/block/%d", h), fmt.Sprintf("/api/v2/block-index/%d", h/2), "/api/v2/address/" + addr + "?details=txs",
+		"/api/v2/utxo/" + addr, fmt.Sprintf("/block/%d", h), "/address/" + addr,
+	}
+	for _, p := range paths {
+		want := body(t, primary+p)
+		for i, r := range reps {
+			if got := body(t, r.base+p); got != want {
+				t.Errorf("replica %d %s differs from the primary's:\n%s\nprimary:\n%s", i+1, p, tail(got, 5), tail(want, 5))
+			}
+		}
+	}
+}
+
+func body(t *testing.T, u string) string {
+	t.Helper()
+	resp, err := httpClient.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("GET %s: %d %v", u, resp.StatusCode, err)
+	}
+	return string(b)
 }
