@@ -338,15 +338,19 @@ func (r *replica) deliver(ctx context.Context, events []syncer.BlockEvent) {
 	r.mu.Lock()
 	listeners := r.listeners
 	r.mu.Unlock()
+	// A node that does not answer is not waited for block by block: the
+	// catch-ups (and /health) must go on.
+	fetch := r.live.Check() == nil
 	for _, ev := range events {
 		if ev.Connected == bulkTip {
 			ev.Connected = nil
-		} else if !ev.Disconnected && ev.HasTip {
+		} else if !ev.Disconnected && ev.HasTip && fetch {
 			fctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 			blk, err := r.node.Block(fctx, ev.Tip.Hash, ev.Tip.Height)
 			cancel()
 			if err != nil {
 				r.log.Warn("cannot fetch a new block's txs for the notifications", "height", ev.Tip.Height, "err", err)
+				fetch = false
 			} else {
 				ev.Connected = blk
 			}
