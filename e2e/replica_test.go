@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -126,7 +127,15 @@ func TestE2EReplicas(t *testing.T) {
 			s.name, s.mempool.Round(time.Millisecond), s.block.Round(time.Millisecond))
 	}
 
-	// A reorg of depth 3 reaches the replicas' answers and subscribers.
+	// A reorg of depth 3 reaches the replicas' answers and subscribers. The
+	// fork is above the payment's block, so that the payment stays mined
+	// (an orphaned one would go back to the node's mempool and conflict
+	// with the branch's txs).
+	mined := g.Height()
+	if err := g.Extend(4, 2); err != nil {
+		t.Fatal(err)
+	}
+	submit(t, g, node, mined+1)
 	g = competingBranch(t, g, node, g.Height()-3, 1, "replica-reorg")
 	h, hash = g.Tip()
 	for i, r := range reps {
@@ -157,6 +166,17 @@ func TestE2EReplicas(t *testing.T) {
 	if !primary.killedBySignal() {
 		t.Fatalf("primary ended with %v\n%s", primary.cmd.ProcessState, tail(primary.logs.String(), 20))
 	}
+	// The index the primary left, opened on a copy without -sync: the
+	// reference the replicas must equal.
+	copied := filepath.Join(t.TempDir(), "copy")
+	copyDir(t, dir, copied)
+	ref := startInProcess(t, cfg, copied, func(o *app.Options) { o.Sync = false })
+	var refSt status
+	getJSON(t, ref.base+"/api/v2", 200, &refSt)
+	if part, err := g.Fork(int32(refSt.Blockbook.BestHeight), "ledger-of-copy"); err == nil {
+		checkLedger(t, ref.base, part.Ledger())
+		t.Logf("the primary's index at %d (a copy, opened without -sync) answers the ledger: %v", refSt.Blockbook.BestHeight, !t.Failed())
+	}
 	for i, r := range reps {
 		at := stableHeight(t, r.base)
 		if at >= uint32(g.Height()) {
@@ -176,8 +196,10 @@ func TestE2EReplicas(t *testing.T) {
 	primary = startChild(t, cfg, dir, "-bulkthreshold=0")
 	h, hash = g.Tip()
 	waitTip(t, primary.base, h, hash.String(), primary.logs)
-	for _, r := range reps {
+	for i, r := range reps {
 		waitTip(t, r.base, h, hash.String(), r.logs)
+		t.Logf("replica %d caught up after the primary's restart", i+1)
+		checkLedger(t, r.base, g.Ledger())
 	}
 	lb = startNginx(t, []string{hostOf(primary.base), hostOf(reps[0].base), hostOf(reps[1].base)})
 	checkLedger(t, lb, g.Ledger())
