@@ -222,6 +222,7 @@ func (r *replica) ReplicaState() api.ReplicaInfo {
 func (r *replica) Run(ctx context.Context) {
 	t := time.NewTicker(replicaInterval)
 	defer t.Stop()
+	var lastNode uint32
 	for {
 		select {
 		case <-ctx.Done():
@@ -239,6 +240,13 @@ func (r *replica) Run(ctx context.Context) {
 			}
 			continue
 		}
+		if node := r.live.State().Height; len(events) == 0 && node != lastNode && lastNode != 0 {
+			// The node moved but the index did not (the primary is down
+			// or behind): the mempool still resyncs, as the node drops
+			// the txs its new blocks mined or conflict with.
+			events = []syncer.BlockEvent{{}}
+		}
+		lastNode = r.live.State().Height
 		r.deliver(ctx, events)
 	}
 }
