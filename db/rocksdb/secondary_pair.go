@@ -33,7 +33,13 @@ var ErrCatchUpBusy = errors.New("rocksdb: catch-up postponed, long queries hold 
 
 // pair is the two secondary instances of a replica as one db.Engine.
 type pair struct {
-	inst [2]*engine
+	o    db.Options
+	dirs [2]string
+	// manifests is the primary's MANIFEST (its CURRENT file) each instance
+	// last read: a new one means the primary restarted, and the instance
+	// is opened afresh rather than caught up across the switch.
+	manifests [2]string
+	inst      [2]*engine
 	refs [2]atomic.Int64 // open snapshots per instance
 	cur  atomic.Int32    // index of the instance new reads use
 	mu   sync.Mutex      // serializes catch-ups
@@ -43,13 +49,15 @@ type pair struct {
 var _ db.Engine = (*pair)(nil)
 
 func openPair(o db.Options, dir string) (*pair, error) {
-	p := &pair{}
 	if o.CacheBytes <= 0 {
 		o.CacheBytes = 64 << 20
 	}
 	o.CacheBytes /= 2
+	p := &pair{o: o}
 	for i := range p.inst {
-		e, err := openSecondaryEngine(o, filepath.Join(dir, fmt.Sprintf("instance%d", i)))
+		p.dirs[i] = filepath.Join(dir, fmt.Sprintf("instance%d", i))
+		p.manifests[i] = currentManifest(o.Path)
+		e, err := openSecondaryEngine(o, p.dirs[i])
 		if err != nil {
 			if i > 0 {
 				_ = p.inst[0].Close()
@@ -85,7 +93,18 @@ func (p *pair) CatchUp() error {
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
-	if err := p.inst[idle].CatchUp(); err != nil {
+	if m := currentManifest(p.o.Path); m != p.manifests[idle] {
+		// The primary restarted: open the instance again on its new
+		// MANIFEST (no query uses it: refs[idle] is 0 and stays so
+		// until it is made current).
+		e, err := openSecondaryEngine(p.o, p.dirs[idle])
+		if err != nil {
+			return fmt.Errorf("rocksdb: reopen after the primary's restart: %w", err)
+		}
+		old := p.inst[idle]
+		p.inst[idle], p.manifests[idle] = e, m
+		_ = old.Close()
+	} else if err := p.inst[idle].CatchUp(); err != nil {
 		return err
 	}
 	p.cur.Store(idle)
@@ -202,4 +221,14 @@ func (p *pair) SetCacheBytes(n int64) {
 
 func (p *pair) Close() error {
 	return errors.Join(p.inst[0].Close(), p.inst[1].Close())
+}
+
+// currentManifest is the content of the primary's CURRENT file (the name
+// of its MANIFEST), "" when it cannot be read.
+func currentManifest(dir string) string {
+	b, err := os.ReadFile(filepath.Join(dir, "CURRENT"))
+	if err != nil {
+		return ""
+	}
+	return string(b)
 }
