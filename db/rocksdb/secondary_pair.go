@@ -40,10 +40,10 @@ type pair struct {
 	// is opened afresh rather than caught up across the switch.
 	manifests [2]string
 	inst      [2]*engine
-	refs [2]atomic.Int64 // open snapshots per instance
-	cur  atomic.Int32    // index of the instance new reads use
-	mu   sync.Mutex      // serializes catch-ups
-	last string          // fingerprint at the last catch-up
+	refs      [2]atomic.Int64 // open snapshots per instance
+	cur       atomic.Int32    // index of the instance new reads use
+	mu        sync.Mutex      // serializes catch-ups
+	last      string          // fingerprint at the last catch-up
 }
 
 var _ db.Engine = (*pair)(nil)
