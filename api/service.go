@@ -91,6 +91,12 @@ type SyncStatus interface {
 	State() SyncState
 }
 
+// ReplicaStatus is a SyncStatus of a replica (the process follows a
+// primary's index instead of syncing it); the status answer shows it.
+type ReplicaStatus interface {
+	ReplicaState() ReplicaInfo
+}
+
 // SyncState is what the sync worker reports (the servers read it through
 // SyncStatus without depending on the worker's package).
 type SyncState = syncer.State

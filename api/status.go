@@ -114,6 +114,10 @@ func statusOf(ctx context.Context, d Store, p bchain.CoinParams, sync SyncStatus
 		InitialSync: st.InitialSync, InSync: st.InSync, BestHeight: st.BestHeight,
 		LastBlockTime: st.LastBlockTime, Decimals: p.Decimals, DbSize: d.Size(), About: build.About,
 	}
+	if r, ok := sync.(ReplicaStatus); ok {
+		ri := r.ReplicaState()
+		bb.Replica = &ri
+	}
 	backend := &BackendInfo{}
 	ci, err := info.get(ctx)
 	if err != nil {

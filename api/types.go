@@ -258,6 +258,22 @@ type BlockbookInfo struct {
 	CurrentFiatRatesTime    *time.Time `json:"currentFiatRatesTime,omitempty"`
 	HistoricalFiatRatesTime *time.Time `json:"historicalFiatRatesTime,omitempty"`
 	About                   string     `json:"about"`
+	// Replica is set on a replica (-replica): an API-only process reading
+	// the index a primary process writes. Not in Blockbook's answer.
+	Replica *ReplicaInfo `json:"replica,omitempty"`
+}
+
+// ReplicaInfo is how far a replica trails its primary.
+type ReplicaInfo struct {
+	// LastCatchUp is when the replica last read the primary's writes;
+	// SecondsSinceCatchUp is the time since then.
+	LastCatchUp         time.Time `json:"lastCatchUp"`
+	SecondsSinceCatchUp float64   `json:"secondsSinceCatchUp"`
+	// BlocksBehindNode is the node's tip height minus the replica's: the
+	// primary's sync lag plus the replica's own.
+	BlocksBehindNode uint32 `json:"blocksBehindNode"`
+	// Error is why the last catch-up failed, if it did.
+	Error string `json:"error,omitempty"`
 }
 
 // BackendInfo is the node's part of the status answer.

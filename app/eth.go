@@ -68,7 +68,7 @@ func newEthStack(ctx context.Context, e stackEnv) (*chainStack, error) {
 // worker runs (nil otherwise).
 func newEthMempool(e stackEnv) *ethmempool.Mempool {
 	b := e.backend
-	if !e.o.Sync || b.Mempool == nil {
+	if !(e.o.Sync || e.o.Replica.On) || b.Mempool == nil {
 		return nil
 	}
 	node := struct {

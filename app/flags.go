@@ -32,6 +32,10 @@ type Options struct {
 	DryRun         bool
 	Prof           string
 
+	// Replica runs an API-only process over the index of a primary
+	// process on the same datadir (replica.go).
+	Replica replicaOptions
+
 	// One-shot maintenance modes (the program exits after them).
 	ComputeDBStats bool // print each column family's rows and bytes
 	Repair         bool // verify the index (-repair, -fixutxo, -forcerepair)
@@ -155,6 +159,7 @@ func ParseFlags(args []string, stderr io.Writer) (*Options, error) {
 	fs.Int64Var(&o.XpubCacheMB, "xpubcachemb", api.DefaultXpubCacheMB, "memory in MB of the account cache (derived addresses, txid lists of recently queried xpubs), counted in bytes held")
 	fs.IntVar(&o.XpubCacheSize, "xpubcachesize", 0, "deprecated, use -xpubcachemb: account cache capacity in entries, converted at 60 bytes each")
 	fs.IntVar(&o.BalanceHistoryMaxTxs, "balancehistorymaxtxs", 0, "most txs one balance history may go through, on REST and websocket alike (overrides the <NET>_*BALANCE_HISTORY_MAX_TXS variables; default 250000 REST, 1000000 websocket)")
+	declareReplicaFlags(fs, &o.Replica)
 	fs.StringVar(&o.Prof, "prof", "", "serve Go's pprof profiles on this address (e.g. 127.0.0.1:6060); keep it private")
 	values := map[string]*string{}
 	for _, f := range acceptedFlags {
@@ -241,7 +246,7 @@ func (o *Options) validate(fs *flag.FlagSet) error {
 	if o.LogFormat != "text" && o.LogFormat != "json" {
 		return fmt.Errorf("-logformat must be text or json")
 	}
-	return nil
+	return o.validateReplica()
 }
 
 // xpubCacheEntryBytes converts the deprecated -xpubcachesize (entries) to

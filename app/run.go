@@ -67,6 +67,9 @@ func Run(ctx context.Context, o *Options, log *slog.Logger) error {
 	envs.logEnv(log)
 	startProf(o.Prof, log)
 	mem := planMemory(o.SyncMemoryMB<<20, len(db.ColumnFamilies(backend.Type)))
+	if o.Replica.On {
+		return runReplica(ctx, o, cfg, backend, stackEnv{o: o, cfg: cfg, backend: backend, log: log, reg: reg, env: envs, tls: tlsCfg}, fiatCfg)
+	}
 	d, err := openStore(o, cfg, backend, mem, log, reg)
 	if err != nil {
 		return err
@@ -93,7 +96,29 @@ func Run(ctx context.Context, o *Options, log *slog.Logger) error {
 	if o.DryRun {
 		return dryRun(ctx, backend, stack.index, log)
 	}
-	return serve(ctx, env, stack, worker, fiatCfg)
+	live := newLiveness(ctx, env)
+	run := func(ctx context.Context, wg *sync.WaitGroup) { startSync(ctx, wg, o, worker, backend, log) }
+	return serve(ctx, env, stack, tipSource{worker, worker.OnBlock, run, live, healthMaxLag}, fiatCfg)
+}
+
+// tipSource is what moves the index tip in this process: the sync worker,
+// or a replica's catch-up loop.
+type tipSource struct {
+	status  api.SyncStatus
+	onBlock func(func(syncer.BlockEvent))
+	// run starts it (in wg) until ctx ends.
+	run    func(ctx context.Context, wg *sync.WaitGroup)
+	live   *bchain.Liveness
+	maxLag uint32 // blocks behind the node /health allows
+}
+
+// newLiveness starts the node liveness probe, which runs from the start off
+// the request path (see bchain.Liveness); the api and /health read its
+// verdict. It stops with ctx.
+func newLiveness(ctx context.Context, e stackEnv) *bchain.Liveness {
+	live := bchain.NewLiveness(e.backend.Chain, bchain.LivenessConfig{Metrics: e.reg}, e.log)
+	go live.Run(ctx)
+	return live
 }
 
 // startProf serves net/http/pprof on its own address (-prof).
@@ -156,7 +181,7 @@ func newWorker(e stackEnv, stack *chainStack, mem memoryPlan) *syncer.Syncer {
 
 // serve runs the servers, the mempool, the fiat downloader and (with
 // -sync) the sync worker until ctx ends, then stops them in order.
-func serve(ctx context.Context, e stackEnv, stack *chainStack, worker *syncer.Syncer, fiatCfg *fiat.Config) error {
+func serve(ctx context.Context, e stackEnv, stack *chainStack, worker tipSource, fiatCfg *fiat.Config) error {
 	o, log := e.o, e.log
 	xpubCacheBytes := o.xpubCacheBytes(log)
 	apiCfg := api.Config{
@@ -168,18 +193,13 @@ func serve(ctx context.Context, e stackEnv, stack *chainStack, worker *syncer.Sy
 		Limits:           historyLimits(o, e.env, api.Limits{MaxXpubGap: o.XpubMaxGap, XpubCacheBytes: xpubCacheBytes}),
 		FiatRates:        fiatCfg != nil,
 	}
-	if !o.NoTxCache {
+	if !o.NoTxCache && !e.d.ReadOnly() {
 		apiCfg.TxCache = e.d
 	}
-	// The liveness probe runs from the start, off the request path (see
-	// bchain.Liveness); the api and /health read its verdict.
-	live := bchain.NewLiveness(e.backend.Chain, bchain.LivenessConfig{Metrics: e.reg}, log)
-	liveCtx, stopLive := context.WithCancel(ctx)
-	defer stopLive()
-	go live.Run(liveCtx)
+	live := worker.live
 	apiCfg.Node = live
 	stack.configure(&apiCfg)
-	svc := stack.newService(e.d, worker, apiCfg)
+	svc := stack.newService(e.d, worker.status, apiCfg)
 	over := server.NewOverLimits(time.Hour)
 	settings := newRuntimeSettings(e.env, log)
 	ws, err := newWebsocket(o, e.env, svc, log, e.reg, over, settings)
@@ -193,7 +213,7 @@ func serve(ctx context.Context, e stackEnv, stack *chainStack, worker *syncer.Sy
 	var wg sync.WaitGroup
 	srvs := &servers{o: o, wg: &wg, log: log, tls: e.tls}
 	if addr, prefix := binding(o.Internal, "127.0.0.1", e.backend.Params.InternalPort); addr != "" {
-		internal := server.NewInternal(addr, e.reg, worker, live, healthMaxLag, log)
+		internal := server.NewInternal(addr, e.reg, worker.status, live, worker.maxLag, log)
 		internal.Admin(server.AdminConfig{User: e.env.AdminUser, Password: e.env.AdminPassword, Settings: settings, Over: over, Websocket: ws,
 			Checkpoint: checkpointer(e.d)})
 		internal.Wrap(func(h http.Handler) http.Handler { return withPrefix(prefix, false, h) })
@@ -215,7 +235,7 @@ func serve(ctx context.Context, e stackEnv, stack *chainStack, worker *syncer.Sy
 		defer wg.Done()
 		ws.Run(syncCtx)
 	}()
-	worker.OnBlock(func(ev syncer.BlockEvent) {
+	worker.onBlock(func(ev syncer.BlockEvent) {
 		if stack.onBlock != nil {
 			stack.onBlock(ev)
 		}
@@ -227,7 +247,7 @@ func serve(ctx context.Context, e stackEnv, stack *chainStack, worker *syncer.Sy
 		stack.runMempool(syncCtx, &wg, ws)
 	}
 	startFiat(syncCtx, &wg, o, fiatCfg, e.d, ws, log, e.reg)
-	startSync(syncCtx, &wg, o, worker, e.backend, log)
+	worker.run(syncCtx, &wg)
 	<-ctx.Done()
 	log.Info("shutting down")
 	stopSync()

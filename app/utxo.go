@@ -58,7 +58,7 @@ func newUtxoStack(_ context.Context, e stackEnv) (*chainStack, error) {
 func newMempool(e stackEnv) (*mempool.Mempool, db.FilterParams) {
 	cfg, b := e.cfg, e.backend
 	fp := db.FilterParams{P: cfg.MempoolGolombFilterP, Scripts: cfg.MempoolFilterScripts, ZeroedKey: cfg.MempoolFilterUseZeroedKey}
-	if !e.o.Sync || b.Mempool == nil || b.Txs == nil || b.Utxo == nil {
+	if !(e.o.Sync || e.o.Replica.On) || b.Mempool == nil || b.Txs == nil || b.Utxo == nil {
 		return nil, fp
 	}
 	period := time.Duration(e.o.ResyncMempoolMs) * time.Millisecond

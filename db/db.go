@@ -52,6 +52,7 @@ type DB struct {
 	mu       sync.RWMutex // write-locked only by Close
 	ingestMu sync.RWMutex // write-locked while a bulk round is ingested
 	closed   bool
+	readOnly bool // Options.ReadOnly: every write is refused (ErrReadOnly)
 	eng      Engine
 	cfs      []CF
 	path     string
@@ -81,7 +82,7 @@ func OpenEngine(e Engine, o Options) (*DB, error) {
 		_ = e.Close()
 		return nil, fmt.Errorf("db: no column families for %v", o.ChainType)
 	}
-	d := &DB{eng: e, cfs: cfs, path: e.Path(), log: o.Log}
+	d := &DB{eng: e, cfs: cfs, path: e.Path(), log: o.Log, readOnly: o.ReadOnly}
 	d.killAfter.Store(o.KillAfterWrites)
 	if err := d.checkState(o); err != nil {
 		d.Close()
@@ -313,6 +314,9 @@ func (d *DB) commit(b *Batch, sync bool) error {
 	defer d.mu.RUnlock()
 	if d.closed {
 		return ErrClosed
+	}
+	if d.readOnly {
+		return fmt.Errorf("db: write to %s: %w", d.path, ErrReadOnly)
 	}
 	if err := d.eng.Write(b.eb, sync); err != nil {
 		return fmt.Errorf("db: write: %w", err)

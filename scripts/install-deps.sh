@@ -2,7 +2,8 @@
 # Installs the system packages one make goal needs, on Debian/Ubuntu, using
 # sudo when not root; does nothing when they are present.
 #   build  RocksDB headers for cgo (the binary, `make run`, `make run-eth`)
-#   test   build's, plus Chromium (the explorer's browser tests) and npm
+#   test   build's, plus Chromium (the explorer's browser tests), nginx (the
+#          replica test's load balancer) and npm
 #          (the wallet client and HTML checks)
 #   deb    build's, plus dpkg-dev (dpkg-shlibdeps finds the library
 #          dependencies of the Debian packages)
@@ -11,7 +12,7 @@ goal=${1:-test}
 pkgs=(librocksdb-dev)
 case "$goal" in
 build) ;;
-test) pkgs+=(chromium) ;;
+test) pkgs+=(chromium nginx) ;;
 deb) pkgs+=(dpkg-dev) ;;
 *)
 	echo "usage: $0 build|test|deb" >&2

@@ -24,6 +24,9 @@ type engine struct {
 	woSync  *grocksdb.WriteOptions
 	path    string
 	closed  atomic.Bool
+	// secondary is set for a RocksDB secondary instance (a replica): it
+	// follows another process's writes and refuses every write of its own.
+	secondary bool
 }
 
 var _ db.Engine = (*engine)(nil)
@@ -199,6 +202,9 @@ func (e *engine) Write(eb db.EngineBatch, sync bool) error {
 	}
 	if e.closed.Load() {
 		return db.ErrClosed
+	}
+	if e.secondary {
+		return errSecondaryWrite
 	}
 	wo := e.wo
 	if sync {

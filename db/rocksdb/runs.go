@@ -37,6 +37,9 @@ type run struct {
 }
 
 func (e *engine) NewRun(cf db.CF, name string) (db.RunWriter, error) {
+	if e.secondary {
+		return nil, errSecondaryWrite
+	}
 	if e.closed.Load() {
 		return nil, db.ErrClosed
 	}
@@ -116,6 +119,9 @@ func (e *engine) SyncRuns() error {
 }
 
 func (e *engine) IngestRun(cf db.CF, name string) (bool, error) {
+	if e.secondary {
+		return false, errSecondaryWrite
+	}
 	if e.closed.Load() {
 		return false, db.ErrClosed
 	}
@@ -144,6 +150,9 @@ func (e *engine) IngestRun(cf db.CF, name string) (bool, error) {
 }
 
 func (e *engine) ClearRuns() error {
+	if e.secondary {
+		return errSecondaryWrite
+	}
 	if e.closed.Load() {
 		return db.ErrClosed
 	}
@@ -171,6 +180,9 @@ func (e *engine) Size() int64 {
 }
 
 func (e *engine) Compact(cf db.CF) error {
+	if e.secondary {
+		return errSecondaryWrite
+	}
 	if e.closed.Load() {
 		return db.ErrClosed
 	}
@@ -187,7 +199,7 @@ func (e *engine) Compact(cf db.CF) error {
 
 // CancelCompaction stops manual compactions for good: Close calls it.
 func (e *engine) CancelCompaction() {
-	if !e.closed.Load() {
+	if !e.closed.Load() && !e.secondary {
 		e.rdb.DisableManualCompaction()
 	}
 }
