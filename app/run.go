@@ -119,7 +119,7 @@ func openStore(o *Options, cfg *bchain.Config, b *bchain.Backend, mem memoryPlan
 	d, err := rocksdb.Open(db.Options{
 		Path: o.DataDir, ChainType: b.Type, Coin: cfg.CoinName, Network: b.Params.Network,
 		CacheBytes: o.DBCache, MaxOpenFiles: o.DBMaxOpenFiles, WriteBufferBytes: mem.writeBuffer,
-		KillAfterWrites: killAfter, Log: log,
+		KillAfterWrites: killAfter, MinFreeBytes: o.DBReserveMB << 20, Log: log,
 	})
 	if err != nil {
 		return nil, err

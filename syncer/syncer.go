@@ -119,6 +119,9 @@ type Syncer struct {
 	reorgBase *db.Tip
 }
 
+// diskFullRetry is how often a sync paused by a full disk checks again.
+const diskFullRetry = time.Second
+
 // settleDelay is how long a node tip below ours must stay put before it is
 // believed (rather than taken for a reorg in progress).
 const settleDelay = 500 * time.Millisecond
@@ -220,6 +223,7 @@ func (s *Syncer) Run(ctx context.Context, notifier bchain.BlockNotifier) error {
 	poll := time.NewTicker(s.cfg.PollInterval)
 	defer poll.Stop()
 	backoff := time.Second
+	diskFull := false // logged once per episode
 	for {
 		err := s.Sync(ctx)
 		if ctx.Err() != nil {
@@ -228,6 +232,10 @@ func (s *Syncer) Run(ctx context.Context, notifier bchain.BlockNotifier) error {
 		var wait <-chan time.Time
 		switch {
 		case err == nil:
+			if diskFull {
+				s.log.Info("index writes resumed: there is space on the disk again")
+				diskFull = false
+			}
 			backoff = time.Second
 			s.update(func(st *State) { st.Err = "" })
 			if s.cfg.AfterSync != nil {
@@ -240,6 +248,16 @@ func (s *Syncer) Run(ctx context.Context, notifier bchain.BlockNotifier) error {
 			s.update(func(st *State) { st.Err = err.Error(); st.InSync = false })
 			s.log.Error("sync stopped", "err", err)
 			return err
+		case errors.Is(err, db.ErrDiskFull):
+			// Nothing was written; reads go on. Space may come back at
+			// any moment (an operator frees some), so check often.
+			s.m.errors.Inc()
+			s.update(func(st *State) { st.Err = err.Error(); st.InSync = false })
+			if !diskFull {
+				s.log.Error("index writes paused: no space left on device; reads are still served, sync resumes once there is space", "err", err)
+			}
+			diskFull = true
+			wait = time.After(diskFullRetry)
 		default:
 			s.m.errors.Inc()
 			s.update(func(st *State) { st.Err = err.Error(); st.InSync = false })
