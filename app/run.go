@@ -146,7 +146,7 @@ func newWorker(e stackEnv, stack *chainStack, mem memoryPlan) *syncer.Syncer {
 		Workers: e.o.Workers, MemoryBudget: mem.syncWorker, PollInterval: time.Duration(pollMs) * time.Millisecond,
 		// The threshold applies to indexes that load in bulk (syncer.BulkIndex).
 		BulkThreshold: bulkThreshold, OnBulk: mem.bulkMemory(e.d.SetBlockCacheBytes, e.o.DBCache),
-		AfterSync: stack.afterSync,
+		AfterSync: stack.afterSync, CheckSpace: e.d.CheckSpace,
 	}
 	return syncer.New(e.backend.Chain, stack.index, syncCfg, e.log, syncer.NewMetrics(e.reg))
 }

@@ -46,6 +46,11 @@ func (d *DB) checkSpace(need int64) error {
 		ErrDiskFull, d.path, mib(free), mib(d.minFree), mib(need))
 }
 
+// CheckSpace reports ErrDiskFull while the datadir's free space is below
+// the reserve, so that the sync worker says so before it has a block to
+// write.
+func (d *DB) CheckSpace() error { return d.checkSpace(0) }
+
 func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
 
 // resumePending completes a bulk round whose record was written but whose

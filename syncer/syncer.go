@@ -76,6 +76,9 @@ type Config struct {
 	// racing blocks (e.g. amending blocks whose trace failed). Its errors
 	// are logged; the next pass calls it again.
 	AfterSync func(ctx context.Context) error
+	// CheckSpace, if set, runs before each pass; its error (db.ErrDiskFull)
+	// pauses sync like a refused write, even with no block to write.
+	CheckSpace func() error
 }
 
 func (c *Config) defaults() {
@@ -225,7 +228,7 @@ func (s *Syncer) Run(ctx context.Context, notifier bchain.BlockNotifier) error {
 	backoff := time.Second
 	diskFull := false // logged once per episode
 	for {
-		err := s.Sync(ctx)
+		err := s.pass(ctx)
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -272,6 +275,16 @@ func (s *Syncer) Run(ctx context.Context, notifier bchain.BlockNotifier) error {
 		case <-wait:
 		}
 	}
+}
+
+// pass is one Sync, unless the disk is already known to be full.
+func (s *Syncer) pass(ctx context.Context) error {
+	if s.cfg.CheckSpace != nil {
+		if err := s.cfg.CheckSpace(); err != nil {
+			return err
+		}
+	}
+	return s.Sync(ctx)
 }
 
 // isFatal tells errors that retrying cannot fix.
