@@ -111,7 +111,7 @@ func statusOf(ctx context.Context, d Store, p bchain.CoinParams, sync SyncStatus
 	bb := &BlockbookInfo{
 		Coin: p.Name, Network: p.APINetwork, Host: build.Host, Version: build.Version,
 		GitCommit: build.GitCommit, BuildTime: build.BuildTime, SyncMode: build.SyncMode,
-		InitialSync: st.InitialSync, InSync: st.InSync, BestHeight: st.BestHeight,
+		InitialSync: st.InitialSync, InSync: st.InSync, SyncError: st.Err, BestHeight: st.BestHeight,
 		LastBlockTime: st.LastBlockTime, Decimals: p.Decimals, DbSize: d.Size(), About: build.About,
 	}
 	if r, ok := sync.(ReplicaStatus); ok {

@@ -236,15 +236,18 @@ type FeeStats struct {
 
 // BlockbookInfo is this server's part of the status answer.
 type BlockbookInfo struct {
-	Coin            string    `json:"coin"`
-	Network         string    `json:"network"`
-	Host            string    `json:"host"`
-	Version         string    `json:"version"`
-	GitCommit       string    `json:"gitCommit"`
-	BuildTime       string    `json:"buildTime"`
-	SyncMode        bool      `json:"syncMode"`
-	InitialSync     bool      `json:"initialSync"`
-	InSync          bool      `json:"inSync"`
+	Coin        string `json:"coin"`
+	Network     string `json:"network"`
+	Host        string `json:"host"`
+	Version     string `json:"version"`
+	GitCommit   string `json:"gitCommit"`
+	BuildTime   string `json:"buildTime"`
+	SyncMode    bool   `json:"syncMode"`
+	InitialSync bool   `json:"initialSync"`
+	InSync      bool   `json:"inSync"`
+	// SyncError is why sync is stopped or paused (e.g. "no space left on
+	// device"); not in Blockbook, whose status has no such field.
+	SyncError       string    `json:"syncError,omitempty"`
 	BestHeight      uint32    `json:"bestHeight"`
 	LastBlockTime   time.Time `json:"lastBlockTime"`
 	InSyncMempool   bool      `json:"inSyncMempool"`

@@ -27,6 +27,7 @@ type Options struct {
 	Rollback       int64
 	ResyncIndexMs  int
 	SyncMemoryMB   int64
+	DBReserveMB    int64
 	BulkThreshold  int
 	NoTxCache      bool
 	DryRun         bool
@@ -132,6 +133,7 @@ func ParseFlags(args []string, stderr io.Writer) (*Options, error) {
 	fs.Int64Var(&o.Rollback, "rollback", -1, "roll the index back to this height and exit")
 	fs.IntVar(&o.ResyncIndexMs, "resyncindexperiod", 0, "how often (ms) to poll the node for a new tip besides push notifications (default 1000)")
 	fs.Int64Var(&o.SyncMemoryMB, "syncmemory", 512, "memory budget in MB of the sync (blocks fetched ahead, UTXO cache, pending rows, RocksDB memtables; the block cache too while bulk loading)")
+	fs.Int64Var(&o.DBReserveMB, "dbreservemb", 256, "free space in MB the datadir's filesystem keeps: index writes that would leave less pause (reads go on) until there is space; 0 turns the check off")
 	fs.IntVar(&o.BulkThreshold, "bulkthreshold", 500, "load blocks in bulk (sorted files ingested per round) when at least this many behind the node; 0 disables")
 	fs.BoolVar(&o.NoTxCache, "notxcache", false, "do not cache transactions fetched from the node")
 	fs.BoolVar(&o.DryRun, "dryrun", false, "check the configuration, the database and the node, then exit (Blockbook's downloads blocks without indexing them)")
@@ -230,6 +232,9 @@ func (o *Options) validate(fs *flag.FlagSet) error {
 	}
 	if o.SyncMemoryMB < 64 {
 		return fmt.Errorf("-syncmemory must be at least 64 (MB)")
+	}
+	if o.DBReserveMB < 0 {
+		return fmt.Errorf("-dbreservemb must not be negative")
 	}
 	if o.BulkThreshold < 0 {
 		return fmt.Errorf("-bulkthreshold must not be negative")

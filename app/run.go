@@ -147,7 +147,7 @@ func openStore(o *Options, cfg *bchain.Config, b *bchain.Backend, mem memoryPlan
 	d, err := rocksdb.Open(db.Options{
 		Path: o.DataDir, ChainType: b.Type, Coin: cfg.CoinName, Network: b.Params.Network,
 		CacheBytes: o.DBCache, MaxOpenFiles: o.DBMaxOpenFiles, WriteBufferBytes: mem.writeBuffer,
-		KillAfterWrites: killAfter, Log: log,
+		KillAfterWrites: killAfter, MinFreeBytes: o.DBReserveMB << 20, Log: log,
 	})
 	if err != nil {
 		return nil, err
@@ -174,7 +174,7 @@ func newWorker(e stackEnv, stack *chainStack, mem memoryPlan) *syncer.Syncer {
 		Workers: e.o.Workers, MemoryBudget: mem.syncWorker, PollInterval: time.Duration(pollMs) * time.Millisecond,
 		// The threshold applies to indexes that load in bulk (syncer.BulkIndex).
 		BulkThreshold: bulkThreshold, OnBulk: mem.bulkMemory(e.d.SetBlockCacheBytes, e.o.DBCache),
-		AfterSync: stack.afterSync,
+		AfterSync: stack.afterSync, CheckSpace: e.d.CheckSpace,
 	}
 	return syncer.New(e.backend.Chain, stack.index, syncCfg, e.log, syncer.NewMetrics(e.reg))
 }

@@ -27,14 +27,22 @@ var (
 
 // Batch is an atomic write in preparation.
 type Batch struct {
-	eb EngineBatch
+	eb    EngineBatch
+	bytes int64 // of keys and values, for the free-space check
 }
 
 // NewBatch starts an atomic write. Call Destroy when done.
 func (d *DB) NewBatch() *Batch { return &Batch{eb: d.eng.NewBatch()} }
 
-func (b *Batch) put(cf CF, key, value []byte) { b.eb.Put(cf, key, value) }
-func (b *Batch) del(cf CF, key []byte)        { b.eb.Delete(cf, key) }
+func (b *Batch) put(cf CF, key, value []byte) {
+	b.eb.Put(cf, key, value)
+	b.bytes += int64(len(key) + len(value))
+}
+
+func (b *Batch) del(cf CF, key []byte) {
+	b.eb.Delete(cf, key)
+	b.bytes += int64(len(key))
+}
 
 // Len returns the number of row changes in the batch.
 func (b *Batch) Len() int { return b.eb.Len() }

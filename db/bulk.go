@@ -84,6 +84,9 @@ func (x *UtxoIndex) NewBulkLoader(opts BulkOptions) (*BulkLoader, error) {
 	if opts.Workers <= 0 {
 		opts.Workers = runtime.GOMAXPROCS(0)
 	}
+	if err := x.db.resumePending(); err != nil {
+		return nil, err
+	}
 	tip, ok, err := ReadTip(x.db)
 	if err != nil {
 		return nil, err
@@ -198,8 +201,16 @@ func (l *BulkLoader) flush(r *round, prev Tip, hadPrev bool) (Tip, error) {
 	if err := r.finalRows(l.x.db, l.balances, prev.Height, hadPrev); err != nil {
 		return Tip{}, err
 	}
+	// The rows' memory bounds the size of the staged runs from above.
+	if err := l.x.db.checkSpace(r.bytes()); err != nil {
+		return Tip{}, err
+	}
 	files, err := r.writeFiles(l.x.db, l.opts.Workers)
 	if err != nil {
+		// Partial runs would hold the space a retry needs.
+		if cerr := l.x.db.clearRuns(); cerr != nil {
+			l.x.log.Warn("clearing the staged runs of a failed round", "err", cerr)
+		}
 		return Tip{}, err
 	}
 	br := &BulkRound{From: r.from, To: r.to, TipHash: r.toHash, Files: files}

@@ -44,7 +44,14 @@ type Options struct {
 	// after that many atomic writes. Crash tests use it to stop the process
 	// at a chosen point between two writes.
 	KillAfterWrites int64
-	Log             *slog.Logger
+	// MinFreeBytes is the free space the datadir's filesystem keeps: a
+	// write that would leave less is refused with ErrDiskFull (space.go);
+	// 0 turns the check off.
+	MinFreeBytes int64
+	// FreeSpace returns the free bytes of the filesystem holding path
+	// (default: statfs); tests replace it.
+	FreeSpace func(path string) (int64, error)
+	Log       *slog.Logger
 }
 
 // DB is an open index database.
@@ -66,6 +73,10 @@ type DB struct {
 	writes    atomic.Int64
 
 	compacting sync.WaitGroup // background compaction, cancelled by Close
+
+	minFree      int64
+	freeSpace    func(string) (int64, error)
+	pendingRound atomic.Bool // a bulk round's record is written but the round is not finished
 }
 
 // OpenEngine makes a DB over an open engine holding the column families of
@@ -82,7 +93,10 @@ func OpenEngine(e Engine, o Options) (*DB, error) {
 		_ = e.Close()
 		return nil, fmt.Errorf("db: no column families for %v", o.ChainType)
 	}
-	d := &DB{eng: e, cfs: cfs, path: e.Path(), log: o.Log, readOnly: o.ReadOnly}
+	d := &DB{eng: e, cfs: cfs, path: e.Path(), log: o.Log, readOnly: o.ReadOnly, minFree: o.MinFreeBytes, freeSpace: o.FreeSpace}
+	if d.freeSpace == nil {
+		d.freeSpace = statfsFree
+	}
 	d.killAfter.Store(o.KillAfterWrites)
 	if err := d.checkState(o); err != nil {
 		d.Close()
@@ -295,6 +309,12 @@ func (d *DB) Writes() int64 { return d.writes.Load() }
 // write commits a block write atomically (durable unless the process dies
 // before the engine's log reaches the disk) and counts it.
 func (d *DB) write(b *Batch) error {
+	if err := d.resumePending(); err != nil {
+		return err
+	}
+	if err := d.checkSpace(b.bytes); err != nil {
+		return err
+	}
 	d.writeGate.RLock()
 	err := d.commit(b, false)
 	d.writeGate.RUnlock()
@@ -307,7 +327,12 @@ func (d *DB) write(b *Batch) error {
 
 // writeUncounted commits a write that is not a block write (identity keys,
 // caches, off-chain data): no fault-injection count.
-func (d *DB) writeUncounted(b *Batch) error { return d.commit(b, false) }
+func (d *DB) writeUncounted(b *Batch) error {
+	if err := d.checkSpace(b.bytes); err != nil {
+		return err
+	}
+	return d.commit(b, false)
+}
 
 func (d *DB) commit(b *Batch, sync bool) error {
 	d.mu.RLock()

@@ -108,9 +108,18 @@ func (d *DB) commitRound(r *BulkRound) error {
 	err := d.syncedWrite(b)
 	b.Destroy()
 	if err != nil {
+		if cerr := d.clearRuns(); cerr != nil {
+			d.log.Warn("clearing the staged runs of a failed round", "subsystem", "db", "err", cerr)
+		}
 		return err
 	}
-	return d.finishRound(r)
+	if err := d.finishRound(r); err != nil {
+		// The record stays: the next write finishes the round first
+		// (resumePending), or the next open does.
+		d.pendingRound.Store(true)
+		return err
+	}
+	return nil
 }
 
 // finishRound runs steps 3 and 4: ingest what is still staged, then commit.

@@ -76,6 +76,9 @@ type Config struct {
 	// racing blocks (e.g. amending blocks whose trace failed). Its errors
 	// are logged; the next pass calls it again.
 	AfterSync func(ctx context.Context) error
+	// CheckSpace, if set, runs before each pass; its error (db.ErrDiskFull)
+	// pauses sync like a refused write, even with no block to write.
+	CheckSpace func() error
 }
 
 func (c *Config) defaults() {
@@ -118,6 +121,9 @@ type Syncer struct {
 	// reorgs; the window limit applies to their sum. Cleared once in sync.
 	reorgBase *db.Tip
 }
+
+// diskFullRetry is how often a sync paused by a full disk checks again.
+const diskFullRetry = time.Second
 
 // settleDelay is how long a node tip below ours must stay put before it is
 // believed (rather than taken for a reorg in progress).
@@ -220,14 +226,19 @@ func (s *Syncer) Run(ctx context.Context, notifier bchain.BlockNotifier) error {
 	poll := time.NewTicker(s.cfg.PollInterval)
 	defer poll.Stop()
 	backoff := time.Second
+	diskFull := false // logged once per episode
 	for {
-		err := s.Sync(ctx)
+		err := s.pass(ctx)
 		if ctx.Err() != nil {
 			return nil
 		}
 		var wait <-chan time.Time
 		switch {
 		case err == nil:
+			if diskFull {
+				s.log.Info("index writes resumed: there is space on the disk again")
+				diskFull = false
+			}
 			backoff = time.Second
 			s.update(func(st *State) { st.Err = "" })
 			if s.cfg.AfterSync != nil {
@@ -240,6 +251,16 @@ func (s *Syncer) Run(ctx context.Context, notifier bchain.BlockNotifier) error {
 			s.update(func(st *State) { st.Err = err.Error(); st.InSync = false })
 			s.log.Error("sync stopped", "err", err)
 			return err
+		case errors.Is(err, db.ErrDiskFull):
+			// Nothing was written; reads go on. Space may come back at
+			// any moment (an operator frees some), so check often.
+			s.m.errors.Inc()
+			s.update(func(st *State) { st.Err = err.Error(); st.InSync = false })
+			if !diskFull {
+				s.log.Error("index writes paused: no space left on device; reads are still served, sync resumes once there is space", "err", err)
+			}
+			diskFull = true
+			wait = time.After(diskFullRetry)
 		default:
 			s.m.errors.Inc()
 			s.update(func(st *State) { st.Err = err.Error(); st.InSync = false })
@@ -254,6 +275,16 @@ func (s *Syncer) Run(ctx context.Context, notifier bchain.BlockNotifier) error {
 		case <-wait:
 		}
 	}
+}
+
+// pass is one Sync, unless the disk is already known to be full.
+func (s *Syncer) pass(ctx context.Context) error {
+	if s.cfg.CheckSpace != nil {
+		if err := s.cfg.CheckSpace(); err != nil {
+			return err
+		}
+	}
+	return s.Sync(ctx)
 }
 
 // isFatal tells errors that retrying cannot fix.

@@ -3,6 +3,7 @@ package rocksdb
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"sync/atomic"
 
 	"github.com/linxGnu/grocksdb"
@@ -210,7 +211,18 @@ func (e *engine) Write(eb db.EngineBatch, sync bool) error {
 	if sync {
 		wo = e.woSync
 	}
-	return e.rdb.Write(wo, b.wb)
+	return noSpace(e.rdb.Write(wo, b.wb))
+}
+
+// noSpace marks RocksDB's out-of-space errors (a flush or compaction that
+// ran out of room makes later writes fail with it until RocksDB recovers
+// on its own once there is space) as db.ErrDiskFull, so that the sync
+// worker pauses and retries instead of giving up.
+func noSpace(err error) error {
+	if err != nil && strings.Contains(err.Error(), "No space left on device") {
+		return fmt.Errorf("%w: %w", db.ErrDiskFull, err)
+	}
+	return err
 }
 
 type snapshot struct {

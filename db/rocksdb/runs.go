@@ -58,7 +58,7 @@ func (e *engine) NewRun(cf db.CF, name string) (db.RunWriter, error) {
 	if err := w.Open(path); err != nil {
 		w.Destroy()
 		env.Destroy()
-		return nil, fmt.Errorf("rocksdb: open sst %s: %w", path, err)
+		return nil, noSpace(fmt.Errorf("rocksdb: open sst %s: %w", path, err))
 	}
 	return &run{w: w, env: env, path: path}, nil
 }
@@ -74,7 +74,7 @@ func (r *run) Add(key, value []byte, del bool) error {
 		err = r.w.Put(key, value)
 	}
 	if err != nil {
-		return fmt.Errorf("rocksdb: write sst %s: %w", r.path, err)
+		return noSpace(fmt.Errorf("rocksdb: write sst %s: %w", r.path, err))
 	}
 	return nil
 }
@@ -86,7 +86,7 @@ func (r *run) Finish() error {
 	}
 	defer r.Abort()
 	if err := r.w.Finish(); err != nil {
-		return fmt.Errorf("rocksdb: finish sst %s: %w", r.path, err)
+		return noSpace(fmt.Errorf("rocksdb: finish sst %s: %w", r.path, err))
 	}
 	return nil
 }
@@ -144,7 +144,7 @@ func (e *engine) IngestRun(cf db.CF, name string) (bool, error) {
 	opts.SetAllowGlobalSeqNo(true)
 	opts.SetAllowBlockingFlush(true)
 	if err := e.rdb.IngestExternalFileCF(h, []string{path}, opts); err != nil {
-		return false, err
+		return false, noSpace(err)
 	}
 	return true, nil
 }
