@@ -94,6 +94,7 @@ func (k *killer) restart(ps *phaseStats, disk db.Tip, floor uint32) {
 	k.start()
 	took, height := k.firstAnswer(disk)
 	ps.restarts = append(ps.restarts, took)
+	k.t.Logf("restart: answered height %d after %s (index left at %d)", height, took.Round(time.Millisecond), disk.Height)
 	if height < floor || height == 0 {
 		k.t.Fatalf("restart answered best height %d, below the %d the index held: a resync\n%s", height, floor, tail(k.c.logs.String(), 30))
 	}

@@ -56,22 +56,33 @@ func TestTortureKills(t *testing.T) {
 	for i := 0; i < kills%3; i++ {
 		per[i]++
 	}
-	// Short: small blocks (chain generation is slow under -race), each
-	// bulk catch-up one round. Full: 30 txs a block, several rounds each.
-	segLen, txsPerBlock := tortureSize(0, 60, 100), tortureSize(0, 3, 30)
+	// Phase 1 feeds the chain in segments of segLen blocks after a first
+	// part of at least 100. The short run takes them from the demo chain
+	// (generating blocks is slow under -race); longer runs extend it with
+	// blocks of 30 txs, so that each bulk load spans several rounds.
+	segLen := tortureSize(0, 60, 100)
+	tGen := time.Now()
 	node := startNode(t)
 	g := demoChain(t)
-	first := g.Height()
-	if err := g.Extend(per[0]*segLen, txsPerBlock); err != nil {
-		t.Fatal(err)
+	if need := int32(per[0]*segLen + 100); g.Height() < need {
+		if err := g.Extend(int(need-g.Height()), 30); err != nil {
+			t.Fatal(err)
+		}
 	}
+	first := g.Height() - int32(per[0]*segLen)
+	t.Logf("chain generated in %s", time.Since(tGen).Round(time.Millisecond))
 	cfg := writeConfig(t, node, nil)
 	k := &killer{t: t, node: node, cfg: cfg, dir: filepath.Join(t.TempDir(), "index"), rng: rand.New(rand.NewSource(seed))}
-	t.Logf("seed %d, kills per phase %v, chain %d blocks + %d segments of %d", seed, per, first, per[0], segLen)
+	t.Logf("seed %d, kills per phase %v, chain of %d blocks fed as %d + %d segments of %d", seed, per, g.Height(), first, per[0], segLen)
 
+	t0 := time.Now()
+	lap := func(what string) { t.Logf("%s done at %s", what, time.Since(t0).Round(time.Millisecond)) }
 	k.phaseBulk(g, first, segLen, per[0])
+	lap("bulk phase")
 	pending := k.phaseFollow(g, per[1], seed)
+	lap("follow phase")
 	g = k.phaseReorgs(g, per[2])
+	lap("reorg phase")
 
 	// The last kill left the process dead: give the node mempool txs that
 	// cannot conflict with txs orphaned by the reorgs (they spend outputs
@@ -86,9 +97,12 @@ func TestTortureKills(t *testing.T) {
 			t.Fatalf("mempool answer for %s after the last restart: %+v", addr, a)
 		}
 	}
+	lap("last restart")
 	checkLedger(t, k.c.base, g.Ledger())
 	k.stopClean()
+	lap("ledger")
 	compareIndexes(t, k.dir, referenceIndex(t, cfg, h, hash.String()))
+	lap("dump compare")
 
 	// Everything checked: report (lost is 0, or the test failed above).
 	for _, name := range []string{"bulk", "follow", "reorg"} {
@@ -195,7 +209,7 @@ func (k *killer) phaseReorgs(g *chaingen.Generator, kills int) *chaingen.Generat
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := b.Extend(depth+1, 2); err != nil {
+		if err := b.Extend(depth+1, 1); err != nil {
 			t.Fatal(err)
 		}
 		writes := 2*depth + 1 // disconnects, then connects
