@@ -158,6 +158,7 @@ func (k *killer) killed(ps *phaseStats) db.Tip {
 	k.prevDisk = &prev
 	k.lastDisk = k.diskTip()
 	k.deadLogs = k.c.logs.String()
+	k.requireBulkResume()
 	if reached := float64(k.startHeight) - disc + conn; reached > float64(k.lastDisk.Height) {
 		ps.refetched += uint64(reached - float64(k.lastDisk.Height))
 	}
