@@ -49,6 +49,7 @@ type killer struct {
 // phaseStats are the figures of one phase.
 type phaseStats struct {
 	kills, resumed, midway int
+	recovered              int // restarts that finished an interrupted bulk round
 	refetched              uint64
 	restarts               []time.Duration
 }
@@ -74,8 +75,8 @@ func (ps *phaseStats) report(t *testing.T, phase string) {
 	if len(r) > 0 {
 		med, mx = r[len(r)/2], r[len(r)-1]
 	}
-	tortureReport(t, "kills", "phase=%s kills=%d landed_inside=%d restarts_without_resync=%d/%d restart_median=%s restart_max=%s blocks_refetched=%d lost=0",
-		phase, ps.kills, ps.midway, ps.resumed, len(ps.restarts), med.Round(time.Millisecond), mx.Round(time.Millisecond), ps.refetched)
+	tortureReport(t, "kills", "phase=%s kills=%d landed_inside=%d restarts_without_resync=%d/%d rounds_finished_on_open=%d restart_median=%s restart_max=%s blocks_refetched=%d lost=0",
+		phase, ps.kills, ps.midway, ps.resumed, len(ps.restarts), ps.recovered, med.Round(time.Millisecond), mx.Round(time.Millisecond), ps.refetched)
 }
 
 // start runs a new process (bulk-mode flags, metrics on an internal port).
@@ -99,6 +100,10 @@ func (k *killer) restart(ps *phaseStats, disk db.Tip, floor uint32) {
 		k.t.Fatalf("restart answered best height %d, below the %d the index held: a resync\n%s", height, floor, tail(k.c.logs.String(), 30))
 	}
 	ps.resumed++
+	// Opening finishes an interrupted round before the servers start.
+	if strings.Contains(k.c.logs.String(), "completing a bulk-load round interrupted by a crash") {
+		ps.recovered++
+	}
 }
 
 // firstAnswer polls the new process until it answers its best height with

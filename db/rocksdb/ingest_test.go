@@ -24,7 +24,7 @@ func TestIngestLeavesStagedRunIntact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer e.Close()
+	defer func() { _ = e.Close() }()
 	key := []byte("key")
 	b := e.NewBatch()
 	b.Put(db.CFDefault, key, []byte("old")) // overlap: the run gets a global seqno
