@@ -51,6 +51,9 @@ var killsBulkFlags = []string{"-bulkthreshold=50", "-syncmemory=64"}
 
 func TestTortureKills(t *testing.T) {
 	kills := tortureSize(*tortureKillsN, 6, 50)
+	if kills < 3 {
+		t.Fatalf("-torture.kills=%d: at least one kill per phase (3)", kills)
+	}
 	seed := tortureSeed(1401)
 	per := [3]int{kills / 3, kills / 3, kills / 3}
 	for i := 0; i < kills%3; i++ {
