@@ -11,7 +11,8 @@ package db
 //  2. A BulkRound record (round heights, new tip, run list) is written to
 //     the default column family with a synced write.
 //  3. Each run is ingested. Once the ingestion is durable the engine drops
-//     the staged run (RocksDB's move_files unlinks the staged name). So a
+//     the staged run (RocksDB ingests a copy, never the staged file, which
+//     is removed after the ingestion returned). So a
 //     run no longer staged has been ingested, one still staged may or may
 //     not have been, and ingesting it again is harmless: the runs hold
 //     absolute values (balances included), so a second copy changes no

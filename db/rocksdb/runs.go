@@ -14,10 +14,10 @@ import (
 
 var errReleased = errors.New("rocksdb: snapshot released")
 
-// Runs are SST files staged in the datadir's staging directory and
-// ingested with move_files: RocksDB links a file into the database and,
-// once that is durable, unlinks the staged name, so a name that is gone
-// has been ingested.
+// Runs are SST files staged in the datadir's staging directory. RocksDB
+// ingests a copy of a run (not the file itself, see IngestRun) and the
+// staged name is removed once the ingestion has returned, so a name that is
+// gone has been ingested.
 
 func (e *engine) stagingDir() string { return filepath.Join(e.path, stagingDirName) }
 
@@ -140,11 +140,22 @@ func (e *engine) IngestRun(cf db.CF, name string) (bool, error) {
 	}
 	opts := grocksdb.NewDefaultIngestExternalFileOptions()
 	defer opts.Destroy()
-	opts.SetMoveFiles(true)
+	// Copy, not move: RocksDB writes the run's global sequence number into
+	// the file it ingests. A moved (hard-linked) run was modified in place,
+	// and a kill before RocksDB removed the staged name left a run whose
+	// second ingestion fails ("Corruption: ... global seqno"), so the
+	// index could not be reopened. The copy keeps the staged run as written.
+	opts.SetMoveFiles(false)
 	opts.SetAllowGlobalSeqNo(true)
 	opts.SetAllowBlockingFlush(true)
 	if err := e.rdb.IngestExternalFileCF(h, []string{path}, opts); err != nil {
 		return false, noSpace(err)
+	}
+	// The ingestion is durable once RocksDB returns (the copy and the
+	// manifest are synced). A kill before the removal leaves the run
+	// staged, and ingesting it again changes no visible byte.
+	if err := os.Remove(path); err != nil {
+		return true, fmt.Errorf("rocksdb: remove ingested run %s: %w", path, err)
 	}
 	return true, nil
 }
