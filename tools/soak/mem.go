@@ -44,11 +44,11 @@ func SampleRSS(ctx context.Context, pid int, every time.Duration) *RSS {
 // are cut in thirds and the last third's maximum is compared with the
 // first third's.
 type Flatness struct {
-	Samples                 int
-	Start, Peak, End        int64 // first sample, VmHWM, last sample
-	FirstThirdMax, LastMax  int64
-	Bound                   int64 // the last third's max may not exceed it
-	WarmupSamples           int
+	Samples                int
+	Start, Peak, End       int64 // first sample, the peak (VmHWM or a larger sample), last sample
+	FirstThirdMax, LastMax int64
+	Bound                  int64 // the last third's max may not exceed it
+	WarmupSamples          int
 }
 
 // Flat is the verdict: the samples after warm-up fraction (0..1) of the
