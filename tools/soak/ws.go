@@ -39,6 +39,16 @@ func Dial(ctx context.Context, base string, hdr http.Header, onNote func(id stri
 		return nil, resp, fmt.Errorf("dial %s: %w", url, err)
 	}
 	c := &WS{conn: conn, onNote: onNote, waiters: map[string]chan json.RawMessage{}, closed: make(chan struct{})}
+	// The library's own pong must be written within a second, which a
+	// load generator starved of CPU misses, ending the connection on the
+	// client's side; the server waits two ping intervals for it.
+	conn.SetPingHandler(func(msg string) error {
+		err := conn.WriteControl(websocket.PongMessage, []byte(msg), time.Now().Add(pongWait))
+		if errors.Is(err, websocket.ErrCloseSent) {
+			return nil
+		}
+		return err
+	})
 	go c.readLoop()
 	return c, resp, nil
 }
@@ -74,6 +84,9 @@ func (c *WS) readLoop() {
 		}
 	}
 }
+
+// pongWait bounds the write of a pong.
+const pongWait = 30 * time.Second
 
 // ErrAnswer is an error answer of the API (data.error.message).
 var ErrAnswer = errors.New("error answer")
