@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -91,11 +92,12 @@ func (l *soakLoad) checkAddr(st *soak.Stats, addr string, got addrAnswer, lo, hi
 func (l *soakLoad) get(path string, out any) bool {
 	start := time.Now()
 	code, err := soak.Get(context.Background(), l.http, l.base+path, soakHeader(), out)
-	l.rest.Done(time.Since(start), code == http.StatusTooManyRequests, err)
+	op, _, _ := strings.Cut(strings.TrimPrefix(path, "/api/v2/"), "/")
+	l.rest.Done(op, time.Since(start), code == http.StatusTooManyRequests, err)
 	return err == nil
 }
 
-// restClient runs REST requests with a short pause between them until
+// restClient runs REST requests with a pause of 0.25–0.75 s between them until
 // ctx ends; a request under way is finished, not cancelled.
 func (l *soakLoad) restClient(ctx context.Context, i int) {
 	rng := rand.New(rand.NewPCG(uint64(i), 5))
@@ -103,7 +105,7 @@ func (l *soakLoad) restClient(ctx context.Context, i int) {
 		l.restOp(rng, i+n)
 		select {
 		case <-ctx.Done():
-		case <-time.After(time.Duration(50+rng.IntN(100)) * time.Millisecond):
+		case <-time.After(time.Duration(250+rng.IntN(500)) * time.Millisecond):
 		}
 	}
 }
@@ -332,7 +334,7 @@ func (l *soakLoad) call(s *soakSub, method string, params, out any) bool {
 			err = fmt.Errorf("%s: %w: %.200s", method, err, data)
 		}
 	}
-	l.ws.Done(time.Since(start), false, err)
+	l.ws.Done(method, time.Since(start), false, err)
 	return err == nil
 }
 
@@ -448,7 +450,7 @@ func (l *soakLoad) waitNotifications(t *testing.T, subs []*soakSub) (delivered, 
 		s.mu.Unlock()
 		if err := s.ws.Err(); err != nil {
 			t.Errorf("client %d: the connection ended during the soak: %v", i, err)
-			l.ws.Done(0, false, err)
+			l.ws.Done("connection", 0, false, err)
 		}
 	}
 	return delivered, expected

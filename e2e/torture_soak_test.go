@@ -330,6 +330,9 @@ func TestTortureSoak(t *testing.T) {
 		ws.P50.Round(time.Microsecond*100), ws.P99.Round(time.Microsecond*100), delivered, expected,
 		flat.Start>>20, flat.Peak>>20, flat.End>>20, flat.LastMax>>20, flat.Bound>>20,
 		rs.Errors+ws.Errors, rs.TooMany+ws.TooMany, rs.Wrong+ws.Wrong)
+	if len(rs.FailuresByOp)+len(ws.FailuresByOp) > 0 {
+		t.Logf("failures by operation: REST %v, websocket %v", rs.FailuresByOp, ws.FailuresByOp)
+	}
 	for _, e := range append(rs.Examples, ws.Examples...) {
 		t.Error(e)
 	}

@@ -23,13 +23,13 @@ func TestPercentile(t *testing.T) {
 
 func TestStats(t *testing.T) {
 	var s Stats
-	s.Done(2*time.Millisecond, false, nil)
-	s.Done(time.Millisecond, true, errors.New("status 429"))
-	s.Done(3*time.Millisecond, false, errors.New("EOF"))
+	s.Done("a", 2*time.Millisecond, false, nil)
+	s.Done("a", time.Millisecond, true, errors.New("status 429"))
+	s.Done("b", 3*time.Millisecond, false, errors.New("EOF"))
 	s.Wrong("balance %d", 5)
 	sum := s.Summary()
 	if sum.Requests != 3 || sum.TooMany != 1 || sum.Errors != 1 || sum.Wrong != 1 || len(sum.Examples) != 3 ||
-		sum.P50 != 2*time.Millisecond || sum.Max != 3*time.Millisecond {
+		sum.FailuresByOp["a"] != 1 || sum.FailuresByOp["b"] != 1 || sum.P50 != 2*time.Millisecond || sum.Max != 3*time.Millisecond {
 		t.Fatalf("%+v", sum)
 	}
 }

@@ -6,6 +6,7 @@ package soak
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -20,6 +21,7 @@ type Stats struct {
 	wrong    int64 // answers that disagree with the oracle
 	lat      []time.Duration
 	examples []string
+	byOp     map[string]int64 // failures (errors and 429s) by operation
 }
 
 // maxExamples bounds the failure messages kept for the report.
@@ -30,15 +32,23 @@ type Summary struct {
 	Requests, Errors, TooMany, Wrong int64
 	P50, P99, Max                    time.Duration
 	Examples                         []string
+	// FailuresByOp counts errors and 429s by operation (route or method).
+	FailuresByOp map[string]int64
 }
 
-// Done records one finished request: its latency, and a failure (err)
-// when it failed; tooMany marks a 429.
-func (s *Stats) Done(took time.Duration, tooMany bool, err error) {
+// Done records one finished request of operation op: its latency, and a
+// failure (err) when it failed; tooMany marks a 429.
+func (s *Stats) Done(op string, took time.Duration, tooMany bool, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.requests++
 	s.lat = append(s.lat, took)
+	if tooMany || err != nil {
+		if s.byOp == nil {
+			s.byOp = map[string]int64{}
+		}
+		s.byOp[op]++
+	}
 	switch {
 	case tooMany:
 		s.tooMany++
@@ -68,7 +78,7 @@ func (s *Stats) Summary() Summary {
 	s.mu.Lock()
 	lat := slices.Clone(s.lat)
 	sum := Summary{Requests: s.requests, Errors: s.errors, TooMany: s.tooMany, Wrong: s.wrong,
-		Examples: slices.Clone(s.examples)}
+		Examples: slices.Clone(s.examples), FailuresByOp: maps.Clone(s.byOp)}
 	s.mu.Unlock()
 	slices.Sort(lat)
 	sum.P50, sum.P99 = Percentile(lat, 50), Percentile(lat, 99)
