@@ -337,7 +337,8 @@ func TestTortureSoak(t *testing.T) {
 		t.Error(e)
 	}
 	if rs.Errors+ws.Errors+rs.TooMany+ws.TooMany+rs.Wrong+ws.Wrong > 0 {
-		t.Errorf("the soak saw errors, 429s or wrong answers (examples above)")
+		t.Errorf("the soak saw errors, 429s or wrong answers (examples above)\nnode log:\n%s\nblockbook log:\n%s",
+			node.LogTail(15), tail(c.logs.String(), 15))
 	}
 	if memErr != nil {
 		t.Error(memErr)
