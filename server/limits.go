@@ -200,8 +200,13 @@ func (l *RESTLimiter) acquire(ip string, cost int) (string, int) {
 	k.seen = now
 	if l.cfg.Rate > 0 {
 		perSec := float64(l.cfg.Rate) / l.cfg.Window.Seconds()
-		k.tokens = math.Min(float64(l.cfg.Burst), k.tokens+now.Sub(k.refilled).Seconds()*perSec)
-		k.refilled = now
+		// now was read before the lock: a request that waited for it may
+		// carry an older time than the last refill, which must not take
+		// tokens away (under load that emptied a large bucket at once).
+		if elapsed := now.Sub(k.refilled); elapsed > 0 {
+			k.tokens = math.Min(float64(l.cfg.Burst), k.tokens+elapsed.Seconds()*perSec)
+			k.refilled = now
+		}
 		if k.tokens < rateCost {
 			l.breached(ip, c, now, "rate")
 			return fmt.Sprintf("Too many requests: this request costs %d of the %d this client may spend per %s", int(rateCost), l.cfg.Rate, l.cfg.Window), int((rateCost-k.tokens)/perSec) + 1

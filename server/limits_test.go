@@ -164,3 +164,29 @@ func TestMsgRate(t *testing.T) {
 		t.Fatal("not allowed after a long pause")
 	}
 }
+
+// A request that read the clock before waiting for the limiter's lock
+// carries an older time than the last refill; it must not take tokens
+// away (the soak's 10,000,000-per-minute client got 429s from it).
+func TestRESTLimiterStaleClock(t *testing.T) {
+	now := time.Unix(1000, 0)
+	l := NewRESTLimiter(RESTLimitConfig{Rate: 600, Window: time.Minute, Burst: 5}, nil)
+	l.now = func() time.Time { return now }
+	h := l.Wrap(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) }))
+	if c := serve(h, limitedReq("GET", "/api/v2/", "203.0.113.9")).Code; c != 200 {
+		t.Fatalf("first request: %d", c)
+	}
+	now = now.Add(-2 * time.Second) // 20 tokens' worth in the past
+	for i := 0; i < 4; i++ {
+		if c := serve(h, limitedReq("GET", "/api/v2/", "203.0.113.9")).Code; c != 200 {
+			t.Fatalf("request %d with a stale clock and %d tokens left: %d", i+2, 4-i, c)
+		}
+	}
+	if c := serve(h, limitedReq("GET", "/api/v2/", "203.0.113.9")).Code; c != http.StatusTooManyRequests {
+		t.Fatalf("past the burst: %d", c)
+	}
+	now = now.Add(2*time.Second + 100*time.Millisecond) // back to the refill time, then one token
+	if c := serve(h, limitedReq("GET", "/api/v2/", "203.0.113.9")).Code; c != 200 {
+		t.Fatalf("after refill: %d", c)
+	}
+}
