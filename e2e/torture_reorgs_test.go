@@ -30,7 +30,7 @@ import (
 )
 
 var (
-	tortureReorgCount = flag.Int("torture.reorgs", 0, "reorgs in TestTortureReorgs (default 3, full 30)")
+	tortureReorgCount = flag.Int("torture.reorgs", 0, "reorgs in TestTortureReorgs (default 2, full 30; an invalidateblock adds a reconsiderblock reorg)")
 	tortureMaxDepth   = flag.Int("torture.maxdepth", 0, "deepest reorg of TestTortureReorgs (default 40, full 300)")
 	tortureReorgSeed  = flag.Uint64("torture.reorgseed", 14, "seed of TestTortureReorgs' depths and kinds of reorg")
 )
@@ -53,8 +53,8 @@ type reorgRun struct {
 }
 
 // reorgMod keeps the index following btcd, which pushes no tx
-// notifications, with a mempool resync every second.
-func reorgMod(o *app.Options) { o.ResyncMempoolMs = 1000 }
+// notifications, with a mempool resync every 300 ms.
+func reorgMod(o *app.Options) { o.ResyncMempoolMs = 300 }
 
 // reorgResult is one reorg the index followed: how it was made, its depth
 // and the time from the node's reorg (the RPC that made it returned) to the
@@ -94,7 +94,7 @@ func reorgPlan(seed uint64, n, maxDepth int) []reorgStep {
 }
 
 func TestTortureReorgs(t *testing.T) {
-	n := tortureSize(*tortureReorgCount, 3, 30)
+	n := tortureSize(*tortureReorgCount, 2, 30)
 	maxDepth := tortureSize(*tortureMaxDepth, 40, 300)
 	plan := reorgPlan(*tortureReorgSeed, n, maxDepth)
 	r := startReorgRun(t, maxDepth, plan)
@@ -162,7 +162,7 @@ func median(ds []time.Duration) time.Duration {
 func startReorgRun(t *testing.T, maxDepth int, plan []reorgStep) *reorgRun {
 	t.Helper()
 	spec := chaingen.DefaultDemo()
-	spec.Blocks = max(spec.Blocks, maxDepth+140)
+	spec.Blocks = maxDepth + 140
 	growth := 0
 	for _, st := range plan {
 		growth += 4 // a branch: O's block and up to 3 more
