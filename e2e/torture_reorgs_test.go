@@ -295,6 +295,8 @@ func (r *reorgRun) invalidateReorg(depth int32) {
 		r.step, depth, fork, k, took, returned, len(orphaned))
 	r.restart()
 
+	// The index may see btcd's reorg while the RPC runs: mark the log first.
+	mark = len(r.inst.logs.String())
 	if err := r.node.ReconsiderBlock(ctx, root); err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +304,6 @@ func (r *reorgRun) invalidateReorg(depth int32) {
 		r.requireNodeTip(newH, newHash.String()) // the branch has as much work: btcd stays
 		return
 	}
-	mark = len(r.inst.logs.String())
 	r.g = old
 	took = r.followReorg(mark, fork, oldH, oldHash.String())
 	r.reorgs = append(r.reorgs, reorgResult{"reconsider", int32(k), took})
