@@ -46,10 +46,14 @@ type reorgRun struct {
 	dir  string
 	step int
 
-	reorgs       []reorgResult
-	doubleSpends int
-	returned     int // orphaned txs btcd took back into its mempool, seen pending
-	compares     int
+	reorgs []reorgResult
+	// pendingSpends holds the inputs of every tx that may sit in btcd's
+	// mempool (sent, or orphaned by a reorg): btcd's gettxout does not
+	// count mempool spends of mined outputs.
+	pendingSpends map[wire.OutPoint]bool
+	doubleSpends  int
+	returned      int // orphaned txs btcd took back into its mempool, seen pending
+	compares      int
 }
 
 // reorgMod keeps the index following btcd, which pushes no tx
@@ -122,6 +126,7 @@ func TestTortureReorgs(t *testing.T) {
 		r.doubleSpends, r.returned, r.compares)
 }
 
+// depthHistogram counts depths per bucket: "1:n 2-10:n ...".
 func depthHistogram(depths []int) string {
 	bounds := []int{1, 10, 50, 150, 300, math.MaxInt}
 	counts := make([]int, len(bounds))
@@ -133,10 +138,10 @@ func depthHistogram(depths []int) string {
 	lo := 1
 	for i, hi := range bounds {
 		name := fmt.Sprintf("%d-%d", lo, hi)
-		switch {
-		case hi == lo:
+		switch hi {
+		case lo:
 			name = fmt.Sprint(lo)
-		case hi == math.MaxInt:
+		case math.MaxInt:
 			name = fmt.Sprintf(">%d", lo-1)
 		}
 		if counts[i] > 0 || hi != math.MaxInt {
@@ -147,6 +152,7 @@ func depthHistogram(depths []int) string {
 	return strings.Join(parts, " ")
 }
 
+// median is the middle duration (the upper one of an even count).
 func median(ds []time.Duration) time.Duration {
 	if len(ds) == 0 {
 		return 0
@@ -179,7 +185,7 @@ func startReorgRun(t *testing.T, maxDepth int, plan []reorgStep) *reorgRun {
 	if err := g.Demo(spec); err != nil {
 		t.Fatal(err)
 	}
-	r := &reorgRun{t: t, node: startNode(t), g: g, dir: t.TempDir()}
+	r := &reorgRun{t: t, node: startNode(t), g: g, dir: t.TempDir(), pendingSpends: map[wire.OutPoint]bool{}}
 	submit(t, g, r.node, 1)
 	r.cfg = writeConfig(t, r.node, map[string]any{"block_addresses_to_keep": maxDepth})
 	r.inst = startInProcess(t, r.cfg, r.dir, reorgMod)
@@ -205,6 +211,7 @@ func (r *reorgRun) branchReorg(depth int32) {
 	oldH, oldHash := r.g.Tip()
 	waitTip(t, r.inst.base, oldH, oldHash.String(), r.inst.logs)
 	a := r.spend(r.g, coins[1], x, 2)
+	r.notePending(a)
 	if _, err := r.node.SendRawTransaction(ctx, a); err != nil {
 		t.Fatalf("send A: %v", err)
 	}
@@ -230,7 +237,7 @@ func (r *reorgRun) branchReorg(depth int32) {
 	if err := chaingen.SubmitBlocks(ctx, r.node, b.Blocks(), oldH+1); err != nil {
 		t.Fatal(err)
 	}
-	orphaned := txidsAbove(r.g.Blocks(), fork)
+	orphaned := r.orphan(r.g.Blocks(), fork)
 	r.g = b
 	newH, newHash := b.Tip()
 	took := r.followReorg(mark, fork, newH, newHash.String())
@@ -289,7 +296,7 @@ func (r *reorgRun) invalidateReorg(depth int32) {
 	newH, newHash := b.Tip()
 	took := r.followReorg(mark, fork, newH, newHash.String())
 	r.reorgs = append(r.reorgs, reorgResult{"invalidate", depth, took})
-	orphaned := txidsAbove(old.Blocks(), fork)
+	orphaned := r.orphan(old.Blocks(), fork)
 	returned := r.verify(b.Ledger(), orphaned, true, nil)
 	t.Logf("reorg %d: invalidateblock depth %d fork %d + branch of %d, catch-up %s, %d of %d orphaned txs pending again",
 		r.step, depth, fork, k, took, returned, len(orphaned))
@@ -307,7 +314,7 @@ func (r *reorgRun) invalidateReorg(depth int32) {
 	r.g = old
 	took = r.followReorg(mark, fork, oldH, oldHash.String())
 	r.reorgs = append(r.reorgs, reorgResult{"reconsider", int32(k), took})
-	r.verify(old.Ledger(), txidsAbove(b.Blocks(), fork), false, nil)
+	r.verify(old.Ledger(), r.orphan(b.Blocks(), fork), false, nil)
 	r.restart()
 }
 
@@ -419,7 +426,7 @@ func (r *reorgRun) pickCoins(maxH int32, n int) []chaingen.Coin {
 				default:
 					continue
 				}
-				if c.Value < 100_000 || !r.unspent(c.OutPoint) {
+				if c.Value < 100_000 || r.pendingSpends[c.OutPoint] || !r.unspent(c.OutPoint) {
 					continue
 				}
 				if out = append(out, c); len(out) == n {
@@ -441,15 +448,24 @@ func (r *reorgRun) unspent(op wire.OutPoint) bool {
 	return string(raw) != "null"
 }
 
-// txidsAbove lists the txs (coinbases aside) of the blocks above height.
-func txidsAbove(blocks []*wire.MsgBlock, height int32) []string {
+// orphan lists the txs (coinbases aside) of the blocks above height, which
+// a reorg to height orphans, and notes what they spend.
+func (r *reorgRun) orphan(blocks []*wire.MsgBlock, height int32) []string {
 	var out []string
 	for _, b := range blocks[height+1:] {
 		for _, tx := range b.Transactions[1:] {
 			out = append(out, tx.TxHash().String())
+			r.notePending(tx)
 		}
 	}
 	return out
+}
+
+// notePending records what a tx that may stay in btcd's mempool spends.
+func (r *reorgRun) notePending(tx *wire.MsgTx) {
+	for _, in := range tx.TxIn {
+		r.pendingSpends[in.PreviousOutPoint] = true
+	}
 }
 
 // checkMempool waits for two mempool resyncs that began after the index
