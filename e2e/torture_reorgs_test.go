@@ -516,7 +516,8 @@ func (r *reorgRun) checkMempool(l *chaingen.Ledger, orphaned []string) int {
 }
 
 // checkDoubleSpend requires that A (paying x, double-spent by the branch)
-// is gone from every answer and O (paying z, orphaned) is pending again.
+// is gone from the REST and websocket answers and O (paying z, orphaned)
+// is pending again.
 func (r *reorgRun) checkDoubleSpend(x, z, aID, oID string) {
 	t, base := r.t, r.inst.base
 	var a api.Address
@@ -532,4 +533,16 @@ func (r *reorgRun) checkDoubleSpend(x, z, aID, oID string) {
 	if a.Txs != 0 || a.UnconfirmedTxs != 1 || !slices.Equal(a.Txids, []string{oID}) || amount(a.UnconfirmedBalance) == "0" {
 		t.Fatalf("reorg %d: the orphaned tx %s is not pending at %s: %+v", r.step, oID, z, a)
 	}
+	// The websocket answers the same.
+	ws := newWS(t, base)
+	var wa api.Address
+	ws.ok("getAccountInfo", map[string]any{"descriptor": x, "details": "txids"}, &wa)
+	if wa.Txs != 0 || wa.UnconfirmedTxs != 0 || len(wa.Txids) != 0 {
+		t.Fatalf("reorg %d: websocket: the double-spent tx still shows at %s: %+v", r.step, x, wa)
+	}
+	ws.ok("getAccountInfo", map[string]any{"descriptor": z, "details": "txids"}, &wa)
+	if wa.UnconfirmedTxs != 1 || !slices.Equal(wa.Txids, []string{oID}) {
+		t.Fatalf("reorg %d: websocket: the orphaned tx %s is not pending at %s: %+v", r.step, oID, z, wa)
+	}
+	ws.fails("getTransaction", map[string]any{"txid": aID}, "not found")
 }
