@@ -225,7 +225,8 @@ func (r *reorgRun) branchReorg(depth int32) {
 	if _, err := b.AddBlock(r.spend(b, coins[1], y, 3)); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Extend(int(depth)-1+1+r.step%3, 4); err != nil {
+	// A' is in block fork+1; the branch ends 1-3 blocks above the old tip.
+	if err := b.Extend(int(depth)+r.step%3, 4); err != nil {
 		t.Fatal(err)
 	}
 	// Up to the old tip's height the branch is a side chain; the next
