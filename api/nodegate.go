@@ -23,7 +23,8 @@ type NodeProbe interface {
 // gateBackend returns a copy of b whose node calls fail at once, with an
 // error wrapping bchain.ErrNodeUnavailable, while the probe says the node
 // does not answer: a request must not wait out the RPC timeout and its
-// retry for a node that is known to be frozen. The parsers and the fields
+// retry for a node that is known to be frozen. Fee estimates are also
+// reused until the probe sees the tip move (feeCache). The parsers and the fields
 // the sync worker and mempool use are shared as they are.
 func gateBackend(b *bchain.Backend, p NodeProbe) *bchain.Backend {
 	g := *b
@@ -40,7 +41,7 @@ func gateBackend(b *bchain.Backend, p NodeProbe) *bchain.Backend {
 		g.Broadcast = gatedBroadcast{b.Broadcast, p}
 	}
 	if b.Fees != nil {
-		g.Fees = gatedFees{b.Fees, p}
+		g.Fees = newFeeCache(gatedFees{b.Fees, p}, func() uint32 { return p.State().Height })
 	}
 	if b.Eth != nil {
 		e := gatedEth{b.Eth, p}
