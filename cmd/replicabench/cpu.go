@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"runtime"
@@ -87,13 +86,4 @@ func height(client *http.Client, u string, out *uint32) error {
 	}
 	*out = st.Blockbook.BestHeight
 	return nil
-}
-
-func freeAddr() (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer ln.Close()
-	return ln.Addr().String(), nil
 }

@@ -44,11 +44,11 @@ func (r *replicaProc) stop() {
 // startReplica runs the binary with -replica on the primary's work
 // directory (its blockchaincfg.json and index) and waits for its tip.
 func startReplica(ctx context.Context, bin, primaryWork, dir string, height uint32) (*replicaProc, error) {
-	pub, err := freeAddr()
+	pub, err := benchproc.FreeAddr()
 	if err != nil {
 		return nil, err
 	}
-	internal, err := freeAddr()
+	internal, err := benchproc.FreeAddr()
 	if err != nil {
 		return nil, err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
 	"github.com/openexplorer/blockbook/db/rocksdb"
+	"github.com/openexplorer/blockbook/tools/benchproc"
 )
 
 // crashRun syncs the chain again into a new datadir, kills the process with
@@ -26,7 +27,7 @@ import (
 func crashRun(cfg, work, refDir string, height int32, args []string) (string, error) {
 	dir := filepath.Join(work, "crash-index")
 	start := func() (*exec.Cmd, string, error) {
-		addr, err := freeAddr()
+		addr, err := benchproc.FreeAddr()
 		if err != nil {
 			return nil, "", err
 		}

@@ -12,7 +12,6 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -100,7 +99,7 @@ func run(bin string, blocks, txs, workers, syncMem int, cache string, p2p bool) 
 	if err := os.WriteFile(cfg, data, 0o644); err != nil {
 		return err
 	}
-	addr, err := freeAddr()
+	addr, err := benchproc.FreeAddr()
 	if err != nil {
 		return err
 	}
@@ -279,13 +278,4 @@ func dirSize(dir string) int64 {
 		return nil
 	})
 	return n
-}
-
-func freeAddr() (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer ln.Close()
-	return ln.Addr().String(), nil
 }

@@ -70,10 +70,10 @@ func Start(ctx context.Context, o Options) (*Process, error) {
 	if workers <= 0 {
 		workers = 2
 	}
-	if p.Public, err = freeAddr(); err != nil {
+	if p.Public, err = FreeAddr(); err != nil {
 		return nil, err
 	}
-	if p.Internal, err = freeAddr(); err != nil {
+	if p.Internal, err = FreeAddr(); err != nil {
 		return nil, err
 	}
 	logFile, err := os.Create(p.LogPath)
@@ -193,7 +193,9 @@ func (p *Process) Metrics(prefix string) map[string]float64 {
 	return out
 }
 
-func freeAddr() (string, error) {
+// FreeAddr is a loopback address with a port free at the moment of the
+// call, for a process about to listen on it.
+func FreeAddr() (string, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", err

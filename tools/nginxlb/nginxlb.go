@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -17,6 +16,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/openexplorer/blockbook/tools/benchproc"
 )
 
 // conf balances the public ports of blockbook processes, websocket
@@ -81,7 +82,7 @@ func Start(ctx context.Context, dir string, servers []string, log io.Writer) (*L
 	for _, s := range servers {
 		fmt.Fprintf(&ups, "\t\tserver %s max_fails=1 fail_timeout=2s;\n", s)
 	}
-	addr, err := freeAddr()
+	addr, err := benchproc.FreeAddr()
 	if err != nil {
 		return nil, err
 	}
@@ -135,13 +136,4 @@ func (lb *LB) Stop() {
 		_ = lb.cmd.Process.Kill()
 		<-lb.done
 	}
-}
-
-func freeAddr() (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer ln.Close()
-	return ln.Addr().String(), nil
 }
