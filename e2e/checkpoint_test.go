@@ -289,8 +289,10 @@ func TestDocsLoadBalancerConfigs(t *testing.T) {
 		t.Error("the HAProxy example does not check /health on the internal port")
 	}
 	dir := t.TempDir()
+	// Both are installed by `make deps`; without them the check is skipped,
+	// except in CI, where a missing one is a missing install step.
 	ran := 0
-	if bin, err := exec.LookPath("haproxy"); err == nil {
+	if bin := lookTool(t, "haproxy"); bin != "" {
 		ran++
 		path := filepath.Join(dir, "haproxy.cfg")
 		writeFile(t, path, haproxyCfg)
@@ -298,7 +300,7 @@ func TestDocsLoadBalancerConfigs(t *testing.T) {
 			t.Errorf("haproxy -c on the example: %v\n%s", err, out)
 		}
 	}
-	if bin, err := exec.LookPath("nginx"); err == nil {
+	if bin := lookTool(t, "nginx"); bin != "" {
 		ran++
 		// The example is a site (http context), as in /etc/nginx/sites-enabled.
 		writeFile(t, filepath.Join(dir, "site.conf"), nginxCfg)
@@ -310,6 +312,20 @@ func TestDocsLoadBalancerConfigs(t *testing.T) {
 	if ran == 0 {
 		t.Skip("neither haproxy nor nginx is installed")
 	}
+}
+
+// lookTool is the path of a program, or "" when it is not installed; under
+// CI=true a missing one fails the test instead.
+func lookTool(t *testing.T, name string) string {
+	t.Helper()
+	bin, err := exec.LookPath(name)
+	if err != nil && os.Getenv("CI") == "true" {
+		t.Errorf("%s is not installed (scripts/install-deps.sh test installs it)", name)
+	}
+	if err != nil {
+		return ""
+	}
+	return bin
 }
 
 func writeFile(t *testing.T, path, content string) {
