@@ -47,26 +47,23 @@ var opNames = func() [256]string {
 	return n
 }()
 
-// scriptAsm disassembles a script; a push that runs past the end ends the
-// text with "<unexpected end>".
+// scriptAsm disassembles a script as rust-bitcoin does: a push that runs
+// past the end ends the text with "<push past end>", a length field cut
+// short with "<unexpected end>".
 func scriptAsm(s []byte) string {
 	var b strings.Builder
 	for i := 0; i < len(s); {
-		if b.Len() > 0 {
-			b.WriteByte(' ')
-		}
 		op := s[i]
 		i++
-		var n, lenBytes int
+		n := 0
+		name := opNames[op]
 		switch {
 		case op == 0:
-			b.WriteString("OP_0")
-			continue
+			name = "OP_0"
 		case op <= 0x4b:
-			n = int(op)
-			b.WriteString("OP_PUSHBYTES_" + strconv.Itoa(n))
+			n, name = int(op), "OP_PUSHBYTES_"+strconv.Itoa(int(op))
 		case op >= 0x4c && op <= 0x4e:
-			lenBytes = [...]int{1, 2, 4}[op-0x4c]
+			lenBytes := [...]int{1, 2, 4}[op-0x4c]
 			if i+lenBytes > len(s) {
 				b.WriteString("<unexpected end>")
 				return b.String()
@@ -75,19 +72,21 @@ func scriptAsm(s []byte) string {
 				n = n<<8 | int(s[i+k])
 			}
 			i += lenBytes
-			b.WriteString([...]string{"OP_PUSHDATA1", "OP_PUSHDATA2", "OP_PUSHDATA4"}[op-0x4c])
-		default:
-			b.WriteString(opNames[op])
+			name = [...]string{"OP_PUSHDATA1", "OP_PUSHDATA2", "OP_PUSHDATA4"}[op-0x4c]
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(name)
+		if n == 0 {
 			continue
 		}
+		b.WriteByte(' ')
 		if n > len(s)-i {
-			b.WriteString(" <unexpected end>")
+			b.WriteString("<push past end>")
 			return b.String()
 		}
-		if n > 0 {
-			b.WriteByte(' ')
-			b.WriteString(hex.EncodeToString(s[i : i+n]))
-		}
+		b.WriteString(hex.EncodeToString(s[i : i+n]))
 		i += n
 	}
 	return b.String()
