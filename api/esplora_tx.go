@@ -58,7 +58,7 @@ func (s *UtxoService) esploraTx(ctx context.Context, v *view, txid bchain.Hash) 
 			continue
 		}
 		var prev db.TxAddr
-		found := false
+		var found bool
 		if ta != nil && i < len(ta.Inputs) {
 			prev, found = ta.Inputs[i], true
 		} else if prev, found, err = s.unconfirmedPrevout(ctx, v, in); err != nil {
@@ -156,7 +156,7 @@ func lastPushHashes(scriptSig, hash []byte) bool {
 	for i := 0; i < len(scriptSig); {
 		op := int(scriptSig[i])
 		i++
-		n := 0
+		var n int
 		switch {
 		case op >= 1 && op <= 75:
 			n = op

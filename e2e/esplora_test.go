@@ -97,11 +97,11 @@ type esploraFacts struct {
 	Txs       []esploraTxFacts      `json:"txs"`
 	Pending   []string              `json:"pending"`
 	// PostTx is a signed tx the script broadcasts with postTx.
-	PostTx     string `json:"postTx"`
-	PostTxid   string `json:"postTxid"`
-	AfterTxid  string `json:"afterTxid"`  // an after_txid of the busiest address
+	PostTx     string   `json:"postTx"`
+	PostTxid   string   `json:"postTxid"`
+	AfterTxid  string   `json:"afterTxid"`  // an after_txid of the busiest address
 	AfterTxids []string `json:"afterTxids"` // what /txs?after_txid= lists
-	AfterAddr  string `json:"afterAddr"`
+	AfterAddr  string   `json:"afterAddr"`
 }
 
 type esploraBlockFacts struct {

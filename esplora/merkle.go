@@ -32,9 +32,9 @@ func hashPair(l, r [32]byte) [32]byte {
 // merkleBranch is the sibling path of the leaf at pos from the bottom up
 // (Electrum's get_merkle; an odd level pairs its last node with itself).
 func merkleBranch(txids []bchain.Hash, pos int) []bchain.Hash {
-	level := make([][32]byte, len(txids))
-	for i, t := range txids {
-		level[i] = internal(t)
+	level := make([][32]byte, 0, len(txids)+1)
+	for _, t := range txids {
+		level = append(level, internal(t))
 	}
 	var branch []bchain.Hash
 	for len(level) > 1 {

@@ -17,7 +17,7 @@ func TestScriptAsm(t *testing.T) {
 		{"5120" + strings.Repeat("11", 32), "OP_PUSHNUM_1 OP_PUSHBYTES_32 " + strings.Repeat("11", 32), "v1_p2tr"},
 		{"0020" + strings.Repeat("22", 32), "OP_0 OP_PUSHBYTES_32 " + strings.Repeat("22", 32), "v0_p2wsh"},
 		{"21" + "02" + strings.Repeat("33", 32) + "ac", "OP_PUSHBYTES_33 02" + strings.Repeat("33", 32) + " OP_CHECKSIG", "p2pk"},
-		{"0340600a0463f77f600100000000000000c539", "OP_PUSHBYTES_3 40600a OP_PUSHBYTES_4 63f77f60 OP_PUSHBYTES_1 00 OP_0 OP_0 OP_0 OP_0 OP_0 OP_0 OP_RETURN_197 OP_PUSHBYTES_57 <push past end>", "unknown"},
+		{"0340600a0463f77f600100000000000000c539", "OP_PUSHBYTES_3 40600a OP_PUSHBYTES_4 63f77f60 OP_PUSHBYTES_1 00 " + strings.Repeat("OP_0 ", 6) + "OP_RETURN_197 OP_PUSHBYTES_57 <push past end>", "unknown"},
 		{"4c00", "OP_PUSHDATA1", "unknown"},
 		{"4c02abcd4f60b1b2ba", "OP_PUSHDATA1 abcd OP_PUSHNUM_NEG1 OP_PUSHNUM_16 OP_CLTV OP_CSV OP_CHECKSIGADD", "unknown"},
 		{"764d01", "OP_DUP<unexpected end>", "unknown"},

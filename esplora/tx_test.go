@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"net/http"
 	"strconv"
 	"testing"
@@ -363,13 +362,4 @@ func TestBroadcast(t *testing.T) {
 	}
 	f.wantError(t, "POST", "/api/tx", hex.EncodeToString(buf.Bytes()), 400, "txn-already-in-mempool")
 	f.wantError(t, "GET", "/api/broadcast", "", 400, "Missing tx")
-}
-
-func mustJSON(t *testing.T, v any) string {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
