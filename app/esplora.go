@@ -37,8 +37,8 @@ func startEsplora(srvs *servers, o *Options, e stackEnv, svc api.Service) error 
 	if e.backend.Type != bchain.ChainBitcoinType {
 		return fmt.Errorf("%w: -esplora serves Bitcoin-type coins only, not %s", bchain.ErrConfig, e.backend.Type)
 	}
-	scripts, ok := svc.(api.ScriptQueries)
-	if !ok {
+	scripts := svc.Capabilities().Scripts
+	if scripts == nil {
 		return fmt.Errorf("%w: -esplora: the %s service has no script queries", bchain.ErrConfig, e.backend.Type)
 	}
 	eq, ok := svc.(api.EsploraQueries)

@@ -50,8 +50,11 @@ func (s *Server) script(ctx context.Context, kind, id string) ([]byte, error) {
 		return nil, badRequest("Invalid scripthash")
 	}
 	script, found, err := s.scripts.ScriptByHash(ctx, [32]byte(b))
-	if err != nil || !found {
+	if err != nil {
 		return nil, err
+	}
+	if !found { // a script only pending txs have paid yet
+		script, _ = s.q.EsploraPendingScript(ctx, [32]byte(b))
 	}
 	return script, nil
 }

@@ -38,8 +38,7 @@ type fixture struct {
 }
 
 // newFixture builds the front over the shared fixture with its mempool.
-// The script queries are the service's own when it has them, else the
-// oracle's (the same facts, from the raw chain).
+// The oracle holds each script's history from the raw chain.
 func newFixture(t *testing.T, opts esplora.Options) *fixture {
 	t.Helper()
 	f := apitest.Shared(t, apitest.Options{Mempool: true})
@@ -49,9 +48,9 @@ func newFixture(t *testing.T, opts esplora.Options) *fixture {
 	}
 	svc := api.NewUtxoService(f.DB, f.Backend, nil, cfg)
 	o := newScriptOracle(t, f)
-	var scripts api.ScriptQueries = o
-	if sq, ok := any(svc).(api.ScriptQueries); ok {
-		scripts = sq
+	scripts := svc.Capabilities().Scripts
+	if scripts == nil {
+		t.Fatal("the Bitcoin-type service has no script queries")
 	}
 	opts.Log = apitest.Quiet()
 	return &fixture{Fixture: f, svc: svc, srv: esplora.New(svc, scripts, svc, opts), oracle: o}
