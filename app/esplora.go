@@ -10,6 +10,7 @@ import (
 
 	"github.com/openexplorer/blockbook/api"
 	"github.com/openexplorer/blockbook/bchain"
+	"github.com/openexplorer/blockbook/db"
 	"github.com/openexplorer/blockbook/esplora"
 )
 
@@ -53,6 +54,35 @@ func startEsplora(srvs *servers, o *Options, e stackEnv, svc api.Service) error 
 	return srvs.start("esplora", o.Esplora.Addr, &esploraServer{srv: &http.Server{
 		Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second,
 	}})
+}
+
+// enableAddressPrefix makes the index keep the address-prefix rows with
+// -esploraaddressprefix (and always on an index built with them); a
+// replica only reads them.
+func enableAddressPrefix(e stackEnv, x *db.UtxoIndex) error {
+	if e.d.ReadOnly() {
+		return nil
+	}
+	on, err := x.EnableAddressPrefix(e.o.Esplora.AddressPrefix, addressNamer{e.backend.Utxo})
+	if err != nil {
+		return err
+	}
+	if on && !e.o.Esplora.AddressPrefix {
+		e.log.Info("the index keeps the address-prefix rows it was built with (-esploraaddressprefix)")
+	}
+	return nil
+}
+
+// addressNamer names a descriptor by its one address, for the
+// address-prefix rows.
+type addressNamer struct{ p bchain.UtxoParser }
+
+func (n addressNamer) DescAddress(desc bchain.AddrDesc) (string, bool) {
+	addrs, searchable, err := n.p.AddressesFromAddrDesc(desc)
+	if err != nil || !searchable || len(addrs) != 1 {
+		return "", false
+	}
+	return addrs[0], true
 }
 
 // esploraServer is the listener's http.Server as servers runs it.

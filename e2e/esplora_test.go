@@ -296,6 +296,10 @@ func TestEsploraAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	sendTx(t, st, t1)
+	// The mempool orders by the second it first saw a tx: the child comes
+	// a second later, so that newest first is well defined.
+	waitEsplora(t, base+"/api/mempool/txids", func(body []byte) bool { return strings.Contains(string(body), t1.TxHash().String()) })
+	time.Sleep(1100 * time.Millisecond)
 	var zCoin []chaingen.Coin
 	for _, c := range g.Coins(t1) {
 		if c.Value == 700_000 {
