@@ -353,6 +353,9 @@ func waitEsplora(t *testing.T, url string, check func([]byte) bool) {
 
 // esploraFactsOf computes what the script checks, from the generator's
 // chain and ledger.
+//
+// Long: the facts of blocks, addresses and txs are gathered in one pass
+// over the chain, each a few lines.
 func esploraFactsOf(t *testing.T, st *demoStack, pending []*wire.MsgTx) *esploraFacts {
 	t.Helper()
 	g := st.g
