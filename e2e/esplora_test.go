@@ -44,6 +44,7 @@ func startEsploraStack(t *testing.T) (*demoStack, string) {
 	addr := make(chan string, 1)
 	st := startDemoStackWith(t, nil, func(o *app.Options) {
 		o.Esplora.Addr = "127.0.0.1:0"
+		o.Esplora.AddressPrefix = true
 		onListen := o.OnListen
 		o.OnListen = func(name, a string) {
 			if name == "esplora" {
@@ -330,8 +331,34 @@ func TestEsploraAPI(t *testing.T) {
 	}
 	facts.PostTx, facts.PostTxid = hex.EncodeToString(buf.Bytes()), post.TxHash().String()
 	runEsploraScript(t, node, base, facts)
+	checkAddressPrefix(t, base, g.Ledger())
 
-	esploraReorg(t, st, base)
+	fork := esploraReorg(t, st, base)
+	checkAddressPrefix(t, base, fork.Ledger())
+}
+
+// checkAddressPrefix searches address prefixes and compares the answers
+// with the ledger's addresses (the confirmed ones): up to 10, sorted.
+func checkAddressPrefix(t *testing.T, base string, led *chaingen.Ledger) {
+	t.Helper()
+	var all []string
+	for a := range led.Addresses {
+		all = append(all, a)
+	}
+	sort.Strings(all)
+	for _, prefix := range []string{"bcrt1q", "bcrt1p", "2", "m", "n", all[len(all)/2][:10], all[len(all)-1]} {
+		var got []string
+		esploraJSON(t, base+"/api/address-prefix/"+prefix, &got)
+		var want []string
+		for _, a := range all {
+			if strings.HasPrefix(a, prefix) && len(want) < 10 {
+				want = append(want, a)
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("address-prefix %s: %v, want %v", prefix, got, want)
+		}
+	}
 }
 
 // waitEsplora polls a path until check accepts its body (a failure
@@ -502,7 +529,7 @@ func runEsploraScript(t *testing.T, node, base string, facts *esploraFacts) {
 
 // esploraReorg replaces the last two blocks with a longer branch: the old
 // tip is off the best chain, its coinbase unknown, the new tip served.
-func esploraReorg(t *testing.T, st *demoStack, base string) {
+func esploraReorg(t *testing.T, st *demoStack, base string) *chaingen.Generator {
 	t.Helper()
 	g := st.g
 	tipH, oldTip := g.Tip()
@@ -544,4 +571,5 @@ func esploraReorg(t *testing.T, st *demoStack, base string) {
 	if blk.ID != newTip.String() || blk.Height != newH {
 		t.Fatalf("new tip: %+v", blk)
 	}
+	return fork
 }
