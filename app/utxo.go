@@ -21,6 +21,9 @@ func newUtxoStack(_ context.Context, e stackEnv) (*chainStack, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := enableAddressPrefix(e, x); err != nil {
+		return nil, err
+	}
 	mp, mempoolFilters := newMempool(e)
 	var svc *api.UtxoService
 	s := &chainStack{index: x, blockFilters: x.Filters(), newService: func(d *db.DB, sync api.SyncStatus, cfg api.Config) api.Service {

@@ -105,6 +105,7 @@ func (l *BulkLoader) newRound() {
 		from = l.tip.Height + 1
 	}
 	l.round = newRound(from, l.x.keep)
+	l.round.prefix = l.x.prefixNamer
 	// The per-block memo of the index reader must not grow for a whole round.
 	l.src.index = newIndexPrevouts(l.x.db)
 }

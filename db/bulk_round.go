@@ -103,6 +103,7 @@ type round struct {
 	keep      uint32
 	blocks    int
 	rowsCount int
+	prefix    AddressNamer // names the addressPrefix rows; nil: not kept
 }
 
 func newRound(from, keep uint32) *round {
@@ -182,9 +183,15 @@ func (r *round) finalRows(d *DB, bc *balanceCache, prevTip uint32, hadTip bool) 
 		case next.Txs == 0:
 			r.cfs[CFAddressBalance].add([]byte(k), nil, true)
 			r.cfs[CFScriptHashes].add(scriptHashKey(bchain.AddrDesc(k)), nil, true)
+			if pk := prefixRow(r.prefix, bchain.AddrDesc(k)); pk != nil {
+				r.cfs[CFAddressPrefix].add(pk, nil, true)
+			}
 		case cur.Txs == 0:
 			r.cfs[CFAddressBalance].add([]byte(k), packAddrBalance(next), false)
 			r.cfs[CFScriptHashes].add(scriptHashKey(bchain.AddrDesc(k)), []byte(k), false)
+			if pk := prefixRow(r.prefix, bchain.AddrDesc(k)); pk != nil {
+				r.cfs[CFAddressPrefix].add(pk, []byte{}, false)
+			}
 		default:
 			r.cfs[CFAddressBalance].add([]byte(k), packAddrBalance(next), false)
 		}

@@ -51,6 +51,8 @@ const (
 	// Bitcoin-type, added in version 3 (schema_script.go).
 	CFBlockTxids   // u32be(height) → the block's txids in block order
 	CFScriptHashes // sha256(desc) → desc
+	// Bitcoin-type, kept with -esploraaddressprefix (schema_prefix.go).
+	CFAddressPrefix // address → (empty)
 	numCF
 )
 
@@ -80,6 +82,8 @@ var cfInfos = [numCF]cfInfo{
 
 	CFBlockTxids:   {name: "blockTxids"},
 	CFScriptHashes: {name: "scriptHashes"},
+
+	CFAddressPrefix: {name: "addressPrefix"},
 }
 
 func (c CF) String() string {
@@ -97,7 +101,7 @@ func ColumnFamilies(t bchain.ChainType) []CF {
 	switch t {
 	case bchain.ChainBitcoinType:
 		return []CF{CFDefault, CFHeight, CFAddresses, CFAddressBalance, CFAddressUtxos,
-			CFTxAddresses, CFSpends, CFBlockTxs, CFBlockFilter, CFBlockTxids, CFScriptHashes, CFTransactions, CFFiatRates}
+			CFTxAddresses, CFSpends, CFBlockTxs, CFBlockFilter, CFBlockTxids, CFScriptHashes, CFAddressPrefix, CFTransactions, CFFiatRates}
 	case bchain.ChainEthereumType:
 		return []CF{CFDefault, CFHeight, CFAddresses, CFAddressContracts, CFInternalData, CFContracts,
 			CFBlockTxs, CFBlockInternalDataErrors, CFTransactions, CFFiatRates}

@@ -92,6 +92,7 @@ var rowDecoders = map[CF]func(k, v []byte) error{
 	CFAddressBalance: func(_, v []byte) error { _, err := unpackAddrBalance(v); return err },
 	CFTxAddresses:    func(_, v []byte) error { _, err := unpackTxAddresses(v); return err },
 	CFScriptHashes:   func(k, v []byte) error { _, err := unpackScriptHash(k, v); return err },
+	CFAddressPrefix:  func(k, v []byte) error { _, err := unpackAddressPrefix(k, v); return err },
 }
 
 // verifyHeights checks that the block rows run from the first one to the

@@ -24,6 +24,8 @@ type UtxoIndex struct {
 	chainIndex
 	classify OutputClassifier
 	filters  FilterParams
+	// prefixNamer names the addressPrefix rows; nil: not kept (schema_prefix.go).
+	prefixNamer AddressNamer
 }
 
 // NewUtxoIndex returns the Bitcoin-type index over d, keeping undo data for
@@ -304,9 +306,15 @@ func (x *UtxoIndex) apply(b *Batch, rows *blockRows) error {
 			// A descriptor without txs has no row, as in a fresh sync.
 			b.del(CFAddressBalance, desc)
 			b.del(CFScriptHashes, scriptHashKey(desc))
+			if k := prefixRow(x.prefixNamer, desc); k != nil {
+				b.del(CFAddressPrefix, k)
+			}
 		case cur.Txs == 0:
 			writeAddrBalance(b, desc, next)
 			b.put(CFScriptHashes, scriptHashKey(desc), desc)
+			if k := prefixRow(x.prefixNamer, desc); k != nil {
+				b.put(CFAddressPrefix, k, nil)
+			}
 		default:
 			writeAddrBalance(b, desc, next)
 		}

@@ -41,6 +41,7 @@ var layers = []layer{
 	{"build/...", []string{"*"}, "packaging tools and their tests stand outside the layers"},
 	{"e2e/...", []string{"*"}, "the end-to-end suite drives the whole program"},
 	{"server/...", []string{"api/...", "bchain/...", "static/...", "internal/..."}, "fronts reach the index only through api"},
+	{"esplora/...", []string{"api/...", "bchain/...", "internal/..."}, "the Esplora REST front reaches the index only through api"},
 	{"api/...", []string{"bchain/...", "db", "mempool", "ethmempool", "syncer", "internal/..."}, "queries see the store's interfaces and records, and the services only for their record types (mempool.Tx, syncer.State)"},
 	{"syncer/...", serviceMay, "services use the store and the chain, not the fronts"},
 	{"mempool/...", serviceMay, "services use the store and the chain; the mempool follows syncer's block events"},
@@ -84,8 +85,8 @@ type closure struct {
 }
 
 var closures = []closure{
-	{[]string{"./api/...", "./server/..."}, grocksdb, false, "api and the fronts never link RocksDB"},
-	{[]string{"./api/...", "./server/..."}, grocksdb, true, "api and server unit tests run on the in-memory store"},
+	{[]string{"./api/...", "./server/...", "./esplora/..."}, grocksdb, false, "api and the fronts never link RocksDB"},
+	{[]string{"./api/...", "./server/...", "./esplora/..."}, grocksdb, true, "api and server unit tests run on the in-memory store"},
 }
 
 // match reports whether a module-relative path (or a path outside the
