@@ -197,7 +197,7 @@ func TestTLSTransport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
+	defer func() { _ = conn.Close() }()
 	c := newClient(t, conn)
 	if v := ok[[]string](t, c, "server.version", "tls", "1.4"); v[1] != "1.4" {
 		t.Errorf("version %v", v)
