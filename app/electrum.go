@@ -59,9 +59,9 @@ func startElectrum(e stackEnv, stack *chainStack, svc api.Service, worker tipSou
 	if e.backend.Type != bchain.ChainBitcoinType {
 		return nil, fmt.Errorf("%w: -electrum, -electrumtls and -electrumws serve Bitcoin-type coins only", bchain.ErrConfig)
 	}
-	scripts, ok := svc.(api.ScriptQueries)
-	if !ok {
-		return nil, fmt.Errorf("%w: this build's query service does not answer by script hash; the Electrum server cannot run", bchain.ErrConfig)
+	scripts := svc.Capabilities().Scripts
+	if scripts == nil {
+		return nil, fmt.Errorf("%w: the query service does not answer by script hash; the Electrum server cannot run", bchain.ErrConfig)
 	}
 	if o.TLS != "" && e.tls == nil {
 		return nil, fmt.Errorf("%w: -electrumtls needs -certfile", bchain.ErrConfig)

@@ -62,7 +62,7 @@ func waitRecheck(t *testing.T, ch chan struct{}) {
 // every subscriber is notified of the new status, and again when the
 // block comes back; an unsubscribed client is not.
 func TestReorgNotifiesStatus(t *testing.T) {
-	s := newServed(t, Config{})
+	s := newServedOwn(t, Config{})
 	addr, hist := tipAddress(t, s)
 	sh := scripthashOf(t, s.f, addr)
 	a, b, gone := s.negotiated(t, "1.4"), s.negotiated(t, "1.6"), s.negotiated(t, "1.4")
@@ -79,9 +79,7 @@ func TestReorgNotifiesStatus(t *testing.T) {
 			kept = append(kept, it)
 		}
 	}
-	tip := s.f.TipHeight()
-	s.scripts.setTip(tip - 1)
-	s.srv.OnBlock()
+	s.disconnectTip(t)
 	for _, c := range []*client{a, b} {
 		n := c.note("blockchain.scripthash.subscribe")
 		got := ok[[]historyItem](t, c, "blockchain.scripthash.get_history", sh)
@@ -89,8 +87,7 @@ func TestReorgNotifiesStatus(t *testing.T) {
 			t.Errorf("after the reorg: %+v, history %v", n, got)
 		}
 	}
-	s.scripts.setTip(tip)
-	s.srv.OnBlock()
+	s.reconnectTip(t)
 	for _, c := range []*client{a, b} {
 		if n := c.note("blockchain.scripthash.subscribe"); !sameStatus(noteStatus(t, n), before[c]) {
 			t.Errorf("block back: %+v, want %v", n, *before[c])
@@ -139,7 +136,7 @@ func TestUnchangedStatusIsQuiet(t *testing.T) {
 
 // The websocket transport: one message per call, notifications too.
 func TestWebsocketTransport(t *testing.T) {
-	s := newServed(t, Config{})
+	s := newServedOwn(t, Config{})
 	hs := httptest.NewServer(s.srv.WebsocketHandler())
 	defer hs.Close()
 	ws, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(hs.URL, "http")+"/", nil)
@@ -174,9 +171,7 @@ func TestWebsocketTransport(t *testing.T) {
 	if m := call(`{"jsonrpc":"2.0","id":2,"method":"blockchain.scripthash.subscribe","params":["` + sh + `"]}`); m["result"] == nil {
 		t.Errorf("subscribe %v", m)
 	}
-	s.scripts.setTip(s.f.TipHeight() - 1)
-	defer s.scripts.setTip(s.f.TipHeight())
-	s.srv.OnBlock()
+	s.disconnectTip(t)
 	_ = ws.SetReadDeadline(time.Now().Add(ioGuard))
 	_, msg, err := ws.ReadMessage()
 	if err != nil || !strings.Contains(string(msg), `"method":"blockchain.scripthash.subscribe"`) || !strings.Contains(string(msg), sh) {
