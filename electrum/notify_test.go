@@ -12,6 +12,7 @@ import (
 	"math/big"
 	"net"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -73,6 +74,10 @@ func TestReorgNotifiesStatus(t *testing.T) {
 	if !ok[bool](t, gone, "blockchain.scripthash.unsubscribe", sh) {
 		t.Fatal("unsubscribe answered false")
 	}
+	tip := s.f.TipHeight()
+	if n := ok[headerNote](t, a, "blockchain.headers.subscribe"); int(n.Height) != tip {
+		t.Fatalf("tip %+v", n)
+	}
 	var kept []historyItem
 	for _, it := range hist {
 		if it.Fee != nil || int(it.Height) < s.f.TipHeight() {
@@ -87,7 +92,13 @@ func TestReorgNotifiesStatus(t *testing.T) {
 			t.Errorf("after the reorg: %+v, history %v", n, got)
 		}
 	}
+	if n := a.note("blockchain.headers.subscribe"); !strings.Contains(string(mustJSON(t, n.Params)), `"height":`+strconv.Itoa(tip-1)+`,`) {
+		t.Errorf("header after the reorg: %+v", n)
+	}
 	s.reconnectTip(t)
+	if n := a.note("blockchain.headers.subscribe"); !strings.Contains(string(mustJSON(t, n.Params)), `"height":`+strconv.Itoa(tip)+`,`) {
+		t.Errorf("header after the block came back: %+v", n)
+	}
 	for _, c := range []*client{a, b} {
 		if n := c.note("blockchain.scripthash.subscribe"); !sameStatus(noteStatus(t, n), before[c]) {
 			t.Errorf("block back: %+v, want %v", n, *before[c])
@@ -97,6 +108,31 @@ func TestReorgNotifiesStatus(t *testing.T) {
 	gone.call("server.ping")
 	if len(gone.notes) != 0 {
 		t.Errorf("unsubscribed client notified: %+v", gone.notes)
+	}
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// A connection that sends nothing for IdleTimeout is closed.
+func TestIdleTimeout(t *testing.T) {
+	s := newServed(t, Config{IdleTimeout: 300 * time.Millisecond})
+	c := s.negotiated(t, "1.4")
+	if line := c.readLine(); line != "" {
+		t.Errorf("idle connection got %q", line)
+	}
+	deadline := time.Now().Add(ioGuard)
+	for s.srv.Sessions() != 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := s.srv.Sessions(); n != 0 {
+		t.Errorf("%d sessions left", n)
 	}
 }
 
