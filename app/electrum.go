@@ -59,12 +59,12 @@ func startElectrum(e stackEnv, stack *chainStack, svc api.Service, worker tipSou
 	if e.backend.Type != bchain.ChainBitcoinType {
 		return nil, fmt.Errorf("%w: -electrum, -electrumtls and -electrumws serve Bitcoin-type coins only", bchain.ErrConfig)
 	}
+	if o.TLS != "" && e.tls == nil {
+		return nil, fmt.Errorf("%w: -electrumtls needs -certfile", bchain.ErrConfig)
+	}
 	scripts := svc.Capabilities().Scripts
 	if scripts == nil {
 		return nil, fmt.Errorf("%w: the query service does not answer by script hash; the Electrum server cannot run", bchain.ErrConfig)
-	}
-	if o.TLS != "" && e.tls == nil {
-		return nil, fmt.Errorf("%w: -electrumtls needs -certfile", bchain.ErrConfig)
 	}
 	srv, err := electrum.New(svc, scripts, electrum.Config{
 		MaxConns: o.MaxConns, MaxConnsPerIP: o.MaxConnsPerIP, MaxSubs: o.MaxSubs, MaxHistory: o.MaxHistory,
