@@ -120,6 +120,40 @@ func mustJSON(t *testing.T, v any) []byte {
 	return b
 }
 
+// A client that sends calls and never reads their answers fills its own
+// queues only: the others are served, events are taken at once, and the
+// server closes it when a write stalls for WriteTimeout.
+func TestSlowClientIsolated(t *testing.T) {
+	s := newServed(t, Config{WriteTimeout: 500 * time.Millisecond})
+	slow, fast := s.negotiated(t, "1.4"), s.negotiated(t, "1.4")
+	ok[*string](t, slow, "blockchain.scripthash.subscribe", scripthashOf(t, s.f, s.f.DemoAddress))
+	req := `{"id":0,"method":"blockchain.block.headers","params":[0,2016]}` + "\n"
+	go func() { // the answers (about 20 KB each) are never read
+		for range 600 {
+			if _, err := slow.c.Write([]byte(req)); err != nil {
+				return
+			}
+		}
+	}()
+	for range 20 {
+		s.srv.OnBlock()
+		s.srv.OnMempoolTx(nil)
+		if p := fast.call("server.ping"); p.Error != nil {
+			t.Fatal(p.Error)
+		}
+	}
+	deadline := time.Now().Add(ioGuard)
+	for s.srv.Sessions() != 1 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := s.srv.Sessions(); n != 1 {
+		t.Errorf("%d sessions: the stalled one was not closed", n)
+	}
+	if p := fast.call("server.ping"); p.Error != nil {
+		t.Error(p.Error)
+	}
+}
+
 // A connection that sends nothing for IdleTimeout is closed.
 func TestIdleTimeout(t *testing.T) {
 	s := newServed(t, Config{IdleTimeout: 300 * time.Millisecond})
