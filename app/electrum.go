@@ -116,7 +116,13 @@ func startElectrum(e stackEnv, stack *chainStack, svc api.Service, worker tipSou
 			return nil, err
 		}
 	}
-	worker.onBlock(func(syncer.BlockEvent) { srv.OnBlock() })
+	worker.onBlock(func(ev syncer.BlockEvent) {
+		if ev.Connected != nil && !ev.Disconnected {
+			srv.OnBlockConnected(ev.Connected)
+			return
+		}
+		srv.OnBlock()
+	})
 	if stack.mempool != nil {
 		stack.mempool.OnTx(func(tx *mempool.Tx) { srv.OnMempoolTx(txDescs(tx)) })
 		stack.mempool.OnResolved(func(_ *mempool.Tx, descs []bchain.AddrDesc) { srv.OnMempoolTx(descs) })

@@ -260,7 +260,7 @@ func (s *served) reconnectTip(t *testing.T) {
 	if err := s.index(t).ConnectBlock(blk); err != nil {
 		t.Fatal(err)
 	}
-	s.srv.OnBlock()
+	s.srv.OnBlockConnected(blk)
 }
 
 func (s *served) index(t *testing.T) *db.UtxoIndex {

@@ -185,6 +185,28 @@ func noteStatus(t *testing.T, n notification) *string {
 	return nil
 }
 
+// A block connected on the tip rechecks the scripts it touches: their
+// subscribers hear of it without a full recheck.
+func TestBlockConnectedNotifies(t *testing.T) {
+	s := newServedOwn(t, Config{})
+	addr, _ := tipAddress(t, s)
+	sh := scripthashOf(t, s.f, addr)
+	if _, _, err := s.index(t).DisconnectTip(nil); err != nil { // the server is not told
+		t.Fatal(err)
+	}
+	c := s.negotiated(t, "1.6")
+	before := ok[*string](t, c, "blockchain.scripthash.subscribe", sh)
+	ok[headerNote](t, c, "blockchain.headers.subscribe")
+	s.reconnectTip(t)
+	n := c.note("blockchain.scripthash.subscribe")
+	if now := ok[[]historyItem](t, c, "blockchain.scripthash.get_history", sh); sameStatus(noteStatus(t, n), before) || !sameStatus(noteStatus(t, n), status(now)) {
+		t.Errorf("after the block: %+v, before %v", n, before)
+	}
+	if h := c.note("blockchain.headers.subscribe"); !strings.Contains(string(mustJSON(t, h.Params)), `"height":`+strconv.Itoa(s.f.TipHeight())+`,`) {
+		t.Errorf("header %+v", h)
+	}
+}
+
 // A mempool event that does not change a status notifies nothing.
 func TestUnchangedStatusIsQuiet(t *testing.T) {
 	s := newServed(t, Config{})
