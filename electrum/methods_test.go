@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/openexplorer/blockbook/bchain"
 )
@@ -159,6 +160,18 @@ func TestLimits(t *testing.T) {
 	// Subscribing again to the same hash is no new subscription.
 	ok[*string](t, a, "blockchain.scripthash.subscribe", ScriptHash([]byte{1}))
 	_ = b
+	// The global cap, and a place freed when a client leaves.
+	g := newServed(t, Config{MaxConns: 1})
+	first := g.negotiated(t, "1.4")
+	if got := dial(t, g.addr).readLine(); !strings.Contains(got, `"code":-101`) || !strings.Contains(got, "too many connections (limit 1)") {
+		t.Errorf("over the global cap: %q", got)
+	}
+	_ = first.c.Close()
+	deadline := time.Now().Add(ioGuard)
+	for g.srv.Sessions() != 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	g.negotiated(t, "1.6")
 }
 
 // Headers: single, chunks in both versions' shapes, and proofs to a
