@@ -19,11 +19,15 @@ type ScriptQueries interface {
 	// ScriptByHash finds the output script whose sha256 is sh, in the byte
 	// order sha256 produces (Electrum shows it reversed, like a txid).
 	// found is false for a script no indexed tx has paid or spent.
+	// The script found is the one the index files outputs under: a P2PK
+	// output is filed under its key's P2PKH script, so the P2PK script's
+	// own hash is not found (docs/schema.md, scriptHashes).
 	ScriptByHash(ctx context.Context, sh [32]byte) (script []byte, found bool, err error)
 	// ScriptHistory lists the txs touching script: the confirmed ones in
 	// chain order (height, then position in the block), then the pending
 	// ones in mempool order. It fails with ErrTooManyTxs (wrapped) when
-	// there are more than limit txs, before reading them all.
+	// there are more than limit txs, before reading them all (a negative
+	// limit is none). The error is also a user error (*Error).
 	ScriptHistory(ctx context.Context, script []byte, limit int) ([]ScriptTx, error)
 	// ScriptBalance sums what the confirmed and the pending txs pay to and
 	// spend from script.
@@ -36,6 +40,7 @@ type ScriptQueries interface {
 	// the active chain from start (fewer at the tip, none past it).
 	BlockHeaders(ctx context.Context, start uint32, count int) ([][]byte, error)
 	// BlockTxids lists the txids of the block at height, in block order.
+	// A height past the tip is a user error (*Error).
 	BlockTxids(ctx context.Context, height uint32) ([]bchain.Hash, error)
 	// TxPosition gives the height of a confirmed tx and its index in the
 	// block; confirmed is false for a pending or unknown tx.

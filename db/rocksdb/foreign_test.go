@@ -204,3 +204,24 @@ func TestOpenAddsMissingFiatRates(t *testing.T) {
 		t.Fatalf("index without spends opened: %v", err)
 	}
 }
+
+// An index of format 2 (before the blockTxids and scriptHashes column
+// families) is refused with the resync message, unmodified.
+func TestOpenRefusesFormat2Unchanged(t *testing.T) {
+	dir := t.TempDir()
+	var names []string
+	for _, cf := range db.ColumnFamilies(bchain.ChainBitcoinType) {
+		if cf != db.CFBlockTxids && cf != db.CFScriptHashes {
+			names = append(names, cf.String())
+		}
+	}
+	rawCreate(t, dir, names, map[string][]byte{"format": {0, 0, 0, 2}})
+	_, err := Open(testOptions(dir))
+	if !errors.Is(err, db.ErrIncompatible) || !strings.Contains(err.Error(), "format version 2, this binary writes version 3") ||
+		!strings.Contains(err.Error(), "resync required") {
+		t.Fatalf("format 2 index: %v", err)
+	}
+	if after := listCFs(t, dir); !slices.Equal(after, slices.Sorted(slices.Values(names))) {
+		t.Fatalf("column families changed to %v", after)
+	}
+}
