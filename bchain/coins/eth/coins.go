@@ -21,30 +21,6 @@ import (
 	"github.com/openexplorer/blockbook/bchain"
 )
 
-// network is one Ethereum network served under a Blockbook coin name.
-type network struct {
-	shortcut, label, netName string
-	chainID                  uint64 // 0: accept whatever the node runs (dev chains)
-	genesis                  string
-	testnet, archive         bool
-	public, intern           int
-}
-
-const (
-	mainnetGenesis = "d4e56740f876aef8c010b86a40d5f56745a118d0906a34e69aec8c0db1cb8fa3"
-	sepoliaGenesis = "25a5cc106eea7138acab33231d7160d69cb777ee0c2c553fcddf5138993e6dd9"
-)
-
-// Coin names follow Blockbook's ethereum*.json definitions; the Archive
-// variants trace blocks for internal transactions by default.
-var networks = map[string]network{
-	"Ethereum":                         {shortcut: "ETH", label: "Ethereum", netName: "mainnet", chainID: 1, genesis: mainnetGenesis, public: 9136, intern: 9036},
-	"Ethereum Archive":                 {shortcut: "ETH", label: "Ethereum", netName: "mainnet", chainID: 1, genesis: mainnetGenesis, archive: true, public: 9116, intern: 9016},
-	"Ethereum Testnet Sepolia":         {shortcut: "tSEP", label: "Ethereum Testnet Sepolia", netName: "sepolia", chainID: 11155111, genesis: sepoliaGenesis, testnet: true, public: 19176, intern: 19076},
-	"Ethereum Testnet Sepolia Archive": {shortcut: "tSEP", label: "Ethereum Testnet Sepolia", netName: "sepolia", chainID: 11155111, genesis: sepoliaGenesis, testnet: true, archive: true, public: 19186, intern: 19086},
-	"Ethereum Regtest":                 {shortcut: "rETH", label: "Ethereum Regtest", netName: "regtest", testnet: true, archive: true, public: 19136, intern: 19036},
-}
-
 func init() {
 	for name := range networks {
 		bchain.Register(name, func(cfg *bchain.Config, env bchain.Env) (*bchain.Backend, error) {
@@ -116,7 +92,7 @@ func NewBackend(coinName string, cfg *bchain.Config, env bchain.Env) (*bchain.Ba
 	n := node.net
 	p := bchain.CoinParams{
 		Name: coinName, Shortcut: n.shortcut, Label: n.label, Network: n.netName, Testnet: n.testnet,
-		Decimals: 18, Slip44: 60, PublicPort: n.public, InternalPort: n.intern,
+		Decimals: 18, Slip44: 60, PublicPort: n.public, InternalPort: n.intern, EthKind: n.kind,
 	}
 	if n.genesis != "" {
 		g, _ := bchain.ParseHash(n.genesis)
