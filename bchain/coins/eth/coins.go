@@ -33,8 +33,12 @@ func init() {
 type Node struct {
 	rpc   *rpcClient
 	log   *slog.Logger
+	coin  string
 	net   network
 	wsURL string
+
+	traceTimeout string             // trace_timeout, the tracer's own timeout ("": the node's default)
+	consensus    *consensusVersion // consensusNodeVersion (nil: not configured)
 
 	traceInternal   bool
 	tracingOff      atomic.Pointer[string] // why tracing was switched off at start (nil: it was not)
@@ -68,8 +72,9 @@ func NewNode(coinName string, cfg *bchain.Config, log *slog.Logger) (*Node, erro
 		ws = cfg.RPCURL // Blockbook's configs give one ws:// URL for both
 	}
 	node := &Node{
-		rpc: newRPCClient(cfg.RPCURL, cfg.Timeout(), log), log: log, net: n, wsURL: ws,
+		rpc: newRPCClient(cfg.RPCURL, cfg.Timeout(), log), log: log, coin: coinName, net: n, wsURL: ws,
 		traceInternal: n.archive || cfg.ProcessInternalTransactions, eip1559: cfg.Eip1559Fees,
+		traceTimeout: cfg.TraceTimeout, consensus: newConsensusVersion(cfg.ConsensusNodeVersion, log),
 	}
 	// An explicit processInternalTransactions: false turns tracing off even
 	// for Archive coins.
@@ -113,14 +118,18 @@ func NewBackend(coinName string, cfg *bchain.Config, env bchain.Env) (*bchain.Ba
 	}
 	b := &bchain.Backend{
 		Type: bchain.ChainEthereumType, Params: p,
-		Chain: node, Addresses: AddressParser{}, Broadcast: node, Fees: node, Eth: node,
+		Chain: withMissingBlockRetry(node, cfg.MissingBlockRetry), Addresses: AddressParser{}, Broadcast: node, Fees: node, Eth: node,
 		Close: func() error { node.rpc.close(); return nil },
 	}
 	mp := NewMempool(node, cfg)
 	b.Mempool = mp
 	if node.wsURL != "" && cfg.BlockNotifications != "none" {
 		b.Notifier = NewBlockNotifier(node, cfg)
-		b.TxNotifier = mp
+		// disableMempoolSync (Blockbook's): no pending-tx subscription;
+		// the mempool follows the node by its periodic resyncs alone.
+		if !cfg.DisableMempoolSync {
+			b.TxNotifier = mp
+		}
 	}
 	return b, nil
 }
@@ -135,7 +144,8 @@ func (n *Node) signer(ctx context.Context) (types.Signer, error) {
 	return types.LatestSignerForChainID(id), nil
 }
 
-// ChainID asks the node once and checks it runs the configured network.
+// ChainID asks the node (eth_chainId) once and checks it runs the coin's
+// network: a node on another chain id is refused with ErrChainID.
 func (n *Node) ChainID(ctx context.Context) (*big.Int, error) {
 	n.mu.Lock()
 	id := n.chainID
@@ -149,7 +159,7 @@ func (n *Node) ChainID(ctx context.Context) (*big.Int, error) {
 	}
 	id = v.ToInt()
 	if n.net.chainID != 0 && (!id.IsUint64() || id.Uint64() != n.net.chainID) {
-		return nil, fmt.Errorf("%w: the node runs chain id %s, but this coin is %s (chain id %d)", bchain.ErrConfig, id, n.net.netName, n.net.chainID)
+		return nil, fmt.Errorf("%w: %w: the node is on chain id %s, %s is chain id %d", bchain.ErrConfig, ErrChainID, id, n.coin, n.net.chainID)
 	}
 	n.mu.Lock()
 	n.chainID = id
@@ -157,8 +167,13 @@ func (n *Node) ChainID(ctx context.Context) (*big.Int, error) {
 	return new(big.Int).Set(id), nil
 }
 
-// BestBlock returns the latest block's height and hash.
+// BestBlock returns the latest block's height and hash. The chain id is
+// checked first (once), so that a node of another network, unreachable
+// when the program started, is never indexed.
 func (n *Node) BestBlock(ctx context.Context) (uint32, bchain.Hash, error) {
+	if _, err := n.ChainID(ctx); err != nil {
+		return 0, bchain.Hash{}, err
+	}
 	h, err := n.header(ctx, "eth_getBlockByNumber", "latest")
 	if err != nil {
 		return 0, bchain.Hash{}, err
@@ -200,11 +215,12 @@ func (n *Node) ChainInfo(ctx context.Context) (*bchain.ChainInfo, error) {
 		return nil, err
 	}
 	height, _ := h.height()
+	// Blockbook's rule: "mainnet" on the coin's own main network.
 	chain := "mainnet"
-	if id.Cmp(big.NewInt(1)) != 0 {
+	if n.net.testnet || n.net.chainID == 0 || !id.IsUint64() || id.Uint64() != n.net.chainID {
 		chain = "testnet " + id.String()
 	}
-	ci := &bchain.ChainInfo{Chain: chain, Blocks: int(height), BestBlockHash: h.Hash.Hex(), Difficulty: "0"}
+	ci := &bchain.ChainInfo{Chain: chain, Blocks: int(height), BestBlockHash: h.Hash.Hex(), Difficulty: "0", ConsensusVersion: n.consensus.get(ctx)}
 	if d, err := hexutil.DecodeBig(h.Difficulty); err == nil {
 		ci.Difficulty = d.String()
 	}
