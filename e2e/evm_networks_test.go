@@ -207,18 +207,27 @@ func TestEVMNetworkScenario(t *testing.T) {
 	}
 }
 
-func runEVMScenario(t *testing.T, name string) {
+// startEVMNetworkE2E plays the scenario on a dev node under the network's
+// chain id and serves it with the network's shipped config (pointed at the
+// node, no fiat download); it returns the stack and that config.
+func startEVMNetworkE2E(t *testing.T, name string) (*ethE2E, map[string]any) {
+	t.Helper()
 	net := evmNets[name]
 	dev, ledger, _ := startEthScenario(t, gethdev.Options{ChainID: net.chainID})
 	// The scenario's internal transfers are checked, so blocks are traced
-	// under the non-archive configs too; block_addresses_to_keep covers
-	// the reorg.
+	// under the non-archive configs too.
 	cfg := writeEVMConfig(t, net.file, dev, map[string]any{"processInternalTransactions": true})
 	e := &ethE2E{dev: dev, ledger: ledger, inst: startInProcess(t, cfg, t.TempDir(), nil)}
 	e.waitHead(t)
 	waitStatus(t, e.inst.base, func(s *api.SystemInfo) bool {
 		return s.Blockbook.InSyncMempool && s.Blockbook.MempoolSize == len(ledger.Pending)
 	})
+	return e, evmConfig(t, net.file)
+}
+
+func runEVMScenario(t *testing.T, name string) {
+	net := evmNets[name]
+	e, doc := startEVMNetworkE2E(t, name)
 	var st api.SystemInfo
 	e.get(t, "/api/v2", &st)
 	wantChain := "mainnet"
@@ -238,7 +247,7 @@ func runEVMScenario(t *testing.T, name string) {
 		e.checkContract(t, a, c)
 	}
 	e.checkBlocks(t)
-	e.checkSentTxInMempool(t, evmConfig(t, net.file)["disableMempoolSync"] == true)
+	e.checkSentTxInMempool(t, doc["disableMempoolSync"] == true)
 	e.checkReorg(t)
 }
 
