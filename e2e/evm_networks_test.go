@@ -200,7 +200,8 @@ func evmScenarioNames() []string {
 // network's chain id and serves it with that network's shipped config:
 // status, balances, nonces, tokens, token and internal transfers, blocks,
 // the mempool (with disableMempoolSync: loaded by resync, and a tx sent
-// through the server listed at once), and a reorg.
+// through the server listed at once), and a reorg; on Polygon and Optimism
+// also the real wallet client (trezor_eth_test.go).
 func TestEVMNetworkScenario(t *testing.T) {
 	for _, name := range evmScenarioNames() {
 		t.Run(strings.ReplaceAll(name, " ", "_"), func(t *testing.T) { runEVMScenario(t, name) })
@@ -247,6 +248,9 @@ func runEVMScenario(t *testing.T, name string) {
 		e.checkContract(t, a, c)
 	}
 	e.checkBlocks(t)
+	if trezorEVMNetworks[name] {
+		e.runTrezorEVM(t, name, doc)
+	}
 	e.checkSentTxInMempool(t, doc["disableMempoolSync"] == true)
 	e.checkReorg(t)
 }
@@ -296,4 +300,54 @@ func (e *ethE2E) checkSentTxInMempool(t *testing.T, noSubscription bool) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// trezorEVMNetworks are the networks the wallet client also runs against
+// (in TestEVMNetworkScenario, on that network's scenario): Polygon (its
+// shipped config: legacy gas-price fees, the pending-tx subscription) and
+// Optimism (gas-price fees too, and disableMempoolSync: the payment goes
+// through the server, as a wallet's does).
+var trezorEVMNetworks = map[string]bool{"Polygon": true, "Optimism": true}
+
+// runTrezorEVM runs the same client checks as TestTrezorClientEthereum
+// against a server with network name's config (doc); it changes the
+// chain (a payment, a token transfer, a block), so it runs after the
+// ledger checks.
+func (e *ethE2E) runTrezorEVM(t *testing.T, name string, doc map[string]any) {
+	t.Helper()
+	node := trezorPrereqs(t)
+	facts := trezorEthFactsOf(t, e)
+	shortcut, _ := doc["coin_shortcut"].(string)
+	network, _ := doc["network"].(string)
+	if network == "" {
+		network = shortcut
+	}
+	facts.Info.Name, facts.Info.Shortcut, facts.Info.Network, facts.Info.Testnet = name, shortcut, network, false
+	facts.Fees.EIP1559 = doc["eip1559Fees"] == true
+	gp, err := e.dev.Client().SuggestGasPrice(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	facts.Fees.GasPrice = gp.String()
+	facts.PayViaServer = doc["disableMempoolSync"] == true
+	data, err := json.MarshalIndent(facts, "", " ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	factsPath := filepath.Join(t.TempDir(), "facts.json")
+	if err := os.WriteFile(factsPath, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.runTrezorScript(t, node, factsPath, facts)
+}
+
+// trezorPayViaServer sends the payment through the server's sendtx.
+func (e *ethE2E) trezorPayViaServer(t *testing.T, tx *types.Transaction) string {
+	raw, err := tx.MarshalBinary()
+	if err != nil {
+		return "error " + err.Error()
+	}
+	var res api.Result
+	e.get(t, "/api/v2/sendtx/"+common.Bytes2Hex(raw), &res)
+	return "tx " + res.Result
 }

@@ -27,7 +27,6 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 
-	"github.com/openexplorer/blockbook/api"
 	"github.com/openexplorer/blockbook/tools/ethgen"
 )
 
@@ -45,9 +44,7 @@ type trezorEthFacts struct {
 	Payment   trezorEthLive     `json:"payment"` // sent by the test on "need-payment"
 	Push      trezorEthLive     `json:"push"`    // pushed by the script
 	Malformed []string          `json:"malformed"`
-	// PayViaServer sends the payment through the server's sendtx, as a
-	// wallet does, rather than to the node (a server with
-	// disableMempoolSync learns of node-sent txs only at its next resync).
+	// PayViaServer: the payment goes through sendtx (disableMempoolSync).
 	PayViaServer bool `json:"-"`
 }
 
@@ -149,11 +146,11 @@ type trezorEthInternal struct {
 // max fee = 2 × next base fee + tip).
 type trezorEthFees struct {
 	// EIP1559 is the config's eip1559Fees; without it the fee is the
-	// node's eth_gasPrice (GasPrice) and there are no tiers on the wire.
-	EIP1559  bool   `json:"eip1559"`
-	GasPrice string `json:"gasPrice"`
-	BaseFee  string `json:"baseFeePerGas"`
-	Tiers   [][2]string `json:"tiers"` // low, medium, high, instant: [maxFee, tip]
+	// node's eth_gasPrice (GasPrice, set by runTrezorEVM), with no tiers.
+	EIP1559  bool        `json:"eip1559"`
+	GasPrice string      `json:"gasPrice,omitempty"`
+	BaseFee  string      `json:"baseFeePerGas"`
+	Tiers    [][2]string `json:"tiers"` // low, medium, high, instant: [maxFee, tip]
 }
 
 // trezorEthLive is a signed tx the live part sends.
@@ -485,11 +482,7 @@ func trezorEthFeesOf(t *testing.T, e *ethE2E) trezorEthFees {
 		}
 	}
 	slices.SortFunc(tips, func(a, b *big.Int) int { return a.Cmp(b) })
-	gp, err := e.dev.Client().SuggestGasPrice(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := trezorEthFees{EIP1559: true, GasPrice: gp.String(), BaseFee: base.String()}
+	out := trezorEthFees{EIP1559: true, BaseFee: base.String()}
 	for _, tip := range tips {
 		maxFee := new(big.Int).Add(new(big.Int).Mul(base, big.NewInt(2)), tip)
 		out.Tiers = append(out.Tiers, [2]string{maxFee.String(), tip.String()})
@@ -578,49 +571,6 @@ func (e *ethE2E) trezorPay(tx *types.Transaction) string {
 		return "error " + err.Error()
 	}
 	return "tx " + tx.Hash().Hex()
-}
-
-// trezorPayViaServer sends the payment through the server's sendtx.
-func (e *ethE2E) trezorPayViaServer(t *testing.T, tx *types.Transaction) string {
-	raw, err := tx.MarshalBinary()
-	if err != nil {
-		return "error " + err.Error()
-	}
-	var res api.Result
-	e.get(t, "/api/v2/sendtx/"+common.Bytes2Hex(raw), &res)
-	return "tx " + res.Result
-}
-
-// TestTrezorClientEVMNetworks: the same client checks against a server
-// configured as Polygon (its shipped config: legacy gas-price fees, the
-// pending-tx subscription) and as Optimism (EIP-1559 off too, and
-// disableMempoolSync: the payment goes through the server, as a wallet's
-// does), each on a dev node under the network's chain id.
-func TestTrezorClientEVMNetworks(t *testing.T) {
-	node := trezorPrereqs(t)
-	for _, name := range []string{"Polygon", "Optimism"} {
-		t.Run(name, func(t *testing.T) {
-			e, doc := startEVMNetworkE2E(t, name)
-			facts := trezorEthFactsOf(t, e)
-			shortcut, _ := doc["coin_shortcut"].(string)
-			network, _ := doc["network"].(string)
-			if network == "" {
-				network = shortcut
-			}
-			facts.Info.Name, facts.Info.Shortcut, facts.Info.Network, facts.Info.Testnet = name, shortcut, network, false
-			facts.Fees.EIP1559 = doc["eip1559Fees"] == true
-			facts.PayViaServer = doc["disableMempoolSync"] == true
-			data, err := json.MarshalIndent(facts, "", " ")
-			if err != nil {
-				t.Fatal(err)
-			}
-			factsPath := filepath.Join(t.TempDir(), "facts.json")
-			if err := os.WriteFile(factsPath, data, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			e.runTrezorScript(t, node, factsPath, facts)
-		})
-	}
 }
 
 // trezorSeal seals a block, checks that it holds txids, waits until the
