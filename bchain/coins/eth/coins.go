@@ -37,7 +37,7 @@ type Node struct {
 	net   network
 	wsURL string
 
-	traceTimeout string             // trace_timeout, the tracer's own timeout ("": the node's default)
+	traceTimeout string            // trace_timeout, the tracer's own timeout ("": the node's default)
 	consensus    *consensusVersion // consensusNodeVersion (nil: not configured)
 
 	traceInternal   bool
