@@ -238,6 +238,10 @@ func runEVMScenario(t *testing.T, name string) {
 	if st.Blockbook.Coin != name || st.Backend.Chain != wantChain || st.Backend.Error != "" {
 		t.Errorf("status: coin %q chain %q error %q, want %q %q", st.Blockbook.Coin, st.Backend.Chain, st.Backend.Error, name, wantChain)
 	}
+	// Hoodi's configs name a consensus client on localhost, absent here.
+	if _, set := doc["consensusNodeVersion"]; set != (st.Backend.ConsensusVersion == "unreachable-locally") {
+		t.Errorf("status: consensus_version %q with consensusNodeVersion %v", st.Backend.ConsensusVersion, doc["consensusNodeVersion"])
+	}
 	for _, a := range e.ledger.SortedAddresses() {
 		e.checkAddress(t, a, e.ledger.Addresses[a])
 	}
