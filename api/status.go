@@ -130,6 +130,7 @@ func statusOf(ctx context.Context, d Store, p bchain.CoinParams, sync SyncStatus
 			Chain: ci.Chain, Blocks: ci.Blocks, Headers: ci.Headers, BestBlockHash: ci.BestBlockHash,
 			Difficulty: ci.Difficulty, SizeOnDisk: ci.SizeOnDisk, Version: ci.Version, Subversion: ci.Subversion,
 			ProtocolVersion: ci.ProtocolVersion, TimeOffset: ci.TimeOffset, Warnings: ci.Warnings, Consensus: ci.Consensus,
+			ConsensusVersion: ci.ConsensusVersion,
 		}
 	}
 	return &SystemInfo{Blockbook: bb, Backend: backend}, nil

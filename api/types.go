@@ -293,7 +293,9 @@ type BackendInfo struct {
 	ProtocolVersion string  `json:"protocolVersion,omitempty"`
 	TimeOffset      float64 `json:"timeOffset,omitempty"`
 	Warnings        string  `json:"warnings,omitempty"`
-	Consensus       any     `json:"consensus,omitempty"`
+	// ConsensusVersion is the consensus client's version (consensusNodeVersion).
+	ConsensusVersion string `json:"consensus_version,omitempty"`
+	Consensus        any    `json:"consensus,omitempty"`
 }
 
 // SystemInfo is the status answer of /api and /api/v2.

@@ -18,7 +18,7 @@ func (s *core) Info(ctx context.Context) (*WsInfo, error) {
 		return nil, err
 	}
 	if ci, err := s.info.get(ctx); err == nil {
-		out.Backend = WsBackendInfo{Version: ci.Version, Subversion: ci.Subversion, Consensus: ci.Consensus}
+		out.Backend = WsBackendInfo{Version: ci.Version, Subversion: ci.Subversion, Consensus: ci.Consensus, ConsensusVersion: ci.ConsensusVersion}
 	}
 	return out, nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/bchain/coins/btc"
+	"github.com/openexplorer/blockbook/bchain/coins/eth"
 	"github.com/openexplorer/blockbook/db"
 	"github.com/openexplorer/blockbook/db/rocksdb"
 )
@@ -70,7 +71,7 @@ func TestConfigErrors(t *testing.T) {
 	for _, c := range []struct{ cfg, want string }{
 		{`{"coin_name":"Bitcoin"}`, "rpc_url"},
 		{`{"rpc_url":"http://127.0.0.1:1"}`, "coin_name"},
-		{`{"coin_name":"Bitcoinz","rpc_url":"http://127.0.0.1:1"}`, `unknown coin_name "Bitcoinz" (supported: Bitcoin, Ethereum, Ethereum Archive, Ethereum Regtest, Ethereum Testnet Sepolia, Ethereum Testnet Sepolia Archive, Regtest, Signet, Testnet, Testnet4)`},
+		{`{"coin_name":"Bitcoinz","rpc_url":"http://127.0.0.1:1"}`, `unknown coin_name "Bitcoinz" (supported: Arbitrum, Arbitrum Archive, Arbitrum Nova, Arbitrum Nova Archive, Avalanche, Avalanche Archive, BNB Smart Chain, BNB Smart Chain Archive, Base, Base Archive, Bitcoin, Ethereum, Ethereum Archive, Ethereum Classic, Ethereum Regtest, Ethereum Testnet Hoodi, Ethereum Testnet Hoodi Archive, Ethereum Testnet Sepolia, Ethereum Testnet Sepolia Archive, Optimism, Optimism Archive, Polygon, Polygon Archive, Regtest, Signet, Testnet, Testnet4)`},
 		{`{"coin_name":"Bitcoin","rpc_url":"not a url"}`, "rpc_url"},
 		{`{"coin_name":"Bitcoin","rpc_url":"http://x","block_notifications":"carrier-pigeon"}`, "block_notifications"},
 		{`{"coin_name":"Bitcoin","rpc_url":"http://x","block_notifications":"zmq"}`, "message_queue_binding"},
@@ -123,7 +124,7 @@ func TestShippedConfigs(t *testing.T) {
 		"Signet":   "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx",
 		"Regtest":  "bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080",
 	}
-	for _, name := range []string{"Ethereum", "Ethereum Archive", "Ethereum Testnet Sepolia", "Ethereum Testnet Sepolia Archive", "Ethereum Regtest"} {
+	for _, name := range eth.NetworkNames() {
 		validAddress[name] = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed" // EIP-55
 	}
 	files, err := filepath.Glob("../configs/coins/*.json")

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -48,6 +49,9 @@ func newEthStack(ctx context.Context, e stackEnv) (*chainStack, error) {
 	if mp == nil {
 		return s, nil
 	}
+	if e.cfg.DisableMempoolSync && b.Broadcast != nil {
+		b.Broadcast = resyncAfterSend{TxBroadcaster: b.Broadcast, mp: mp, log: e.log}
+	}
 	s.onBlock = func(ev syncer.BlockEvent) {
 		if ev.Connected != nil {
 			mp.OnBlock(ev.Connected)
@@ -62,6 +66,54 @@ func newEthStack(ctx context.Context, e stackEnv) (*chainStack, error) {
 		}()
 	}
 	return s, nil
+}
+
+// checkBackend runs before the index is opened: an Ethereum-type node must
+// be on the coin's chain id (eth_chainId), else nothing is indexed and the
+// program stops; an unreachable node is only warned about, since the node
+// checks its chain id again before the first block (eth.Node.BestBlock).
+// Keys that do nothing for this chain type are warned about once.
+func checkBackend(ctx context.Context, cfg *bchain.Config, b *bchain.Backend, log *slog.Logger) error {
+	if b.Type != bchain.ChainEthereumType || b.Eth == nil {
+		for _, k := range cfg.EthOnlyKeys() {
+			log.Warn("config key has no effect on this coin (Ethereum-type coins only)", "key", k)
+		}
+		return nil
+	}
+	if r := cfg.MissingBlockRetry; r != nil && r.TipRecheckThreshold > 0 {
+		log.Warn("missingBlockRetry.tipRecheckThreshold has no effect here: one retry path uses recheckThreshold")
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	id, err := b.Eth.ChainID(ctx)
+	if errors.Is(err, bchain.ErrConfig) {
+		return err
+	}
+	if err != nil {
+		log.Warn("could not ask the node its chain id; it is checked before the first block is read", "err", err)
+		return nil
+	}
+	log.Info("node chain id checked", "chain_id", id.String(), "coin", cfg.CoinName)
+	return nil
+}
+
+// resyncAfterSend makes a tx sent through this server enter the mempool at
+// once when disableMempoolSync leaves no pending-tx subscription (as
+// Blockbook adds the txs it sends).
+type resyncAfterSend struct {
+	bchain.TxBroadcaster
+	mp  *ethmempool.Mempool
+	log *slog.Logger
+}
+
+func (r resyncAfterSend) SendRawTx(ctx context.Context, raw []byte) (bchain.Hash, error) {
+	h, err := r.TxBroadcaster.SendRawTx(ctx, raw)
+	if err == nil {
+		if err := r.mp.Resync(ctx, true); err != nil {
+			r.log.Warn("mempool resync after a sent tx failed", "txid", h.String(), "err", err)
+		}
+	}
+	return h, err
 }
 
 // newEthMempool follows an Ethereum-type node's pending txs when the sync

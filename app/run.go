@@ -63,6 +63,9 @@ func Run(ctx context.Context, o *Options, log *slog.Logger) error {
 			}
 		}()
 	}
+	if err := checkBackend(ctx, cfg, backend, log); err != nil {
+		return err
+	}
 	o.warnNoEffect(log)
 	envs.logEnv(log)
 	startProf(o.Prof, log)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"time"
 )
@@ -82,9 +83,29 @@ type Config struct {
 	// newHeads subscription is silent this long, the node is polled
 	// (eth_blockNumber) and the subscription is re-established.
 	BlockSubscriptionTimeoutMs int `json:"block_subscription_timeout_ms"`
+	// DisableMempoolSync: no pending-tx subscription; the mempool follows
+	// the node by its periodic resyncs, and txs sent through this server
+	// enter it at once (Blockbook's OP-stack and Arbitrum configs set it).
+	DisableMempoolSync bool `json:"disableMempoolSync"`
+	// MissingBlockRetry retries a block the node does not have yet.
+	MissingBlockRetry *MissingBlockRetry `json:"missingBlockRetry"`
+	// TraceTimeout is the node-side time limit of a block trace ("10s").
+	TraceTimeout string `json:"trace_timeout"`
+	// ConsensusNodeVersion is the consensus client's node-version URL,
+	// whose answer the status shows as backend consensus_version.
+	ConsensusNodeVersion string `json:"consensusNodeVersion"`
 
 	// Raw is the whole document, for plugin-specific keys.
 	Raw json.RawMessage `json:"-"`
+}
+
+// MissingBlockRetry is Blockbook's missingBlockRetry object; zero fields
+// take the defaults (1000 ms, 10 attempts, 60000 ms).
+type MissingBlockRetry struct {
+	RetryDelayMs        int `json:"retryDelayMs"`
+	RecheckThreshold    int `json:"recheckThreshold"`
+	TipRecheckThreshold int `json:"tipRecheckThreshold"`
+	MaxStallMs          int `json:"maxStallMs"`
 }
 
 // Defaults Blockbook applies when a key is missing or zero.
@@ -142,7 +163,46 @@ func ParseConfig(data []byte) (*Config, error) {
 	default:
 		return nil, fmt.Errorf("%w: block_filter_scripts must be \"\", \"taproot\" or \"taproot-noordinals\", not %q", ErrConfig, c.BlockFilterScripts)
 	}
+	if err := c.checkEthKeys(); err != nil {
+		return nil, err
+	}
 	return &c, nil
+}
+
+// checkEthKeys validates the Ethereum-type keys whose values have a form.
+func (c *Config) checkEthKeys() error {
+	if c.TraceTimeout != "" {
+		if d, err := time.ParseDuration(c.TraceTimeout); err != nil || d <= 0 {
+			return fmt.Errorf("%w: trace_timeout must be a positive duration such as \"10s\", not %q", ErrConfig, c.TraceTimeout)
+		}
+	}
+	if r := c.MissingBlockRetry; r != nil && (r.RetryDelayMs < 0 || r.RecheckThreshold < 0 || r.TipRecheckThreshold < 0 || r.MaxStallMs < 0) {
+		return fmt.Errorf("%w: missingBlockRetry values must not be negative", ErrConfig)
+	}
+	if c.ConsensusNodeVersion != "" {
+		if u, err := url.Parse(c.ConsensusNodeVersion); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("%w: consensusNodeVersion must be an http(s) URL, not %q", ErrConfig, c.ConsensusNodeVersion)
+		}
+	}
+	return nil
+}
+
+// EthOnlyKeys are the keys set in cfg that only Ethereum-type coins use
+// (the program warns once that they do nothing on other chains).
+func (c *Config) EthOnlyKeys() []string {
+	var out []string
+	for _, k := range []struct {
+		name string
+		set  bool
+	}{
+		{"disableMempoolSync", c.DisableMempoolSync}, {"missingBlockRetry", c.MissingBlockRetry != nil},
+		{"trace_timeout", c.TraceTimeout != ""}, {"consensusNodeVersion", c.ConsensusNodeVersion != ""},
+	} {
+		if k.set {
+			out = append(out, k.name)
+		}
+	}
+	return out
 }
 
 // Timeout returns the per-request RPC timeout.

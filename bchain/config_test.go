@@ -40,3 +40,37 @@ func TestParseConfigBlockFilters(t *testing.T) {
 		t.Fatalf("production filter settings: %+v %v", c, err)
 	}
 }
+
+// The Ethereum-type keys of Blockbook's EVM configs: parsed, their forms
+// checked, and listed for the warning on other chain types.
+func TestEthNetworkKeys(t *testing.T) {
+	const base = `"coin_name": "Optimism", "rpc_url": "http://127.0.0.1:8300"`
+	c, err := ParseConfig([]byte(`{` + base + `, "disableMempoolSync": true, "trace_timeout": "10s",
+		"missingBlockRetry": {"retryDelayMs": 1000, "recheckThreshold": 10, "tipRecheckThreshold": 3, "maxStallMs": 60000},
+		"consensusNodeVersion": "http://localhost:7536/eth/v1/node/version"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.DisableMempoolSync || c.TraceTimeout != "10s" || c.MissingBlockRetry == nil || c.MissingBlockRetry.RecheckThreshold != 10 ||
+		c.MissingBlockRetry.MaxStallMs != 60000 || c.ConsensusNodeVersion != "http://localhost:7536/eth/v1/node/version" {
+		t.Fatalf("parsed %+v", c)
+	}
+	if got := strings.Join(c.EthOnlyKeys(), ","); got != "disableMempoolSync,missingBlockRetry,trace_timeout,consensusNodeVersion" {
+		t.Errorf("EthOnlyKeys %q", got)
+	}
+	for extra, msg := range map[string]string{
+		`"trace_timeout": "10"`:                        "trace_timeout must be a positive duration",
+		`"trace_timeout": "-1s"`:                       "trace_timeout must be a positive duration",
+		`"missingBlockRetry": {"retryDelayMs": -1}`:    "missingBlockRetry values must not be negative",
+		`"missingBlockRetry": 5`:                       "not valid JSON",
+		`"consensusNodeVersion": "localhost:7536/eth"`: "consensusNodeVersion must be an http(s) URL",
+		`"disableMempoolSync": "yes"`:                  "not valid JSON",
+	} {
+		if _, err := ParseConfig([]byte(`{` + base + `, ` + extra + `}`)); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), msg) {
+			t.Errorf("%s: %v, want %q", extra, err, msg)
+		}
+	}
+	if c, _ := ParseConfig([]byte(`{` + base + `}`)); len(c.EthOnlyKeys()) != 0 {
+		t.Errorf("EthOnlyKeys of a config without them: %v", c.EthOnlyKeys())
+	}
+}

@@ -26,6 +26,9 @@ type CoinParams struct {
 	Genesis Hash
 	// Default ports of the public and internal servers (Blockbook's).
 	PublicPort, InternalPort int
+	// EthKind is an Ethereum-type network's family (EthKindL1 for every
+	// other chain type).
+	EthKind EthChainKind
 }
 
 // Backend is what a coin plugin assembles from the configuration: the node

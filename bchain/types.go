@@ -142,4 +142,7 @@ type ChainInfo struct {
 	TimeOffset      float64
 	Warnings        string
 	Consensus       any
+	// ConsensusVersion is the consensus client's version (Ethereum-type
+	// coins with consensusNodeVersion set).
+	ConsensusVersion string
 }

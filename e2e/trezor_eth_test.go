@@ -44,6 +44,8 @@ type trezorEthFacts struct {
 	Payment   trezorEthLive     `json:"payment"` // sent by the test on "need-payment"
 	Push      trezorEthLive     `json:"push"`    // pushed by the script
 	Malformed []string          `json:"malformed"`
+	// PayViaServer: the payment goes through sendtx (disableMempoolSync).
+	PayViaServer bool `json:"-"`
 }
 
 type trezorEthAccount struct {
@@ -143,8 +145,12 @@ type trezorEthInternal struct {
 // 20 blocks, averaged, medium and up at least eth_maxPriorityFeePerGas,
 // max fee = 2 × next base fee + tip).
 type trezorEthFees struct {
-	BaseFee string      `json:"baseFeePerGas"`
-	Tiers   [][2]string `json:"tiers"` // low, medium, high, instant: [maxFee, tip]
+	// EIP1559 is the config's eip1559Fees; without it the fee is the
+	// node's eth_gasPrice (GasPrice, set by runTrezorEVM), with no tiers.
+	EIP1559  bool        `json:"eip1559"`
+	GasPrice string      `json:"gasPrice,omitempty"`
+	BaseFee  string      `json:"baseFeePerGas"`
+	Tiers    [][2]string `json:"tiers"` // low, medium, high, instant: [maxFee, tip]
 }
 
 // trezorEthLive is a signed tx the live part sends.
@@ -476,7 +482,7 @@ func trezorEthFeesOf(t *testing.T, e *ethE2E) trezorEthFees {
 		}
 	}
 	slices.SortFunc(tips, func(a, b *big.Int) int { return a.Cmp(b) })
-	out := trezorEthFees{BaseFee: base.String()}
+	out := trezorEthFees{EIP1559: true, BaseFee: base.String()}
 	for _, tip := range tips {
 		maxFee := new(big.Int).Add(new(big.Int).Mul(base, big.NewInt(2)), tip)
 		out.Tiers = append(out.Tiers, [2]string{maxFee.String(), tip.String()})
@@ -549,6 +555,8 @@ func (e *ethE2E) runTrezorScript(t *testing.T, node, factsPath string, f *trezor
 	t.Helper()
 	runClientScript(t, node, trezorEthScript, e.inst.base, factsPath, e.inst.logs, func(line string) (string, bool) {
 		switch {
+		case line == "need-payment" && f.PayViaServer:
+			return e.trezorPayViaServer(t, f.Payment.Tx), true
 		case line == "need-payment":
 			return e.trezorPay(f.Payment.Tx), true
 		case strings.HasPrefix(line, "need-block"):

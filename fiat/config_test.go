@@ -85,8 +85,9 @@ func TestFromChainConfig(t *testing.T) {
 	}
 }
 
-// The shipped configs parse; mainnet Bitcoin downloads rates as Blockbook's
-// bitcoin.json does, the test networks do not.
+// The shipped configs parse; those that set fiat_rates, as Blockbook's
+// (mainnet Bitcoin, the EVM mainnets), download rates, the test networks
+// do not.
 func TestShippedConfigsFiat(t *testing.T) {
 	files, err := filepath.Glob("../configs/coins/*.json")
 	if err != nil || len(files) == 0 {
@@ -101,7 +102,8 @@ func TestShippedConfigsFiat(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
-		if mainnet := c.CoinName == "Bitcoin"; (cfg != nil) != mainnet {
+		mainnet := c.CoinName == "Bitcoin"
+		if (cfg != nil) != (c.FiatRates != "") || mainnet && c.FiatRates == "" {
 			t.Errorf("%s: fiat rates %+v", f, cfg)
 		} else if mainnet && (cfg.Coin != "bitcoin" || cfg.Period != 15*time.Minute || len(cfg.VsCurrencies) != 47 || !slices.Contains(cfg.VsCurrencies, "usd")) {
 			t.Errorf("%s: %+v", f, cfg)

@@ -311,12 +311,14 @@ for (const [kind, id] of Object.entries(F.getTx).sort()) {
 // ---- fees ---------------------------------------------------------------
 
 {
-    const [, medium] = F.fees.tiers;
     const tiers = ['low', 'medium', 'high', 'instant'];
-    const eip1559 = {
+    // Without eip1559Fees (the shipped Polygon and Optimism configs) the
+    // fee per unit is the node's gas price and no tiers are sent.
+    const medium = F.fees.eip1559 ? F.fees.tiers[1] : [F.fees.gasPrice];
+    const eip1559 = F.fees.eip1559 ? {
         baseFeePerGas: F.fees.baseFeePerGas,
         ...Object.fromEntries(F.fees.tiers.map(([maxFee, tip], i) => [tiers[i], { maxFeePerGas: maxFee, maxPriorityFeePerGas: tip }])),
-    };
+    } : undefined;
     const perTx = (BigInt(medium[0]) * 21000n).toString();
     const blocks = [1, 2, 6, 25];
     const fees = await link.estimateFee({ blocks });
@@ -325,7 +327,9 @@ for (const [kind, id] of Object.entries(F.getTx).sort()) {
     const acc = F.accounts.find((a) => a.name === 'alice');
     const plain = await link.estimateFee({ blocks: [1], specific: { from: acc.address, to: F.payment.payee, value: '1', data: '0x' } });
     eq('estimateFee (transfer with specific)', plain, [{ feePerUnit: medium[0], feePerTx: perTx, feeLimit: '21000', eip1559 }]);
-    ok('estimateFee', `gas price ${medium[0]} wei (medium tier), limit 21000, eip1559 tiers ${F.fees.tiers.map((t) => t[1]).join('/')} tip over base ${F.fees.baseFeePerGas}`);
+    ok('estimateFee', F.fees.eip1559
+        ? `gas price ${medium[0]} wei (medium tier), limit 21000, eip1559 tiers ${F.fees.tiers.map((t) => t[1]).join('/')} tip over base ${F.fees.baseFeePerGas}`
+        : `gas price ${medium[0]} wei (the node's), limit 21000, no eip1559 tiers`);
     // A contract call: the limit is the node's eth_estimateGas.
     const call = await link.estimateFee({ blocks: [1], specific: { from: F.push.from, to: F.push.to, value: '0', data: F.push.data } });
     const callPerTx = (BigInt(medium[0]) * BigInt(F.push.estimatedGas)).toString();

@@ -21,30 +21,6 @@ import (
 	"github.com/openexplorer/blockbook/bchain"
 )
 
-// network is one Ethereum network served under a Blockbook coin name.
-type network struct {
-	shortcut, label, netName string
-	chainID                  uint64 // 0: accept whatever the node runs (dev chains)
-	genesis                  string
-	testnet, archive         bool
-	public, intern           int
-}
-
-const (
-	mainnetGenesis = "d4e56740f876aef8c010b86a40d5f56745a118d0906a34e69aec8c0db1cb8fa3"
-	sepoliaGenesis = "25a5cc106eea7138acab33231d7160d69cb777ee0c2c553fcddf5138993e6dd9"
-)
-
-// Coin names follow Blockbook's ethereum*.json definitions; the Archive
-// variants trace blocks for internal transactions by default.
-var networks = map[string]network{
-	"Ethereum":                         {shortcut: "ETH", label: "Ethereum", netName: "mainnet", chainID: 1, genesis: mainnetGenesis, public: 9136, intern: 9036},
-	"Ethereum Archive":                 {shortcut: "ETH", label: "Ethereum", netName: "mainnet", chainID: 1, genesis: mainnetGenesis, archive: true, public: 9116, intern: 9016},
-	"Ethereum Testnet Sepolia":         {shortcut: "tSEP", label: "Ethereum Testnet Sepolia", netName: "sepolia", chainID: 11155111, genesis: sepoliaGenesis, testnet: true, public: 19176, intern: 19076},
-	"Ethereum Testnet Sepolia Archive": {shortcut: "tSEP", label: "Ethereum Testnet Sepolia", netName: "sepolia", chainID: 11155111, genesis: sepoliaGenesis, testnet: true, archive: true, public: 19186, intern: 19086},
-	"Ethereum Regtest":                 {shortcut: "rETH", label: "Ethereum Regtest", netName: "regtest", testnet: true, archive: true, public: 19136, intern: 19036},
-}
-
 func init() {
 	for name := range networks {
 		bchain.Register(name, func(cfg *bchain.Config, env bchain.Env) (*bchain.Backend, error) {
@@ -57,8 +33,12 @@ func init() {
 type Node struct {
 	rpc   *rpcClient
 	log   *slog.Logger
+	coin  string
 	net   network
 	wsURL string
+
+	traceTimeout string            // trace_timeout, the tracer's own timeout ("": the node's default)
+	consensus    *consensusVersion // consensusNodeVersion (nil: not configured)
 
 	traceInternal   bool
 	tracingOff      atomic.Pointer[string] // why tracing was switched off at start (nil: it was not)
@@ -92,8 +72,9 @@ func NewNode(coinName string, cfg *bchain.Config, log *slog.Logger) (*Node, erro
 		ws = cfg.RPCURL // Blockbook's configs give one ws:// URL for both
 	}
 	node := &Node{
-		rpc: newRPCClient(cfg.RPCURL, cfg.Timeout(), log), log: log, net: n, wsURL: ws,
+		rpc: newRPCClient(cfg.RPCURL, cfg.Timeout(), log), log: log, coin: coinName, net: n, wsURL: ws,
 		traceInternal: n.archive || cfg.ProcessInternalTransactions, eip1559: cfg.Eip1559Fees,
+		traceTimeout: cfg.TraceTimeout, consensus: newConsensusVersion(cfg.ConsensusNodeVersion, log),
 	}
 	// An explicit processInternalTransactions: false turns tracing off even
 	// for Archive coins.
@@ -116,7 +97,7 @@ func NewBackend(coinName string, cfg *bchain.Config, env bchain.Env) (*bchain.Ba
 	n := node.net
 	p := bchain.CoinParams{
 		Name: coinName, Shortcut: n.shortcut, Label: n.label, Network: n.netName, Testnet: n.testnet,
-		Decimals: 18, Slip44: 60, PublicPort: n.public, InternalPort: n.intern,
+		Decimals: 18, Slip44: 60, PublicPort: n.public, InternalPort: n.intern, EthKind: n.kind,
 	}
 	if n.genesis != "" {
 		g, _ := bchain.ParseHash(n.genesis)
@@ -137,14 +118,18 @@ func NewBackend(coinName string, cfg *bchain.Config, env bchain.Env) (*bchain.Ba
 	}
 	b := &bchain.Backend{
 		Type: bchain.ChainEthereumType, Params: p,
-		Chain: node, Addresses: AddressParser{}, Broadcast: node, Fees: node, Eth: node,
+		Chain: withMissingBlockRetry(node, cfg.MissingBlockRetry), Addresses: AddressParser{}, Broadcast: node, Fees: node, Eth: node,
 		Close: func() error { node.rpc.close(); return nil },
 	}
 	mp := NewMempool(node, cfg)
 	b.Mempool = mp
 	if node.wsURL != "" && cfg.BlockNotifications != "none" {
 		b.Notifier = NewBlockNotifier(node, cfg)
-		b.TxNotifier = mp
+		// disableMempoolSync (Blockbook's): no pending-tx subscription;
+		// the mempool follows the node by its periodic resyncs alone.
+		if !cfg.DisableMempoolSync {
+			b.TxNotifier = mp
+		}
 	}
 	return b, nil
 }
@@ -159,7 +144,8 @@ func (n *Node) signer(ctx context.Context) (types.Signer, error) {
 	return types.LatestSignerForChainID(id), nil
 }
 
-// ChainID asks the node once and checks it runs the configured network.
+// ChainID asks the node (eth_chainId) once and checks it runs the coin's
+// network: a node on another chain id is refused with ErrChainID.
 func (n *Node) ChainID(ctx context.Context) (*big.Int, error) {
 	n.mu.Lock()
 	id := n.chainID
@@ -173,7 +159,7 @@ func (n *Node) ChainID(ctx context.Context) (*big.Int, error) {
 	}
 	id = v.ToInt()
 	if n.net.chainID != 0 && (!id.IsUint64() || id.Uint64() != n.net.chainID) {
-		return nil, fmt.Errorf("%w: the node runs chain id %s, but this coin is %s (chain id %d)", bchain.ErrConfig, id, n.net.netName, n.net.chainID)
+		return nil, fmt.Errorf("%w: %w: the node is on chain id %s, %s is chain id %d", bchain.ErrConfig, ErrChainID, id, n.coin, n.net.chainID)
 	}
 	n.mu.Lock()
 	n.chainID = id
@@ -181,8 +167,13 @@ func (n *Node) ChainID(ctx context.Context) (*big.Int, error) {
 	return new(big.Int).Set(id), nil
 }
 
-// BestBlock returns the latest block's height and hash.
+// BestBlock returns the latest block's height and hash. The chain id is
+// checked first (once), so that a node of another network, unreachable
+// when the program started, is never indexed.
 func (n *Node) BestBlock(ctx context.Context) (uint32, bchain.Hash, error) {
+	if _, err := n.ChainID(ctx); err != nil {
+		return 0, bchain.Hash{}, err
+	}
 	h, err := n.header(ctx, "eth_getBlockByNumber", "latest")
 	if err != nil {
 		return 0, bchain.Hash{}, err
@@ -224,11 +215,12 @@ func (n *Node) ChainInfo(ctx context.Context) (*bchain.ChainInfo, error) {
 		return nil, err
 	}
 	height, _ := h.height()
+	// Blockbook's rule: "mainnet" on the coin's own main network.
 	chain := "mainnet"
-	if id.Cmp(big.NewInt(1)) != 0 {
+	if n.net.testnet || n.net.chainID == 0 || !id.IsUint64() || id.Uint64() != n.net.chainID {
 		chain = "testnet " + id.String()
 	}
-	ci := &bchain.ChainInfo{Chain: chain, Blocks: int(height), BestBlockHash: h.Hash.Hex(), Difficulty: "0"}
+	ci := &bchain.ChainInfo{Chain: chain, Blocks: int(height), BestBlockHash: h.Hash.Hex(), Difficulty: "0", ConsensusVersion: n.consensus.get(ctx)}
 	if d, err := hexutil.DecodeBig(h.Difficulty); err == nil {
 		ci.Difficulty = d.String()
 	}

@@ -360,21 +360,23 @@ func TestBackendRegistered(t *testing.T) {
 
 // The shipped configs load, and their Ethereum keys reach the backend.
 func TestShippedConfigs(t *testing.T) {
-	files, _ := filepath.Glob("../../../configs/coins/ethereum*.json")
-	if len(files) != 5 {
-		t.Fatalf("configs: %v", files)
-	}
+	files, _ := filepath.Glob("../../../configs/coins/*.json")
+	n := 0
 	for _, f := range files {
 		cfg, err := bchain.LoadConfig(f)
 		if err != nil {
 			t.Fatal(err)
 		}
+		if _, ok := networks[cfg.CoinName]; !ok {
+			continue // a Bitcoin-type coin
+		}
+		n++
 		b, err := bchain.NewBackend(cfg, bchain.Env{Log: discardLog()})
 		if err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
 		node := b.Eth.(*Node)
-		if node.traceInternal != cfg.ProcessInternalTransactions || !node.eip1559 || cfg.MempoolTxTimeoutHours == 0 || cfg.AverageBlockTimeMs == 0 {
+		if node.traceInternal != (cfg.ProcessInternalTransactions || node.net.archive) || node.eip1559 != cfg.Eip1559Fees || cfg.MempoolTxTimeoutHours == 0 || cfg.AverageBlockTimeMs == 0 {
 			t.Errorf("%s: settings not applied: %+v", f, cfg)
 		}
 		if b.Mempool.(*Mempool).Timeout != time.Duration(cfg.MempoolTxTimeoutHours)*time.Hour {
@@ -386,5 +388,8 @@ func TestShippedConfigs(t *testing.T) {
 		if err := b.Close(); err != nil {
 			t.Errorf("%s: closing the backend: %v", f, err)
 		}
+	}
+	if n != len(networks) {
+		t.Errorf("%d Ethereum-type configs, want one per registered name (%d)", n, len(networks))
 	}
 }

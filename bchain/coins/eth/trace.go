@@ -51,7 +51,7 @@ func (n *Node) CheckTracing(ctx context.Context) error {
 		return err
 	}
 	var res []traceResult
-	err = n.rpc.call(ctx, &res, "debug_traceBlockByHash", h.Hash, map[string]any{"tracer": "callTracer"})
+	err = n.rpc.call(ctx, &res, "debug_traceBlockByHash", h.Hash, n.traceConfig())
 	if err != nil && isMethodNotFound(err) {
 		why := "internal transactions are not processed: the node does not serve debug_traceBlockByHash (" + err.Error() + ")"
 		n.tracingOff.Store(&why)
@@ -82,7 +82,7 @@ func (n *Node) traceBlock(ctx context.Context, hash bchain.Hash, txHashes []bcha
 			}
 		}
 		var res []traceResult
-		err := n.rpc.call(ctx, &res, "debug_traceBlockByHash", common.Hash(hash), map[string]any{"tracer": "callTracer"})
+		err := n.rpc.call(ctx, &res, "debug_traceBlockByHash", common.Hash(hash), n.traceConfig())
 		if err != nil {
 			if errors.Is(err, context.Canceled) {
 				return nil, err

@@ -1,0 +1,48 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/openexplorer/blockbook/bchain"
+)
+
+// checkBackend: the Ethereum-type keys warn once on a Bitcoin-type coin,
+// and an Ethereum-type node that cannot be reached is warned about, not
+// refused (it is checked again before the first block).
+func TestCheckBackendWarnings(t *testing.T) {
+	for _, c := range []struct {
+		cfg  string
+		want []string
+	}{
+		{`{"coin_name":"Regtest","rpc_url":"http://127.0.0.1:1","disableMempoolSync":true,"trace_timeout":"10s"}`,
+			[]string{"key=disableMempoolSync", "key=trace_timeout"}},
+		{`{"coin_name":"Polygon","rpc_url":"http://127.0.0.1:1","rpc_timeout":1,"missingBlockRetry":{"tipRecheckThreshold":3}}`,
+			[]string{"could not ask the node its chain id", "tipRecheckThreshold has no effect"}},
+	} {
+		cfg, err := bchain.ParseConfig([]byte(c.cfg))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var logs bytes.Buffer
+		log := slog.New(slog.NewTextHandler(&logs, nil))
+		b, err := bchain.NewBackend(cfg, bchain.Env{Log: log})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := checkBackend(context.Background(), cfg, b, log); err != nil {
+			t.Errorf("%s: %v", cfg.CoinName, err)
+		}
+		for _, w := range c.want {
+			if strings.Count(logs.String(), w) != 1 {
+				t.Errorf("%s: want one warning with %q in\n%s", cfg.CoinName, w, logs.String())
+			}
+		}
+		if b.Close != nil {
+			_ = b.Close()
+		}
+	}
+}
