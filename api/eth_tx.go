@@ -213,6 +213,13 @@ func amount(x *big.Int) *Amount {
 	return (*Amount)(new(big.Int).Set(x))
 }
 
+func copyBig(x *big.Int) *big.Int {
+	if x == nil {
+		return nil
+	}
+	return new(big.Int).Set(x)
+}
+
 // render builds the Ethereum shape of a tx; blk is nil for pending txs.
 func (r *ethRenderer) render(tx *bchain.EthTx, blk *bchain.Block, id *db.InternalData) (*Tx, error) {
 	s := r.s
@@ -250,8 +257,16 @@ func (r *ethRenderer) render(tx *bchain.EthTx, blk *bchain.Block, id *db.Interna
 		}
 		if price != nil {
 			es.GasPrice = amount(price)
-			// As Blockbook: gas × price; a blob tx's blob fee is not included.
-			out.Fees = (*Amount)(new(big.Int).Mul(price, new(big.Int).SetUint64(rc.GasUsed)))
+			// As Blockbook: gas × price plus an OP-stack tx's L1 fee; a
+			// blob tx's blob fee is not included.
+			fee := new(big.Int).Mul(price, new(big.Int).SetUint64(rc.GasUsed))
+			if l1 := rc.L1Fee(); l1 != nil {
+				fee.Add(fee, l1)
+			}
+			out.Fees = (*Amount)(fee)
+		}
+		if l1 := rc.L1; l1 != nil {
+			es.L1Fee, es.L1FeeScalar, es.L1GasPrice, es.L1GasUsed = copyBig(l1.Fee), l1.FeeScalar, amount(l1.GasPrice), copyBig(l1.GasUsed)
 		}
 		if rc.ContractAddress != nil {
 			es.CreatedContract = s.addr(rc.ContractAddress.AddrDesc())
