@@ -213,11 +213,12 @@ func amount(x *big.Int) *Amount {
 	return (*Amount)(new(big.Int).Set(x))
 }
 
-func copyBig(x *big.Int) *big.Int {
+// number renders an integer as a JSON number ("" is left out).
+func number(x *big.Int) json.Number {
 	if x == nil {
-		return nil
+		return ""
 	}
-	return new(big.Int).Set(x)
+	return json.Number(x.String())
 }
 
 // render builds the Ethereum shape of a tx; blk is nil for pending txs.
@@ -266,7 +267,7 @@ func (r *ethRenderer) render(tx *bchain.EthTx, blk *bchain.Block, id *db.Interna
 			out.Fees = (*Amount)(fee)
 		}
 		if l1 := rc.L1; l1 != nil {
-			es.L1Fee, es.L1FeeScalar, es.L1GasPrice, es.L1GasUsed = copyBig(l1.Fee), l1.FeeScalar, amount(l1.GasPrice), copyBig(l1.GasUsed)
+			es.L1Fee, es.L1FeeScalar, es.L1GasPrice, es.L1GasUsed = number(l1.Fee), l1.FeeScalar, amount(l1.GasPrice), number(l1.GasUsed)
 		}
 		if rc.ContractAddress != nil {
 			es.CreatedContract = s.addr(rc.ContractAddress.AddrDesc())

@@ -1,6 +1,6 @@
 package api
 
-import "math/big"
+import "encoding/json"
 
 // Wire types of Ethereum-type answers, as blockbook-api.d.ts shapes them.
 
@@ -56,10 +56,10 @@ type EthereumSpecific struct {
 	MaxPriorityFeePerGas *Amount                    `json:"maxPriorityFeePerGas,omitempty"`
 	MaxFeePerGas         *Amount                    `json:"maxFeePerGas,omitempty"`
 	BaseFeePerGas        *Amount                    `json:"baseFeePerGas,omitempty"`
-	L1Fee                *big.Int                   `json:"l1Fee,omitempty"`
+	L1Fee                json.Number                `json:"l1Fee,omitempty"`
 	L1FeeScalar          string                     `json:"l1FeeScalar,omitempty"`
 	L1GasPrice           *Amount                    `json:"l1GasPrice,omitempty"`
-	L1GasUsed            *big.Int                   `json:"l1GasUsed,omitempty"`
+	L1GasUsed            json.Number                `json:"l1GasUsed,omitempty"`
 	Data                 string                     `json:"data,omitempty"`
 	InternalTransfers    []EthereumInternalTransfer `json:"internalTransfers,omitempty"`
 }
