@@ -239,7 +239,7 @@ func runOptimism(bin string, workers, rounds int, dir, fixtures string, exp *exp
 	}
 	proxy := &l1Proxy{target: node.HTTPURL, recs: recs}
 	srv := &http.Server{Handler: proxy, ReadHeaderTimeout: 10 * time.Second}
-	go srv.Serve(ln) //nolint:errcheck // ends with Close below
+	go srv.Serve(ln)  //nolint:errcheck // ends with Close below
 	defer srv.Close() //nolint:errcheck // the proxy is done when the runs are
 	cfg := map[string]any{"coin_name": "Ethereum Regtest", "coin_shortcut": "rETH", "rpc_url": "http://" + ln.Addr().String(), "rpc_url_ws": node.WSURL,
 		"rpc_timeout": 25, "block_addresses_to_keep": 300, "eip1559Fees": true, "processInternalTransactions": true}
