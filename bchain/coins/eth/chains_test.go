@@ -385,3 +385,47 @@ func TestAvalancheUnfinalizedIsRetried(t *testing.T) {
 		t.Fatalf("other error classified as %v", err)
 	}
 }
+
+// A block as an OP-stack node serves it, put together from the recorded
+// parts (the receipts' transactionHash set to the txs they stand for, which
+// is the only invented link): Block decodes the deposit tx without a
+// signature, the user tx with one, and keeps each receipt's L1 fee.
+func TestOPStackBlockFromRecordedParts(t *testing.T) {
+	dep, user := loadChainFixture(t, "optimism_tx_deposit.json"), loadChainFixture(t, "optimism_tx_eip1559.json")
+	depRc, userRc := loadChainFixture(t, "optimism_receipt_deposit.json"), loadChainFixture(t, "optimism_receipt_l1fee.json")
+	var receipts []map[string]any
+	for _, p := range [][2]*chainFixture{{depRc, dep}, {userRc, user}} {
+		var r map[string]any
+		if err := json.Unmarshal(p[0].Node, &r); err != nil {
+			t.Fatal(err)
+		}
+		r["transactionHash"] = p[1].str(t, "hash")
+		receipts = append(receipts, r)
+	}
+	fn := newFakeNode(t)
+	fn.answer("eth_chainId", "0xa")
+	fn.answer("eth_getBlockByHash", map[string]any{
+		"hash": fakeBlockHash, "parentHash": fakeParentHash, "number": "0x64f203c", "timestamp": "0x64920000", "size": "0x400",
+		"miner": "0x4200000000000000000000000000000000000011", "gasUsed": "0x1000", "gasLimit": "0x1c9c380", "baseFeePerGas": "0x4c",
+		"difficulty": "0x0", "nonce": "0x0000000000000000", "transactions": []json.RawMessage{dep.Node, user.Node},
+	})
+	fn.answer("eth_getBlockReceipts", receipts)
+	n := newTestNode(t, "Ethereum Regtest", fn.srv.URL, map[string]any{"processInternalTransactions": false})
+	b, err := n.Block(context.Background(), bchain.Hash(fakeBlockHash), 105848892)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Eth.Txs) != 2 || b.Eth.Avalanche != nil {
+		t.Fatalf("block %+v", b.Eth)
+	}
+	d, u := b.Eth.Txs[0], b.Eth.Txs[1]
+	if d.Type != 0x7e || d.From != bchain.EthAddress(common.HexToAddress(dep.str(t, "from"))) || d.Receipt.L1 != nil || d.Receipt.Fee().Sign() != 0 ||
+		d.BlockHash != bchain.Hash(fakeBlockHash) || d.Position != 0 {
+		t.Errorf("deposit tx %+v receipt %+v", d, d.Receipt)
+	}
+	if u.Type != 2 || u.From != bchain.EthAddress(common.HexToAddress(user.str(t, "from"))) || u.Receipt.L1 == nil {
+		t.Fatalf("user tx %+v receipt %+v", u, u.Receipt)
+	}
+	want := new(big.Int).Mul(userRc.num(t, "gasUsed"), userRc.num(t, "effectiveGasPrice"))
+	eqBig(t, "user tx fee", u.Receipt.Fee(), want.Add(want, userRc.num(t, "l1Fee")))
+}
