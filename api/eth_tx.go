@@ -213,6 +213,14 @@ func amount(x *big.Int) *Amount {
 	return (*Amount)(new(big.Int).Set(x))
 }
 
+// number renders an integer as a JSON number ("" is left out).
+func number(x *big.Int) json.Number {
+	if x == nil {
+		return ""
+	}
+	return json.Number(x.String())
+}
+
 // render builds the Ethereum shape of a tx; blk is nil for pending txs.
 func (r *ethRenderer) render(tx *bchain.EthTx, blk *bchain.Block, id *db.InternalData) (*Tx, error) {
 	s := r.s
@@ -250,8 +258,16 @@ func (r *ethRenderer) render(tx *bchain.EthTx, blk *bchain.Block, id *db.Interna
 		}
 		if price != nil {
 			es.GasPrice = amount(price)
-			// As Blockbook: gas × price; a blob tx's blob fee is not included.
-			out.Fees = (*Amount)(new(big.Int).Mul(price, new(big.Int).SetUint64(rc.GasUsed)))
+			// As Blockbook: gas × price plus an OP-stack tx's L1 fee; a
+			// blob tx's blob fee is not included.
+			fee := new(big.Int).Mul(price, new(big.Int).SetUint64(rc.GasUsed))
+			if l1 := rc.L1Fee(); l1 != nil {
+				fee.Add(fee, l1)
+			}
+			out.Fees = (*Amount)(fee)
+		}
+		if l1 := rc.L1; l1 != nil {
+			es.L1Fee, es.L1FeeScalar, es.L1GasPrice, es.L1GasUsed = number(l1.Fee), l1.FeeScalar, amount(l1.GasPrice), number(l1.GasUsed)
 		}
 		if rc.ContractAddress != nil {
 			es.CreatedContract = s.addr(rc.ContractAddress.AddrDesc())

@@ -1,5 +1,7 @@
 package api
 
+import "encoding/json"
+
 // Wire types of Ethereum-type answers, as blockbook-api.d.ts shapes them.
 
 // MultiTokenValue is one (id, amount) of an ERC1155 transfer or holding.
@@ -36,6 +38,9 @@ type EthereumInternalTransfer struct {
 // EthereumSpecific holds what only Ethereum-type txs have. Status is 1
 // success, 0 failure, -1 pending or unknown. GasPrice is the effective gas
 // price for mined txs (what the fee was computed with), as in Blockbook.
+// The l1* fields are an OP-stack receipt's L1 data fee (Optimism, Base), in
+// Blockbook's types: l1Fee and l1GasUsed JSON numbers, l1GasPrice a
+// string, l1FeeScalar the node's decimal text; the tx's fees include l1Fee.
 // Type is the kind of the tx's top-level call frame from its internal data
 // (0 call, left out; 1 create), as Blockbook's: not the envelope type,
 // which Blockbook's answers do not carry.
@@ -51,6 +56,10 @@ type EthereumSpecific struct {
 	MaxPriorityFeePerGas *Amount                    `json:"maxPriorityFeePerGas,omitempty"`
 	MaxFeePerGas         *Amount                    `json:"maxFeePerGas,omitempty"`
 	BaseFeePerGas        *Amount                    `json:"baseFeePerGas,omitempty"`
+	L1Fee                json.Number                `json:"l1Fee,omitempty"`
+	L1FeeScalar          string                     `json:"l1FeeScalar,omitempty"`
+	L1GasPrice           *Amount                    `json:"l1GasPrice,omitempty"`
+	L1GasUsed            json.Number                `json:"l1GasUsed,omitempty"`
 	Data                 string                     `json:"data,omitempty"`
 	InternalTransfers    []EthereumInternalTransfer `json:"internalTransfers,omitempty"`
 }

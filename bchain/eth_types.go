@@ -46,6 +46,18 @@ type EthBlock struct {
 	// PrepareBlock, run in the sync worker's fetch step), so that connecting
 	// the block asks the node nothing. Node backends leave it nil.
 	Contracts map[EthAddress]*EthContractInfo
+	// Avalanche is the C-Chain's own header fields; nil on other chains.
+	Avalanche *EthAvalancheHeader
+}
+
+// EthAvalancheHeader holds the header fields Avalanche's C-Chain adds to
+// Ethereum's (coreth): the hash of the block's atomic (cross-chain) data,
+// the gas that data used and the block's gas cost (Apricot phase 4). The
+// last two are nil in blocks from before that phase.
+type EthAvalancheHeader struct {
+	ExtDataHash    Hash
+	ExtDataGasUsed *big.Int
+	BlockGasCost   *big.Int
 }
 
 // Ethereum transaction types (EIP-2718).
@@ -106,10 +118,26 @@ type EthReceipt struct {
 	BlobGasPrice    *big.Int
 	ContractAddress *EthAddress // set for contract creations
 	Logs            []EthLog
+	// L1 is the L1 data fee of an OP-stack chain's receipt (Optimism,
+	// Base); nil elsewhere and on deposit txs.
+	L1 *EthL1Fee
+}
+
+// EthL1Fee is what an OP-stack receipt adds: the fee the sender paid for
+// posting the tx to L1 (charged on top of gas used × price), the L1 gas
+// price and gas it was computed from and, before the Ecotone upgrade, the
+// fee scalar as the node renders it (a decimal such as "0.684"). Fields the
+// node left out are nil or "".
+type EthL1Fee struct {
+	Fee       *big.Int
+	FeeScalar string
+	GasPrice  *big.Int
+	GasUsed   *big.Int
 }
 
 // Fee is what the sender paid: gas used × effective gas price, plus the
-// blob fee of blob txs (nil when the price is unknown).
+// blob fee of blob txs and the L1 fee of OP-stack txs (nil when the price
+// is unknown).
 func (r *EthReceipt) Fee() *big.Int {
 	if r.EffectiveGasPrice == nil {
 		return nil
@@ -118,7 +146,18 @@ func (r *EthReceipt) Fee() *big.Int {
 	if r.BlobGasPrice != nil {
 		fee.Add(fee, new(big.Int).Mul(r.BlobGasPrice, new(big.Int).SetUint64(r.BlobGasUsed)))
 	}
+	if l1 := r.L1Fee(); l1 != nil {
+		fee.Add(fee, l1)
+	}
 	return fee
+}
+
+// L1Fee is the OP-stack L1 data fee, nil when the receipt has none.
+func (r *EthReceipt) L1Fee() *big.Int {
+	if r.L1 == nil {
+		return nil
+	}
+	return r.L1.Fee
 }
 
 // EthLog is one event log.

@@ -46,6 +46,13 @@ func main() {
 	workers := flag.Int("workers", runtime.NumCPU(), "blockbook -workers, and the fetch bound's workers")
 	cache := flag.String("cache", "", "where to keep the generated chain (default: the user cache dir)")
 	flag.Parse()
+	if *optimism { // the OP-stack figure, optimism.go
+		if err := optimismMain(*bin, *txs, *accounts, *perBlock, *workers, *cache); err != nil {
+			fmt.Fprintln(os.Stderr, "ethbench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(*bin, *txs, *accounts, *perBlock, *workers, *cache); err != nil {
 		fmt.Fprintln(os.Stderr, "ethbench:", err)
 		os.Exit(1)

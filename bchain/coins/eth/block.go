@@ -3,6 +3,7 @@ package eth
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/big"
 
@@ -29,11 +30,14 @@ type rpcHeader struct {
 	Difficulty    string          `json:"difficulty"` // hex, as the node sends it
 	Nonce         string          `json:"nonce"`      // hex, as the node sends it
 	Transactions  json.RawMessage `json:"transactions"`
+	avalancheHeader
 }
 
-// rpcTx adds the node's context fields to a transaction.
+// rpcTx adds the node's context fields to a transaction. tx is nil for an
+// L2's own tx type, which chain holds instead.
 type rpcTx struct {
 	tx       *types.Transaction
+	chain    *chainTx
 	From     *common.Address `json:"from"`
 	Hash     common.Hash     `json:"hash"`
 	GasPrice *hexutil.Big    `json:"gasPrice"`
@@ -48,7 +52,12 @@ func (r *rpcTx) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	r.tx = new(types.Transaction)
-	return r.tx.UnmarshalJSON(b)
+	err := r.tx.UnmarshalJSON(b)
+	if errors.Is(err, types.ErrTxTypeNotSupported) {
+		r.tx = nil
+		r.chain, err = decodeChainTx(b)
+	}
+	return err
 }
 
 func (h *rpcHeader) height() (uint32, error) {
@@ -104,7 +113,7 @@ func (n *Node) Block(ctx context.Context, hash bchain.Hash, height uint32) (*bch
 		return nil, fmt.Errorf("%w: block %s: transactions: %v", bchain.ErrInvalidData, hash, err)
 	}
 	eb := &bchain.EthBlock{GasUsed: uint64(h.GasUsed), GasLimit: uint64(h.GasLimit), Miner: bchain.EthAddress(h.Miner), Txs: make([]bchain.EthTx, len(rtxs)),
-		Nonce: h.Nonce, Difficulty: h.Difficulty}
+		Nonce: h.Nonce, Difficulty: h.Difficulty, Avalanche: h.avalancheHeader.convert()}
 	if h.BaseFeePerGas != nil {
 		eb.BaseFee = new(big.Int).Set(h.BaseFeePerGas.ToInt())
 	}
@@ -155,6 +164,13 @@ func (n *Node) Block(ctx context.Context, hash bchain.Hash, height uint32) (*bch
 // decodeTx converts a node transaction, recovering the sender with the
 // chain's signer (every tx type) and checking it against the node's from.
 func decodeTx(r *rpcTx, signer types.Signer, out *bchain.EthTx) error {
+	if r.tx == nil {
+		if err := decodeChainTxInto(r, out); err != nil {
+			return err
+		}
+		setTxPlace(r, out)
+		return nil
+	}
 	tx := r.tx
 	from, err := types.Sender(signer, tx)
 	if err != nil {
@@ -187,6 +203,12 @@ func decodeTx(r *rpcTx, signer types.Signer, out *bchain.EthTx) error {
 			out.BlobHashes = append(out.BlobHashes, bchain.Hash(h))
 		}
 	}
+	setTxPlace(r, out)
+	return nil
+}
+
+// setTxPlace sets where a mined tx is (left zero for a pending one).
+func setTxPlace(r *rpcTx, out *bchain.EthTx) {
 	if r.BHash != nil && *r.BHash != (common.Hash{}) {
 		out.BlockHash = bchain.Hash(*r.BHash)
 		if r.BNumber != nil && r.BNumber.ToInt().IsUint64() {
@@ -196,7 +218,6 @@ func decodeTx(r *rpcTx, signer types.Signer, out *bchain.EthTx) error {
 			out.Position = int(*r.Index)
 		}
 	}
-	return nil
 }
 
 // Tx returns a pending or mined tx without its receipt.

@@ -24,6 +24,12 @@ type rpcReceipt struct {
 	BlobGasPrice      *hexutil.Big    `json:"blobGasPrice"`
 	ContractAddress   *common.Address `json:"contractAddress"`
 	Logs              []rpcLog        `json:"logs"`
+	// OP-stack chains (op-geth) add the L1 data fee; other nodes leave
+	// these out or send null (Arbitrum's Nitro).
+	L1Fee       *hexutil.Big `json:"l1Fee"`
+	L1FeeScalar string       `json:"l1FeeScalar"`
+	L1GasPrice  *hexutil.Big `json:"l1GasPrice"`
+	L1GasUsed   *hexutil.Big `json:"l1GasUsed"`
 }
 
 type rpcLog struct {
@@ -141,5 +147,21 @@ func convertReceipt(r *rpcReceipt) *bchain.EthReceipt {
 		}
 		out.Logs = append(out.Logs, el)
 	}
+	out.L1 = convertL1Fee(r)
 	return out
+}
+
+// convertL1Fee keeps an OP-stack receipt's L1 fee fields; nil when the
+// receipt has none of them.
+func convertL1Fee(r *rpcReceipt) *bchain.EthL1Fee {
+	if r.L1Fee == nil && r.L1FeeScalar == "" && r.L1GasPrice == nil && r.L1GasUsed == nil {
+		return nil
+	}
+	cp := func(x *hexutil.Big) *big.Int {
+		if x == nil {
+			return nil
+		}
+		return new(big.Int).Set(x.ToInt())
+	}
+	return &bchain.EthL1Fee{Fee: cp(r.L1Fee), FeeScalar: r.L1FeeScalar, GasPrice: cp(r.L1GasPrice), GasUsed: cp(r.L1GasUsed)}
 }

@@ -127,10 +127,22 @@ func classify(method string, err error) error {
 	if errors.As(err, &re) {
 		var he rpc.HTTPError
 		if !errors.As(err, &he) {
+			if isUnfinalized(re.Error()) {
+				return fmt.Errorf("%w: %s: the node has not accepted that block yet: %v", bchain.ErrNodeUnavailable, method, err)
+			}
 			return fmt.Errorf("%s: %w", method, &bchain.RPCError{Code: re.ErrorCode(), Message: re.Error()})
 		}
 	}
 	return fmt.Errorf("%w: %s: %v", bchain.ErrNodeUnavailable, method, err)
+}
+
+// isUnfinalized reports Avalanche's answer for a block above the last one
+// it accepted (a block it has but may still drop): not an error of the
+// request, the block is to be asked for again later (Blockbook retries it
+// too). Classed as the node not being ready, never as "no such block",
+// which would read as a shorter chain and undo indexed blocks.
+func isUnfinalized(msg string) bool {
+	return strings.Contains(msg, "cannot query unfinalized data")
 }
 
 // isMethodNotFound reports whether the node does not implement the method
