@@ -27,6 +27,7 @@ const boundArg = "-fetch-child"
 
 type fetchResult struct {
 	d, cpu         time.Duration // the child's wall time; its CPU time and the node's
+	childCPU       time.Duration // the child's CPU time alone
 	rss            int64         // the child's peak RSS (VmHWM)
 	txs, traceErrs int
 }
@@ -58,7 +59,8 @@ func fetchBound(ctx context.Context, node *gethdev.Node, tip uint64, workers int
 		return r, fmt.Errorf("fetch-only child: %w", err)
 	}
 	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	r.cpu = time.Duration(ru.Utime.Nano()+ru.Stime.Nano()) + cpuSelf() - nodeCPU
+	r.childCPU = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	r.cpu = r.childCPU + cpuSelf() - nodeCPU
 	var rep childReport
 	if err := json.Unmarshal(out, &rep); err != nil {
 		return r, fmt.Errorf("fetch-only child said %q: %w", out, err)

@@ -171,6 +171,7 @@ func run(bin string, txs, accounts, perBlock, workers int, cache string) (err er
 	fmt.Printf("  bytes per tx:           %.0f (index size / %d txs)\n", float64(size)/float64(exp.Txs), exp.Txs)
 	fmt.Printf("lower bound, the same blocks with receipts and traces fetched by the sync worker's fetch pipeline (syncer.FetchOnly, %d workers, batched runs) in a child process, not indexed: %.2f s (%.0f blocks/s, %.0f txs/s), peak RSS %.1f MB; first pass, node just started: %.2f s\n",
 		workers, fetch.d.Seconds(), blocks/fetch.d.Seconds(), float64(fetch.txs)/fetch.d.Seconds(), float64(fetch.rss)/(1<<20), cold.d.Seconds())
+	fmt.Printf("  CPU time: fetch-only child %.2f s, dev node %.2f s\n", fetch.childCPU.Seconds(), (fetch.cpu - fetch.childCPU).Seconds())
 	fmt.Printf("ratio sync / fetch-only bound: %.2f wall time; %.2f CPU time (fetch: %.2f s in node and client; sync: blockbook + node)\n",
 		elapsed.Seconds()/fetch.d.Seconds(), (childCPU+nodeCPU).Seconds()/fetch.cpu.Seconds(), fetch.cpu.Seconds())
 
