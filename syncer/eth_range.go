@@ -23,8 +23,9 @@ const (
 	// rangeMaxBlocks caps a run (the Ethereum backend takes up to 100).
 	rangeMaxBlocks = 64
 	// rangeMaxBytes caps the estimated bytes of a run, so that one
-	// batched answer stays small for the node and the timeout.
-	rangeMaxBytes = 16 << 20
+	// batched answer (its JSON is held while it is decoded) stays small
+	// for the node, the timeout and the process's peak memory.
+	rangeMaxBytes = 4 << 20
 	// maxAheadBlocks bounds the heights admitted but not yet connected
 	// when fetching runs (blocks of empty chains weigh next to nothing, so
 	// bytes alone would let the window grow without end).
@@ -47,7 +48,9 @@ func blockBytes(blk *bchain.Block) int64 {
 	if blk.Eth != nil {
 		for i := range blk.Eth.Txs {
 			tx := &blk.Eth.Txs[i]
-			n += 256 // the tx and receipt structs
+			// The tx, receipt and trace: Go structs, and the JSON text of
+			// the batched answer they were decoded from.
+			n += 1024
 			if tx.Receipt != nil {
 				for _, l := range tx.Receipt.Logs {
 					n += int64(len(l.Data)) + 32*int64(len(l.Topics)) + 64
