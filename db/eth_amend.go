@@ -114,5 +114,9 @@ func (x *EthIndex) amendTraces(h uint32, blk *bchain.Block) error {
 		b.put(CFBlockTxs, heightKey(h), packEthBlockUndo(&EthBlockUndo{Txs: after}))
 	}
 	b.del(CFBlockInternalDataErrors, heightKey(h))
-	return x.db.write(b)
+	if err := x.db.write(b); err != nil {
+		return err
+	}
+	ac.keep()
+	return nil
 }

@@ -2,6 +2,7 @@ package db
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/openexplorer/blockbook/bchain"
 )
@@ -15,6 +16,9 @@ import (
 type EthIndex struct {
 	chainIndex
 	contracts ContractSource
+	// held keeps decoded addressContracts rows between blocks (the same
+	// accounts recur block after block); see contractsCache.
+	held heldRows
 }
 
 // NewEthIndex returns the Ethereum-type index over d, keeping undo records
@@ -48,7 +52,8 @@ func (x *EthIndex) ConnectBlock(blk *bchain.Block) error {
 	if blk.Height >= x.keep {
 		b.del(CFBlockTxs, heightKey(blk.Height-x.keep))
 	}
-	if err := x.applyBlock(b, blk.Height, recs, 1, blk.Eth.Contracts); err != nil {
+	ac, err := x.applyBlock(b, blk.Height, recs, 1, blk.Eth.Contracts)
+	if err != nil {
 		return err
 	}
 	for i := range blk.Eth.Txs {
@@ -61,7 +66,11 @@ func (x *EthIndex) ConnectBlock(blk *bchain.Block) error {
 		b.put(CFBlockInternalDataErrors, heightKey(blk.Height), []byte(truncateError(blk.Eth.TraceError)))
 	}
 	writeTip(b, Tip{Height: blk.Height, Hash: blk.Hash})
-	return x.db.write(b)
+	if err := x.db.write(b); err != nil {
+		return err
+	}
+	ac.keep()
+	return nil
 }
 
 // DisconnectTip removes the tip block, restoring every row to what it was
@@ -97,7 +106,8 @@ func (x *EthIndex) DisconnectTip(refill RefillFunc) (Tip, bool, error) {
 	}
 	b := x.db.NewBatch()
 	defer b.Destroy()
-	if err := x.applyBlock(b, h, undo.Txs, -1, nil); err != nil {
+	ac, err := x.applyBlock(b, h, undo.Txs, -1, nil)
+	if err != nil {
 		return Tip{}, false, err
 	}
 	for i := range undo.Txs {
@@ -110,7 +120,11 @@ func (x *EthIndex) DisconnectTip(refill RefillFunc) (Tip, bool, error) {
 	if refilled != nil {
 		b.put(CFBlockTxs, heightKey(h-x.keep), packEthBlockUndo(refilled))
 	}
-	return x.commitDisconnect(b, h)
+	newTip, ok, err := x.commitDisconnect(b, h)
+	if err == nil {
+		ac.keep()
+	}
+	return newTip, ok, err
 }
 
 // refillUndo fetches from the node the undo record of the indexed block
@@ -138,8 +152,9 @@ func (x *EthIndex) refillUndo(height uint32, refill RefillFunc) (*EthBlockUndo, 
 
 // applyBlock writes the address and contract rows of a block, forwards
 // (sign 1) or backwards (sign -1); meta is the metadata of contracts met
-// for the first time (forwards only).
-func (x *EthIndex) applyBlock(b *Batch, h uint32, recs []EthTxRecord, sign int, meta map[bchain.EthAddress]*bchain.EthContractInfo) error {
+// for the first time (forwards only). The caller calls keep on the
+// returned cache once b is written.
+func (x *EthIndex) applyBlock(b *Batch, h uint32, recs []EthTxRecord, sign int, meta map[bchain.EthAddress]*bchain.EthContractInfo) (*contractsCache, error) {
 	var before, after []EthTxRecord
 	if sign > 0 {
 		after = recs
@@ -154,11 +169,11 @@ func (x *EthIndex) applyBlock(b *Batch, h uint32, recs []EthTxRecord, sign int, 
 			i = len(recs) - 1 - n
 		}
 		if err := applyEthTx(&recs[i], sign, ac.load); err != nil {
-			return fmt.Errorf("block %d tx %s: %w", h, recs[i].Txid, err)
+			return nil, fmt.Errorf("block %d tx %s: %w", h, recs[i].Txid, err)
 		}
 	}
 	ac.write(b)
-	return x.replaceContractEvents(b, h, before, after, meta)
+	return ac, x.replaceContractEvents(b, h, before, after, meta)
 }
 
 // replaceAddressRows replaces the addresses rows of block h written for
@@ -176,11 +191,15 @@ func replaceAddressRows(b *Batch, h uint32, before, after []EthTxRecord) {
 	}
 }
 
-// contractsCache holds the addressContracts rows a block changes.
+// contractsCache holds the addressContracts rows a block changes. A row
+// comes from the index's held rows when there (taken out: it is changed
+// in place) or else from the store; keep puts the block's rows back once
+// its batch is written, so a failed write leaves no changed row held.
 type contractsCache struct {
 	x      *EthIndex
 	loaded map[string]*AddrContracts
 	order  []string
+	sizes  []int // packed size of each row written, in order
 }
 
 func (x *EthIndex) newContractsCache() *contractsCache {
@@ -191,9 +210,12 @@ func (c *contractsCache) load(k string) (*AddrContracts, error) {
 	if a := c.loaded[k]; a != nil {
 		return a, nil
 	}
-	a, err := ReadAddrContracts(c.x.db, bchain.AddrDesc(k))
-	if err != nil {
-		return nil, err
+	a := c.x.held.take(k)
+	if a == nil {
+		var err error
+		if a, err = ReadAddrContracts(c.x.db, bchain.AddrDesc(k)); err != nil {
+			return nil, err
+		}
 	}
 	if a == nil {
 		a = &AddrContracts{}
@@ -203,13 +225,69 @@ func (c *contractsCache) load(k string) (*AddrContracts, error) {
 }
 
 func (c *contractsCache) write(b *Batch) {
+	c.sizes = c.sizes[:0]
 	for _, k := range c.order {
 		if a := c.loaded[k]; a.Txs == 0 {
 			b.del(CFAddressContracts, []byte(k)) // no row without txs, as in a fresh sync
+			c.sizes = append(c.sizes, 0)
 		} else {
-			b.put(CFAddressContracts, []byte(k), packAddrContracts(a))
+			v := packAddrContracts(a)
+			b.put(CFAddressContracts, []byte(k), v)
+			c.sizes = append(c.sizes, len(v))
 		}
 	}
+}
+
+// keep hands the written rows to the index's held rows.
+func (c *contractsCache) keep() {
+	for i, k := range c.order {
+		if i < len(c.sizes) && c.sizes[i] > 0 {
+			c.x.held.put(k, c.loaded[k], c.sizes[i])
+		}
+	}
+}
+
+// heldMaxBytes bounds the held rows (estimated as twice their packed size:
+// the decoded form, its maps and big.Ints); past it they are dropped.
+const heldMaxBytes = 32 << 20
+
+// heldRows are decoded addressContracts rows equal to the store's, for the
+// sync worker alone (the only writer of these rows).
+type heldRows struct {
+	mu    sync.Mutex
+	rows  map[string]heldRow
+	bytes int
+}
+
+type heldRow struct {
+	a    *AddrContracts
+	size int
+}
+
+func (h *heldRows) take(k string) *AddrContracts {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	r, ok := h.rows[k]
+	if !ok {
+		return nil
+	}
+	delete(h.rows, k)
+	h.bytes -= r.size
+	return r.a
+}
+
+func (h *heldRows) put(k string, a *AddrContracts, packed int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	size := len(k) + 2*packed + 64
+	if h.rows == nil || h.bytes+size > heldMaxBytes {
+		h.rows, h.bytes = map[string]heldRow{}, 0
+	}
+	if old, ok := h.rows[k]; ok {
+		h.bytes -= old.size
+	}
+	h.rows[k] = heldRow{a, size}
+	h.bytes += size
 }
 
 // internalDataOf is the internalData row of a tx (nil: nothing to keep).

@@ -32,15 +32,33 @@ func (s *Syncer) fetchParallelWithin(ctx context.Context, from, to uint32, budge
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	w := newFetchWindow(budget)
-	jobs := make(chan uint32)
+	rs, ranges := s.node.(RangeSource)
+	if ranges {
+		// Runs of blocks come in batched requests; the window is bounded
+		// by count as well as bytes.
+		w.maxAhead = int64(maxAheadBlocks)
+		w.span = func(estimate int64) uint32 { return rangeSpan(budget, s.cfg.Workers, estimate) }
+	}
+	jobs := make(chan fetchJob)
 	var wg sync.WaitGroup
 	for n := 0; n < s.cfg.Workers*inflightPerWorker; n++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for h := range jobs {
-				blk, err := s.fetchBlock(ctx, h)
-				w.fetched(h, blk, err)
+			for j := range jobs {
+				if !ranges {
+					blk, err := s.fetchBlock(ctx, j.from)
+					w.fetched(j.from, blk, err)
+					continue
+				}
+				blks, err := s.fetchRange(ctx, rs, j.from, j.to)
+				if err != nil {
+					w.fetched(j.from, nil, err) // the connect loop stops there
+					continue
+				}
+				for i, blk := range blks {
+					w.fetched(j.from+uint32(i), blk, nil)
+				}
 			}
 		}()
 	}
@@ -76,6 +94,10 @@ func (s *Syncer) fetchParallelWithin(ctx context.Context, from, to uint32, budge
 	return err
 }
 
+// fetchJob is a run of heights one worker fetches (from == to without a
+// RangeSource).
+type fetchJob struct{ from, to uint32 }
+
 // fetchResult is one fetched block or why it could not be fetched.
 type fetchResult struct {
 	blk *bchain.Block
@@ -89,6 +111,10 @@ type fetchWindow struct {
 	mu       sync.Mutex
 	cond     *sync.Cond
 	budget   int64
+	maxAhead int64 // admitted, unconnected heights at most (0: no count bound)
+	// span, if set, is how many heights one job takes given the running
+	// estimate of a block's bytes (nil: one).
+	span     func(estimate int64) uint32
 	ready    map[uint32]fetchResult
 	admitted map[uint32]int64 // bytes accounted for each admitted height
 	inflight int64            // accounted bytes of admitted, unconnected blocks
@@ -101,26 +127,46 @@ func newFetchWindow(budget int64) *fetchWindow {
 	return w
 }
 
-// admit dispatches heights from..to in order while under budget.
-func (w *fetchWindow) admit(ctx context.Context, from, to uint32, jobs chan<- uint32) {
+// admit dispatches heights from..to in order, in jobs of span heights,
+// while under budget (and under maxAhead heights when set).
+func (w *fetchWindow) admit(ctx context.Context, from, to uint32, jobs chan<- fetchJob) {
 	defer close(jobs)
-	for h := from; h <= to; h++ {
+	for h := from; ; {
 		w.mu.Lock()
-		for w.inflight >= w.budget && w.inflight > 0 && ctx.Err() == nil {
+		n := uint32(1)
+		if w.span != nil {
+			n = max(1, min(w.span(w.estimate), to-h+1))
+			if w.maxAhead > 0 {
+				n = uint32(min(int64(n), w.maxAhead))
+			}
+		}
+		for w.full(int64(n)) && ctx.Err() == nil {
 			w.cond.Wait()
 		}
-		w.inflight += w.estimate
-		w.admitted[h] = w.estimate
+		for i := range n {
+			w.inflight += w.estimate
+			w.admitted[h+i] = w.estimate
+		}
 		w.mu.Unlock()
 		select {
-		case jobs <- h:
+		case jobs <- fetchJob{from: h, to: h + n - 1}:
 		case <-ctx.Done():
 			return
 		}
-		if h == to {
+		if h+n-1 >= to {
 			return
 		}
+		h += n
 	}
+}
+
+// full reports whether admitting n more heights must wait; an empty window
+// always admits, so the lowest block can always be fetched.
+func (w *fetchWindow) full(n int64) bool {
+	if len(w.admitted) == 0 {
+		return false
+	}
+	return w.inflight >= w.budget || w.maxAhead > 0 && int64(len(w.admitted))+n > w.maxAhead
 }
 
 // fetched records a worker's result, accounting the block's real size in
@@ -129,7 +175,7 @@ func (w *fetchWindow) fetched(h uint32, blk *bchain.Block, err error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if blk != nil {
-		actual := int64(blk.Size) * decodedFactor
+		actual := blockBytes(blk)
 		w.inflight += actual - w.admitted[h]
 		w.admitted[h] = actual
 		w.estimate = (w.estimate*7 + actual) / 8

@@ -506,7 +506,7 @@ func (s *Syncer) catchUp(ctx context.Context, from, to uint32) error {
 		})
 	}
 	for h := from; h <= to; h++ {
-		blk, err := s.fetchBlock(ctx, h)
+		blk, err := s.fetchOne(ctx, h)
 		if err != nil {
 			return err
 		}

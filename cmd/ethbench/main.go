@@ -24,8 +24,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -39,12 +37,21 @@ import (
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == boundArg {
+		if err := fetchChild(os.Args[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, "ethbench fetch-only child:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	bin := flag.String("blockbook", "bin/blockbook", "blockbook binary")
 	txs := flag.Int("txs", 20_000, "txs of the generated chain")
 	accounts := flag.Int("accounts", 200, "accounts sending and receiving")
 	perBlock := flag.Int("perblock", 100, "txs per block (each account sends at most one per block)")
 	workers := flag.Int("workers", runtime.NumCPU(), "blockbook -workers, and the fetch bound's workers")
 	cache := flag.String("cache", "", "where to keep the generated chain (default: the user cache dir)")
+	flag.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of blockbook's first -profsec seconds of sync here (go tool pprof)")
+	flag.DurationVar(&profDuration, "profsec", 5*time.Second, "length of the -cpuprofile profile")
 	flag.Parse()
 	if *optimism { // the OP-stack figure, optimism.go
 		if err := optimismMain(*bin, *txs, *accounts, *perBlock, *workers, *cache); err != nil {
@@ -120,13 +127,25 @@ func run(bin string, txs, accounts, perBlock, workers int, cache string) (err er
 		return fmt.Errorf("fetch bound: %w", err)
 	}
 
+	var args []string
+	var profDone <-chan error
+	if cpuProfile != "" {
+		if args, profDone, err = profileChild(cpuProfile, profDuration); err != nil {
+			return err
+		}
+	}
 	selfCPU := cpuSelf()
 	start := time.Now()
-	p, err := benchproc.Start(ctx, benchproc.Options{Bin: bin, Work: work, Config: cfg, Workers: workers,
+	p, err := benchproc.Start(ctx, benchproc.Options{Bin: bin, Work: work, Config: cfg, Workers: workers, Args: args,
 		Height: uint32(exp.Height), Timeout: 30 * time.Minute})
 	elapsed := time.Since(start)
 	if err != nil {
 		return err
+	}
+	if profDone != nil {
+		if err := <-profDone; err != nil {
+			fmt.Println("cpu profile:", err)
+		}
 	}
 	_, hwm := benchproc.Mem(p.Pid()) // the high-water mark: the peak of the whole sync
 	// CPU time says more than wall time on a shared machine: blockbook's
@@ -156,9 +175,11 @@ func run(bin string, txs, accounts, perBlock, workers int, cache string) (err er
 	fmt.Printf("  CPU time:               blockbook %.2f s, dev node (the ethbench process) %.2f s\n", childCPU.Seconds(), nodeCPU.Seconds())
 	fmt.Printf("  peak RSS (VmHWM):       %.1f MB\n", float64(hwm)/(1<<20))
 	fmt.Printf("  index size:             %.1f MB (after a clean stop)\n", float64(size)/(1<<20))
-	fmt.Printf("lower bound, the same blocks with receipts and traces fetched through bchain/coins/eth (%d workers × 2 in flight, as the sync), not indexed: %.2f s (%.0f blocks/s, %.0f txs/s); first pass, node just started: %.2f s\n",
-		workers, fetch.d.Seconds(), blocks/fetch.d.Seconds(), float64(fetch.txs)/fetch.d.Seconds(), cold.d.Seconds())
-	fmt.Printf("ratio indexing / fetch: %.2f wall time; %.2f CPU time (fetch: %.2f s in node and client; indexing: blockbook + node)\n",
+	fmt.Printf("  bytes per tx:           %.0f (index size / %d txs)\n", float64(size)/float64(exp.Txs), exp.Txs)
+	fmt.Printf("lower bound, the same blocks with receipts and traces fetched by the sync worker's fetch pipeline (syncer.FetchOnly, %d workers, batched runs) in a child process, not indexed: %.2f s (%.0f blocks/s, %.0f txs/s), peak RSS %.1f MB; first pass, node just started: %.2f s\n",
+		workers, fetch.d.Seconds(), blocks/fetch.d.Seconds(), float64(fetch.txs)/fetch.d.Seconds(), float64(fetch.rss)/(1<<20), cold.d.Seconds())
+	fmt.Printf("  CPU time: fetch-only child %.2f s, dev node %.2f s\n", fetch.childCPU.Seconds(), (fetch.cpu - fetch.childCPU).Seconds())
+	fmt.Printf("ratio sync / fetch-only bound: %.2f wall time; %.2f CPU time (fetch: %.2f s in node and client; sync: blockbook + node)\n",
 		elapsed.Seconds()/fetch.d.Seconds(), (childCPU+nodeCPU).Seconds()/fetch.cpu.Seconds(), fetch.cpu.Seconds())
 
 	var errs []string
@@ -258,68 +279,6 @@ func countIndex(dir string, exp *expect) (indexCounts, error) {
 		}
 	}
 	return indexCounts{len(txs), len(tokens), len(internal)}, nil
-}
-
-type fetchResult struct {
-	d, cpu         time.Duration
-	txs, traceErrs int
-}
-
-// fetchBound fetches blocks 0..tip with receipts and traces as the sync's
-// fetch pipeline does (BlockHash then Block, workers × 2 requests in
-// flight), discarding them: the part of indexing spent in the node and
-// in decoding.
-func fetchBound(ctx context.Context, node *gethdev.Node, tip uint64, workers int) (fetchResult, error) {
-	var r fetchResult
-	raw, _ := json.Marshal(map[string]any{"coin_name": "Ethereum Regtest", "rpc_url": node.HTTPURL, "rpc_timeout": 25,
-		"eip1559Fees": true, "processInternalTransactions": true})
-	cfg, err := bchain.ParseConfig(raw)
-	if err != nil {
-		return r, err
-	}
-	b, err := bchain.NewBackend(cfg, bchain.Env{Log: quiet})
-	if err != nil {
-		return r, err
-	}
-	defer b.Close() //nolint:errcheck // closing the node connection after the measurement
-	var (
-		next, txs, traceErrs atomic.Int64
-		wg                   sync.WaitGroup
-		mu                   sync.Mutex
-		firstErr             error
-	)
-	start, cpu := time.Now(), cpuSelf()
-	for range workers * 2 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				h := next.Add(1) - 1
-				if h > int64(tip) {
-					return
-				}
-				hash, err := b.Chain.BlockHash(ctx, uint32(h))
-				var blk *bchain.Block
-				if err == nil {
-					blk, err = b.Chain.Block(ctx, hash, uint32(h))
-				}
-				if err != nil {
-					mu.Lock()
-					firstErr = err
-					mu.Unlock()
-					return
-				}
-				txs.Add(int64(len(blk.Eth.Txs)))
-				if blk.Eth.TraceError != "" {
-					traceErrs.Add(1)
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	r.d, r.cpu = time.Since(start), cpuSelf()-cpu
-	r.txs, r.traceErrs = int(txs.Load()), int(traceErrs.Load())
-	return r, firstErr
 }
 
 // cpuSelf is this process's CPU time (user and system).

@@ -69,17 +69,7 @@ func (n *Node) receipts(ctx context.Context, block bchain.Hash, txs []bchain.Has
 			return nil, err
 		}
 	}
-	if len(rs) != len(txs) {
-		return nil, fmt.Errorf("%w: block %s: %d receipts for %d txs", bchain.ErrNodeUnavailable, block, len(rs), len(txs))
-	}
-	out := make([]*bchain.EthReceipt, len(txs))
-	for i, r := range rs {
-		if r == nil || bchain.Hash(r.TxHash) != txs[i] {
-			return nil, fmt.Errorf("%w: block %s: receipt %d does not belong to tx %s", bchain.ErrNodeUnavailable, block, i, txs[i])
-		}
-		out[i] = convertReceipt(r)
-	}
-	return out, nil
+	return checkReceipts(block, txs, rs)
 }
 
 func (n *Node) txReceipts(ctx context.Context, txs []bchain.Hash) ([]*rpcReceipt, error) {

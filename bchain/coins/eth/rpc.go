@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -39,12 +42,29 @@ func (c *rpcClient) conn(ctx context.Context) (*rpc.Client, error) {
 	if c.client != nil {
 		return c.client, nil
 	}
-	cl, err := rpc.DialContext(ctx, c.url)
+	cl, err := rpc.DialOptions(ctx, c.url, dialOptions(c.url)...)
 	if err != nil {
 		return nil, fmt.Errorf("%w: dial %s: %v", bchain.ErrNodeUnavailable, c.url, err)
 	}
 	c.client = cl
 	return cl, nil
+}
+
+// dialOptions turns off HTTP compression for a node on this host: there
+// the answers (blocks, receipts, traces) cost the node and the indexer
+// more CPU to gzip and gunzip than they save in transfer.
+func dialOptions(rawURL string) []rpc.ClientOption {
+	u, err := url.Parse(rawURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return nil
+	}
+	host := u.Hostname()
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return nil
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.DisableCompression = true
+	return []rpc.ClientOption{rpc.WithHTTPClient(&http.Client{Transport: tr})}
 }
 
 // reset drops a websocket connection that failed so the next call redials.
