@@ -65,6 +65,10 @@ func (s *EthService) Address(ctx context.Context, address string, q AddressQuery
 			return nil, err
 		}
 	}
+	if q.Secondary != "" {
+		s.ethAddressValues(out, bal, q.Secondary)
+		sortTokens(out.Tokens) // by value first
+	}
 	if q.Details < DetailsTxids {
 		return out, nil
 	}
@@ -205,11 +209,15 @@ func (s *EthService) tokens(ctx context.Context, r *ethRenderer, desc bchain.Add
 	return out, nil
 }
 
-// sortTokens orders tokens as Blockbook does (without fiat values): named
-// ones first by name, then unnamed ones, each by contract.
+// sortTokens orders tokens as Blockbook does: by value in coins
+// (baseValue) descending, then named ones first by name, then unnamed
+// ones, each by contract.
 func sortTokens(ts []Token) {
 	sort.SliceStable(ts, func(i, j int) bool {
 		a, b := &ts[i], &ts[j]
+		if a.BaseValue != b.BaseValue {
+			return a.BaseValue > b.BaseValue
+		}
 		if (a.Name == "") != (b.Name == "") {
 			return a.Name != ""
 		}

@@ -151,6 +151,12 @@ type Address struct {
 	// SecondaryValue is the balance in the requested fiat currency
 	// (secondary / secondaryCurrency), when rates are known.
 	SecondaryValue float64 `json:"secondaryValue,omitempty"`
+	// Ethereum-type chains, with secondary: the tokens' values summed, in
+	// coins and in the secondary currency, and the balance plus them.
+	TokensBaseValue      float64 `json:"tokensBaseValue,omitempty"`
+	TokensSecondaryValue float64 `json:"tokensSecondaryValue,omitempty"`
+	TotalBaseValue       float64 `json:"totalBaseValue,omitempty"`
+	TotalSecondaryValue  float64 `json:"totalSecondaryValue,omitempty"`
 }
 
 // Utxo is an unspent output.
@@ -171,15 +177,20 @@ type Utxo struct {
 // Ethereum-type chains, a token contract an address holds or held; the
 // balance fields come with details=tokenBalances and more.
 type Token struct {
-	Type             string            `json:"type"`
-	Standard         string            `json:"standard"`
-	Name             string            `json:"name"`
-	Path             string            `json:"path,omitempty"`
-	Contract         string            `json:"contract,omitempty"`
-	Transfers        int               `json:"transfers"`
-	Symbol           string            `json:"symbol,omitempty"`
-	Decimals         int               `json:"decimals"`
-	Balance          *Amount           `json:"balance,omitempty"`
+	Type      string  `json:"type"`
+	Standard  string  `json:"standard"`
+	Name      string  `json:"name"`
+	Path      string  `json:"path,omitempty"`
+	Contract  string  `json:"contract,omitempty"`
+	Transfers int     `json:"transfers"`
+	Symbol    string  `json:"symbol,omitempty"`
+	Decimals  int     `json:"decimals"`
+	Balance   *Amount `json:"balance,omitempty"`
+	// BaseValue and SecondaryValue (ERC20 balances, with secondary): the
+	// balance in coins and in the secondary currency, when the token's
+	// rate is known (api/fiat_tokens.go).
+	BaseValue        float64           `json:"baseValue,omitempty"`
+	SecondaryValue   float64           `json:"secondaryValue,omitempty"`
 	IDs              []*Amount         `json:"ids,omitempty"`
 	MultiTokenValues []MultiTokenValue `json:"multiTokenValues,omitempty"`
 	TotalReceived    *Amount           `json:"totalReceived,omitempty"`

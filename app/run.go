@@ -246,7 +246,7 @@ func serve(ctx context.Context, e stackEnv, stack *chainStack, worker tipSource,
 	if stack.runMempool != nil {
 		stack.runMempool(syncCtx, &wg, ws)
 	}
-	startFiat(syncCtx, &wg, o, fiatCfg, e.d, ws, log, e.reg)
+	startFiat(syncCtx, &wg, o, fiatCfg, e.backend.Type, e.d, ws, log, e.reg)
 	worker.run(syncCtx, &wg)
 	<-ctx.Done()
 	log.Info("shutting down")
