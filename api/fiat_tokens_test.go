@@ -92,7 +92,7 @@ func TestTokenFiatRates(t *testing.T) {
 func TestTokenValues(t *testing.T) {
 	s := tokenFiatService(t)
 	bal, _ := new(big.Int).SetString("2000000000000000000", 10) // 2 coins
-	usdt, _ := new(big.Int).SetString("250000000", 10)           // 250 of 6 decimals
+	usdt, _ := new(big.Int).SetString("250000000", 10)          // 250 of 6 decimals
 	out := &Address{Tokens: []Token{
 		{Standard: "ERC20", Name: "B", Contract: "0x514910771AF9Ca656af840dff83E8264EcF986CA", Decimals: 18, Balance: NewAmount(5)},
 		{Standard: "ERC20", Name: "Tether", Contract: "0xdAC17F958D2ee523a2206206994597C13D831ec7", Decimals: 6, Balance: (*Amount)(usdt)},

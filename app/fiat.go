@@ -52,7 +52,9 @@ func startFiat(ctx context.Context, wg *sync.WaitGroup, o *Options, fc *fiat.Con
 		o.FiatConfig(&c)
 	}
 	dl := fiat.New(d, c)
-	dl.OnCurrent(func(t *db.FiatTicker) { ws.OnFiatRates(&api.FiatTicker{Timestamp: t.Time, Rates: t.Rates, TokenRates: t.TokenRates}) })
+	dl.OnCurrent(func(t *db.FiatTicker) {
+		ws.OnFiatRates(&api.FiatTicker{Timestamp: t.Time, Rates: t.Rates, TokenRates: t.TokenRates})
+	})
 	if o.OnFiat != nil {
 		o.OnFiat(dl)
 	}
