@@ -33,6 +33,9 @@ type Downloader struct {
 
 	onCurrent   func(*db.FiatTicker)
 	wakeCurrent chan struct{}
+	// wakeHistory starts a history run early: tokens the index learned
+	// since the last run get their history then, not the next day.
+	wakeHistory chan struct{}
 	running     atomic.Bool
 
 	vsMu sync.Mutex
@@ -40,6 +43,8 @@ type Downloader struct {
 
 	tokMu    sync.Mutex
 	platform []tokenRef // the platform's tokens (coins/list); nil until fetched
+	// historyTokens are the tokens the last history run covered.
+	historyTokens map[string]bool
 	// knownToken selects the tokens to follow (indexedERC20; tests
 	// replace it).
 	knownToken func(bchain.AddrDesc) (bool, error)
@@ -50,7 +55,7 @@ func New(d *db.DB, cfg Config) *Downloader {
 	cfg.defaults()
 	m := newMetrics(cfg.Metrics)
 	dl := &Downloader{db: d, cfg: cfg, m: m, now: cfg.Now,
-		wakeCurrent: make(chan struct{}, 1)}
+		wakeCurrent: make(chan struct{}, 1), wakeHistory: make(chan struct{}, 1)}
 	dl.cg = &client{cfg: &dl.cfg, m: m, sleep: sleepCtx}
 	dl.knownToken = dl.indexedERC20
 	dl.cfg.Log = cfg.Log.With("subsystem", "fiat")
@@ -129,7 +134,7 @@ func (dl *Downloader) historyLoop(ctx context.Context) {
 			dl.cfg.Log.Warn("downloading fiat rate history failed; retrying next period", "err", err)
 			wait = dl.cfg.Period
 		}
-		if !waitOrWake(ctx, wait, nil) {
+		if !waitOrWake(ctx, wait, dl.wakeHistory) {
 			return
 		}
 	}

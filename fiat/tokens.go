@@ -147,6 +147,7 @@ func (dl *Downloader) currentTokenRates(ctx context.Context, coinRates map[strin
 	if err != nil {
 		return nil, err
 	}
+	dl.wakeHistoryFor(tokens)
 	byID := make(map[string][]string, len(tokens))
 	for _, t := range tokens {
 		byID[t.id] = append(byID[t.id], t.contract)
@@ -189,6 +190,12 @@ func (dl *Downloader) updateTokenHistory(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	dl.tokMu.Lock()
+	dl.historyTokens = make(map[string]bool, len(tokens))
+	for _, t := range tokens {
+		dl.historyTokens[t.contract] = true
+	}
+	dl.tokMu.Unlock()
 	updated, failed := 0, 0
 	for _, t := range tokens {
 		requested, err := dl.tokenHistory(ctx, t)
@@ -263,4 +270,24 @@ func (dl *Downloader) tokenHistory(ctx context.Context, t tokenRef) (requested b
 		return true, fmt.Errorf("storing %d days of token %s: %w", len(tickers), t.contract, err)
 	}
 	return true, nil
+}
+
+// wakeHistoryFor starts a history run when tokens has one that the last
+// run did not cover.
+func (dl *Downloader) wakeHistoryFor(tokens []tokenRef) {
+	dl.tokMu.Lock()
+	defer dl.tokMu.Unlock()
+	if dl.historyTokens == nil {
+		return // the first run is under way or due
+	}
+	for _, t := range tokens {
+		if !dl.historyTokens[t.contract] {
+			dl.historyTokens[t.contract] = true // once
+			select {
+			case dl.wakeHistory <- struct{}{}:
+			default:
+			}
+			return
+		}
+	}
 }
