@@ -51,6 +51,9 @@ func (s *EthService) Address(ctx context.Context, address string, q AddressQuery
 	if out.ContractInfo, err = s.contractInfo(v, desc); err != nil {
 		return nil, err
 	}
+	if out.StakingPools, err = s.stakingPools(ctx, desc); err != nil {
+		return nil, err
+	}
 	if out.ContractInfo != nil && out.ContractInfo.Standard == bchain.TokenERC20.String() {
 		out.Erc20Contract = out.ContractInfo
 	}

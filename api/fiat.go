@@ -307,10 +307,17 @@ func (s *core) fiatStatus(bb *BlockbookInfo) error {
 	if err != nil {
 		return err
 	}
+	var lastTokens *db.FiatTicker
+	if s.cfg.TokenFiatRates {
+		bb.HasTokenFiatRates = true
+		if lastTokens, err = s.db.LastFiatTokenTicker(""); err != nil {
+			return err
+		}
+	}
 	for _, c := range []struct {
 		t   *db.FiatTicker
 		dst **time.Time
-	}{{cur, &bb.CurrentFiatRatesTime}, {last, &bb.HistoricalFiatRatesTime}} {
+	}{{cur, &bb.CurrentFiatRatesTime}, {last, &bb.HistoricalFiatRatesTime}, {lastTokens, &bb.HistoricalTokenFiatRatesTime}} {
 		if c.t != nil {
 			at := time.Unix(c.t.Time, 0).UTC()
 			*c.dst = &at

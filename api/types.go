@@ -157,6 +157,9 @@ type Address struct {
 	TokensSecondaryValue float64 `json:"tokensSecondaryValue,omitempty"`
 	TotalBaseValue       float64 `json:"totalBaseValue,omitempty"`
 	TotalSecondaryValue  float64 `json:"totalSecondaryValue,omitempty"`
+	// StakingPools (Ethereum-type chains with a staking pool configured):
+	// the address's part in each pool, where it has one.
+	StakingPools []StakingPool `json:"stakingPools,omitempty"`
 }
 
 // Utxo is an unspent output.
@@ -268,10 +271,18 @@ type BlockbookInfo struct {
 	DbSize          int64     `json:"dbSize"`
 	// Fiat rates, as Blockbook names them: configured, and the times of
 	// the current and of the newest daily ticker.
-	HasFiatRates            bool       `json:"hasFiatRates,omitempty"`
-	CurrentFiatRatesTime    *time.Time `json:"currentFiatRatesTime,omitempty"`
-	HistoricalFiatRatesTime *time.Time `json:"historicalFiatRatesTime,omitempty"`
-	About                   string     `json:"about"`
+	HasFiatRates bool `json:"hasFiatRates,omitempty"`
+	// HasTokenFiatRates: token rates are configured (Ethereum-type chains);
+	// HistoricalTokenFiatRatesTime is the newest daily ticker with token
+	// rates.
+	HasTokenFiatRates            bool       `json:"hasTokenFiatRates,omitempty"`
+	CurrentFiatRatesTime         *time.Time `json:"currentFiatRatesTime,omitempty"`
+	HistoricalFiatRatesTime      *time.Time `json:"historicalFiatRatesTime,omitempty"`
+	HistoricalTokenFiatRatesTime *time.Time `json:"historicalTokenFiatRatesTime,omitempty"`
+	// SupportedStakingPools (Ethereum-type chains): the configured pools,
+	// "<name>/<contract>" (api/eth_staking.go).
+	SupportedStakingPools []string `json:"supportedStakingPools,omitempty"`
+	About                 string   `json:"about"`
 	// Replica is set on a replica (-replica): an API-only process reading
 	// the index a primary process writes. Not in Blockbook's answer.
 	Replica *ReplicaInfo `json:"replica,omitempty"`

@@ -192,6 +192,8 @@ func serve(ctx context.Context, e stackEnv, stack *chainStack, worker tipSource,
 		DisableXpubCache: o.NoXpubCache,
 		Limits:           historyLimits(o, e.env, api.Limits{MaxXpubGap: o.XpubMaxGap, XpubCacheBytes: xpubCacheBytes}),
 		FiatRates:        fiatCfg != nil,
+		TokenFiatRates:   fiatCfg != nil && fiatCfg.TokenRates() && e.backend.Type == bchain.ChainEthereumType,
+		StakingPools:     e.env.stakingPools(e.backend.Type, log),
 	}
 	if !o.NoTxCache && !e.d.ReadOnly() {
 		apiCfg.TxCache = e.d

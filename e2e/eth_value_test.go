@@ -136,6 +136,10 @@ func TestEthTokenFiatValues(t *testing.T) {
 		return code == 200 && len(hist) == 2 && hist[0].Timestamp == yesterday // not the current ticker
 	})
 
+	st := waitStatus(t, base, func(s *api.SystemInfo) bool { return s.Blockbook.HistoricalTokenFiatRatesTime != nil })
+	if b := st.Blockbook; !b.HasTokenFiatRates || !b.HistoricalTokenFiatRatesTime.Equal(time.Unix(yesterday, 0)) {
+		t.Errorf("status token fields %v %v", b.HasTokenFiatRates, b.HistoricalTokenFiatRatesTime)
+	}
 	// REST fiat calls with token: current, history (the 429 on the token's
 	// chart was waited out: both days are there), list; the missing token
 	// has no tickers.
@@ -260,5 +264,100 @@ func checkTokenFiatWS(t *testing.T, base string, priced, missing common.Address,
 			t.Errorf("notification %+v", note)
 		}
 		break
+	}
+}
+
+// A staking pool on the dev chain with the read methods of Everstake's,
+// configured as Blockbook takes it (<SHORTCUT>_STAKING_POOL_CONTRACT):
+// the status lists it, an address with a part in it gets its values read
+// from the contract, one without gets no stakingPools.
+func TestEthStakingPool(t *testing.T) {
+	ctx := t.Context()
+	dev, err := gethdev.Start(ctx, gethdev.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(dev.Stop)
+	w, err := ethgen.NewWallet(ctx, dev.Client())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := ethgen.MustContract(ethgen.StakingPoolContract)
+	// The contract's selectors are the ones api/eth_staking.go calls.
+	for m, sel := range map[string]string{"pendingBalanceOf": "59b8c763", "pendingDepositedBalanceOf": "80f14ecc",
+		"depositedBalanceOf": "68b48254", "withdrawRequest": "14cbc46a", "restakedRewardOf": "0c98929a", "autocompoundBalanceOf": "2fec7966"} {
+		if data := pool.MustCalldata(m, common.Address{}); fmt.Sprintf("%x", data[:4]) != sel {
+			t.Fatalf("%s selector %x, want %s", m, data[:4], sel)
+		}
+	}
+	owner := ethgen.AccountFromKey("dev", dev.DevKey)
+	staker, stranger := ethgen.NewAccount("staker"), ethgen.NewAccount("stranger")
+	_, poolAddr, err := w.Deploy(ctx, owner, pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Transfer(ctx, owner, staker.Addr, big.NewInt(3e18), 2); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Transfer(ctx, owner, stranger.Addr, big.NewInt(1e18), 2); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dev.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	vals := [7]*big.Int{big.NewInt(1), big.NewInt(2), big.NewInt(3e18), big.NewInt(4), big.NewInt(5), big.NewInt(6), big.NewInt(7)}
+	if _, err := w.Call(ctx, owner, poolAddr, nil, pool, "setAccount", staker.Addr, vals); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Call(ctx, staker, poolAddr, big.NewInt(1e18), pool, "stake"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dev.Commit(); err != nil {
+		t.Fatal(err)
+	}
+
+	raw, err := json.Marshal(map[string]any{
+		"coin_name": "Ethereum Regtest", "coin_shortcut": "rETH", "rpc_url": dev.HTTPURL, "rpc_url_ws": dev.WSURL,
+		"rpc_timeout": 20, "block_addresses_to_keep": 100, "processInternalTransactions": true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfgPath := filepath.Join(t.TempDir(), "eth.json")
+	if err := os.WriteFile(cfgPath, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	configured := "Everstake/" + poolAddr.Hex()
+	t.Setenv("RETH_STAKING_POOL_CONTRACT", configured)
+	e := &ethE2E{dev: dev, inst: startInProcess(t, cfgPath, t.TempDir(), nil)}
+	e.waitHead(t)
+
+	var st api.SystemInfo
+	e.get(t, "/api/v2", &st)
+	if !slices.Equal(st.Blockbook.SupportedStakingPools, []string{configured}) {
+		t.Errorf("supportedStakingPools %q", st.Blockbook.SupportedStakingPools)
+	}
+	var a api.Address
+	e.get(t, "/api/v2/address/"+staker.Addr.Hex()+"?details=basic", &a)
+	want := []string{"1000000000000000001", "2", "3000000000000000000", "4", "5", "6", "7"} // stake() added 1 ether pending
+	if len(a.StakingPools) != 1 {
+		t.Fatalf("staker's stakingPools %+v", a.StakingPools)
+	}
+	p := a.StakingPools[0]
+	got := []string{p.PendingBalance.String(), p.PendingDepositedBalance.String(), p.DepositedBalance.String(),
+		p.WithdrawTotalAmount.String(), p.ClaimableAmount.String(), p.RestakedReward.String(), p.AutocompoundBalance.String()}
+	if p.Name != "Everstake" || p.Contract != poolAddr.Hex() || !slices.Equal(got, want) {
+		t.Errorf("staking pool %s %s %v, want %v", p.Name, p.Contract, got, want)
+	}
+	var sa api.Address
+	e.get(t, "/api/v2/address/"+stranger.Addr.Hex(), &sa)
+	if sa.StakingPools != nil || sa.Balance.String() != "1000000000000000000" {
+		t.Errorf("stranger's stakingPools %+v (balance %s)", sa.StakingPools, sa.Balance)
+	}
+	// The websocket's getAccountInfo answers the same.
+	var wa api.Address
+	newWS(t, e.inst.base).ok("getAccountInfo", map[string]any{"descriptor": staker.Addr.Hex()}, &wa)
+	if len(wa.StakingPools) != 1 || wa.StakingPools[0].DepositedBalance.String() != "3000000000000000000" {
+		t.Errorf("getAccountInfo stakingPools %+v", wa.StakingPools)
 	}
 }
