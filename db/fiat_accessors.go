@@ -58,8 +58,11 @@ func FindFiatTokenTickers(r Reader, timestamps []int64, token string) ([]*FiatTi
 	return findFiatTickersBy(r, timestamps, func(t *FiatTicker) bool { return t.HasToken(token) })
 }
 
-// HasToken reports whether the ticker has a rate of token.
+// HasToken reports whether the ticker has a rate of token ("": of any).
 func (t *FiatTicker) HasToken(token string) bool {
+	if token == "" {
+		return len(t.TokenRates) > 0
+	}
 	_, ok := t.TokenRates[token]
 	return ok
 }
@@ -144,7 +147,7 @@ func (d *DB) LastFiatTicker(currency string) (*FiatTicker, error) {
 }
 
 // LastFiatTokenTicker returns the newest history ticker that has a rate of
-// token, or nil.
+// token ("": of any token), or nil.
 func (d *DB) LastFiatTokenTicker(token string) (*FiatTicker, error) {
 	return d.lastFiatTickerBy(func(t *FiatTicker) bool { return t.HasToken(token) })
 }
