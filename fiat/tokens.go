@@ -280,14 +280,17 @@ func (dl *Downloader) wakeHistoryFor(tokens []tokenRef) {
 	if dl.historyTokens == nil {
 		return // the first run is under way or due
 	}
+	woken := false
 	for _, t := range tokens {
 		if !dl.historyTokens[t.contract] {
-			dl.historyTokens[t.contract] = true // once
-			select {
-			case dl.wakeHistory <- struct{}{}:
-			default:
-			}
-			return
+			dl.historyTokens[t.contract] = true // wake once per token
+			woken = true
+		}
+	}
+	if woken {
+		select {
+		case dl.wakeHistory <- struct{}{}:
+		default:
 		}
 	}
 }

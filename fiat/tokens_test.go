@@ -216,3 +216,36 @@ func TestTokenHistory(t *testing.T) {
 		t.Errorf("throttled run: %v", err)
 	}
 }
+
+// A token the index learns after a history run starts the next run early
+// (once), so its history does not wait for the next day.
+func TestNewTokenWakesHistory(t *testing.T) {
+	s := tokenProvider(t)
+	d := openDB(t, t.TempDir())
+	defer d.Close()
+	td := newTokenDownloader(t, d, s, nil)
+	known := td.knownToken
+	td.knownToken = func(bchain.AddrDesc) (bool, error) { return false, nil }
+	if _, err := td.updateCurrent(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if len(td.wakeHistory) != 0 {
+		t.Fatal("woken before the first history run")
+	}
+	if err := td.updateTokenHistory(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	td.knownToken = known
+	for range 2 {
+		if _, err := td.updateCurrent(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(td.wakeHistory) != 1 {
+		t.Fatalf("new tokens did not wake the history run")
+	}
+	<-td.wakeHistory
+	if _, err := td.updateCurrent(t.Context()); err != nil || len(td.wakeHistory) != 0 {
+		t.Fatalf("woken again for the same tokens: %v", err)
+	}
+}
