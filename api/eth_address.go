@@ -57,11 +57,6 @@ func (s *EthService) Address(ctx context.Context, address string, q AddressQuery
 	if out.ContractInfo != nil && out.ContractInfo.Standard == bchain.TokenERC20.String() {
 		out.Erc20Contract = out.ContractInfo
 	}
-	if q.Secondary != "" {
-		if val, ok := s.secondaryValue(ctx, bal, q.Secondary); ok {
-			out.SecondaryValue = val
-		}
-	}
 	r := newEthRenderer(s, v)
 	if q.Details >= DetailsTokens {
 		if out.Tokens, err = s.tokens(ctx, r, desc, ac, contract, q.Details >= DetailsTokenBalances); err != nil {
@@ -69,8 +64,7 @@ func (s *EthService) Address(ctx context.Context, address string, q AddressQuery
 		}
 	}
 	if q.Secondary != "" {
-		s.ethAddressValues(out, bal, q.Secondary)
-		sortTokens(out.Tokens) // by value first
+		s.ethAddressValues(ctx, out, bal, q.Secondary)
 	}
 	if q.Details < DetailsTxids {
 		return out, nil

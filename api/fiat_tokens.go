@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"math"
 	"math/big"
 	"strings"
@@ -155,10 +156,15 @@ func (s *core) coinRate(currency string) float64 {
 }
 
 // ethAddressValues fills an Ethereum-type address's values in currency
-// (Blockbook's): its tokens', their sums, and the balance plus the tokens
-// in coins (given even without rates) and in currency.
-func (s *core) ethAddressValues(out *Address, bal *big.Int, currency string) {
+// (Blockbook's): the balance's, its tokens' (which then sort by value),
+// their sums, and the balance plus the tokens in coins (given even without
+// rates) and in currency.
+func (s *core) ethAddressValues(ctx context.Context, out *Address, bal *big.Int, currency string) {
+	if val, ok := s.secondaryValue(ctx, bal, currency); ok {
+		out.SecondaryValue = val
+	}
 	out.TokensBaseValue, out.TokensSecondaryValue = s.tokenValues(out.Tokens, currency)
+	sortTokens(out.Tokens)
 	out.TotalBaseValue = units(bal, s.backend.Params.Decimals) + out.TokensBaseValue
 	out.TotalSecondaryValue = s.coinRate(currency) * out.TotalBaseValue
 }

@@ -98,8 +98,7 @@ func TestTokenValues(t *testing.T) {
 		{Standard: "ERC20", Name: "Tether", Contract: "0xdAC17F958D2ee523a2206206994597C13D831ec7", Decimals: 6, Balance: (*Amount)(usdt)},
 		{Standard: "ERC721", Name: "A", Contract: tokA},
 	}}
-	s.ethAddressValues(out, bal, "eur")
-	sortTokens(out.Tokens)
+	s.ethAddressValues(context.Background(), out, bal, "eur")
 	tk := out.Tokens[0]
 	if tk.Name != "Tether" || tk.BaseValue != 2 || tk.SecondaryValue != 270 {
 		t.Fatalf("valued token %+v", tk)
@@ -114,7 +113,7 @@ func TestTokenValues(t *testing.T) {
 	}
 	// A currency without a rate: values in coins only.
 	out = &Address{Tokens: []Token{{Standard: "ERC20", Contract: tokA, Decimals: 6, Balance: (*Amount)(usdt)}}}
-	s.ethAddressValues(out, bal, "xyz")
+	s.ethAddressValues(context.Background(), out, bal, "xyz")
 	if out.Tokens[0].BaseValue != 2 || out.Tokens[0].SecondaryValue != 0 || out.TotalBaseValue != 4 || out.TotalSecondaryValue != 0 {
 		t.Errorf("no rate in xyz: %+v", out)
 	}
