@@ -29,6 +29,7 @@ import (
 	"github.com/openexplorer/blockbook/fiat/fiattest"
 	"github.com/openexplorer/blockbook/tools/ethgen"
 	"github.com/openexplorer/blockbook/tools/gethdev"
+	"github.com/openexplorer/blockbook/tools/openapicheck"
 )
 
 const (
@@ -178,6 +179,12 @@ func TestEthTokenFiatValues(t *testing.T) {
 	if strings.Contains(reqs, valForeignID) || !strings.Contains(reqs, valMissingID) || strings.Count(reqs, "/coins/list?") < 2 {
 		t.Errorf("provider requests:\n%s", reqs)
 	}
+
+	// The new fields are in the OpenAPI spec.
+	l := &liveCheck{t: t, c: openAPIChecker(t), base: base, asked: map[openapicheck.Op]int{}}
+	l.get("/api/v2", 200)
+	l.get("/api/v2/tickers/?currency=usd"+tokenQ, 200)
+	l.get("/api/v2/address/"+holders[priced].Hex()+"?details=tokenBalances&secondary=usd", 200)
 
 	checkTokenValues(t, base, priced, missing, holders)
 	checkTokenFiatWS(t, base, priced, missing, prov, dl)
@@ -354,6 +361,9 @@ func TestEthStakingPool(t *testing.T) {
 	if sa.StakingPools != nil || sa.Balance.String() != "1000000000000000000" {
 		t.Errorf("stranger's stakingPools %+v (balance %s)", sa.StakingPools, sa.Balance)
 	}
+	l := &liveCheck{t: t, c: openAPIChecker(t), base: e.inst.base, asked: map[openapicheck.Op]int{}}
+	l.get("/api/v2", 200)
+	l.get("/api/v2/address/"+staker.Addr.Hex(), 200)
 	// The websocket's getAccountInfo answers the same.
 	var wa api.Address
 	newWS(t, e.inst.base).ok("getAccountInfo", map[string]any{"descriptor": staker.Addr.Hex()}, &wa)
