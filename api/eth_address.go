@@ -51,19 +51,20 @@ func (s *EthService) Address(ctx context.Context, address string, q AddressQuery
 	if out.ContractInfo, err = s.contractInfo(v, desc); err != nil {
 		return nil, err
 	}
+	if out.StakingPools, err = s.stakingPools(ctx, desc); err != nil {
+		return nil, err
+	}
 	if out.ContractInfo != nil && out.ContractInfo.Standard == bchain.TokenERC20.String() {
 		out.Erc20Contract = out.ContractInfo
-	}
-	if q.Secondary != "" {
-		if val, ok := s.secondaryValue(ctx, bal, q.Secondary); ok {
-			out.SecondaryValue = val
-		}
 	}
 	r := newEthRenderer(s, v)
 	if q.Details >= DetailsTokens {
 		if out.Tokens, err = s.tokens(ctx, r, desc, ac, contract, q.Details >= DetailsTokenBalances); err != nil {
 			return nil, err
 		}
+	}
+	if q.Secondary != "" {
+		s.ethAddressValues(ctx, out, bal, q.Secondary)
 	}
 	if q.Details < DetailsTxids {
 		return out, nil
@@ -205,11 +206,15 @@ func (s *EthService) tokens(ctx context.Context, r *ethRenderer, desc bchain.Add
 	return out, nil
 }
 
-// sortTokens orders tokens as Blockbook does (without fiat values): named
-// ones first by name, then unnamed ones, each by contract.
+// sortTokens orders tokens as Blockbook does: by value in coins
+// (baseValue) descending, then named ones first by name, then unnamed
+// ones, each by contract.
 func sortTokens(ts []Token) {
 	sort.SliceStable(ts, func(i, j int) bool {
 		a, b := &ts[i], &ts[j]
+		if a.BaseValue != b.BaseValue {
+			return a.BaseValue > b.BaseValue
+		}
 		if (a.Name == "") != (b.Name == "") {
 			return a.Name != ""
 		}

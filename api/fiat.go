@@ -128,14 +128,26 @@ func unknownRates(currencies []string) map[string]float64 {
 
 // CurrentFiatRates answers getCurrentFiatRates and REST tickers without a
 // time: the current ticker, or the newest daily one when the current one
-// lacks the single requested currency.
+// lacks the single requested currency. A token's rates come only from the
+// current ticker (Blockbook does not search the days for them).
 func (s *core) CurrentFiatRates(_ context.Context, currencies []string, token string) (*FiatTicker, error) {
 	if err := checkCurrencies(currencies); err != nil {
 		return nil, err
 	}
 	currencies = normalizeCurrencies(currencies)
-	if token != "" || !s.cfg.FiatRates {
-		return nil, userErr("%s!", noTickers) // Bitcoin-type chains have no token rates
+	if !s.cfg.FiatRates {
+		return nil, userErr("%s!", noTickers)
+	}
+	if token = normalizeToken(token); token != "" {
+		t, err := s.currentTokenTicker(token, singleCurrency(currencies))
+		if err != nil {
+			return nil, err
+		}
+		if t == nil {
+			return nil, userErr("%s!", noTickers)
+		}
+		out := tokenFiatResult(t, token, currencies)
+		return &out, nil
 	}
 	vs := singleCurrency(currencies)
 	t, err := s.currentTicker(vs)
@@ -155,6 +167,7 @@ func (s *core) CurrentFiatRates(_ context.Context, currencies []string, token st
 // FiatRatesForTimestamps answers getFiatRatesForTimestamps and REST
 // multi-tickers: one ticker per timestamp, in the order given; a time
 // without any ticker keeps its timestamp and has every requested rate -1.
+// With a token, the rates are the token's in each currency.
 func (s *core) FiatRatesForTimestamps(_ context.Context, timestamps []int64, currencies []string, token string) (*FiatTickers, error) {
 	if err := checkFiatTimestamps(timestamps); err != nil {
 		return nil, err
@@ -163,18 +176,25 @@ func (s *core) FiatRatesForTimestamps(_ context.Context, timestamps []int64, cur
 		return nil, err
 	}
 	currencies = normalizeCurrencies(currencies)
-	tickers := make([]*db.FiatTicker, len(timestamps))
-	if token == "" { // a token's rates are unknown on Bitcoin-type chains
-		var err error
-		if tickers, err = s.tickersAt(timestamps, singleCurrency(currencies)); err != nil {
-			return nil, err
-		}
+	token = normalizeToken(token)
+	var tickers []*db.FiatTicker
+	var err error
+	if token != "" {
+		tickers, err = s.tokenTickersAt(timestamps, token)
+	} else {
+		tickers, err = s.tickersAt(timestamps, singleCurrency(currencies))
+	}
+	if err != nil {
+		return nil, err
 	}
 	out := &FiatTickers{Tickers: make([]FiatTicker, len(timestamps))}
 	for i, t := range tickers {
-		if t == nil {
+		switch {
+		case t == nil:
 			out.Tickers[i] = FiatTicker{Timestamp: timestamps[i], Rates: unknownRates(currencies)}
-		} else {
+		case token != "":
+			out.Tickers[i] = tokenFiatResult(t, token, currencies)
+		default:
 			out.Tickers[i] = fiatResult(t, currencies)
 		}
 	}
@@ -204,12 +224,16 @@ func (s *core) FiatRatesForBlock(ctx context.Context, block string, currencies [
 }
 
 // FiatRatesTickersList answers getFiatRatesTickersList and REST
-// tickers-list: the currencies of the ticker of that time, sorted.
+// tickers-list: the currencies of the ticker of that time, sorted (with a
+// token, of the ticker that has the token's rate).
 func (s *core) FiatRatesTickersList(_ context.Context, timestamp int64, token string) (*AvailableVsCurrencies, error) {
-	if token != "" {
-		return nil, userErr("%s", noTickers)
+	var tickers []*db.FiatTicker
+	var err error
+	if token = normalizeToken(token); token != "" {
+		tickers, err = s.tokenTickersAt([]int64{timestamp}, token)
+	} else {
+		tickers, err = s.tickersAt([]int64{timestamp}, "")
 	}
-	tickers, err := s.tickersAt([]int64{timestamp}, "")
 	if err != nil {
 		return nil, err
 	}
@@ -283,10 +307,17 @@ func (s *core) fiatStatus(bb *BlockbookInfo) error {
 	if err != nil {
 		return err
 	}
+	var lastTokens *db.FiatTicker
+	if s.cfg.TokenFiatRates {
+		bb.HasTokenFiatRates = true
+		if lastTokens, err = s.db.LastFiatTokenTicker(""); err != nil {
+			return err
+		}
+	}
 	for _, c := range []struct {
 		t   *db.FiatTicker
 		dst **time.Time
-	}{{cur, &bb.CurrentFiatRatesTime}, {last, &bb.HistoricalFiatRatesTime}} {
+	}{{cur, &bb.CurrentFiatRatesTime}, {last, &bb.HistoricalFiatRatesTime}, {lastTokens, &bb.HistoricalTokenFiatRatesTime}} {
 		if c.t != nil {
 			at := time.Unix(c.t.Time, 0).UTC()
 			*c.dst = &at

@@ -66,6 +66,9 @@ type Store interface {
 	// LastFiatTicker is the newest daily ticker with a rate for currency
 	// ("" any): a backwards seek the snapshot accessors do not offer.
 	LastFiatTicker(currency string) (*db.FiatTicker, error)
+	// LastFiatTokenTicker is the newest daily ticker with a rate of token
+	// ("": of any token), nil if none.
+	LastFiatTokenTicker(token string) (*db.FiatTicker, error)
 	// Size is the index's size on disk, for the status answer.
 	Size() int64
 }
@@ -184,6 +187,12 @@ type Config struct {
 	// FiatRates: fiat_rates is configured, so answers read rates from the
 	// fiatRates column family (which fiat fills).
 	FiatRates bool
+	// TokenFiatRates: fiat also downloads token rates (Ethereum-type
+	// chains with platformIdentifier and platformVsCurrency).
+	TokenFiatRates bool
+	// StakingPools (Ethereum-type chains) are the configured staking
+	// pools, "<pool name>/<contract>" (<NETWORK>_STAKING_POOL_CONTRACT).
+	StakingPools []string
 	// Eip1559Fees (Ethereum-type chains) adds EIP-1559 fee tiers to the
 	// websocket's estimateFee.
 	Eip1559Fees bool

@@ -85,6 +85,7 @@ func (s *UtxoService) Status(ctx context.Context) (*SystemInfo, error) {
 func (s *core) baseStatus(ctx context.Context) (*SystemInfo, error) {
 	out, err := statusOf(ctx, s.db, s.backend.Params, s.sync, s.cfg.Build, s.info)
 	if err == nil {
+		out.Blockbook.SupportedStakingPools = s.cfg.StakingPools
 		if ferr := s.fiatStatus(out.Blockbook); ferr != nil {
 			s.log.Warn("status: reading the fiat rates failed", "err", ferr) // the status answers anyway
 		}

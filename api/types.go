@@ -151,6 +151,15 @@ type Address struct {
 	// SecondaryValue is the balance in the requested fiat currency
 	// (secondary / secondaryCurrency), when rates are known.
 	SecondaryValue float64 `json:"secondaryValue,omitempty"`
+	// Ethereum-type chains, with secondary: the tokens' values summed, in
+	// coins and in the secondary currency, and the balance plus them.
+	TokensBaseValue      float64 `json:"tokensBaseValue,omitempty"`
+	TokensSecondaryValue float64 `json:"tokensSecondaryValue,omitempty"`
+	TotalBaseValue       float64 `json:"totalBaseValue,omitempty"`
+	TotalSecondaryValue  float64 `json:"totalSecondaryValue,omitempty"`
+	// StakingPools (Ethereum-type chains with a staking pool configured):
+	// the address's part in each pool, where it has one.
+	StakingPools []StakingPool `json:"stakingPools,omitempty"`
 }
 
 // Utxo is an unspent output.
@@ -171,15 +180,20 @@ type Utxo struct {
 // Ethereum-type chains, a token contract an address holds or held; the
 // balance fields come with details=tokenBalances and more.
 type Token struct {
-	Type             string            `json:"type"`
-	Standard         string            `json:"standard"`
-	Name             string            `json:"name"`
-	Path             string            `json:"path,omitempty"`
-	Contract         string            `json:"contract,omitempty"`
-	Transfers        int               `json:"transfers"`
-	Symbol           string            `json:"symbol,omitempty"`
-	Decimals         int               `json:"decimals"`
-	Balance          *Amount           `json:"balance,omitempty"`
+	Type      string  `json:"type"`
+	Standard  string  `json:"standard"`
+	Name      string  `json:"name"`
+	Path      string  `json:"path,omitempty"`
+	Contract  string  `json:"contract,omitempty"`
+	Transfers int     `json:"transfers"`
+	Symbol    string  `json:"symbol,omitempty"`
+	Decimals  int     `json:"decimals"`
+	Balance   *Amount `json:"balance,omitempty"`
+	// BaseValue and SecondaryValue (ERC20 balances, with secondary): the
+	// balance in coins and in the secondary currency, when the token's
+	// rate is known (api/fiat_tokens.go).
+	BaseValue        float64           `json:"baseValue,omitempty"`
+	SecondaryValue   float64           `json:"secondaryValue,omitempty"`
 	IDs              []*Amount         `json:"ids,omitempty"`
 	MultiTokenValues []MultiTokenValue `json:"multiTokenValues,omitempty"`
 	TotalReceived    *Amount           `json:"totalReceived,omitempty"`
@@ -257,10 +271,18 @@ type BlockbookInfo struct {
 	DbSize          int64     `json:"dbSize"`
 	// Fiat rates, as Blockbook names them: configured, and the times of
 	// the current and of the newest daily ticker.
-	HasFiatRates            bool       `json:"hasFiatRates,omitempty"`
-	CurrentFiatRatesTime    *time.Time `json:"currentFiatRatesTime,omitempty"`
-	HistoricalFiatRatesTime *time.Time `json:"historicalFiatRatesTime,omitempty"`
-	About                   string     `json:"about"`
+	HasFiatRates bool `json:"hasFiatRates,omitempty"`
+	// HasTokenFiatRates: token rates are configured (Ethereum-type chains);
+	// HistoricalTokenFiatRatesTime is the newest daily ticker with token
+	// rates.
+	HasTokenFiatRates            bool       `json:"hasTokenFiatRates,omitempty"`
+	CurrentFiatRatesTime         *time.Time `json:"currentFiatRatesTime,omitempty"`
+	HistoricalFiatRatesTime      *time.Time `json:"historicalFiatRatesTime,omitempty"`
+	HistoricalTokenFiatRatesTime *time.Time `json:"historicalTokenFiatRatesTime,omitempty"`
+	// SupportedStakingPools (Ethereum-type chains): the configured pools,
+	// "<name>/<contract>" (api/eth_staking.go).
+	SupportedStakingPools []string `json:"supportedStakingPools,omitempty"`
+	About                 string   `json:"about"`
 	// Replica is set on a replica (-replica): an API-only process reading
 	// the index a primary process writes. Not in Blockbook's answer.
 	Replica *ReplicaInfo `json:"replica,omitempty"`

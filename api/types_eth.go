@@ -116,3 +116,19 @@ type FeeEstimate struct {
 	FeeLimit   string       `json:"feeLimit,omitempty"`
 	Eip1559    *Eip1559Fees `json:"eip1559,omitempty"`
 }
+
+// StakingPool is an address's part in a staking pool (Blockbook's
+// Everstake data), in wei: pending (not yet deposited) and deposited
+// balances, the withdrawal requested and the part of it claimable, the
+// rewards restaked, the autocompounding balance.
+type StakingPool struct {
+	Contract                string  `json:"contract"`
+	Name                    string  `json:"name"`
+	PendingBalance          *Amount `json:"pendingBalance"`
+	PendingDepositedBalance *Amount `json:"pendingDepositedBalance"`
+	DepositedBalance        *Amount `json:"depositedBalance"`
+	WithdrawTotalAmount     *Amount `json:"withdrawTotalAmount"`
+	ClaimableAmount         *Amount `json:"claimableAmount"`
+	RestakedReward          *Amount `json:"restakedReward"`
+	AutocompoundBalance     *Amount `json:"autocompoundBalance"`
+}

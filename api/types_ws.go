@@ -84,6 +84,9 @@ type FiatTicker struct {
 	Timestamp int64              `json:"ts,omitempty"`
 	Rates     map[string]float64 `json:"rates"`
 	Error     string             `json:"error,omitempty"`
+	// TokenRates are the tokens' rates in coins, for subscribeFiatRates'
+	// tokenRates (not on the wire as such).
+	TokenRates map[string]float64 `json:"-"`
 }
 
 // FiatTickers answers getFiatRatesForTimestamps and multi-tickers.

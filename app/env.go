@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/openexplorer/blockbook/api"
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/server"
 )
@@ -41,6 +42,28 @@ type envSettings struct {
 	AdminUser, AdminPassword string
 	// Unsupported are set variables for features this program lacks.
 	Unsupported []string
+	// StakingPool is _STAKING_POOL_CONTRACT ("<pool name>/<contract>",
+	// Ethereum-type chains), with the variable's name.
+	StakingPool, StakingPoolVar string
+}
+
+// stakingPools are the staking pools to serve on a chain of type chain:
+// the one configured, as Blockbook takes it; a malformed value or a
+// Bitcoin-type chain is logged and serves none, as in Blockbook.
+func (e *envSettings) stakingPools(chain bchain.ChainType, log *slog.Logger) []string {
+	if e.StakingPool == "" {
+		return nil
+	}
+	if chain != bchain.ChainEthereumType {
+		log.Warn("environment variable has no effect in this version", "variable", e.StakingPoolVar+": staking pools are served on Ethereum-type chains only")
+		return nil
+	}
+	if _, _, err := api.ParseStakingPool(e.StakingPool); err != nil {
+		log.Error("staking pools not enabled", "variable", e.StakingPoolVar, "err", err)
+		return nil
+	}
+	log.Info("staking pools enabled", "pools", e.StakingPool)
+	return []string{e.StakingPool}
 }
 
 // unsupportedEnv are Blockbook's variables for features this program does
@@ -51,7 +74,6 @@ var unsupportedEnv = []struct {
 	global bool
 	why    string
 }{
-	{"STAKING_POOL_CONTRACT", false, "staking pools are not served"},
 	{"ALTERNATIVE_SENDTX_URLS", false, "transactions are sent through the node only"},
 	{"ALTERNATIVE_SENDTX_ONLY", false, "transactions are sent through the node only"},
 	{"ALTERNATIVE_FETCH_MEMPOOL_TX", false, "transactions are sent through the node only"},
@@ -94,6 +116,9 @@ func readEnv(lookup func(string) (string, bool), cfg *bchain.Config) (*envSettin
 	}
 	if err := e.readHistoryCaps(get); err != nil {
 		return nil, err
+	}
+	if name, v, ok := get("STAKING_POOL_CONTRACT"); ok {
+		e.StakingPoolVar, e.StakingPool = name, strings.TrimSpace(v)
 	}
 	var err error
 	if e.RPCCall, err = readRPCCallAllowlist(get); err != nil {

@@ -32,8 +32,8 @@ func fiatConfig(cfg *bchain.Config, log *slog.Logger) (*fiat.Config, error) {
 // current ticker to the websocket's subscribeFiatRates subscribers. It runs
 // only with -sync, in the process that writes the index, as in Blockbook;
 // without it the API serves the rates the index holds.
-func startFiat(ctx context.Context, wg *sync.WaitGroup, o *Options, fc *fiat.Config, d *db.DB, ws *server.Websocket,
-	log *slog.Logger, reg prometheus.Registerer) {
+func startFiat(ctx context.Context, wg *sync.WaitGroup, o *Options, fc *fiat.Config, chain bchain.ChainType, d *db.DB,
+	ws *server.Websocket, log *slog.Logger, reg prometheus.Registerer) {
 	if fc == nil {
 		return
 	}
@@ -43,11 +43,18 @@ func startFiat(ctx context.Context, wg *sync.WaitGroup, o *Options, fc *fiat.Con
 	}
 	c := *fc
 	c.Log, c.Metrics = log, reg
+	if chain != bchain.ChainEthereumType {
+		if w := c.DropTokenRates(); w != "" {
+			log.Warn(w, "subsystem", "fiat")
+		}
+	}
 	if o.FiatConfig != nil {
 		o.FiatConfig(&c)
 	}
 	dl := fiat.New(d, c)
-	dl.OnCurrent(func(t *db.FiatTicker) { ws.OnFiatRates(&api.FiatTicker{Timestamp: t.Time, Rates: t.Rates}) })
+	dl.OnCurrent(func(t *db.FiatTicker) {
+		ws.OnFiatRates(&api.FiatTicker{Timestamp: t.Time, Rates: t.Rates, TokenRates: t.TokenRates})
+	})
 	if o.OnFiat != nil {
 		o.OnFiat(dl)
 	}

@@ -195,6 +195,8 @@ func serve(ctx context.Context, e stackEnv, stack *chainStack, worker tipSource,
 		DisableXpubCache: o.NoXpubCache,
 		Limits:           historyLimits(o, e.env, api.Limits{MaxXpubGap: o.XpubMaxGap, XpubCacheBytes: xpubCacheBytes}),
 		FiatRates:        fiatCfg != nil,
+		TokenFiatRates:   fiatCfg != nil && fiatCfg.TokenRates() && e.backend.Type == bchain.ChainEthereumType,
+		StakingPools:     e.env.stakingPools(e.backend.Type, log),
 	}
 	if !o.NoTxCache && !e.d.ReadOnly() {
 		apiCfg.TxCache = e.d
@@ -257,7 +259,7 @@ func serve(ctx context.Context, e stackEnv, stack *chainStack, worker tipSource,
 	if stack.runMempool != nil {
 		stack.runMempool(syncCtx, &wg, ws)
 	}
-	startFiat(syncCtx, &wg, o, fiatCfg, e.d, ws, log, e.reg)
+	startFiat(syncCtx, &wg, o, fiatCfg, e.backend.Type, e.d, ws, log, e.reg)
 	worker.run(syncCtx, &wg)
 	<-ctx.Done()
 	log.Info("shutting down")

@@ -49,6 +49,25 @@ func ReadFiatTicker(r Reader, t int64) (*FiatTicker, error) {
 // there is none. This is Blockbook's rule: a time's rate is the next daily
 // close, and times before the first stored day get the first one.
 func FindFiatTickers(r Reader, timestamps []int64, currency string) ([]*FiatTicker, error) {
+	return findFiatTickersBy(r, timestamps, func(t *FiatTicker) bool { return t.Has(currency) })
+}
+
+// FindFiatTokenTickers is FindFiatTickers for the tickers that have a rate
+// of token (a contract, lowercase 0x hex).
+func FindFiatTokenTickers(r Reader, timestamps []int64, token string) ([]*FiatTicker, error) {
+	return findFiatTickersBy(r, timestamps, func(t *FiatTicker) bool { return t.HasToken(token) })
+}
+
+// HasToken reports whether the ticker has a rate of token ("": of any).
+func (t *FiatTicker) HasToken(token string) bool {
+	if token == "" {
+		return len(t.TokenRates) > 0
+	}
+	_, ok := t.TokenRates[token]
+	return ok
+}
+
+func findFiatTickersBy(r Reader, timestamps []int64, suits func(*FiatTicker) bool) ([]*FiatTicker, error) {
 	out := make([]*FiatTicker, len(timestamps))
 	order := make([]int, len(timestamps))
 	for i := range order {
@@ -69,7 +88,7 @@ func FindFiatTickers(r Reader, timestamps []int64, currency string) ([]*FiatTick
 			exhausted = true
 			continue
 		}
-		found, err := findFiatTicker(r, t, currency)
+		found, err := findFiatTicker(r, t, suits)
 		if err != nil {
 			return nil, err
 		}
@@ -92,14 +111,14 @@ func compareInt64(a, b int64) int {
 	return 0
 }
 
-func findFiatTicker(r Reader, t int64, currency string) (*FiatTicker, error) {
+func findFiatTicker(r Reader, t int64, suits func(*FiatTicker) bool) (*FiatTicker, error) {
 	var found *FiatTicker
 	err := r.iterate(CFFiatRates, fiatTickerKey(t), fiatTickerPrefix, func(k, v []byte) (bool, error) {
 		ft, err := decodeFiatRow(k, v)
 		if err != nil {
 			return false, err
 		}
-		if ft.Has(currency) {
+		if suits(ft) {
 			found = ft
 			return false, nil
 		}
@@ -124,6 +143,16 @@ func decodeFiatRow(k, v []byte) (*FiatTicker, error) {
 // LastFiatTicker returns the newest history ticker that has a rate for
 // currency ("" takes any), or nil.
 func (d *DB) LastFiatTicker(currency string) (*FiatTicker, error) {
+	return d.lastFiatTickerBy(func(t *FiatTicker) bool { return t.Has(currency) })
+}
+
+// LastFiatTokenTicker returns the newest history ticker that has a rate of
+// token ("": of any token), or nil.
+func (d *DB) LastFiatTokenTicker(token string) (*FiatTicker, error) {
+	return d.lastFiatTickerBy(func(t *FiatTicker) bool { return t.HasToken(token) })
+}
+
+func (d *DB) lastFiatTickerBy(suits func(*FiatTicker) bool) (*FiatTicker, error) {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
 	if d.closed {
@@ -135,7 +164,7 @@ func (d *DB) LastFiatTicker(currency string) (*FiatTicker, error) {
 		if err != nil {
 			return false, err
 		}
-		if ft.Has(currency) {
+		if suits(ft) {
 			found = ft
 			return false, nil
 		}

@@ -14,8 +14,10 @@ package db
 //
 // Names are sorted ascending without duplicates (so every ticker has one
 // encoding), currencies are 1..maxFiatCurrencyLen bytes, tokens (Ethereum-
-// type chains, always empty here) 1..maxFiatTokenLen, rates finite and not
-// negative.
+// type chains: the contract as lowercase 0x hex; empty elsewhere)
+// 1..maxFiatTokenLen, rates finite and not negative. A token's rate is in
+// units of the coin (how many coins one whole token is worth), converted
+// from the provider's platformVsCurrency when it is stored.
 
 import (
 	"encoding/binary"
@@ -39,7 +41,7 @@ const (
 type FiatTicker struct {
 	Time       int64 // unix seconds, UTC
 	Rates      map[string]float64
-	TokenRates map[string]float64 // Ethereum-type chains (later); nil here
+	TokenRates map[string]float64 // Ethereum-type chains: contract → rate in coins
 }
 
 // Has reports whether the ticker has a rate for currency; "" matches any

@@ -234,14 +234,15 @@ func (c *client) simplePrice(ctx context.Context, vs []string) (map[string]float
 	return rates, nil
 }
 
-// marketChart asks coins/{coin}/market_chart for daily prices of vs over
-// days ("max" or a number); prices are [ms, rate] pairs.
-func (c *client) marketChart(ctx context.Context, vs, days string) ([][2]float64, error) {
+// marketChart asks coins/{id}/market_chart for daily prices of vs over
+// days ("max" or a number); prices are [ms, rate] pairs. id is the coin's,
+// or a token's CoinGecko id.
+func (c *client) marketChart(ctx context.Context, id, vs, days string) ([][2]float64, error) {
 	var out struct {
 		Prices [][2]float64 `json:"prices"`
 	}
 	q := url.Values{"vs_currency": {vs}, "days": {days}, "interval": {"daily"}}
-	if err := c.get(ctx, "market_chart", "/coins/"+url.PathEscape(c.cfg.Coin)+"/market_chart", q, &out); err != nil {
+	if err := c.get(ctx, "market_chart", "/coins/"+url.PathEscape(id)+"/market_chart", q, &out); err != nil {
 		return nil, err
 	}
 	return out.Prices, nil

@@ -59,6 +59,31 @@ type Config struct {
 	// Warnings are what FromChainConfig accepted but the operator should
 	// know (logged at start).
 	Warnings []string
+
+	// Token rates (Ethereum-type chains): Platform is CoinGecko's asset
+	// platform id (fiat_rates_params' platformIdentifier, e.g. "ethereum"),
+	// PlatformVsCurrency the currency the token prices are asked in
+	// (platformVsCurrency, e.g. "usd"); both empty: no token rates.
+	Platform           string
+	PlatformVsCurrency string
+	// PlatformVsIsCoin: platformVsCurrency is the coin itself (its
+	// shortcut, as Blockbook compares), so token prices are already in coins.
+	PlatformVsIsCoin bool
+	// MaxTokens bounds the tokens whose rates are kept (default 5000).
+	MaxTokens int
+}
+
+// TokenRates reports whether token rates are configured.
+func (c *Config) TokenRates() bool { return c.Platform != "" && c.PlatformVsCurrency != "" }
+
+// DropTokenRates turns token rates off where the chain has no tokens
+// (Bitcoin-type), returning the warning to log ("" when they were off).
+func (c *Config) DropTokenRates() string {
+	if !c.TokenRates() {
+		return ""
+	}
+	c.Platform, c.PlatformVsCurrency = "", ""
+	return "fiat_rates_params: platformIdentifier asks for token rates, which Bitcoin-type chains do not have; ignored"
 }
 
 func (c *Config) defaults() {
@@ -89,6 +114,9 @@ func (c *Config) defaults() {
 	}
 	if c.MaxBackoff <= 0 {
 		c.MaxBackoff = 10 * time.Minute
+	}
+	if c.MaxTokens <= 0 {
+		c.MaxTokens = 5000
 	}
 	if c.Log == nil {
 		c.Log = slog.Default()
@@ -122,7 +150,8 @@ type params struct {
 
 // FromChainConfig reads Blockbook's keys: fiat_rates (the provider,
 // "coingecko"), fiat_rates_params ({"coin", "periodSeconds", optional
-// "url" and "plan"}) and fiat_rates_vs_currencies. It returns nil when
+// "url", "plan", and "platformIdentifier" with "platformVsCurrency" for
+// token rates}) and fiat_rates_vs_currencies. It returns nil when
 // either of the first two is empty (rates disabled, as in Blockbook). The
 // API key comes from the environment, as in Blockbook:
 // <NETWORK>_COINGECKO_API_KEY, <COIN SHORTCUT>_COINGECKO_API_KEY or
@@ -172,7 +201,9 @@ func FromChainConfig(c *bchain.Config, getenv func(string) string) (*Config, err
 		cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("fiat_rates_params: unknown plan %q, using %q", p.Plan, plan))
 	}
 	if p.PlatformIdentifier != "" && p.PlatformVsCurrency != "" {
-		cfg.Warnings = append(cfg.Warnings, "fiat_rates_params: platformIdentifier asks for token rates, which Bitcoin-type chains do not have; ignored")
+		cfg.Platform = strings.TrimSpace(p.PlatformIdentifier)
+		cfg.PlatformVsCurrency = strings.ToLower(strings.TrimSpace(p.PlatformVsCurrency))
+		cfg.PlatformVsIsCoin = strings.EqualFold(c.CoinShortcut, cfg.PlatformVsCurrency)
 	}
 	return cfg, nil
 }

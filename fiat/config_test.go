@@ -80,8 +80,16 @@ func TestFromChainConfig(t *testing.T) {
 		t.Errorf("network key, public URL: %+v", cfg)
 	}
 	cfg, _ = FromChainConfig(base(`{"coin":"bitcoin","periodSeconds":900,"plan":"enterprise","platformIdentifier":"ethereum","platformVsCurrency":"usd"}`), getenv)
-	if cfg.Plan != PlanPro || len(cfg.Warnings) != 2 {
+	if cfg.Plan != PlanPro || len(cfg.Warnings) != 1 || !cfg.TokenRates() || cfg.Platform != "ethereum" || cfg.PlatformVsCurrency != "usd" || cfg.PlatformVsIsCoin {
 		t.Errorf("unknown plan and token params: %+v", cfg)
+	}
+	if w := cfg.DropTokenRates(); w == "" || cfg.TokenRates() || cfg.DropTokenRates() != "" {
+		t.Errorf("dropping token rates: %q %+v", w, cfg)
+	}
+	eth := base(`{"coin":"ethereum","periodSeconds":900,"platformIdentifier":"ethereum","platformVsCurrency":"ETH"}`)
+	eth.CoinShortcut = "ETH"
+	if cfg, _ = FromChainConfig(eth, getenv); !cfg.TokenRates() || !cfg.PlatformVsIsCoin || cfg.PlatformVsCurrency != "eth" {
+		t.Errorf("token rates in the coin: %+v", cfg)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
 )
 
@@ -32,10 +33,21 @@ type Downloader struct {
 
 	onCurrent   func(*db.FiatTicker)
 	wakeCurrent chan struct{}
+	// wakeHistory starts a history run early: tokens the index learned
+	// since the last run get their history then, not the next day.
+	wakeHistory chan struct{}
 	running     atomic.Bool
 
 	vsMu sync.Mutex
 	vs   []string // the supported vs-currencies we keep; nil until fetched
+
+	tokMu    sync.Mutex
+	platform []tokenRef // the platform's tokens (coins/list); nil until fetched
+	// historyTokens are the tokens the last history run covered.
+	historyTokens map[string]bool
+	// knownToken selects the tokens to follow (indexedERC20; tests
+	// replace it).
+	knownToken func(bchain.AddrDesc) (bool, error)
 }
 
 // New returns a downloader storing into d; call Run to start it.
@@ -43,8 +55,9 @@ func New(d *db.DB, cfg Config) *Downloader {
 	cfg.defaults()
 	m := newMetrics(cfg.Metrics)
 	dl := &Downloader{db: d, cfg: cfg, m: m, now: cfg.Now,
-		wakeCurrent: make(chan struct{}, 1)}
+		wakeCurrent: make(chan struct{}, 1), wakeHistory: make(chan struct{}, 1)}
 	dl.cg = &client{cfg: &dl.cfg, m: m, sleep: sleepCtx}
+	dl.knownToken = dl.indexedERC20
 	dl.cfg.Log = cfg.Log.With("subsystem", "fiat")
 	return dl
 }
@@ -69,7 +82,7 @@ func (dl *Downloader) Run(ctx context.Context) error {
 	}
 	defer dl.running.Store(false)
 	dl.cfg.Log.Info("fiat rates downloader started", "url", dl.cfg.URL, "coin", dl.cfg.Coin, "plan", dl.cfg.Plan,
-		"period", dl.cfg.Period.String(), "api_key", dl.cfg.APIKey != "")
+		"period", dl.cfg.Period.String(), "api_key", dl.cfg.APIKey != "", "platform", dl.cfg.Platform)
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
@@ -109,13 +122,19 @@ func (dl *Downloader) currentLoop(ctx context.Context) {
 func (dl *Downloader) historyLoop(ctx context.Context) {
 	for {
 		err := dl.updateHistory(ctx)
+		if dl.cfg.TokenRates() && ctx.Err() == nil && !errors.Is(err, ErrThrottled) {
+			// After the coin's days, which the tokens' days are stored into.
+			if terr := dl.updateTokenHistory(ctx); terr != nil && err == nil {
+				err = fmt.Errorf("token rates: %w", terr)
+			}
+		}
 		wait := dl.untilHistoryDue()
 		if err != nil && ctx.Err() == nil {
 			dl.m.errors.WithLabelValues("historical").Inc()
 			dl.cfg.Log.Warn("downloading fiat rate history failed; retrying next period", "err", err)
 			wait = dl.cfg.Period
 		}
-		if !waitOrWake(ctx, wait, nil) {
+		if !waitOrWake(ctx, wait, dl.wakeHistory) {
 			return
 		}
 	}
@@ -201,6 +220,9 @@ func (dl *Downloader) updateCurrent(ctx context.Context) (*db.FiatTicker, error)
 		return nil, fmt.Errorf("%w: simple/price has no rates for coin %q", ErrMalformed, dl.cfg.Coin)
 	}
 	t := &db.FiatTicker{Time: dl.now().Unix(), Rates: rates}
+	if dl.cfg.TokenRates() {
+		t.TokenRates = dl.currentTokens(ctx, rates)
+	}
 	if err := dl.db.WriteFiatCurrent(t); err != nil {
 		return nil, err
 	}
@@ -210,4 +232,21 @@ func (dl *Downloader) updateCurrent(ctx context.Context) (*db.FiatTicker, error)
 		dl.onCurrent(t)
 	}
 	return t, nil
+}
+
+// currentTokens downloads the current token rates; when that fails, the
+// coin's new rates are stored with the previous token rates (logged and
+// counted), so a throttled token request loses neither.
+func (dl *Downloader) currentTokens(ctx context.Context, rates map[string]float64) map[string]float64 {
+	tr, err := dl.currentTokenRates(ctx, rates)
+	if err == nil {
+		return tr
+	}
+	dl.m.errors.WithLabelValues("tokens").Inc()
+	dl.cfg.Log.Warn("downloading current token rates failed; keeping the previous ones until the next period", "err", err)
+	prev, perr := db.ReadFiatCurrent(dl.db)
+	if perr != nil || prev == nil {
+		return nil
+	}
+	return prev.TokenRates
 }

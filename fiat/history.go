@@ -103,7 +103,7 @@ func (dl *Downloader) currencyHistory(ctx context.Context, cur string) (requeste
 	if days == "" {
 		return false, nil
 	}
-	prices, err := dl.cg.marketChart(ctx, cur, days)
+	prices, err := dl.cg.marketChart(ctx, dl.cfg.Coin, cur, days)
 	if err != nil {
 		return true, err
 	}

@@ -11,6 +11,7 @@ type metrics struct {
 	requests *prometheus.CounterVec // endpoint, status: success, error, throttled
 	updated  *prometheus.GaugeVec   // kind: current, historical; unix seconds of the last success
 	errors   *prometheus.CounterVec // kind
+	tokens   prometheus.Gauge       // tokens whose rates are followed
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -22,8 +23,11 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Name: "blockbook_fiat_rates_last_update_seconds", Help: "Unix time of the last successful fiat rates update, by kind (current, historical).",
 		}, []string{"kind"}),
 		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "blockbook_fiat_rates_update_errors_total", Help: "Fiat rates updates that failed (and are retried), by kind (current, historical).",
+			Name: "blockbook_fiat_rates_update_errors_total", Help: "Fiat rates updates that failed (and are retried), by kind (current, historical, tokens).",
 		}, []string{"kind"}),
+		tokens: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "blockbook_fiat_rates_tokens", Help: "Tokens whose fiat rates are followed: the provider prices them and the index knows them.",
+		}),
 	}
 	if reg == nil {
 		return m
@@ -31,5 +35,6 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 	m.requests = promreg.Register(reg, m.requests)
 	m.updated = promreg.Register(reg, m.updated)
 	m.errors = promreg.Register(reg, m.errors)
+	m.tokens = promreg.Register(reg, m.tokens)
 	return m
 }

@@ -28,7 +28,7 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 		"TokenTransfer": api.TokenTransfer{}, "Token": api.Token{}, "ContractInfo": api.ContractInfo{}, "Address": api.Address{},
 		"Utxo": api.Utxo{}, "BalanceHistory": api.BalanceHistory{}, "FeeStats": api.FeeStats{}, "BlockFilters": api.BlockFilters{},
 		"BlockFilter": api.BlockFilterEntry{}, "FiatTicker": api.FiatTicker{}, "AvailableCurrencies": api.AvailableVsCurrencies{},
-		"ReplicaInfo": api.ReplicaInfo{},
+		"ReplicaInfo": api.ReplicaInfo{}, "StakingPool": api.StakingPool{},
 	}
 	for name, s := range c.Doc.Components.Schemas {
 		if _, ok := types[name]; !ok && len(s.Value.Properties) > 0 && name != "TxSpecific" {

@@ -1,7 +1,8 @@
 // Package fiattest is a local stand-in for CoinGecko's API v3 for tests: it
-// answers simple/supported_vs_currencies, simple/price and
+// answers simple/supported_vs_currencies, simple/price, coins/list and
 // coins/{id}/market_chart with the JSON shapes CoinGecko sends (including
-// its rate-limit and history-range errors), from data the test sets.
+// its rate-limit and history-range errors), from data the test sets: one
+// coin, and tokens with a contract on a platform.
 package fiattest
 
 import (
@@ -39,12 +40,23 @@ type Server struct {
 	malformed      map[string]string
 	requests       []string
 	apiKeys        []string
+	tokens         map[string]*token
+	// throttlePaths answers requests whose URI contains the key with 429,
+	// as many times as the value.
+	throttlePaths map[string]int
+}
+
+// token is a coin of CoinGecko's with a contract on a platform.
+type token struct {
+	platform, contract string
+	current            map[string]float64
+	history            map[string]map[int64]float64
 }
 
 // New starts a server for coin ("bitcoin") whose clock reads now.
 func New(coin string, now time.Time) *Server {
 	s := &Server{coin: coin, current: map[string]float64{}, history: map[string]map[int64]float64{}, now: now.UTC(),
-		malformed: map[string]string{}}
+		malformed: map[string]string{}, tokens: map[string]*token{}, throttlePaths: map[string]int{}}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
 }
@@ -102,6 +114,41 @@ func (s *Server) Throttle(n int, retryAfter string) {
 	s.throttle, s.retryAfter = n, retryAfter
 }
 
+// AddToken lists coin id as a token with contract on platform
+// (coins/list?include_platform=true), without rates until set.
+func (s *Server) AddToken(id, platform, contract string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.tokens[id] = &token{platform: platform, contract: contract, current: map[string]float64{}, history: map[string]map[int64]float64{}}
+}
+
+// SetTokenCurrent sets the current rate of token id in vs (simple/price).
+func (s *Server) SetTokenCurrent(id, vs string, rate float64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.tokens[id].current[vs] = rate
+}
+
+// AddTokenDay sets the daily close of token id in vs on the day starting
+// at dayStart.
+func (s *Server) AddTokenDay(id, vs string, dayStart time.Time, rate float64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	tk := s.tokens[id]
+	if tk.history[vs] == nil {
+		tk.history[vs] = map[int64]float64{}
+	}
+	tk.history[vs][dayStart.UTC().Truncate(day).Unix()] = rate
+}
+
+// ThrottlePath answers the next n requests whose URI (path and query)
+// contains substr with 429, without Retry-After.
+func (s *Server) ThrottlePath(substr string, n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.throttlePaths[substr] = n
+}
+
 // Malform answers requests of endpoint ("simple/price", "market_chart",
 // "supported_vs_currencies") with body and status 200; "" restores them.
 func (s *Server) Malform(endpoint, body string) {
@@ -146,8 +193,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	if s.throttle > 0 {
-		s.throttle--
+	if s.throttledPath(r.URL.RequestURI()) || s.throttle > 0 {
+		if s.throttle > 0 {
+			s.throttle--
+		}
 		if s.retryAfter != "" {
 			w.Header().Set("Retry-After", s.retryAfter)
 		}
@@ -162,6 +211,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		endpoint = "supported_vs_currencies"
 	case path == "/simple/price":
 		endpoint = "simple/price"
+	case path == "/coins/list":
+		endpoint = "coins/list"
 	case strings.HasPrefix(path, "/coins/") && strings.HasSuffix(path, "/market_chart"):
 		endpoint = "market_chart"
 	default:
@@ -179,6 +230,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		out = s.supported
 	case "simple/price":
 		out = s.simplePrice(r)
+	case "coins/list":
+		out = s.coinsList(r)
 	case "market_chart":
 		var status int
 		out, status = s.marketChart(r, strings.TrimSuffix(strings.TrimPrefix(path, "/coins/"), "/market_chart"))
@@ -195,12 +248,15 @@ func (s *Server) simplePrice(r *http.Request) any {
 	out := map[string]map[string]float64{}
 	vs := strings.Split(r.URL.Query().Get("vs_currencies"), ",")
 	for _, id := range strings.Split(r.URL.Query().Get("ids"), ",") {
-		if id != s.coin {
+		current := s.current
+		if tk := s.tokens[id]; tk != nil {
+			current = tk.current
+		} else if id != s.coin {
 			continue
 		}
 		rates := map[string]float64{}
 		for _, v := range vs {
-			if rate, ok := s.current[v]; ok {
+			if rate, ok := current[v]; ok {
 				rates[v] = rate
 			}
 		}
@@ -214,7 +270,10 @@ func (s *Server) simplePrice(r *http.Request) any {
 // as CoinGecko's interval=daily does.
 func (s *Server) marketChart(r *http.Request, coin string) (any, int) {
 	q := r.URL.Query()
-	if coin != s.coin {
+	history, current := s.history, s.current
+	if tk := s.tokens[coin]; tk != nil {
+		history, current = tk.history, tk.current
+	} else if coin != s.coin {
 		return map[string]string{"error": "coin not found"}, http.StatusNotFound
 	}
 	vs, days := q.Get("vs_currency"), q.Get("days")
@@ -235,16 +294,16 @@ func (s *Server) marketChart(r *http.Request, coin string) (any, int) {
 	type point [2]float64
 	var prices []point
 	var ts []int64
-	for t := range s.history[vs] {
+	for t := range history[vs] {
 		if t >= from && t <= s.now.Unix() {
 			ts = append(ts, t)
 		}
 	}
 	slices.Sort(ts)
 	for _, t := range ts {
-		prices = append(prices, point{float64(t * 1000), s.history[vs][t]})
+		prices = append(prices, point{float64(t * 1000), history[vs][t]})
 	}
-	if rate, ok := s.current[vs]; ok {
+	if rate, ok := current[vs]; ok {
 		prices = append(prices, point{float64(s.now.UnixMilli()), rate})
 	}
 	if prices == nil {
@@ -264,4 +323,45 @@ func rangeError(days int) any {
 		"timestamp": "2024-01-01T00:00:00.000+00:00", "error_code": 10012,
 		"error_message": fmt.Sprintf("Your request exceeds the allowed time range. Public API users are limited to querying historical data within the past %d days. Upgrade to a paid plan to enjoy full historical data access: https://www.coingecko.com/en/api/pricing. ", days),
 	}}}
+}
+
+// throttledPath counts down a ThrottlePath that uri matches.
+func (s *Server) throttledPath(uri string) bool {
+	for sub, n := range s.throttlePaths {
+		if n > 0 && strings.Contains(uri, sub) {
+			s.throttlePaths[sub] = n - 1
+			return true
+		}
+	}
+	return false
+}
+
+// coinsList answers coins/list: the coin and the tokens, sorted by id,
+// with their platforms when include_platform=true (the coin has none).
+func (s *Server) coinsList(r *http.Request) any {
+	type coin struct {
+		ID        string             `json:"id"`
+		Symbol    string             `json:"symbol"`
+		Name      string             `json:"name"`
+		Platforms *map[string]string `json:"platforms,omitempty"`
+	}
+	withPlatforms := r.URL.Query().Get("include_platform") == "true"
+	ids := []string{s.coin}
+	for id := range s.tokens {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	out := make([]coin, 0, len(ids))
+	for _, id := range ids {
+		c := coin{ID: id, Symbol: strings.ToLower(strings.SplitN(id, "-", 2)[0]), Name: id}
+		if withPlatforms {
+			p := map[string]string{}
+			if tk := s.tokens[id]; tk != nil {
+				p[tk.platform] = tk.contract
+			}
+			c.Platforms = &p
+		}
+		out = append(out, c)
+	}
+	return out
 }

@@ -36,6 +36,7 @@ const (
 	ReverterContract     = "Reverter"     // moves value in reverted frames
 	FactoryContract      = "Factory"      // creates Child with CREATE
 	ChildContract        = "Child"        // created by Factory, can selfdestruct
+	StakingPoolContract  = "StakingPool"  // a staking pool's per-address read methods
 )
 
 // Contract is a compiled contract: its ABI and creation bytecode.
