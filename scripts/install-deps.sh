@@ -13,7 +13,7 @@ goal=${1:-test}
 pkgs=(librocksdb-dev)
 case "$goal" in
 build) ;;
-test) pkgs+=(chromium nginx haproxy) ;;
+test) pkgs+=(chromium nginx haproxy electrum) ;;
 deb) pkgs+=(dpkg-dev) ;;
 *)
 	echo "usage: $0 build|test|deb" >&2
