@@ -39,6 +39,8 @@ type Options struct {
 	Mempool bool
 	// Timeout bounds the wait for sync (default 10 minutes).
 	Timeout time.Duration
+	// Args are extra flags, such as -electrum=<host:port>.
+	Args []string
 }
 
 // Process is a running blockbook.
@@ -80,8 +82,9 @@ func Start(ctx context.Context, o Options) (*Process, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.cmd = exec.Command(o.Bin, "-blockchaincfg="+cfg, "-datadir="+filepath.Join(o.Work, "index"), "-sync",
-		"-public="+p.Public, "-internal="+p.Internal, "-workers="+strconv.Itoa(workers))
+	args := []string{"-blockchaincfg=" + cfg, "-datadir=" + filepath.Join(o.Work, "index"), "-sync",
+		"-public=" + p.Public, "-internal=" + p.Internal, "-workers=" + strconv.Itoa(workers)}
+	p.cmd = exec.Command(o.Bin, append(args, o.Args...)...)
 	p.cmd.Stdout, p.cmd.Stderr = logFile, logFile
 	if err := p.cmd.Start(); err != nil {
 		_ = logFile.Close() // nothing was written to it
