@@ -12,6 +12,7 @@ import (
 	"github.com/openexplorer/blockbook/api"
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
+	"github.com/openexplorer/blockbook/mempool"
 	"github.com/openexplorer/blockbook/server"
 	"github.com/openexplorer/blockbook/syncer"
 )
@@ -35,6 +36,9 @@ type chainStack struct {
 	// runMempool follows the node's mempool and announces new txs until
 	// ctx ends (nil: no mempool); it runs after newService.
 	runMempool func(ctx context.Context, wg *sync.WaitGroup, ws *server.Websocket)
+	// mempool is the Bitcoin-type mempool (nil: none), for other fronts'
+	// notifications (electrum.go).
+	mempool *mempool.Mempool
 }
 
 // stackEnv is what the chain-type constructors build on.

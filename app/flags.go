@@ -65,6 +65,8 @@ type Options struct {
 	WsTrustedProxies string
 	// Limits are the per-client limits (limits.go).
 	Limits limitOptions
+	// Electrum is the Electrum server (electrum.go).
+	Electrum electrumOptions
 
 	// Accounts (xpubs, descriptors) and balance histories.
 	NoXpubCache          bool
@@ -163,6 +165,7 @@ func ParseFlags(args []string, stderr io.Writer) (*Options, error) {
 	fs.IntVar(&o.BalanceHistoryMaxTxs, "balancehistorymaxtxs", 0, "most txs one balance history may go through, on REST and websocket alike (overrides the <NET>_*BALANCE_HISTORY_MAX_TXS variables; default 250000 REST, 1000000 websocket)")
 	declareReplicaFlags(fs, &o.Replica)
 	fs.StringVar(&o.Prof, "prof", "", "serve Go's pprof profiles on this address (e.g. 127.0.0.1:6060); keep it private")
+	declareElectrumFlags(fs, &o.Electrum)
 	values := map[string]*string{}
 	for _, f := range acceptedFlags {
 		values[f.name] = declareAccepted(fs, f.name, f.def, f.usage, f.kind)

@@ -228,6 +228,10 @@ func serve(ctx context.Context, e stackEnv, stack *chainStack, worker tipSource,
 			return err
 		}
 	}
+	if _, err := startElectrum(e, stack, svc, worker, srvs); err != nil {
+		srvs.shutdown()
+		return err
+	}
 	syncCtx, stopSync := context.WithCancel(ctx)
 	defer stopSync()
 	wg.Add(1)

@@ -36,7 +36,7 @@ func newUtxoStack(_ context.Context, e stackEnv) (*chainStack, error) {
 	if mp == nil {
 		return s, nil
 	}
-	s.onBlock = mp.OnBlock
+	s.onBlock, s.mempool = mp.OnBlock, mp
 	s.runMempool = func(ctx context.Context, wg *sync.WaitGroup, ws *server.Websocket) {
 		mp.OnTx(func(tx *mempool.Tx) { ws.OnMempoolTx(svc.MempoolTxNotice(tx)) })
 		mp.OnResolved(func(tx *mempool.Tx, descs []bchain.AddrDesc) {

@@ -41,6 +41,7 @@ var layers = []layer{
 	{"build/...", []string{"*"}, "packaging tools and their tests stand outside the layers"},
 	{"e2e/...", []string{"*"}, "the end-to-end suite drives the whole program"},
 	{"server/...", []string{"api/...", "bchain/...", "static/...", "internal/..."}, "fronts reach the index only through api"},
+	{"electrum/...", []string{"api/...", "bchain/...", "internal/..."}, "the Electrum front, like server, reaches the index only through api"},
 	{"api/...", []string{"bchain/...", "db", "mempool", "ethmempool", "syncer", "internal/..."}, "queries see the store's interfaces and records, and the services only for their record types (mempool.Tx, syncer.State)"},
 	{"syncer/...", serviceMay, "services use the store and the chain, not the fronts"},
 	{"mempool/...", serviceMay, "services use the store and the chain; the mempool follows syncer's block events"},

@@ -1,0 +1,185 @@
+package app
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/openexplorer/blockbook/api"
+	"github.com/openexplorer/blockbook/bchain"
+	"github.com/openexplorer/blockbook/electrum"
+	"github.com/openexplorer/blockbook/mempool"
+	"github.com/openexplorer/blockbook/syncer"
+)
+
+// electrumOptions are the Electrum server's flags (not Blockbook's: it has
+// no Electrum server).
+type electrumOptions struct {
+	TCP, TLS, WS                     string // listen addresses; "" off
+	MaxConns, MaxConnsPerIP, MaxSubs int
+	MaxHistory, MaxRequestBytes      int
+	Banner, DonationAddress          string
+	RelayFeeSat                      int64
+	IdleTimeout                      time.Duration
+}
+
+func (e *electrumOptions) on() bool { return e.TCP != "" || e.TLS != "" || e.WS != "" }
+
+// declareElectrumFlags declares the Electrum server's flags.
+func declareElectrumFlags(fs *flag.FlagSet, e *electrumOptions) {
+	fs.StringVar(&e.TCP, "electrum", "", "serve the Electrum protocol (newline-delimited JSON-RPC over TCP) on this [address]:port (Bitcoin-type coins)")
+	fs.StringVar(&e.TLS, "electrumtls", "", "serve the Electrum protocol over TLS on this [address]:port, with -certfile's certificate")
+	fs.StringVar(&e.WS, "electrumws", "", "serve the Electrum protocol over websocket on this [address]:port (any path)")
+	fs.IntVar(&e.MaxConns, "electrummaxconns", electrum.DefaultMaxConns, "most open Electrum connections")
+	fs.IntVar(&e.MaxConnsPerIP, "electrummaxconnsperip", electrum.DefaultMaxConnsPerIP, "most open Electrum connections from one client address")
+	fs.IntVar(&e.MaxSubs, "electrummaxsubs", electrum.DefaultMaxSubs, "most script hashes one Electrum connection may subscribe to")
+	fs.IntVar(&e.MaxHistory, "electrummaxhistory", electrum.DefaultMaxHistory, "most txs of a script hash an Electrum history, status or subscription reads (more: \"history too large\")")
+	fs.IntVar(&e.MaxRequestBytes, "electrummaxrequest", electrum.DefaultMaxRequestBytes, "largest Electrum message in bytes (a line, or a websocket message)")
+	fs.DurationVar(&e.IdleTimeout, "electrumidletimeout", electrum.DefaultIdleTimeout, "close Electrum connections that send nothing for this long")
+	fs.StringVar(&e.Banner, "electrumbanner", "", "server.banner's text (default: names the server and the coin)")
+	fs.StringVar(&e.DonationAddress, "electrumdonationaddress", "", "server.donation_address's answer")
+	fs.Int64Var(&e.RelayFeeSat, "electrumrelayfee", electrum.DefaultRelayFee, "the node's minimum relay fee in satoshis per 1000 vbytes, for blockchain.relayfee and mempool.get_info")
+}
+
+// startElectrum starts the Electrum listeners the flags ask for (nil when
+// none), over the query service; block and mempool events reach its
+// subscribers from the sync worker (or a replica's catch-up) and the
+// mempool.
+func startElectrum(e stackEnv, stack *chainStack, svc api.Service, worker tipSource, srvs *servers) (*electrum.Server, error) {
+	o := &e.o.Electrum
+	if !o.on() {
+		return nil, nil
+	}
+	if e.backend.Type != bchain.ChainBitcoinType {
+		return nil, fmt.Errorf("%w: -electrum, -electrumtls and -electrumws serve Bitcoin-type coins only", bchain.ErrConfig)
+	}
+	scripts, ok := svc.(api.ScriptQueries)
+	if !ok {
+		return nil, fmt.Errorf("%w: this build's query service does not answer by script hash; the Electrum server cannot run", bchain.ErrConfig)
+	}
+	if o.TLS != "" && e.tls == nil {
+		return nil, fmt.Errorf("%w: -electrumtls needs -certfile", bchain.ErrConfig)
+	}
+	srv, err := electrum.New(svc, scripts, electrum.Config{
+		MaxConns: o.MaxConns, MaxConnsPerIP: o.MaxConnsPerIP, MaxSubs: o.MaxSubs, MaxHistory: o.MaxHistory,
+		MaxRequestBytes: o.MaxRequestBytes, IdleTimeout: o.IdleTimeout, RelayFee: o.RelayFeeSat,
+		ServerVersion: "blockbook-go " + build.Version, Banner: o.Banner, DonationAddress: o.DonationAddress,
+		Hosts: electrumHosts(o), Log: e.log.With("server", "electrum"),
+	})
+	if err != nil {
+		return nil, err
+	}
+	el := &electrumServers{srv: srv}
+	srvs.started = append(srvs.started, el)
+	listen := func(name, addr string, tlsCfg *tls.Config, serve func(net.Listener) error) error {
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			return fmt.Errorf("%w: %s server: %v", bchain.ErrConfig, name, err)
+		}
+		if tlsCfg != nil {
+			ln = tls.NewListener(ln, tlsCfg)
+		}
+		if e.o.OnListen != nil {
+			e.o.OnListen(name, ln.Addr().String())
+		}
+		e.log.Info("Electrum server listening", "transport", name, "addr", ln.Addr().String())
+		srvs.wg.Add(1)
+		go func() {
+			defer srvs.wg.Done()
+			if err := serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				e.log.Error("server failed", "server", name, "err", err)
+			}
+		}()
+		return nil
+	}
+	if o.TCP != "" {
+		if err := listen("electrum", o.TCP, nil, srv.Serve); err != nil {
+			return nil, err
+		}
+	}
+	if o.TLS != "" {
+		raw := e.tls.Clone()
+		raw.NextProtos = nil // a raw TLS stream, not HTTP
+		if err := listen("electrumtls", o.TLS, raw, srv.Serve); err != nil {
+			return nil, err
+		}
+	}
+	if o.WS != "" {
+		el.ws = &http.Server{Handler: srv.WebsocketHandler(), ReadHeaderTimeout: 10 * time.Second}
+		if err := listen("electrumws", o.WS, nil, el.ws.Serve); err != nil {
+			return nil, err
+		}
+	}
+	worker.onBlock(func(syncer.BlockEvent) { srv.OnBlock() })
+	if stack.mempool != nil {
+		stack.mempool.OnTx(func(tx *mempool.Tx) { srv.OnMempoolTx(txDescs(tx)) })
+		stack.mempool.OnResolved(func(_ *mempool.Tx, descs []bchain.AddrDesc) { srv.OnMempoolTx(descs) })
+	}
+	return srv, nil
+}
+
+// electrumHosts are server.features' hosts: the ports of the listeners
+// that have a host name (an address without one serves every host, and
+// the client knows where it connected).
+func electrumHosts(o *electrumOptions) map[string]electrum.HostPorts {
+	hosts := map[string]electrum.HostPorts{}
+	add := func(addr string, tlsPort bool) {
+		host, port, err := net.SplitHostPort(addr)
+		n, perr := strconv.Atoi(port)
+		if err != nil || perr != nil || host == "" {
+			return
+		}
+		hp := hosts[host]
+		if tlsPort {
+			hp.SSLPort = &n
+		} else {
+			hp.TCPPort = &n
+		}
+		hosts[host] = hp
+	}
+	add(o.TCP, false)
+	add(o.TLS, true)
+	return hosts
+}
+
+// electrumServers stops the Electrum server and its websocket listener
+// with the other servers.
+type electrumServers struct {
+	srv *electrum.Server
+	ws  *http.Server
+}
+
+func (s *electrumServers) Serve(net.Listener) error {
+	return errors.New("electrum: served by startElectrum")
+}
+
+func (s *electrumServers) Shutdown(ctx context.Context) error {
+	var errWS error
+	if s.ws != nil {
+		errWS = s.ws.Shutdown(ctx)
+	}
+	return errors.Join(errWS, s.srv.Close(ctx))
+}
+
+// txDescs are the scripts a mempool tx pays and spends from (as far as
+// its inputs are resolved).
+func txDescs(tx *mempool.Tx) []bchain.AddrDesc {
+	descs := make([]bchain.AddrDesc, 0, len(tx.Prevouts)+len(tx.OutDescs))
+	for _, p := range tx.Prevouts {
+		if p.Known && len(p.Desc) > 0 {
+			descs = append(descs, p.Desc)
+		}
+	}
+	for _, d := range tx.OutDescs {
+		if len(d) > 0 {
+			descs = append(descs, d)
+		}
+	}
+	return descs
+}

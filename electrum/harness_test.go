@@ -1,0 +1,222 @@
+package electrum
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/openexplorer/blockbook/api"
+	"github.com/openexplorer/blockbook/tools/apitest"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	apitest.CloseShared()
+	os.Exit(code)
+}
+
+// ioGuard bounds every wait on the server (a failure guard, not a speed
+// assertion).
+const ioGuard = 20 * time.Second
+
+// served is the Electrum server over the fixture, on a TCP port.
+type served struct {
+	f       *apitest.Fixture
+	svc     *api.UtxoService
+	scripts *fakeScripts
+	srv     *Server
+	addr    string
+}
+
+func newServed(t *testing.T, cfg Config) *served {
+	t.Helper()
+	f := apitest.Shared(t, apitest.Options{Mempool: true})
+	svc := api.NewUtxoService(f.DB, f.Backend, nil, api.Config{
+		BlockFilters: f.BlockFilters, MempoolFilters: apitest.MempoolFilters, Mempool: f.Mempool, Log: apitest.Quiet(),
+		Build: api.BuildInfo{Version: "test", Host: "apitest"},
+	})
+	fs, err := newFakeScripts(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Log = apitest.Quiet()
+	srv, err := New(svc, fs, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), ioGuard)
+		defer cancel()
+		if err := srv.Close(ctx); err != nil {
+			t.Error(err)
+		}
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	})
+	return &served{f: f, svc: svc, scripts: fs, srv: srv, addr: ln.Addr().String()}
+}
+
+// client speaks newline-delimited JSON-RPC to the server.
+type client struct {
+	t     testing.TB
+	c     net.Conn
+	r     *bufio.Reader
+	id    int
+	notes []notification
+}
+
+func dial(t testing.TB, addr string) *client {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	return newClient(t, c)
+}
+
+func newClient(t testing.TB, c net.Conn) *client {
+	return &client{t: t, c: c, r: bufio.NewReaderSize(c, 1<<20)}
+}
+
+func (c *client) sendLine(line string) {
+	c.t.Helper()
+	_ = c.c.SetWriteDeadline(time.Now().Add(ioGuard))
+	if _, err := c.c.Write([]byte(line + "\n")); err != nil {
+		c.t.Fatalf("write: %v", err)
+	}
+}
+
+// readLine reads one message; "" when the server closed the connection.
+func (c *client) readLine() string {
+	c.t.Helper()
+	_ = c.c.SetReadDeadline(time.Now().Add(ioGuard))
+	line, err := c.r.ReadString('\n')
+	if err != nil {
+		if line == "" {
+			return ""
+		}
+		c.t.Fatalf("read: %v (%q)", err, line)
+	}
+	return strings.TrimSuffix(line, "\n")
+}
+
+// answer is a decoded response.
+type answer struct {
+	ID     json.RawMessage `json:"id"`
+	Result json.RawMessage `json:"result"`
+	Error  *rpcError       `json:"error"`
+	Method string          `json:"method"`
+	Params []json.RawMessage
+}
+
+// call sends a request and returns its answer; notifications that come
+// first are kept.
+func (c *client) call(method string, params ...any) answer {
+	c.t.Helper()
+	c.id++
+	if params == nil {
+		params = []any{}
+	}
+	b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": c.id, "method": method, "params": params})
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	c.sendLine(string(b))
+	return c.answerTo(fmt.Sprint(c.id))
+}
+
+func (c *client) answerTo(id string) answer {
+	c.t.Helper()
+	for {
+		line := c.readLine()
+		if line == "" {
+			c.t.Fatalf("connection closed waiting for the answer to %s", id)
+		}
+		var a answer
+		if err := json.Unmarshal([]byte(line), &a); err != nil {
+			c.t.Fatalf("answer %q: %v", line, err)
+		}
+		if a.Method != "" {
+			var n notification
+			if err := json.Unmarshal([]byte(line), &n); err != nil {
+				c.t.Fatal(err)
+			}
+			c.notes = append(c.notes, n)
+			continue
+		}
+		if string(a.ID) != id {
+			c.t.Fatalf("answer to %s, want %s: %s", a.ID, id, line)
+		}
+		return a
+	}
+}
+
+// ok returns the result of a call that must succeed, decoded into T.
+func ok[T any](t testing.TB, c *client, method string, params ...any) T {
+	t.Helper()
+	a := c.call(method, params...)
+	if a.Error != nil {
+		t.Fatalf("%s %v: %v", method, params, a.Error)
+	}
+	var v T
+	if err := json.Unmarshal(a.Result, &v); err != nil {
+		t.Fatalf("%s: result %s: %v", method, a.Result, err)
+	}
+	return v
+}
+
+// fails checks that a call fails with code and a message containing text.
+func fails(t testing.TB, c *client, code int, text, method string, params ...any) {
+	t.Helper()
+	a := c.call(method, params...)
+	if a.Error == nil || a.Error.Code != code || !strings.Contains(a.Error.Message, text) {
+		t.Errorf("%s %v: %s / %+v, want error %d %q", method, params, a.Result, a.Error, code, text)
+	}
+}
+
+// note waits for the next notification of method.
+func (c *client) note(method string) notification {
+	c.t.Helper()
+	for {
+		for i, n := range c.notes {
+			if n.Method == method {
+				c.notes = append(c.notes[:i], c.notes[i+1:]...)
+				return n
+			}
+		}
+		line := c.readLine()
+		if line == "" {
+			c.t.Fatalf("connection closed waiting for %s", method)
+		}
+		var n notification
+		if err := json.Unmarshal([]byte(line), &n); err != nil || n.Method == "" {
+			c.t.Fatalf("want a notification, got %q", line)
+		}
+		c.notes = append(c.notes, n)
+	}
+}
+
+// negotiated dials and negotiates version.
+func (s *served) negotiated(t testing.TB, version string) *client {
+	t.Helper()
+	c := dial(t, s.addr)
+	got := ok[[]string](t, c, "server.version", "test", version)
+	if len(got) != 2 || got[1] != version {
+		t.Fatalf("server.version %s: %v", version, got)
+	}
+	return c
+}

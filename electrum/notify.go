@@ -1,0 +1,281 @@
+package electrum
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/openexplorer/blockbook/bchain"
+)
+
+// mempoolSettle is how long after a block the subscriptions are checked
+// once more: the mempool drops the block's txs on its own goroutine
+// after the block event, which changes no status the block did not, but
+// a status read in between may still count them as pending.
+const mempoolSettle = 1500 * time.Millisecond
+
+// hub routes events to the sessions they concern. Statuses are computed
+// once per script hash and event generation, however many sessions
+// subscribe to it.
+type hub struct {
+	s   *Server
+	gen atomic.Uint64
+
+	mu      sync.RWMutex
+	bySH    map[[32]byte]map[*session]struct{}
+	headers map[*session]struct{}
+
+	cmu   sync.Mutex
+	cache map[statusKey]statusEntry
+	tip   tipEntry
+}
+
+type statusKey struct {
+	sh  [32]byte
+	v16 bool
+}
+
+type statusEntry struct {
+	gen    uint64
+	status *string
+	script []byte
+}
+
+type tipEntry struct {
+	gen  uint64
+	note *headerNote
+}
+
+// headerNote is a header as headers.subscribe shows it.
+type headerNote struct {
+	Height uint32 `json:"height"`
+	Hex    string `json:"hex"`
+}
+
+func newHub(s *Server) *hub {
+	h := &hub{s: s, bySH: map[[32]byte]map[*session]struct{}{}, headers: map[*session]struct{}{},
+		cache: map[statusKey]statusEntry{}}
+	h.gen.Store(1)
+	return h
+}
+
+func (h *hub) subscribe(ss *session, sh [32]byte) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	m := h.bySH[sh]
+	if m == nil {
+		m = map[*session]struct{}{}
+		h.bySH[sh] = m
+	}
+	m[ss] = struct{}{}
+}
+
+func (h *hub) unsubscribe(ss *session, sh [32]byte) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.unsubscribeLocked(ss, sh)
+}
+
+func (h *hub) unsubscribeLocked(ss *session, sh [32]byte) {
+	m := h.bySH[sh]
+	delete(m, ss)
+	if len(m) == 0 {
+		delete(h.bySH, sh)
+		h.cmu.Lock()
+		delete(h.cache, statusKey{sh, false})
+		delete(h.cache, statusKey{sh, true})
+		h.cmu.Unlock()
+	}
+}
+
+func (h *hub) subscribeHeaders(ss *session) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.headers[ss] = struct{}{}
+}
+
+// dropSession forgets a closed session's subscriptions.
+func (h *hub) dropSession(ss *session) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for sh := range ss.subs {
+		h.unsubscribeLocked(ss, sh)
+	}
+	delete(h.headers, ss)
+}
+
+// OnMempoolTx takes a tx that entered the mempool (or whose inputs were
+// resolved later): descs are the scripts it pays and spends from. It
+// never blocks.
+func (s *Server) OnMempoolTx(descs []bchain.AddrDesc) {
+	h := s.hub
+	h.gen.Add(1)
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	for _, d := range descs {
+		sh := sha256.Sum256(d)
+		for ss := range h.bySH[sh] {
+			ss.markDirty(sh, bytes.Clone(d), false, false)
+		}
+	}
+}
+
+// OnBlock takes a block the index connected or disconnected: every
+// subscription is checked (a reorg changes statuses the new blocks do not
+// name), header subscribers get the new tip, and the subscriptions are
+// checked once more when the mempool has caught up. It never blocks.
+func (s *Server) OnBlock() {
+	s.hub.recheckAll(true)
+	time.AfterFunc(mempoolSettle, func() {
+		if s.ctx.Err() == nil {
+			s.hub.recheckAll(false)
+		}
+	})
+}
+
+func (h *hub) recheckAll(headers bool) {
+	h.gen.Add(1)
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	seen := map[*session]bool{}
+	for _, m := range h.bySH {
+		for ss := range m {
+			if !seen[ss] {
+				seen[ss] = true
+				ss.markDirty([32]byte{}, nil, true, headers)
+			}
+		}
+	}
+	if headers {
+		for ss := range h.headers {
+			if !seen[ss] {
+				ss.markDirty([32]byte{}, nil, true, true)
+			}
+		}
+	}
+}
+
+// status is the current status of a script hash, computed at most once
+// per generation.
+func (h *hub) status(ctx context.Context, sh [32]byte, script []byte, v16 bool) (*string, []byte, error) {
+	gen := h.gen.Load()
+	key := statusKey{sh, v16}
+	h.cmu.Lock()
+	e, ok := h.cache[key]
+	h.cmu.Unlock()
+	if ok && e.gen == gen {
+		return e.status, e.script, nil
+	}
+	if script == nil && ok {
+		script = e.script
+	}
+	st, script, err := h.s.statusOf(ctx, sh, script, v16)
+	if err != nil {
+		return nil, script, err
+	}
+	h.mu.RLock()
+	_, subscribed := h.bySH[sh]
+	h.mu.RUnlock()
+	if subscribed {
+		h.cmu.Lock()
+		if cur, ok := h.cache[key]; !ok || cur.gen <= gen {
+			h.cache[key] = statusEntry{gen: gen, status: st, script: script}
+		}
+		h.cmu.Unlock()
+	}
+	return st, script, nil
+}
+
+// tipHeader is the index's tip as headers.subscribe shows it, read at
+// most once per generation.
+func (h *hub) tipHeader(ctx context.Context) (*headerNote, error) {
+	gen := h.gen.Load()
+	h.cmu.Lock()
+	t := h.tip
+	h.cmu.Unlock()
+	if t.note != nil && t.gen == gen {
+		return t.note, nil
+	}
+	note, err := h.s.readTip(ctx)
+	if err != nil {
+		return nil, err
+	}
+	h.cmu.Lock()
+	if h.tip.gen <= gen {
+		h.tip = tipEntry{gen: gen, note: note}
+	}
+	h.cmu.Unlock()
+	return note, nil
+}
+
+// notify sends the session what changed since it was last told: the tip
+// and the statuses of its dirty subscriptions.
+func (ss *session) notify() {
+	ss.mu.Lock()
+	dirty, all, headers := ss.dirty, ss.dirtyAll, ss.headersDirty
+	ss.dirty, ss.dirtyAll, ss.headersDirty = map[[32]byte][]byte{}, false, false
+	ss.mu.Unlock()
+	ctx, cancel := context.WithTimeout(ss.s.ctx, callTimeout)
+	defer cancel()
+	if headers && ss.headers {
+		ss.notifyTip(ctx)
+	}
+	if all {
+		for sh := range ss.subs {
+			dirty[sh] = nil
+		}
+	}
+	for sh, script := range dirty {
+		sub, ok := ss.subs[sh]
+		if !ok {
+			continue
+		}
+		if sub.script == nil {
+			sub.script = script
+		}
+		st, found, err := ss.s.hub.status(ctx, sh, sub.script, ss.v16())
+		if err != nil {
+			// A history that grew over the limit: the client is told
+			// nothing new, as it could not read the history either.
+			continue
+		}
+		sub.script = found
+		if !sameStatus(st, sub.status) {
+			sub.status = st
+			ss.sendNote("blockchain.scripthash.subscribe", scripthashHex(sh), st)
+		}
+	}
+	if hook := ss.s.hooks.afterRecheck; hook != nil {
+		hook()
+	}
+}
+
+func (ss *session) notifyTip(ctx context.Context) {
+	note, err := ss.s.hub.tipHeader(ctx)
+	if err != nil || note == nil {
+		return
+	}
+	if last := ss.lastHeader; last != nil && *last == *note {
+		return
+	}
+	ss.lastHeader = note
+	ss.sendNote("blockchain.headers.subscribe", note)
+}
+
+func (ss *session) sendNote(method string, params ...any) {
+	b, err := jsonMarshal(notification{JSONRPC: "2.0", Method: method, Params: params})
+	if err != nil {
+		return
+	}
+	ss.send(b)
+}
+
+func sameStatus(a, b *string) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}

@@ -1,0 +1,307 @@
+package electrum
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/openexplorer/blockbook/api"
+)
+
+// Protocol versions this server speaks.
+const (
+	protocolMin = "1.4"
+	protocolMax = "1.6"
+)
+
+// Defaults of Config's limits.
+const (
+	DefaultMaxConns        = 10_000
+	DefaultMaxConnsPerIP   = 1_000
+	DefaultMaxSubs         = 100_000
+	DefaultMaxRequestBytes = 1_000_000
+	// DefaultMaxHistory serves an address with 100,000 txs (the Electrum
+	// wallet asks for whole histories).
+	DefaultMaxHistory  = 100_000
+	DefaultIdleTimeout = 10 * time.Minute
+	// maxHeaders is the most headers one blockchain.block.headers answers
+	// (one retarget period).
+	maxHeaders = 2016
+	// DefaultRelayFee is the minimum relay fee, in satoshis per 1000
+	// vbytes, reported when the service cannot ask the node (the default
+	// of Bitcoin Core before 30.0 and of btcd).
+	DefaultRelayFee = 1000
+)
+
+// Config configures the server; zero fields take the defaults.
+type Config struct {
+	// MaxConns caps the open connections, MaxConnsPerIP those of one
+	// client address.
+	MaxConns, MaxConnsPerIP int
+	// MaxSubs caps the script hashes one connection subscribes to.
+	MaxSubs int
+	// MaxRequestBytes caps one message (a line, a websocket message).
+	MaxRequestBytes int
+	// MaxHistory caps the txs of a script hash that history, status and
+	// subscription answers read; more answer "history too large".
+	MaxHistory int
+	// IdleTimeout closes connections that send nothing for that long.
+	IdleTimeout time.Duration
+	// RelayFee and IncrementalRelayFee (satoshis per 1000 vbytes) answer
+	// blockchain.relayfee and mempool.get_info when the service cannot
+	// ask the node (RelayFeeQueries).
+	RelayFee, IncrementalRelayFee int64
+	// ServerVersion names the software in server.version and
+	// server.features.
+	ServerVersion string
+	// Banner and DonationAddress answer server.banner and
+	// server.donation_address.
+	Banner, DonationAddress string
+	// Hosts are server.features' hosts: host name to its ports.
+	Hosts map[string]HostPorts
+	Log   *slog.Logger
+}
+
+// HostPorts are the ports a host serves Electrum on (nil: none).
+type HostPorts struct {
+	TCPPort *int `json:"tcp_port"`
+	SSLPort *int `json:"ssl_port"`
+}
+
+func (c *Config) defaults() {
+	setDefault := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	setDefault(&c.MaxConns, DefaultMaxConns)
+	setDefault(&c.MaxConnsPerIP, DefaultMaxConnsPerIP)
+	setDefault(&c.MaxSubs, DefaultMaxSubs)
+	setDefault(&c.MaxRequestBytes, DefaultMaxRequestBytes)
+	setDefault(&c.MaxHistory, DefaultMaxHistory)
+	if c.IdleTimeout <= 0 {
+		c.IdleTimeout = DefaultIdleTimeout
+	}
+	if c.RelayFee <= 0 {
+		c.RelayFee = DefaultRelayFee
+	}
+	if c.IncrementalRelayFee <= 0 {
+		c.IncrementalRelayFee = DefaultRelayFee
+	}
+	if c.ServerVersion == "" {
+		c.ServerVersion = "blockbook-go"
+	}
+	if c.Log == nil {
+		c.Log = slog.New(slog.DiscardHandler)
+	}
+}
+
+// RelayFeeQueries is what a service offers when it can ask the node for
+// its relay fees (satoshis per 1000 vbytes).
+type RelayFeeQueries interface {
+	RelayFees(ctx context.Context) (minRelay, mempoolMin, incremental int64, err error)
+}
+
+// PackageBroadcaster is what a service offers when its node relays
+// packages of txs (Bitcoin Core's submitpackage). The result is the
+// node's answer; accepted reports the package's success, and rejected
+// lists the txids refused with the node's reasons.
+type PackageBroadcaster interface {
+	BroadcastPackage(ctx context.Context, rawTxs []string) (verbose any, rejected []PackageReject, err error)
+}
+
+// PackageReject is one tx of a package the node refused.
+type PackageReject struct {
+	Txid  string `json:"txid"`
+	Error string `json:"error"`
+}
+
+// Server is the Electrum server: its listeners share the sessions, the
+// subscriptions and the limits.
+type Server struct {
+	svc     api.Service
+	scripts api.ScriptQueries
+	cfg     Config
+	log     *slog.Logger
+
+	mu        sync.Mutex
+	listeners []net.Listener
+	sessions  map[*session]struct{}
+	perIP     map[string]int
+	closed    bool
+	wg        sync.WaitGroup
+
+	hub          *hub
+	fees         histogramCache
+	headerHashes headerHashCache
+	ctx          context.Context
+	stop         context.CancelFunc
+	hooks        testHooks
+}
+
+// testHooks let tests observe internals without timing.
+type testHooks struct {
+	afterRecheck func()
+}
+
+// New builds the server over a Bitcoin-type service and its script
+// queries. It serves nothing until Serve or ServeWebsocket.
+func New(svc api.Service, scripts api.ScriptQueries, cfg Config) (*Server, error) {
+	if svc == nil || scripts == nil {
+		return nil, errors.New("electrum: the service and its script queries are required")
+	}
+	cfg.defaults()
+	ctx, stop := context.WithCancel(context.Background())
+	s := &Server{svc: svc, scripts: scripts, cfg: cfg, log: cfg.Log, sessions: map[*session]struct{}{},
+		perIP: map[string]int{}, ctx: ctx, stop: stop}
+	s.hub = newHub(s)
+	return s, nil
+}
+
+// Serve accepts newline-delimited JSON-RPC connections on ln (plain TCP,
+// or TLS when ln is a TLS listener) until Close. It returns nil after
+// Close.
+func (s *Server) Serve(ln net.Listener) error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return ln.Close()
+	}
+	s.listeners = append(s.listeners, ln)
+	s.mu.Unlock()
+	var delay time.Duration
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			if s.isClosed() {
+				return nil
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				// Out of file descriptors and the like: back off and retry.
+				delay = min(max(2*delay, 5*time.Millisecond), time.Second)
+				time.Sleep(delay)
+				continue
+			}
+			return fmt.Errorf("electrum: accept: %w", err)
+		}
+		delay = 0
+		s.startSession(newLineConn(c, s.cfg.MaxRequestBytes), remoteIP(c.RemoteAddr()))
+	}
+}
+
+func (s *Server) isClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
+}
+
+// remoteIP is the client address a connection counts against.
+func remoteIP(a net.Addr) string {
+	if ta, ok := a.(*net.TCPAddr); ok {
+		return ta.IP.String()
+	}
+	host, _, err := net.SplitHostPort(a.String())
+	if err != nil {
+		return a.String()
+	}
+	return host
+}
+
+// admit counts a new connection from ip against the limits.
+func (s *Server) admit(ip string) *rpcError {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.closed:
+		return newErr(codeExcessive, "server is shutting down")
+	case len(s.sessions) >= s.cfg.MaxConns:
+		return newErr(codeExcessive, "too many connections (limit %d)", s.cfg.MaxConns)
+	case s.perIP[ip] >= s.cfg.MaxConnsPerIP:
+		return newErr(codeExcessive, "too many connections from your address (limit %d)", s.cfg.MaxConnsPerIP)
+	}
+	s.perIP[ip]++
+	return nil
+}
+
+// startSession runs a session on a new connection in its own goroutine,
+// or refuses it with the limit's error.
+func (s *Server) startSession(c frameConn, ip string) {
+	if e := s.admit(ip); e != nil {
+		_ = c.SetWriteDeadline(time.Now().Add(5 * time.Second))
+		_ = c.WriteFrame(errorFrame(nil, e)) // a refusal: best effort
+		_ = c.Close()
+		return
+	}
+	go s.runAdmitted(c, ip)
+}
+
+// release gives back an admitted connection's place.
+func (s *Server) release(ip string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.perIP[ip]--; s.perIP[ip] <= 0 {
+		delete(s.perIP, ip)
+	}
+}
+
+// runAdmitted runs the session of an admitted connection until it ends.
+func (s *Server) runAdmitted(c frameConn, ip string) {
+	ss := newSession(s, c, ip)
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		_ = c.Close()
+		s.release(ip)
+		return
+	}
+	s.sessions[ss] = struct{}{}
+	s.wg.Add(1)
+	s.mu.Unlock()
+	defer s.wg.Done()
+	ss.run()
+	s.hub.dropSession(ss)
+	s.mu.Lock()
+	delete(s.sessions, ss)
+	s.mu.Unlock()
+	s.release(ip)
+}
+
+// Sessions is the number of open connections.
+func (s *Server) Sessions() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.sessions)
+}
+
+// Close stops the listeners and every session, and waits for them until
+// ctx ends.
+func (s *Server) Close(ctx context.Context) error {
+	s.mu.Lock()
+	s.closed = true
+	lns := s.listeners
+	sessions := make([]*session, 0, len(s.sessions))
+	for ss := range s.sessions {
+		sessions = append(sessions, ss)
+	}
+	s.mu.Unlock()
+	s.stop()
+	for _, ln := range lns {
+		_ = ln.Close() // already closed is fine
+	}
+	for _, ss := range sessions {
+		ss.close()
+	}
+	done := make(chan struct{})
+	go func() { s.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("electrum: sessions still open at shutdown: %w", ctx.Err())
+	}
+}
