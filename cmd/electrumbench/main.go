@@ -107,7 +107,9 @@ func run(o benchOpts) error {
 	h, _ := g.Tip()
 	start = time.Now()
 	srv, err := benchproc.Start(ctx, benchproc.Options{Bin: o.bin, Work: work, Node: node, Height: uint32(h),
-		Mempool: true, Timeout: 20 * time.Minute, Args: []string{"-electrum=" + eaddr}})
+		Mempool: true, Timeout: 20 * time.Minute, Args: []string{"-electrum=" + eaddr,
+			// every connection comes from 127.0.0.1
+			fmt.Sprintf("-electrummaxconnsperip=%d", o.conns+100), fmt.Sprintf("-electrummaxconns=%d", o.conns+100)}})
 	if err != nil {
 		return err
 	}
