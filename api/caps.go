@@ -30,6 +30,9 @@ type Capabilities struct {
 	RPCCall        ContractCaller
 	FeeEstimates   FeeEstimator
 	FeeStats       FeeStatsQueries
+	// Scripts answers by output script what the Electrum and Esplora
+	// fronts need (script_caps.go); Bitcoin-type services offer it.
+	Scripts ScriptQueries
 }
 
 // AccountQueries answers xpubs and output descriptors (REST xpub/, the
@@ -119,12 +122,13 @@ const (
 	CapRPCCall
 	CapFeeEstimates
 	CapFeeStats
+	CapScripts
 )
 
 var capabilityNames = [...]string{
 	CapAccounts: "accounts", CapUtxos: "utxos", CapBlockFilters: "block filters", CapMempoolFilters: "mempool filters",
 	CapRawBlocks: "raw blocks", CapRawTxs: "raw txs", CapTxSpecific: "tx-specific data", CapContracts: "contracts",
-	CapRPCCall: "rpcCall", CapFeeEstimates: "fee estimation", CapFeeStats: "fee stats",
+	CapRPCCall: "rpcCall", CapFeeEstimates: "fee estimation", CapFeeStats: "fee stats", CapScripts: "script queries",
 }
 
 func (c Capability) String() string {
@@ -153,6 +157,7 @@ var notSupportedTexts = map[Capability]map[bchain.ChainType]string{
 	CapRawTxs:         {bchain.ChainEthereumType: "Raw transactions are not supported for Ethereum-type coins"},
 	CapTxSpecific:     {bchain.ChainEthereumType: "Node-specific tx data is not supported for Ethereum-type coins"},
 	CapFeeStats:       {bchain.ChainEthereumType: "Fee stats are not supported for Ethereum-type coins"},
+	CapScripts:        {bchain.ChainEthereumType: "Script hashes are not supported for Ethereum-type coins"},
 	CapContracts:      {bchain.ChainBitcoinType: "getContractInfo is not supported on this coin"}, // Blockbook's, REST and websocket
 	CapRPCCall:        {bchain.ChainBitcoinType: "rpcCall is not supported for Bitcoin-type coins"},
 	CapFeeEstimates: {

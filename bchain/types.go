@@ -77,7 +77,11 @@ type Block struct {
 	MerkleRoot Hash
 	Nonce      uint32
 	Bits       uint32
-	Txs        []Tx
+	// Header is the serialized block header as the chain defines it (80
+	// bytes for Bitcoin), stored by the index for Electrum and Esplora;
+	// nil where the parser gives none.
+	Header []byte
+	Txs    []Tx
 	// Eth is the Ethereum-type part of the block; nil for UTXO chains.
 	Eth *EthBlock
 }

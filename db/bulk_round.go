@@ -176,9 +176,16 @@ func (r *round) finalRows(d *DB, bc *balanceCache, prevTip uint32, hadTip bool) 
 			return fmt.Errorf("address %x: %w", k, err)
 		}
 		bc.put(k, next)
-		if next.Txs == 0 {
+		// The scriptHashes row lives exactly as long as the balance row
+		// (one per descriptor, so the round's run has no duplicates).
+		switch {
+		case next.Txs == 0:
 			r.cfs[CFAddressBalance].add([]byte(k), nil, true)
-		} else {
+			r.cfs[CFScriptHashes].add(scriptHashKey(bchain.AddrDesc(k)), nil, true)
+		case cur.Txs == 0:
+			r.cfs[CFAddressBalance].add([]byte(k), packAddrBalance(next), false)
+			r.cfs[CFScriptHashes].add(scriptHashKey(bchain.AddrDesc(k)), []byte(k), false)
+		default:
 			r.cfs[CFAddressBalance].add([]byte(k), packAddrBalance(next), false)
 		}
 	}

@@ -22,8 +22,10 @@ import (
 )
 
 // FormatVersion is stored in the index; a different version refuses to open.
-// Version 2 added the blockFilter column family and the filter parameters.
-const FormatVersion = 2
+// Version 2 added the blockFilter column family and the filter parameters;
+// version 3 the raw block header in height rows and the blockTxids and
+// scriptHashes column families (schema_script.go).
+const FormatVersion = 3
 
 // CF identifies a column family.
 type CF int
@@ -46,6 +48,9 @@ const (
 	CFInternalData            // txid → InternalData
 	CFContracts               // contract → ContractInfo
 	CFBlockInternalDataErrors // u32be(height) → trace error text, until the block is traced
+	// Bitcoin-type, added in version 3 (schema_script.go).
+	CFBlockTxids   // u32be(height) → the block's txids in block order
+	CFScriptHashes // sha256(desc) → desc
 	numCF
 )
 
@@ -72,6 +77,9 @@ var cfInfos = [numCF]cfInfo{
 	CFInternalData:            {name: "internalData"},
 	CFContracts:               {name: "contracts"},
 	CFBlockInternalDataErrors: {name: "blockInternalDataErrors"},
+
+	CFBlockTxids:   {name: "blockTxids"},
+	CFScriptHashes: {name: "scriptHashes"},
 }
 
 func (c CF) String() string {
@@ -89,7 +97,7 @@ func ColumnFamilies(t bchain.ChainType) []CF {
 	switch t {
 	case bchain.ChainBitcoinType:
 		return []CF{CFDefault, CFHeight, CFAddresses, CFAddressBalance, CFAddressUtxos,
-			CFTxAddresses, CFSpends, CFBlockTxs, CFBlockFilter, CFTransactions, CFFiatRates}
+			CFTxAddresses, CFSpends, CFBlockTxs, CFBlockFilter, CFBlockTxids, CFScriptHashes, CFTransactions, CFFiatRates}
 	case bchain.ChainEthereumType:
 		return []CF{CFDefault, CFHeight, CFAddresses, CFAddressContracts, CFInternalData, CFContracts,
 			CFBlockTxs, CFBlockInternalDataErrors, CFTransactions, CFFiatRates}

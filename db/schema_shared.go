@@ -9,13 +9,22 @@ import "github.com/openexplorer/blockbook/bchain"
 
 // ---- height ------------------------------------------------------------
 
-// BlockMeta is the height column's value: hash ‖ uv(time) ‖ uv(txs) ‖ uv(size).
+// BlockMeta is the height column's value: hash ‖ uv(time) ‖ uv(txs) ‖
+// uv(size) [‖ lb(header)]. The serialized header, as the parser gives it,
+// is there for chains whose parser provides one (Bitcoin-type, 80 bytes for
+// Bitcoin); it is absent, not empty, otherwise, so one block has one
+// encoding.
 type BlockMeta struct {
 	Hash    bchain.Hash
 	Time    int64
 	TxCount uint32
 	Size    uint32
+	Header  []byte
 }
+
+// maxHeaderLen bounds a stored header (Bitcoin's is 80 bytes; chains with
+// proof-of-work solutions in the header have longer ones).
+const maxHeaderLen = 4096
 
 func heightKey(height uint32) []byte {
 	e := encoder{b: make([]byte, 0, 4)}
@@ -30,11 +39,14 @@ func unpackHeightKey(k []byte) (uint32, error) {
 }
 
 func packBlockMeta(m *BlockMeta) []byte {
-	e := encoder{b: make([]byte, 0, 48)}
+	e := encoder{b: make([]byte, 0, 50+len(m.Header))}
 	e.hash(m.Hash)
 	e.uvarint(uint64(m.Time))
 	e.uvarint(uint64(m.TxCount))
 	e.uvarint(uint64(m.Size))
+	if len(m.Header) > 0 {
+		e.lenBytes(m.Header)
+	}
 	return e.b
 }
 
@@ -48,6 +60,11 @@ func unpackBlockMeta(b []byte) (*BlockMeta, error) {
 	m.Time = int64(t)
 	m.TxCount = d.uvarint32()
 	m.Size = d.uvarint32()
+	if d.more() {
+		if m.Header = d.lenBytes(maxHeaderLen); d.e == nil && len(m.Header) == 0 {
+			d.fail("empty header")
+		}
+	}
 	return m, d.done()
 }
 

@@ -91,6 +91,7 @@ func (d *DB) Verify(ctx context.Context) ([]string, error) {
 var rowDecoders = map[CF]func(k, v []byte) error{
 	CFAddressBalance: func(_, v []byte) error { _, err := unpackAddrBalance(v); return err },
 	CFTxAddresses:    func(_, v []byte) error { _, err := unpackTxAddresses(v); return err },
+	CFScriptHashes:   func(k, v []byte) error { _, err := unpackScriptHash(k, v); return err },
 }
 
 // verifyHeights checks that the block rows run from the first one to the

@@ -190,7 +190,7 @@ func (x *UtxoIndex) index(src prevoutSource, blk *bchain.Block) (*IndexedBlock, 
 func (x *UtxoIndex) resolve(src prevoutSource, blk *bchain.Block) (*IndexedBlock, error) {
 	ib := &IndexedBlock{
 		Height: blk.Height,
-		Meta:   BlockMeta{Hash: blk.Hash, Time: blk.Time, TxCount: uint32(len(blk.Txs)), Size: uint32(blk.Size)},
+		Meta:   BlockMeta{Hash: blk.Hash, Time: blk.Time, TxCount: uint32(len(blk.Txs)), Size: uint32(blk.Size), Header: blk.Header},
 		Txs:    make([]IndexedTx, len(blk.Txs)),
 	}
 	inBlock := make(map[bchain.Hash]int, len(blk.Txs))
@@ -299,10 +299,15 @@ func (x *UtxoIndex) apply(b *Batch, rows *blockRows) error {
 		if err != nil {
 			return fmt.Errorf("address %s: %w", desc, err)
 		}
-		if next.Txs == 0 {
+		switch {
+		case next.Txs == 0:
 			// A descriptor without txs has no row, as in a fresh sync.
 			b.del(CFAddressBalance, desc)
-		} else {
+			b.del(CFScriptHashes, scriptHashKey(desc))
+		case cur.Txs == 0:
+			writeAddrBalance(b, desc, next)
+			b.put(CFScriptHashes, scriptHashKey(desc), desc)
+		default:
 			writeAddrBalance(b, desc, next)
 		}
 	}

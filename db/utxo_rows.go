@@ -139,6 +139,7 @@ func utxoRows(ib *IndexedBlock) *blockRows {
 		addrTxs: make(map[string][]AddrTx), created: make(map[outpoint]*pendingUtxo)}
 	b.put(CFHeight, heightKey(b.h), packBlockMeta(&ib.Meta))
 	b.put(CFBlockTxs, heightKey(b.h), packBlockUndo(ib.undo()))
+	b.put(CFBlockTxids, heightKey(b.h), packBlockTxids(ib.blockTxids()))
 	if len(ib.Filter) > 0 {
 		b.put(CFBlockFilter, blockFilterKey(ib.Meta.Hash), ib.Filter)
 	}

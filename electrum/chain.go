@@ -135,7 +135,7 @@ func blockHeaders(ctx context.Context, ss *session, p params) (any, error) {
 		for i, h := range hs {
 			out.Headers[i] = hex.EncodeToString(h)
 		}
-		if out.Headers == nil || len(out.Headers) == 0 {
+		if len(out.Headers) == 0 {
 			out.Headers = []string{}
 		}
 	} else {

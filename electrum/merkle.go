@@ -43,8 +43,7 @@ func merkleBranch(leaves [][32]byte, index int) (branch [][32]byte, root [32]byt
 			level = append(level, level[len(level)-1])
 		}
 		branch = append(branch, level[index^1])
-		next := level[:0:0]
-		next = make([][32]byte, 0, len(level)/2)
+		next := make([][32]byte, 0, len(level)/2)
 		for i := 0; i < len(level); i += 2 {
 			copy(buf[:32], level[i][:])
 			copy(buf[32:], level[i+1][:])

@@ -38,7 +38,7 @@ func txGet(ctx context.Context, ss *session, p params) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return json.RawMessage(raw), nil
+		return raw, nil
 	}
 	if caps.RawTxs == nil {
 		return nil, badRequest("raw transactions are not supported")

@@ -76,7 +76,9 @@ func (p *Parser) ParseBlock(raw []byte) (*bchain.Block, error) {
 		MerkleRoot: displayHash(h.MerkleRoot),
 		Nonce:      h.Nonce,
 		Bits:       h.Bits,
-		Txs:        make([]bchain.Tx, len(mb.Transactions)),
+		// The header is the first 80 bytes; capped like each tx's Raw.
+		Header: raw[:wire.MaxBlockHeaderPayload:wire.MaxBlockHeaderPayload],
+		Txs:    make([]bchain.Tx, len(mb.Transactions)),
 	}
 	for i, mtx := range mb.Transactions {
 		loc := locs[i]

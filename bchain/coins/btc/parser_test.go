@@ -338,6 +338,9 @@ func TestParseBlockMainnet(t *testing.T) {
 			if blk.Hash.String() != fx.hash {
 				t.Errorf("Hash %s, want %s", blk.Hash, fx.hash)
 			}
+			if len(blk.Header) != 80 || ptDisplay(ptDoubleSHA256(blk.Header)) != fx.hash {
+				t.Errorf("Header %x does not hash to the block", blk.Header)
+			}
 			if ptDisplay(prev) != fx.prev || blk.Prev.String() != fx.prev {
 				t.Errorf("Prev %s (header %s), want %s", blk.Prev, ptDisplay(prev), fx.prev)
 			}

@@ -1,0 +1,66 @@
+package db
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"testing"
+
+	"github.com/openexplorer/blockbook/bchain"
+)
+
+func FuzzUnpackBlockMetaHeader(f *testing.F) {
+	f.Add(packBlockMeta(&BlockMeta{Hash: bchain.Hash{2}, Time: 1700000000, TxCount: 3000, Size: 1 << 20, Header: bytes.Repeat([]byte{7}, 80)}))
+	f.Add(append(packBlockMeta(&BlockMeta{Hash: bchain.Hash{2}}), 0)) // an empty header is not canonical
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v, err := unpackBlockMeta(b)
+		checkCanonical(t, b, err, func() []byte { return packBlockMeta(v) })
+	})
+}
+
+func FuzzUnpackBlockTxids(f *testing.F) {
+	f.Add(packBlockTxids([]bchain.Hash{{1}, {2}}))
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v, err := unpackBlockTxids(b)
+		checkCanonical(t, b, err, func() []byte { return packBlockTxids(v) })
+	})
+}
+
+func FuzzUnpackScriptHash(f *testing.F) {
+	desc := []byte{0x00, 0x14, 1, 2, 3}
+	f.Add(scriptHashKey(desc), desc)
+	f.Add(make([]byte, 32), []byte{})
+	f.Fuzz(func(t *testing.T, key, val []byte) {
+		v, err := unpackScriptHash(key, val)
+		if err != nil {
+			if !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("error is not ErrCorrupt: %v", err)
+			}
+			return
+		}
+		if h := sha256.Sum256(v); !bytes.Equal(h[:], key) || !bytes.Equal(v, val) {
+			t.Fatalf("accepted %x → %x", key, val)
+		}
+	})
+}
+
+func TestScriptRowsRoundTrip(t *testing.T) {
+	m := &BlockMeta{Hash: bchain.Hash{9}, Time: 5, TxCount: 2, Size: 300, Header: bytes.Repeat([]byte{1}, 80)}
+	got, err := unpackBlockMeta(packBlockMeta(m))
+	if err != nil || !bytes.Equal(got.Header, m.Header) || got.Hash != m.Hash {
+		t.Fatalf("block meta with header: %+v, %v", got, err)
+	}
+	noHeader := packBlockMeta(&BlockMeta{Hash: bchain.Hash{9}})
+	if _, err := unpackBlockMeta(append(noHeader, 0)); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("empty header accepted: %v", err)
+	}
+	if _, err := unpackBlockTxids(make([]byte, 33)); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("33-byte txids accepted: %v", err)
+	}
+	desc := bchain.AddrDesc{0x51}
+	other := scriptHashKey(bchain.AddrDesc{0x52})
+	if _, err := unpackScriptHash(other, desc); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("descriptor under a wrong hash accepted: %v", err)
+	}
+}
