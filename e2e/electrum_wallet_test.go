@@ -113,30 +113,51 @@ func startElectrumWalletStack(t *testing.T) *ewStack {
 	return st
 }
 
-// receive sends the scenario's pending payment to the account to the node
-// and waits until Electrum shows it unconfirmed.
+// receive sends two payments to the node: the scenario's pending one, to
+// receive address 1 (which has history), and one to receive address 2,
+// never used before (a script the index has never seen: only the mempool
+// knows it). It waits until Electrum shows each unconfirmed.
 func (st *ewStack) receive(t *testing.T) {
 	t.Helper()
-	ctx := context.Background()
-	pay := st.pending[0]
-	var want int64
-	pk, _ := st.acct.PkScript(0, 1)
-	for _, o := range pay.TxOut {
-		if bytes.Equal(o.PkScript, pk) {
-			want += o.Value
+	pk2, err := st.acct.PkScript(0, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := st.g.CreatePayment([]chaingen.Output{{Script: pk2, Value: 765_432}}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.pending = append(st.pending[:1], fresh)
+	var before int64
+	for i, pay := range st.pending {
+		pk, _ := st.acct.PkScript(0, uint32(i+1))
+		var want int64
+		for _, o := range pay.TxOut {
+			if bytes.Equal(o.PkScript, pk) {
+				want += o.Value
+			}
 		}
+		if want == 0 {
+			t.Fatalf("pending tx %d does not pay receive address %d", i, i+1)
+		}
+		st.receiveOne(t, pay, before, want)
+		before += want
 	}
-	if want == 0 {
-		t.Fatal("the scenario's pending tx does not pay receive address 1")
-	}
+}
+
+// receiveOne sends pay to the node and waits until every wallet shows it
+// last, unconfirmed, with the unconfirmed balance before+want.
+func (st *ewStack) receiveOne(t *testing.T, pay *wire.MsgTx, before, want int64) {
+	t.Helper()
+	ctx := context.Background()
 	start := time.Now()
 	if _, err := st.node.SendRawTransaction(ctx, pay); err != nil {
 		t.Fatal(err)
 	}
 	for _, w := range st.wallets {
-		waitElectrum(t, "the unconfirmed payment in "+w, func() bool {
+		waitElectrum(t, fmt.Sprintf("the unconfirmed payment %s in %s", pay.TxHash(), w), func() bool {
 			b, err := st.d.Balance(ctx, w)
-			return err == nil && b.Unconfirmed == want
+			return err == nil && b.Unconfirmed == before+want
 		})
 		t.Logf("electrum showed the payment %v after sendrawtransaction", time.Since(start).Round(time.Millisecond))
 		hist, err := st.d.History(ctx, w)
@@ -150,7 +171,7 @@ func (st *ewStack) receive(t *testing.T) {
 }
 
 // pay has Electrum pay an outside address through the server, checks the
-// node's mempool holds the tx and mines it with the pending payment. It
+// node's mempool holds the tx and mines it with the pending payments. It
 // returns the txid and what the tx takes from the wallet.
 func (st *ewStack) pay(t *testing.T) (string, int64) {
 	t.Helper()
@@ -177,7 +198,7 @@ func (st *ewStack) pay(t *testing.T) (string, int64) {
 		return st.node.CallResult(ctx, &pool, "getrawmempool") == nil && slices.Contains(pool, txid)
 	})
 	from, _ := st.g.Tip()
-	if _, err := st.g.AddBlock(st.pending[0], &sent); err != nil {
+	if _, err := st.g.AddBlock(append(st.pending, &sent)...); err != nil {
 		t.Fatal(err)
 	}
 	submit(t, st.g, st.node, from+1)
