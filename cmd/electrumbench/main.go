@@ -39,6 +39,9 @@ type benchOpts struct {
 	outputs  int
 	keep     bool
 	skipSubs bool
+	wait     time.Duration
+	eaddr    string // the server's Electrum TCP address
+	base     string // the server's public URL
 }
 
 func main() {
@@ -53,6 +56,7 @@ func main() {
 	flag.IntVar(&o.rounds, "rounds", 5, "rounds of payments, each mined in a block")
 	flag.IntVar(&o.txs, "txs", 20, "payments per round")
 	flag.IntVar(&o.outputs, "outputs", 50, "outputs per payment, each to a subscribed script hash")
+	flag.DurationVar(&o.wait, "wait", 30*time.Second, "how long to wait for a phase's notifications before counting the rest missing")
 	flag.BoolVar(&o.keep, "keep", false, "keep the work directory (blockbook log, node data)")
 	flag.BoolVar(&o.skipSubs, "nosubs", false, "only the query latencies")
 	flag.Parse()
@@ -104,6 +108,7 @@ func run(o benchOpts) error {
 	if err != nil {
 		return err
 	}
+	o.eaddr = eaddr
 	h, _ := g.Tip()
 	start = time.Now()
 	srv, err := benchproc.Start(ctx, benchproc.Options{Bin: o.bin, Work: work, Node: node, Height: uint32(h),
@@ -114,6 +119,7 @@ func run(o benchOpts) error {
 		return err
 	}
 	defer srv.Stop()
+	o.base = "http://" + srv.Public
 	fmt.Printf("blockbook synced in %v\n", time.Since(start).Round(time.Millisecond))
 	time.Sleep(2 * time.Second) // let the post-sync work settle before measuring
 

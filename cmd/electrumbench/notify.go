@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"sync"
 	"syscall"
 	"time"
@@ -65,9 +66,10 @@ func (t *tracker) notify(method string, params json.RawMessage, at time.Time) {
 	}
 }
 
-// wait waits until every expected notification arrived and returns the
-// phase's latencies.
-func (t *tracker) wait(timeout time.Duration) ([]time.Duration, error) {
+// wait waits until every expected notification arrived, or timeout, and
+// returns the phase's latencies and how many never arrived (forgotten:
+// a later phase expects them afresh).
+func (t *tracker) wait(timeout time.Duration) ([]time.Duration, int) {
 	deadline := time.After(timeout)
 	for {
 		t.mu.Lock()
@@ -76,14 +78,18 @@ func (t *tracker) wait(timeout time.Duration) ([]time.Duration, error) {
 			out := t.latencies
 			t.latencies = nil
 			t.mu.Unlock()
-			return out, nil
+			return out, 0
 		}
 		t.mu.Unlock()
 		select {
 		case <-t.changed:
 		case <-time.After(100 * time.Millisecond):
 		case <-deadline:
-			return nil, fmt.Errorf("%d notifications missing after %v", left, timeout)
+			t.mu.Lock()
+			defer t.mu.Unlock()
+			out, missing := t.latencies, len(t.pending)
+			t.latencies, t.pending = nil, map[string]time.Time{}
+			return out, missing
 		}
 	}
 }
@@ -142,8 +148,9 @@ func closeAll(cs []*eclient) {
 
 // notifyResult holds the latencies of the mempool and block phases.
 type notifyResult struct {
-	mempool, block []time.Duration
-	unexpected     int
+	mempool, block               []time.Duration
+	mempoolMissing, blockMissing int
+	unexpected                   int
 }
 
 // runRounds sends txs payments of outputs outputs each to subscribed
@@ -157,7 +164,7 @@ func runRounds(ctx context.Context, g *chaingen.Generator, node *regtest.Node, t
 		stride = 1
 	}
 	k := 0
-	for range o.rounds {
+	for r := range o.rounds {
 		var txs []*wire.MsgTx
 		var shs []string
 		for range o.txs {
@@ -183,11 +190,12 @@ func runRounds(ctx context.Context, g *chaingen.Generator, node *regtest.Node, t
 			}
 			txs, shs = append(txs, tx), append(shs, these...)
 		}
-		lat, err := tr.wait(60 * time.Second)
-		if err != nil {
-			return nil, fmt.Errorf("mempool notifications: %w", err)
+		lat, missing := tr.wait(o.wait)
+		if missing > 0 {
+			fmt.Printf("  round %d: %d of %d mempool notifications missing after %v; %s\n", r, missing, len(shs), o.wait,
+				mempoolSizes(ctx, node, o.base))
 		}
-		res.mempool = append(res.mempool, lat...)
+		res.mempool, res.mempoolMissing = append(res.mempool, lat...), res.mempoolMissing+missing
 		blk, err := g.AddBlock(txs...)
 		if err != nil {
 			return nil, err
@@ -199,10 +207,11 @@ func runRounds(ctx context.Context, g *chaingen.Generator, node *regtest.Node, t
 		if err := submitBlock(ctx, node, blk); err != nil {
 			return nil, err
 		}
-		if lat, err = tr.wait(60 * time.Second); err != nil {
-			return nil, fmt.Errorf("block notifications: %w", err)
+		lat, missing = tr.wait(o.wait)
+		if missing > 0 {
+			fmt.Printf("  round %d: %d of %d block notifications missing after %v\n", r, missing, len(shs), o.wait)
 		}
-		res.block = append(res.block, lat...)
+		res.block, res.blockMissing = append(res.block, lat...), res.blockMissing+missing
 	}
 	tr.mu.Lock()
 	res.unexpected = tr.unexpected
@@ -220,4 +229,19 @@ func raiseNoFile() uint64 {
 	l.Cur = l.Max
 	_ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &l)
 	return l.Cur
+}
+
+// mempoolSizes compares the node's mempool with the server's.
+func mempoolSizes(ctx context.Context, node *regtest.Node, base string) string {
+	var pool []string
+	nodeErr := node.CallResult(ctx, &pool, "getrawmempool")
+	var st struct {
+		Blockbook struct {
+			MempoolSize   int  `json:"mempoolSize"`
+			InSyncMempool bool `json:"inSyncMempool"`
+		} `json:"blockbook"`
+	}
+	_, err := getJSON(&http.Client{Timeout: time.Minute}, base+"/api/v2", &st)
+	return fmt.Sprintf("the node's mempool holds %d txs (%v), the server's %d (%v, in sync %v)",
+		len(pool), nodeErr, st.Blockbook.MempoolSize, err, st.Blockbook.InSyncMempool)
 }

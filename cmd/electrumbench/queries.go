@@ -146,12 +146,13 @@ func printQueries(o benchOpts, q *queryTimes) {
 func printNotify(o benchOpts, r *notifyResult) {
 	fmt.Printf("\nnotification latency (%d rounds of %d txs × %d outputs; submit to node → notification received)\n",
 		o.rounds, o.txs, o.outputs)
-	fmt.Printf("%-20s %8s %12s %12s %12s\n", "phase", "count", "median", "p99", "max")
+	fmt.Printf("%-20s %8s %8s %12s %12s %12s\n", "phase", "count", "missing", "median", "p99", "max")
 	for _, p := range []struct {
-		name string
-		ds   []time.Duration
-	}{{"mempool (tx)", r.mempool}, {"confirmed (block)", r.block}} {
-		fmt.Printf("%-20s %8d %12s %12s %12s\n", p.name, len(p.ds), ms(pct(p.ds, 50)), ms(pct(p.ds, 99)), ms(pct(p.ds, 100)))
+		name    string
+		ds      []time.Duration
+		missing int
+	}{{"mempool (tx)", r.mempool, r.mempoolMissing}, {"confirmed (block)", r.block, r.blockMissing}} {
+		fmt.Printf("%-20s %8d %8d %12s %12s %12s\n", p.name, len(p.ds), p.missing, ms(pct(p.ds, 50)), ms(pct(p.ds, 99)), ms(pct(p.ds, 100)))
 	}
 	fmt.Printf("unexpected notifications: %d\n", r.unexpected)
 }
