@@ -17,9 +17,9 @@ func MerkleBranch(txids []bchain.Hash, pos int) []bchain.Hash {
 	if pos < 0 || pos >= len(txids) {
 		return nil
 	}
-	level := make([][32]byte, len(txids))
+	level := make([][32]byte, 0, len(txids)+1)
 	for i := range txids {
-		level[i] = reverse32(txids[i])
+		level = append(level, reverse32(txids[i]))
 	}
 	branch := []bchain.Hash{}
 	for len(level) > 1 {
@@ -27,9 +27,9 @@ func MerkleBranch(txids []bchain.Hash, pos int) []bchain.Hash {
 			level = append(level, level[len(level)-1])
 		}
 		branch = append(branch, bchain.Hash(reverse32(level[pos^1])))
-		next := make([][32]byte, len(level)/2)
-		for i := range next {
-			next[i] = merkleParent(level[2*i], level[2*i+1])
+		next := make([][32]byte, 0, len(level)/2+1)
+		for i := 0; i < len(level); i += 2 {
+			next = append(next, merkleParent(level[i], level[i+1]))
 		}
 		level, pos = next, pos/2
 	}

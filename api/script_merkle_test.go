@@ -8,6 +8,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/btcsuite/btcd/chaincfg/v2"
@@ -25,12 +26,11 @@ func foldBranch(leaf bchain.Hash, pos int, branch []bchain.Hash) bchain.Hash {
 	rev := func(h bchain.Hash) []byte { b := bytes.Clone(h[:]); slicesReverse(b); return b }
 	node := rev(leaf)
 	for _, sib := range branch {
-		var buf []byte
+		l, r := node, rev(sib)
 		if pos&1 == 1 {
-			buf = append(rev(sib), node...)
-		} else {
-			buf = append(node, rev(sib)...)
+			l, r = r, l
 		}
+		buf := slices.Concat(l, r)
 		first := sha256.Sum256(buf)
 		second := sha256.Sum256(first[:])
 		node = second[:]

@@ -77,7 +77,7 @@ func pendingFor(t *testing.T, f *apitest.Fixture, desc []byte) *pendingOracle {
 func TestScriptQueriesEveryDescriptor(t *testing.T) {
 	f := apitest.Shared(t, apitest.Options{Mempool: true})
 	s := newService(f)
-	var q api.ScriptQueries = s.Capabilities().Scripts
+	q := s.Capabilities().Scripts
 	ctx := context.Background()
 	spentByPending := map[string]bool{}
 	for _, tx := range f.Pending {

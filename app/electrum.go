@@ -59,12 +59,12 @@ func startElectrum(e stackEnv, stack *chainStack, svc api.Service, worker tipSou
 	if e.backend.Type != bchain.ChainBitcoinType {
 		return nil, fmt.Errorf("%w: -electrum, -electrumtls and -electrumws serve Bitcoin-type coins only", bchain.ErrConfig)
 	}
-	scripts, ok := svc.(api.ScriptQueries)
-	if !ok {
-		return nil, fmt.Errorf("%w: this build's query service does not answer by script hash; the Electrum server cannot run", bchain.ErrConfig)
-	}
 	if o.TLS != "" && e.tls == nil {
 		return nil, fmt.Errorf("%w: -electrumtls needs -certfile", bchain.ErrConfig)
+	}
+	scripts := svc.Capabilities().Scripts
+	if scripts == nil {
+		return nil, fmt.Errorf("%w: the query service does not answer by script hash; the Electrum server cannot run", bchain.ErrConfig)
 	}
 	srv, err := electrum.New(svc, scripts, electrum.Config{
 		MaxConns: o.MaxConns, MaxConnsPerIP: o.MaxConnsPerIP, MaxSubs: o.MaxSubs, MaxHistory: o.MaxHistory,
@@ -116,7 +116,13 @@ func startElectrum(e stackEnv, stack *chainStack, svc api.Service, worker tipSou
 			return nil, err
 		}
 	}
-	worker.onBlock(func(syncer.BlockEvent) { srv.OnBlock() })
+	worker.onBlock(func(ev syncer.BlockEvent) {
+		if ev.Connected != nil && !ev.Disconnected {
+			srv.OnBlockConnected(ev.Connected)
+			return
+		}
+		srv.OnBlock()
+	})
 	if stack.mempool != nil {
 		stack.mempool.OnTx(func(tx *mempool.Tx) { srv.OnMempoolTx(txDescs(tx)) })
 		stack.mempool.OnResolved(func(_ *mempool.Tx, descs []bchain.AddrDesc) { srv.OnMempoolTx(descs) })

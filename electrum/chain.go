@@ -29,11 +29,11 @@ func (s *Server) readTip(ctx context.Context) (*headerNote, error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(hs) == 1 {
+		if len(hs) == 1 && info.BestHeight > 0 || len(hs) == 1 && info.BestHash != "" {
 			return &headerNote{Height: info.BestHeight, Hex: hex.EncodeToString(hs[0])}, nil
 		}
 	}
-	return nil, errors.New("the index tip moved while it was read")
+	return nil, newErr(codeBusy, "the index has no blocks yet (initial sync); retry later")
 }
 
 func (s *Server) tipHeight(ctx context.Context) (uint32, error) {

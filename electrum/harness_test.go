@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/openexplorer/blockbook/api"
+	"github.com/openexplorer/blockbook/bchain"
+	"github.com/openexplorer/blockbook/db"
 	"github.com/openexplorer/blockbook/tools/apitest"
 )
 
@@ -25,30 +27,46 @@ func TestMain(m *testing.M) {
 // assertion).
 const ioGuard = 20 * time.Second
 
-// served is the Electrum server over the fixture, on a TCP port.
+// served is the Electrum server over the fixture (the real index and
+// mempool, and the service's ScriptQueries), on a TCP port.
 type served struct {
-	f       *apitest.Fixture
-	svc     *api.UtxoService
-	scripts *fakeScripts
-	srv     *Server
-	addr    string
+	f    *apitest.Fixture
+	svc  *api.UtxoService
+	srv  *Server
+	addr string
 }
 
+// newServed serves the shared fixture, which tests must not change.
 func newServed(t *testing.T, cfg Config) *served {
 	t.Helper()
-	f := apitest.Shared(t, apitest.Options{Mempool: true})
+	return serve(t, apitest.Shared(t, apitest.Options{Mempool: true}), cfg)
+}
+
+// newServedOwn serves a fixture of the test's own, which it may reorg.
+func newServedOwn(t *testing.T, cfg Config) *served {
+	t.Helper()
+	return serve(t, apitest.New(t, apitest.Options{Mempool: true}), cfg)
+}
+
+func serve(t *testing.T, f *apitest.Fixture, cfg Config) *served {
+	t.Helper()
 	svc := api.NewUtxoService(f.DB, f.Backend, nil, api.Config{
 		BlockFilters: f.BlockFilters, MempoolFilters: apitest.MempoolFilters, Mempool: f.Mempool, Log: apitest.Quiet(),
 		Build: api.BuildInfo{Version: "test", Host: "apitest"},
 	})
-	fs, err := newFakeScripts(f)
+	cfg.Log = apitest.Quiet()
+	srv, err := New(svc, svc.Capabilities().Scripts, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Log = apitest.Quiet()
-	srv, err := New(svc, fs, cfg)
-	if err != nil {
-		t.Fatal(err)
+	// The fixture's mempool loaded before the server listened: announce
+	// its txs as the wiring does while the mempool loads.
+	for _, tx := range f.Mempool.Txs() {
+		var descs []bchain.AddrDesc
+		for _, p := range tx.Prevouts {
+			descs = append(descs, p.Desc)
+		}
+		srv.OnMempoolTx(append(descs, tx.OutDescs...))
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -66,7 +84,7 @@ func newServed(t *testing.T, cfg Config) *served {
 			t.Error(err)
 		}
 	})
-	return &served{f: f, svc: svc, scripts: fs, srv: srv, addr: ln.Addr().String()}
+	return &served{f: f, svc: svc, srv: srv, addr: ln.Addr().String()}
 }
 
 // client speaks newline-delimited JSON-RPC to the server.
@@ -219,4 +237,37 @@ func (s *served) negotiated(t testing.TB, version string) *client {
 		t.Fatalf("server.version %s: %v", version, got)
 	}
 	return c
+}
+
+// disconnectTip undoes the fixture's tip block in the index, as a reorg
+// does, and tells the server; reconnectTip connects it again.
+func (s *served) disconnectTip(t *testing.T) {
+	t.Helper()
+	if _, _, err := s.index(t).DisconnectTip(nil); err != nil {
+		t.Fatal(err)
+	}
+	s.srv.OnBlock()
+}
+
+func (s *served) reconnectTip(t *testing.T) {
+	t.Helper()
+	tip := s.f.TipHeight()
+	blk, err := s.f.Parser.ParseBlock(s.f.Raw[tip])
+	if err != nil {
+		t.Fatal(err)
+	}
+	blk.Height = uint32(tip)
+	if err := s.index(t).ConnectBlock(blk); err != nil {
+		t.Fatal(err)
+	}
+	s.srv.OnBlockConnected(blk)
+}
+
+func (s *served) index(t *testing.T) *db.UtxoIndex {
+	t.Helper()
+	x, err := db.NewUtxoIndex(s.f.DB, s.f.Parser, 300, s.f.BlockFilters)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x
 }

@@ -279,7 +279,7 @@ func TestTransactions(t *testing.T) {
 	}
 	fails(t, c, codeBadRequest, "not in block", "blockchain.transaction.get_merkle", txid, 111)
 	fails(t, c, codeBadRequest, "no tx at position", "blockchain.transaction.id_from_pos", 112, len(blk.Transactions))
-	fails(t, c, codeBadRequest, "no block", "blockchain.transaction.id_from_pos", s.f.TipHeight()+1, 0)
+	fails(t, c, codeBadRequest, "not found", "blockchain.transaction.id_from_pos", s.f.TipHeight()+1, 0)
 	fails(t, c, codeBadRequest, "not a valid transaction hash", "blockchain.transaction.get", "xyz")
 	fails(t, c, codeBadRequest, "rejected by network rules", "blockchain.transaction.broadcast", "0100")
 	fails(t, c, codeBadRequest, "rejected by network rules", "blockchain.transaction.broadcast", "not hex")

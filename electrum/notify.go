@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -31,6 +32,47 @@ type hub struct {
 	cmu   sync.Mutex
 	cache map[statusKey]statusEntry
 	tip   tipEntry
+
+	recent recentScripts
+}
+
+// recentScripts remembers the scripts of the latest mempool txs by script
+// hash: the index files a script hash only once a block confirms a tx of
+// it, and a wallet asks for a fresh address's history as soon as a
+// pending payment changes its status. At most maxRecentScripts are kept,
+// oldest out first.
+type recentScripts struct {
+	mu   sync.Mutex
+	m    map[[32]byte][]byte
+	ring [][32]byte
+	next int
+}
+
+const maxRecentScripts = 100_000
+
+func (r *recentScripts) add(sh [32]byte, script []byte) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.m == nil {
+		r.m = map[[32]byte][]byte{}
+	}
+	if _, ok := r.m[sh]; ok {
+		return
+	}
+	if len(r.ring) < maxRecentScripts {
+		r.ring = append(r.ring, sh)
+	} else {
+		delete(r.m, r.ring[r.next])
+		r.ring[r.next] = sh
+		r.next = (r.next + 1) % maxRecentScripts
+	}
+	r.m[sh] = bytes.Clone(script)
+}
+
+func (r *recentScripts) get(sh [32]byte) []byte {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.m[sh]
 }
 
 type statusKey struct {
@@ -113,20 +155,71 @@ func (h *hub) dropSession(ss *session) {
 func (s *Server) OnMempoolTx(descs []bchain.AddrDesc) {
 	h := s.hub
 	h.gen.Add(1)
+	descs = slices.DeleteFunc(slices.Clone(descs), func(d bchain.AddrDesc) bool { return len(d) == 0 })
+	shs := make([][32]byte, len(descs))
+	for i, d := range descs {
+		shs[i] = sha256.Sum256(d)
+		h.recent.add(shs[i], d)
+	}
+	h.touch(descs, shs, false)
+}
+
+// touch queues a recheck of the subscriptions to the script hashes shs
+// (of scripts descs), and of the tip for header subscribers if headers.
+func (h *hub) touch(descs []bchain.AddrDesc, shs [][32]byte, headers bool) {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
-	for _, d := range descs {
-		sh := sha256.Sum256(d)
+	for i, d := range descs {
+		sh := shs[i]
 		for ss := range h.bySH[sh] {
-			ss.markDirty(sh, bytes.Clone(d), false, false)
+			ss.markDirty(sh, bytes.Clone(d), false, headers)
+		}
+	}
+	if headers {
+		for ss := range h.headers {
+			ss.markDirty([32]byte{}, nil, false, true)
 		}
 	}
 }
 
-// OnBlock takes a block the index connected or disconnected: every
-// subscription is checked (a reorg changes statuses the new blocks do not
-// name), header subscribers get the new tip, and the subscriptions are
-// checked once more when the mempool has caught up. It never blocks.
+// OnBlockConnected takes a block the index connected on top of its tip
+// (steady state): the subscriptions to the scripts its txs pay and spend
+// from are checked, and again when the mempool has caught up, and header
+// subscribers get the new tip. It never blocks: the block's scripts are
+// read on another goroutine.
+func (s *Server) OnBlockConnected(blk *bchain.Block) {
+	go func() {
+		ctx, cancel := context.WithTimeout(s.ctx, callTimeout)
+		defer cancel()
+		notices, err := s.svc.BlockTxNotices(ctx, blk)
+		if err != nil {
+			s.OnBlock() // cannot tell what it touched: check everything
+			return
+		}
+		var descs []bchain.AddrDesc
+		for _, n := range notices {
+			descs = append(descs, n.Descs...)
+		}
+		shs := make([][32]byte, len(descs))
+		for i, d := range descs {
+			shs[i] = sha256.Sum256(d)
+		}
+		s.hub.gen.Add(1)
+		s.hub.touch(descs, shs, true)
+		time.AfterFunc(mempoolSettle, func() {
+			if s.ctx.Err() == nil {
+				s.hub.gen.Add(1)
+				s.hub.touch(descs, shs, false)
+			}
+		})
+	}()
+}
+
+// OnBlock takes any other change of the index's tip (a block
+// disconnected, a bulk round): every subscription is checked (a reorg
+// changes statuses the new blocks do not name), header subscribers get the
+// new tip, and the subscriptions are checked once more when the mempool
+// has caught up. It never blocks.
 func (s *Server) OnBlock() {
 	s.hub.recheckAll(true)
 	time.AfterFunc(mempoolSettle, func() {

@@ -12,6 +12,7 @@ import (
 	"math/big"
 	"net"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -62,7 +63,7 @@ func waitRecheck(t *testing.T, ch chan struct{}) {
 // every subscriber is notified of the new status, and again when the
 // block comes back; an unsubscribed client is not.
 func TestReorgNotifiesStatus(t *testing.T) {
-	s := newServed(t, Config{})
+	s := newServedOwn(t, Config{})
 	addr, hist := tipAddress(t, s)
 	sh := scripthashOf(t, s.f, addr)
 	a, b, gone := s.negotiated(t, "1.4"), s.negotiated(t, "1.6"), s.negotiated(t, "1.4")
@@ -73,15 +74,17 @@ func TestReorgNotifiesStatus(t *testing.T) {
 	if !ok[bool](t, gone, "blockchain.scripthash.unsubscribe", sh) {
 		t.Fatal("unsubscribe answered false")
 	}
+	tip := s.f.TipHeight()
+	if n := ok[headerNote](t, a, "blockchain.headers.subscribe"); int(n.Height) != tip {
+		t.Fatalf("tip %+v", n)
+	}
 	var kept []historyItem
 	for _, it := range hist {
 		if it.Fee != nil || int(it.Height) < s.f.TipHeight() {
 			kept = append(kept, it)
 		}
 	}
-	tip := s.f.TipHeight()
-	s.scripts.setTip(tip - 1)
-	s.srv.OnBlock()
+	s.disconnectTip(t)
 	for _, c := range []*client{a, b} {
 		n := c.note("blockchain.scripthash.subscribe")
 		got := ok[[]historyItem](t, c, "blockchain.scripthash.get_history", sh)
@@ -89,8 +92,13 @@ func TestReorgNotifiesStatus(t *testing.T) {
 			t.Errorf("after the reorg: %+v, history %v", n, got)
 		}
 	}
-	s.scripts.setTip(tip)
-	s.srv.OnBlock()
+	if n := a.note("blockchain.headers.subscribe"); !strings.Contains(string(mustJSON(t, n.Params)), `"height":`+strconv.Itoa(tip-1)+`,`) {
+		t.Errorf("header after the reorg: %+v", n)
+	}
+	s.reconnectTip(t)
+	if n := a.note("blockchain.headers.subscribe"); !strings.Contains(string(mustJSON(t, n.Params)), `"height":`+strconv.Itoa(tip)+`,`) {
+		t.Errorf("header after the block came back: %+v", n)
+	}
 	for _, c := range []*client{a, b} {
 		if n := c.note("blockchain.scripthash.subscribe"); !sameStatus(noteStatus(t, n), before[c]) {
 			t.Errorf("block back: %+v, want %v", n, *before[c])
@@ -100,6 +108,65 @@ func TestReorgNotifiesStatus(t *testing.T) {
 	gone.call("server.ping")
 	if len(gone.notes) != 0 {
 		t.Errorf("unsubscribed client notified: %+v", gone.notes)
+	}
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// A client that sends calls and never reads their answers fills its own
+// queues only: the others are served, events are taken at once, and the
+// server closes it when a write stalls for WriteTimeout.
+func TestSlowClientIsolated(t *testing.T) {
+	s := newServed(t, Config{WriteTimeout: 500 * time.Millisecond})
+	slow, fast := s.negotiated(t, "1.4"), s.negotiated(t, "1.4")
+	ok[*string](t, slow, "blockchain.scripthash.subscribe", scripthashOf(t, s.f, s.f.DemoAddress))
+	req := `{"id":0,"method":"blockchain.block.headers","params":[0,2016]}` + "\n"
+	go func() { // the answers (about 20 KB each) are never read
+		for range 600 {
+			if _, err := slow.c.Write([]byte(req)); err != nil {
+				return
+			}
+		}
+	}()
+	for range 20 {
+		s.srv.OnBlock()
+		s.srv.OnMempoolTx(nil)
+		if p := fast.call("server.ping"); p.Error != nil {
+			t.Fatal(p.Error)
+		}
+	}
+	deadline := time.Now().Add(ioGuard)
+	for s.srv.Sessions() != 1 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := s.srv.Sessions(); n != 1 {
+		t.Errorf("%d sessions: the stalled one was not closed", n)
+	}
+	if p := fast.call("server.ping"); p.Error != nil {
+		t.Error(p.Error)
+	}
+}
+
+// A connection that sends nothing for IdleTimeout is closed.
+func TestIdleTimeout(t *testing.T) {
+	s := newServed(t, Config{IdleTimeout: 300 * time.Millisecond})
+	c := s.negotiated(t, "1.4")
+	if line := c.readLine(); line != "" {
+		t.Errorf("idle connection got %q", line)
+	}
+	deadline := time.Now().Add(ioGuard)
+	for s.srv.Sessions() != 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := s.srv.Sessions(); n != 0 {
+		t.Errorf("%d sessions left", n)
 	}
 }
 
@@ -116,6 +183,28 @@ func noteStatus(t *testing.T, n notification) *string {
 	}
 	t.Fatalf("status %v", n.Params[1])
 	return nil
+}
+
+// A block connected on the tip rechecks the scripts it touches: their
+// subscribers hear of it without a full recheck.
+func TestBlockConnectedNotifies(t *testing.T) {
+	s := newServedOwn(t, Config{})
+	addr, _ := tipAddress(t, s)
+	sh := scripthashOf(t, s.f, addr)
+	if _, _, err := s.index(t).DisconnectTip(nil); err != nil { // the server is not told
+		t.Fatal(err)
+	}
+	c := s.negotiated(t, "1.6")
+	before := ok[*string](t, c, "blockchain.scripthash.subscribe", sh)
+	ok[headerNote](t, c, "blockchain.headers.subscribe")
+	s.reconnectTip(t)
+	n := c.note("blockchain.scripthash.subscribe")
+	if now := ok[[]historyItem](t, c, "blockchain.scripthash.get_history", sh); sameStatus(noteStatus(t, n), before) || !sameStatus(noteStatus(t, n), status(now)) {
+		t.Errorf("after the block: %+v, before %v", n, before)
+	}
+	if h := c.note("blockchain.headers.subscribe"); !strings.Contains(string(mustJSON(t, h.Params)), `"height":`+strconv.Itoa(s.f.TipHeight())+`,`) {
+		t.Errorf("header %+v", h)
+	}
 }
 
 // A mempool event that does not change a status notifies nothing.
@@ -139,7 +228,7 @@ func TestUnchangedStatusIsQuiet(t *testing.T) {
 
 // The websocket transport: one message per call, notifications too.
 func TestWebsocketTransport(t *testing.T) {
-	s := newServed(t, Config{})
+	s := newServedOwn(t, Config{})
 	hs := httptest.NewServer(s.srv.WebsocketHandler())
 	defer hs.Close()
 	ws, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(hs.URL, "http")+"/", nil)
@@ -174,9 +263,7 @@ func TestWebsocketTransport(t *testing.T) {
 	if m := call(`{"jsonrpc":"2.0","id":2,"method":"blockchain.scripthash.subscribe","params":["` + sh + `"]}`); m["result"] == nil {
 		t.Errorf("subscribe %v", m)
 	}
-	s.scripts.setTip(s.f.TipHeight() - 1)
-	defer s.scripts.setTip(s.f.TipHeight())
-	s.srv.OnBlock()
+	s.disconnectTip(t)
 	_ = ws.SetReadDeadline(time.Now().Add(ioGuard))
 	_, msg, err := ws.ReadMessage()
 	if err != nil || !strings.Contains(string(msg), `"method":"blockchain.scripthash.subscribe"`) || !strings.Contains(string(msg), sh) {

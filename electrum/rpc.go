@@ -18,6 +18,7 @@ const (
 	codeBadRequest     = 1
 	codeDaemonError    = 2
 	codeExcessive      = -101 // a limit of the server was reached
+	codeBusy           = -102 // not now: retry later
 )
 
 // rpcError is an error answer.

@@ -58,7 +58,7 @@ func (s *Server) script(ctx context.Context, sh [32]byte) ([]byte, error) {
 		return nil, fmt.Errorf("script of %s: %w", scripthashHex(sh), err)
 	}
 	if !found {
-		return nil, nil
+		return s.hub.recent.get(sh), nil // nil: no tx has touched it
 	}
 	return script, nil
 }

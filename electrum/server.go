@@ -49,8 +49,9 @@ type Config struct {
 	// MaxHistory caps the txs of a script hash that history, status and
 	// subscription answers read; more answer "history too large".
 	MaxHistory int
-	// IdleTimeout closes connections that send nothing for that long.
-	IdleTimeout time.Duration
+	// IdleTimeout closes connections that send nothing for that long;
+	// WriteTimeout those that take longer to read one answer.
+	IdleTimeout, WriteTimeout time.Duration
 	// RelayFee and IncrementalRelayFee (satoshis per 1000 vbytes) answer
 	// blockchain.relayfee and mempool.get_info when the service cannot
 	// ask the node (RelayFeeQueries).
@@ -85,6 +86,9 @@ func (c *Config) defaults() {
 	setDefault(&c.MaxHistory, DefaultMaxHistory)
 	if c.IdleTimeout <= 0 {
 		c.IdleTimeout = DefaultIdleTimeout
+	}
+	if c.WriteTimeout <= 0 {
+		c.WriteTimeout = defaultWriteTimeout
 	}
 	if c.RelayFee <= 0 {
 		c.RelayFee = DefaultRelayFee

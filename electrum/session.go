@@ -13,10 +13,10 @@ import (
 // reading, which pushes back on the client), queued outgoing frames, and
 // how long one write may take before the client counts as gone.
 const (
-	inQueue      = 4
-	outQueue     = 256
-	writeTimeout = 30 * time.Second
-	callTimeout  = 60 * time.Second
+	inQueue             = 4
+	outQueue            = 256
+	defaultWriteTimeout = 30 * time.Second
+	callTimeout         = 60 * time.Second
 )
 
 // session is one client connection. Its worker goroutine handles the
@@ -125,7 +125,7 @@ func (ss *session) writer() {
 	for {
 		select {
 		case b := <-ss.out:
-			_ = ss.c.SetWriteDeadline(time.Now().Add(writeTimeout))
+			_ = ss.c.SetWriteDeadline(time.Now().Add(ss.s.cfg.WriteTimeout))
 			if err := ss.c.WriteFrame(b); err != nil {
 				ss.close()
 				return
