@@ -146,7 +146,7 @@ func (st *ewStack) receive(t *testing.T) {
 }
 
 // receiveOne sends pay to the node and waits until every wallet shows it
-// last, unconfirmed, with the unconfirmed balance before+want.
+// unconfirmed, with the unconfirmed balance before+want.
 func (st *ewStack) receiveOne(t *testing.T, pay *wire.MsgTx, before, want int64) {
 	t.Helper()
 	ctx := context.Background()
@@ -164,8 +164,9 @@ func (st *ewStack) receiveOne(t *testing.T, pay *wire.MsgTx, before, want int64)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if last := hist[len(hist)-1]; last.Txid != pay.TxHash().String() || last.Height > 0 || last.Value != want {
-			t.Fatalf("last history entry %+v, want the pending payment %s of %d", last, pay.TxHash(), want)
+		i := slices.IndexFunc(hist, func(x electrumwallet.Tx) bool { return x.Txid == pay.TxHash().String() })
+		if i < 0 || hist[i].Height > 0 || hist[i].Value != want {
+			t.Fatalf("history %+v: want the pending payment %s of %d", hist, pay.TxHash(), want)
 		}
 	}
 }
