@@ -153,7 +153,7 @@ type notifyResult struct {
 	unexpected                   int
 }
 
-// runRounds sends txs payments of outputs outputs each to subscribed
+// runRounds sends o.txs payments of o.outputs outputs each to subscribed
 // script hashes (each paid once in the run), waits for their mempool
 // notifications, mines them in a block and waits for the confirmation
 // notifications; rounds times.

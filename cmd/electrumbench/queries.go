@@ -17,7 +17,6 @@ import (
 type queryTimes struct {
 	history, restHistory, restPage []time.Duration
 	unspent, restUtxo              []time.Duration
-	historyBytes, unspentBytes     int
 }
 
 // restPageSize is the largest page /api/v2/address serves.
