@@ -32,7 +32,7 @@ type Options struct {
 	Server string
 	// Bin is the electrum executable; default "electrum" on the PATH.
 	Bin string
-	// Log receives the daemon's output; nil discards it.
+	// Log receives the daemon's verbose log; nil runs it quiet.
 	Log io.Writer
 }
 
@@ -81,6 +81,9 @@ func Start(ctx context.Context, o Options) (*Daemon, error) {
 		"auto_connect": false, "check_updates": false, "use_gossip": false, "dont_show_testnet_warning": true,
 	}
 	args := []string{"--regtest", "-D", o.Dir, "daemon"}
+	if o.Log != nil {
+		args = []string{"--regtest", "-D", o.Dir, "-v", "daemon"} // its log is kept only for diagnosis
+	}
 	if o.Server != "" {
 		cfg["oneserver"], cfg["server"] = true, o.Server+":t"
 		args = append(args, "--oneserver", "--server", o.Server+":t")
