@@ -4,8 +4,9 @@
 #   build  RocksDB headers for cgo (the binary, `make run`, `make run-eth`)
 #   test   build's, plus Chromium (the explorer's browser tests), nginx (the
 #          replica test's load balancer), HAProxy (the documented
-#          load-balancer examples are checked with both) and npm
-#          (the wallet client and HTML checks)
+#          load-balancer examples are checked with both), Electrum (the
+#          real Electrum wallet's test) and npm (the wallet client and HTML
+#          checks)
 #   deb    build's, plus dpkg-dev (dpkg-shlibdeps finds the library
 #          dependencies of the Debian packages)
 set -euo pipefail
@@ -13,7 +14,7 @@ goal=${1:-test}
 pkgs=(librocksdb-dev)
 case "$goal" in
 build) ;;
-test) pkgs+=(chromium nginx haproxy) ;;
+test) pkgs+=(chromium nginx haproxy electrum) ;;
 deb) pkgs+=(dpkg-dev) ;;
 *)
 	echo "usage: $0 build|test|deb" >&2

@@ -39,7 +39,7 @@ type Options struct {
 	Mempool bool
 	// Timeout bounds the wait for sync (default 10 minutes).
 	Timeout time.Duration
-	// Args are extra blockbook arguments (e.g. -prof).
+	// Args are extra blockbook flags (e.g. -prof, -electrum=<host:port>).
 	Args []string
 }
 
