@@ -182,27 +182,36 @@ func newWorker(e stackEnv, stack *chainStack, mem memoryPlan) *syncer.Syncer {
 	return syncer.New(e.backend.Chain, stack.index, syncCfg, e.log, syncer.NewMetrics(e.reg))
 }
 
-// serve runs the servers, the mempool, the fiat downloader and (with
-// -sync) the sync worker until ctx ends, then stops them in order.
-func serve(ctx context.Context, e stackEnv, stack *chainStack, worker tipSource, fiatCfg *fiat.Config) error {
+// newAPIConfig is the query services' configuration from the flags, the
+// coin's config and the environment.
+func newAPIConfig(e stackEnv, worker tipSource, fiatCfg *fiat.Config) api.Config {
 	o, log := e.o, e.log
 	xpubCacheBytes := o.xpubCacheBytes(log)
 	apiCfg := api.Config{
 		Build: api.BuildInfo{Version: build.Version, GitCommit: commit(), BuildTime: build.BuildTime, SyncMode: o.Sync,
 			About: "Blockbook-compatible blockchain indexer and API server"},
-		BlockFilters: stack.blockFilters, Log: log,
+		Log:              log,
 		Eip1559Fees:      e.cfg.Eip1559Fees,
 		DisableXpubCache: o.NoXpubCache,
 		Limits:           historyLimits(o, e.env, api.Limits{MaxXpubGap: o.XpubMaxGap, XpubCacheBytes: xpubCacheBytes}),
 		FiatRates:        fiatCfg != nil,
 		TokenFiatRates:   fiatCfg != nil && fiatCfg.TokenRates() && e.backend.Type == bchain.ChainEthereumType,
 		StakingPools:     e.env.stakingPools(e.backend.Type, log),
+		Node:             worker.live,
 	}
 	if !o.NoTxCache && !e.d.ReadOnly() {
 		apiCfg.TxCache = e.d
 	}
+	return apiCfg
+}
+
+// serve runs the servers, the mempool, the fiat downloader and (with
+// -sync) the sync worker until ctx ends, then stops them in order.
+func serve(ctx context.Context, e stackEnv, stack *chainStack, worker tipSource, fiatCfg *fiat.Config) error {
+	o, log := e.o, e.log
+	apiCfg := newAPIConfig(e, worker, fiatCfg)
+	apiCfg.BlockFilters = stack.blockFilters
 	live := worker.live
-	apiCfg.Node = live
 	stack.configure(&apiCfg)
 	svc := stack.newService(e.d, worker.status, apiCfg)
 	over := server.NewOverLimits(time.Hour)
