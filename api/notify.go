@@ -22,18 +22,7 @@ type TxNotice struct {
 
 // MempoolTxNotice describes a tx that just entered the mempool.
 func (s *UtxoService) MempoolTxNotice(tx *mempool.Tx) TxNotice {
-	descs := make([]bchain.AddrDesc, 0, len(tx.Prevouts)+len(tx.OutDescs))
-	for _, p := range tx.Prevouts {
-		if p.Known && len(p.Desc) > 0 {
-			descs = append(descs, p.Desc)
-		}
-	}
-	for _, d := range tx.OutDescs {
-		if len(d) > 0 {
-			descs = append(descs, d)
-		}
-	}
-	return TxNotice{Txid: tx.Txid, Descs: descs, Render: func(ctx context.Context) (*Tx, error) {
+	return TxNotice{Txid: tx.Txid, Descs: tx.Descs(), Render: func(ctx context.Context) (*Tx, error) {
 		v, err := s.newView()
 		if err != nil {
 			return nil, err

@@ -124,7 +124,7 @@ func startElectrum(e stackEnv, stack *chainStack, svc api.Service, worker tipSou
 		srv.OnBlock()
 	})
 	if stack.mempool != nil {
-		stack.mempool.OnTx(func(tx *mempool.Tx) { srv.OnMempoolTx(txDescs(tx)) })
+		stack.mempool.OnTx(func(tx *mempool.Tx) { srv.OnMempoolTx(tx.Descs()) })
 		stack.mempool.OnResolved(func(_ *mempool.Tx, descs []bchain.AddrDesc) { srv.OnMempoolTx(descs) })
 	}
 	return srv, nil
@@ -171,21 +171,4 @@ func (s *electrumServers) Shutdown(ctx context.Context) error {
 		errWS = s.ws.Shutdown(ctx)
 	}
 	return errors.Join(errWS, s.srv.Close(ctx))
-}
-
-// txDescs are the scripts a mempool tx pays and spends from (as far as
-// its inputs are resolved).
-func txDescs(tx *mempool.Tx) []bchain.AddrDesc {
-	descs := make([]bchain.AddrDesc, 0, len(tx.Prevouts)+len(tx.OutDescs))
-	for _, p := range tx.Prevouts {
-		if p.Known && len(p.Desc) > 0 {
-			descs = append(descs, p.Desc)
-		}
-	}
-	for _, d := range tx.OutDescs {
-		if len(d) > 0 {
-			descs = append(descs, d)
-		}
-	}
-	return descs
 }

@@ -37,6 +37,23 @@ type Prevout struct {
 	Known bool
 }
 
+// Descs are the descriptors the tx spends from (inputs whose parent is
+// known) and pays to, duplicates possible: what subscriptions match on.
+func (t *Tx) Descs() []bchain.AddrDesc {
+	descs := make([]bchain.AddrDesc, 0, len(t.Prevouts)+len(t.OutDescs))
+	for _, p := range t.Prevouts {
+		if p.Known && len(p.Desc) > 0 {
+			descs = append(descs, p.Desc)
+		}
+	}
+	for _, d := range t.OutDescs {
+		if len(d) > 0 {
+			descs = append(descs, d)
+		}
+	}
+	return descs
+}
+
 // Fee returns the tx's fee, or false when an input is not resolved.
 func (t *Tx) Fee() (uint64, bool) {
 	var in, out uint64

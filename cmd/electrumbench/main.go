@@ -77,7 +77,7 @@ func main() {
 // sequence would be scattered over helpers that run once.
 func run(o benchOpts) error {
 	ctx := context.Background()
-	limit := raiseNoFile()
+	limit := benchproc.RaiseNoFile()
 	fmt.Printf("open-file limit %d; load before: %s\n", limit, loadAvg())
 	work, err := os.MkdirTemp("", "electrumbench-")
 	if err != nil {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/btcsuite/btcd/wire/v2"
@@ -217,18 +216,6 @@ func runRounds(ctx context.Context, g *chaingen.Generator, node *regtest.Node, t
 	res.unexpected = tr.unexpected
 	tr.mu.Unlock()
 	return res, nil
-}
-
-// raiseNoFile raises the open-file limit to the hard limit (the server,
-// a child, inherits it) and returns it.
-func raiseNoFile() uint64 {
-	var l syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l); err != nil {
-		return 0
-	}
-	l.Cur = l.Max
-	_ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &l)
-	return l.Cur
 }
 
 // mempoolSizes compares the node's mempool with the server's.

@@ -9,12 +9,12 @@ import (
 	"os"
 	"strconv"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/btcsuite/btcd/chaincfg/v2"
 	"github.com/gorilla/websocket"
 
+	"github.com/openexplorer/blockbook/tools/benchproc"
 	"github.com/openexplorer/blockbook/tools/chaingen"
 )
 
@@ -73,7 +73,7 @@ func (o *out) flusher() {
 }
 
 func runClient(o clientOpts) {
-	raiseNoFile()
+	benchproc.RaiseNoFile()
 	w := &out{w: bufio.NewWriterSize(os.Stdout, 1<<16)}
 	go w.flusher()
 	fatal := func(err error) {
@@ -208,15 +208,4 @@ func readLoop(c *websocket.Conn, conn int, w *out) {
 			w.line("m %d %s %d", conn, n.Data.Tx.Txid, now)
 		}
 	}
-}
-
-// raiseNoFile lifts the open-file soft limit to the hard limit.
-func raiseNoFile() uint64 {
-	var l syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l); err != nil {
-		return 0
-	}
-	l.Cur = l.Max
-	_ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &l)
-	return l.Cur
 }

@@ -89,7 +89,7 @@ func main() {
 
 func run(o benchOpts) error {
 	ctx := context.Background()
-	limit := raiseNoFile() // inherited by blockbook
+	limit := benchproc.RaiseNoFile() // inherited by blockbook
 	work, err := os.MkdirTemp("", "wsbench-")
 	if err != nil {
 		return err

@@ -206,3 +206,16 @@ func FreeAddr() (string, error) {
 	defer ln.Close()
 	return ln.Addr().String(), nil
 }
+
+// RaiseNoFile lifts the open-file soft limit to the hard limit, so that a
+// benchmark and the blockbook it starts (which inherits it) can hold many
+// connections, and returns the limit.
+func RaiseNoFile() uint64 {
+	var l syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l); err != nil {
+		return 0
+	}
+	l.Cur = l.Max
+	_ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &l)
+	return l.Cur
+}
