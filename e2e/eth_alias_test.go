@@ -20,9 +20,9 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/openexplorer/blockbook/api"
-	"github.com/openexplorer/blockbook/tools/openapicheck"
 	"github.com/openexplorer/blockbook/tools/ethgen"
 	"github.com/openexplorer/blockbook/tools/gethdev"
+	"github.com/openexplorer/blockbook/tools/openapicheck"
 )
 
 // aliasOf returns the alias an answer's map gives a.
