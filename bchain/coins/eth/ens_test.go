@@ -3,6 +3,7 @@ package eth
 import (
 	"encoding/binary"
 	"encoding/hex"
+	"slices"
 	"testing"
 
 	"github.com/openexplorer/blockbook/bchain"
@@ -13,15 +14,14 @@ func ensLog(owner bchain.EthAddress, name string) bchain.EthLog {
 	var label, ownerTopic bchain.Hash
 	label[0] = 0x42
 	copy(ownerTopic[12:], owner[:])
-	data := make([]byte, 4*32)
-	data[31] = 0x60 // offset of the string
-	data[63] = 7    // cost
-	data[95] = 9    // expiry
-	binary.BigEndian.PutUint64(data[120:128], uint64(len(name)))
+	head := make([]byte, 4*32)
+	head[31] = 0x60 // offset of the string
+	head[63] = 7    // cost
+	head[95] = 9    // expiry
+	binary.BigEndian.PutUint64(head[120:128], uint64(len(name)))
 	padded := make([]byte, (len(name)+31)/32*32)
 	copy(padded, name)
-	data = append(data, padded...)
-	return bchain.EthLog{Topics: []bchain.Hash{topicNameRegistered, label, ownerTopic}, Data: data}
+	return bchain.EthLog{Topics: []bchain.Hash{topicNameRegistered, label, ownerTopic}, Data: slices.Concat(head, padded)}
 }
 
 func TestENSSignature(t *testing.T) {
