@@ -46,6 +46,7 @@ func newEthStack(ctx context.Context, e stackEnv) (*chainStack, error) {
 	}
 	mp := newEthMempool(e)
 	s.configure = func(cfg *api.Config) {
+		cfg.AddressAliases = e.cfg.AddressAliases
 		if mp != nil {
 			cfg.EthMempool = mp
 		}
