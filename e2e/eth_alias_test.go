@@ -128,6 +128,17 @@ func TestEthAddressAliases(t *testing.T) {
 	if aliasOf(blk.AddressAliases, alice.Addr) != ens("alice-new.eth") || aliasOf(blk.AddressAliases, bob.Addr) != ens("bob.eth") {
 		t.Errorf("block 2 aliases %+v", blk.AddressAliases)
 	}
+	// The websocket answers the same as REST.
+	var wtx api.Tx
+	newWS(t, e.inst.base).ok("getTransaction", map[string]any{"txid": tokTx.Hash().Hex()}, &wtx)
+	if got := aliasOf(wtx.AddressAliases, tokAddr); got.Type != "Contract" {
+		t.Errorf("websocket getTransaction aliases %+v", wtx.AddressAliases)
+	}
+	var wa api.Address
+	newWS(t, e.inst.base).ok("getAccountInfo", map[string]any{"descriptor": alice.Addr.Hex(), "details": "txs"}, &wa)
+	if got := aliasOf(wa.AddressAliases, alice.Addr); got != ens("alice-new.eth") {
+		t.Errorf("websocket getAccountInfo aliases %+v", wa.AddressAliases)
+	}
 	l := &liveCheck{t: t, c: openAPIChecker(t), base: e.inst.base, asked: map[openapicheck.Op]int{}}
 	l.get("/api/v2/tx/"+tokTx.Hash().Hex(), 200)
 	l.get("/api/v2/address/"+alice.Addr.Hex()+"?details=txs", 200)
