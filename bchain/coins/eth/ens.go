@@ -44,12 +44,3 @@ func ENSName(l *bchain.EthLog) (owner bchain.EthAddress, name string, ok bool) {
 	copy(owner[:], l.Topics[2][12:])
 	return owner, string(l.Data[ensNameAt : ensNameAt+int(n)]), true
 }
-
-// ENSSuffix is what a chain's ENS-style names end with when shown
-// (Blockbook's: ".bnb" on BNB Smart Chain, ".eth" elsewhere).
-func ENSSuffix(kind bchain.EthChainKind) string {
-	if kind == bchain.EthKindBSC {
-		return ".bnb"
-	}
-	return ".eth"
-}
