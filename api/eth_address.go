@@ -95,7 +95,8 @@ func (s *EthService) Address(ctx context.Context, address string, q AddressQuery
 		}
 		out.Transactions = append(out.Transactions, tx)
 	}
-	return out, nil
+	out.AddressAliases, err = r.addressAliases(out.Transactions)
+	return out, err
 }
 
 // accountState is an address's state from the node and the mempool: its

@@ -52,7 +52,8 @@ func (s *EthService) Block(ctx context.Context, id string, page, pageSize int) (
 		}
 		out.Txs = append(out.Txs, tx)
 	}
-	return out, nil
+	out.AddressAliases, err = r.addressAliases(out.Txs)
+	return out, err
 }
 
 // Contract answers contract/{address} from the index.

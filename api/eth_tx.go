@@ -26,7 +26,13 @@ func (s *EthService) Tx(ctx context.Context, txidParam string) (*Tx, error) {
 		return nil, err
 	}
 	defer v.release()
-	return newEthRenderer(s, v).tx(ctx, txid)
+	r := newEthRenderer(s, v)
+	out, err := r.tx(ctx, txid)
+	if err != nil {
+		return nil, err
+	}
+	out.AddressAliases, err = r.addressAliases([]*Tx{out})
+	return out, err
 }
 
 // ethRenderer renders the txs of one request, sharing the blocks fetched

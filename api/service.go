@@ -196,6 +196,9 @@ type Config struct {
 	// Eip1559Fees (Ethereum-type chains) adds EIP-1559 fee tiers to the
 	// websocket's estimateFee.
 	Eip1559Fees bool
+	// AddressAliases (Ethereum-type chains, address_aliases) adds the
+	// addressAliases map to tx, address and block answers (eth_alias.go).
+	AddressAliases bool
 	// Node is the node liveness probe; with it, node calls fail fast while
 	// the node does not answer and status reads the node's part from it.
 	// Nil (unit tests) calls the node directly.

@@ -101,6 +101,7 @@ type Tx struct {
 	// Ethereum-type chains only.
 	TokenTransfers   []TokenTransfer   `json:"tokenTransfers,omitempty"`
 	EthereumSpecific *EthereumSpecific `json:"ethereumSpecific,omitempty"`
+	AddressAliases   AddressAliasesMap `json:"addressAliases,omitempty"`
 }
 
 // Paging describes which slice of a long list an answer holds.
@@ -157,6 +158,9 @@ type Address struct {
 	TokensSecondaryValue float64 `json:"tokensSecondaryValue,omitempty"`
 	TotalBaseValue       float64 `json:"totalBaseValue,omitempty"`
 	TotalSecondaryValue  float64 `json:"totalSecondaryValue,omitempty"`
+	// AddressAliases (Ethereum-type chains, address_aliases): names of the
+	// addresses in the listed txs (eth_alias.go).
+	AddressAliases AddressAliasesMap `json:"addressAliases,omitempty"`
 	// StakingPools (Ethereum-type chains with a staking pool configured):
 	// the address's part in each pool, where it has one.
 	StakingPools []StakingPool `json:"stakingPools,omitempty"`
@@ -221,8 +225,9 @@ type BlockInfo struct {
 type Block struct {
 	Paging
 	BlockInfo
-	TxCount int   `json:"txCount"`
-	Txs     []*Tx `json:"txs,omitempty"`
+	TxCount        int               `json:"txCount"`
+	Txs            []*Tx             `json:"txs,omitempty"`
+	AddressAliases AddressAliasesMap `json:"addressAliases,omitempty"`
 }
 
 // BlockRaw is a serialized block.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/openexplorer/blockbook/api"
 	"github.com/openexplorer/blockbook/bchain"
+	"github.com/openexplorer/blockbook/bchain/coins/eth"
 	"github.com/openexplorer/blockbook/db"
 	"github.com/openexplorer/blockbook/ethmempool"
 	"github.com/openexplorer/blockbook/server"
@@ -30,6 +31,9 @@ func newEthStack(ctx context.Context, e stackEnv) (*chainStack, error) {
 	// Token metadata is read once, when the index first meets a contract,
 	// in the sync worker's fetch step (EthIndex.PrepareBlock).
 	x := db.NewEthIndex(e.d, e.cfg.BlockAddressesToKeep, b.Eth.ContractInfo)
+	if e.cfg.AddressAliases {
+		x.SetAliases(eth.ENSName) // ENS names from the blocks' NameRegistered logs
+	}
 	var svc *api.EthService
 	s := &chainStack{index: x, newService: func(d *db.DB, sync api.SyncStatus, cfg api.Config) api.Service {
 		svc = api.NewEthService(d, b, sync, cfg)
@@ -42,6 +46,7 @@ func newEthStack(ctx context.Context, e stackEnv) (*chainStack, error) {
 	}
 	mp := newEthMempool(e)
 	s.configure = func(cfg *api.Config) {
+		cfg.AddressAliases = e.cfg.AddressAliases
 		if mp != nil {
 			cfg.EthMempool = mp
 		}

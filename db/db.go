@@ -133,6 +133,12 @@ func CheckOlderIndex(r EngineReader, path string) error {
 		return nil
 	}
 	v, _ := unpackHeightKey(format)
+	if v == FormatVersion {
+		// The same version without all of today's families: an Ethereum-type
+		// index made before addressAliases was added.
+		return fmt.Errorf("%w: %s was made by an older build of this program (it lacks column families this one writes), different index format, resync required",
+			ErrIncompatible, path)
+	}
 	return fmt.Errorf("%w: %s has index format version %d, this binary writes version %d, different index format, resync required",
 		ErrIncompatible, path, v, FormatVersion)
 }

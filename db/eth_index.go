@@ -19,6 +19,8 @@ type EthIndex struct {
 	// held keeps decoded addressContracts rows between blocks (the same
 	// accounts recur block after block); see contractsCache.
 	held heldRows
+	// aliases finds address aliases in logs (nil: none kept); eth_alias.go.
+	aliases AliasDecoder
 }
 
 // NewEthIndex returns the Ethereum-type index over d, keeping undo records
@@ -62,6 +64,7 @@ func (x *EthIndex) ConnectBlock(blk *bchain.Block) error {
 			b.put(CFInternalData, tx.Hash[:], packInternalData(id))
 		}
 	}
+	x.putAliases(b, blk.Height, blk.Eth)
 	if blk.Eth.TraceError != "" {
 		b.put(CFBlockInternalDataErrors, heightKey(blk.Height), []byte(truncateError(blk.Eth.TraceError)))
 	}
@@ -117,6 +120,9 @@ func (x *EthIndex) DisconnectTip(refill RefillFunc) (Tip, bool, error) {
 	b.del(CFHeight, heightKey(h))
 	b.del(CFBlockTxs, heightKey(h))
 	b.del(CFBlockInternalDataErrors, heightKey(h))
+	if err := x.delAliases(b, h); err != nil {
+		return Tip{}, false, err
+	}
 	if refilled != nil {
 		b.put(CFBlockTxs, heightKey(h-x.keep), packEthBlockUndo(refilled))
 	}

@@ -53,6 +53,8 @@ const (
 	CFScriptHashes // sha256(desc) → desc
 	// Bitcoin-type, kept with -esploraaddressprefix (schema_prefix.go).
 	CFAddressPrefix // address → (empty)
+	// Ethereum-type: ENS names of addresses (schema_eth_alias.go).
+	CFAddressAliases // 'a' ‖ address ‖ u32be(^height) → name; 'b' ‖ u32be(height) → addresses
 	numCF
 )
 
@@ -84,6 +86,8 @@ var cfInfos = [numCF]cfInfo{
 	CFScriptHashes: {name: "scriptHashes"},
 
 	CFAddressPrefix: {name: "addressPrefix"},
+
+	CFAddressAliases: {name: "addressAliases"},
 }
 
 func (c CF) String() string {
@@ -104,7 +108,7 @@ func ColumnFamilies(t bchain.ChainType) []CF {
 			CFTxAddresses, CFSpends, CFBlockTxs, CFBlockFilter, CFBlockTxids, CFScriptHashes, CFAddressPrefix, CFTransactions, CFFiatRates}
 	case bchain.ChainEthereumType:
 		return []CF{CFDefault, CFHeight, CFAddresses, CFAddressContracts, CFInternalData, CFContracts,
-			CFBlockTxs, CFBlockInternalDataErrors, CFTransactions, CFFiatRates}
+			CFBlockTxs, CFBlockInternalDataErrors, CFAddressAliases, CFTransactions, CFFiatRates}
 	}
 	return nil
 }

@@ -37,6 +37,7 @@ const (
 	FactoryContract      = "Factory"      // creates Child with CREATE
 	ChildContract        = "Child"        // created by Factory, can selfdestruct
 	StakingPoolContract  = "StakingPool"  // a staking pool's per-address read methods
+	ENSRegistrarContract = "ENSRegistrar" // emits ENS's NameRegistered event
 )
 
 // Contract is a compiled contract: its ABI and creation bytecode.
