@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/openexplorer/blockbook/api"
+	"github.com/openexplorer/blockbook/bchain"
 )
 
 // versionNone marks a session whose negotiation failed (it ends).
@@ -191,6 +192,9 @@ func (s *Server) wireError(method string, err error) *rpcError {
 	}
 	if ue, ok := api.AsUserError(err); ok {
 		return badRequest("%s", ue.Msg)
+	}
+	if errors.Is(err, bchain.ErrNodeUnavailable) {
+		return newErr(codeDaemonError, "the blockchain node is not responding")
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return newErr(codeInternal, "%s timed out", method)

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/openexplorer/blockbook/api"
+	"github.com/openexplorer/blockbook/bchain"
 )
 
 // Esplora's page sizes and limits (electrs' constants).
@@ -139,6 +140,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (s *Server) classify(r *http.Request, err error) *httpError {
 	if ue, ok := api.AsUserError(err); ok {
 		return &httpError{http.StatusBadRequest, ue.Msg}
+	}
+	if errors.Is(err, bchain.ErrNodeUnavailable) {
+		return &httpError{http.StatusServiceUnavailable, "Service temporarily unavailable: the blockchain node is not responding"}
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return &httpError{http.StatusServiceUnavailable, "Request timeout"}
