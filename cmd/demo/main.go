@@ -30,10 +30,12 @@ func main() {
 	public := flag.String("public", "127.0.0.1:9130", "public API address")
 	internal := flag.String("internal", "127.0.0.1:9030", "internal (metrics, health) address")
 	dir := flag.String("dir", "", "working directory for the node and the index (default: a new temporary directory, removed at exit)")
+	electrumAddr := flag.String("electrum", "127.0.0.1:50001", "Electrum server address (TCP; empty: none)")
+	esploraAddr := flag.String("esplora", "127.0.0.1:3002", "Esplora REST API address (empty: none)")
 	interval := flag.Duration("interval", 30*time.Second, "send a payment and mine the previous one this often (0: never)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, *bin, *public, *internal, *dir, *interval)
+	err := run(ctx, *bin, listeners{*public, *internal, *electrumAddr, *esploraAddr}, *dir, *interval)
 	stop()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "demo:", err)
@@ -41,7 +43,23 @@ func main() {
 	}
 }
 
-func run(ctx context.Context, bin, public, internal, dir string, interval time.Duration) error {
+// listeners are the addresses blockbook serves the demo on.
+type listeners struct{ public, internal, electrum, esplora string }
+
+// fronts are blockbook's flags for the Electrum and Esplora listeners.
+func (l listeners) fronts() []string {
+	var args []string
+	if l.electrum != "" {
+		args = append(args, "-electrum="+l.electrum)
+	}
+	if l.esplora != "" {
+		args = append(args, "-esplora="+l.esplora, "-esploraaddressprefix")
+	}
+	return args
+}
+
+func run(ctx context.Context, bin string, l listeners, dir string, interval time.Duration) error {
+	public, internal := l.public, l.internal
 	if _, err := os.Stat(bin); err != nil {
 		return fmt.Errorf("blockbook binary %s not found (run `make build`): %w", bin, err)
 	}
@@ -88,7 +106,7 @@ func run(ctx context.Context, bin, public, internal, dir string, interval time.D
 		// Blockbook's production filter settings.
 		"block_golomb_filter_p": 20, "block_filter_scripts": "taproot-noordinals", "block_filter_use_zeroed_key": true,
 		"mempool_golomb_filter_p": 20, "mempool_filter_scripts": "taproot", "mempool_filter_use_zeroed_key": false,
-	})
+	}, l.fronts()...)
 	if err != nil {
 		return err
 	}
@@ -97,7 +115,7 @@ func run(ctx context.Context, bin, public, internal, dir string, interval time.D
 	if err := benchproc.WaitSynced(ctx, base, uint32(h), exited); err != nil {
 		return err
 	}
-	printURLs(base, "http://"+internal, g, hash.String(), accts)
+	printURLs(base, "http://"+internal, g, hash.String(), accts, frontURLs(l, addrOf(g, chaingen.P2WPKH)))
 
 	var pending *wire.MsgTx
 	err = benchproc.Every(ctx, interval, exited, func(n int64) error {
@@ -161,14 +179,8 @@ func demoAccounts(g *chaingen.Generator) ([]*chaingen.HDAccount, error) {
 	return accts, nil
 }
 
-func printURLs(base, internal string, g *chaingen.Generator, tip string, accts []*chaingen.HDAccount) {
-	addr := func(k chaingen.ScriptKind) string {
-		a, err := g.Address(k, chaingen.DemoIndex)
-		if err != nil {
-			return "?"
-		}
-		return a
-	}
+func printURLs(base, internal string, g *chaingen.Generator, tip string, accts []*chaingen.HDAccount, fronts string) {
+	addr := func(k chaingen.ScriptKind) string { return addrOf(g, k) }
 	var someTx string
 	for txid, info := range g.Ledger().Txs {
 		if info.Position > 0 {
@@ -196,13 +208,33 @@ blockbook is serving the demo chain. Try:
   websocket API       %[9]s/websocket   (e.g. {"id":"1","method":"subscribeNewBlock"})
   metrics             %[8]s/metrics
   health              %[8]s/health
-
+%[12]s
 Every interval a payment to a demo address enters the mempool (see its
 address page: unconfirmedBalance) and the previous one is mined in a block.
 Ctrl-C stops everything.
 
 `, base, tip, someTx, addr(chaingen.P2TR), addr(chaingen.P2WPKH), addr(chaingen.P2PKH), addr(chaingen.P2SHP2WPKH), internal,
-		"ws"+strings.TrimPrefix(base, "http"), accts[0].Xpub(), url.PathEscape(accts[1].Descriptor(true)))
+		"ws"+strings.TrimPrefix(base, "http"), accts[0].Xpub(), url.PathEscape(accts[1].Descriptor(true)), fronts)
+}
+
+// frontURLs says where the Electrum server and the Esplora API answer.
+func frontURLs(l listeners, address string) string {
+	var b strings.Builder
+	if l.electrum != "" {
+		fmt.Fprintf(&b, "  Electrum server     %s   (TCP; e.g. electrum --regtest --oneserver --server %s:t)\n", l.electrum, l.electrum)
+	}
+	if l.esplora != "" {
+		fmt.Fprintf(&b, "  Esplora REST API    http://%s/api/blocks/tip/height\n  Esplora address     http://%s/api/address/%s/txs\n", l.esplora, l.esplora, address)
+	}
+	return b.String()
+}
+
+func addrOf(g *chaingen.Generator, k chaingen.ScriptKind) string {
+	a, err := g.Address(k, chaingen.DemoIndex)
+	if err != nil {
+		return "?"
+	}
+	return a
 }
 
 func say(format string, args ...any) {

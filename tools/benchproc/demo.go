@@ -15,14 +15,15 @@ import (
 // written to dir/blockchaincfg.json, the index in dir/index, -sync on the
 // given addresses, its log on stderr. stop ends it (SIGTERM, SIGKILL after
 // 15 s); exited reports its end.
-func StartDemo(bin, dir, public, internal string, cfg map[string]any) (exited <-chan error, stop func(), err error) {
+func StartDemo(bin, dir, public, internal string, cfg map[string]any, extra ...string) (exited <-chan error, stop func(), err error) {
 	cfgPath := filepath.Join(dir, "blockchaincfg.json")
 	data, _ := json.MarshalIndent(cfg, "", "  ")
 	if err := os.WriteFile(cfgPath, data, 0o644); err != nil {
 		return nil, nil, err
 	}
-	cmd := exec.Command(bin, "-blockchaincfg="+cfgPath, "-datadir="+filepath.Join(dir, "index"), "-sync",
-		"-public="+public, "-internal="+internal)
+	args := append([]string{"-blockchaincfg=" + cfgPath, "-datadir=" + filepath.Join(dir, "index"), "-sync",
+		"-public=" + public, "-internal=" + internal}, extra...)
+	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Start(); err != nil {
 		return nil, nil, err
