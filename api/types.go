@@ -72,6 +72,9 @@ type Vout struct {
 	Addresses   []string `json:"addresses"`
 	IsAddress   bool     `json:"isAddress"`
 	IsOwn       bool     `json:"isOwn,omitempty"` // in an address's tx list: pays that address
+	// CoinSpecific is what a Bitcoin-derived coin adds to an output (e.g.
+	// a CashTokens token); our extension, absent on Bitcoin.
+	CoinSpecific any `json:"coinSpecific,omitempty"`
 }
 
 // Tx is a transaction. Unconfirmed txs have BlockHeight -1.
@@ -98,6 +101,9 @@ type Tx struct {
 	// CoinSpecificData is the node's own view of a pending tx (Ethereum-type
 	// chains: its tx-specific answer), as Blockbook adds it.
 	CoinSpecificData json.RawMessage `json:"coinSpecificData,omitempty"`
+	// CoinSpecific is what a Bitcoin-derived coin's parser adds to a tx
+	// (e.g. a Dash special tx payload); our extension, absent on Bitcoin.
+	CoinSpecific any `json:"coinSpecific,omitempty"`
 	// Ethereum-type chains only.
 	TokenTransfers   []TokenTransfer   `json:"tokenTransfers,omitempty"`
 	EthereumSpecific *EthereumSpecific `json:"ethereumSpecific,omitempty"`

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math/big"
 
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
@@ -109,7 +110,7 @@ func (s *UtxoService) renderTx(ctx context.Context, v *view, tx *bchain.Tx, rec 
 	out := &Tx{
 		Txid: tx.Txid.String(), Version: tx.Version, LockTime: tx.LockTime,
 		Vin: make([]Vin, len(tx.Vin)), Vout: make([]Vout, len(tx.Vout)),
-		Size: tx.Size, VSize: tx.VSize, BlockHeight: -1,
+		Size: tx.Size, VSize: tx.VSize, BlockHeight: -1, CoinSpecific: tx.Specific,
 	}
 	if withHex {
 		out.Hex = hex.EncodeToString(tx.Raw)
@@ -166,7 +167,7 @@ func (s *UtxoService) renderTx(ctx context.Context, v *view, tx *bchain.Tx, rec 
 	for n := range tx.Vout {
 		o := &tx.Vout[n]
 		vo := &out.Vout[n]
-		*vo = Vout{Value: NewAmount(o.Value), N: n, Hex: hex.EncodeToString(o.Script)}
+		*vo = Vout{Value: NewAmount(o.Value), N: n, Hex: hex.EncodeToString(o.Script), CoinSpecific: o.Specific}
 		vo.Addresses, vo.IsAddress = s.parser.OutputAddresses(o.Script)
 		if sp := spends[uint32(n)]; sp != nil {
 			vo.Spent, vo.SpentTxID, vo.SpentIndex, vo.SpentHeight = true, sp.Txid.String(), int(sp.Vin), int(sp.Height)
@@ -177,11 +178,26 @@ func (s *UtxoService) renderTx(ctx context.Context, v *view, tx *bchain.Tx, rec 
 	switch {
 	case tx.IsCoinbase():
 		out.ValueIn, out.Fees = NewAmount(0), NewAmount(0)
-	case prevsKnown && valueIn >= valueOut:
-		out.ValueIn, out.Fees = NewAmount(valueIn), NewAmount(valueIn-valueOut)
+	case prevsKnown:
+		out.ValueIn = NewAmount(valueIn)
+		if fee, ok := txFee(valueIn, tx.ValueBalance, valueOut); ok {
+			out.Fees = NewAmount(fee)
+		}
 	}
 	s.confirmationETA(ctx, v, out)
 	return out, nil
+}
+
+// txFee is inputs + valueBalance - outputs, or false when that is negative
+// (an inconsistent node answer, never a real tx).
+func txFee(valueIn uint64, valueBalance int64, valueOut uint64) (uint64, bool) {
+	in := new(big.Int).SetUint64(valueIn)
+	in.Add(in, big.NewInt(valueBalance))
+	in.Sub(in, new(big.Int).SetUint64(valueOut))
+	if in.Sign() < 0 || !in.IsUint64() {
+		return 0, false
+	}
+	return in.Uint64(), true
 }
 
 // descAddresses renders an index descriptor; empty descriptors have none.

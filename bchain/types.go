@@ -104,6 +104,15 @@ type Tx struct {
 	Size     int // serialized size with witness
 	VSize    int // virtual size: ceil(weight / 4)
 	Raw      []byte
+	// ValueBalance is value that enters the tx's transparent part from
+	// outside its inputs (Zcash's shielded pools), negative when value
+	// leaves to them: fees are inputs + ValueBalance - outputs. Zero for
+	// most coins.
+	ValueBalance int64
+	// Specific is coin-specific detail of the tx the API shows as its
+	// "coinSpecific" object (e.g. a Dash special tx's payload, MWEB data);
+	// nil for most txs. It must marshal to JSON.
+	Specific any
 }
 
 // IsCoinbase reports whether tx creates new coins (its only input has no prevout).
@@ -125,6 +134,10 @@ type Vin struct {
 type Vout struct {
 	Value  uint64 // in the coin's base unit (satoshi)
 	Script []byte
+	// Specific is coin-specific detail of the output the API shows as its
+	// "coinSpecific" object (e.g. a CashTokens token, a Namecoin name
+	// operation); nil for most outputs. It must marshal to JSON.
+	Specific any
 }
 
 // ChainInfo is the node's own view of the chain, shown by the status

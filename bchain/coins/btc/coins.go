@@ -6,53 +6,105 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"sync"
 	"time"
 
 	"github.com/btcsuite/btcd/chaincfg/v2"
+	"github.com/btcsuite/btcd/chainhash/v2"
+	"github.com/btcsuite/btcd/wire/v2"
 
 	"github.com/openexplorer/blockbook/bchain"
 )
 
-// network describes one Bitcoin network this plugin serves under a Blockbook
-// coin name.
-type network struct {
-	params         *chaincfg.Params
-	shortcut       string
-	label          string
-	slip44         uint32
-	testnet        bool
-	public, intern int // default server ports
+// Network is one Bitcoin-type network served under a Blockbook coin name.
+// Bitcoin's own networks are registered here; each Bitcoin-derived coin
+// package (bchain/coins/ltc, doge, ...) registers its networks with
+// Register, overriding only what differs from Bitcoin.
+type Network struct {
+	Params       *chaincfg.Params
+	Shortcut     string
+	Label        string
+	Slip44       uint32
+	Testnet      bool
+	Decimals     int // 0 means 8
+	PublicPort   int // Blockbook's default public (API) port
+	InternalPort int // Blockbook's default internal (metrics) port
+	// NewParser builds the coin's parser; nil means Bitcoin's. cfg carries
+	// coin-specific keys (e.g. address_format) in cfg.Raw.
+	NewParser func(params *chaincfg.Params, cfg *bchain.Config) (bchain.UtxoParser, error)
+	// Adjust may replace parts of the backend after it is built (fee
+	// estimation, tx-specific answers, RPC dialect differences); nil for none.
+	Adjust func(b *bchain.Backend, node *Node, cfg *bchain.Config) error
+	// P2P describes the coin's peer-to-peer block downloads.
+	P2P P2POptions
+}
+
+// P2POptions are what a coin's peer-to-peer protocol changes for the block
+// downloads of p2p_address. Zero values mean Bitcoin's.
+type P2POptions struct {
+	ProtocolVersion uint32 // sent in version; 0 means btcd's
+	NoWitness       bool   // getdata asks for plain blocks (coins without SegWit)
+	// BlockHash hashes the block message's leading 80-byte header to the
+	// block's id (internal byte order); nil means double SHA-256.
+	BlockHash func(header []byte) chainhash.Hash
+	// BlockInvType overrides the getdata inventory type (0: Bitcoin's).
+	BlockInvType wire.InvType
 }
 
 // Coin names and defaults follow Blockbook's bitcoin*.json coin definitions.
-var networks = map[string]network{
-	"Bitcoin":  {params: &chaincfg.MainNetParams, shortcut: "BTC", label: "Bitcoin", slip44: 0, public: 9130, intern: 9030},
-	"Testnet":  {params: &chaincfg.TestNet3Params, shortcut: "TEST", label: "Bitcoin Testnet", slip44: 1, testnet: true, public: 19130, intern: 19030},
-	"Testnet4": {params: &chaincfg.TestNet4Params, shortcut: "TEST", label: "Bitcoin Testnet4", slip44: 1, testnet: true, public: 19129, intern: 19029},
-	"Signet":   {params: &chaincfg.SigNetParams, shortcut: "sBTC", label: "Bitcoin Signet", slip44: 1, testnet: true, public: 19120, intern: 19020},
-	"Regtest":  {params: &chaincfg.RegressionNetParams, shortcut: "rBTC", label: "Bitcoin Regtest", slip44: 1, testnet: true, public: 19121, intern: 19021},
+var bitcoinNetworks = map[string]Network{
+	"Bitcoin":  {Params: &chaincfg.MainNetParams, Shortcut: "BTC", Label: "Bitcoin", Slip44: 0, PublicPort: 9130, InternalPort: 9030},
+	"Testnet":  {Params: &chaincfg.TestNet3Params, Shortcut: "TEST", Label: "Bitcoin Testnet", Slip44: 1, Testnet: true, PublicPort: 19130, InternalPort: 19030},
+	"Testnet4": {Params: &chaincfg.TestNet4Params, Shortcut: "TEST", Label: "Bitcoin Testnet4", Slip44: 1, Testnet: true, PublicPort: 19129, InternalPort: 19029},
+	"Signet":   {Params: &chaincfg.SigNetParams, Shortcut: "sBTC", Label: "Bitcoin Signet", Slip44: 1, Testnet: true, PublicPort: 19120, InternalPort: 19020},
+	"Regtest":  {Params: &chaincfg.RegressionNetParams, Shortcut: "rBTC", Label: "Bitcoin Regtest", Slip44: 1, Testnet: true, PublicPort: 19121, InternalPort: 19021},
 }
 
+var (
+	networksMu sync.RWMutex
+	networks   = map[string]Network{}
+)
+
 func init() {
-	for name, n := range networks {
-		bchain.Register(name, func(cfg *bchain.Config, env bchain.Env) (*bchain.Backend, error) {
-			return newBackend(name, n, cfg, env)
-		})
+	for name, n := range bitcoinNetworks {
+		Register(name, n)
 	}
+}
+
+// Register makes a Bitcoin-type network available under a coin name, both
+// here (ParamsFor, NetworkFor) and in bchain's coin registry.
+func Register(name string, n Network) {
+	networksMu.Lock()
+	networks[name] = n
+	networksMu.Unlock()
+	bchain.Register(name, func(cfg *bchain.Config, env bchain.Env) (*bchain.Backend, error) {
+		return newBackend(name, n, cfg, env)
+	})
+}
+
+// NetworkFor returns the registered network of a coin name.
+func NetworkFor(coinName string) (Network, bool) {
+	networksMu.RLock()
+	defer networksMu.RUnlock()
+	n, ok := networks[coinName]
+	return n, ok
 }
 
 // ParamsFor returns the network parameters of a registered coin name.
 func ParamsFor(coinName string) (*chaincfg.Params, bool) {
-	n, ok := networks[coinName]
-	return n.params, ok
+	n, ok := NetworkFor(coinName)
+	return n.Params, ok
 }
 
-func newBackend(name string, n network, cfg *bchain.Config, env bchain.Env) (*bchain.Backend, error) {
+func newBackend(name string, n Network, cfg *bchain.Config, env bchain.Env) (*bchain.Backend, error) {
 	if _, err := url.ParseRequestURI(cfg.RPCURL); err != nil {
 		return nil, fmt.Errorf("%w: rpc_url %q: %v", bchain.ErrConfig, cfg.RPCURL, err)
 	}
 	log := env.Log.With("subsystem", "node", "coin", name)
-	parser := NewParser(n.params)
+	parser, err := n.parser(cfg)
+	if err != nil {
+		return nil, err
+	}
 	node := &Node{rpc: newRPCClient(cfg.RPCURL, cfg.RPCUser, cfg.RPCPass, cfg.Timeout(), log, env.Metrics), parser: parser, log: log}
 	var extra struct {
 		// P2PAddress (host:port of the node's peer-to-peer port) makes
@@ -66,12 +118,12 @@ func newBackend(name string, n network, cfg *bchain.Config, env bchain.Env) (*bc
 		if _, _, err := net.SplitHostPort(extra.P2PAddress); err != nil {
 			return nil, fmt.Errorf("%w: p2p_address %q: %v", bchain.ErrConfig, extra.P2PAddress, err)
 		}
-		node.p2p = newP2PBlocks(extra.P2PAddress, n.params.Net, log)
+		node.p2p = newP2PBlocks(extra.P2PAddress, n.Params.Net, n.P2P, log)
 	}
 	p := bchain.CoinParams{
-		Name: name, Shortcut: n.shortcut, Label: n.label, Network: n.params.Name,
-		Testnet: n.testnet, Decimals: 8, Slip44: n.slip44, Genesis: displayHash(*n.params.GenesisHash),
-		PublicPort: n.public, InternalPort: n.intern,
+		Name: name, Shortcut: n.Shortcut, Label: n.Label, Network: n.Params.Name,
+		Testnet: n.Testnet, Decimals: n.decimals(), Slip44: n.Slip44, Genesis: displayHash(*n.Params.GenesisHash),
+		PublicPort: n.PublicPort, InternalPort: n.InternalPort,
 	}
 	if cfg.CoinShortcut != "" {
 		p.Shortcut = cfg.CoinShortcut
@@ -90,7 +142,7 @@ func newBackend(name string, n network, cfg *bchain.Config, env bchain.Env) (*bc
 		Type: bchain.ChainBitcoinType, Params: p,
 		Chain: node, Addresses: parser, RawBlocks: node, Txs: node, Broadcast: node, Fees: node,
 		Mempool: node, Utxo: parser,
-		Xpub: NewXpubParser(n.params, Magics{P2PKH: cfg.XPubMagic, P2SHP2WPKH: cfg.XPubMagicSegwitP2sh, P2WPKH: cfg.XPubMagicSegwitNative}, p.Slip44),
+		Xpub: NewXpubParser(n.Params, Magics{P2PKH: cfg.XPubMagic, P2SHP2WPKH: cfg.XPubMagicSegwitP2sh, P2WPKH: cfg.XPubMagicSegwitNative}, p.Slip44),
 	}
 	if node.p2p != nil {
 		b.Close = func() error { node.p2p.close(); return nil }
@@ -103,7 +155,26 @@ func newBackend(name string, n network, cfg *bchain.Config, env bchain.Env) (*bc
 	if tn := pickTxNotifier(cfg, node); tn != nil {
 		b.TxNotifier = tn
 	}
+	if n.Adjust != nil {
+		if err := n.Adjust(b, node, cfg); err != nil {
+			return nil, err
+		}
+	}
 	return b, nil
+}
+
+func (n Network) decimals() int {
+	if n.Decimals == 0 {
+		return 8
+	}
+	return n.Decimals
+}
+
+func (n Network) parser(cfg *bchain.Config) (bchain.UtxoParser, error) {
+	if n.NewParser == nil {
+		return NewParser(n.Params), nil
+	}
+	return n.NewParser(n.Params, cfg)
 }
 
 // pickNotifier chooses the push channel for new blocks (block_notifications).

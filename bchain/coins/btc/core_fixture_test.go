@@ -645,7 +645,7 @@ func TestCoreFixturesAreConsistent(t *testing.T) {
 		t.Errorf("only %d fixtures found", n)
 	}
 
-	p := NewParser(networks["Bitcoin"].params)
+	p := NewParser(networks["Bitcoin"].Params)
 	blk, err := p.ParseBlock(fxBlock170(t))
 	if err != nil {
 		t.Fatal(err)

@@ -294,7 +294,7 @@ func TestCoreRawTx(t *testing.T) {
 		if hex.EncodeToString(raw) != rawTx {
 			t.Fatalf("RawTx returned %x", raw)
 		}
-		tx, err := NewParser(networks["Bitcoin"].params).ParseTx(raw)
+		tx, err := NewParser(networks["Bitcoin"].Params).ParseTx(raw)
 		if err != nil || tx.Txid != txid {
 			t.Fatalf("RawTx bytes decode to %v, %v", tx, err)
 		}

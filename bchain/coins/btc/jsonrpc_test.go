@@ -325,7 +325,7 @@ func TestRPCMetrics(t *testing.T) {
 	fs.on("getblockchaininfo", nil, faultReply(faultGarbage))
 	reg := prometheus.NewRegistry()
 	node := &Node{rpc: newRPCClient(fs.URL(), fxUser, fxPass, 5*time.Second, discardLog(), reg),
-		parser: NewParser(networks["Bitcoin"].params), log: discardLog()}
+		parser: NewParser(networks["Bitcoin"].Params), log: discardLog()}
 	node.rpc.backoff = time.Millisecond
 	ctx := testCtx(t)
 	if _, _, err := node.BestBlock(ctx); err != nil {

@@ -30,6 +30,7 @@ import (
 type p2pBlocks struct {
 	addr   string
 	net    wire.BitcoinNet
+	opts   P2POptions
 	log    *slog.Logger
 	idle   chan *peerConn
 	failed sync.Once // log the first fallback only
@@ -41,8 +42,8 @@ const (
 	p2pMaxIdle        = 8
 )
 
-func newP2PBlocks(addr string, net wire.BitcoinNet, log *slog.Logger) *p2pBlocks {
-	return &p2pBlocks{addr: addr, net: net, log: log, idle: make(chan *peerConn, p2pMaxIdle)}
+func newP2PBlocks(addr string, net wire.BitcoinNet, opts P2POptions, log *slog.Logger) *p2pBlocks {
+	return &p2pBlocks{addr: addr, net: net, opts: opts, log: log, idle: make(chan *peerConn, p2pMaxIdle)}
 }
 
 // rawBlock returns the serialized block with hash from a peer connection.
@@ -52,7 +53,7 @@ func (p *p2pBlocks) rawBlock(ctx context.Context, hash bchain.Hash) ([]byte, err
 	case c = <-p.idle:
 	default:
 		var err error
-		if c, err = dialPeer(ctx, p.addr, p.net); err != nil {
+		if c, err = dialPeer(ctx, p.addr, p.net, p.opts); err != nil {
 			return nil, err
 		}
 	}
@@ -85,16 +86,17 @@ type peerConn struct {
 	conn net.Conn
 	r    *bufio.Reader
 	net  wire.BitcoinNet
+	opts P2POptions
 }
 
 // dialPeer connects and performs the version/verack handshake.
-func dialPeer(ctx context.Context, addr string, btcnet wire.BitcoinNet) (*peerConn, error) {
+func dialPeer(ctx context.Context, addr string, btcnet wire.BitcoinNet, opts P2POptions) (*peerConn, error) {
 	d := net.Dialer{Timeout: p2pDialTimeout}
 	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("p2p dial %s: %w", addr, err)
 	}
-	c := &peerConn{conn: conn, r: bufio.NewReaderSize(conn, 1<<20), net: btcnet}
+	c := &peerConn{conn: conn, r: bufio.NewReaderSize(conn, 1<<20), net: btcnet, opts: opts}
 	if err := c.handshake(); err != nil {
 		conn.Close()
 		return nil, fmt.Errorf("p2p handshake with %s: %w", addr, err)
@@ -122,6 +124,9 @@ func (c *peerConn) handshake() error {
 	ver := wire.NewMsgVersion(wire.NewNetAddressIPPort(local.IP, uint16(local.Port), 0),
 		wire.NewNetAddressIPPort(remote.IP, uint16(remote.Port), wire.SFNodeNetwork|wire.SFNodeWitness),
 		binary.LittleEndian.Uint64(nonce[:]), 0)
+	if c.opts.ProtocolVersion != 0 {
+		ver.ProtocolVersion = int32(c.opts.ProtocolVersion)
+	}
 	ver.UserAgent = "/blockbook:" + strconv.Itoa(int(wire.ProtocolVersion)) + "/"
 	ver.DisableRelayTx = true
 	if err := c.write(ver); err != nil {
@@ -162,7 +167,14 @@ func (c *peerConn) getBlock(ctx context.Context, hash chainhash.Hash) ([]byte, e
 	defer stop()
 
 	req := wire.NewMsgGetData()
-	if err := req.AddInvVect(wire.NewInvVect(wire.InvTypeWitnessBlock, &hash)); err != nil {
+	inv := wire.InvTypeWitnessBlock
+	switch {
+	case c.opts.BlockInvType != 0:
+		inv = c.opts.BlockInvType
+	case c.opts.NoWitness:
+		inv = wire.InvTypeBlock
+	}
+	if err := req.AddInvVect(wire.NewInvVect(inv, &hash)); err != nil {
 		return nil, err
 	}
 	if err := c.write(req); err != nil {
@@ -175,11 +187,10 @@ func (c *peerConn) getBlock(ctx context.Context, hash chainhash.Hash) ([]byte, e
 		}
 		switch cmd {
 		case wire.CmdBlock:
-			var hdr wire.BlockHeader
-			if len(payload) < wire.MaxBlockHeaderPayload || hdr.Deserialize(bytes.NewReader(payload[:wire.MaxBlockHeaderPayload])) != nil {
+			if len(payload) < wire.MaxBlockHeaderPayload {
 				return nil, errors.New("p2p: malformed block message")
 			}
-			if hdr.BlockHash() == hash {
+			if c.blockHash(payload[:wire.MaxBlockHeaderPayload]) == hash {
 				return payload, nil
 			}
 		case wire.CmdNotFound:
@@ -190,6 +201,14 @@ func (c *peerConn) getBlock(ctx context.Context, hash chainhash.Hash) ([]byte, e
 			}
 		}
 	}
+}
+
+// blockHash is the id of the block whose 80-byte header is given.
+func (c *peerConn) blockHash(header []byte) chainhash.Hash {
+	if c.opts.BlockHash != nil {
+		return c.opts.BlockHash(header)
+	}
+	return chainhash.DoubleHashH(header)
 }
 
 func (c *peerConn) pong(pingPayload []byte) error {

@@ -39,7 +39,7 @@ func (d dialect) String() string {
 type Node struct {
 	rpc     *rpcClient
 	p2p     *p2pBlocks // optional fast path for blocks (p2p_address)
-	parser  *Parser
+	parser  bchain.UtxoParser
 	log     *slog.Logger
 	dialect atomic.Int32
 }
@@ -72,6 +72,16 @@ func (n *Node) Dialect(ctx context.Context) (dialect, error) {
 	}
 	return d, nil
 }
+
+// Call sends one JSON-RPC request, with the client's retries and metrics,
+// and decodes its result into out (nil to ignore it). Coin packages use it
+// for the calls their node answers differently from Bitcoin Core.
+func (n *Node) Call(ctx context.Context, method string, params []any, out any) error {
+	return n.rpc.call(ctx, method, params, out)
+}
+
+// Log is the node's logger.
+func (n *Node) Log() *slog.Logger { return n.log }
 
 // BestBlock returns the node's tip. The height comes from the header of the
 // returned hash, so the two always belong together.
