@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"sort"
@@ -186,20 +185,4 @@ func (s *UtxoService) EsploraMempool(context.Context) ([]EsploraMempoolTx, error
 		out = append(out, e)
 	}
 	return out, nil
-}
-
-// EsploraPendingScript scans the outputs of the pending txs for a script
-// whose sha256 is sh.
-func (s *UtxoService) EsploraPendingScript(_ context.Context, sh [32]byte) ([]byte, bool) {
-	if s.cfg.Mempool == nil {
-		return nil, false
-	}
-	for _, tx := range s.cfg.Mempool.Txs() {
-		for _, o := range tx.Vout {
-			if sha256.Sum256(o.Script) == sh {
-				return o.Script, true
-			}
-		}
-	}
-	return nil, false
 }

@@ -32,9 +32,6 @@ type EsploraQueries interface {
 	EsploraBlockRefs(ctx context.Context, heights []uint32) (map[uint32]EsploraBlockRef, error)
 	// EsploraRawBlock returns the serialized block at height.
 	EsploraRawBlock(ctx context.Context, height uint32) ([]byte, error)
-	// EsploraPendingScript finds an output script of a pending tx by its
-	// sha256 (a script the index has not seen yet).
-	EsploraPendingScript(ctx context.Context, sh [32]byte) ([]byte, bool)
 	// EsploraMempool lists the pending txs, newest first.
 	EsploraMempool(ctx context.Context) ([]EsploraMempoolTx, error)
 }

@@ -32,7 +32,9 @@ func (s *UtxoService) scriptDesc(script []byte) (bchain.AddrDesc, error) {
 	return s.parser.OutputAddrDesc(script), nil
 }
 
-// ScriptByHash finds the descriptor whose sha256 is sh.
+// ScriptByHash finds the descriptor whose sha256 is sh: in the index, else
+// among the descriptors pending txs touch (a fresh address a wallet asks
+// about as soon as a payment to it is announced).
 func (s *UtxoService) ScriptByHash(_ context.Context, sh [32]byte) ([]byte, bool, error) {
 	v, err := s.newView()
 	if err != nil {
@@ -40,10 +42,15 @@ func (s *UtxoService) ScriptByHash(_ context.Context, sh [32]byte) ([]byte, bool
 	}
 	defer v.release()
 	desc, err := db.ReadScriptByHash(v.snap, db.ScriptHash(sh))
-	if err != nil || desc == nil {
+	if err != nil {
 		return nil, false, err
 	}
-	return desc, true, nil
+	if desc == nil && s.cfg.Mempool != nil {
+		if d, ok := s.cfg.Mempool.ScriptByHash(sh); ok {
+			return d, true, nil
+		}
+	}
+	return desc, desc != nil, nil
 }
 
 // ScriptHistory lists the txs touching script, confirmed in chain order

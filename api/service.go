@@ -87,6 +87,8 @@ type Mempool interface {
 	Status() mempool.Status
 	FilterEntries(fromTimestamp int64) map[bchain.Hash][]byte
 	Txs() []*mempool.Tx // every pending tx, newest first
+	// ScriptByHash finds a descriptor pending txs touch by its sha256.
+	ScriptByHash(sh [32]byte) (bchain.AddrDesc, bool)
 }
 
 // SyncStatus reports the sync worker's state.

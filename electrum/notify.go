@@ -32,47 +32,6 @@ type hub struct {
 	cmu   sync.Mutex
 	cache map[statusKey]statusEntry
 	tip   tipEntry
-
-	recent recentScripts
-}
-
-// recentScripts remembers the scripts of the latest mempool txs by script
-// hash: the index files a script hash only once a block confirms a tx of
-// it, and a wallet asks for a fresh address's history as soon as a
-// pending payment changes its status. At most maxRecentScripts are kept,
-// oldest out first.
-type recentScripts struct {
-	mu   sync.Mutex
-	m    map[[32]byte][]byte
-	ring [][32]byte
-	next int
-}
-
-const maxRecentScripts = 100_000
-
-func (r *recentScripts) add(sh [32]byte, script []byte) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.m == nil {
-		r.m = map[[32]byte][]byte{}
-	}
-	if _, ok := r.m[sh]; ok {
-		return
-	}
-	if len(r.ring) < maxRecentScripts {
-		r.ring = append(r.ring, sh)
-	} else {
-		delete(r.m, r.ring[r.next])
-		r.ring[r.next] = sh
-		r.next = (r.next + 1) % maxRecentScripts
-	}
-	r.m[sh] = bytes.Clone(script)
-}
-
-func (r *recentScripts) get(sh [32]byte) []byte {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.m[sh]
 }
 
 type statusKey struct {
@@ -159,7 +118,6 @@ func (s *Server) OnMempoolTx(descs []bchain.AddrDesc) {
 	shs := make([][32]byte, len(descs))
 	for i, d := range descs {
 		shs[i] = sha256.Sum256(d)
-		h.recent.add(shs[i], d)
 	}
 	h.touch(descs, shs, false)
 }

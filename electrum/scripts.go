@@ -51,14 +51,12 @@ func truncate(s string, n int) string {
 	return s
 }
 
-// script finds the script of a script hash (nil: no tx has touched it).
+// script finds the script of a script hash, confirmed or pending (nil: no
+// tx has touched it).
 func (s *Server) script(ctx context.Context, sh [32]byte) ([]byte, error) {
-	script, found, err := s.scripts.ScriptByHash(ctx, sh)
+	script, _, err := s.scripts.ScriptByHash(ctx, sh)
 	if err != nil {
 		return nil, fmt.Errorf("script of %s: %w", scripthashHex(sh), err)
-	}
-	if !found {
-		return s.hub.recent.get(sh), nil // nil: no tx has touched it
 	}
 	return script, nil
 }

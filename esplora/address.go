@@ -49,14 +49,9 @@ func (s *Server) script(ctx context.Context, kind, id string) ([]byte, error) {
 	if err != nil || len(b) != 32 {
 		return nil, badRequest("Invalid scripthash")
 	}
-	script, found, err := s.scripts.ScriptByHash(ctx, [32]byte(b))
-	if err != nil {
-		return nil, err
-	}
-	if !found { // a script only pending txs have paid yet
-		script, _ = s.q.EsploraPendingScript(ctx, [32]byte(b))
-	}
-	return script, nil
+	// Pending txs' scripts are found too; nil means no tx touched it.
+	script, _, err := s.scripts.ScriptByHash(ctx, [32]byte(b))
+	return script, err
 }
 
 func (s *Server) routeScript(ctx context.Context, r *http.Request, p []string, n int) (*reply, error) {

@@ -247,6 +247,15 @@ func (m *Mempool) Tx(txid bchain.Hash) (*Tx, bool) {
 	return nil, false
 }
 
+// ScriptByHash finds the descriptor a pending tx touches whose sha256 is
+// sh (Electrum's and Esplora's script hash), in one map lookup.
+func (m *Mempool) ScriptByHash(sh [32]byte) (bchain.AddrDesc, bool) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	d, ok := m.pool.byHash[sh]
+	return bchain.AddrDesc(d), ok
+}
+
 // AddrTxs lists the mempool txs touching desc, newest first (FirstSeen
 // descending, then txid ascending), with the positions where they touch
 // it as the index stores them: ^vin for inputs, then vout for outputs.

@@ -2,6 +2,7 @@ package mempool
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"time"
 
 	"github.com/openexplorer/blockbook/bchain"
@@ -12,6 +13,8 @@ import (
 //
 //   - byAddr: descriptor → txids touching it (an input whose prevout is
 //     resolved to the descriptor, or an output paying it), each txid once;
+//   - byScriptHash: sha256 of each byAddr descriptor → the descriptor, so
+//     that Electrum and Esplora find a script only pending txs touch;
 //   - spends: outpoint → the pool tx input spending it (one at most: a
 //     second spender is a conflict and replaces the first);
 //   - unresolved: txs with an input whose prevout is not known yet, and
@@ -30,6 +33,7 @@ import (
 type pool struct {
 	txs        map[bchain.Hash]*entry
 	byAddr     map[string]*addrSet
+	byHash     map[[32]byte]string
 	spends     map[Outpoint]spender
 	unresolved map[bchain.Hash]struct{}
 	waiting    map[bchain.Hash][]bchain.Hash
@@ -99,7 +103,7 @@ const (
 
 func newPool() *pool {
 	return &pool{
-		txs: map[bchain.Hash]*entry{}, byAddr: map[string]*addrSet{}, spends: map[Outpoint]spender{},
+		txs: map[bchain.Hash]*entry{}, byAddr: map[string]*addrSet{}, byHash: map[[32]byte]string{}, spends: map[Outpoint]spender{},
 		unresolved: map[bchain.Hash]struct{}{}, waiting: map[bchain.Hash][]bchain.Hash{}, gone: map[bchain.Hash]goneRec{},
 	}
 }
@@ -298,6 +302,7 @@ func (p *pool) addrAdd(d bchain.AddrDesc, txid bchain.Hash) {
 	if s == nil {
 		s = &addrSet{}
 		p.byAddr[string(d)] = s
+		p.byHash[sha256.Sum256(d)] = string(d)
 	}
 	s.add(txid)
 }
@@ -310,6 +315,7 @@ func (p *pool) addrRemove(d bchain.AddrDesc, txid bchain.Hash) {
 	s.remove(txid)
 	if len(s.ids) == 0 {
 		delete(p.byAddr, string(d))
+		delete(p.byHash, sha256.Sum256(d))
 	}
 }
 

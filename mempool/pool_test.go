@@ -1,6 +1,7 @@
 package mempool
 
 import (
+	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
 	"slices"
@@ -104,6 +105,14 @@ func checkPool(t *testing.T, p *pool) {
 		}
 		if s.pos != nil && len(s.pos) != len(s.ids) {
 			t.Fatalf("byAddr[%x] position index has %d entries for %d txs", d, len(s.pos), len(s.ids))
+		}
+	}
+	if len(p.byHash) != len(wantAddr) {
+		t.Fatalf("byHash has %d script hashes, want %d", len(p.byHash), len(wantAddr))
+	}
+	for d := range wantAddr {
+		if got, ok := p.byHash[sha256.Sum256([]byte(d))]; !ok || got != d {
+			t.Fatalf("byHash misses %x", d)
 		}
 	}
 	if len(p.spends) != len(wantSpends) {
