@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/hex"
 	"fmt"
-	"os"
 	"slices"
 	"testing"
 	"time"
@@ -31,7 +30,7 @@ import (
 // and, once mined, shows confirmed in both wallets (Electrum checks its
 // merkle proof against the headers the server gave).
 func TestElectrumWallet(t *testing.T) {
-	requireElectrumWallet(t)
+	electrumwallet.Require(t)
 	st := startElectrumWalletStack(t)
 	for _, w := range st.wallets {
 		checkElectrumWallet(t, st.d, w, st.g, st.acct, nil)
@@ -155,7 +154,7 @@ func (st *ewStack) receiveOne(t *testing.T, pay *wire.MsgTx, before, want int64)
 		t.Fatal(err)
 	}
 	for _, w := range st.wallets {
-		waitElectrum(t, fmt.Sprintf("the unconfirmed payment %s in %s", pay.TxHash(), w), func() bool {
+		waitUntil(t, fmt.Sprintf("the unconfirmed payment %s in %s", pay.TxHash(), w), func() bool {
 			b, err := st.d.Balance(ctx, w)
 			return err == nil && b.Unconfirmed == before+want
 		})
@@ -194,7 +193,7 @@ func (st *ewStack) pay(t *testing.T) (string, int64) {
 	if err := sent.Deserialize(bytes.NewReader(rawBytes)); err != nil || sent.TxHash().String() != txid {
 		t.Fatalf("payto's tx %s does not decode to its txid: %v", txid, err)
 	}
-	waitElectrum(t, "the node's mempool to hold Electrum's tx", func() bool {
+	waitUntil(t, "the node's mempool to hold Electrum's tx", func() bool {
 		var pool []string
 		return st.node.CallResult(ctx, &pool, "getrawmempool") == nil && slices.Contains(pool, txid)
 	})
@@ -214,7 +213,7 @@ func (st *ewStack) waitConfirmed(t *testing.T, w, txid string) {
 	t.Helper()
 	ctx := context.Background()
 	h, _ := st.g.Tip()
-	waitElectrum(t, "Electrum's payment to confirm in "+w, func() bool {
+	waitUntil(t, "Electrum's payment to confirm in "+w, func() bool {
 		hist, err := st.d.History(ctx, w)
 		if err != nil || len(hist) == 0 {
 			return false
@@ -282,30 +281,6 @@ func checkElectrumWallet(t *testing.T, d *electrumwallet.Daemon, w string, g *ch
 	}
 	if running != led.Balance {
 		t.Errorf("the ledger's txs sum to %d, its balance is %d", running, led.Balance)
-	}
-}
-
-// waitElectrum polls cond every 100 ms until it holds (a failure guard).
-func waitElectrum(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(waitFor)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
-// requireElectrumWallet skips without the electrum package, except under
-// CI=true, where it fails: CI installs it (scripts/install-deps.sh).
-func requireElectrumWallet(t *testing.T) {
-	t.Helper()
-	if _, err := electrumwallet.Find(""); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%v: CI installs it with scripts/install-deps.sh test", err)
-		}
-		t.Skip(err)
 	}
 }
 

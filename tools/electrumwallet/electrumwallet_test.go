@@ -3,7 +3,6 @@ package electrumwallet
 import (
 	"context"
 	"fmt"
-	"os"
 	"testing"
 
 	"github.com/btcsuite/btcd/chaincfg/v2"
@@ -11,24 +10,12 @@ import (
 	"github.com/openexplorer/blockbook/tools/chaingen"
 )
 
-// requireElectrum returns the electrum executable; without it the test is
-// skipped, except under CI=true where it fails (CI installs it).
-func requireElectrum(t *testing.T) {
-	t.Helper()
-	if _, err := Find(""); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%v (CI installs it with scripts/install-deps.sh)", err)
-		}
-		t.Skip(err)
-	}
-}
-
 // An offline Electrum daemon restores BIP84, BIP49 and BIP44 accounts from
 // the extended keys AccountKey encodes (private and public), and derives
 // the same receive and change addresses as chaingen's HD accounts: the
 // premise of the wallet end-to-end test.
 func TestRestoreDerivesChaingenAddresses(t *testing.T) {
-	requireElectrum(t)
+	Require(t)
 	ctx := context.Background()
 	d, err := Start(ctx, Options{Dir: t.TempDir()})
 	if err != nil {
