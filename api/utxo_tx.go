@@ -174,6 +174,14 @@ func (s *UtxoService) renderTx(ctx context.Context, v *view, tx *bchain.Tx, rec 
 		}
 		valueOut += o.Value
 	}
+	setValues(out, tx, valueIn, valueOut, prevsKnown)
+	s.confirmationETA(ctx, v, out)
+	return out, nil
+}
+
+// setValues sets a tx's value, and its input value and fees when every
+// prevout is known (coinbase txs have none).
+func setValues(out *Tx, tx *bchain.Tx, valueIn, valueOut uint64, prevsKnown bool) {
 	out.Value = NewAmount(valueOut)
 	switch {
 	case tx.IsCoinbase():
@@ -184,8 +192,6 @@ func (s *UtxoService) renderTx(ctx context.Context, v *view, tx *bchain.Tx, rec 
 			out.Fees = NewAmount(fee)
 		}
 	}
-	s.confirmationETA(ctx, v, out)
-	return out, nil
 }
 
 // txFee is inputs + valueBalance - outputs, or false when that is negative
