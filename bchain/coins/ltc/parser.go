@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/btcsuite/btcd/address/v2/base58"
 	"github.com/btcsuite/btcd/chaincfg/v2"
+	"github.com/btcsuite/btcd/txscript/v2"
 
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/bchain/coins/btc"
@@ -14,13 +16,49 @@ import (
 // addresses are Bitcoin's scripts rendered with Litecoin's parameters.
 type Parser struct {
 	*btc.Parser
+	// legacyP2SH is the base58 version of Litecoin Core's SCRIPT_ADDRESS
+	// (Bitcoin's 3… / 2… P2SH form), accepted besides SCRIPT_ADDRESS2.
+	legacyP2SH byte
 }
 
 var _ bchain.UtxoParser = (*Parser)(nil)
 
 // NewParser returns a Litecoin parser for one network.
 func NewParser(params *chaincfg.Params) *Parser {
-	return &Parser{Parser: btc.NewParser(params)}
+	legacy := byte(196)
+	if params.Net == MainnetMagic {
+		legacy = 5
+	}
+	return &Parser{Parser: btc.NewParser(params), legacyP2SH: legacy}
+}
+
+// AddrDescFromAddress validates an address for this network. Besides what
+// Bitcoin's parser takes, Litecoin Core and Blockbook accept P2SH addresses
+// in Bitcoin's base58 version (Litecoin's old form; they name the same
+// script as the M… / Q… form outputs show) and base58 addresses that merely
+// look like bech32 ones ("LTC1…", which btcd's decoder takes for bech32).
+func (p *Parser) AddrDescFromAddress(addr string) (bchain.AddrDesc, error) {
+	desc, err := p.Parser.AddrDescFromAddress(addr)
+	if err == nil || len(addr) > 40 {
+		return desc, err
+	}
+	payload, version, cerr := base58.CheckDecode(addr)
+	if cerr != nil || len(payload) != 20 {
+		return nil, err
+	}
+	switch version {
+	case p.Params().PubKeyHashAddrID:
+		script := make([]byte, 0, 25)
+		script = append(script, txscript.OP_DUP, txscript.OP_HASH160, txscript.OP_DATA_20)
+		script = append(script, payload...)
+		return append(script, txscript.OP_EQUALVERIFY, txscript.OP_CHECKSIG), nil
+	case p.Params().ScriptHashAddrID, p.legacyP2SH:
+		script := make([]byte, 0, 23)
+		script = append(script, txscript.OP_HASH160, txscript.OP_DATA_20)
+		script = append(script, payload...)
+		return append(script, txscript.OP_EQUAL), nil
+	}
+	return nil, err
 }
 
 // ParseBlock decodes a block as Litecoin Core serializes it to peers and
