@@ -40,13 +40,12 @@ func extStart(t *testing.T, raw []byte) int {
 	return 0
 }
 
-func wantInvalid(t *testing.T, what string, raw []byte) error {
+func wantInvalid(t *testing.T, what string, raw []byte) {
 	t.Helper()
 	_, err := NewParser(RegtestParams).ParseBlock(raw)
 	if !errors.Is(err, bchain.ErrInvalidData) {
 		t.Errorf("%s: error %v, want invalid data", what, err)
 	}
-	return err
 }
 
 func TestMalformedMWEBBlocks(t *testing.T) {
@@ -73,8 +72,8 @@ func TestMalformedMWEBBlocks(t *testing.T) {
 	if k < 0 {
 		t.Fatal("kernel not found")
 	}
-	err := wantInvalid(t, "unknown kernel feature", mutate(func(b []byte) []byte { b[ext+k+1] |= 0x40; return b }))
-	if err == nil || !strings.Contains(err.Error(), "unknown kernel features 0x55") {
+	_, err := NewParser(RegtestParams).ParseBlock(mutate(func(b []byte) []byte { b[ext+k+1] |= 0x40; return b }))
+	if !errors.Is(err, bchain.ErrInvalidData) || !strings.Contains(err.Error(), "unknown kernel features 0x55") {
 		t.Errorf("unknown kernel feature: %v", err)
 	}
 }
@@ -102,6 +101,24 @@ func TestMWEBOnlyTx(t *testing.T) {
 		b, _ := hex.DecodeString(bad)
 		if _, err := p.ParseTx(b); !errors.Is(err, bchain.ErrInvalidData) {
 			t.Errorf("%s: error %v", bad, err)
+		}
+	}
+}
+
+// The node wrapper hides exactly the MWEB-only txs.
+func TestIsMWEBOnly(t *testing.T) {
+	for _, name := range []string{"mwebonly-1.hex", "mwebonly-2.hex"} {
+		if !isMWEBOnly(readHex(t, name)) {
+			t.Errorf("%s not recognized as MWEB-only", name)
+		}
+	}
+	blk, _, err := parseBlock(readHex(t, "regtest-432.hex"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range blk.Txs {
+		if isMWEBOnly(blk.Txs[i].Raw) {
+			t.Errorf("tx %d (canonical) taken for MWEB-only", i)
 		}
 	}
 }

@@ -73,20 +73,20 @@ func (c *cursor) compactSize() (int, error) {
 		return 0, err
 	}
 	var n uint64
-	var min uint64
+	var least uint64
 	switch first {
 	case 0xfd:
 		s, err := c.take(2)
 		if err != nil {
 			return 0, err
 		}
-		n, min = uint64(s[0])|uint64(s[1])<<8, 0xfd
+		n, least = uint64(s[0])|uint64(s[1])<<8, 0xfd
 	case 0xfe:
 		s, err := c.take(4)
 		if err != nil {
 			return 0, err
 		}
-		n, min = uint64(s[0])|uint64(s[1])<<8|uint64(s[2])<<16|uint64(s[3])<<24, 0x10000
+		n, least = uint64(s[0])|uint64(s[1])<<8|uint64(s[2])<<16|uint64(s[3])<<24, 0x10000
 	case 0xff:
 		s, err := c.take(8)
 		if err != nil {
@@ -95,11 +95,11 @@ func (c *cursor) compactSize() (int, error) {
 		for i := 7; i >= 0; i-- {
 			n = n<<8 | uint64(s[i])
 		}
-		min = 0x100000000
+		least = 0x100000000
 	default:
 		return int(first), nil
 	}
-	if n < min {
+	if n < least {
 		return 0, fmt.Errorf("non-canonical size encoding at offset %d", c.off)
 	}
 	if n > maxVectorLen {

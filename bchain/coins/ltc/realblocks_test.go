@@ -67,9 +67,9 @@ func dsha(b []byte) [32]byte {
 
 // merkleRoot recomputes a block's merkle root (display order) from its txids.
 func merkleRoot(txs []bchain.Tx) string {
-	level := make([][32]byte, len(txs))
+	level := make([][32]byte, 0, len(txs)+1)
 	for i := range txs {
-		level[i] = btc.InternalHash(txs[i].Txid)
+		level = append(level, btc.InternalHash(txs[i].Txid))
 	}
 	for len(level) > 1 {
 		if len(level)%2 == 1 {
