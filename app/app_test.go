@@ -71,7 +71,7 @@ func TestConfigErrors(t *testing.T) {
 	for _, c := range []struct{ cfg, want string }{
 		{`{"coin_name":"Bitcoin"}`, "rpc_url"},
 		{`{"rpc_url":"http://127.0.0.1:1"}`, "coin_name"},
-		{`{"coin_name":"Bitcoinz","rpc_url":"http://127.0.0.1:1"}`, `unknown coin_name "Bitcoinz" (supported: Arbitrum, Arbitrum Archive, Arbitrum Nova, Arbitrum Nova Archive, Avalanche, Avalanche Archive, BNB Smart Chain, BNB Smart Chain Archive, Base, Base Archive, Bitcoin, Ethereum, Ethereum Archive, Ethereum Classic, Ethereum Regtest, Ethereum Testnet Hoodi, Ethereum Testnet Hoodi Archive, Ethereum Testnet Sepolia, Ethereum Testnet Sepolia Archive, Optimism, Optimism Archive, Polygon, Polygon Archive, Regtest, Signet, Testnet, Testnet4)`},
+		{`{"coin_name":"Bitcoinz","rpc_url":"http://127.0.0.1:1"}`, `unknown coin_name "Bitcoinz" (supported: Arbitrum, Arbitrum Archive, Arbitrum Nova, Arbitrum Nova Archive, Avalanche, Avalanche Archive, BNB Smart Chain, BNB Smart Chain Archive, Base, Base Archive, Bitcoin, Ethereum, Ethereum Archive, Ethereum Classic, Ethereum Regtest, Ethereum Testnet Hoodi, Ethereum Testnet Hoodi Archive, Ethereum Testnet Sepolia, Ethereum Testnet Sepolia Archive, Litecoin, Litecoin Regtest, Litecoin Testnet, Optimism, Optimism Archive, Polygon, Polygon Archive, Regtest, Signet, Testnet, Testnet4)`},
 		{`{"coin_name":"Bitcoin","rpc_url":"not a url"}`, "rpc_url"},
 		{`{"coin_name":"Bitcoin","rpc_url":"http://x","block_notifications":"carrier-pigeon"}`, "block_notifications"},
 		{`{"coin_name":"Bitcoin","rpc_url":"http://x","block_notifications":"zmq"}`, "message_queue_binding"},
@@ -118,11 +118,14 @@ func TestForeignDatadirStopsTheProgram(t *testing.T) {
 // parser check here.
 func TestShippedConfigs(t *testing.T) {
 	validAddress := map[string]string{
-		"Bitcoin":  "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4",
-		"Testnet":  "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx",
-		"Testnet4": "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx",
-		"Signet":   "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx",
-		"Regtest":  "bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080",
+		"Bitcoin":          "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4",
+		"Testnet":          "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx",
+		"Testnet4":         "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx",
+		"Signet":           "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx",
+		"Regtest":          "bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080",
+		"Litecoin":         "ltc1qw508d6qejxtdg4y5r3zarvary0c5xw7kgmn4n9",
+		"Litecoin Testnet": "tltc1qw508d6qejxtdg4y5r3zarvary0c5xw7klfsuq0",
+		"Litecoin Regtest": "rltc1qw508d6qejxtdg4y5r3zarvary0c5xw7k693xs3",
 	}
 	for _, name := range eth.NetworkNames() {
 		validAddress[name] = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed" // EIP-55
