@@ -118,11 +118,14 @@ func TestForeignDatadirStopsTheProgram(t *testing.T) {
 // parser check here.
 func TestShippedConfigs(t *testing.T) {
 	validAddress := map[string]string{
-		"Bitcoin":  "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4",
-		"Testnet":  "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx",
-		"Testnet4": "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx",
-		"Signet":   "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx",
-		"Regtest":  "bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080",
+		"Bitcoin":       "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4",
+		"Testnet":       "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx",
+		"Testnet4":      "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx",
+		"Signet":        "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx",
+		"Regtest":       "bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080",
+		"Bcash":         "bitcoincash:qqxgjelx8qk85t9xfk8g2zlunxmhxms6p55xarv2r5",
+		"Bcash Testnet": "bchtest:qp86jfla8084048rckpv85ht90falr050s03ejaesm",
+		"ECash":         "ecash:qrcl220pxeec78vnchwyh6fsdyf60uv9tca7668slm",
 	}
 	for _, name := range eth.NetworkNames() {
 		validAddress[name] = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed" // EIP-55
