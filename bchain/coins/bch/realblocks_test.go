@@ -59,13 +59,10 @@ func dsha(b []byte) []byte {
 // merkleRoot recomputes a block's merkle root (internal byte order) from its
 // txids in display order.
 func merkleRoot(txs []bchain.Tx) []byte {
-	level := make([][]byte, len(txs))
+	level := make([][]byte, 0, len(txs)+1)
 	for i := range txs {
 		id := txs[i].Txid
-		level[i] = make([]byte, 32)
-		for j := 0; j < 32; j++ {
-			level[i][j] = id[31-j]
-		}
+		level = append(level, reverse(id[:]))
 	}
 	for len(level) > 1 {
 		if len(level)%2 == 1 {

@@ -130,16 +130,16 @@ func compactSize(b []byte) (uint64, int, error) {
 	if len(b) < size {
 		return 0, 0, errors.New("truncated")
 	}
-	var min uint64
+	var least uint64
 	switch size {
 	case 3:
-		n, min = uint64(binary.LittleEndian.Uint16(b[1:])), 0xfd
+		n, least = uint64(binary.LittleEndian.Uint16(b[1:])), 0xfd
 	case 5:
-		n, min = uint64(binary.LittleEndian.Uint32(b[1:])), 0x10000
+		n, least = uint64(binary.LittleEndian.Uint32(b[1:])), 0x10000
 	default:
-		n, min = binary.LittleEndian.Uint64(b[1:]), 0x100000000
+		n, least = binary.LittleEndian.Uint64(b[1:]), 0x100000000
 	}
-	if n < min {
+	if n < least {
 		return 0, 0, errors.New("not minimally encoded")
 	}
 	return n, size, nil
