@@ -55,7 +55,7 @@ func TestTokenOutputsIndexed(t *testing.T) {
 		t.Fatal(err)
 	}
 	lockA := mustHex("76a9144fa927fd3bcf57d4e3c582c3d2eb2bd3df8df47c88ac") // bchtest:qp86jfla…
-	lockB := mustHex("a914cd668d781ece600efa4b2404dc91fd26b8b8aed887")   // a P2SH
+	lockB := mustHex("a914cd668d781ece600efa4b2404dc91fd26b8b8aed887")     // a P2SH
 	category := bytes.Repeat([]byte{0x11}, 32)
 	prefix := append(append([]byte{0xef}, category...), 0x70, 0x02, 0xca, 0xfe, 0xfd, 0xe8, 0x03) // NFT none+commitment+amount 1000
 	coinbase := wire.NewMsgTx(1)
