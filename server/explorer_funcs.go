@@ -49,6 +49,7 @@ func (e *explorer) funcs() template.FuncMap {
 		"gwei":     func(a *api.Amount) string { return formatAmount(amountInt(a), 9) + " Gwei" },
 		"coinbase": isCoinbase,
 		"specific": specificRows,
+		"specificLine": specificLine,
 		"feeRate":  formatFeeRate,
 		"utc":      formatUTC,
 		"iso":      func(t int64) string { return time.Unix(t, 0).UTC().Format(time.RFC3339) },

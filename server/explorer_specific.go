@@ -95,3 +95,18 @@ func flattenSpecific(key string, v any, rows *[]specificRow) {
 		*rows = append(*rows, specificRow{Key: key, Value: strconv.FormatBool(t)})
 	}
 }
+
+// specificLine is the one-line form of a coinSpecific value for tx lists:
+// its first rows as "key: value", joined; "" when there is nothing.
+func specificLine(v any) string {
+	rows := specificRows(v)
+	parts := make([]string, 0, 3)
+	for i, r := range rows {
+		if i == 3 {
+			parts = append(parts, "…")
+			break
+		}
+		parts = append(parts, r.Key+": "+r.Short)
+	}
+	return strings.Join(parts, " · ")
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/openexplorer/blockbook/api"
+	"github.com/openexplorer/blockbook/static"
 )
 
 type specificFake struct {
@@ -95,5 +96,34 @@ func TestSpecificRows(t *testing.T) {
 	}
 	if rows := specificRows(many); len(rows) != maxSpecificRows+1 || !strings.Contains(rows[maxSpecificRows].Value, "more fields") {
 		t.Errorf("%d rows, last %v", len(rows), rows[len(rows)-1])
+	}
+}
+
+func TestSpecificLine(t *testing.T) {
+	if got := specificLine(nil); got != "" {
+		t.Errorf("nil: %q", got)
+	}
+	v := map[string]any{"tokenData": map[string]any{"amount": "5", "category": "ab", "nft": map[string]any{"capability": "none", "commitment": ""}}}
+	want := "tokenData › amount: 5 · tokenData › category: ab · tokenData › nft › capability: none · …"
+	if got := specificLine(v); got != want {
+		t.Errorf("%q, want %q", got, want)
+	}
+}
+
+// Tx lists (address, block and mempool pages) show an output's
+// coinSpecific on one line.
+func TestTxCardCoinSpecific(t *testing.T) {
+	e := &explorer{assets: loadAssets(static.Assets)}
+	pages := e.parseTemplates()
+	tx := &api.Tx{Txid: strings.Repeat("cd", 32), BlockHeight: -1, Value: (*api.Amount)(big.NewInt(1000)),
+		Vin: []api.Vin{{Txid: strings.Repeat("ef", 32), Value: (*api.Amount)(big.NewInt(2000)), Addresses: []string{"a"}, IsAddress: true}},
+		Vout: []api.Vout{{Value: (*api.Amount)(big.NewInt(1000)), Addresses: []string{"b"}, IsAddress: true,
+			CoinSpecific: map[string]any{"tokenData": map[string]any{"amount": "7", "category": "beef"}}}}}
+	var buf strings.Builder
+	if err := pages["mempool"].ExecuteTemplate(&buf, "txcard", tx); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), `<span class="specific-line mono">tokenData › amount: 7 · tokenData › category: beef</span>`) {
+		t.Errorf("txcard:\n%s", buf.String())
 	}
 }
