@@ -104,6 +104,9 @@ func TestXpubP2PKHOnly(t *testing.T) {
 	if addrs, _, _ := legacy.Addresses.AddressesFromAddrDesc(descs[0]); len(addrs) != 1 || addrs[0][0] != '1' {
 		t.Errorf("legacy format derived %v", addrs)
 	}
+	if _, err := b.Xpub.ParseXpub("pkh(" + xpub + "/<0;1>/*)"); err != nil {
+		t.Errorf("pkh descriptor: %v", err)
+	}
 	if _, err := b.Xpub.ParseXpub("wpkh(" + xpub + "/0/*)"); !errors.Is(err, bchain.ErrInvalidXpub) {
 		t.Errorf("wpkh descriptor: %v", err)
 	}
