@@ -126,6 +126,9 @@ func TestShippedConfigs(t *testing.T) {
 		"Litecoin":         "ltc1qw508d6qejxtdg4y5r3zarvary0c5xw7kgmn4n9",
 		"Litecoin Testnet": "tltc1qw508d6qejxtdg4y5r3zarvary0c5xw7klfsuq0",
 		"Litecoin Regtest": "rltc1qw508d6qejxtdg4y5r3zarvary0c5xw7k693xs3",
+		"Bcash":            "bitcoincash:qqxgjelx8qk85t9xfk8g2zlunxmhxms6p55xarv2r5",
+		"Bcash Testnet":    "bchtest:qp86jfla8084048rckpv85ht90falr050s03ejaesm",
+		"ECash":            "ecash:qrcl220pxeec78vnchwyh6fsdyf60uv9tca7668slm",
 	}
 	for _, name := range eth.NetworkNames() {
 		validAddress[name] = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed" // EIP-55

@@ -46,17 +46,19 @@ func (e *explorer) funcs() template.FuncMap {
 		// amount1 renders an integer as is (token ids, ERC1155 counts).
 		"amount1": func(a *api.Amount) string { return amountInt(a).String() },
 		// gwei renders a wei-per-gas price in Gwei.
-		"gwei":     func(a *api.Amount) string { return formatAmount(amountInt(a), 9) + " Gwei" },
-		"coinbase": isCoinbase,
-		"feeRate":  formatFeeRate,
-		"utc":      formatUTC,
-		"iso":      func(t int64) string { return time.Unix(t, 0).UTC().Format(time.RFC3339) },
-		"age":      func(t int64) string { return formatAge(time.Now(), t) },
-		"short":    shortHash,
-		"num":      func(v any) string { return groupDigits(toInt64(v)) },
-		"bytes":    func(v any) string { return formatBytes(toInt64(v)) },
-		"add":      func(a, b any) int64 { return toInt64(a) + toInt64(b) },
-		"sub":      func(a, b any) int64 { return toInt64(a) - toInt64(b) },
+		"gwei":         func(a *api.Amount) string { return formatAmount(amountInt(a), 9) + " Gwei" },
+		"coinbase":     isCoinbase,
+		"specific":     specificRows,
+		"specificLine": specificLine,
+		"feeRate":      formatFeeRate,
+		"utc":          formatUTC,
+		"iso":          func(t int64) string { return time.Unix(t, 0).UTC().Format(time.RFC3339) },
+		"age":          func(t int64) string { return formatAge(time.Now(), t) },
+		"short":        shortHash,
+		"num":          func(v any) string { return groupDigits(toInt64(v)) },
+		"bytes":        func(v any) string { return formatBytes(toInt64(v)) },
+		"add":          func(a, b any) int64 { return toInt64(a) + toInt64(b) },
+		"sub":          func(a, b any) int64 { return toInt64(a) - toInt64(b) },
 		"pagerAt": func(p *pager, label string) *pager {
 			if p == nil {
 				return nil

@@ -1,0 +1,128 @@
+package bch
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/btcsuite/btcd/chaincfg/v2"
+	"github.com/btcsuite/btcd/wire/v2"
+
+	"github.com/openexplorer/blockbook/bchain"
+	"github.com/openexplorer/blockbook/bchain/coins/btc"
+)
+
+// Network magics of Bitcoin Cash Node and Bitcoin ABC (eCash kept Bitcoin
+// Cash's): the pchMessageStart bytes read as a little-endian uint32.
+const (
+	mainnetMagic wire.BitcoinNet = 0xe8f3e1e3
+	testnetMagic wire.BitcoinNet = 0xf4f3e5f4
+)
+
+// CashAddr prefixes.
+const (
+	prefixBCH       = "bitcoincash"
+	prefixBCHTest   = "bchtest"
+	prefixECash     = "ecash"
+	prefixECashTest = "ectest"
+)
+
+var (
+	// MainNetParams are Bitcoin Cash's and eCash's mainnet parameters:
+	// Bitcoin's genesis, base58 versions and key versions, their own magic.
+	MainNetParams = withNet(chaincfg.MainNetParams, mainnetMagic)
+	// TestNetParams are Bitcoin Cash's testnet3 parameters.
+	TestNetParams = withNet(chaincfg.TestNet3Params, testnetMagic)
+)
+
+func withNet(p chaincfg.Params, net wire.BitcoinNet) *chaincfg.Params {
+	p.Net = net
+	return &p
+}
+
+// Names, shortcuts, SLIP-44 types and ports follow Blockbook's bcash.json,
+// bcash_testnet.json and ecash.json.
+func init() {
+	p2p := btc.P2POptions{NoWitness: true}
+	btc.Register("Bcash", btc.Network{
+		Params: MainNetParams, Shortcut: "BCH", Label: "Bitcoin Cash", Slip44: 145,
+		PublicPort: 9131, InternalPort: 9031, P2P: p2p,
+		NewParser: newParserFromConfig(prefixBCH), Adjust: adjust(8),
+	})
+	btc.Register("Bcash Testnet", btc.Network{
+		Params: TestNetParams, Shortcut: "TBCH", Label: "Bitcoin Cash Testnet", Slip44: 1, Testnet: true,
+		PublicPort: 19131, InternalPort: 19031, P2P: p2p,
+		NewParser: newParserFromConfig(prefixBCHTest), Adjust: adjust(8),
+	})
+	btc.Register("ECash", btc.Network{
+		Params: MainNetParams, Shortcut: "XEC", Label: "eCash", Slip44: 899, Decimals: 2,
+		PublicPort: 9197, InternalPort: 9097, P2P: p2p,
+		NewParser: newParserFromConfig(prefixECash), Adjust: adjust(2),
+	})
+}
+
+// adjust fits the backend to Bitcoin Cash Node and Bitcoin ABC: fees come
+// from estimatefee (they have no estimatesmartfee) in coins of decimals
+// places, and accounts are BIP44 P2PKH only, as there is no SegWit.
+func adjust(decimals int) func(*bchain.Backend, *btc.Node, *bchain.Config) error {
+	return func(b *bchain.Backend, node *btc.Node, _ *bchain.Config) error {
+		b.Fees = &feeEstimator{node: node, unit: math.Pow10(decimals)}
+		if b.Xpub != nil {
+			b.Xpub = p2pkhOnly{b.Xpub}
+		}
+		return nil
+	}
+}
+
+// feeEstimator asks the node's estimatefee (no arguments on these nodes)
+// and falls back to its relay fee when it has no estimate.
+type feeEstimator struct {
+	node *btc.Node
+	unit float64 // base units per coin
+}
+
+func (f *feeEstimator) EstimateFee(ctx context.Context, _ int, _ bool) (int64, error) {
+	var rate json.Number
+	if err := f.node.Call(ctx, "estimatefee", nil, &rate); err != nil {
+		return 0, fmt.Errorf("estimatefee: %w", err)
+	}
+	if sat, err := f.toBase(rate); err == nil && sat > 0 {
+		return sat, nil
+	}
+	var info struct {
+		RelayFee json.Number `json:"relayfee"`
+	}
+	if err := f.node.Call(ctx, "getnetworkinfo", nil, &info); err != nil {
+		return 0, fmt.Errorf("getnetworkinfo: %w", err)
+	}
+	sat, err := f.toBase(info.RelayFee)
+	if err != nil || sat <= 0 {
+		return 0, fmt.Errorf("%w: no fee estimate and no relay fee", bchain.ErrUnsupported)
+	}
+	return sat, nil
+}
+
+func (f *feeEstimator) toBase(n json.Number) (int64, error) {
+	v, err := strconv.ParseFloat(string(n), 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || v > 1e12 {
+		return 0, fmt.Errorf("invalid fee rate %q", n)
+	}
+	return int64(math.Round(v * f.unit)), nil
+}
+
+// p2pkhOnly refuses accounts of SegWit and Taproot script types, which do
+// not exist on these chains.
+type p2pkhOnly struct{ bchain.XpubParser }
+
+func (x p2pkhOnly) ParseXpub(s string) (*bchain.XpubDescriptor, error) {
+	d, err := x.XpubParser.ParseXpub(s)
+	if err != nil {
+		return nil, err
+	}
+	if d.ScriptType != bchain.XpubP2PKH {
+		return nil, fmt.Errorf("%w: only P2PKH (BIP44) accounts exist on this chain", bchain.ErrInvalidXpub)
+	}
+	return d, nil
+}
