@@ -124,6 +124,9 @@ func TestShippedConfigs(t *testing.T) {
 		"Signet":   "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx",
 		"Regtest":  "bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080",
 	}
+	validAddress["Dogecoin"] = "DHZYinsaM9nW5piCMN639ELRKbZomThPnZ"
+	validAddress["Dogecoin Testnet"] = "neYNjrnowpYrbS4QanPngXBi6MQcX6FsWV"
+	validAddress["Namecoin"] = "N9dLs1zHRfZr5cJNjSrvhWrrUcmNSthdmz"
 	for _, name := range eth.NetworkNames() {
 		validAddress[name] = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed" // EIP-55
 	}

@@ -15,7 +15,9 @@ import (
 
 	"github.com/openexplorer/blockbook/bchain"
 	_ "github.com/openexplorer/blockbook/bchain/coins/btc" // registers Bitcoin-type coins
+	_ "github.com/openexplorer/blockbook/bchain/coins/doge"
 	_ "github.com/openexplorer/blockbook/bchain/coins/eth" // registers Ethereum-type coins
+	_ "github.com/openexplorer/blockbook/bchain/coins/nmc"
 	"github.com/openexplorer/blockbook/db"
 )
 
