@@ -18,11 +18,11 @@ import (
 	"github.com/openexplorer/blockbook/bchain/coins/btc"
 )
 
-func parser(t *testing.T) bchain.UtxoParser {
+func parser(t *testing.T, name string) bchain.UtxoParser {
 	t.Helper()
-	n, ok := btc.NetworkFor("Namecoin")
+	n, ok := btc.NetworkFor(name)
 	if !ok {
-		t.Fatal("Namecoin is not registered")
+		t.Fatalf("%s is not registered", name)
 	}
 	p, err := n.NewParser(n.Params, &bchain.Config{})
 	if err != nil {
@@ -44,7 +44,7 @@ func TestParamsNamecoin(t *testing.T) {
 	if n.Params.Net != 0xfeb4bef9 || n.Params.GenesisHash.String() != "000000000062b72c5e2ceb45fbc8587e807c155b0da735e6483dfba2f0a9c770" {
 		t.Errorf("magic %#x genesis %s", uint32(n.Params.Net), n.Params.GenesisHash)
 	}
-	p := parser(t)
+	p := parser(t, "Namecoin")
 	for addr, script := range map[string]string{
 		"MzBvZ4F759X6wHTjzwkMEbKh12am3PHT6F": "76a91427a1f12771de5cc3b73941664b2537c15316be4388ac",
 		"N8Jkcm44Uq55GdmPojkpuGyoW4Cm658TwW": "76a91480ad90d403581fa3bf46086a91b2d9d4125db6c188ac",
@@ -122,7 +122,7 @@ func loadBlocks(t *testing.T) []recordedBlock {
 // the 80-byte header and the recorded one; name outputs are indexed under
 // the address after their name prefix.
 func TestRealBlocksNamecoin(t *testing.T) {
-	p := parser(t)
+	p := parser(t, "Namecoin")
 	nameOps := 0
 	for _, rb := range loadBlocks(t) {
 		raw, err := hex.DecodeString(rb.Block)
@@ -211,7 +211,7 @@ func TestNameOpsNamecoin(t *testing.T) {
 	if err := json.Unmarshal(data, &txs); err != nil {
 		t.Fatal(err)
 	}
-	p := parser(t)
+	p := parser(t, "Namecoin")
 	for _, rt := range txs {
 		raw, _ := hex.DecodeString(rt.Hex)
 		tx, err := p.ParseTx(raw)
@@ -258,7 +258,7 @@ func TestNameOpsNamecoin(t *testing.T) {
 // Scripts that look like name operations but are not stay whole: indexed
 // under their full script with no name detail.
 func TestNotNameOps(t *testing.T) {
-	p := parser(t)
+	p := parser(t, "Namecoin")
 	pkh, _ := hex.DecodeString("76a91480ad90d403581fa3bf46086a91b2d9d4125db6c188ac")
 	for name, script := range map[string][]byte{
 		"update with one argument":  append([]byte{0x53, 0x01, 'a', 0x75}, pkh...),
