@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -158,7 +159,7 @@ func servePeer(t *testing.T, ln net.Listener, block []byte, gotInv *atomic.Uint3
 	for {
 		_, msg, _, err := wire.ReadMessageWithEncodingN(conn, pver, MainnetMagic, wire.BaseEncoding)
 		if err != nil {
-			if err != io.EOF {
+			if !errors.Is(err, io.EOF) {
 				t.Log("peer:", err)
 			}
 			return

@@ -16,7 +16,7 @@ import (
 )
 
 // Network magics as btcd reads them (the four message-start bytes, little
-// endian): c0 c0 c0 c0 on mainnet, fc c1 b7 dc on testnet.
+// endian): 0xc0 repeated four times on mainnet, fc c1 b7 dc on testnet.
 const (
 	MainnetMagic wire.BitcoinNet = 0xc0c0c0c0
 	TestnetMagic wire.BitcoinNet = 0xdcb7c1fc
