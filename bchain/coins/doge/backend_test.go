@@ -1,6 +1,7 @@
 package doge
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/hex"
@@ -12,10 +13,13 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 
+	"github.com/btcsuite/btcd/btcutil/v2/hdkeychain"
+	"github.com/btcsuite/btcd/chaincfg/v2"
 	"github.com/btcsuite/btcd/chainhash/v2"
 	"github.com/btcsuite/btcd/wire/v2"
 
@@ -195,5 +199,48 @@ func writeRaw(t *testing.T, conn net.Conn, cmd string, payload []byte) {
 	copy(frame[20:24], sum[:4])
 	if _, err := conn.Write(append(frame, payload...)); err != nil {
 		t.Log("peer:", err)
+	}
+}
+
+// Accounts: a BIP44 key with Dogecoin's version (dgub, Blockbook's
+// xpub_magic 49990397) parses and derives D... addresses under m/44'/3'.
+func TestXpubDogecoin(t *testing.T) {
+	b := backend(t, "Dogecoin", "http://127.0.0.1:1", "")
+	// Neuter looks the private key version up in btcd's registry.
+	if err := chaincfg.RegisterHDKeyID(MainNetParams.HDPublicKeyID[:], MainNetParams.HDPrivateKeyID[:]); err != nil {
+		t.Fatal(err)
+	}
+	master, err := hdkeychain.NewMaster(bytes.Repeat([]byte{7}, 32), MainNetParams)
+	if err != nil {
+		t.Fatal(err)
+	}
+	acct := master
+	for _, i := range []uint32{44, 3, 0} {
+		if acct, err = acct.Derive(hdkeychain.HardenedKeyStart + i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pub, err := acct.Neuter()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := pub.String()
+	if !strings.HasPrefix(s, "dgub") {
+		t.Fatalf("%s", s)
+	}
+	d, err := b.Xpub.ParseXpub(s)
+	if err != nil || d.ScriptType != bchain.XpubP2PKH || d.BasePath != "m/44'/3'/0'" {
+		t.Fatalf("%+v %v", d, err)
+	}
+	descs, err := b.Xpub.DeriveAddrDescs(d, 0, 0, 2)
+	if err != nil || len(descs) != 2 {
+		t.Fatal(err)
+	}
+	want, _ := acct.Derive(0)
+	want, _ = want.Derive(0)
+	wantAddr, _ := want.Address(MainNetParams)
+	addrs, _, err := b.Addresses.AddressesFromAddrDesc(descs[0])
+	if err != nil || len(addrs) != 1 || addrs[0] != wantAddr.EncodeAddress() || addrs[0][0] != 'D' {
+		t.Errorf("first receive address %v, want %s (%v)", addrs, wantAddr, err)
 	}
 }
