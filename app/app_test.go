@@ -130,6 +130,9 @@ func TestShippedConfigs(t *testing.T) {
 		"Bcash Testnet":    "bchtest:qp86jfla8084048rckpv85ht90falr050s03ejaesm",
 		"ECash":            "ecash:qrcl220pxeec78vnchwyh6fsdyf60uv9tca7668slm",
 	}
+	validAddress["Dogecoin"] = "DHZYinsaM9nW5piCMN639ELRKbZomThPnZ"
+	validAddress["Dogecoin Testnet"] = "neYNjrnowpYrbS4QanPngXBi6MQcX6FsWV"
+	validAddress["Namecoin"] = "N9dLs1zHRfZr5cJNjSrvhWrrUcmNSthdmz"
 	for _, name := range eth.NetworkNames() {
 		validAddress[name] = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed" // EIP-55
 	}

@@ -16,8 +16,10 @@ import (
 	"github.com/openexplorer/blockbook/bchain"
 	_ "github.com/openexplorer/blockbook/bchain/coins/bch" // registers Bitcoin Cash and eCash
 	_ "github.com/openexplorer/blockbook/bchain/coins/btc" // registers Bitcoin-type coins
+	_ "github.com/openexplorer/blockbook/bchain/coins/doge"
 	_ "github.com/openexplorer/blockbook/bchain/coins/eth" // registers Ethereum-type coins
 	_ "github.com/openexplorer/blockbook/bchain/coins/ltc" // registers Litecoin
+	_ "github.com/openexplorer/blockbook/bchain/coins/nmc"
 	"github.com/openexplorer/blockbook/db"
 )
 
