@@ -53,7 +53,7 @@ func mainNet() chaincfg.Params {
 	p.PubKeyHashAddrID = 76 // X...
 	p.ScriptHashAddrID = 16 // 7...
 	p.PrivateKeyID = 204
-	p.Bech32HRPSegwit = "" // no SegWit
+	p.Bech32HRPSegwit = ""                             // no SegWit
 	p.HDPublicKeyID = [4]byte{0x02, 0xfe, 0x52, 0xcc}  // drkp
 	p.HDPrivateKeyID = [4]byte{0x02, 0xfe, 0x52, 0xf8} // drkv
 	p.HDCoinType = 5

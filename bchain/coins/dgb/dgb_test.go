@@ -39,10 +39,10 @@ func TestParamsDigiByte(t *testing.T) {
 	}
 	p := parserFor(t, "DigiByte")
 	for addr, script := range map[string]string{
-		"DFDe9ne77eEUKUijjG4EpDwW9vDxckGgHN":         "76a9146e8d4f7f0dfeb5d69b9a2cf914a1a2e276312b2188ac",
-		"DPUnoXeaSDnNtQTa7U3nEMTYBVgJ6wVgCh":         "76a914c92bc70927a752deb91cf0361dcdb60bdac6a1d588ac",
-		"SgbK2hJXBUccpQgj41fR4VMZqVPesPZgzC":         "a914d3b07c1aaea886f8ceddedec440623f812e49ddc87",
-		"SRrevBM5bfZNpFJ4MhzaNfkTghYKoTB6LV":         "a914320d7056c33fd8d0f5bb9cf42d74133dc28d89bb87",
+		"DFDe9ne77eEUKUijjG4EpDwW9vDxckGgHN":          "76a9146e8d4f7f0dfeb5d69b9a2cf914a1a2e276312b2188ac",
+		"DPUnoXeaSDnNtQTa7U3nEMTYBVgJ6wVgCh":          "76a914c92bc70927a752deb91cf0361dcdb60bdac6a1d588ac",
+		"SgbK2hJXBUccpQgj41fR4VMZqVPesPZgzC":          "a914d3b07c1aaea886f8ceddedec440623f812e49ddc87",
+		"SRrevBM5bfZNpFJ4MhzaNfkTghYKoTB6LV":          "a914320d7056c33fd8d0f5bb9cf42d74133dc28d89bb87",
 		"dgb1qwdzu3cxvcte7g5f8ze4dsn83wf6x8zdvw927dx": "00147345c8e0ccc2f3e45127166ad84cf172746389ac",
 	} {
 		desc, err := p.AddrDescFromAddress(addr)
