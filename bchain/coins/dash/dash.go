@@ -75,6 +75,13 @@ func testNet() chaincfg.Params {
 
 // Coin names, shortcuts and ports follow Blockbook's dash*.json.
 func init() {
+	// Registering the networks lets btcd's key code map Dash's extended
+	// private key versions to the public ones.
+	for _, p := range []*chaincfg.Params{&MainNetParams, &TestNetParams} {
+		if err := chaincfg.Register(p); err != nil {
+			panic(err)
+		}
+	}
 	btc.Register("Dash", btc.Network{
 		Params: &MainNetParams, Shortcut: "DASH", Label: "Dash", Slip44: 5,
 		PublicPort: 9133, InternalPort: 9033,

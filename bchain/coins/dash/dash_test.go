@@ -97,9 +97,9 @@ func loadHex(t *testing.T, name string) []byte {
 
 // merkleRoot computes a block's merkle root from its txids (display order).
 func merkleRoot(txs []bchain.Tx) bchain.Hash {
-	level := make([]chainhash.Hash, len(txs))
+	level := make([]chainhash.Hash, 0, len(txs)+1)
 	for i := range txs {
-		level[i] = btc.InternalHash(txs[i].Txid)
+		level = append(level, btc.InternalHash(txs[i].Txid))
 	}
 	for len(level) > 1 {
 		if len(level)%2 == 1 {
