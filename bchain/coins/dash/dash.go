@@ -8,7 +8,8 @@
 // takes the id the node was asked for (the node vouches for it by serving
 // the block under that hash). For the same reason block downloads over P2P
 // (p2p_address) are refused for Dash: the peer's answer could not be
-// matched to the request.
+// matched to the request. The tests recompute real block ids with Dash's
+// JavaScript X11 (x11_test.go).
 package dash
 
 import (
