@@ -84,8 +84,9 @@ func genesisHeader(t *testing.T, ts int64, nonce uint32) []byte {
 
 // TestRealBlocksDigiByte decodes a real mainnet block recorded by
 // ElectrumX's block tests and checks its id, txids and merkle root
-// recompute; a real tx of Blockbook's DigiByte tests with its recorded
-// addresses; and the genesis headers of both networks, whose ids are the
+// recompute; real txs with their recorded addresses (P2PKH from
+// Blockbook's DigiByte tests, P2WPKH from Trust Wallet Core's); and the
+// genesis headers of both networks, whose ids are the
 // double SHA-256 whatever the mining algorithm.
 func TestRealBlocksDigiByte(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join("testdata", "digibyte_mainnet_4394891.json"))
@@ -136,6 +137,23 @@ func TestRealBlocksDigiByte(t *testing.T) {
 		addr  string
 		value uint64
 	}{{"DR1Scto7rRpTCAyNY6DFhRsZgG2vZ6rxLx", 9999258391}, {"DLwbcwUY5dwsdF9ezk8Uoga9V8eMB1Kb6B", 43209042217}} {
+		if a, _ := p.OutputAddresses(tx.Vout[i].Script); len(a) != 1 || a[0] != want.addr || tx.Vout[i].Value != want.value {
+			t.Errorf("output %d: %v %d", i, a, tx.Vout[i].Value)
+		}
+	}
+
+	// A mainnet tx paying a P2WPKH (dgb1) change output, recorded with its
+	// txid and addresses in Trust Wallet Core's DigiByte signing test (the
+	// tx was broadcast; the test links it on DigiByte explorers).
+	txRaw, _ = hex.DecodeString("0100000001c9f3b980ce441f3fb517a16e02a05fc4246ee6f8e54651e40414056d2771a522000000006a473044022009a77c264da0758b47d8401dadd2803228e557bb83f95e429596ffaa63fe464102207552823b3faff1c7ec45434fd409aa3642b13fb5c47814593dac73f316aece330121024e525e582452cece7b869532d9e354cfec58b71cbed76f7238c91274a64b2116ffffffff02b8191f3200000000160014bb8eeaa3532471203f4c876057475a25a721602300e1f505000000001976a9141d785f831292ad918302633fa98c089fc647324b88ac00000000")
+	tx, err = p.ParseTx(txRaw)
+	if err != nil || tx.Txid.String() != "2e725346df28cff3275c4087f2f365e041c6fb75d10bbd6c095abdd9716db53d" {
+		t.Fatalf("segwit-output tx: %+v %v", tx, err)
+	}
+	for i, want := range []struct {
+		addr  string
+		value uint64
+	}{{"dgb1qhw8w4g6ny3cjq06vsas9w366yknjzcpr6pawt6", 840899000}, {"D7pvLVQyJSqKpYPtpkfydjeFizNrafHcrT", 100000000}} {
 		if a, _ := p.OutputAddresses(tx.Vout[i].Script); len(a) != 1 || a[0] != want.addr || tx.Vout[i].Value != want.value {
 			t.Errorf("output %d: %v %d", i, a, tx.Vout[i].Value)
 		}
