@@ -129,6 +129,10 @@ func TestShippedConfigs(t *testing.T) {
 		"Bcash":            "bitcoincash:qqxgjelx8qk85t9xfk8g2zlunxmhxms6p55xarv2r5",
 		"Bcash Testnet":    "bchtest:qp86jfla8084048rckpv85ht90falr050s03ejaesm",
 		"ECash":            "ecash:qrcl220pxeec78vnchwyh6fsdyf60uv9tca7668slm",
+		"Dash":             "XkycBX1ykVXXs92pAi6ZQwZPEre9kSHHKH",
+		"Dash Testnet":     "yZw2EYuVkTNUzUqd7mfXRNhCMReonL99tu",
+		"DigiByte":         "dgb1qwdzu3cxvcte7g5f8ze4dsn83wf6x8zdvw927dx",
+		"DigiByte Testnet": "dgbt1qwdzu3cxvcte7g5f8ze4dsn83wf6x8zdvm0qxst",
 	}
 	validAddress["Dogecoin"] = "DHZYinsaM9nW5piCMN639ELRKbZomThPnZ"
 	validAddress["Dogecoin Testnet"] = "neYNjrnowpYrbS4QanPngXBi6MQcX6FsWV"

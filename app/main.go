@@ -14,8 +14,10 @@ import (
 	"syscall"
 
 	"github.com/openexplorer/blockbook/bchain"
-	_ "github.com/openexplorer/blockbook/bchain/coins/bch" // registers Bitcoin Cash and eCash
-	_ "github.com/openexplorer/blockbook/bchain/coins/btc" // registers Bitcoin-type coins
+	_ "github.com/openexplorer/blockbook/bchain/coins/bch"  // registers Bitcoin Cash and eCash
+	_ "github.com/openexplorer/blockbook/bchain/coins/btc"  // registers Bitcoin-type coins
+	_ "github.com/openexplorer/blockbook/bchain/coins/dash" // registers Dash
+	_ "github.com/openexplorer/blockbook/bchain/coins/dgb"  // registers DigiByte
 	_ "github.com/openexplorer/blockbook/bchain/coins/doge"
 	_ "github.com/openexplorer/blockbook/bchain/coins/eth" // registers Ethereum-type coins
 	_ "github.com/openexplorer/blockbook/bchain/coins/ltc" // registers Litecoin

@@ -1,0 +1,160 @@
+// Package dash registers Dash's networks: Bitcoin's block and tx encoding
+// without SegWit, plus DIP2 special transactions (a type in the upper 16
+// bits of a version 3 tx and an extra payload after the locktime).
+//
+// Dash identifies blocks by the X11 hash of the 80-byte header. No X11
+// implementation is available to this project, so the parser cannot
+// recompute block ids: a parsed block's Hash is left zero and the backend
+// takes the id the node was asked for (the node vouches for it by serving
+// the block under that hash). For the same reason block downloads over P2P
+// (p2p_address) are refused for Dash: the peer's answer could not be
+// matched to the request. The tests recompute real block ids with Dash's
+// JavaScript X11 (x11_test.go).
+package dash
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/btcsuite/btcd/chaincfg/v2"
+	"github.com/btcsuite/btcd/chainhash/v2"
+	"github.com/btcsuite/btcd/wire/v2"
+
+	"github.com/openexplorer/blockbook/bchain"
+	"github.com/openexplorer/blockbook/bchain/coins/btc"
+)
+
+// Network magics of Dash Core's chainparams.
+const (
+	mainnetMagic wire.BitcoinNet = 0xbd6b0cbf
+	testnetMagic wire.BitcoinNet = 0xffcae2ce
+)
+
+// MainNetParams and TestNetParams are Dash's address and key versions on
+// top of Bitcoin's parameters (which the parser uses only for those).
+var (
+	MainNetParams = mainNet()
+	TestNetParams = testNet()
+)
+
+func mustHash(s string) *chainhash.Hash {
+	h, err := chainhash.NewHashFromStr(s)
+	if err != nil {
+		panic(err)
+	}
+	return h
+}
+
+func mainNet() chaincfg.Params {
+	p := chaincfg.MainNetParams
+	p.Name = "dash-mainnet"
+	p.Net = mainnetMagic
+	p.GenesisHash = mustHash("00000ffd590b1485b3caadc19b22e6379c733355108f107a430458cdf3407ab6")
+	p.PubKeyHashAddrID = 76 // X...
+	p.ScriptHashAddrID = 16 // 7...
+	p.PrivateKeyID = 204
+	p.Bech32HRPSegwit = ""                             // no SegWit
+	p.HDPublicKeyID = [4]byte{0x02, 0xfe, 0x52, 0xcc}  // drkp
+	p.HDPrivateKeyID = [4]byte{0x02, 0xfe, 0x52, 0xf8} // drkv
+	p.HDCoinType = 5
+	return p
+}
+
+func testNet() chaincfg.Params {
+	p := chaincfg.TestNet3Params
+	p.Name = "dash-testnet"
+	p.Net = testnetMagic
+	p.GenesisHash = mustHash("00000bafbc94add76cb75e2ec92894837288a481e5c005f6563d91623bf8bc2c")
+	p.PubKeyHashAddrID = 140 // y...
+	p.ScriptHashAddrID = 19  // 8... or 9...
+	p.PrivateKeyID = 239
+	p.Bech32HRPSegwit = ""
+	p.HDCoinType = 1
+	return p
+}
+
+// Coin names, shortcuts and ports follow Blockbook's dash*.json.
+func init() {
+	// Registering the networks lets btcd's key code map Dash's extended
+	// private key versions to the public ones.
+	for _, p := range []*chaincfg.Params{&MainNetParams, &TestNetParams} {
+		if err := chaincfg.Register(p); err != nil {
+			panic(err)
+		}
+	}
+	btc.Register("Dash", btc.Network{
+		Params: &MainNetParams, Shortcut: "DASH", Label: "Dash", Slip44: 5,
+		PublicPort: 9133, InternalPort: 9033,
+		NewParser: newParser, Adjust: adjust, P2P: btc.P2POptions{NoWitness: true},
+	})
+	btc.Register("Dash Testnet", btc.Network{
+		Params: &TestNetParams, Shortcut: "tDASH", Label: "Dash Testnet", Slip44: 1, Testnet: true,
+		PublicPort: 19133, InternalPort: 19033,
+		NewParser: newParser, Adjust: adjust, P2P: btc.P2POptions{NoWitness: true},
+	})
+}
+
+func newParser(params *chaincfg.Params, _ *bchain.Config) (bchain.UtxoParser, error) {
+	return NewParser(params), nil
+}
+
+// adjust refuses P2P block downloads and takes block ids from the node, as
+// X11 cannot be computed here (see the package comment), and limits
+// accounts to the P2PKH keys Dash has.
+func adjust(b *bchain.Backend, node *btc.Node, cfg *bchain.Config) error {
+	var extra struct {
+		P2PAddress string `json:"p2p_address"`
+	}
+	if err := json.Unmarshal(cfg.Raw, &extra); err != nil {
+		return fmt.Errorf("%w: %v", bchain.ErrConfig, err)
+	}
+	if extra.P2PAddress != "" {
+		return fmt.Errorf("%w: p2p_address is not supported for Dash: its X11 block ids cannot be computed here to match a peer's blocks", bchain.ErrConfig)
+	}
+	b.Chain = &chain{BlockChain: b.Chain, raw: node, parser: b.Utxo}
+	if b.Xpub != nil {
+		b.Xpub = p2pkhOnly{b.Xpub}
+	}
+	return nil
+}
+
+// chain is the node's BlockChain with Block taking the block id from the
+// request instead of hashing the header.
+type chain struct {
+	bchain.BlockChain
+	raw    bchain.RawBlockSource
+	parser bchain.UtxoParser
+}
+
+// Block fetches a block by its id over RPC and decodes it; the node served
+// it under that id, which stands in for recomputing the X11 hash.
+func (c *chain) Block(ctx context.Context, hash bchain.Hash, height uint32) (*bchain.Block, error) {
+	raw, err := c.raw.RawBlock(ctx, hash)
+	if err != nil {
+		return nil, err
+	}
+	blk, err := c.parser.ParseBlock(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%w: block %s: %v", bchain.ErrNodeUnavailable, hash, err)
+	}
+	blk.Hash = hash
+	blk.Height = height
+	return blk, nil
+}
+
+// p2pkhOnly accepts only P2PKH accounts: Dash has no SegWit, so the
+// BIP49/BIP84 key versions the Bitcoin account parser defaults to would
+// derive addresses no Dash wallet uses.
+type p2pkhOnly struct{ bchain.XpubParser }
+
+func (p p2pkhOnly) ParseXpub(s string) (*bchain.XpubDescriptor, error) {
+	d, err := p.XpubParser.ParseXpub(s)
+	if err != nil {
+		return nil, err
+	}
+	if d.ScriptType != bchain.XpubP2PKH {
+		return nil, fmt.Errorf("%w: Dash accounts are P2PKH only", bchain.ErrInvalidXpub)
+	}
+	return d, nil
+}
