@@ -123,6 +123,13 @@ func TestShippedConfigs(t *testing.T) {
 		"Testnet4": "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx",
 		"Signet":   "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx",
 		"Regtest":  "bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080",
+		// Groestlcoin and Vertcoin: addresses recorded in Blockbook's parser tests.
+		"Groestlcoin":         "FtM4zAn9aVYgHgxmamWBgWPyZsb6RhvkA9",
+		"Groestlcoin Testnet": "tgrs1qejqxwzfld7zr6mf7ygqy5s5se5xq7vmt9lkd57",
+		"Groestlcoin Signet":  "tgrs1qejqxwzfld7zr6mf7ygqy5s5se5xq7vmt9lkd57",
+		"Groestlcoin Regtest": "grsrt1qejqxwzfld7zr6mf7ygqy5s5se5xq7vmtpe8j53",
+		"Vertcoin":            "vtc1qd80qaputavyhtvszlz9zprueqch0qd003g520j",
+		"Vertcoin Testnet":    "tvtc1qd80qaputavyhtvszlz9zprueqch0qd00x6hruc",
 	}
 	for _, name := range eth.NetworkNames() {
 		validAddress[name] = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed" // EIP-55

@@ -16,6 +16,8 @@ import (
 	"github.com/openexplorer/blockbook/bchain"
 	_ "github.com/openexplorer/blockbook/bchain/coins/btc" // registers Bitcoin-type coins
 	_ "github.com/openexplorer/blockbook/bchain/coins/eth" // registers Ethereum-type coins
+	_ "github.com/openexplorer/blockbook/bchain/coins/grs" // registers Groestlcoin
+	_ "github.com/openexplorer/blockbook/bchain/coins/vtc" // registers Vertcoin
 	"github.com/openexplorer/blockbook/db"
 )
 
