@@ -26,7 +26,7 @@ func genesis(t *testing.T, version int32, time, bits, nonce uint32) []byte {
 	key, _ := hex.DecodeString("04678afdb0fe5548271967f1a67130b7105cd6a828e03909a67962e0ea1f61deb649f6bc3f4cef38c4f35504e51ec112de5c384df7ba0b8d578a4c702b6bf11d5f")
 	sig := append([]byte{4, 0xff, 0xff, 0x00, 0x1d, 1, 4, byte(len(text))}, text...)
 	var tx bytes.Buffer
-	binary.Write(&tx, binary.LittleEndian, int32(1))
+	tx.Write(binary.LittleEndian.AppendUint32(nil, 1))
 	tx.Write([]byte{1})
 	tx.Write(make([]byte, 32))
 	tx.Write([]byte{0xff, 0xff, 0xff, 0xff, byte(len(sig))})
@@ -38,11 +38,11 @@ func genesis(t *testing.T, version int32, time, bits, nonce uint32) []byte {
 	tx.Write([]byte{0xac, 0, 0, 0, 0})
 	txid := sha256.Sum256(tx.Bytes()) // the merkle root of a one-tx block
 	var blk bytes.Buffer
-	binary.Write(&blk, binary.LittleEndian, version)
+	blk.Write(binary.LittleEndian.AppendUint32(nil, uint32(version)))
 	blk.Write(make([]byte, 32))
 	blk.Write(txid[:])
 	for _, v := range []uint32{time, bits, nonce} {
-		binary.Write(&blk, binary.LittleEndian, v)
+		blk.Write(binary.LittleEndian.AppendUint32(nil, v))
 	}
 	blk.Write([]byte{1})
 	blk.Write(tx.Bytes())

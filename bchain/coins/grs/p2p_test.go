@@ -33,13 +33,13 @@ func grsPeer(t *testing.T, ln net.Listener, magic wire.BitcoinNet, block []byte)
 		defer conn.Close()
 		_ = conn.SetDeadline(time.Now().Add(20 * time.Second))
 		send := func(cmd string, payload []byte) error {
-			hdr := make([]byte, 24)
-			binary.LittleEndian.PutUint32(hdr, uint32(magic))
-			copy(hdr[4:16], cmd)
-			binary.LittleEndian.PutUint32(hdr[16:], uint32(len(payload)))
+			frame := make([]byte, 24, 24+len(payload))
+			binary.LittleEndian.PutUint32(frame, uint32(magic))
+			copy(frame[4:16], cmd)
+			binary.LittleEndian.PutUint32(frame[16:], uint32(len(payload)))
 			sum := checksum4(payload)
-			copy(hdr[20:], sum[:])
-			_, err := conn.Write(append(hdr, payload...))
+			copy(frame[20:], sum[:])
+			_, err := conn.Write(append(frame[:24:24], payload...))
 			return err
 		}
 		recv := func() (string, []byte, error) {
@@ -99,7 +99,7 @@ func TestP2PGroestlcoinFraming(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer b.Close()
+	defer func() { _ = b.Close() }()
 	hash, _ := bchain.ParseHash(rec.Hash)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

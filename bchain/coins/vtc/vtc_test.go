@@ -23,21 +23,21 @@ func genesis(time, bits, nonce uint32) []byte {
 	const text = "01/09/2014 Germany to Help in Disposal of Syrian Chemical Weapons"
 	sig := append([]byte{0, 2, 0xe7, 0x03, byte(len(text))}, text...)
 	var tx bytes.Buffer
-	binary.Write(&tx, binary.LittleEndian, int32(1))
+	tx.Write(binary.LittleEndian.AppendUint32(nil, 1))
 	tx.Write([]byte{1})
 	tx.Write(make([]byte, 32))
 	tx.Write([]byte{0xff, 0xff, 0xff, 0xff, byte(len(sig))})
 	tx.Write(sig)
 	tx.Write([]byte{0xff, 0xff, 0xff, 0xff, 1})
-	binary.Write(&tx, binary.LittleEndian, int64(50e8))
+	tx.Write(binary.LittleEndian.AppendUint64(nil, 50e8))
 	tx.Write([]byte{0, 0, 0, 0, 0})
 	txid := chainhash.DoubleHashH(tx.Bytes())
 	var blk bytes.Buffer
-	binary.Write(&blk, binary.LittleEndian, int32(1))
+	blk.Write(binary.LittleEndian.AppendUint32(nil, 1))
 	blk.Write(make([]byte, 32))
 	blk.Write(txid[:])
 	for _, v := range []uint32{time, bits, nonce} {
-		binary.Write(&blk, binary.LittleEndian, v)
+		blk.Write(binary.LittleEndian.AppendUint32(nil, v))
 	}
 	blk.Write([]byte{1})
 	blk.Write(tx.Bytes())

@@ -53,7 +53,7 @@ func New() hash.Hash {
 func Sum512(data []byte) [Size]byte {
 	d := &digest{}
 	d.Reset()
-	d.Write(data)
+	d.write(data)
 	var out [Size]byte
 	d.Sum(out[:0])
 	return out
@@ -70,14 +70,19 @@ func (d *digest) Reset() {
 	d.n, d.blocks = 0, 0
 }
 
+// Write absorbs p; it never fails.
 func (d *digest) Write(p []byte) (int, error) {
-	total := len(p)
+	d.write(p)
+	return len(p), nil
+}
+
+func (d *digest) write(p []byte) {
 	if d.n > 0 {
 		k := copy(d.buf[d.n:], p)
 		d.n += k
 		p = p[k:]
 		if d.n < BlockSize {
-			return total, nil
+			return
 		}
 		d.compress(d.buf[:])
 		d.n = 0
@@ -87,7 +92,6 @@ func (d *digest) Write(p []byte) (int, error) {
 		p = p[BlockSize:]
 	}
 	d.n = copy(d.buf[:], p)
-	return total, nil
 }
 
 // Sum appends the digest of what was written so far; d is unchanged.
@@ -103,7 +107,7 @@ func (d *digest) Sum(in []byte) []byte {
 	}
 	blocks := c.blocks + uint64((c.n+padLen)/BlockSize)
 	binary.BigEndian.PutUint64(pad[padLen-8:padLen], blocks)
-	c.Write(pad[:padLen])
+	c.write(pad[:padLen])
 	// Output transformation: the last 512 bits of P(h) ⊕ h.
 	x := c.h
 	permute(&x, false)
