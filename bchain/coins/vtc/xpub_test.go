@@ -23,7 +23,7 @@ func TestXpubVertcoin(t *testing.T) {
 		t.Fatal(err)
 	}
 	for desc, addr := range map[string]string{
-		"xpub6CmMJaaUpYLYQJPRkjVAvqwsABqVRdDmxs7Y9k9GqXFdBkBz7Gtjb2VhxzCeYKuXkEzZ23MNRFj9tqjYS5UgvewWpxYmhWuwDiLR84spHS8":             "Vce16eJifb7HpuoTFEBJyKNLsBJPo7fM83",
+		"xpub6CmMJaaUpYLYQJPRkjVAvqwsABqVRdDmxs7Y9k9GqXFdBkBz7Gtjb2VhxzCeYKuXkEzZ23MNRFj9tqjYS5UgvewWpxYmhWuwDiLR84spHS8":           "Vce16eJifb7HpuoTFEBJyKNLsBJPo7fM83",
 		"sh(wpkh(xpub6D1pK4ozztYgDWaNcvgYjXTQoWNfzSgQY9poZkJWhhbCKYVjQdUmhkRYF6NkLPNzTohQ3KEMm1ZqzZAHTPPQYuDYzVmkXtTLzLYPDhjoUrm))": "3GKaSv31kZoxGwMs2Kp25ngoHRHi5pz2SP",
 		"wpkh(xpub6Cq877KwJnLWBSAoVoFLwoe7BbPhxxkpBkvEugZRzmWRsGqPJDJU3t8jWFuNWMR5uYLQuYPgypSR2F9HWjVaroCNtRqH43Chwjeox4je1yB)":     "vtc1qfe8v6c4r39fq8xnjgcpunt5spdfcxw63zzfwru",
 	} {
