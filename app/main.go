@@ -20,8 +20,10 @@ import (
 	_ "github.com/openexplorer/blockbook/bchain/coins/dgb"  // registers DigiByte
 	_ "github.com/openexplorer/blockbook/bchain/coins/doge"
 	_ "github.com/openexplorer/blockbook/bchain/coins/eth" // registers Ethereum-type coins
+	_ "github.com/openexplorer/blockbook/bchain/coins/grs" // registers Groestlcoin
 	_ "github.com/openexplorer/blockbook/bchain/coins/ltc" // registers Litecoin
 	_ "github.com/openexplorer/blockbook/bchain/coins/nmc"
+	_ "github.com/openexplorer/blockbook/bchain/coins/vtc" // registers Vertcoin
 	"github.com/openexplorer/blockbook/db"
 )
 

@@ -49,6 +49,9 @@ type P2POptions struct {
 	BlockHash func(header []byte) chainhash.Hash
 	// BlockInvType overrides the getdata inventory type (0: Bitcoin's).
 	BlockInvType wire.InvType
+	// Checksum is the 4-byte checksum of a message payload in the frame
+	// header; nil means the first bytes of double SHA-256.
+	Checksum func(payload []byte) [4]byte
 }
 
 // Coin names and defaults follow Blockbook's bitcoin*.json coin definitions.

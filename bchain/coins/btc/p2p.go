@@ -220,8 +220,33 @@ func (c *peerConn) pong(pingPayload []byte) error {
 }
 
 func (c *peerConn) write(msg wire.Message) error {
-	_, err := wire.WriteMessageWithEncodingN(c.conn, msg, wire.ProtocolVersion, c.net, wire.WitnessEncoding)
+	if c.opts.Checksum == nil {
+		_, err := wire.WriteMessageWithEncodingN(c.conn, msg, wire.ProtocolVersion, c.net, wire.WitnessEncoding)
+		return err
+	}
+	// The frame of a coin with its own checksum: magic, command, length,
+	// checksum, payload.
+	var payload bytes.Buffer
+	if err := msg.BtcEncode(&payload, wire.ProtocolVersion, wire.WitnessEncoding); err != nil {
+		return err
+	}
+	frame := make([]byte, wire.MessageHeaderSize, wire.MessageHeaderSize+payload.Len())
+	binary.LittleEndian.PutUint32(frame[0:4], uint32(c.net))
+	copy(frame[4:4+wire.CommandSize], msg.Command())
+	binary.LittleEndian.PutUint32(frame[16:20], uint32(payload.Len()))
+	sum := c.opts.Checksum(payload.Bytes())
+	copy(frame[20:24], sum[:])
+	_, err := c.conn.Write(append(frame, payload.Bytes()...))
 	return err
+}
+
+// checksum is the frame checksum of a payload.
+func (c *peerConn) checksum(payload []byte) []byte {
+	if c.opts.Checksum != nil {
+		sum := c.opts.Checksum(payload)
+		return sum[:]
+	}
+	return chainhash.DoubleHashB(payload)[:4]
 }
 
 // readFrame reads one message frame: a 24-byte header (network magic,
@@ -245,7 +270,7 @@ func (c *peerConn) readFrame() (string, []byte, error) {
 	if _, err := io.ReadFull(c.r, payload); err != nil {
 		return "", nil, err
 	}
-	if sum := chainhash.DoubleHashB(payload); !bytes.Equal(sum[:4], hdr[20:24]) {
+	if !bytes.Equal(c.checksum(payload), hdr[20:24]) {
 		return "", nil, fmt.Errorf("p2p: bad checksum of %s message", cmd)
 	}
 	return cmd, payload, nil

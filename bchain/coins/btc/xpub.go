@@ -13,6 +13,7 @@ import (
 	"github.com/btcsuite/btcd/btcec/v2/schnorr"
 	"github.com/btcsuite/btcd/btcutil/v2/hdkeychain"
 	"github.com/btcsuite/btcd/chaincfg/v2"
+	"github.com/btcsuite/btcd/chainhash/v2"
 	"github.com/btcsuite/btcd/txscript/v2"
 
 	"github.com/openexplorer/blockbook/bchain"
@@ -28,6 +29,16 @@ type XpubParser struct {
 	// versions maps the public key versions this network accepts to the
 	// script type a plain key of that version means.
 	versions map[uint32]bchain.XpubScriptType
+	// checksum is the coin's base58check checksum; nil means double SHA-256.
+	checksum func([]byte) [4]byte
+}
+
+// WithChecksum returns a copy of the parser for a coin whose extended keys
+// carry another base58check checksum (Groestlcoin's double Grøstl-512).
+func (p *XpubParser) WithChecksum(checksum func([]byte) [4]byte) *XpubParser {
+	q := *p
+	q.checksum = checksum
+	return &q
 }
 
 var _ bchain.XpubParser = (*XpubParser)(nil)
@@ -131,7 +142,11 @@ func (p *XpubParser) parseKey(s string) (*hdkeychain.ExtendedKey, bchain.XpubScr
 	if len(raw) == extKeyLen && raw[45] == 0 {
 		return nil, 0, invalidXpub("this is an extended private key; never send a private key (xprv, tprv, …) to a server: use the account's extended public key")
 	}
-	key, err := hdkeychain.NewKeyFromString(s)
+	s2, ok := p.withSHA256Checksum(s, raw)
+	if !ok {
+		return nil, 0, invalidXpub("extended key %s has a bad checksum (mistyped?)", abbrev(s))
+	}
+	key, err := hdkeychain.NewKeyFromString(s2)
 	switch {
 	case errors.Is(err, hdkeychain.ErrBadChecksum):
 		return nil, 0, invalidXpub("extended key %s has a bad checksum (mistyped?)", abbrev(s))
@@ -148,6 +163,21 @@ func (p *XpubParser) parseKey(s string) (*hdkeychain.ExtendedKey, bchain.XpubScr
 		return nil, 0, invalidXpub("extended key %s (%s) is not for %s: this server accepts %s", abbrev(s), versionName(version), p.params.Name, p.acceptedNames())
 	}
 	return key, st, nil
+}
+
+// withSHA256Checksum rewrites a key carrying the coin's own checksum to
+// the double SHA-256 checksum hdkeychain verifies; ok is false for an
+// 82-byte key whose coin checksum does not match. Without a coin checksum
+// the input is returned as it is.
+func (p *XpubParser) withSHA256Checksum(s string, raw []byte) (string, bool) {
+	if p.checksum == nil || len(raw) != extKeyLen {
+		return s, true
+	}
+	body := raw[:extKeyLen-4]
+	if sum := p.checksum(body); !slices.Equal(sum[:], raw[extKeyLen-4:]) {
+		return "", false
+	}
+	return base58.Encode(append(slices.Clip(body), chainhash.DoubleHashB(body)[:4]...)), true
 }
 
 func versionName(v uint32) string {
