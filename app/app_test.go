@@ -118,11 +118,13 @@ func TestForeignDatadirStopsTheProgram(t *testing.T) {
 // parser check here.
 func TestShippedConfigs(t *testing.T) {
 	validAddress := map[string]string{
-		"Bitcoin":  "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4",
-		"Testnet":  "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx",
-		"Testnet4": "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx",
-		"Signet":   "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx",
-		"Regtest":  "bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080",
+		"Bitcoin":       "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4",
+		"Testnet":       "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx",
+		"Testnet4":      "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx",
+		"Signet":        "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx",
+		"Regtest":       "bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080",
+		"Zcash":         "t1Y4yL14ACHaAbjemkdpW7nYNHWnv1yQbDA",
+		"Zcash Testnet": "tmGz4M4P2m3aPTriH3b1pzukMxhWykpVGni",
 	}
 	for _, name := range eth.NetworkNames() {
 		validAddress[name] = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed" // EIP-55

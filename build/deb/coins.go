@@ -45,6 +45,8 @@ var Coins = []Coin{
 	{Alias: "bitcoin_testnet4", User: "blockbook-bitcoin", Public: 19129, Internal: 19029, Params: "-enablesubnewtx -extendedindex"},
 	{Alias: "bitcoin_signet", User: "blockbook-bitcoin", Public: 19120, Internal: 19020},
 	{Alias: "bitcoin_regtest", User: "blockbook-bitcoin", Public: 19121, Internal: 19021},
+	{Alias: "zcash", User: "blockbook-zcash", Public: 9132, Internal: 9032, Params: "-resyncindexperiod=50000 -resyncmempoolperiod=3000"},
+	{Alias: "zcash_testnet", User: "blockbook-zcash", Public: 19132, Internal: 19032, Params: "-resyncindexperiod=50000 -resyncmempoolperiod=3000"},
 	{Alias: "ethereum", User: "blockbook-ethereum", Public: 9136, Internal: 9036},
 	{Alias: "ethereum_archive", User: "blockbook-ethereum", Public: 9116, Internal: 9016, Params: "-workers=16"},
 	{Alias: "ethereum_testnet_sepolia", User: "blockbook-ethereum", Public: 19176, Internal: 19076},

@@ -108,7 +108,7 @@ func TestParamsZcash(t *testing.T) {
 	if _, err := testParser().AddrDescFromAddress("t1Y4yL14ACHaAbjemkdpW7nYNHWnv1yQbDA"); err == nil {
 		t.Error("testnet parser accepted a t1 address")
 	}
-	if _, err := mainParser().AddrDescFromAddress("tmRGc4CD1UyUdbSJmTUzcB6oDqk4qUaHnnh"); err == nil {
+	if _, err := mainParser().AddrDescFromAddress("tmGz4M4P2m3aPTriH3b1pzukMxhWykpVGni"); err == nil {
 		t.Error("mainnet parser accepted a tm address")
 	}
 	for _, bad := range []string{"", "1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2", "t1Y4yL14ACHaAbjemkdpW7nYNHWnv1yQbDB", strings.Repeat("t", 200)} {
@@ -208,18 +208,27 @@ func joinSplitTx(t *testing.T) blockbookTx {
 // and every output renders as a t-address of its network.
 func TestRealBlocksZcash(t *testing.T) {
 	for _, tc := range []struct {
-		name, next string
-		parser     *Parser
-		version    int32 // a tx version the block must contain
-		lead       string
+		coin, name, next string
+		version          int32 // a tx version the block must contain
+		leads            []string
 	}{
-		{name: "block-main-0-000-001", parser: mainParser(), version: 1, lead: "t"},
-		{name: "block-main-0-419-201", parser: mainParser(), version: 4, lead: "t"},
-		{name: "block-main-1-687-106", next: "block-main-1-687-107", parser: mainParser(), version: 5, lead: "t"},
-		{name: "block-main-1-687-107", parser: mainParser(), version: 5, lead: "t"},
-		{name: "block-test-1-842-421", parser: testParser(), version: 5, lead: "t"},
+		{coin: "Zcash", name: "block-main-0-000-001", version: 1, leads: []string{"t1", "t3"}},
+		{coin: "Zcash", name: "block-main-0-419-201", version: 4, leads: []string{"t1", "t3"}},
+		{coin: "Zcash", name: "block-main-1-687-106", next: "block-main-1-687-107", version: 5, leads: []string{"t1", "t3"}},
+		{coin: "Zcash", name: "block-main-1-687-107", version: 5, leads: []string{"t1", "t3"}},
+		{coin: "Zcash Testnet", name: "block-test-1-842-421", version: 5, leads: []string{"tm", "t2"}},
 	} {
-		blk, err := tc.parser.ParseBlock(readBlock(t, tc.name))
+		// The parser the registered network builds.
+		n, ok := btc.NetworkFor(tc.coin)
+		if !ok {
+			t.Fatalf("%s is not registered", tc.coin)
+		}
+		up, err := n.NewParser(n.Params, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parser := up.(*Parser)
+		blk, err := parser.ParseBlock(readBlock(t, tc.name))
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
@@ -227,7 +236,7 @@ func TestRealBlocksZcash(t *testing.T) {
 			t.Errorf("%s: txids give merkle root %s, header has %s", tc.name, got, blk.MerkleRoot)
 		}
 		if tc.next != "" {
-			next, err := tc.parser.ParseBlock(readBlock(t, tc.next))
+			next, err := parser.ParseBlock(readBlock(t, tc.next))
 			if err != nil || next.Prev != blk.Hash {
 				t.Errorf("%s: hash %s is not the next block's prev (%v)", tc.name, blk.Hash, err)
 			}
@@ -236,13 +245,13 @@ func TestRealBlocksZcash(t *testing.T) {
 		for i := range blk.Txs {
 			tx := &blk.Txs[i]
 			seen[tx.Version]++
-			again, err := tc.parser.ParseTx(tx.Raw)
+			again, err := parser.ParseTx(tx.Raw)
 			if err != nil || again.Txid != tx.Txid {
 				t.Errorf("%s tx %d: ParseTx of its raw bytes: %v", tc.name, i, err)
 			}
 			for n, o := range tx.Vout {
-				addrs, ok := tc.parser.OutputAddresses(o.Script)
-				if !ok || len(addrs) != 1 || !strings.HasPrefix(addrs[0], tc.lead) {
+				addrs, ok := parser.OutputAddresses(o.Script)
+				if !ok || len(addrs) != 1 || !(strings.HasPrefix(addrs[0], tc.leads[0]) || strings.HasPrefix(addrs[0], tc.leads[1])) {
 					t.Errorf("%s %s:%d: script %x renders as %v", tc.name, tx.Txid, n, o.Script, addrs)
 				}
 			}

@@ -17,7 +17,7 @@ import (
 // actions. zebrad has no fee estimator and zcashd's wallet pays this fee
 // too, so it is the estimate when the node gives none. As a rate it is
 // spread over the smallest ordinary payment, a v5 tx with one P2PKH input
-// and two P2PKH outputs (241 bytes), rounded up: 41,494.8 -> 41,495 zat/kB.
+// and two P2PKH outputs (241 bytes), rounded up: 41,493.8 -> 41,494 zat/kB.
 const (
 	zip317MarginalFee = 5000
 	zip317GraceAction = 2
