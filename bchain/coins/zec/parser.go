@@ -246,3 +246,7 @@ func (p *Parser) OutputAddresses(script []byte) ([]string, bool) {
 	addrs, ok, _ := p.AddressesFromAddrDesc(desc)
 	return addrs, ok
 }
+
+// HasShieldedPools tells the API that inputs minus outputs is not a Zcash
+// tx's fee where the tx's ValueBalance is not at hand (txslight).
+func (p *Parser) HasShieldedPools() bool { return true }

@@ -336,3 +336,6 @@ func TestZIP244Personalizations(t *testing.T) {
 	}
 	_ = sha256.Size
 }
+
+// The API leaves out txslight fees only for parsers that say so.
+var _ interface{ HasShieldedPools() bool } = (*Parser)(nil)
