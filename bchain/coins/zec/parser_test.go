@@ -25,7 +25,7 @@ func readBlock(t testing.TB, name string) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	raw, err := io.ReadAll(bzip2.NewReader(f))
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
@@ -39,9 +39,9 @@ func testParser() *Parser { return NewParser(TestNetParams, TestNetPrefixes) }
 // merkleRoot recomputes a block's merkle root from its txids (Bitcoin's
 // tree, which Zcash keeps; v5 leaves are the ZIP 244 txids).
 func merkleRoot(txs []bchain.Tx) bchain.Hash {
-	level := make([]chainhash.Hash, len(txs))
+	level := make([]chainhash.Hash, 0, len(txs)+1)
 	for i := range txs {
-		level[i] = btc.InternalHash(txs[i].Txid)
+		level = append(level, btc.InternalHash(txs[i].Txid))
 	}
 	for len(level) > 1 {
 		if len(level)%2 == 1 {

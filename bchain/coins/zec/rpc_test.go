@@ -63,7 +63,7 @@ func newTestBackend(t *testing.T, s *rpcServer, extra string) (*bchain.Backend, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	return bchain.NewBackend(cfg, bchain.Env{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Metrics: prometheus.NewRegistry()})
+	return bchain.NewBackend(cfg, bchain.Env{Log: slog.New(slog.DiscardHandler), Metrics: prometheus.NewRegistry()})
 }
 
 func ctx(t *testing.T) context.Context {

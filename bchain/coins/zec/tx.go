@@ -17,7 +17,7 @@ const (
 	nu5GroupID        = 0x26A7270A
 
 	jsFieldsSize   = 8 + 8 + 32 + 2*32 + 2*32 + 32 + 32 + 2*32 + 2*601 // JoinSplit without its proof
-	bctvProofSize  = 296                                             // PHGR13 proofs of v2/v3 JoinSplits
+	bctvProofSize  = 296                                               // PHGR13 proofs of v2/v3 JoinSplits
 	grothProofSize = 192
 
 	saplingSpendV4  = 32 + 32 + 32 + 32 + grothProofSize + 64 // cv, anchor, nullifier, rk, proof, spendAuthSig
@@ -113,7 +113,7 @@ type tin struct {
 }
 
 type tout struct {
-	value int64
+	value  int64
 	script []byte
 	raw    []byte // value and length-prefixed script as serialized
 }
@@ -283,7 +283,7 @@ func decodeV5(r *reader, t *ztx) {
 		}
 		t.orchardBalance = r.i64()
 		t.orchardAnchor = r.bytes(32)
-		r.bytes(r.compact(1))              // proofsOrchard
+		r.bytes(r.compact(1))             // proofsOrchard
 		r.bytes(t.orchardActions*64 + 64) // spendAuthSigs, bindingSig
 	}
 }
