@@ -1,6 +1,7 @@
 package zec
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/btcsuite/btcd/address/v2"
+	"github.com/btcsuite/btcd/btcutil/v2/hdkeychain"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/openexplorer/blockbook/bchain"
@@ -153,5 +156,46 @@ func TestZcashRejectsP2PAddress(t *testing.T) {
 	_, err := newTestBackend(t, &rpcServer{}, `,"p2p_address":"127.0.0.1:8233"`)
 	if !errors.Is(err, bchain.ErrConfig) {
 		t.Errorf("p2p_address: %v, want a config error", err)
+	}
+}
+
+// TestZcashAccounts: a BIP44 account key of the Zcash backend derives
+// P2PKH descriptors that render as the t1 addresses of its child keys.
+func TestZcashAccounts(t *testing.T) {
+	b, err := newTestBackend(t, &rpcServer{}, `,"xpub_magic":76067358`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	master, err := hdkeychain.NewMaster(bytes.Repeat([]byte{7}, 32), MainNetParams)
+	if err != nil {
+		t.Fatal(err)
+	}
+	acct := master
+	for _, i := range []uint32{44, 133, 0} {
+		if acct, err = acct.Derive(hdkeychain.HardenedKeyStart + i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pub, err := acct.Neuter()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := b.Xpub.ParseXpub(pub.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	descs, err := b.Xpub.DeriveAddrDescs(d, 0, 0, 3)
+	if err != nil || len(descs) != 3 {
+		t.Fatalf("derive: %v %d", err, len(descs))
+	}
+	ext, _ := pub.Derive(0)
+	for i, desc := range descs {
+		child, _ := ext.Derive(uint32(i))
+		key, _ := child.ECPubKey()
+		want := encodeAddress(MainNetPrefixes.PubKeyHash, address.Hash160(key.SerializeCompressed()))
+		addrs, ok, err := b.Addresses.AddressesFromAddrDesc(desc)
+		if err != nil || !ok || len(addrs) != 1 || addrs[0] != want || !strings.HasPrefix(want, "t1") {
+			t.Errorf("index %d: %v %v %v, want %s", i, addrs, ok, err, want)
+		}
 	}
 }
