@@ -118,9 +118,12 @@ type Specific struct {
 	SaplingSpends          int   `json:"saplingSpends"`
 	SaplingOutputs         int   `json:"saplingOutputs"`
 	OrchardActions         int   `json:"orchardActions"`
-	JoinSplits             int   `json:"joinSplits"`
-	JoinSplitVpubOldZat    int64 `json:"joinSplitVpubOldZat"`
-	JoinSplitVpubNewZat    int64 `json:"joinSplitVpubNewZat"`
+	// Ironwood is the v6 (NU6.3) pool.
+	IronwoodValueBalanceZat int64 `json:"ironwoodValueBalanceZat,omitempty"`
+	IronwoodActions         int   `json:"ironwoodActions,omitempty"`
+	JoinSplits              int   `json:"joinSplits"`
+	JoinSplitVpubOldZat     int64 `json:"joinSplitVpubOldZat"`
+	JoinSplitVpubNewZat     int64 `json:"joinSplitVpubNewZat"`
 }
 
 // decodeBchainTx decodes one tx at the start of raw into tx.
@@ -164,8 +167,9 @@ func decodeBchainTx(raw []byte, tx *bchain.Tx) (int, error) {
 func (t *ztx) specific(vb int64) *Specific {
 	s := &Specific{
 		Version: t.version, Overwintered: t.overwintered, ExpiryHeight: t.expiry, ValueBalanceZat: vb,
-		SaplingValueBalanceZat: t.saplingBalance, OrchardValueBalanceZat: t.orchardBalance,
-		SaplingSpends: t.saplingSpends, SaplingOutputs: t.saplingOutputs, OrchardActions: t.orchardActions,
+		SaplingValueBalanceZat: t.saplingBalance, OrchardValueBalanceZat: t.orchard.balance,
+		SaplingSpends: t.saplingSpends, SaplingOutputs: t.saplingOutputs, OrchardActions: len(t.orchard.actions),
+		IronwoodValueBalanceZat: t.ironwood.balance, IronwoodActions: len(t.ironwood.actions),
 		JoinSplits: len(t.joinSplits),
 	}
 	if t.overwintered {

@@ -329,7 +329,8 @@ func TestZIP244Personalizations(t *testing.T) {
 	for _, s := range []string{"ZTxIdHeadersHash", "ZTxIdTranspaHash", "ZTxIdPrevoutHash", "ZTxIdSequencHash",
 		"ZTxIdOutputsHash", "ZTxIdSaplingHash", "ZTxIdSSpendsHash", "ZTxIdSSpendCHash", "ZTxIdSSpendNHash",
 		"ZTxIdSOutputHash", "ZTxIdSOutC__Hash", "ZTxIdSOutM__Hash", "ZTxIdSOutN__Hash", "ZTxIdOrchardHash",
-		"ZTxIdOrcActCHash", "ZTxIdOrcActMHash", "ZTxIdOrcActNHash"} {
+		"ZTxIdOrcActCHash", "ZTxIdOrcActMHash", "ZTxIdOrcActNHash", "ZTxIdSSpendNH_v6", orchardV6.bundle,
+		ironwoodV6.bundle, ironwoodV6.compact, ironwoodV6.memos, ironwoodV6.noncompact} {
 		if len(s) != 16 {
 			t.Errorf("%q has %d bytes", s, len(s))
 		}

@@ -10,11 +10,13 @@ import (
 // Zcash transaction formats (protocol spec section 7.1, ZIPs 202, 225, 243):
 // v1 is Bitcoin's; v2 adds Sprout JoinSplits; v3 (Overwinter) and v4
 // (Sapling) set the overwintered bit and add a version group id and expiry
-// height; v5 (NU5, ZIP 225) reorders the header and adds Orchard.
+// height; v5 (NU5, ZIP 225) reorders the header and adds Orchard; v6 (NU6.3)
+// appends an Ironwood bundle, laid out as Orchard's.
 const (
 	overwinterGroupID = 0x03C48270
 	saplingGroupID    = 0x892F2085
 	nu5GroupID        = 0x26A7270A
+	nu63GroupID       = 0xD884B698 // v6 (NU6.3): v5 plus an Ironwood bundle
 
 	jsFieldsSize   = 8 + 8 + 32 + 2*32 + 2*32 + 32 + 32 + 2*32 + 2*601 // JoinSplit without its proof
 	bctvProofSize  = 296                                               // PHGR13 proofs of v2/v3 JoinSplits
@@ -139,16 +141,21 @@ type ztx struct {
 	saplingBalance int64
 	saplingSpends  int
 	saplingOutputs int
-	orchardActions int
-	orchardBalance int64
-	orchardFlags   byte
+	orchard        actionBundle
+	ironwood       actionBundle // v6 only
 	// v5 pieces hashed into the txid (ZIP 244).
 	saplingAnchor []byte
 	saplingSpendV [][]byte // cv||nullifier||rk per spend
 	saplingOutV   [][]byte // cv||cmu||epk||enc||out per output
-	orchardAnchor []byte
-	orchardActV   [][]byte
 	size          int
+}
+
+// actionBundle is an Orchard-protocol bundle (Orchard's, or v6's Ironwood).
+type actionBundle struct {
+	actions [][]byte // cv||nullifier||rk||cmx||epk||enc||out per action
+	flags   byte
+	balance int64
+	anchor  []byte
 }
 
 // decodeTx decodes one tx from the start of raw; it returns the tx and its length.
@@ -168,7 +175,8 @@ func decodeTx(raw []byte) (*ztx, error) {
 	case t.overwintered && t.version == 3 && t.groupID == overwinterGroupID,
 		t.overwintered && t.version == 4 && t.groupID == saplingGroupID:
 		decodeV3V4(r, t)
-	case t.overwintered && t.version == 5 && t.groupID == nu5GroupID:
+	case t.overwintered && t.version == 5 && t.groupID == nu5GroupID,
+		t.overwintered && t.version == 6 && t.groupID == nu63GroupID:
 		decodeV5(r, t)
 	default:
 		return nil, fmt.Errorf("unsupported tx version %d (overwintered %v, version group %08x)", t.version, t.overwintered, t.groupID)
@@ -272,28 +280,38 @@ func decodeV5(r *reader, t *ztx) {
 	if t.saplingSpends+t.saplingOutputs > 0 {
 		r.bytes(64) // bindingSigSapling
 	}
-	t.orchardActions = r.compact(orchardAction)
-	t.orchardActV = make([][]byte, t.orchardActions)
-	for i := range t.orchardActV {
-		t.orchardActV[i] = r.bytes(orchardAction)
-	}
-	if t.orchardActions > 0 {
-		if f := r.bytes(1); f != nil {
-			t.orchardFlags = f[0]
-		}
-		t.orchardBalance = r.i64()
-		t.orchardAnchor = r.bytes(32)
-		r.bytes(r.compact(1))             // proofsOrchard
-		r.bytes(t.orchardActions*64 + 64) // spendAuthSigs, bindingSig
+	t.orchard = decodeActions(r)
+	if t.version == 6 {
+		t.ironwood = decodeActions(r)
 	}
 }
 
+// decodeActions reads an Orchard-protocol bundle (ZIP 225's Orchard fields).
+func decodeActions(r *reader) actionBundle {
+	var b actionBundle
+	b.actions = make([][]byte, r.compact(orchardAction))
+	for i := range b.actions {
+		b.actions[i] = r.bytes(orchardAction)
+	}
+	if len(b.actions) > 0 {
+		if f := r.bytes(1); f != nil {
+			b.flags = f[0]
+		}
+		b.balance = r.i64()
+		b.anchor = r.bytes(32)
+		r.bytes(r.compact(1))           // proofs
+		r.bytes(len(b.actions)*64 + 64) // spendAuthSigs, bindingSig
+	}
+	return b
+}
+
 // valueBalance is the net value entering the transparent part from the
-// shielded pools: Sapling's and Orchard's balances plus each JoinSplit's
+// shielded pools: Sapling's, Orchard's and Ironwood's balances plus each JoinSplit's
 // vpub_new - vpub_old. ok is false when the sum leaves int64 (invalid tx).
 func (t *ztx) valueBalance() (int64, bool) {
 	sum := t.saplingBalance
-	ok := addOK(&sum, t.orchardBalance)
+	ok := addOK(&sum, t.orchard.balance)
+	ok = addOK(&sum, t.ironwood.balance) && ok
 	for _, js := range t.joinSplits {
 		ok = addOK(&sum, js.vpubNew) && ok
 		ok = addOK(&sum, -js.vpubOld) && ok && js.vpubOld != math.MinInt64

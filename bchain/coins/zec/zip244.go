@@ -15,8 +15,13 @@ func (t *ztx) txid(raw []byte) [32]byte {
 	var branch [4]byte
 	binary.LittleEndian.PutUint32(branch[:], t.branchID)
 	var out [32]byte
-	copy(out[:], personalHash("ZcashTxHash_"+string(branch[:]),
-		t.headerDigest(), t.transparentDigest(), t.saplingDigest(), t.orchardDigest()))
+	parts := [][]byte{t.headerDigest(), t.transparentDigest(), t.saplingDigest()}
+	if t.version == 5 {
+		parts = append(parts, actionsDigest(&t.orchard, orchardV5))
+	} else { // v6 (ZIP 229 and the Ironwood pool)
+		parts = append(parts, actionsDigest(&t.orchard, orchardV6), actionsDigest(&t.ironwood, ironwoodV6))
+	}
+	copy(out[:], personalHash("ZcashTxHash_"+string(branch[:]), parts...))
 	return out
 }
 
@@ -57,11 +62,16 @@ func (t *ztx) saplingDigest() []byte {
 		spends = personalHash("ZTxIdSSpendsHash")
 	} else {
 		c := newBlake2b(32, []byte("ZTxIdSSpendCHash"))
-		n := newBlake2b(32, []byte("ZTxIdSSpendNHash"))
+		// v6 moves the anchor out of the txid (into the auth digest).
+		person, anchor := "ZTxIdSSpendNHash", t.saplingAnchor
+		if t.version >= 6 {
+			person, anchor = "ZTxIdSSpendNH_v6", nil
+		}
+		n := newBlake2b(32, []byte(person))
 		for _, s := range t.saplingSpendV { // cv 0:32, nullifier 32:64, rk 64:96
 			_, _ = c.Write(s[32:64])
 			_, _ = n.Write(s[0:32])
-			_, _ = n.Write(t.saplingAnchor)
+			_, _ = n.Write(anchor)
 			_, _ = n.Write(s[64:96])
 		}
 		spends = personalHash("ZTxIdSSpendsHash", c.Sum(), n.Sum())
@@ -85,14 +95,28 @@ func (t *ztx) saplingDigest() []byte {
 	return personalHash("ZTxIdSaplingHash", spends, outputs, le64(t.saplingBalance))
 }
 
-func (t *ztx) orchardDigest() []byte {
-	if t.orchardActions == 0 {
-		return personalHash("ZTxIdOrchardHash")
+// actionDigests are the personalizations of an Orchard-protocol bundle's
+// txid digest: the bundle, its actions' compact, memo and other parts, and
+// whether the anchor is hashed (only v5 Orchard's).
+type actionDigests struct {
+	bundle, compact, memos, noncompact string
+	anchor                             bool
+}
+
+var (
+	orchardV5  = actionDigests{"ZTxIdOrchardHash", "ZTxIdOrcActCHash", "ZTxIdOrcActMHash", "ZTxIdOrcActNHash", true}
+	orchardV6  = actionDigests{"ZTxIdOrchardH_v6", "ZTxIdOrcActCHash", "ZTxIdOrcActMHash", "ZTxIdOrcActNHash", false}
+	ironwoodV6 = actionDigests{"ZTxIdIronwd_H_v6", "ZTxIdIrnActCH_v6", "ZTxIdIrnActMH_v6", "ZTxIdIrnActNH_v6", false}
+)
+
+func actionsDigest(b *actionBundle, d actionDigests) []byte {
+	if len(b.actions) == 0 {
+		return personalHash(d.bundle)
 	}
-	c := newBlake2b(32, []byte("ZTxIdOrcActCHash"))
-	m := newBlake2b(32, []byte("ZTxIdOrcActMHash"))
-	n := newBlake2b(32, []byte("ZTxIdOrcActNHash"))
-	for _, a := range t.orchardActV { // cv 0:32, nf 32:64, rk 64:96, cmx 96:128, epk 128:160, enc 160:740, out 740:820
+	c := newBlake2b(32, []byte(d.compact))
+	m := newBlake2b(32, []byte(d.memos))
+	n := newBlake2b(32, []byte(d.noncompact))
+	for _, a := range b.actions { // cv 0:32, nf 32:64, rk 64:96, cmx 96:128, epk 128:160, enc 160:740, out 740:820
 		enc := a[160 : 160+encCiphertext]
 		_, _ = c.Write(a[32:64])
 		_, _ = c.Write(a[96:160])
@@ -103,5 +127,9 @@ func (t *ztx) orchardDigest() []byte {
 		_, _ = n.Write(enc[564:])
 		_, _ = n.Write(a[160+encCiphertext:])
 	}
-	return personalHash("ZTxIdOrchardHash", c.Sum(), m.Sum(), n.Sum(), []byte{t.orchardFlags}, le64(t.orchardBalance), t.orchardAnchor)
+	var anchor []byte
+	if d.anchor {
+		anchor = b.anchor
+	}
+	return personalHash(d.bundle, c.Sum(), m.Sum(), n.Sum(), []byte{b.flags}, le64(b.balance), anchor)
 }
