@@ -141,6 +141,8 @@ func TestShippedConfigs(t *testing.T) {
 		"Groestlcoin Regtest": "grsrt1qejqxwzfld7zr6mf7ygqy5s5se5xq7vmtpe8j53",
 		"Vertcoin":            "vtc1qd80qaputavyhtvszlz9zprueqch0qd003g520j",
 		"Vertcoin Testnet":    "tvtc1qd80qaputavyhtvszlz9zprueqch0qd00x6hruc",
+		"Zcash":               "t1Y4yL14ACHaAbjemkdpW7nYNHWnv1yQbDA",
+		"Zcash Testnet":       "tmGz4M4P2m3aPTriH3b1pzukMxhWykpVGni",
 	}
 	validAddress["Dogecoin"] = "DHZYinsaM9nW5piCMN639ELRKbZomThPnZ"
 	validAddress["Dogecoin Testnet"] = "neYNjrnowpYrbS4QanPngXBi6MQcX6FsWV"

@@ -24,6 +24,7 @@ import (
 	_ "github.com/openexplorer/blockbook/bchain/coins/ltc" // registers Litecoin
 	_ "github.com/openexplorer/blockbook/bchain/coins/nmc"
 	_ "github.com/openexplorer/blockbook/bchain/coins/vtc" // registers Vertcoin
+	_ "github.com/openexplorer/blockbook/bchain/coins/zec" // registers Zcash
 	"github.com/openexplorer/blockbook/db"
 )
 

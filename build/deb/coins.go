@@ -64,6 +64,8 @@ var Coins = []Coin{
 	{Alias: "groestlcoin_testnet", User: "blockbook-groestlcoin", Public: 19145, Internal: 19045, Params: "-enablesubnewtx -extendedindex"},
 	{Alias: "groestlcoin_regtest", User: "blockbook-groestlcoin", Public: 19146, Internal: 19046},
 	{Alias: "groestlcoin_signet", User: "blockbook-groestlcoin", Public: 19147, Internal: 19047},
+	{Alias: "zcash", User: "blockbook-zcash", Public: 9132, Internal: 9032, Params: "-resyncindexperiod=50000 -resyncmempoolperiod=3000"},
+	{Alias: "zcash_testnet", User: "blockbook-zcash", Public: 19132, Internal: 19032, Params: "-resyncindexperiod=50000 -resyncmempoolperiod=3000"},
 	{Alias: "ethereum", User: "blockbook-ethereum", Public: 9136, Internal: 9036},
 	{Alias: "ethereum_archive", User: "blockbook-ethereum", Public: 9116, Internal: 9016, Params: "-workers=16"},
 	{Alias: "ethereum_testnet_sepolia", User: "blockbook-ethereum", Public: 19176, Internal: 19076},
