@@ -18,13 +18,13 @@ import (
 	_ "github.com/openexplorer/blockbook/bchain/coins/btc"  // registers Bitcoin-type coins
 	_ "github.com/openexplorer/blockbook/bchain/coins/dash" // registers Dash
 	_ "github.com/openexplorer/blockbook/bchain/coins/dgb"  // registers DigiByte
-	_ "github.com/openexplorer/blockbook/bchain/coins/doge"
-	_ "github.com/openexplorer/blockbook/bchain/coins/eth" // registers Ethereum-type coins
-	_ "github.com/openexplorer/blockbook/bchain/coins/grs" // registers Groestlcoin
-	_ "github.com/openexplorer/blockbook/bchain/coins/ltc" // registers Litecoin
-	_ "github.com/openexplorer/blockbook/bchain/coins/nmc"
-	_ "github.com/openexplorer/blockbook/bchain/coins/vtc" // registers Vertcoin
-	_ "github.com/openexplorer/blockbook/bchain/coins/zec" // registers Zcash
+	_ "github.com/openexplorer/blockbook/bchain/coins/doge" // registers Dogecoin
+	_ "github.com/openexplorer/blockbook/bchain/coins/eth"  // registers Ethereum-type coins
+	_ "github.com/openexplorer/blockbook/bchain/coins/grs"  // registers Groestlcoin
+	_ "github.com/openexplorer/blockbook/bchain/coins/ltc"  // registers Litecoin
+	_ "github.com/openexplorer/blockbook/bchain/coins/nmc"  // registers Namecoin
+	_ "github.com/openexplorer/blockbook/bchain/coins/vtc"  // registers Vertcoin
+	_ "github.com/openexplorer/blockbook/bchain/coins/zec"  // registers Zcash
 	"github.com/openexplorer/blockbook/db"
 )
 
