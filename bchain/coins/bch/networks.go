@@ -69,9 +69,7 @@ func init() {
 func adjust(decimals int) func(*bchain.Backend, *btc.Node, *bchain.Config) error {
 	return func(b *bchain.Backend, node *btc.Node, _ *bchain.Config) error {
 		b.Fees = &feeEstimator{node: node, unit: math.Pow10(decimals)}
-		if b.Xpub != nil {
-			b.Xpub = p2pkhOnly{b.Xpub}
-		}
+		b.Xpub = btc.P2PKHAccounts(b.Xpub)
 		return nil
 	}
 }
@@ -110,19 +108,4 @@ func (f *feeEstimator) toBase(n json.Number) (int64, error) {
 		return 0, fmt.Errorf("invalid fee rate %q", n)
 	}
 	return int64(math.Round(v * f.unit)), nil
-}
-
-// p2pkhOnly refuses accounts of SegWit and Taproot script types, which do
-// not exist on these chains.
-type p2pkhOnly struct{ bchain.XpubParser }
-
-func (x p2pkhOnly) ParseXpub(s string) (*bchain.XpubDescriptor, error) {
-	d, err := x.XpubParser.ParseXpub(s)
-	if err != nil {
-		return nil, err
-	}
-	if d.ScriptType != bchain.XpubP2PKH {
-		return nil, fmt.Errorf("%w: only P2PKH (BIP44) accounts exist on this chain", bchain.ErrInvalidXpub)
-	}
-	return d, nil
 }

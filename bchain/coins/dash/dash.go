@@ -113,9 +113,7 @@ func adjust(b *bchain.Backend, node *btc.Node, cfg *bchain.Config) error {
 		return fmt.Errorf("%w: p2p_address is not supported for Dash: its X11 block ids cannot be computed here to match a peer's blocks", bchain.ErrConfig)
 	}
 	b.Chain = &chain{BlockChain: b.Chain, raw: node, parser: b.Utxo}
-	if b.Xpub != nil {
-		b.Xpub = p2pkhOnly{b.Xpub}
-	}
+	b.Xpub = btc.P2PKHAccounts(b.Xpub)
 	return nil
 }
 
@@ -141,20 +139,4 @@ func (c *chain) Block(ctx context.Context, hash bchain.Hash, height uint32) (*bc
 	blk.Hash = hash
 	blk.Height = height
 	return blk, nil
-}
-
-// p2pkhOnly accepts only P2PKH accounts: Dash has no SegWit, so the
-// BIP49/BIP84 key versions the Bitcoin account parser defaults to would
-// derive addresses no Dash wallet uses.
-type p2pkhOnly struct{ bchain.XpubParser }
-
-func (p p2pkhOnly) ParseXpub(s string) (*bchain.XpubDescriptor, error) {
-	d, err := p.XpubParser.ParseXpub(s)
-	if err != nil {
-		return nil, err
-	}
-	if d.ScriptType != bchain.XpubP2PKH {
-		return nil, fmt.Errorf("%w: Dash accounts are P2PKH only", bchain.ErrInvalidXpub)
-	}
-	return d, nil
 }

@@ -243,4 +243,10 @@ func TestXpubDogecoin(t *testing.T) {
 	if err != nil || len(addrs) != 1 || addrs[0] != wantAddr.EncodeAddress() || addrs[0][0] != 'D' {
 		t.Errorf("first receive address %v, want %s (%v)", addrs, wantAddr, err)
 	}
+	// Dogecoin has no SegWit: SegWit account forms are refused, not derived.
+	for _, desc := range []string{"wpkh(" + s + "/<0;1>/*)", "sh(wpkh(" + s + "/<0;1>/*))", "tr(" + s + "/<0;1>/*)"} {
+		if _, err := b.Xpub.ParseXpub(desc); !errors.Is(err, bchain.ErrInvalidXpub) {
+			t.Errorf("%.12s...: err %v, want ErrInvalidXpub", desc, err)
+		}
+	}
 }

@@ -30,8 +30,11 @@ type caller interface {
 	Call(ctx context.Context, method string, params []any, out any) error
 }
 
+// adjust fits the backend to Dogecoin Core: its fee estimation, and BIP44
+// accounts only, as Dogecoin has no SegWit.
 func adjust(b *bchain.Backend, node *btc.Node, _ *bchain.Config) error {
 	b.Fees = &feeEstimator{node: node}
+	b.Xpub = btc.P2PKHAccounts(b.Xpub)
 	return nil
 }
 
