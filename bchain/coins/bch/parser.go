@@ -68,15 +68,7 @@ func (p *Parser) ParseBlock(raw []byte) (*bchain.Block, error) {
 
 // ParseTx decodes one serialized transaction; trailing bytes are an error.
 func (p *Parser) ParseTx(raw []byte) (*bchain.Tx, error) {
-	tx := new(bchain.Tx)
-	n, err := decodeTx(raw, tx)
-	if err != nil {
-		return nil, fmt.Errorf("%w: tx: %v", bchain.ErrInvalidData, err)
-	}
-	if n != len(raw) {
-		return nil, fmt.Errorf("%w: tx has %d trailing bytes", bchain.ErrInvalidData, len(raw)-n)
-	}
-	return tx, nil
+	return btc.ParseTxWith(raw, decodeTx)
 }
 
 // decodeTx decodes a tx without SegWit's marker (Bitcoin Cash has none: a

@@ -124,3 +124,27 @@ func DisplayHash(h chainhash.Hash) bchain.Hash { return displayHash(h) }
 
 // InternalHash converts a display-order hash to internal (wire) byte order.
 func InternalHash(h bchain.Hash) chainhash.Hash { return internalHash(h) }
+
+// ParseTxWith decodes one serialized tx with a coin's tx decoder (a
+// BlockCodec.Tx); a decoder error or trailing bytes are invalid data.
+func ParseTxWith(raw []byte, decode func([]byte, *bchain.Tx) (int, error)) (*bchain.Tx, error) {
+	tx := new(bchain.Tx)
+	n, err := decode(raw, tx)
+	if err != nil {
+		return nil, fmt.Errorf("%w: tx: %v", bchain.ErrInvalidData, err)
+	}
+	if n != len(raw) {
+		return nil, fmt.Errorf("%w: tx has %d trailing bytes", bchain.ErrInvalidData, len(raw)-n)
+	}
+	return tx, nil
+}
+
+// MustHash parses a display-order hash constant of a coin's parameters
+// (genesis hashes); it panics on a malformed constant, at init.
+func MustHash(s string) *chainhash.Hash {
+	h, err := chainhash.NewHashFromStr(s)
+	if err != nil {
+		panic(err)
+	}
+	return h
+}

@@ -18,7 +18,6 @@ import (
 	"fmt"
 
 	"github.com/btcsuite/btcd/chaincfg/v2"
-	"github.com/btcsuite/btcd/chainhash/v2"
 	"github.com/btcsuite/btcd/wire/v2"
 
 	"github.com/openexplorer/blockbook/bchain"
@@ -38,19 +37,11 @@ var (
 	TestNetParams = testNet()
 )
 
-func mustHash(s string) *chainhash.Hash {
-	h, err := chainhash.NewHashFromStr(s)
-	if err != nil {
-		panic(err)
-	}
-	return h
-}
-
 func mainNet() chaincfg.Params {
 	p := chaincfg.MainNetParams
 	p.Name = "dash-mainnet"
 	p.Net = mainnetMagic
-	p.GenesisHash = mustHash("00000ffd590b1485b3caadc19b22e6379c733355108f107a430458cdf3407ab6")
+	p.GenesisHash = btc.MustHash("00000ffd590b1485b3caadc19b22e6379c733355108f107a430458cdf3407ab6")
 	p.PubKeyHashAddrID = 76 // X...
 	p.ScriptHashAddrID = 16 // 7...
 	p.PrivateKeyID = 204
@@ -65,7 +56,7 @@ func testNet() chaincfg.Params {
 	p := chaincfg.TestNet3Params
 	p.Name = "dash-testnet"
 	p.Net = testnetMagic
-	p.GenesisHash = mustHash("00000bafbc94add76cb75e2ec92894837288a481e5c005f6563d91623bf8bc2c")
+	p.GenesisHash = btc.MustHash("00000bafbc94add76cb75e2ec92894837288a481e5c005f6563d91623bf8bc2c")
 	p.PubKeyHashAddrID = 140 // y...
 	p.ScriptHashAddrID = 19  // 8... or 9...
 	p.PrivateKeyID = 239

@@ -7,7 +7,6 @@ package dgb
 
 import (
 	"github.com/btcsuite/btcd/chaincfg/v2"
-	"github.com/btcsuite/btcd/chainhash/v2"
 	"github.com/btcsuite/btcd/wire/v2"
 
 	"github.com/openexplorer/blockbook/bchain/coins/btc"
@@ -26,19 +25,11 @@ var (
 	TestNetParams = testNet()
 )
 
-func mustHash(s string) *chainhash.Hash {
-	h, err := chainhash.NewHashFromStr(s)
-	if err != nil {
-		panic(err)
-	}
-	return h
-}
-
 func mainNet() chaincfg.Params {
 	p := chaincfg.MainNetParams
 	p.Name = "digibyte-mainnet"
 	p.Net = mainnetMagic
-	p.GenesisHash = mustHash("7497ea1b465eb39f1c8f507bc877078fe016d6fcb6dfad3a64c98dcc6e1e8496")
+	p.GenesisHash = btc.MustHash("7497ea1b465eb39f1c8f507bc877078fe016d6fcb6dfad3a64c98dcc6e1e8496")
 	p.PubKeyHashAddrID = 30 // D...
 	p.ScriptHashAddrID = 63 // S...
 	p.PrivateKeyID = 128
@@ -51,7 +42,7 @@ func testNet() chaincfg.Params {
 	p := chaincfg.TestNet3Params
 	p.Name = "digibyte-testnet"
 	p.Net = testnetMagic
-	p.GenesisHash = mustHash("308ea0711d5763be2995670dd9ca9872753561285a84da1d58be58acaa822252")
+	p.GenesisHash = btc.MustHash("308ea0711d5763be2995670dd9ca9872753561285a84da1d58be58acaa822252")
 	p.PubKeyHashAddrID = 126
 	p.ScriptHashAddrID = 140
 	p.PrivateKeyID = 254
