@@ -118,11 +118,14 @@ func TestForeignDatadirStopsTheProgram(t *testing.T) {
 // parser check here.
 func TestShippedConfigs(t *testing.T) {
 	validAddress := map[string]string{
-		"Bitcoin":  "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4",
-		"Testnet":  "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx",
-		"Testnet4": "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx",
-		"Signet":   "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx",
-		"Regtest":  "bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080",
+		"Bitcoin":          "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4",
+		"Testnet":          "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx",
+		"Testnet4":         "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx",
+		"Signet":           "tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx",
+		"Regtest":          "bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080",
+		"Litecoin":         "ltc1qw508d6qejxtdg4y5r3zarvary0c5xw7kgmn4n9",
+		"Litecoin Testnet": "tltc1qw508d6qejxtdg4y5r3zarvary0c5xw7klfsuq0",
+		"Litecoin Regtest": "rltc1qw508d6qejxtdg4y5r3zarvary0c5xw7k693xs3",
 	}
 	for _, name := range eth.NetworkNames() {
 		validAddress[name] = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed" // EIP-55

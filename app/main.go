@@ -16,6 +16,7 @@ import (
 	"github.com/openexplorer/blockbook/bchain"
 	_ "github.com/openexplorer/blockbook/bchain/coins/btc" // registers Bitcoin-type coins
 	_ "github.com/openexplorer/blockbook/bchain/coins/eth" // registers Ethereum-type coins
+	_ "github.com/openexplorer/blockbook/bchain/coins/ltc" // registers Litecoin
 	"github.com/openexplorer/blockbook/db"
 )
 
