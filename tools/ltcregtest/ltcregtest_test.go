@@ -68,7 +68,7 @@ func TestGenerateOnLitecoind(t *testing.T) {
 	if pegIns != len(sc.PegIns) || pegOuts != len(sc.PegOuts) || mweb < 5 {
 		t.Errorf("peg-ins %d (sent %d), peg-outs %d (sent %d), mweb blocks %d", pegIns, len(sc.PegIns), pegOuts, len(sc.PegOuts), mweb)
 	}
-	if len(l.Addresses) < 20 || l.NoAddress.Burned != 0 || l.NoAddress.Outputs == 0 {
+	if len(l.Addresses) < 50 || l.NoAddress.Burned != 0 || l.NoAddress.Outputs == 0 {
 		t.Errorf("ledger: %d addresses, no-address %+v", len(l.Addresses), l.NoAddress)
 	}
 

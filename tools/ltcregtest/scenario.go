@@ -156,7 +156,7 @@ func (g *gen) mineMature() error {
 func (g *gen) fundKinds() error {
 	for _, typ := range []string{"legacy", "p2sh-segwit", "bech32"} {
 		kind := map[string]string{"legacy": "p2pkh", "p2sh-segwit": "p2sh-p2wpkh", "bech32": "p2wpkh"}[typ]
-		for i := 0; i < 3; i++ {
+		for i := 0; i < 8; i++ {
 			a, err := g.newAddress(g.w, typ)
 			if err != nil {
 				return err
