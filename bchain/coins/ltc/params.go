@@ -101,6 +101,7 @@ func init() {
 	for name, n := range Networks {
 		n.NewParser = func(p *chaincfg.Params, _ *bchain.Config) (bchain.UtxoParser, error) { return NewParser(p), nil }
 		n.P2P = btc.P2POptions{BlockInvType: invMWEBBlock}
+		n.Adjust = adjust
 		btc.Register(name, n)
 	}
 }
