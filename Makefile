@@ -62,9 +62,10 @@ test-wire:
 fuzz:
 	@scripts/fuzz.sh $(or $(FUZZTIME),2m)
 
-## bench: initial-sync throughput on a generated regtest chain (not in CI)
+## bench: initial-sync throughput on a generated regtest chain (not in CI);
+## COIN=litecoin: on a litecoind chain made by its wallet (MWEB blocks included)
 bench: build
-	$(GO) run ./cmd/syncbench -blockbook bin/blockbook
+	$(GO) run ./cmd/syncbench -blockbook bin/blockbook $(if $(filter litecoin,$(COIN)),-coin=litecoin -txs=1000)
 
 ## torture: every torture campaign at full size (docs/reliability.md; not in CI,
 ## which runs their short versions). TORTURE_FLAGS=-torture.kills=10 and the like
