@@ -33,7 +33,7 @@ func ltcTemplateDir(t testing.TB) (string, *ltcregtest.Scenario) {
 	t.Helper()
 	ltcregtest.Require(t)
 	ltcTemplate.once.Do(func() {
-		dir, err := os.MkdirTemp("", "ltc-template-")
+		dir, err := os.MkdirTemp("", "ltc-template-") //nolint:usetesting // shared by later tests; TestMain removes it
 		if err != nil {
 			ltcTemplate.err = err
 			return

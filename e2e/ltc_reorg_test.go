@@ -84,7 +84,8 @@ func TestLtcKillResume(t *testing.T) {
 		flags []string
 		kills []int
 	}{
-		// Per-block writes: the index dies at heights 2, 300, 431, 433, 435.
+		// Per-block: each run dies after that many writes, the last kills
+		// around the first MWEB blocks (432 on).
 		{"per-block", []string{"-bulkthreshold=0"}, []int{3, 298, 131, 2, 2}},
 		{"bulk", []string{"-bulkthreshold=50", "-syncmemory=64"}, []int{1, 2, 5, 9}},
 	} {

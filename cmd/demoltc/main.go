@@ -71,7 +71,7 @@ func run(ctx context.Context, bin, public, internal, dir string, interval time.D
 		"rpc_url": node.RPCURL, "rpc_user": node.RPCUser, "rpc_pass": node.RPCPass, "rpc_timeout": 25,
 		"parse": true, "message_queue_binding": "", "block_addresses_to_keep": 300,
 		"p2p_address": node.P2PAddr,
-		"xpub_magic": 70617039, "xpub_magic_segwit_p2sh": 71979618, "xpub_magic_segwit_native": 73342198, "slip44": 1,
+		"xpub_magic":  70617039, "xpub_magic_segwit_p2sh": 71979618, "xpub_magic_segwit_native": 73342198, "slip44": 1,
 	})
 	if err != nil {
 		return err

@@ -163,7 +163,8 @@ func newNode(o Options) (*Node, error) {
 	for _, w := range o.Wallets {
 		args = append(args, "-wallet="+w)
 	}
-	n.args = append(args, o.ExtraArgs...)
+	args = append(args, o.ExtraArgs...)
+	n.args = args
 	return n, nil
 }
 
