@@ -86,6 +86,22 @@ func TestLtcSyncLedger(t *testing.T) {
 			t.Errorf("block %d: HogEx %s not last", b.Height, b.HogEx)
 		}
 	}
+	// Accounts with Litecoin Regtest's key versions (tpub, upub, vpub) sum
+	// their addresses, a gap included.
+	if len(st.sc.Accounts) != 3 {
+		t.Fatalf("scenario has %d accounts", len(st.sc.Accounts))
+	}
+	for purpose, acct := range st.sc.Accounts {
+		var want int64
+		for _, a := range acct.Addresses {
+			want += l.Addresses[a].Balance
+		}
+		var got api.Address
+		getJSON(t, st.inst.base+"/api/v2/xpub/"+acct.Xpub+"?gap=5", 200, &got)
+		if got.Balance.String() != fmt.Sprint(want) || got.Txs != 1 || want == 0 {
+			t.Errorf("BIP%s account %s: balance %s txs %d; ledger %d, 1 tx", purpose, acct.Xpub, got.Balance, got.Txs, want)
+		}
+	}
 	st.inst.stop(t)
 
 	p2pCfg := writeLtcConfig(t, st.node, map[string]any{"p2p_address": st.node.P2PAddr})

@@ -14,6 +14,8 @@ import (
 	"github.com/btcsuite/btcd/btcec/v2/schnorr"
 	"github.com/btcsuite/btcd/txscript/v2"
 
+	"github.com/openexplorer/blockbook/bchain/coins/ltc"
+	"github.com/openexplorer/blockbook/tools/chaingen"
 	"github.com/openexplorer/blockbook/tools/regtest"
 )
 
@@ -44,10 +46,21 @@ type Scenario struct {
 	PegIns        []string `json:"pegIns"`   // txids of canonical txs with a peg-in output
 	PegOuts       []string `json:"pegOuts"`  // MWEB txids of peg-outs (their outputs are in the HogEx)
 	OpReturn      []string `json:"opReturn"` // txids with an OP_RETURN output
+	// Accounts are BIP44, BIP49 and BIP84 accounts (keys "44", "49", "84")
+	// of chaingen.HDSeed("ltcregtest") on Litecoin regtest: their account
+	// public keys (tpub, upub, vpub: Litecoin Regtest's xpub_magic values)
+	// and the addresses paid (receive 0, 1 and 3, change 0).
+	Accounts map[string]Account `json:"accounts"`
 	// Spends are txids spending an output of each script kind (key: kind).
 	Spends    map[string]string `json:"spends"`
 	TipHeight int32             `json:"tipHeight"`
 	TipHash   string            `json:"tipHash"`
+}
+
+// Account is one HD account the scenario paid.
+type Account struct {
+	Xpub      string   `json:"xpub"`
+	Addresses []string `json:"addresses"`
 }
 
 const scenarioFile = "scenario.json"
@@ -60,8 +73,8 @@ const scenarioFile = "scenario.json"
 // is also written to the node's directory (see LoadScenario).
 func Generate(ctx context.Context, n *Node) (*Scenario, error) {
 	g := &gen{ctx: ctx, n: n, w: n.Wallet(W), mw: n.Wallet(MW),
-		sc: &Scenario{Addresses: map[string][]string{}, Spends: map[string]string{}}}
-	steps := []func() error{g.wallets, g.mineMature, g.fundKinds, g.spendKinds, g.activateMWEB, g.mwebTraffic}
+		sc: &Scenario{Addresses: map[string][]string{}, Spends: map[string]string{}, Accounts: map[string]Account{}}}
+	steps := []func() error{g.wallets, g.mineMature, g.fundKinds, g.spendKinds, g.accounts, g.activateMWEB, g.mwebTraffic}
 	for _, step := range steps {
 		if err := step(); err != nil {
 			return nil, fmt.Errorf("ltcregtest: generate: %w\n%s", err, n.LogTail(10))
@@ -296,6 +309,34 @@ func (g *gen) spendKinds() error {
 			return fmt.Errorf("spend %s: %w", kind, err)
 		}
 		g.sc.Spends[kind] = txid
+	}
+	_, err := g.mine(1)
+	return err
+}
+
+// accounts pays receive addresses 0, 1 and 3 (a gap) and change address 0
+// of a BIP44, a BIP49 and a BIP84 account in one tx, mined in one block.
+func (g *gen) accounts() error {
+	outs := map[string]string{}
+	for i, purpose := range []uint32{chaingen.BIP44, chaingen.BIP49, chaingen.BIP84} {
+		a, err := chaingen.NewHDAccount(ltc.RegtestParams, chaingen.HDSeed("ltcregtest"), purpose, 0)
+		if err != nil {
+			return err
+		}
+		acct := Account{Xpub: a.Xpub()}
+		for k, path := range [][2]uint32{{0, 0}, {0, 1}, {0, 3}, {1, 0}} {
+			addr, err := a.Address(path[0], path[1])
+			if err != nil {
+				return err
+			}
+			acct.Addresses = append(acct.Addresses, addr)
+			outs[addr] = fmt.Sprintf("0.%d%d5", i+1, k+1)
+		}
+		g.sc.Accounts[fmt.Sprint(purpose)] = acct
+	}
+	var txid string
+	if err := g.w.CallResult(g.ctx, &txid, "sendmany", "", outs); err != nil {
+		return fmt.Errorf("sendmany to accounts: %w", err)
 	}
 	_, err := g.mine(1)
 	return err
