@@ -29,9 +29,11 @@ deps-js:
 build: deps-build
 	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/blockbook .
 
-## run: btcd regtest + demo chain + blockbook on http://127.0.0.1:9130
+## run: btcd regtest + demo chain + blockbook on http://127.0.0.1:9130;
+## COIN=litecoin: litecoind regtest + MWEB chain + blockbook on http://127.0.0.1:19184
+COIN ?= bitcoin
 run: build
-	$(GO) run ./cmd/demo -blockbook bin/blockbook
+	$(GO) run ./cmd/$(if $(filter litecoin,$(COIN)),demoltc,demo) -blockbook bin/blockbook
 
 ## run-eth: in-process geth dev chain + token scenario + blockbook on http://127.0.0.1:9136
 run-eth: build
@@ -60,9 +62,10 @@ test-wire:
 fuzz:
 	@scripts/fuzz.sh $(or $(FUZZTIME),2m)
 
-## bench: initial-sync throughput on a generated regtest chain (not in CI)
+## bench: initial-sync throughput on a generated regtest chain (not in CI);
+## COIN=litecoin: on a litecoind chain made by its wallet (MWEB blocks included)
 bench: build
-	$(GO) run ./cmd/syncbench -blockbook bin/blockbook
+	$(GO) run ./cmd/syncbench -blockbook bin/blockbook $(if $(filter litecoin,$(COIN)),-coin=litecoin -txs=1000)
 
 ## torture: every torture campaign at full size (docs/reliability.md; not in CI,
 ## which runs their short versions). TORTURE_FLAGS=-torture.kills=10 and the like

@@ -84,8 +84,11 @@ func bestHeight(base string) int32 {
 	return st.Blockbook.BestHeight
 }
 
+// benchCoin and benchNetwork are the coin_name and network of the index.
+var benchCoin, benchNetwork = "Regtest", "regtest"
+
 func openRO(dir string) (*db.DB, error) {
-	return rocksdb.Open(db.Options{Path: dir, ChainType: bchain.ChainBitcoinType, Coin: "Regtest", Network: "regtest",
+	return rocksdb.Open(db.Options{Path: dir, ChainType: bchain.ChainBitcoinType, Coin: benchCoin, Network: benchNetwork,
 		ReadOnly: true, Log: slog.New(slog.DiscardHandler)})
 }
 

@@ -40,12 +40,19 @@ func main() {
 	p2p := flag.Bool("p2p", true, "download blocks over the node's P2P port (p2p_address) instead of RPC")
 	bulk := flag.Int("bulkthreshold", 500, "blockbook -bulkthreshold (0: connect blocks one by one)")
 	filters := flag.Bool("filters", true, "build block filters with Blockbook's production settings (block_golomb_filter_p 20, taproot-noordinals, zeroed key)")
+	coin := flag.String("coin", "bitcoin", "bitcoin: a chaingen chain on btcd; litecoin: a wallet-made MWEB chain on litecoind (-txs wallet payments; -blocks and the lower bound do not apply)")
 	flag.Parse()
 	extraArgs = []string{"-bulkthreshold=" + strconv.Itoa(*bulk)}
 	if *filters {
 		benchFilters = db.FilterParams{P: 20, Scripts: db.FilterScriptsTaprootNoOrdinals, ZeroedKey: true}
 	}
-	if err := run(*bin, *blocks, *txs, *workers, *syncMem, *cache, *p2p); err != nil {
+	var err error
+	if *coin == "litecoin" {
+		err = runLtc(*bin, *txs, *workers, *syncMem, *cache, *p2p)
+	} else {
+		err = run(*bin, *blocks, *txs, *workers, *syncMem, *cache, *p2p)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "syncbench:", err)
 		os.Exit(1)
 	}
