@@ -40,6 +40,7 @@ func TestMain(m *testing.M) {
 		os.Exit(app.Main(os.Args[1:], app.Build{}))
 	}
 	code := m.Run()
+	removeLtcTemplate()
 	// With the whole suite run, every websocket method must have a test.
 	if code == 0 && flag.Lookup("test.run").Value.String() == "" && !testing.Short() {
 		if missing := uncoveredWebsocketMethods(); len(missing) > 0 {

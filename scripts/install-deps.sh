@@ -2,7 +2,9 @@
 # Installs the system packages one make goal needs, on Debian/Ubuntu, using
 # sudo when not root; does nothing when they are present.
 #   build  RocksDB headers for cgo (the binary, `make run`, `make run-eth`)
-#   test   build's, plus Chromium (the explorer's browser tests), nginx (the
+#          and litecoind (`make run COIN=litecoin`)
+#   test   build's (litecoind is the end-to-end tests' second real node),
+#          plus Chromium (the explorer's browser tests), nginx (the
 #          replica test's load balancer), HAProxy (the documented
 #          load-balancer examples are checked with both), Electrum (the
 #          real Electrum wallet's test) and npm (the wallet client and HTML
@@ -13,8 +15,8 @@ set -euo pipefail
 goal=${1:-test}
 pkgs=(librocksdb-dev)
 case "$goal" in
-build) ;;
-test) pkgs+=(chromium nginx haproxy electrum) ;;
+build) pkgs+=(litecoind) ;;
+test) pkgs+=(litecoind chromium nginx haproxy electrum) ;;
 deb) pkgs+=(dpkg-dev) ;;
 *)
 	echo "usage: $0 build|test|deb" >&2

@@ -191,3 +191,7 @@ func (c *Client) WaitForHeight(ctx context.Context, h int32) error {
 		}
 	}
 }
+
+// CloseIdleConnections closes the client's kept-alive connections (a node
+// shutting down may wait for its idle RPC connections to close).
+func (c *Client) CloseIdleConnections() { c.http.CloseIdleConnections() }
