@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -37,11 +36,11 @@ var ltcClientsMagics = map[uint32][4]byte{
 
 // ltcClientsStack is the shared litecoind chain and blockbook.
 type ltcClientsStack struct {
-	node     *ltcregtest.Node
+	node *ltcregtest.Node
 	// w holds canonical coins only (it never pays MWEB, so its payments
 	// are canonical txs); mw holds the MWEB coins the peg-ins bring.
-	w, mw *regtest.Client
-	miner    string          // the coinbase address
+	w, mw    *regtest.Client
+	miner    string // the coinbase address
 	inst     *instance
 	cfg      string
 	esplora  string // http://host:port of the Esplora front
@@ -114,14 +113,19 @@ func startLtcClientsStack(t *testing.T) *ltcClientsStack {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = node.Stop() })
+	// The chain is thrown away: no clean shutdown needed (litecoind's waits
+	// on idle RPC connections for half a minute).
+	t.Cleanup(node.Kill)
 	st := &ltcClientsStack{node: node, w: node.Wallet("w"), mw: node.Wallet("mw")}
 	var created any
 	for _, name := range []string{"w", "mw", "peg1", "peg2", "peg3"} {
 		ltcCall(t, node.Client, &created, "createwallet", name)
 	}
 	st.miner = st.newAddress(t, st.w, "bech32")
+	start := time.Now()
 	st.buildChain(t)
+	t.Logf("chain of %d blocks built in %v", st.pegOutBlock+2, time.Since(start).Round(time.Millisecond))
+	start = time.Now()
 
 	st.cfg = writeLtcClientsConfig(t, node)
 	listen := make(chan [2]string, 2)
@@ -157,6 +161,7 @@ func startLtcClientsStack(t *testing.T) *ltcClientsStack {
 	h, hash := st.tip(t)
 	waitTip(t, st.inst.base, h, hash, st.inst.logs)
 	waitMempoolInSync(t, st.inst.base)
+	t.Logf("blockbook synced in %v", time.Since(start).Round(time.Millisecond))
 	return st
 }
 
@@ -347,9 +352,4 @@ func (st *ltcClientsStack) syncTip(t testing.TB, n int) (int32, string) {
 	h, hash := st.mine(t, n)
 	waitTip(t, st.inst.base, h, hash, st.inst.logs)
 	return h, hash
-}
-
-// isLtcAddress reports whether s looks like a regtest Litecoin address.
-func isLtcAddress(s string) bool {
-	return strings.HasPrefix(s, "rltc1") || strings.HasPrefix(s, "m") || strings.HasPrefix(s, "n") || strings.HasPrefix(s, "Q")
 }

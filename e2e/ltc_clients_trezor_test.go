@@ -80,7 +80,7 @@ func checkLtcTrezor(t *testing.T, st *ltcClientsStack) {
 		f.Txs = append(f.Txs, trezorLtcTx{Txid: id, Height: info.Height, BlockHash: ltcBlockOf(t, blocks, info.Height).Hash,
 			Fee: fmt.Sprint(info.Fee), Ins: len(tx.Vin), Outs: len(tx.Vout)})
 	}
-	kinds := []string{"peg-out recipient", "first", "second", "third", "fourth"}
+	kinds := []string{"peg-out recipient", "p2pkh", "p2sh", "p2wpkh", "p2wsh"}
 	for i, a := range ltcSampleAddresses(t, led, st.pegOutAddr) {
 		al := led.Addresses[a]
 		acc := trezorLtcAddress{Kind: kinds[min(i, len(kinds)-1)], Address: a, Balance: fmt.Sprint(al.Balance),
