@@ -29,9 +29,11 @@ deps-js:
 build: deps-build
 	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/blockbook .
 
-## run: btcd regtest + demo chain + blockbook on http://127.0.0.1:9130
+## run: btcd regtest + demo chain + blockbook on http://127.0.0.1:9130;
+## COIN=litecoin: litecoind regtest + MWEB chain + blockbook on http://127.0.0.1:19184
+COIN ?= bitcoin
 run: build
-	$(GO) run ./cmd/demo -blockbook bin/blockbook
+	$(GO) run ./cmd/$(if $(filter litecoin,$(COIN)),demoltc,demo) -blockbook bin/blockbook
 
 ## run-eth: in-process geth dev chain + token scenario + blockbook on http://127.0.0.1:9136
 run-eth: build

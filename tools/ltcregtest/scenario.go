@@ -268,23 +268,23 @@ func (g *gen) fundSignSend(ins []map[string]any, outs []map[string]any) (string,
 	return txid, nil
 }
 
-// spendKinds spends one output of the first address of each kind the
-// wallet can sign for, to a fresh P2WPKH address (wallet change added).
+// spendKinds spends one output of an address of each kind the wallet can
+// sign for, to a fresh P2WPKH address (wallet change added).
 func (g *gen) spendKinds() error {
 	for _, kind := range sortedKinds(g.sc.Addresses) {
 		if kind == "p2tr" {
 			continue
 		}
-		addr := g.sc.Addresses[kind][0]
+		// The wallet's own coin selection may have spent some of them.
 		var utxos []struct {
 			Txid string `json:"txid"`
 			Vout uint32 `json:"vout"`
 		}
-		if err := g.w.CallResult(g.ctx, &utxos, "listunspent", 1, 9999999, []string{addr}); err != nil {
+		if err := g.w.CallResult(g.ctx, &utxos, "listunspent", 1, 9999999, g.sc.Addresses[kind]); err != nil {
 			return fmt.Errorf("listunspent: %w", err)
 		}
 		if len(utxos) == 0 {
-			return fmt.Errorf("no utxo of %s %s", kind, addr)
+			return fmt.Errorf("no utxo of any %s address", kind)
 		}
 		to, err := g.newAddress(g.w, "bech32")
 		if err != nil {
