@@ -30,10 +30,12 @@ build: deps-build
 	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/blockbook .
 
 ## run: btcd regtest + demo chain + blockbook on http://127.0.0.1:9130;
-## COIN=litecoin: litecoind regtest + MWEB chain + blockbook on http://127.0.0.1:19184
+## COIN=litecoin: litecoind regtest + MWEB chain + blockbook on http://127.0.0.1:19184;
+## COIN=ethereum: the same as run-eth
 COIN ?= bitcoin
+DEMO_CMD = $(or $(if $(filter litecoin,$(COIN)),demoltc),$(if $(filter ethereum,$(COIN)),demoeth),$(if $(filter bitcoin,$(COIN)),demo),$(error COIN=$(COIN): the demos are bitcoin, litecoin and ethereum))
 run: build
-	$(GO) run ./cmd/$(if $(filter litecoin,$(COIN)),demoltc,demo) -blockbook bin/blockbook
+	$(GO) run ./cmd/$(DEMO_CMD) -blockbook bin/blockbook
 
 ## run-eth: in-process geth dev chain + token scenario + blockbook on http://127.0.0.1:9136
 run-eth: build
