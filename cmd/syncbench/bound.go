@@ -26,21 +26,26 @@ func (b boundTimes) total() time.Duration { return b.decode + b.build + b.ingest
 // them as SST files and ingests them into an empty database. Block filters
 // are built with the sync's parameters.
 func lowerBound(chainFile, dir string, filters db.FilterParams) (boundTimes, error) {
-	var t boundTimes
 	chain, err := chaingen.ReadBlocksFile(chainFile)
 	if err != nil {
-		return t, err
+		return boundTimes{}, err
 	}
 	raws := make([][]byte, len(chain))
 	for i, b := range chain {
 		var buf bytes.Buffer
 		if err := b.Serialize(&buf); err != nil {
-			return t, err
+			return boundTimes{}, err
 		}
 		raws[i] = buf.Bytes()
 	}
+	return lowerBoundRaw(raws, btc.NewParser(&chaincfg.RegressionNetParams), "Regtest", "regtest", dir, filters)
+}
 
-	parser := btc.NewParser(&chaincfg.RegressionNetParams)
+// lowerBoundRaw is lowerBound on raw blocks from height 0, decoded by the
+// coin's parser into an index of coin on network.
+func lowerBoundRaw(raws [][]byte, parser bchain.UtxoParser, coin, network, dir string, filters db.FilterParams) (boundTimes, error) {
+	var t boundTimes
+	var err error
 	start := time.Now()
 	blocks := make([]*bchain.Block, len(raws))
 	for h, raw := range raws {
@@ -51,7 +56,7 @@ func lowerBound(chainFile, dir string, filters db.FilterParams) (boundTimes, err
 	}
 	t.decode = time.Since(start)
 
-	d, err := rocksdb.Open(db.Options{Path: dir, ChainType: bchain.ChainBitcoinType, Coin: "Regtest", Network: "regtest",
+	d, err := rocksdb.Open(db.Options{Path: dir, ChainType: bchain.ChainBitcoinType, Coin: coin, Network: network,
 		Log: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		return t, err
