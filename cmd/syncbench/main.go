@@ -39,8 +39,13 @@ func main() {
 	cache := flag.String("cache", "", "where to keep the generated chain and node (default: the user cache dir)")
 	p2p := flag.Bool("p2p", true, "download blocks over the node's P2P port (p2p_address) instead of RPC")
 	bulk := flag.Int("bulkthreshold", 500, "blockbook -bulkthreshold (0: connect blocks one by one)")
+	flag.StringVar(&chainKind, "chain", "bench", "generated chain: bench (the demo mix) or whale (whale-heavy mix, see tools/chaingen/whale.go)")
 	filters := flag.Bool("filters", true, "build block filters with Blockbook's production settings (block_golomb_filter_p 20, taproot-noordinals, zeroed key)")
 	flag.Parse()
+	if chainKind != "bench" && chainKind != "whale" {
+		fmt.Fprintln(os.Stderr, "syncbench: -chain must be bench or whale")
+		os.Exit(2)
+	}
 	extraArgs = []string{"-bulkthreshold=" + strconv.Itoa(*bulk)}
 	if *filters {
 		benchFilters = db.FilterParams{P: 20, Scripts: db.FilterScriptsTaprootNoOrdinals, ZeroedKey: true}
@@ -68,7 +73,7 @@ func run(bin string, blocks, txs, workers, syncMem int, cache string, p2p bool) 
 		}
 		cache = filepath.Join(dir, "openexplorer-blockbook", "bench")
 	}
-	name := fmt.Sprintf("regtest-%d-%d", blocks, txs)
+	name := chainName(blocks, txs)
 	chainFile := filepath.Join(cache, name+".blk")
 	if err := generate(chainFile, blocks, txs); err != nil {
 		return err
@@ -188,6 +193,9 @@ func generate(path string, blocks, txs int) error {
 		return nil
 	}
 	fmt.Fprintf(os.Stderr, "generating %d blocks with ~%d txs (once; cached in %s)\n", blocks, txs, path)
+	if chainKind == "whale" {
+		return generateWhale(path, blocks, txs)
+	}
 	g := chaingen.New(&chaincfg.RegressionNetParams, "bench")
 	if err := g.Demo(chaingen.BenchSpec(&chaincfg.RegressionNetParams, blocks, txs)); err != nil {
 		return err
