@@ -78,6 +78,9 @@ func run(bin string, blocks, txs, workers, syncMem int, cache string, p2p bool) 
 	if err := generate(chainFile, blocks, txs); err != nil {
 		return err
 	}
+	if *boundProfile != "" {
+		return profileBound(chainFile, *boundProfile)
+	}
 	node, height, txCount, err := loadedNode(ctx, filepath.Join(cache, name+".node"), chainFile)
 	if err != nil {
 		return err
@@ -110,7 +113,8 @@ func run(bin string, blocks, txs, workers, syncMem int, cache string, p2p bool) 
 	}
 	dataDir := filepath.Join(work, "index")
 	binPath = bin
-	cmd := exec.Command(bin, append([]string{"-blockchaincfg=" + cfg, "-datadir=" + dataDir, "-public=" + addr}, syncArgs(workers, syncMem)...)...)
+	prof, startProf := profArgs()
+	cmd := exec.Command(bin, append(append([]string{"-blockchaincfg=" + cfg, "-datadir=" + dataDir, "-public=" + addr}, syncArgs(workers, syncMem)...), prof...)...)
 	logFile, err := os.Create(filepath.Join(work, "blockbook.log"))
 	if err != nil {
 		return err
@@ -121,6 +125,7 @@ func run(bin string, blocks, txs, workers, syncMem int, cache string, p2p bool) 
 		return err
 	}
 	defer cmd.Process.Kill() //nolint:errcheck // after a clean stop it has exited already
+	profWait := startProf()
 	err = waitInSync(ctx, "http://"+addr, height, cmd)
 	elapsed := time.Since(start)
 	if err != nil {
@@ -131,6 +136,9 @@ func run(bin string, blocks, txs, workers, syncMem int, cache string, p2p bool) 
 	compaction := "none (no bulk load)"
 	if logs, _ := os.ReadFile(logFile.Name()); strings.Contains(string(logs), "bulk sync finished") {
 		compaction = waitLogLine(logFile.Name(), "compaction after bulk load finished", time.Minute)
+	}
+	if err := profWait(); err != nil {
+		return err
 	}
 	_ = cmd.Process.Signal(syscall.SIGTERM)
 	_ = cmd.Wait()
