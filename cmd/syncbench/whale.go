@@ -36,6 +36,11 @@ func generateWhale(path string, blocks, txs int) error {
 	return chaingen.WriteBlocksFile(path, g.Blocks())
 }
 
+// crashTest (-crash) runs the kill -9 check after the timed sync. A
+// one-round sync (a large -syncmemory) has no moment between rounds to
+// kill it at, so it needs -crash=false.
+var crashTest = flag.Bool("crash", true, "after the timed sync, kill -9 a second sync mid bulk load and compare the indexes (needs more than one round)")
+
 // boundProfile (-boundprofile FILE) only computes the lower bound on the
 // cached chain, with a CPU profile of it written to FILE: where the time of
 // the unavoidable work goes, without a node or a sync.
