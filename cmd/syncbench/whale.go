@@ -52,7 +52,7 @@ func profileBound(chainFile, out string) error {
 	if err != nil {
 		return err
 	}
-	defer f.Close()
+	defer f.Close() //nolint:errcheck // a failed write shows as an unreadable profile
 	dir, err := os.MkdirTemp("", "syncbench-bound-")
 	if err != nil {
 		return err
@@ -117,7 +117,7 @@ func fetchProfile(base, out string, secs int) error {
 		return err
 	}
 	if _, err := io.Copy(f, resp.Body); err != nil {
-		f.Close()
+		_ = f.Close()
 		return fmt.Errorf("cpu profile: %w", err)
 	}
 	return f.Close()

@@ -20,8 +20,7 @@ type WhaleSpec struct {
 // WhaleBenchSpec returns a spec for a whale-heavy chain of the given number
 // of blocks (starting from genesis) with roughly totalTxs transactions.
 func WhaleBenchSpec(params *chaincfg.Params, blocks, totalTxs int) WhaleSpec {
-	s := BenchSpec(params, blocks, totalTxs)
-	return WhaleSpec{Blocks: s.Blocks, TxsPerBlock: s.TxsPerBlock}
+	return WhaleSpec(BenchSpec(params, blocks, totalTxs))
 }
 
 // Whale addresses and the account-style address range. Whale i is
@@ -44,14 +43,14 @@ var whaleShare = []int{56, 28, 16}
 type whaleKind uint8
 
 const (
-	wkPlain       whaleKind = iota // random payment, as the bench filler
-	wkWhalePay                     // pool coins to one whale
-	wkWhaleSpend                   // whale coins (often many) out, change back to the whale half the time
-	wkConsolidate                  // 20-60 pool coins into one output
-	wkAccountPay                   // pool coins to a fresh account address
-	wkAccountSpend                 // account coins to a cold address, change to a fresh account address
-	wkOPReturn                     // one coin, an OP_RETURN and change
-	wkFanout                       // one large coin to 20-60 cold addresses
+	wkPlain        whaleKind = iota // random payment, as the bench filler
+	wkWhalePay                      // pool coins to one whale
+	wkWhaleSpend                    // whale coins (often many) out, change back to the whale half the time
+	wkConsolidate                   // 20-60 pool coins into one output
+	wkAccountPay                    // pool coins to a fresh account address
+	wkAccountSpend                  // account coins to a cold address, change to a fresh account address
+	wkOPReturn                      // one coin, an OP_RETURN and change
+	wkFanout                        // one large coin to 20-60 cold addresses
 )
 
 // whaleMix is the per-mille mix of planned txs; children of same-block
