@@ -135,8 +135,18 @@ type pendingUtxo struct {
 // same input always yields the same rows, which is what makes disconnect the
 // exact mirror of connect.
 func utxoRows(ib *IndexedBlock) *blockRows {
-	b := &rowBuilder{h: ib.Height, r: &blockRows{balances: make(map[string]*balanceDelta)},
-		addrTxs: make(map[string][]AddrTx), created: make(map[outpoint]*pendingUtxo)}
+	// Sized for the block up front: growing these maps and the rows slice
+	// tx by tx rehashed and copied them several times per block.
+	ins, outs := 0, 0
+	for i := range ib.Txs {
+		ins += len(ib.Txs[i].Inputs)
+		outs += len(ib.Txs[i].Outputs)
+	}
+	descs := ins + outs
+	b := &rowBuilder{h: ib.Height,
+		r:       &blockRows{muts: make([]mutation, 0, 4+len(ib.Txs)+2*ins+2*outs), balances: make(map[string]*balanceDelta, descs)},
+		addrTxs: make(map[string][]AddrTx, descs), descOrder: make([]string, 0, descs),
+		created: make(map[outpoint]*pendingUtxo, outs), createdOrder: make([]outpoint, 0, outs)}
 	b.put(CFHeight, heightKey(b.h), packBlockMeta(&ib.Meta))
 	b.put(CFBlockTxs, heightKey(b.h), packBlockUndo(ib.undo()))
 	b.put(CFBlockTxids, heightKey(b.h), packBlockTxids(ib.blockTxids()))
@@ -181,20 +191,24 @@ func (b *rowBuilder) put(cf CF, k, v []byte) {
 // touch records that tx touches desc at index idx (^vin for inputs) and
 // returns the descriptor's balance change.
 func (b *rowBuilder) touch(desc bchain.AddrDesc, txid bchain.Hash, idx int32) *balanceDelta {
-	k := string(desc)
-	list := b.addrTxs[k]
-	d := b.r.balances[k]
+	// Index with string(desc) directly, which does not allocate; the key
+	// string is made once, for a descriptor new in the block.
+	d := b.r.balances[string(desc)]
 	if d == nil {
+		k := string(desc)
 		d = &balanceDelta{}
 		b.r.balances[k] = d
 		b.descOrder = append(b.descOrder, k)
-	}
-	if n := len(list); n > 0 && list[n-1].Txid == txid {
-		list[n-1].Indexes = append(list[n-1].Indexes, idx)
-		b.addrTxs[k] = list
+		b.addrTxs[k] = []AddrTx{{Txid: txid, Indexes: []int32{idx}}}
+		d.txs++
 		return d
 	}
-	b.addrTxs[k] = append(list, AddrTx{Txid: txid, Indexes: []int32{idx}})
+	list := b.addrTxs[string(desc)]
+	if n := len(list); n > 0 && list[n-1].Txid == txid {
+		list[n-1].Indexes = append(list[n-1].Indexes, idx)
+		return d
+	}
+	b.addrTxs[string(desc)] = append(list, AddrTx{Txid: txid, Indexes: []int32{idx}})
 	d.txs++
 	return d
 }

@@ -39,9 +39,14 @@ func main() {
 	cache := flag.String("cache", "", "where to keep the generated chain and node (default: the user cache dir)")
 	p2p := flag.Bool("p2p", true, "download blocks over the node's P2P port (p2p_address) instead of RPC")
 	bulk := flag.Int("bulkthreshold", 500, "blockbook -bulkthreshold (0: connect blocks one by one)")
+	flag.StringVar(&chainKind, "chain", "bench", "generated chain: bench (the demo mix) or whale (whale-heavy mix, see tools/chaingen/whale.go)")
 	filters := flag.Bool("filters", true, "build block filters with Blockbook's production settings (block_golomb_filter_p 20, taproot-noordinals, zeroed key)")
 	coin := flag.String("coin", "bitcoin", "bitcoin: a chaingen chain on btcd; litecoin: a wallet-made MWEB chain on litecoind (-txs wallet payments; -blocks and the lower bound do not apply)")
 	flag.Parse()
+	if chainKind != "bench" && chainKind != "whale" {
+		fmt.Fprintln(os.Stderr, "syncbench: -chain must be bench or whale")
+		os.Exit(2)
+	}
 	extraArgs = []string{"-bulkthreshold=" + strconv.Itoa(*bulk)}
 	if *filters {
 		benchFilters = db.FilterParams{P: 20, Scripts: db.FilterScriptsTaprootNoOrdinals, ZeroedKey: true}
@@ -75,10 +80,13 @@ func run(bin string, blocks, txs, workers, syncMem int, cache string, p2p bool) 
 		}
 		cache = filepath.Join(dir, "openexplorer-blockbook", "bench")
 	}
-	name := fmt.Sprintf("regtest-%d-%d", blocks, txs)
+	name := chainName(blocks, txs)
 	chainFile := filepath.Join(cache, name+".blk")
 	if err := generate(chainFile, blocks, txs); err != nil {
 		return err
+	}
+	if *boundProfile != "" {
+		return profileBound(chainFile, *boundProfile)
 	}
 	node, height, txCount, err := loadedNode(ctx, filepath.Join(cache, name+".node"), chainFile)
 	if err != nil {
@@ -112,7 +120,8 @@ func run(bin string, blocks, txs, workers, syncMem int, cache string, p2p bool) 
 	}
 	dataDir := filepath.Join(work, "index")
 	binPath = bin
-	cmd := exec.Command(bin, append([]string{"-blockchaincfg=" + cfg, "-datadir=" + dataDir, "-public=" + addr}, syncArgs(workers, syncMem)...)...)
+	prof, startProf := profArgs()
+	cmd := exec.Command(bin, append(append([]string{"-blockchaincfg=" + cfg, "-datadir=" + dataDir, "-public=" + addr}, syncArgs(workers, syncMem)...), prof...)...)
 	logFile, err := os.Create(filepath.Join(work, "blockbook.log"))
 	if err != nil {
 		return err
@@ -123,6 +132,7 @@ func run(bin string, blocks, txs, workers, syncMem int, cache string, p2p bool) 
 		return err
 	}
 	defer cmd.Process.Kill() //nolint:errcheck // after a clean stop it has exited already
+	profWait := startProf()
 	err = waitInSync(ctx, "http://"+addr, height, cmd)
 	elapsed := time.Since(start)
 	if err != nil {
@@ -133,6 +143,9 @@ func run(bin string, blocks, txs, workers, syncMem int, cache string, p2p bool) 
 	compaction := "none (no bulk load)"
 	if logs, _ := os.ReadFile(logFile.Name()); strings.Contains(string(logs), "bulk sync finished") {
 		compaction = waitLogLine(logFile.Name(), "compaction after bulk load finished", time.Minute)
+	}
+	if err := profWait(); err != nil {
+		return err
 	}
 	_ = cmd.Process.Signal(syscall.SIGTERM)
 	_ = cmd.Wait()
@@ -153,9 +166,11 @@ func run(bin string, blocks, txs, workers, syncMem int, cache string, p2p bool) 
 	if err != nil {
 		return fmt.Errorf("lower bound: %w", err)
 	}
-	crash, err := crashRun(cfg, work, dataDir, height, syncArgs(workers, syncMem))
-	if err != nil {
-		return fmt.Errorf("kill -9 run: %w", err)
+	crash := "kill -9 run skipped (-crash=false)"
+	if *crashTest {
+		if crash, err = crashRun(cfg, work, dataDir, height, syncArgs(workers, syncMem)); err != nil {
+			return fmt.Errorf("kill -9 run: %w", err)
+		}
 	}
 
 	via := "RPC"
@@ -195,6 +210,9 @@ func generate(path string, blocks, txs int) error {
 		return nil
 	}
 	fmt.Fprintf(os.Stderr, "generating %d blocks with ~%d txs (once; cached in %s)\n", blocks, txs, path)
+	if chainKind == "whale" {
+		return generateWhale(path, blocks, txs)
+	}
 	g := chaingen.New(&chaincfg.RegressionNetParams, "bench")
 	if err := g.Demo(chaingen.BenchSpec(&chaincfg.RegressionNetParams, blocks, txs)); err != nil {
 		return err
