@@ -95,6 +95,8 @@ func run(o options) error {
 		if o.work, err = os.MkdirTemp("", "scalebench-"); err != nil {
 			return err
 		}
+	} else if err := os.MkdirAll(o.work, 0o755); err != nil {
+		return err
 	}
 	if !o.keep {
 		defer os.RemoveAll(o.work)

@@ -49,12 +49,12 @@ func writeCSV(path string, samples []sample) error {
 
 // millionRow is the sync of one million transactions.
 type millionRow struct {
-	million       int     // the m-th million (1-based)
-	txPerS        float64 // throughput over it
-	rssMB, hwmMB  float64 // at its end
-	dbBytesPerTx  float64
-	level0        int64
-	pendingGB     float64
+	million      int     // the m-th million (1-based)
+	txPerS       float64 // throughput over it
+	rssMB, hwmMB float64 // at its end
+	dbBytesPerTx float64
+	level0       int64
+	pendingGB    float64
 }
 
 type report struct {

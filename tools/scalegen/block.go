@@ -162,8 +162,11 @@ func Generate(dir string, o Options, progress func(Stats)) (Stats, error) {
 	}
 	s.stats.Addresses = len(s.addrKind)
 	s.stats.UTXOs = len(s.pool)
-	for _, w := range s.whales {
+	for i, w := range s.whales {
 		s.stats.UTXOs += len(w)
+		for _, u := range w {
+			s.stats.WhaleBalance[i] += u.value
+		}
 	}
 	data, _ := json.MarshalIndent(s.stats, "", "  ")
 	return s.stats, os.WriteFile(filepath.Join(dir, statsFile), data, 0o644)

@@ -21,9 +21,9 @@ var kindNames = [numKinds]string{"p2pk", "p2pkh", "p2sh", "p2wpkh", "p2wsh", "p2
 // Filler for input scripts. Signatures are not checked by the indexer, so
 // they only need the right shape and size.
 var (
-	fakeSig    = append([]byte{0x30, 0x45}, make([]byte, 69)...)                  // DER-sized + sighash byte
-	fakeSchnor = make([]byte, 64)                                                 // taproot key-path signature
-	fakeMS     = append(append([]byte{0x52, 0x21}, make([]byte, 33)...), 0x21)    // start of a 2-of-3 multisig
+	fakeSig    = append([]byte{0x30, 0x45}, make([]byte, 69)...)               // DER-sized + sighash byte
+	fakeSchnor = make([]byte, 64)                                              // taproot key-path signature
+	fakeMS     = append(append([]byte{0x52, 0x21}, make([]byte, 33)...), 0x21) // start of a 2-of-3 multisig
 )
 
 func init() {

@@ -29,9 +29,9 @@ type Options struct {
 
 // utxo is an unspent output of the generated chain.
 type utxo struct {
-	txid  [32]byte
-	vout  uint32
-	addr  uint32
+	txid   [32]byte
+	vout   uint32
+	addr   uint32
 	value  int64
 	height uint32
 	kind   uint8
@@ -52,11 +52,18 @@ type Stats struct {
 	Blocks, Txs, Inputs, Outputs int
 	Addresses                    int
 	UTXOs                        int
-	WhaleTxs                     [numWhales]int
+	WhaleTxs                     [numWhales]int   // txs touching each whale
+	WhaleBalance                 [numWhales]int64 // satoshi at the tip
 	OutputsByKind                map[string]int
 	InBlockSpends                int // inputs spending an output of the same block
 	Bytes                        int64
 }
+
+// NumWhales is the number of whale addresses.
+const NumWhales = numWhales
+
+// WhaleScript is the output script of whale w (0 is the largest).
+func WhaleScript(w int) []byte { return appendPkScript(nil, whaleKinds[w], uint32(w)) }
 
 // state is the generator's memory: the unspent set (general and per whale)
 // and the script kind of every address.

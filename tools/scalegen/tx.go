@@ -66,4 +66,3 @@ func (b *txBuilder) build(ins []utxo, outs []txOut, coinbaseHeight int) ([]byte,
 	b.full = f
 	return f, txid
 }
-

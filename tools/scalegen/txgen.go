@@ -89,6 +89,7 @@ func (s *state) payOutputs(amount int64, n, spender int) {
 		}
 		if spender >= 0 && i == n-1 && n > 1 {
 			addr, kind = uint32(spender), whaleKinds[spender]
+			s.whaleTouch[spender] = true // change, even when its own coins ran out
 		}
 		s.outs = append(s.outs, txOut{addr: addr, kind: kind, value: v})
 	}
