@@ -23,7 +23,7 @@ import (
 // balance as the generator's ledger has them.
 func TestScaleSmoke(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "chain")
-	stats, err := scalegen.Generate(dir, scalegen.Options{Txs: 6000, MaxBlockTxs: 60, Seed: 7}, nil)
+	stats, err := scalegen.Generate(dir, scalegen.Options{Txs: 4000, MaxBlockTxs: 40, Seed: 7}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
