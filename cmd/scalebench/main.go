@@ -32,6 +32,7 @@ type options struct {
 	syncMem, workers           int
 	interval, limit            time.Duration
 	keep                       bool
+	report                     string
 }
 
 func main() {
@@ -46,7 +47,12 @@ func main() {
 	flag.DurationVar(&o.interval, "interval", 5*time.Second, "sampling interval")
 	flag.DurationVar(&o.limit, "limit", 0, "stop after this long even if not in sync (0: no limit)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the index after the run")
+	flag.StringVar(&o.report, "report", "", "only rebuild the table and -svg from the samples of an earlier run (its CSV)")
 	flag.Parse()
+	run := run
+	if o.report != "" {
+		run = rereport
+	}
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "scalebench:", err)
 		os.Exit(1)
@@ -122,7 +128,7 @@ func run(o options) error {
 	if err != nil {
 		return err
 	}
-	defer logFile.Close()
+	defer logFile.Close() //nolint:errcheck // the child writes it; nothing to flush here
 	cmd := exec.Command(o.bin, "-blockchaincfg="+cfg, "-datadir="+dataDir, "-sync", "-public="+public,
 		"-internal="+internal, "-workers="+strconv.Itoa(o.workers), "-syncmemory="+strconv.Itoa(o.syncMem))
 	cmd.Stdout, cmd.Stderr = logFile, logFile
@@ -135,7 +141,7 @@ func run(o options) error {
 	defer func() {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		select {
-		case <-exited:
+		case <-exited: //nolint:errcheck // stopping after the run: its exit status says nothing
 		case <-time.After(60 * time.Second):
 			_ = cmd.Process.Kill()
 		}
@@ -220,4 +226,18 @@ func cpuTimes(pid int) (user, sys float64) {
 	u, _ := strconv.ParseFloat(f[11], 64)
 	s, _ := strconv.ParseFloat(f[12], 64)
 	return u / 100, s / 100 // clock ticks (USER_HZ is 100 on Linux)
+}
+
+// rereport rebuilds the table and the plot from an earlier run's CSV.
+func rereport(o options) error {
+	samples, err := readCSV(o.report)
+	if err != nil {
+		return err
+	}
+	rep := summarize(samples, o.syncMem, false)
+	if err := os.WriteFile(o.svg, []byte(plotSVG(samples, rep, o.syncMem)), 0o644); err != nil {
+		return err
+	}
+	fmt.Print(rep.text)
+	return nil
 }

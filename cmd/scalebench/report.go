@@ -55,6 +55,7 @@ type millionRow struct {
 	dbBytesPerTx float64
 	level0       int64
 	pendingGB    float64
+	cpuS         float64 // CPU seconds (user + system) the million took
 }
 
 type report struct {
@@ -83,7 +84,7 @@ func summarize(samples []sample, budgetMB int, synced bool) report {
 	var r report
 	var b strings.Builder
 	last := samples[len(samples)-1]
-	prev := time.Duration(0)
+	prev, prevCPU := time.Duration(0), 0.0
 	for m := 1; ; m++ {
 		t, i, ok := crossing(samples, int64(m)*1e6)
 		if !ok {
@@ -91,9 +92,10 @@ func summarize(samples []sample, budgetMB int, synced bool) report {
 		}
 		s := samples[i]
 		row := millionRow{million: m, txPerS: 1e6 / (t - prev).Seconds(), rssMB: mb(s.rss), hwmMB: mb(s.hwm),
-			dbBytesPerTx: float64(s.dbBytes) / float64(s.txs), level0: s.level0, pendingGB: float64(s.pendingBytes) / 1e9}
+			dbBytesPerTx: float64(s.dbBytes) / float64(s.txs), level0: s.level0, pendingGB: float64(s.pendingBytes) / 1e9,
+			cpuS: s.cpuUser + s.cpuS - prevCPU}
 		r.rows = append(r.rows, row)
-		prev = t
+		prev, prevCPU = t, s.cpuUser+s.cpuS
 	}
 	state := "in sync at the tip"
 	if !synced {
@@ -102,13 +104,45 @@ func summarize(samples []sample, budgetMB int, synced bool) report {
 	fmt.Fprintf(&b, "%d txs (height %d) in %.0f s, %s; overall %.0f tx/s; peak RSS %.0f MB (budget -syncmemory=%d); datadir %.2f GB (%.0f bytes/tx); CPU %.0f s user + %.0f s sys\n",
 		last.txs, last.height, last.elapsed.Seconds(), state, float64(last.txs)/last.elapsed.Seconds(), mb(last.hwm), budgetMB,
 		float64(last.dbBytes)/1e9, float64(last.dbBytes)/math.Max(1, float64(last.txs)), last.cpuUser, last.cpuS)
-	b.WriteString("| million | tx/s | RSS MB | peak RSS MB | datadir bytes/tx | L0 files | pending compaction GB |\n|---|---|---|---|---|---|---|\n")
+	b.WriteString("| million | tx/s | CPU s | RSS MB | peak RSS MB | datadir bytes/tx | L0 files | pending compaction GB |\n|---|---|---|---|---|---|---|---|\n")
 	for _, row := range r.rows {
-		fmt.Fprintf(&b, "| %d | %.0f | %.0f | %.0f | %.0f | %d | %.2f |\n", row.million, row.txPerS, row.rssMB, row.hwmMB, row.dbBytesPerTx, row.level0, row.pendingGB)
+		fmt.Fprintf(&b, "| %d | %.0f | %.0f | %.0f | %.0f | %.0f | %d | %.2f |\n", row.million, row.txPerS, row.cpuS, row.rssMB, row.hwmMB, row.dbBytesPerTx, row.level0, row.pendingGB)
 	}
 	if n := len(r.rows); n > 1 {
-		fmt.Fprintf(&b, "throughput of the last million / the first: %.0f%%\n", 100*r.rows[n-1].txPerS/r.rows[0].txPerS)
+		fmt.Fprintf(&b, "throughput of the last million / the first: %.0f%%; CPU seconds of the first million / the last: %.0f%%\n",
+			100*r.rows[n-1].txPerS/r.rows[0].txPerS, 100*r.rows[0].cpuS/r.rows[n-1].cpuS)
 	}
 	r.text = b.String()
 	return r
+}
+
+// readCSV loads the samples of an earlier run (-report).
+func readCSV(path string) ([]sample, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []sample
+	for i, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		f := strings.Split(line, ",")
+		if i == 0 {
+			continue
+		}
+		if len(f) != 10 {
+			return nil, fmt.Errorf("%s line %d: %d fields, want 10", path, i+1, len(f))
+		}
+		var v [10]float64
+		for j := range f {
+			if v[j], err = strconv.ParseFloat(f[j], 64); err != nil {
+				return nil, fmt.Errorf("%s line %d: %w", path, i+1, err)
+			}
+		}
+		out = append(out, sample{elapsed: time.Duration(v[0] * float64(time.Second)), height: int64(v[1]), txs: int64(v[2]),
+			rss: int64(v[3]), hwm: int64(v[4]), dbBytes: int64(v[5]), level0: int64(v[6]), pendingBytes: int64(v[7]),
+			cpuUser: v[8], cpuS: v[9]})
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no samples", path)
+	}
+	return out, nil
 }

@@ -94,7 +94,7 @@ func (s *state) payOutputs(amount int64, n, spender int) {
 		s.outs = append(s.outs, txOut{addr: addr, kind: kind, value: v})
 	}
 	if s.era > 0.3 && s.rng.Float64() < 0.03 {
-		s.outs = append(s.outs, txOut{addr: uint32(s.rng.Uint32()), data: true})
+		s.outs = append(s.outs, txOut{addr: s.rng.Uint32(), data: true})
 	}
 }
 
