@@ -157,6 +157,11 @@ func openStore(o *Options, cfg *bchain.Config, b *bchain.Backend, mem memoryPlan
 	}
 	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "blockbook_db_size_bytes", Help: "Size of the index database."},
 		func() float64 { return float64(d.Size()) }))
+	// Compaction debt: how far RocksDB's background compaction lags.
+	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "blockbook_db_level0_files", Help: "Level-0 table files, summed over column families."},
+		func() float64 { n, _ := d.CompactionDebt(); return float64(n) }))
+	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "blockbook_db_pending_compaction_bytes", Help: "RocksDB's estimate of bytes pending compaction, summed over column families."},
+		func() float64 { _, n := d.CompactionDebt(); return float64(n) }))
 	return d, nil
 }
 

@@ -255,3 +255,14 @@ func (e *engine) Close() error {
 	}
 	return nil
 }
+
+// PendingCompactionBytes is RocksDB's estimate of the bytes compaction has
+// to rewrite to bring a column family's levels back within their targets.
+func (e *engine) PendingCompactionBytes(cf db.CF) (int64, bool) {
+	h := e.handle(cf)
+	if e.closed.Load() || h == nil {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(e.rdb.GetPropertyCF("rocksdb.estimate-pending-compaction-bytes", h), 10, 64)
+	return n, err == nil
+}

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"math"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// metrics reads the Prometheus text at url into name -> value (labels
+// kept in the name, histogram buckets left out).
+func metrics(url string) map[string]float64 {
+	out := map[string]float64{}
+	c := http.Client{Timeout: 10 * time.Second}
+	resp, err := c.Get(url)
+	if err != nil {
+		return out
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "#") || strings.Contains(line, "_bucket") {
+			continue
+		}
+		if i := strings.LastIndexByte(line, ' '); i > 0 {
+			if v, err := strconv.ParseFloat(line[i+1:], 64); err == nil {
+				out[line[:i]] = v
+			}
+		}
+	}
+	return out
+}
+
+func writeCSV(path string, samples []sample) error {
+	var b strings.Builder
+	b.WriteString("elapsed_s,height,txs,rss_bytes,peak_rss_bytes,datadir_bytes,level0_files,pending_compaction_bytes,cpu_user_s,cpu_sys_s\n")
+	for _, s := range samples {
+		fmt.Fprintf(&b, "%.1f,%d,%d,%d,%d,%d,%d,%d,%.1f,%.1f\n", s.elapsed.Seconds(), s.height, s.txs, s.rss, s.hwm,
+			s.dbBytes, s.level0, s.pendingBytes, s.cpuUser, s.cpuS)
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o644)
+}
+
+// millionRow is the sync of one million transactions.
+type millionRow struct {
+	million      int     // the m-th million (1-based)
+	txPerS       float64 // throughput over it
+	rssMB, hwmMB float64 // at its end
+	dbBytesPerTx float64
+	level0       int64
+	pendingGB    float64
+	cpuS         float64 // CPU seconds (user + system) the million took
+}
+
+type report struct {
+	rows []millionRow
+	text string
+}
+
+// crossing interpolates the time at which txs reached n.
+func crossing(samples []sample, n int64) (time.Duration, int, bool) {
+	prevT, prevN := time.Duration(0), int64(0)
+	for i, s := range samples {
+		if s.txs >= n {
+			if s.txs == prevN {
+				return s.elapsed, i, true
+			}
+			f := float64(n-prevN) / float64(s.txs-prevN)
+			return prevT + time.Duration(f*float64(s.elapsed-prevT)), i, true
+		}
+		prevT, prevN = s.elapsed, s.txs
+	}
+	return 0, 0, false
+}
+
+// summarize builds the per-million table and the headline figures.
+func summarize(samples []sample, budgetMB int, synced bool) report {
+	var r report
+	var b strings.Builder
+	last := samples[len(samples)-1]
+	prev, prevCPU := time.Duration(0), 0.0
+	for m := 1; ; m++ {
+		t, i, ok := crossing(samples, int64(m)*1e6)
+		if !ok {
+			break
+		}
+		s := samples[i]
+		row := millionRow{million: m, txPerS: 1e6 / (t - prev).Seconds(), rssMB: mb(s.rss), hwmMB: mb(s.hwm),
+			dbBytesPerTx: float64(s.dbBytes) / float64(s.txs), level0: s.level0, pendingGB: float64(s.pendingBytes) / 1e9,
+			cpuS: s.cpuUser + s.cpuS - prevCPU}
+		r.rows = append(r.rows, row)
+		prev, prevCPU = t, s.cpuUser+s.cpuS
+	}
+	state := "in sync at the tip"
+	if !synced {
+		state = "stopped before the tip (-limit)"
+	}
+	fmt.Fprintf(&b, "%d txs (height %d) in %.0f s, %s; overall %.0f tx/s; peak RSS %.0f MB (budget -syncmemory=%d); datadir %.2f GB (%.0f bytes/tx); CPU %.0f s user + %.0f s sys\n",
+		last.txs, last.height, last.elapsed.Seconds(), state, float64(last.txs)/last.elapsed.Seconds(), mb(last.hwm), budgetMB,
+		float64(last.dbBytes)/1e9, float64(last.dbBytes)/math.Max(1, float64(last.txs)), last.cpuUser, last.cpuS)
+	b.WriteString("| million | tx/s | CPU s | RSS MB | peak RSS MB | datadir bytes/tx | L0 files | pending compaction GB |\n|---|---|---|---|---|---|---|---|\n")
+	for _, row := range r.rows {
+		fmt.Fprintf(&b, "| %d | %.0f | %.0f | %.0f | %.0f | %.0f | %d | %.2f |\n", row.million, row.txPerS, row.cpuS, row.rssMB, row.hwmMB, row.dbBytesPerTx, row.level0, row.pendingGB)
+	}
+	if n := len(r.rows); n > 1 {
+		fmt.Fprintf(&b, "throughput of the last million / the first: %.0f%%; CPU seconds of the first million / the last: %.0f%%\n",
+			100*r.rows[n-1].txPerS/r.rows[0].txPerS, 100*r.rows[0].cpuS/r.rows[n-1].cpuS)
+	}
+	r.text = b.String()
+	return r
+}
+
+// readCSV loads the samples of an earlier run (-report).
+func readCSV(path string) ([]sample, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []sample
+	for i, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		f := strings.Split(line, ",")
+		if i == 0 {
+			continue
+		}
+		if len(f) != 10 {
+			return nil, fmt.Errorf("%s line %d: %d fields, want 10", path, i+1, len(f))
+		}
+		var v [10]float64
+		for j := range f {
+			if v[j], err = strconv.ParseFloat(f[j], 64); err != nil {
+				return nil, fmt.Errorf("%s line %d: %w", path, i+1, err)
+			}
+		}
+		out = append(out, sample{elapsed: time.Duration(v[0] * float64(time.Second)), height: int64(v[1]), txs: int64(v[2]),
+			rss: int64(v[3]), hwm: int64(v[4]), dbBytes: int64(v[5]), level0: int64(v[6]), pendingBytes: int64(v[7]),
+			cpuUser: v[8], cpuS: v[9]})
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no samples", path)
+	}
+	return out, nil
+}
