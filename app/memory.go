@@ -36,8 +36,9 @@ func (p memoryPlan) bulkMemory(setCache func(int64), dbCache int64) func(bool) {
 	return func(active bool) {
 		if active {
 			setCache(p.blockCache)
-			// The loader's live memory is bounded by its shares, so the
-			// collector need only run as the heap nears the limit.
+			// The loader's live memory is bounded by its shares; the soft
+			// limit caps the heap, and the collector keeps its normal pace
+			// below it (gcPercentBulk).
 			debug.SetMemoryLimit(p.goLimit)
 			debug.SetGCPercent(gcPercentBulk)
 			return
