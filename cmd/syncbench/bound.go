@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -80,4 +81,11 @@ func lowerBoundRaw(raws [][]byte, parser bchain.UtxoParser, coin, network, dir s
 	stats, err := l.Finish()
 	t.ingest = stats.FlushTime
 	return t, err
+}
+
+// printBound prints the lower bound and the ratio of a sync's time to it.
+func printBound(bound boundTimes, elapsed time.Duration) {
+	fmt.Printf("lower bound, single-threaded on the same blocks (decode %.2f s + build rows %.2f s + sort, write and ingest SST %.2f s): %.2f s\n",
+		bound.decode.Seconds(), bound.build.Seconds(), bound.ingest.Seconds(), bound.total().Seconds())
+	fmt.Printf("ratio sync / lower bound: %.2f\n", elapsed.Seconds()/bound.total().Seconds())
 }

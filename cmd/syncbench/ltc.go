@@ -185,11 +185,7 @@ func runLtc(bin string, txs, workers, syncMem int, cache string, p2p bool) error
 	if err != nil {
 		return fmt.Errorf("kill -9 run: %w", err)
 	}
-	raws, err := ltcRawBlocks(ctx, node, height)
-	if err != nil {
-		return err
-	}
-	bound, err := lowerBoundRaw(raws, ltc.NewParser(ltc.RegtestParams), benchCoin, benchNetwork, filepath.Join(work, "bound"), benchFilters)
+	bound, err := ltcLowerBound(ctx, node, height, filepath.Join(work, "bound"))
 	if err != nil {
 		return fmt.Errorf("lower bound: %w", err)
 	}
@@ -201,10 +197,17 @@ func runLtc(bin string, txs, workers, syncMem int, cache string, p2p bool) error
 	fmt.Printf("  DB size:                %.1f MB\n", float64(size)/(1<<20))
 	fmt.Printf("background compaction after the sync: %s\n", compaction)
 	fmt.Println(crash)
-	fmt.Printf("lower bound, single-threaded on the same blocks (decode %.2f s + build rows %.2f s + sort, write and ingest SST %.2f s): %.2f s\n",
-		bound.decode.Seconds(), bound.build.Seconds(), bound.ingest.Seconds(), bound.total().Seconds())
-	fmt.Printf("ratio sync / lower bound: %.2f\n", elapsed.Seconds()/bound.total().Seconds())
+	printBound(bound, elapsed)
 	return nil
+}
+
+// ltcLowerBound is the lower bound on the node's blocks 0..height.
+func ltcLowerBound(ctx context.Context, n *ltcregtest.Node, height int32, dir string) (boundTimes, error) {
+	raws, err := ltcRawBlocks(ctx, n, height)
+	if err != nil {
+		return boundTimes{}, err
+	}
+	return lowerBoundRaw(raws, ltc.NewParser(ltc.RegtestParams), benchCoin, benchNetwork, dir, benchFilters)
 }
 
 // ltcRawBlocks reads the node's blocks 0..height as it serializes them.

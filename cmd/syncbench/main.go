@@ -186,9 +186,7 @@ func run(bin string, blocks, txs, workers, syncMem int, cache string, p2p bool) 
 	fmt.Printf("  throughput:             %.0f blocks/s, %.0f tx/s\n", float64(height+1)/elapsed.Seconds(), float64(txCount)/elapsed.Seconds())
 	fmt.Printf("  peak RSS (VmHWM):       %.1f MB (budget %d MB)\n", float64(hwm)/(1<<20), syncMem)
 	fmt.Printf("  DB size:                %.1f MB\n", float64(size)/(1<<20))
-	fmt.Printf("lower bound, single-threaded on the same blocks (decode %.2f s + build rows %.2f s + sort, write and ingest SST %.2f s): %.2f s\n",
-		bound.decode.Seconds(), bound.build.Seconds(), bound.ingest.Seconds(), bound.total().Seconds())
-	fmt.Printf("ratio sync / lower bound: %.2f\n", elapsed.Seconds()/bound.total().Seconds())
+	printBound(bound, elapsed)
 	fmt.Printf("background compaction after the sync: %s; level-0 files per column family then: %v\n", compaction, l0)
 	fmt.Println(crash)
 	return nil
