@@ -21,19 +21,28 @@ func computeDBStats(ctx context.Context, d *db.DB, w io.Writer, log *slog.Logger
 	}
 	// The tabwriter buffers until Flush, which reports any write error.
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	_, _ = fmt.Fprintln(tw, "column family\trows\tkey bytes\tvalue bytes\ttotal bytes\t")
+	_, _ = fmt.Fprintln(tw, "column family\trows\tkey bytes\tvalue bytes\ttotal bytes\ton disk\t")
 	var rows, total int64
 	for _, s := range stats {
-		_, _ = fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t\n", s.CF, s.Rows, s.KeyBytes, s.ValueBytes, s.KeyBytes+s.ValueBytes)
+		_, _ = fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t\n", s.CF, s.Rows, s.KeyBytes, s.ValueBytes, s.KeyBytes+s.ValueBytes, diskColumn(s.DiskBytes))
 		rows += s.Rows
 		total += s.KeyBytes + s.ValueBytes
 	}
-	_, _ = fmt.Fprintf(tw, "all\t%d\t\t\t%d\t\n", rows, total)
+	_, _ = fmt.Fprintf(tw, "all\t%d\t\t\t%d\t\t\n", rows, total)
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("writing the statistics: %w", err)
 	}
 	log.Info("database size", "on_disk_bytes", d.Size(), "computed_bytes", total, "rows", rows)
 	return nil
+}
+
+// diskColumn is a family's on-disk bytes, or "-" where the engine does
+// not know them.
+func diskColumn(n int64) string {
+	if n < 0 {
+		return "-"
+	}
+	return fmt.Sprint(n)
 }
 
 // verifyIndex checks the index (-repair, -fixutxo, -forcerepair) and

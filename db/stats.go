@@ -13,6 +13,15 @@ type CFStats struct {
 	CF                   CF
 	Rows                 int64
 	KeyBytes, ValueBytes int64
+	// DiskBytes are the family's table files on disk (compressed), -1
+	// where the engine does not know them.
+	DiskBytes int64
+}
+
+// diskSizer is implemented by engines that know each column family's
+// table-file bytes.
+type diskSizer interface {
+	DiskBytes(cf CF) (int64, bool)
 }
 
 // ColumnStats scans every column family of the index and counts its rows
@@ -21,7 +30,12 @@ type CFStats struct {
 func (d *DB) ColumnStats(ctx context.Context) ([]CFStats, error) {
 	out := make([]CFStats, 0, len(d.cfs))
 	for _, cf := range d.cfs {
-		s := CFStats{CF: cf}
+		s := CFStats{CF: cf, DiskBytes: -1}
+		if ds, ok := d.eng.(diskSizer); ok {
+			if n, ok := ds.DiskBytes(cf); ok {
+				s.DiskBytes = n
+			}
+		}
 		err := d.iterate(cf, nil, nil, func(k, v []byte) (bool, error) {
 			s.Rows++
 			s.KeyBytes += int64(len(k))

@@ -150,6 +150,7 @@ func run(bin string, blocks, txs, workers, syncMem int, cache string, p2p bool) 
 	_ = cmd.Process.Signal(syscall.SIGTERM)
 	_ = cmd.Wait()
 	size := dirSize(dataDir)
+	printColumnStats(bin, cfg, dataDir)
 	if logs, err := os.ReadFile(logFile.Name()); err == nil {
 		for _, line := range strings.Split(string(logs), "\n") {
 			if strings.Contains(line, "bulk") || strings.Contains(line, "sync finished") {

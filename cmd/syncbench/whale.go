@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"runtime/pprof"
 	"time"
 
@@ -44,6 +45,21 @@ var crashTest = flag.Bool("crash", true, "after the timed sync, kill -9 a second
 // boundProfile (-boundprofile FILE) only computes the lower bound on the
 // cached chain, with a CPU profile of it written to FILE: where the time of
 // the unavoidable work goes, without a node or a sync.
+var cfStats = flag.Bool("cfstats", false, "after the clean stop, print each column family's rows and bytes (blockbook -computedbstats)")
+
+// printColumnStats prints blockbook -computedbstats of the stopped index
+// (-cfstats): where the datadir's bytes are, per column family.
+func printColumnStats(bin, cfg, dataDir string) {
+	if !*cfStats {
+		return
+	}
+	out, err := exec.Command(bin, "-blockchaincfg="+cfg, "-datadir="+dataDir, "-computedbstats").CombinedOutput()
+	if err != nil {
+		fmt.Printf("  column stats failed: %v\n", err)
+	}
+	fmt.Print(string(out))
+}
+
 var boundProfile = flag.String("boundprofile", "", "only run the lower bound on the cached chain and write its CPU profile to this file")
 
 // profileBound runs lowerBound under the CPU profiler.

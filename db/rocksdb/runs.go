@@ -266,3 +266,14 @@ func (e *engine) PendingCompactionBytes(cf db.CF) (int64, bool) {
 	n, err := strconv.ParseInt(e.rdb.GetPropertyCF("rocksdb.estimate-pending-compaction-bytes", h), 10, 64)
 	return n, err == nil
 }
+
+// DiskBytes are the bytes of a column family's table files, compressed as
+// they are on disk.
+func (e *engine) DiskBytes(cf db.CF) (int64, bool) {
+	h := e.handle(cf)
+	if e.closed.Load() || h == nil {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(e.rdb.GetPropertyCF("rocksdb.total-sst-files-size", h), 10, 64)
+	return n, err == nil
+}
