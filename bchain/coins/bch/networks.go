@@ -1,12 +1,6 @@
 package bch
 
 import (
-	"context"
-	"encoding/json"
-	"fmt"
-	"math"
-	"strconv"
-
 	"github.com/btcsuite/btcd/chaincfg/v2"
 	"github.com/btcsuite/btcd/wire/v2"
 
@@ -64,48 +58,18 @@ func init() {
 }
 
 // adjust fits the backend to Bitcoin Cash Node and Bitcoin ABC: fees come
-// from estimatefee (they have no estimatesmartfee) in coins of decimals
-// places, and accounts are BIP44 P2PKH only, as there is no SegWit.
+// from estimatefee, which takes no arguments on these nodes (they have no
+// estimatesmartfee), in coins of decimals places, with the relay fee when
+// there is no estimate; accounts are BIP44 P2PKH only, as there is no
+// SegWit.
 func adjust(decimals int) func(*bchain.Backend, *btc.Node, *bchain.Config) error {
+	unit := int64(1)
+	for range decimals {
+		unit *= 10
+	}
 	return func(b *bchain.Backend, node *btc.Node, _ *bchain.Config) error {
-		b.Fees = &feeEstimator{node: node, unit: math.Pow10(decimals)}
+		b.Fees = &btc.LegacyFeeEstimator{Node: node, Unit: unit, NoBlocksArg: true, RefusalIsError: true}
 		b.Xpub = btc.P2PKHAccounts(b.Xpub)
 		return nil
 	}
-}
-
-// feeEstimator asks the node's estimatefee (no arguments on these nodes)
-// and falls back to its relay fee when it has no estimate.
-type feeEstimator struct {
-	node *btc.Node
-	unit float64 // base units per coin
-}
-
-func (f *feeEstimator) EstimateFee(ctx context.Context, _ int, _ bool) (int64, error) {
-	var rate json.Number
-	if err := f.node.Call(ctx, "estimatefee", nil, &rate); err != nil {
-		return 0, fmt.Errorf("estimatefee: %w", err)
-	}
-	if sat, err := f.toBase(rate); err == nil && sat > 0 {
-		return sat, nil
-	}
-	var info struct {
-		RelayFee json.Number `json:"relayfee"`
-	}
-	if err := f.node.Call(ctx, "getnetworkinfo", nil, &info); err != nil {
-		return 0, fmt.Errorf("getnetworkinfo: %w", err)
-	}
-	sat, err := f.toBase(info.RelayFee)
-	if err != nil || sat <= 0 {
-		return 0, fmt.Errorf("%w: no fee estimate and no relay fee", bchain.ErrUnsupported)
-	}
-	return sat, nil
-}
-
-func (f *feeEstimator) toBase(n json.Number) (int64, error) {
-	v, err := strconv.ParseFloat(string(n), 64)
-	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || v > 1e12 {
-		return 0, fmt.Errorf("invalid fee rate %q", n)
-	}
-	return int64(math.Round(v * f.unit)), nil
 }

@@ -5,9 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
-	"strconv"
-	"strings"
 
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/bchain/coins/btc"
@@ -40,8 +37,11 @@ func adjust(b *bchain.Backend, node *btc.Node, cfg *bchain.Config) error {
 	if extra.P2PAddress != "" {
 		return fmt.Errorf("%w: p2p_address is not supported for Zcash (its P2P protocol and headers differ): leave it empty to download blocks over RPC", bchain.ErrConfig)
 	}
-	z := &Node{Node: node}
-	b.Chain, b.Fees = z, z
+	b.Chain = &Node{Node: node}
+	// zcashd's estimatefee (ZEC per kB) when it has an estimate, else ZIP
+	// 317's conventional fee as a rate: zebrad has no estimator, zcashd
+	// answers -1 without data, and neither is asked for a relay fee.
+	b.Fees = &btc.LegacyFeeEstimator{Node: node, NoRelayFee: true, Default: conventionalRate}
 	// Neither node has btcd's websocket notifications: without ZMQ (zcashd
 	// only) follow by polling instead of probing for them.
 	if cfg.MessageQueueBinding == "" && cfg.BlockNotifications != "btcd" {
@@ -50,7 +50,7 @@ func adjust(b *bchain.Backend, node *btc.Node, cfg *bchain.Config) error {
 	return nil
 }
 
-// Node is the Bitcoin-type node with Zcash's chain info and fee estimate.
+// Node is the Bitcoin-type node with Zcash's chain info.
 type Node struct {
 	*btc.Node
 }
@@ -103,31 +103,4 @@ func (z *Node) ChainInfo(ctx context.Context) (*bchain.ChainInfo, error) {
 		info.Warnings = net.Errors
 	}
 	return info, nil
-}
-
-// EstimateFee returns zatoshi per 1000 bytes: zcashd's estimatefee when it
-// has an estimate, else ZIP 317's conventional fee as a rate (zebrad has no
-// estimator; zcashd answers -1 without data).
-func (z *Node) EstimateFee(ctx context.Context, blocks int, _ bool) (int64, error) {
-	var rate json.Number
-	err := z.Call(ctx, "estimatefee", []any{blocks}, &rate)
-	var rpcErr *bchain.RPCError
-	if err != nil && !errors.As(err, &rpcErr) {
-		return 0, fmt.Errorf("estimatefee: %w", err)
-	}
-	if err == nil {
-		if zat, ok := coinsToZat(rate); ok && zat > 0 {
-			return zat, nil
-		}
-	}
-	return conventionalRate, nil
-}
-
-// coinsToZat converts a JSON amount in ZEC to zatoshi.
-func coinsToZat(n json.Number) (int64, bool) {
-	f, err := strconv.ParseFloat(strings.TrimSpace(string(n)), 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f > 21e6 {
-		return 0, false
-	}
-	return int64(math.Round(f * 1e8)), true
 }
