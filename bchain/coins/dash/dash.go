@@ -33,47 +33,26 @@ const (
 // MainNetParams and TestNetParams are Dash's address and key versions on
 // top of Bitcoin's parameters (which the parser uses only for those).
 var (
-	MainNetParams = mainNet()
-	TestNetParams = testNet()
+	MainNetParams = *btc.DeriveParams(chaincfg.MainNetParams, btc.ParamsSpec{
+		Name: "dash-mainnet", Net: mainnetMagic,
+		Genesis:    "00000ffd590b1485b3caadc19b22e6379c733355108f107a430458cdf3407ab6",
+		PubKeyHash: 76, ScriptHash: 16, PrivateKey: 204, // X..., 7...; no SegWit
+		HDPublic: [4]byte{0x02, 0xfe, 0x52, 0xcc}, HDPrivate: [4]byte{0x02, 0xfe, 0x52, 0xf8}, // drkp, drkv
+		HDCoinType: 5,
+	})
+	TestNetParams = *btc.DeriveParams(chaincfg.TestNet3Params, btc.ParamsSpec{
+		Name: "dash-testnet", Net: testnetMagic,
+		Genesis:    "00000bafbc94add76cb75e2ec92894837288a481e5c005f6563d91623bf8bc2c",
+		PubKeyHash: 140, ScriptHash: 19, PrivateKey: 239, // y...; 8... or 9...
+		HDCoinType: 1,
+	})
 )
-
-func mainNet() chaincfg.Params {
-	p := chaincfg.MainNetParams
-	p.Name = "dash-mainnet"
-	p.Net = mainnetMagic
-	p.GenesisHash = btc.MustHash("00000ffd590b1485b3caadc19b22e6379c733355108f107a430458cdf3407ab6")
-	p.PubKeyHashAddrID = 76 // X...
-	p.ScriptHashAddrID = 16 // 7...
-	p.PrivateKeyID = 204
-	p.Bech32HRPSegwit = ""                             // no SegWit
-	p.HDPublicKeyID = [4]byte{0x02, 0xfe, 0x52, 0xcc}  // drkp
-	p.HDPrivateKeyID = [4]byte{0x02, 0xfe, 0x52, 0xf8} // drkv
-	p.HDCoinType = 5
-	return p
-}
-
-func testNet() chaincfg.Params {
-	p := chaincfg.TestNet3Params
-	p.Name = "dash-testnet"
-	p.Net = testnetMagic
-	p.GenesisHash = btc.MustHash("00000bafbc94add76cb75e2ec92894837288a481e5c005f6563d91623bf8bc2c")
-	p.PubKeyHashAddrID = 140 // y...
-	p.ScriptHashAddrID = 19  // 8... or 9...
-	p.PrivateKeyID = 239
-	p.Bech32HRPSegwit = ""
-	p.HDCoinType = 1
-	return p
-}
 
 // Coin names, shortcuts and ports follow Blockbook's dash*.json.
 func init() {
 	// Registering the networks lets btcd's key code map Dash's extended
 	// private key versions to the public ones.
-	for _, p := range []*chaincfg.Params{&MainNetParams, &TestNetParams} {
-		if err := chaincfg.Register(p); err != nil {
-			panic(err)
-		}
-	}
+	btc.MustRegisterParams(&MainNetParams, &TestNetParams)
 	btc.Register("Dash", btc.Network{
 		Params: &MainNetParams, Shortcut: "DASH", Label: "Dash", Slip44: 5,
 		PublicPort: 9133, InternalPort: 9033,

@@ -21,45 +21,25 @@ const (
 // MainNetParams and TestNetParams are DigiByte's address and key versions
 // on top of Bitcoin's parameters.
 var (
-	MainNetParams = mainNet()
-	TestNetParams = testNet()
+	MainNetParams = *btc.DeriveParams(chaincfg.MainNetParams, btc.ParamsSpec{
+		Name: "digibyte-mainnet", Net: mainnetMagic,
+		Genesis:    "7497ea1b465eb39f1c8f507bc877078fe016d6fcb6dfad3a64c98dcc6e1e8496",
+		PubKeyHash: 30, ScriptHash: 63, PrivateKey: 128, HRP: "dgb", // D..., S...
+		HDCoinType: 20,
+	})
+	TestNetParams = *btc.DeriveParams(chaincfg.TestNet3Params, btc.ParamsSpec{
+		Name: "digibyte-testnet", Net: testnetMagic,
+		Genesis:    "308ea0711d5763be2995670dd9ca9872753561285a84da1d58be58acaa822252",
+		PubKeyHash: 126, ScriptHash: 140, PrivateKey: 254, HRP: "dgbt",
+		HDCoinType: 1,
+	})
 )
-
-func mainNet() chaincfg.Params {
-	p := chaincfg.MainNetParams
-	p.Name = "digibyte-mainnet"
-	p.Net = mainnetMagic
-	p.GenesisHash = btc.MustHash("7497ea1b465eb39f1c8f507bc877078fe016d6fcb6dfad3a64c98dcc6e1e8496")
-	p.PubKeyHashAddrID = 30 // D...
-	p.ScriptHashAddrID = 63 // S...
-	p.PrivateKeyID = 128
-	p.Bech32HRPSegwit = "dgb"
-	p.HDCoinType = 20
-	return p
-}
-
-func testNet() chaincfg.Params {
-	p := chaincfg.TestNet3Params
-	p.Name = "digibyte-testnet"
-	p.Net = testnetMagic
-	p.GenesisHash = btc.MustHash("308ea0711d5763be2995670dd9ca9872753561285a84da1d58be58acaa822252")
-	p.PubKeyHashAddrID = 126
-	p.ScriptHashAddrID = 140
-	p.PrivateKeyID = 254
-	p.Bech32HRPSegwit = "dgbt"
-	p.HDCoinType = 1
-	return p
-}
 
 // Coin names, shortcuts and ports follow Blockbook's digibyte*.json.
 func init() {
 	// Registering the networks makes btcd's address decoder recognize the
 	// dgb1/dgbt1 bech32 prefixes.
-	for _, p := range []*chaincfg.Params{&MainNetParams, &TestNetParams} {
-		if err := chaincfg.Register(p); err != nil {
-			panic(err)
-		}
-	}
+	btc.MustRegisterParams(&MainNetParams, &TestNetParams)
 	btc.Register("DigiByte", btc.Network{
 		Params: &MainNetParams, Shortcut: "DGB", Label: "DigiByte", Slip44: 20,
 		PublicPort: 9142, InternalPort: 9042,

@@ -6,7 +6,6 @@ package doge
 
 import (
 	"github.com/btcsuite/btcd/chaincfg/v2"
-	"github.com/btcsuite/btcd/chainhash/v2"
 	"github.com/btcsuite/btcd/txscript/v2"
 	"github.com/btcsuite/btcd/wire/v2"
 
@@ -23,38 +22,22 @@ const (
 )
 
 // Network parameters: address versions and BIP32 key versions of Dogecoin
-// Core 1.14, and the genesis blocks.
+// Core 1.14, and the genesis blocks. Dogecoin has no SegWit, so no bech32
+// prefix.
 var (
-	MainNetParams = params(chaincfg.MainNetParams, "dogecoin", MainnetMagic, 30, 22, 158,
-		[4]byte{0x02, 0xfa, 0xca, 0xfd}, [4]byte{0x02, 0xfa, 0xc3, 0x98}, 3,
-		"1a91e3dace36e2be3bf030a65679fe821aa1d6ef92e7c9902eb318182c355691")
-	TestNetParams = params(chaincfg.TestNet3Params, "dogecoin-testnet", TestnetMagic, 113, 196, 241,
-		[4]byte{0x04, 0x35, 0x87, 0xcf}, [4]byte{0x04, 0x35, 0x83, 0x94}, 1,
-		"bb0a78264637406b6360aad926284d544d7049f45189db5664f3c4d07350559e")
+	MainNetParams = btc.DeriveParams(chaincfg.MainNetParams, btc.ParamsSpec{
+		Name: "dogecoin", Net: MainnetMagic,
+		Genesis:    "1a91e3dace36e2be3bf030a65679fe821aa1d6ef92e7c9902eb318182c355691",
+		PubKeyHash: 30, ScriptHash: 22, PrivateKey: 158,
+		HDPublic: [4]byte{0x02, 0xfa, 0xca, 0xfd}, HDPrivate: [4]byte{0x02, 0xfa, 0xc3, 0x98}, HDCoinType: 3,
+	})
+	TestNetParams = btc.DeriveParams(chaincfg.TestNet3Params, btc.ParamsSpec{
+		Name: "dogecoin-testnet", Net: TestnetMagic,
+		Genesis:    "bb0a78264637406b6360aad926284d544d7049f45189db5664f3c4d07350559e",
+		PubKeyHash: 113, ScriptHash: 196, PrivateKey: 241,
+		HDPublic: [4]byte{0x04, 0x35, 0x87, 0xcf}, HDPrivate: [4]byte{0x04, 0x35, 0x83, 0x94}, HDCoinType: 1,
+	})
 )
-
-func params(base chaincfg.Params, name string, net wire.BitcoinNet, p2pkh, p2sh, wif byte,
-	hdPub, hdPriv [4]byte, coinType uint32, genesis string) *chaincfg.Params {
-	p := base
-	p.Name = name
-	p.Net = net
-	p.PubKeyHashAddrID = p2pkh
-	p.ScriptHashAddrID = p2sh
-	p.PrivateKeyID = wif
-	// Dogecoin has no SegWit: no bech32 addresses exist. Bitcoin's prefix
-	// is cleared so that no Bitcoin address passes for a Dogecoin one.
-	p.Bech32HRPSegwit = ""
-	p.HDPublicKeyID = hdPub
-	p.HDPrivateKeyID = hdPriv
-	p.HDCoinType = coinType
-	h, err := chainhash.NewHashFromStr(genesis)
-	if err != nil {
-		panic(err)
-	}
-	p.GenesisHash = h
-	p.GenesisBlock = nil // Bitcoin's genesis block is not Dogecoin's
-	return &p
-}
 
 // Coin names, shortcuts and ports follow Blockbook's dogecoin*.json.
 func init() {

@@ -6,8 +6,6 @@
 package grs
 
 import (
-	"strconv"
-
 	"github.com/btcsuite/btcd/chaincfg/v2"
 	"github.com/btcsuite/btcd/chainhash/v2"
 	"github.com/btcsuite/btcd/wire/v2"
@@ -29,33 +27,28 @@ const (
 // Network parameters. Only the fields the parser and the account code
 // read are Groestlcoin's; the consensus fields are Bitcoin's and unused.
 var (
-	MainNetParams = params(chaincfg.MainNetParams, "groestlcoin", MainnetMagic,
-		"00000ac5927c594d49cc0bdb81759d0da8297eb614683d3acb62f0703b639023", 36, 5, "grs", 1331)
-	TestNetParams = params(chaincfg.TestNet3Params, "groestlcoin-testnet", TestnetMagic,
-		"000000ffbb50fc9898cdd36ec163e6ba23230164c0052a28876255b7dcf2cd36", 111, 196, "tgrs", 17777)
+	MainNetParams = btc.DeriveParams(chaincfg.MainNetParams, btc.ParamsSpec{
+		Name: "groestlcoin", Net: MainnetMagic, DefaultPort: "1331",
+		Genesis:    "00000ac5927c594d49cc0bdb81759d0da8297eb614683d3acb62f0703b639023",
+		PubKeyHash: 36, ScriptHash: 5, HRP: "grs",
+	})
+	TestNetParams = btc.DeriveParams(chaincfg.TestNet3Params, btc.ParamsSpec{
+		Name: "groestlcoin-testnet", Net: TestnetMagic, DefaultPort: "17777",
+		Genesis:    "000000ffbb50fc9898cdd36ec163e6ba23230164c0052a28876255b7dcf2cd36",
+		PubKeyHash: 111, ScriptHash: 196, HRP: "tgrs",
+	})
 	// Regtest has testnet's genesis block.
-	RegTestParams = params(chaincfg.RegressionNetParams, "groestlcoin-regtest", RegtestMagic,
-		"000000ffbb50fc9898cdd36ec163e6ba23230164c0052a28876255b7dcf2cd36", 111, 196, "grsrt", 18888)
-	SigNetParams = params(chaincfg.SigNetParams, "groestlcoin-signet", SignetMagic,
-		"0000007fcaa2a27993c6cde9e7818c254357af517b876ceba2f23592bb14ab31", 111, 196, "tgrs", 31331)
+	RegTestParams = btc.DeriveParams(chaincfg.RegressionNetParams, btc.ParamsSpec{
+		Name: "groestlcoin-regtest", Net: RegtestMagic, DefaultPort: "18888",
+		Genesis:    "000000ffbb50fc9898cdd36ec163e6ba23230164c0052a28876255b7dcf2cd36",
+		PubKeyHash: 111, ScriptHash: 196, HRP: "grsrt",
+	})
+	SigNetParams = btc.DeriveParams(chaincfg.SigNetParams, btc.ParamsSpec{
+		Name: "groestlcoin-signet", Net: SignetMagic, DefaultPort: "31331",
+		Genesis:    "0000007fcaa2a27993c6cde9e7818c254357af517b876ceba2f23592bb14ab31",
+		PubKeyHash: 111, ScriptHash: 196, HRP: "tgrs",
+	})
 )
-
-func params(base chaincfg.Params, name string, net wire.BitcoinNet, genesis string, pkh, sh byte, hrp string, port int) *chaincfg.Params {
-	p := base
-	p.Name = name
-	p.Net = net
-	p.DefaultPort = strconv.Itoa(port)
-	h, err := chainhash.NewHashFromStr(genesis)
-	if err != nil {
-		panic(err)
-	}
-	p.GenesisHash = h
-	p.GenesisBlock = nil // Groestlcoin's genesis differs; nothing here reads it
-	p.PubKeyHashAddrID = pkh
-	p.ScriptHashAddrID = sh
-	p.Bech32HRPSegwit = hrp
-	return &p
-}
 
 // Coin names, shortcuts, ports and slip44 follow Blockbook's
 // groestlcoin*.json coin definitions.

@@ -5,7 +5,6 @@ package ltc
 
 import (
 	"github.com/btcsuite/btcd/chaincfg/v2"
-	"github.com/btcsuite/btcd/chainhash/v2"
 	"github.com/btcsuite/btcd/wire/v2"
 
 	"github.com/openexplorer/blockbook/bchain"
@@ -43,36 +42,23 @@ const invMWEBBlock = wire.InvTypeWitnessBlock | 1<<29
 
 // The Litecoin networks; parameters are Litecoin Core's chainparams, ports
 // those of Blockbook's litecoin*.json (Regtest is ours, see docs/api.md).
-var (
-	MainNetParams = params(chaincfg.MainNetParams, "litecoin", MainnetMagic, "9333", MainnetGenesis, 48, 50, 176, "ltc")
-	TestNetParams = params(chaincfg.TestNet3Params, "litecoin-testnet4", TestnetMagic, "19335", TestnetGenesis, 111, 58, 239, "tltc")
-	RegtestParams = params(chaincfg.RegressionNetParams, "litecoin-regtest", RegtestMagic, "19444", RegtestGenesis, 111, 58, 239, "rltc")
-)
-
-// params derives Litecoin's parameters from Bitcoin's of the same kind
-// (HD key ids, BIP heights and such are not used for Litecoin by this
-// server); the base58 P2SH version is Litecoin's SCRIPT_ADDRESS2 (M/Q
+// HD key ids, BIP heights and such are Bitcoin's, unused for Litecoin by
+// this server; the base58 P2SH version is Litecoin's SCRIPT_ADDRESS2 (M/Q
 // addresses), the one Litecoin Core and Blockbook show.
-func params(base chaincfg.Params, name string, net wire.BitcoinNet, port, genesis string,
-	pkh, sh, wif byte, hrp string) *chaincfg.Params {
-	p := base
-	p.Name = name
-	p.Net = net
-	p.DefaultPort = port
-	p.DNSSeeds = nil
-	p.GenesisBlock = nil
-	h, err := chainhash.NewHashFromStr(genesis)
-	if err != nil {
-		panic(err)
-	}
-	p.GenesisHash = h
-	p.PubKeyHashAddrID = pkh
-	p.ScriptHashAddrID = sh
-	p.PrivateKeyID = wif
-	p.Bech32HRPSegwit = hrp
-	p.Checkpoints = nil
-	return &p
-}
+var (
+	MainNetParams = btc.DeriveParams(chaincfg.MainNetParams, btc.ParamsSpec{
+		Name: "litecoin", Net: MainnetMagic, DefaultPort: "9333", Genesis: MainnetGenesis,
+		PubKeyHash: 48, ScriptHash: 50, PrivateKey: 176, HRP: "ltc",
+	})
+	TestNetParams = btc.DeriveParams(chaincfg.TestNet3Params, btc.ParamsSpec{
+		Name: "litecoin-testnet4", Net: TestnetMagic, DefaultPort: "19335", Genesis: TestnetGenesis,
+		PubKeyHash: 111, ScriptHash: 58, PrivateKey: 239, HRP: "tltc",
+	})
+	RegtestParams = btc.DeriveParams(chaincfg.RegressionNetParams, btc.ParamsSpec{
+		Name: "litecoin-regtest", Net: RegtestMagic, DefaultPort: "19444", Genesis: RegtestGenesis,
+		PubKeyHash: 111, ScriptHash: 58, PrivateKey: 239, HRP: "rltc",
+	})
+)
 
 // Networks maps Blockbook's Litecoin coin names to their networks.
 var Networks = map[string]btc.Network{

@@ -7,7 +7,6 @@ package nmc
 
 import (
 	"github.com/btcsuite/btcd/chaincfg/v2"
-	"github.com/btcsuite/btcd/chainhash/v2"
 	"github.com/btcsuite/btcd/wire/v2"
 
 	"github.com/openexplorer/blockbook/bchain"
@@ -20,29 +19,14 @@ const MainnetMagic wire.BitcoinNet = 0xfeb4bef9
 
 // MainNetParams are Namecoin Core's mainnet address versions (P2PKH 52,
 // P2SH 13, WIF 180, bech32 "nc"), Bitcoin's BIP32 versions, and the genesis.
-var MainNetParams = func() *chaincfg.Params {
-	p := chaincfg.MainNetParams
-	p.Name = "namecoin"
-	p.Net = MainnetMagic
-	p.PubKeyHashAddrID = 52
-	p.ScriptHashAddrID = 13
-	p.PrivateKeyID = 180
-	p.Bech32HRPSegwit = "nc"
-	p.HDCoinType = 7
-	h, err := chainhash.NewHashFromStr("000000000062b72c5e2ceb45fbc8587e807c155b0da735e6483dfba2f0a9c770")
-	if err != nil {
-		panic(err)
-	}
-	p.GenesisHash = h
-	p.GenesisBlock = nil // Bitcoin's genesis block is not Namecoin's
-	return &p
-}()
+var MainNetParams = btc.DeriveParams(chaincfg.MainNetParams, btc.ParamsSpec{
+	Name: "namecoin", Net: MainnetMagic,
+	Genesis:    "000000000062b72c5e2ceb45fbc8587e807c155b0da735e6483dfba2f0a9c770",
+	PubKeyHash: 52, ScriptHash: 13, PrivateKey: 180, HRP: "nc", HDCoinType: 7,
+})
 
 func init() {
-	// btcd decodes bech32 addresses only for registered prefixes.
-	if err := chaincfg.Register(MainNetParams); err != nil {
-		panic("namecoin params: " + err.Error())
-	}
+	btc.MustRegisterParams(MainNetParams)
 	// Name, shortcut and ports follow Blockbook's namecoin.json.
 	btc.Register("Namecoin", btc.Network{
 		Params: MainNetParams, Shortcut: "NMC", Label: "Namecoin", Slip44: 7,

@@ -5,10 +5,7 @@
 package vtc
 
 import (
-	"fmt"
-
 	"github.com/btcsuite/btcd/chaincfg/v2"
-	"github.com/btcsuite/btcd/chainhash/v2"
 	"github.com/btcsuite/btcd/wire/v2"
 
 	"github.com/openexplorer/blockbook/bchain/coins/btc"
@@ -24,24 +21,17 @@ const (
 // the accounts and the status read; consensus fields are Bitcoin's and
 // unused.
 var (
-	MainNetParams = params(chaincfg.MainNetParams, "vertcoin", MainnetMagic, "5889",
-		"4d96a915f49d40b1e5c2844d1ee2dccb90013a990ccea12c492d22110489f0c4", 71, 5, "vtc")
-	TestNetParams = params(chaincfg.TestNet3Params, "vertcoin-testnet", TestnetMagic, "15889",
-		"cee8f24feb7a64c8f07916976aa4855decac79b6741a8ec2e32e2747497ad2c9", 74, 196, "tvtc")
+	MainNetParams = btc.DeriveParams(chaincfg.MainNetParams, btc.ParamsSpec{
+		Name: "vertcoin", Net: MainnetMagic, DefaultPort: "5889",
+		Genesis:    "4d96a915f49d40b1e5c2844d1ee2dccb90013a990ccea12c492d22110489f0c4",
+		PubKeyHash: 71, ScriptHash: 5, HRP: "vtc",
+	})
+	TestNetParams = btc.DeriveParams(chaincfg.TestNet3Params, btc.ParamsSpec{
+		Name: "vertcoin-testnet", Net: TestnetMagic, DefaultPort: "15889",
+		Genesis:    "cee8f24feb7a64c8f07916976aa4855decac79b6741a8ec2e32e2747497ad2c9",
+		PubKeyHash: 74, ScriptHash: 196, HRP: "tvtc",
+	})
 )
-
-func params(base chaincfg.Params, name string, net wire.BitcoinNet, port, genesis string, pkh, sh byte, hrp string) *chaincfg.Params {
-	p := base
-	p.Name, p.Net, p.DefaultPort = name, net, port
-	h, err := chainhash.NewHashFromStr(genesis)
-	if err != nil {
-		panic(err)
-	}
-	p.GenesisHash = h
-	p.GenesisBlock = nil // Vertcoin's genesis differs; nothing here reads it
-	p.PubKeyHashAddrID, p.ScriptHashAddrID, p.Bech32HRPSegwit = pkh, sh, hrp
-	return &p
-}
 
 // Coin names, shortcuts, ports and slip44 follow Blockbook's vertcoin*.json
 // coin definitions.
@@ -52,11 +42,7 @@ var networks = map[string]btc.Network{
 
 func init() {
 	for name, n := range networks {
-		// The address decoder recognises bech32 prefixes of registered
-		// networks only.
-		if err := chaincfg.Register(n.Params); err != nil {
-			panic(fmt.Sprintf("vtc: register %s: %v", name, err))
-		}
+		btc.MustRegisterParams(n.Params)
 		btc.Register(name, n)
 	}
 }

@@ -2,7 +2,6 @@ package zec
 
 import (
 	"github.com/btcsuite/btcd/chaincfg/v2"
-	"github.com/btcsuite/btcd/chainhash/v2"
 	"github.com/btcsuite/btcd/wire/v2"
 
 	"github.com/openexplorer/blockbook/bchain"
@@ -16,33 +15,20 @@ const (
 )
 
 var (
-	// MainNetParams are Zcash mainnet's parameters as far as the index uses them.
-	MainNetParams = zcashParams(chaincfg.MainNetParams, "main", mainnetMagic,
-		"00040fe8ec8471911baa1db1266ea15dd06b4a8a5c453883c000b031973dce08")
+	// MainNetParams are Zcash mainnet's parameters as far as the index uses
+	// them; the name is the chain name zcashd and zebrad report in
+	// getblockchaininfo. Zcash has no SegWit.
+	MainNetParams = btc.DeriveParams(chaincfg.MainNetParams, btc.ParamsSpec{Name: "main", Net: mainnetMagic,
+		Genesis: "00040fe8ec8471911baa1db1266ea15dd06b4a8a5c453883c000b031973dce08"})
 	// TestNetParams are Zcash testnet's.
-	TestNetParams = zcashParams(chaincfg.TestNet3Params, "test", testnetMagic,
-		"05a60a92d99d85997cce3b87616c089f6124d7342af37106edc76126334a2c38")
+	TestNetParams = btc.DeriveParams(chaincfg.TestNet3Params, btc.ParamsSpec{Name: "test", Net: testnetMagic,
+		Genesis: "05a60a92d99d85997cce3b87616c089f6124d7342af37106edc76126334a2c38"})
 
 	// MainNetPrefixes give t1 (P2PKH) and t3 (P2SH) addresses.
 	MainNetPrefixes = Prefixes{PubKeyHash: [2]byte{0x1C, 0xB8}, ScriptHash: [2]byte{0x1C, 0xBD}}
 	// TestNetPrefixes give tm (P2PKH) and t2 (P2SH) addresses.
 	TestNetPrefixes = Prefixes{PubKeyHash: [2]byte{0x1D, 0x25}, ScriptHash: [2]byte{0x1C, 0xBA}}
 )
-
-// zcashParams copies Bitcoin's params and sets what differs; the name is
-// the chain name zcashd and zebrad report in getblockchaininfo.
-func zcashParams(base chaincfg.Params, name string, net wire.BitcoinNet, genesis string) *chaincfg.Params {
-	p := base
-	p.Name = name
-	p.Net = net
-	h, err := chainhash.NewHashFromStr(genesis)
-	if err != nil {
-		panic(err)
-	}
-	p.GenesisHash = h
-	p.Bech32HRPSegwit = "" // Zcash has no SegWit
-	return &p
-}
 
 func init() {
 	// Names, shortcuts and ports follow Blockbook's zcash*.json coin definitions.
