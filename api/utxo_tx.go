@@ -284,7 +284,7 @@ func (s *UtxoService) renderLightTx(v *view, txid bchain.Hash, ta *db.TxAddresse
 	switch {
 	case ta.Coinbase:
 		out.ValueIn, out.Fees = NewAmount(0), NewAmount(0)
-	case hasShieldedPools(s.parser):
+	case bchain.HasShieldedPools(s.parser):
 		// The index does not keep the value a tx moves from or to shielded
 		// pools, so its fee is unknown here: show none rather than a wrong one.
 		out.ValueIn = NewAmount(valueIn)
@@ -292,11 +292,4 @@ func (s *UtxoService) renderLightTx(v *view, txid bchain.Hash, ta *db.TxAddresse
 		out.ValueIn, out.Fees = NewAmount(valueIn), NewAmount(valueIn-valueOut)
 	}
 	return out, nil
-}
-
-// hasShieldedPools reports whether the coin's txs may move value to or from
-// shielded pools (Zcash), so that inputs minus outputs is not their fee.
-func hasShieldedPools(p bchain.UtxoParser) bool {
-	sp, ok := p.(interface{ HasShieldedPools() bool })
-	return ok && sp.HasShieldedPools()
 }

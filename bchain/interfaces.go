@@ -98,6 +98,21 @@ type UtxoParser interface {
 	OutputAddresses(script []byte) (addrs []string, searchable bool)
 }
 
+// ShieldedPools is a UtxoParser capability: the coin's txs may move value
+// to or from shielded pools (Zcash's), which the index does not record, so
+// a tx's inputs minus its outputs is not its fee where the tx itself is not
+// at hand. Parsers of coins without shielded pools do not implement it.
+type ShieldedPools interface {
+	HasShieldedPools() bool
+}
+
+// HasShieldedPools reports whether p's coin has shielded pools: whether p
+// implements ShieldedPools and says so.
+func HasShieldedPools(p UtxoParser) bool {
+	sp, ok := p.(ShieldedPools)
+	return ok && sp.HasShieldedPools()
+}
+
 // XpubScriptType is the output script an account's addresses use.
 type XpubScriptType int
 

@@ -243,6 +243,8 @@ func (p *Parser) OutputAddresses(script []byte) ([]string, bool) {
 	return addrs, ok
 }
 
+var _ bchain.ShieldedPools = (*Parser)(nil)
+
 // HasShieldedPools tells the API that inputs minus outputs is not a Zcash
 // tx's fee where the tx's ValueBalance is not at hand (txslight).
 func (p *Parser) HasShieldedPools() bool { return true }

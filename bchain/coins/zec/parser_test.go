@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -338,5 +339,21 @@ func TestZIP244Personalizations(t *testing.T) {
 	_ = sha256.Size
 }
 
-// The API leaves out txslight fees only for parsers that say so.
-var _ interface{ HasShieldedPools() bool } = (*Parser)(nil)
+// The backends the configs build declare the bchain.ShieldedPools
+// capability for Zcash's networks only: the API leaves out txslight fees
+// for them, and keeps Bitcoin's.
+func TestShieldedPoolsCapability(t *testing.T) {
+	for name, want := range map[string]bool{"Zcash": true, "Zcash Testnet": true, "Bitcoin": false, "Testnet": false} {
+		cfg, err := bchain.ParseConfig([]byte(`{"coin_name":"` + name + `","rpc_url":"http://127.0.0.1:1"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := bchain.NewBackend(cfg, bchain.Env{Log: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if got := bchain.HasShieldedPools(b.Utxo); got != want {
+			t.Errorf("%s: HasShieldedPools = %v, want %v", name, got, want)
+		}
+	}
+}
