@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/openexplorer/blockbook/bchain"
+	"github.com/openexplorer/blockbook/bchain/coins/btc/btctest"
 )
 
 // TestCashAddrVectors runs Bitcoin Cash Node's CashAddr vectors (every
@@ -19,7 +20,7 @@ func TestCashAddrVectors(t *testing.T) {
 		CashAddr    string `json:"cashaddr"`
 		Payload     string `json:"payload"`
 	}
-	readJSON(t, "cashaddr_token_types.json", &vectors)
+	btctest.ReadJSON(t, "cashaddr_token_types.json", &vectors)
 	if len(vectors) < 50 {
 		t.Fatalf("%d vectors", len(vectors))
 	}

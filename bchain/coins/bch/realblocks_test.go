@@ -5,11 +5,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"os"
 	"strconv"
 	"testing"
 
 	"github.com/openexplorer/blockbook/bchain"
+	"github.com/openexplorer/blockbook/bchain/coins/btc"
+	"github.com/openexplorer/blockbook/bchain/coins/btc/btctest"
 )
 
 type fixtureOutput struct {
@@ -34,17 +35,6 @@ type fixtureBlock struct {
 	Block      string `json:"block"`
 }
 
-func readJSON(t *testing.T, name string, v any) {
-	t.Helper()
-	b, err := os.ReadFile("testdata/" + name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-}
-
 func testParser(t *testing.T, name, format string) *Parser {
 	t.Helper()
 	return newBackend(t, name, format).Utxo.(*Parser)
@@ -54,27 +44,6 @@ func dsha(b []byte) []byte {
 	h := sha256.Sum256(b)
 	h = sha256.Sum256(h[:])
 	return h[:]
-}
-
-// merkleRoot recomputes a block's merkle root (internal byte order) from its
-// txids in display order.
-func merkleRoot(txs []bchain.Tx) []byte {
-	level := make([][]byte, 0, len(txs)+1)
-	for i := range txs {
-		id := txs[i].Txid
-		level = append(level, reverse(id[:]))
-	}
-	for len(level) > 1 {
-		if len(level)%2 == 1 {
-			level = append(level, level[len(level)-1])
-		}
-		next := make([][]byte, 0, len(level)/2)
-		for i := 0; i < len(level); i += 2 {
-			next = append(next, dsha(append(append([]byte{}, level[i]...), level[i+1]...)))
-		}
-		level = next
-	}
-	return level[0]
 }
 
 // checkBlock decodes a real block and checks that its hash, every txid and
@@ -102,7 +71,7 @@ func checkBlock(t *testing.T, p *Parser, raw []byte, wantHash string) *bchain.Bl
 			p.OutputAddrDesc(o.Script)
 		}
 	}
-	if !bytes.Equal(merkleRoot(blk.Txs), raw[36:68]) {
+	if root := btc.InternalHash(btctest.MerkleRoot(blk.Txs)); !bytes.Equal(root[:], raw[36:68]) {
 		t.Errorf("merkle root of the txs does not match the header's")
 	}
 	return blk
@@ -123,7 +92,7 @@ func reverse(b []byte) []byte {
 func TestRealBlocksBcash(t *testing.T) {
 	t.Run("Bcash", func(t *testing.T) {
 		var txs []fixtureTx
-		readJSON(t, "bch_mainnet_txs.json", &txs)
+		btctest.ReadJSON(t, "bch_mainnet_txs.json", &txs)
 		p := testParser(t, "Bcash", "cashaddr")
 		for _, f := range txs {
 			t.Run(f.Name, func(t *testing.T) { checkFixtureTx(t, p, f) })
@@ -135,7 +104,7 @@ func TestRealBlocksBcash(t *testing.T) {
 			Hash   string `json:"hash"`
 			Block  string `json:"block"`
 		}
-		readJSON(t, "bch_testnet_blocks.json", &blocks)
+		btctest.ReadJSON(t, "bch_testnet_blocks.json", &blocks)
 		p := testParser(t, "Bcash Testnet", "")
 		for _, b := range blocks {
 			raw, err := hex.DecodeString(b.Block)
@@ -164,7 +133,7 @@ func TestRealBlocksBcash(t *testing.T) {
 	})
 	t.Run("ECash", func(t *testing.T) {
 		var blocks []fixtureBlock
-		readJSON(t, "ecash_blocks.json", &blocks)
+		btctest.ReadJSON(t, "ecash_blocks.json", &blocks)
 		p := testParser(t, "ECash", "")
 		for _, b := range blocks {
 			raw, err := hex.DecodeString(b.Block)

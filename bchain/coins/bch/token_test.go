@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"testing"
+
+	"github.com/openexplorer/blockbook/bchain/coins/btc/btctest"
 )
 
 // TestTokenPrefixVectors runs Bitcoin Cash Node's token prefix vectors:
@@ -14,11 +16,11 @@ func TestTokenPrefixVectors(t *testing.T) {
 		Prefix string    `json:"prefix"`
 		Data   TokenData `json:"data"`
 	}
-	readJSON(t, "token_tests_prefix_valid.json", &valid)
+	btctest.ReadJSON(t, "token_tests_prefix_valid.json", &valid)
 	var invalid []struct {
 		Prefix string `json:"prefix"`
 	}
-	readJSON(t, "token_tests_prefix_invalid.json", &invalid)
+	btctest.ReadJSON(t, "token_tests_prefix_invalid.json", &invalid)
 	if len(valid) < 40 || len(invalid) < 40 {
 		t.Fatalf("%d valid, %d invalid vectors", len(valid), len(invalid))
 	}

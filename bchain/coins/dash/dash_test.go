@@ -7,24 +7,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/btcsuite/btcd/chainhash/v2"
-
-	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/bchain/coins/btc"
+	"github.com/openexplorer/blockbook/bchain/coins/btc/btctest"
 )
 
-func parserFor(t *testing.T, name string) *Parser {
-	t.Helper()
-	n, ok := btc.NetworkFor(name)
-	if !ok {
-		t.Fatalf("%s is not registered", name)
-	}
-	p, err := n.NewParser(n.Params, &bchain.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p.(*Parser)
-}
+// parserFor is the registered network's parser as Dash's own type.
+func parserFor(t *testing.T, name string) *Parser { return btctest.Parser(t, name).(*Parser) }
 
 func TestParamsDash(t *testing.T) {
 	cases := []struct {
@@ -93,26 +81,4 @@ func loadHex(t *testing.T, name string) []byte {
 		t.Fatal(err)
 	}
 	return raw
-}
-
-// merkleRoot computes a block's merkle root from its txids (display order).
-func merkleRoot(txs []bchain.Tx) bchain.Hash {
-	level := make([]chainhash.Hash, 0, len(txs)+1)
-	for i := range txs {
-		level = append(level, btc.InternalHash(txs[i].Txid))
-	}
-	for len(level) > 1 {
-		if len(level)%2 == 1 {
-			level = append(level, level[len(level)-1])
-		}
-		next := make([]chainhash.Hash, len(level)/2)
-		for i := range next {
-			var buf [64]byte
-			copy(buf[:32], level[2*i][:])
-			copy(buf[32:], level[2*i+1][:])
-			next[i] = chainhash.DoubleHashH(buf[:])
-		}
-		level = next
-	}
-	return btc.DisplayHash(level[0])
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/openexplorer/blockbook/bchain"
+	"github.com/openexplorer/blockbook/bchain/coins/btc/btctest"
 )
 
 // Blocks recorded by Blockbook's Dash parser tests (size, time, txids) and
@@ -56,7 +57,7 @@ func TestRealBlocksDash(t *testing.T) {
 				t.Errorf("%s tx %d: %s, want %s", c.file, i, blk.Txs[i].Txid, want)
 			}
 		}
-		if got := merkleRoot(blk.Txs); got != blk.MerkleRoot {
+		if got := btctest.MerkleRoot(blk.Txs); got != blk.MerkleRoot {
 			t.Errorf("%s: merkle root of the txids %s, header says %s", c.file, got, blk.MerkleRoot)
 		}
 		if !blk.Hash.IsZero() {
@@ -137,7 +138,7 @@ func checkElectrumXBlock(t *testing.T, p *Parser, name string) {
 			t.Errorf("%s tx %d: %s, want %s", name, i, blk.Txs[i].Txid, want)
 		}
 	}
-	if got := merkleRoot(blk.Txs); got != blk.MerkleRoot {
+	if got := btctest.MerkleRoot(blk.Txs); got != blk.MerkleRoot {
 		t.Errorf("%s: merkle root of the txids %s, header says %s", name, got, blk.MerkleRoot)
 	}
 }

@@ -13,18 +13,9 @@ import (
 	"github.com/btcsuite/btcd/chainhash/v2"
 	"github.com/btcsuite/btcd/wire/v2"
 
-	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/bchain/coins/btc"
+	"github.com/openexplorer/blockbook/bchain/coins/btc/btctest"
 )
-
-func parserFor(t *testing.T, name string) bchain.UtxoParser {
-	t.Helper()
-	n, ok := btc.NetworkFor(name)
-	if !ok {
-		t.Fatalf("%s is not registered", name)
-	}
-	return btc.NewParser(n.Params)
-}
 
 // Addresses and scripts as Blockbook's DigiByte parser tests record them.
 func TestParamsDigiByte(t *testing.T) {
@@ -37,28 +28,19 @@ func TestParamsDigiByte(t *testing.T) {
 			t.Errorf("%s: %+v", name, n)
 		}
 	}
-	p := parserFor(t, "DigiByte")
-	for addr, script := range map[string]string{
+	p := btctest.Parser(t, "DigiByte")
+	btctest.CheckAddresses(t, p, map[string]string{
 		"DFDe9ne77eEUKUijjG4EpDwW9vDxckGgHN":          "76a9146e8d4f7f0dfeb5d69b9a2cf914a1a2e276312b2188ac",
 		"DPUnoXeaSDnNtQTa7U3nEMTYBVgJ6wVgCh":          "76a914c92bc70927a752deb91cf0361dcdb60bdac6a1d588ac",
 		"SgbK2hJXBUccpQgj41fR4VMZqVPesPZgzC":          "a914d3b07c1aaea886f8ceddedec440623f812e49ddc87",
 		"SRrevBM5bfZNpFJ4MhzaNfkTghYKoTB6LV":          "a914320d7056c33fd8d0f5bb9cf42d74133dc28d89bb87",
 		"dgb1qwdzu3cxvcte7g5f8ze4dsn83wf6x8zdvw927dx": "00147345c8e0ccc2f3e45127166ad84cf172746389ac",
-	} {
-		desc, err := p.AddrDescFromAddress(addr)
-		if err != nil || hex.EncodeToString(desc) != script {
-			t.Errorf("%s -> %x %v, want %s", addr, desc, err, script)
-			continue
-		}
-		if got, _ := p.OutputAddresses(desc); len(got) != 1 || got[0] != addr {
-			t.Errorf("%s -> %v", script, got)
-		}
-	}
+	})
 	if _, err := p.AddrDescFromAddress("bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4"); err == nil {
 		t.Error("DigiByte accepts a Bitcoin address")
 	}
 	// Testnet: the same witness program under dgbt, P2PKH under version 126.
-	tp := parserFor(t, "DigiByte Testnet")
+	tp := btctest.Parser(t, "DigiByte Testnet")
 	wpkh, _ := hex.DecodeString("00147345c8e0ccc2f3e45127166ad84cf172746389ac")
 	if got, _ := tp.OutputAddresses(wpkh); len(got) != 1 || got[0][:5] != "dgbt1" {
 		t.Errorf("testnet P2WPKH: %v", got)
@@ -107,7 +89,7 @@ func TestRealBlocksDigiByte(t *testing.T) {
 		t.Fatal(err)
 	}
 	raw, _ := hex.DecodeString(rec.Block)
-	p := parserFor(t, "DigiByte")
+	p := btctest.Parser(t, "DigiByte")
 	blk, err := p.ParseBlock(raw)
 	if err != nil {
 		t.Fatal(err)

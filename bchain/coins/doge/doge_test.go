@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,20 +14,8 @@ import (
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/bchain/coins/auxpow"
 	"github.com/openexplorer/blockbook/bchain/coins/btc"
+	"github.com/openexplorer/blockbook/bchain/coins/btc/btctest"
 )
-
-func parserFor(t *testing.T, name string) bchain.UtxoParser {
-	t.Helper()
-	n, ok := btc.NetworkFor(name)
-	if !ok {
-		t.Fatalf("%s is not registered", name)
-	}
-	p, err := n.NewParser(n.Params, &bchain.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
 
 // Network parameters and address forms, with the address vectors of
 // Blockbook's Dogecoin parser tests.
@@ -76,23 +63,9 @@ func TestParamsDogecoin(t *testing.T) {
 		if uint32(n.Params.Net) != c.magic || n.Params.GenesisHash.String() != c.genesis || !n.P2P.NoWitness {
 			t.Errorf("%s: magic %#x genesis %s", c.name, uint32(n.Params.Net), n.Params.GenesisHash)
 		}
-		p := parserFor(t, c.name)
-		for addr, script := range c.addrs {
-			desc, err := p.AddrDescFromAddress(addr)
-			if err != nil || hex.EncodeToString(desc) != script {
-				t.Errorf("%s: %s gives %x, %v; want %s", c.name, addr, desc, err, script)
-			}
-			raw, _ := hex.DecodeString(script)
-			got, searchable := p.OutputAddresses(raw)
-			if len(got) != 1 || got[0] != addr || !searchable {
-				t.Errorf("%s: script %s shows %v %v, want %s", c.name, script, got, searchable, addr)
-			}
-		}
-		for _, addr := range c.foreign {
-			if _, err := p.AddrDescFromAddress(addr); !errors.Is(err, bchain.ErrInvalidAddress) {
-				t.Errorf("%s accepts %s: %v", c.name, addr, err)
-			}
-		}
+		p := btctest.Parser(t, c.name)
+		btctest.CheckAddresses(t, p, c.addrs)
+		btctest.CheckForeign(t, p, c.foreign...)
 		// No SegWit: a witness program has no Dogecoin address.
 		wpkh, _ := hex.DecodeString("0014751e76e8199196d454941c45d1b3a323f1433bd6")
 		if got, searchable := p.OutputAddresses(wpkh); len(got) != 0 || searchable {
@@ -165,7 +138,7 @@ func TestRealBlocksDogecoin(t *testing.T) {
 	seen := map[string]bool{}
 	for _, rb := range loadBlocks(t) {
 		seen[rb.Net] = true
-		p := parserFor(t, rb.Net)
+		p := btctest.Parser(t, rb.Net)
 		raw, err := hex.DecodeString(rb.Block)
 		if err != nil {
 			t.Fatal(err)
@@ -208,7 +181,6 @@ func checkBlock(t *testing.T, p bchain.UtxoParser, rb recordedBlock, raw []byte,
 	if rb.Tx != nil && len(blk.Txs) != len(rb.Tx) {
 		t.Fatalf("%s %d: %d txs, recorded %d", rb.Net, rb.Height, len(blk.Txs), len(rb.Tx))
 	}
-	ids := make([]chainhash.Hash, len(blk.Txs))
 	for i := range blk.Txs {
 		tx := &blk.Txs[i]
 		if rb.Tx != nil && tx.Txid.String() != rb.Tx[i] || tx.Txid != btc.DisplayHash(chainhash.DoubleHashH(tx.Raw)) {
@@ -223,27 +195,10 @@ func checkBlock(t *testing.T, p bchain.UtxoParser, rb recordedBlock, raw []byte,
 				t.Errorf("%s %d: tx %d output %d renders nil", rb.Net, rb.Height, i, j)
 			}
 		}
-		ids[i] = btc.InternalHash(tx.Txid)
 	}
-	root := merkleRoot(ids)
-	if btc.DisplayHash(root) != blk.MerkleRoot {
-		t.Errorf("%s %d: txids give merkle root %s, header has %s", rb.Net, rb.Height, btc.DisplayHash(root), blk.MerkleRoot)
+	if root := btctest.MerkleRoot(blk.Txs); root != blk.MerkleRoot {
+		t.Errorf("%s %d: txids give merkle root %s, header has %s", rb.Net, rb.Height, root, blk.MerkleRoot)
 	}
-}
-
-// merkleRoot is Bitcoin's merkle tree root of txids in internal order.
-func merkleRoot(level []chainhash.Hash) chainhash.Hash {
-	for len(level) > 1 {
-		if len(level)%2 == 1 {
-			level = append(level, level[len(level)-1])
-		}
-		next := make([]chainhash.Hash, len(level)/2)
-		for i := range next {
-			next[i] = chainhash.DoubleHashH(append(level[2*i][:], level[2*i+1][:]...))
-		}
-		level = next
-	}
-	return level[0]
 }
 
 // Transactions with the output addresses and values Blockbook's Dogecoin
@@ -268,7 +223,7 @@ func TestRealTxsDogecoin(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, rt := range txs {
-		p := parserFor(t, rt.Net)
+		p := btctest.Parser(t, rt.Net)
 		raw, _ := hex.DecodeString(rt.Hex)
 		tx, err := p.ParseTx(raw)
 		if err != nil {

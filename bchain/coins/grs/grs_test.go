@@ -5,15 +5,12 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/btcsuite/btcd/wire/v2"
 
-	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/bchain/coins/btc"
+	"github.com/openexplorer/blockbook/bchain/coins/btc/btctest"
 )
 
 // genesis builds a Groestlcoin genesis block from Groestlcoin Core's
@@ -97,65 +94,6 @@ func TestParamsGroestlcoin(t *testing.T) {
 	}
 }
 
-type recordedTx struct {
-	Hex  string `json:"hex"`
-	Txid string `json:"txid"`
-	Vout []struct {
-		N            int `json:"n"`
-		ScriptPubKey struct {
-			Hex       string   `json:"hex"`
-			Addresses []string `json:"addresses"`
-		} `json:"scriptPubKey"`
-	} `json:"vout"`
-}
-
-func readJSON(t *testing.T, name string, v any) {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-}
-
-// checkTx decodes a recorded tx: its txid recomputes and every output's
-// address is the one recorded, both ways.
-func checkTx(t *testing.T, p bchain.UtxoParser, rec recordedTx) {
-	t.Helper()
-	raw, err := hex.DecodeString(rec.Hex)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tx, err := p.ParseTx(raw)
-	if err != nil {
-		t.Fatalf("tx %s: %v", rec.Txid, err)
-	}
-	if tx.Txid.String() != rec.Txid {
-		t.Errorf("txid %s, recorded %s", tx.Txid, rec.Txid)
-	}
-	if len(tx.Vout) != len(rec.Vout) {
-		t.Fatalf("tx %s: %d outputs, recorded %d", rec.Txid, len(tx.Vout), len(rec.Vout))
-	}
-	for i, out := range rec.Vout {
-		if hex.EncodeToString(tx.Vout[i].Script) != out.ScriptPubKey.Hex {
-			t.Errorf("tx %s:%d script %x", rec.Txid, i, tx.Vout[i].Script)
-		}
-		addrs, _ := p.OutputAddresses(tx.Vout[i].Script)
-		if len(out.ScriptPubKey.Addresses) == 0 {
-			continue
-		}
-		if len(addrs) != 1 || addrs[0] != out.ScriptPubKey.Addresses[0] {
-			t.Errorf("tx %s:%d addresses %v, recorded %v", rec.Txid, i, addrs, out.ScriptPubKey.Addresses)
-		}
-		desc, err := p.AddrDescFromAddress(out.ScriptPubKey.Addresses[0])
-		if err != nil || !bytes.Equal(desc, p.OutputAddrDesc(tx.Vout[i].Script)) {
-			t.Errorf("tx %s:%d: address %s gives %x, %v", rec.Txid, i, out.ScriptPubKey.Addresses[0], desc, err)
-		}
-	}
-}
-
 // Real Groestlcoin blocks and txs. Blocks (ElectrumX's test data): the
 // block hash recomputes with double Grøstl-512, the txids with single
 // SHA-256, and the header fields are the recorded ones. Txs (Blockbook's
@@ -172,7 +110,7 @@ func TestRealBlocksGroestlcoin(t *testing.T) {
 			Tx                                               []string
 			Time, Nonce                                      int64
 		}
-		readJSON(t, file, &rec)
+		btctest.ReadJSON(t, file, &rec)
 		raw, _ := hex.DecodeString(rec.Block)
 		blk, err := NewParser(n.Params).ParseBlock(raw)
 		if err != nil {
@@ -220,37 +158,17 @@ func TestRealBlocksGroestlcoin(t *testing.T) {
 		}
 	}
 	main := NewParser(MainNetParams)
-	var rpc struct {
-		TxDetails map[string]recordedTx `json:"txDetails"`
-	}
-	readJSON(t, "blockbook_rpc_mainnet.json", &rpc)
-	for _, rec := range rpc.TxDetails {
-		checkTx(t, main, rec)
-	}
-	var sync struct {
-		ConnectBlocks struct {
-			Blocks map[string]struct {
-				TxDetails []recordedTx `json:"txDetails"`
-			} `json:"blocks"`
-		} `json:"connectBlocks"`
-	}
-	readJSON(t, "blockbook_sync_mainnet.json", &sync)
-	for _, b := range sync.ConnectBlocks.Blocks {
-		for _, rec := range b.TxDetails {
-			checkTx(t, main, rec)
-		}
-	}
-	if len(rpc.TxDetails) == 0 || len(sync.ConnectBlocks.Blocks) == 0 {
-		t.Fatal("no recorded txs")
+	for _, rec := range btctest.BlockbookTxs(t) {
+		btctest.CheckRecordedTx(t, main, rec)
 	}
 	// Blockbook's grs parser tests: a mainnet P2PKH and a testnet segwit tx.
 	var parserTxs []struct {
 		Network string `json:"network"`
-		recordedTx
+		btctest.RecordedTx
 	}
-	readJSON(t, "blockbook_parser_txs.json", &parserTxs)
+	btctest.ReadJSON(t, "blockbook_parser_txs.json", &parserTxs)
 	for _, rec := range parserTxs {
 		n, _ := btc.NetworkFor(rec.Network)
-		checkTx(t, NewParser(n.Params), rec.recordedTx)
+		btctest.CheckRecordedTx(t, NewParser(n.Params), rec.RecordedTx)
 	}
 }

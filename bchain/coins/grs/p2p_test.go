@@ -16,6 +16,7 @@ import (
 	"github.com/btcsuite/btcd/wire/v2"
 
 	"github.com/openexplorer/blockbook/bchain"
+	"github.com/openexplorer/blockbook/bchain/coins/btc/btctest"
 )
 
 // grsPeer is a scripted Groestlcoin peer: Groestlcoin Core's P2P framing
@@ -82,7 +83,7 @@ func grsPeer(t *testing.T, ln net.Listener, magic wire.BitcoinNet, block []byte)
 // id. The node's RPC port is closed, so only the P2P path can answer.
 func TestP2PGroestlcoinFraming(t *testing.T) {
 	var rec struct{ Hash, Block string }
-	readJSON(t, "electrumx_mainnet_2000000.json", &rec)
+	btctest.ReadJSON(t, "electrumx_mainnet_2000000.json", &rec)
 	raw, _ := hex.DecodeString(rec.Block)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/openexplorer/blockbook/bchain"
+	"github.com/openexplorer/blockbook/bchain/coins/btc/btctest"
 )
 
 // The node path of a Groestlcoin backend: a block fetched with
@@ -24,7 +25,7 @@ func TestNodeGroestlcoin(t *testing.T) {
 		Hash, Block string
 		Tx          []string
 	}
-	readJSON(t, "electrumx_mainnet_2000000.json", &rec)
+	btctest.ReadJSON(t, "electrumx_mainnet_2000000.json", &rec)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var req struct {
 			ID     json.RawMessage `json:"id"`

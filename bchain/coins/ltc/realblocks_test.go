@@ -12,6 +12,7 @@ import (
 
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/bchain/coins/btc"
+	"github.com/openexplorer/blockbook/bchain/coins/btc/btctest"
 )
 
 // blockExpect is what the node reported for a fixture block (see
@@ -65,25 +66,6 @@ func dsha(b []byte) [32]byte {
 	return sha256.Sum256(h[:])
 }
 
-// merkleRoot recomputes a block's merkle root (display order) from its txids.
-func merkleRoot(txs []bchain.Tx) string {
-	level := make([][32]byte, 0, len(txs)+1)
-	for i := range txs {
-		level = append(level, btc.InternalHash(txs[i].Txid))
-	}
-	for len(level) > 1 {
-		if len(level)%2 == 1 {
-			level = append(level, level[len(level)-1])
-		}
-		next := make([][32]byte, len(level)/2)
-		for i := range next {
-			next[i] = dsha(append(level[2*i][:], level[2*i+1][:]...))
-		}
-		level = next
-	}
-	return btc.DisplayHash(level[0]).String()
-}
-
 // Real blocks: Litecoin mainnet MWEB blocks (each with its HogEx and
 // extension block), Litecoin testnet's genesis block, and litecoind regtest
 // MWEB blocks with a peg-in, an MWEB-only spend and a peg-out.
@@ -124,7 +106,7 @@ func TestRealBlocksLitecoin(t *testing.T) {
 			if len(blk.Txs) != e.NTx || len(e.Tx) != e.NTx {
 				t.Fatalf("%d txs, node's nTx %d", len(blk.Txs), e.NTx)
 			}
-			if got := merkleRoot(blk.Txs); got != e.MerkleRoot || blk.MerkleRoot.String() != e.MerkleRoot {
+			if got := btctest.MerkleRoot(blk.Txs).String(); got != e.MerkleRoot || blk.MerkleRoot.String() != e.MerkleRoot {
 				t.Errorf("merkle root %s (header %s), want %s", got, blk.MerkleRoot, e.MerkleRoot)
 			}
 			checkMWEB(t, blk, ext, e)

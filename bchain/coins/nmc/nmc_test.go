@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,20 +15,8 @@ import (
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/bchain/coins/auxpow"
 	"github.com/openexplorer/blockbook/bchain/coins/btc"
+	"github.com/openexplorer/blockbook/bchain/coins/btc/btctest"
 )
-
-func parser(t *testing.T, name string) bchain.UtxoParser {
-	t.Helper()
-	n, ok := btc.NetworkFor(name)
-	if !ok {
-		t.Fatalf("%s is not registered", name)
-	}
-	p, err := n.NewParser(n.Params, &bchain.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
 
 // Network parameters and address forms (vectors of Blockbook's Namecoin
 // parser tests and libdohj's name script tests).
@@ -44,20 +31,11 @@ func TestParamsNamecoin(t *testing.T) {
 	if n.Params.Net != 0xfeb4bef9 || n.Params.GenesisHash.String() != "000000000062b72c5e2ceb45fbc8587e807c155b0da735e6483dfba2f0a9c770" {
 		t.Errorf("magic %#x genesis %s", uint32(n.Params.Net), n.Params.GenesisHash)
 	}
-	p := parser(t, "Namecoin")
-	for addr, script := range map[string]string{
+	p := btctest.Parser(t, "Namecoin")
+	btctest.CheckAddresses(t, p, map[string]string{
 		"MzBvZ4F759X6wHTjzwkMEbKh12am3PHT6F": "76a91427a1f12771de5cc3b73941664b2537c15316be4388ac",
 		"N8Jkcm44Uq55GdmPojkpuGyoW4Cm658TwW": "76a91480ad90d403581fa3bf46086a91b2d9d4125db6c188ac",
-	} {
-		desc, err := p.AddrDescFromAddress(addr)
-		if err != nil || hex.EncodeToString(desc) != script {
-			t.Errorf("%s gives %x, %v; want %s", addr, desc, err, script)
-		}
-		raw, _ := hex.DecodeString(script)
-		if got, ok := p.OutputAddresses(raw); len(got) != 1 || got[0] != addr || !ok {
-			t.Errorf("%s shows %v", script, got)
-		}
-	}
+	})
 	// SegWit outputs have "nc" bech32 addresses, both ways.
 	wpkh, _ := hex.DecodeString("0014751e76e8199196d454941c45d1b3a323f1433bd6")
 	got, ok := p.OutputAddresses(wpkh)
@@ -67,11 +45,7 @@ func TestParamsNamecoin(t *testing.T) {
 	if desc, err := p.AddrDescFromAddress(got[0]); err != nil || !bytes.Equal(desc, wpkh) {
 		t.Errorf("%s gives %x, %v", got[0], desc, err)
 	}
-	for _, foreign := range []string{"1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2", "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4", "DHZYinsaM9nW5piCMN639ELRKbZomThPnZ"} {
-		if _, err := p.AddrDescFromAddress(foreign); !errors.Is(err, bchain.ErrInvalidAddress) {
-			t.Errorf("accepts %s: %v", foreign, err)
-		}
-	}
+	btctest.CheckForeign(t, p, "1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2", "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4", "DHZYinsaM9nW5piCMN639ELRKbZomThPnZ")
 }
 
 type recordedBlock struct {
@@ -122,7 +96,7 @@ func loadBlocks(t *testing.T) []recordedBlock {
 // the 80-byte header and the recorded one; name outputs are indexed under
 // the address after their name prefix.
 func TestRealBlocksNamecoin(t *testing.T) {
-	p := parser(t, "Namecoin")
+	p := btctest.Parser(t, "Namecoin")
 	nameOps := 0
 	for _, rb := range loadBlocks(t) {
 		raw, err := hex.DecodeString(rb.Block)
@@ -146,13 +120,11 @@ func TestRealBlocksNamecoin(t *testing.T) {
 		if len(blk.Txs) != len(rb.Tx) {
 			t.Fatalf("%s: %d txs, recorded %d", rb.File, len(blk.Txs), len(rb.Tx))
 		}
-		ids := make([]chainhash.Hash, len(blk.Txs))
 		for i := range blk.Txs {
 			tx := &blk.Txs[i]
 			if tx.Txid.String() != rb.Tx[i] || tx.Txid != btc.DisplayHash(chainhash.DoubleHashH(tx.Raw)) {
 				t.Errorf("%s: tx %d is %s, recorded %s", rb.File, i, tx.Txid, rb.Tx[i])
 			}
-			ids[i] = btc.InternalHash(tx.Txid)
 			for j, out := range tx.Vout {
 				op, rest := ParseNameScript(out.Script)
 				if op == nil {
@@ -168,27 +140,13 @@ func TestRealBlocksNamecoin(t *testing.T) {
 				}
 			}
 		}
-		if root := btc.DisplayHash(merkleRoot(ids)); root != blk.MerkleRoot || rb.MerkleRoot != "" && root.String() != rb.MerkleRoot {
+		if root := btctest.MerkleRoot(blk.Txs); root != blk.MerkleRoot || rb.MerkleRoot != "" && root.String() != rb.MerkleRoot {
 			t.Errorf("%s: txids give merkle root %s, header has %s", rb.File, root, blk.MerkleRoot)
 		}
 	}
 	if nameOps < 2 {
 		t.Errorf("%d name outputs in the real blocks, want the name_new and name_firstupdate of block 40000", nameOps)
 	}
-}
-
-func merkleRoot(level []chainhash.Hash) chainhash.Hash {
-	for len(level) > 1 {
-		if len(level)%2 == 1 {
-			level = append(level, level[len(level)-1])
-		}
-		next := make([]chainhash.Hash, len(level)/2)
-		for i := range next {
-			next[i] = chainhash.DoubleHashH(append(level[2*i][:], level[2*i+1][:]...))
-		}
-		level = next
-	}
-	return level[0]
 }
 
 // Real name_new, name_firstupdate and name_update txs of d/bitcoin and a
@@ -211,7 +169,7 @@ func TestNameOpsNamecoin(t *testing.T) {
 	if err := json.Unmarshal(data, &txs); err != nil {
 		t.Fatal(err)
 	}
-	p := parser(t, "Namecoin")
+	p := btctest.Parser(t, "Namecoin")
 	for _, rt := range txs {
 		raw, _ := hex.DecodeString(rt.Hex)
 		tx, err := p.ParseTx(raw)
@@ -258,7 +216,7 @@ func TestNameOpsNamecoin(t *testing.T) {
 // Scripts that look like name operations but are not stay whole: indexed
 // under their full script with no name detail.
 func TestNotNameOps(t *testing.T) {
-	p := parser(t, "Namecoin")
+	p := btctest.Parser(t, "Namecoin")
 	pkh, _ := hex.DecodeString("76a91480ad90d403581fa3bf46086a91b2d9d4125db6c188ac")
 	for name, script := range map[string][]byte{
 		"update with one argument":  append([]byte{0x53, 0x01, 'a', 0x75}, pkh...),

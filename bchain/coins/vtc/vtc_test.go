@@ -3,17 +3,13 @@ package vtc
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/hex"
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/btcsuite/btcd/chainhash/v2"
 	"github.com/btcsuite/btcd/wire/v2"
 
-	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/bchain/coins/btc"
+	"github.com/openexplorer/blockbook/bchain/coins/btc/btctest"
 )
 
 // genesis builds a Vertcoin genesis block from Vertcoin Core's
@@ -86,61 +82,6 @@ func TestParamsVertcoin(t *testing.T) {
 	}
 }
 
-type recordedTx struct {
-	Hex  string `json:"hex"`
-	Txid string `json:"txid"`
-	Vout []struct {
-		ScriptPubKey struct {
-			Hex       string   `json:"hex"`
-			Addresses []string `json:"addresses"`
-		} `json:"scriptPubKey"`
-	} `json:"vout"`
-}
-
-func readJSON(t *testing.T, name string, v any) {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-}
-
-// checkTx decodes a recorded tx: the txid recomputes and every output's
-// address is the one recorded, both ways.
-func checkTx(t *testing.T, p bchain.UtxoParser, rec recordedTx) int {
-	t.Helper()
-	raw, _ := hex.DecodeString(rec.Hex)
-	tx, err := p.ParseTx(raw)
-	if err != nil {
-		t.Fatalf("tx %s: %v", rec.Txid, err)
-	}
-	if tx.Txid.String() != rec.Txid || len(tx.Vout) != len(rec.Vout) {
-		t.Fatalf("tx %s: decoded %s with %d outputs", rec.Txid, tx.Txid, len(tx.Vout))
-	}
-	checked := 0
-	for i, out := range rec.Vout {
-		if hex.EncodeToString(tx.Vout[i].Script) != out.ScriptPubKey.Hex {
-			t.Errorf("tx %s:%d script %x", rec.Txid, i, tx.Vout[i].Script)
-		}
-		if len(out.ScriptPubKey.Addresses) == 0 {
-			continue
-		}
-		addrs, _ := p.OutputAddresses(tx.Vout[i].Script)
-		if len(addrs) != 1 || addrs[0] != out.ScriptPubKey.Addresses[0] {
-			t.Errorf("tx %s:%d addresses %v, recorded %v", rec.Txid, i, addrs, out.ScriptPubKey.Addresses)
-		}
-		desc, err := p.AddrDescFromAddress(out.ScriptPubKey.Addresses[0])
-		if err != nil || !bytes.Equal(desc, p.OutputAddrDesc(tx.Vout[i].Script)) {
-			t.Errorf("tx %s:%d: address %s gives %x, %v", rec.Txid, i, out.ScriptPubKey.Addresses[0], desc, err)
-		}
-		checked++
-	}
-	return checked
-}
-
 // Real Vertcoin data. Blocks: the mainnet and testnet genesis blocks
 // (built from Vertcoin Core's chainparams) decode and their hashes and
 // merkle roots recompute. Txs (Blockbook's test data, mainnet blocks
@@ -161,46 +102,24 @@ func TestRealBlocksVertcoin(t *testing.T) {
 	}
 	n, _ := btc.NetworkFor("Vertcoin")
 	p := btc.NewParser(n.Params)
-	var rpc struct {
-		TxDetails map[string]recordedTx `json:"txDetails"`
-	}
-	readJSON(t, "blockbook_rpc_mainnet.json", &rpc)
 	checked := 0
-	for _, rec := range rpc.TxDetails {
-		checked += checkTx(t, p, rec)
+	for _, rec := range btctest.BlockbookTxs(t) {
+		checked += btctest.CheckRecordedTx(t, p, rec)
 	}
-	var sync struct {
-		ConnectBlocks struct {
-			Blocks map[string]struct {
-				TxDetails []recordedTx `json:"txDetails"`
-			} `json:"blocks"`
-		} `json:"connectBlocks"`
-	}
-	readJSON(t, "blockbook_sync_mainnet.json", &sync)
-	for _, b := range sync.ConnectBlocks.Blocks {
-		for _, rec := range b.TxDetails {
-			checked += checkTx(t, p, rec)
-		}
-	}
-	var parserTxs []recordedTx
-	readJSON(t, "blockbook_parser_txs.json", &parserTxs)
+	var parserTxs []btctest.RecordedTx
+	btctest.ReadJSON(t, "blockbook_parser_txs.json", &parserTxs)
 	for _, rec := range parserTxs {
-		checked += checkTx(t, p, rec)
+		checked += btctest.CheckRecordedTx(t, p, rec)
 	}
 	if checked < 2 {
 		t.Fatalf("only %d recorded addresses checked", checked)
 	}
 	// Blockbook's vertcoin parser tests: addresses and their scripts.
-	for addr, script := range map[string]string{
+	btctest.CheckAddresses(t, p, map[string]string{
 		"Ve7SkjuVgVm1z3X8aqqxnzGV6GraUcde6K":          "76a9142d20ebccc60a8b7dcba607701c6e5bda05eb6d9a88ac",
 		"Vavx3LENdGctDMsaVm426McFE5iDDrSuk5":          "76a9140a3c6a3970a5b6b94ee0c1da82d6a87899d169da88ac",
 		"36c8VAv74dPZZa4cFayb92hzozkPL4fBPe":          "a91435ec06fa05f2d3b16e88cd7eda7651a10ca2e01987",
 		"38A1RNvbA5c9wNRfyLVn1FCH5TPKJVG8YR":          "a91446eb90e002f137f05385896c882fe000cc2e967f87",
 		"vtc1qd80qaputavyhtvszlz9zprueqch0qd003g520j": "001469de0e878beb0975b202f88a208f99062ef035ef",
-	} {
-		desc, err := p.AddrDescFromAddress(addr)
-		if err != nil || hex.EncodeToString(desc) != script {
-			t.Errorf("%s: %x %v", addr, desc, err)
-		}
-	}
+	})
 }

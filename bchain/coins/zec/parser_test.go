@@ -13,11 +13,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/btcsuite/btcd/chainhash/v2"
 	xblake2b "golang.org/x/crypto/blake2b"
 
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/bchain/coins/btc"
+	"github.com/openexplorer/blockbook/bchain/coins/btc/btctest"
 )
 
 func readBlock(t testing.TB, name string) []byte {
@@ -36,26 +36,6 @@ func readBlock(t testing.TB, name string) []byte {
 
 func mainParser() *Parser { return NewParser(MainNetParams, MainNetPrefixes) }
 func testParser() *Parser { return NewParser(TestNetParams, TestNetPrefixes) }
-
-// merkleRoot recomputes a block's merkle root from its txids (Bitcoin's
-// tree, which Zcash keeps; v5 leaves are the ZIP 244 txids).
-func merkleRoot(txs []bchain.Tx) bchain.Hash {
-	level := make([]chainhash.Hash, 0, len(txs)+1)
-	for i := range txs {
-		level = append(level, btc.InternalHash(txs[i].Txid))
-	}
-	for len(level) > 1 {
-		if len(level)%2 == 1 {
-			level = append(level, level[len(level)-1])
-		}
-		next := make([]chainhash.Hash, len(level)/2)
-		for i := range next {
-			next[i] = doubleSHA(append(level[2*i][:], level[2*i+1][:]...))
-		}
-		level = next
-	}
-	return btc.DisplayHash(level[0])
-}
 
 func TestParamsZcash(t *testing.T) {
 	for _, tc := range []struct {
@@ -82,7 +62,7 @@ func TestParamsZcash(t *testing.T) {
 		if blk.Hash != btc.DisplayHash(*n.Params.GenesisHash) {
 			t.Errorf("%s: genesis block hashes to %s, params say %s", tc.name, blk.Hash, n.Params.GenesisHash)
 		}
-		if blk.MerkleRoot != merkleRoot(blk.Txs) {
+		if blk.MerkleRoot != btctest.MerkleRoot(blk.Txs) {
 			t.Errorf("%s genesis: merkle root mismatch", tc.name)
 		}
 		// Both address kinds round-trip with their network's leading characters.
@@ -233,7 +213,7 @@ func TestRealBlocksZcash(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
-		if got := merkleRoot(blk.Txs); got != blk.MerkleRoot {
+		if got := btctest.MerkleRoot(blk.Txs); got != blk.MerkleRoot {
 			t.Errorf("%s: txids give merkle root %s, header has %s", tc.name, got, blk.MerkleRoot)
 		}
 		if tc.next != "" {

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/btcsuite/btcd/wire/v2"
+
+	"github.com/openexplorer/blockbook/bchain/coins/btc/btctest"
 )
 
 // recordedBlock is what the tests read of a zcashd/zebrad getblock
@@ -111,7 +113,7 @@ func TestRealBlocksZcashRecordedShielded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if blk.Hash.String() != rb.Hash || blk.Size != rb.Size || blk.MerkleRoot != merkleRoot(blk.Txs) || len(blk.Txs) != len(rb.Tx) {
+	if blk.Hash.String() != rb.Hash || blk.Size != rb.Size || blk.MerkleRoot != btctest.MerkleRoot(blk.Txs) || len(blk.Txs) != len(rb.Tx) {
 		t.Fatalf("block %s of %d bytes, recorded %s of %d", blk.Hash, blk.Size, rb.Hash, rb.Size)
 	}
 	shielded := 0
