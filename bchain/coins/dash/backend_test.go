@@ -14,6 +14,7 @@ import (
 	"github.com/btcsuite/btcd/btcutil/v2/hdkeychain"
 
 	"github.com/openexplorer/blockbook/bchain"
+	"github.com/openexplorer/blockbook/bchain/coins/btc/btctest"
 )
 
 // hash1028160 is the id dashd gives mainnet block 1028160 (recorded as the
@@ -60,7 +61,7 @@ func newBackend(t *testing.T, doc map[string]any) (*bchain.Backend, error) {
 }
 
 func TestBackendBlockIDFromNode(t *testing.T) {
-	srv := dashdStandIn(t, loadHex(t, "block_1028160.hex"))
+	srv := dashdStandIn(t, btctest.ReadHex(t, "block_1028160.hex"))
 	b, err := newBackend(t, map[string]any{"coin_name": "Dash", "rpc_url": srv.URL, "block_notifications": "none"})
 	if err != nil {
 		t.Fatal(err)

@@ -2,9 +2,6 @@ package dash
 
 import (
 	"encoding/hex"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/openexplorer/blockbook/bchain/coins/btc"
@@ -68,17 +65,4 @@ func TestTxType(t *testing.T) {
 			t.Errorf("txType(%#x) = %d, want %d", v, got, want)
 		}
 	}
-}
-
-func loadHex(t *testing.T, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := hex.DecodeString(strings.TrimSpace(string(b)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return raw
 }

@@ -2,9 +2,6 @@ package dash
 
 import (
 	"encoding/hex"
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"strconv"
 	"testing"
 
@@ -45,7 +42,7 @@ func TestRealBlocksDash(t *testing.T) {
 	}
 	p := parserFor(t, "Dash")
 	for _, c := range bb {
-		blk, err := p.ParseBlock(loadHex(t, c.file))
+		blk, err := p.ParseBlock(btctest.ReadHex(t, c.file))
 		if err != nil {
 			t.Fatalf("%s: %v", c.file, err)
 		}
@@ -64,7 +61,7 @@ func TestRealBlocksDash(t *testing.T) {
 			t.Errorf("%s: the parser claims X11 block id %s", c.file, blk.Hash)
 		}
 	}
-	blk, err := p.ParseBlock(loadHex(t, "block_1028160.hex"))
+	blk, err := p.ParseBlock(btctest.ReadHex(t, "block_1028160.hex"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,10 +96,6 @@ func checkOutputs(t *testing.T, p *Parser, tx *bchain.Tx, addrs []string, values
 
 func checkElectrumXBlock(t *testing.T, p *Parser, name string) {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var rec struct {
 		Hash, Prev, Merkle, Block string
 		Size                      int
@@ -111,14 +104,12 @@ func checkElectrumXBlock(t *testing.T, p *Parser, name string) {
 		Bits                      string
 		Txs                       []string `json:"tx"`
 	}
-	if err := json.Unmarshal(b, &rec); err != nil {
-		t.Fatal(err)
-	}
+	btctest.ReadJSON(t, name, &rec)
 	var fields struct {
 		Prev   string `json:"previousblockhash"`
 		Merkle string `json:"merkleroot"`
 	}
-	_ = json.Unmarshal(b, &fields)
+	btctest.ReadJSON(t, name, &fields)
 	raw, err := hex.DecodeString(rec.Block)
 	if err != nil {
 		t.Fatal(err)
@@ -165,14 +156,8 @@ type specialTx struct {
 // Every special tx type (ProRegTx to AssetUnlock) as recorded with dashd's
 // JSON in Dash's documentation, mainnet and testnet.
 func TestRealBlocksDashSpecialTxs(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("testdata", "special_txs.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var txs []specialTx
-	if err := json.Unmarshal(b, &txs); err != nil {
-		t.Fatal(err)
-	}
+	btctest.ReadJSON(t, "special_txs.json", &txs)
 	seen := map[uint16]bool{}
 	for _, want := range txs {
 		seen[want.Type] = true

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/openexplorer/blockbook/bchain"
+	"github.com/openexplorer/blockbook/bchain/coins/btc/btctest"
 )
 
 // x11Module is Dash's own JavaScript X11 (npm @dashevo/x11-hash-js, pinned
@@ -87,22 +88,16 @@ func TestRealBlocksDashX11(t *testing.T) {
 		}
 		return blk
 	}
-	b59 := parse(p, loadHex(t, "block_1028159.hex"))
-	b60 := parse(p, loadHex(t, "block_1028160.hex"))
+	b59 := parse(p, btctest.ReadHex(t, "block_1028159.hex"))
+	b60 := parse(p, btctest.ReadHex(t, "block_1028160.hex"))
 	headers := [][]byte{b59.Header, b60.Header}
 	want := []string{b60.Prev.String(), hash1028160}
 	for _, c := range []struct {
 		file string
 		p    *Parser
 	}{{"dash_mainnet_844898.json", p}, {"dash_testnet_2999.json", pt}} {
-		data, err := os.ReadFile(filepath.Join("testdata", c.file))
-		if err != nil {
-			t.Fatal(err)
-		}
 		var rec struct{ Hash, Block string }
-		if err := json.Unmarshal(data, &rec); err != nil {
-			t.Fatal(err)
-		}
+		btctest.ReadJSON(t, c.file, &rec)
 		raw, _ := hex.DecodeString(rec.Block)
 		headers = append(headers, parse(c.p, raw).Header)
 		want = append(want, rec.Hash)

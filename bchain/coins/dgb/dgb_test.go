@@ -3,9 +3,6 @@ package dgb
 import (
 	"bytes"
 	"encoding/hex"
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -71,10 +68,6 @@ func genesisHeader(t *testing.T, ts int64, nonce uint32) []byte {
 // genesis headers of both networks, whose ids are the
 // double SHA-256 whatever the mining algorithm.
 func TestRealBlocksDigiByte(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("testdata", "digibyte_mainnet_4394891.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var rec struct {
 		Hash   string   `json:"hash"`
 		Prev   string   `json:"previousblockhash"`
@@ -85,9 +78,7 @@ func TestRealBlocksDigiByte(t *testing.T) {
 		Bits   string   `json:"bits"`
 		Txs    []string `json:"tx"`
 	}
-	if err := json.Unmarshal(b, &rec); err != nil {
-		t.Fatal(err)
-	}
+	btctest.ReadJSON(t, "digibyte_mainnet_4394891.json", &rec)
 	raw, _ := hex.DecodeString(rec.Block)
 	p := btctest.Parser(t, "DigiByte")
 	blk, err := p.ParseBlock(raw)

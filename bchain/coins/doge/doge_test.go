@@ -3,10 +3,6 @@ package doge
 import (
 	"bytes"
 	"encoding/hex"
-	"encoding/json"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/btcsuite/btcd/chainhash/v2"
@@ -102,29 +98,13 @@ type recordedBlock struct {
 
 func loadBlocks(t *testing.T) []recordedBlock {
 	t.Helper()
-	data, err := os.ReadFile("testdata/blocks.json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var blocks []recordedBlock
-	if err := json.Unmarshal(data, &blocks); err != nil {
-		t.Fatal(err)
-	}
+	btctest.ReadJSON(t, "blocks.json", &blocks)
 	for i := range blocks {
-		hx, err := os.ReadFile(filepath.Join("testdata", blocks[i].File))
-		if err != nil {
-			t.Fatal(err)
-		}
-		blocks[i].Block = strings.TrimSpace(string(hx))
-	}
-	data, err = os.ReadFile("testdata/electrumx_dogecoin_mainnet_371337.json")
-	if err != nil {
-		t.Fatal(err)
+		blocks[i].Block = btctest.ReadText(t, blocks[i].File)
 	}
 	ex := recordedBlock{Net: "Dogecoin"}
-	if err := json.Unmarshal(data, &ex); err != nil {
-		t.Fatal(err)
-	}
+	btctest.ReadJSON(t, "electrumx_dogecoin_mainnet_371337.json", &ex)
 	return append(blocks, ex)
 }
 
@@ -204,10 +184,6 @@ func checkBlock(t *testing.T, p bchain.UtxoParser, rb recordedBlock, raw []byte,
 // Transactions with the output addresses and values Blockbook's Dogecoin
 // parser tests record for them.
 func TestRealTxsDogecoin(t *testing.T) {
-	data, err := os.ReadFile("testdata/blockbook_txs.json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var txs []struct {
 		Net  string `json:"net"`
 		Txid string `json:"txid"`
@@ -219,9 +195,7 @@ func TestRealTxsDogecoin(t *testing.T) {
 			Address string `json:"address"`
 		} `json:"vout"`
 	}
-	if err := json.Unmarshal(data, &txs); err != nil {
-		t.Fatal(err)
-	}
+	btctest.ReadJSON(t, "blockbook_txs.json", &txs)
 	for _, rt := range txs {
 		p := btctest.Parser(t, rt.Net)
 		raw, _ := hex.DecodeString(rt.Hex)

@@ -2,6 +2,8 @@ package ltc
 
 import (
 	"testing"
+
+	"github.com/openexplorer/blockbook/bchain/coins/btc/btctest"
 )
 
 // FuzzParseBlock feeds mutated Litecoin blocks (MWEB ones included) to the
@@ -9,7 +11,7 @@ import (
 // decoded block's txs must decode again on their own.
 func FuzzParseBlock(f *testing.F) {
 	for _, name := range []string{"regtest-432.hex", "regtest-437.hex", "testnet-0.hex"} {
-		f.Add(readHex(f, name))
+		f.Add(btctest.ReadHex(f, name))
 	}
 	p := NewParser(RegtestParams)
 	f.Fuzz(func(t *testing.T, raw []byte) {
@@ -35,8 +37,8 @@ func FuzzParseBlock(f *testing.F) {
 // FuzzParseTx feeds mutated txs in Litecoin's serialization (MWEB-only and
 // HogEx ones included) to the tx decoder.
 func FuzzParseTx(f *testing.F) {
-	f.Add(readHex(f, "mwebonly-1.hex"))
-	blk, _, err := parseBlock(readHex(f, "regtest-437.hex"))
+	f.Add(btctest.ReadHex(f, "mwebonly-1.hex"))
+	blk, _, err := parseBlock(btctest.ReadHex(f, "regtest-437.hex"))
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -3,25 +3,12 @@ package ltc
 import (
 	"encoding/hex"
 	"errors"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/openexplorer/blockbook/bchain"
+	"github.com/openexplorer/blockbook/bchain/coins/btc/btctest"
 )
-
-func readHex(t testing.TB, name string) []byte {
-	t.Helper()
-	h, err := os.ReadFile("testdata/" + name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := hex.DecodeString(strings.TrimSpace(string(h)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
 
 // extStart returns the offset of a block's MWEB extension block.
 func extStart(t *testing.T, raw []byte) int {
@@ -49,7 +36,7 @@ func wantInvalid(t *testing.T, what string, raw []byte) {
 }
 
 func TestMalformedMWEBBlocks(t *testing.T) {
-	raw := readHex(t, "regtest-437.hex")
+	raw := btctest.ReadHex(t, "regtest-437.hex")
 	ext := extStart(t, raw)
 	// Every truncation inside the extension block (and of the txs) fails.
 	for n := len(raw) - 1; n >= 80; n-- {
@@ -63,7 +50,7 @@ func TestMalformedMWEBBlocks(t *testing.T) {
 	// A block ending in a HogEx must carry its extension block.
 	wantInvalid(t, "HogEx without extension", raw[:ext:ext])
 	// Extension data after a block whose last tx is not a HogEx.
-	genesis := readHex(t, "testnet-0.hex")
+	genesis := btctest.ReadHex(t, "testnet-0.hex")
 	wantInvalid(t, "extension without HogEx", append(append([]byte(nil), genesis...), raw[ext:]...))
 	// A kernel with an unknown feature bit: block 437's only kernel starts
 	// after its header, one input and one output; find it by its features
@@ -81,7 +68,7 @@ func TestMalformedMWEBBlocks(t *testing.T) {
 func TestMWEBOnlyTx(t *testing.T) {
 	p := NewParser(RegtestParams)
 	for _, name := range []string{"mwebonly-1.hex", "mwebonly-2.hex"} {
-		raw := readHex(t, name)
+		raw := btctest.ReadHex(t, name)
 		if _, err := p.ParseTx(raw); !errors.Is(err, errMWEBOnly) {
 			t.Errorf("%s: error %v, want the MWEB-only error", name, err)
 		}
@@ -108,11 +95,11 @@ func TestMWEBOnlyTx(t *testing.T) {
 // The node wrapper hides exactly the MWEB-only txs.
 func TestIsMWEBOnly(t *testing.T) {
 	for _, name := range []string{"mwebonly-1.hex", "mwebonly-2.hex"} {
-		if !isMWEBOnly(readHex(t, name)) {
+		if !isMWEBOnly(btctest.ReadHex(t, name)) {
 			t.Errorf("%s not recognized as MWEB-only", name)
 		}
 	}
-	blk, _, err := parseBlock(readHex(t, "regtest-432.hex"))
+	blk, _, err := parseBlock(btctest.ReadHex(t, "regtest-432.hex"))
 	if err != nil {
 		t.Fatal(err)
 	}

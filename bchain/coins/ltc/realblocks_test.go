@@ -4,10 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/openexplorer/blockbook/bchain"
@@ -42,22 +38,9 @@ type blockExpect struct {
 
 func loadFixture(t *testing.T, name string) ([]byte, *blockExpect) {
 	t.Helper()
-	h, err := os.ReadFile(filepath.Join("testdata", name+".hex"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := hex.DecodeString(strings.TrimSpace(string(h)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	j, err := os.ReadFile(filepath.Join("testdata", name+".json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := btctest.ReadHex(t, name+".hex")
 	var e blockExpect
-	if err := json.Unmarshal(j, &e); err != nil {
-		t.Fatal(err)
-	}
+	btctest.ReadJSON(t, name+".json", &e)
 	return raw, &e
 }
 

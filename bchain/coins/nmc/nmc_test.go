@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -62,29 +60,13 @@ type recordedBlock struct {
 func loadBlocks(t *testing.T) []recordedBlock {
 	t.Helper()
 	var blocks []recordedBlock
-	data, err := os.ReadFile("testdata/blockbook_blocks.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(data, &blocks); err != nil {
-		t.Fatal(err)
-	}
+	btctest.ReadJSON(t, "blockbook_blocks.json", &blocks)
 	for i := range blocks {
-		hx, err := os.ReadFile(filepath.Join("testdata", blocks[i].File))
-		if err != nil {
-			t.Fatal(err)
-		}
-		blocks[i].Block = strings.TrimSpace(string(hx))
+		blocks[i].Block = btctest.ReadText(t, blocks[i].File)
 	}
 	for _, f := range []string{"electrumx_namecoin_mainnet_19200.json", "electrumx_namecoin_mainnet_19204.json"} {
-		data, err := os.ReadFile(filepath.Join("testdata", f))
-		if err != nil {
-			t.Fatal(err)
-		}
 		b := recordedBlock{File: f}
-		if err := json.Unmarshal(data, &b); err != nil {
-			t.Fatal(err)
-		}
+		btctest.ReadJSON(t, f, &b)
 		blocks = append(blocks, b)
 	}
 	return blocks
@@ -153,10 +135,6 @@ func TestRealBlocksNamecoin(t *testing.T) {
 // plain payment, with the addresses, names and values libdohj's name
 // script tests record for them.
 func TestNameOpsNamecoin(t *testing.T) {
-	data, err := os.ReadFile("testdata/libdohj_txs.json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var txs []struct {
 		Txid    string `json:"txid"`
 		Hex     string `json:"hex"`
@@ -166,9 +144,7 @@ func TestNameOpsNamecoin(t *testing.T) {
 		Name    string `json:"name"`
 		Value   string `json:"value"`
 	}
-	if err := json.Unmarshal(data, &txs); err != nil {
-		t.Fatal(err)
-	}
+	btctest.ReadJSON(t, "libdohj_txs.json", &txs)
 	p := btctest.Parser(t, "Namecoin")
 	for _, rt := range txs {
 		raw, _ := hex.DecodeString(rt.Hex)

@@ -5,7 +5,6 @@ import (
 	"compress/bzip2"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"io"
 	"log/slog"
 	"os"
@@ -173,12 +172,8 @@ func TestRealBlocksZcashBlockbookTxs(t *testing.T) {
 // joinSplitTx is Blockbook's v2 test tx e64aac0c..., whose one JoinSplit
 // moves value out of the Sprout pool (kept in a file: it is 3 kB of hex).
 func joinSplitTx(t *testing.T) blockbookTx {
-	b, err := os.ReadFile(filepath.Join("testdata", "blockbook-tx-e64aac0c.hex"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	return blockbookTx{
-		hex: strings.TrimSpace(string(b)), txid: "e64aac0c211ad210c90934f06b1cc932327329e41a9f70c6eb76f79ef798b7b8",
+		hex: btctest.ReadText(t, "blockbook-tx-e64aac0c.hex"), txid: "e64aac0c211ad210c90934f06b1cc932327329e41a9f70c6eb76f79ef798b7b8",
 		version: 2, outs: []string{"t1Y4yL14ACHaAbjemkdpW7nYNHWnv1yQbDA"}, values: []uint64{18188266638}, joinSplit: 1,
 	}
 }
@@ -268,13 +263,7 @@ func TestRealBlocksZcashRecordedAnswer(t *testing.T) {
 			} `json:"vout"`
 		} `json:"tx"`
 	}
-	b, err := os.ReadFile(filepath.Join("testdata", "zebrad-getblock-verbosity2-mainnet-1.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &rec); err != nil {
-		t.Fatal(err)
-	}
+	btctest.ReadJSON(t, "zebrad-getblock-verbosity2-mainnet-1.json", &rec)
 	p := mainParser()
 	blk, err := p.ParseBlock(readBlock(t, "block-main-0-000-001"))
 	if err != nil {

@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"strconv"
 	"testing"
 
@@ -99,14 +96,8 @@ func (rb *recordedBlock) serialize(t *testing.T) []byte {
 // recorded getblock verbosity 2 answer: block hash, txids, output values
 // and addresses, and the value balance zcashd's fields give.
 func TestRealBlocksZcashRecordedShielded(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("testdata", "zebrad-getblock-verbosity2-mainnet-2222000.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var rb recordedBlock
-	if err := json.Unmarshal(b, &rb); err != nil {
-		t.Fatal(err)
-	}
+	btctest.ReadJSON(t, "zebrad-getblock-verbosity2-mainnet-2222000.json", &rb)
 	raw := rb.serialize(t)
 	p := mainParser()
 	blk, err := p.ParseBlock(raw)

@@ -2,10 +2,9 @@ package zec
 
 import (
 	"encoding/hex"
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/openexplorer/blockbook/bchain/coins/btc/btctest"
 )
 
 // TestV6TxHashVectors checks v6 (NU6.3) decoding and txids against the
@@ -13,14 +12,8 @@ import (
 // The vectors carry a placeholder version group id (ffffffff), which the
 // txid hashes as serialized, so they are decoded past the group check.
 func TestV6TxHashVectors(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("testdata", "zcash-v6-tx-hash.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var rows [][]any
-	if err := json.Unmarshal(b, &rows); err != nil {
-		t.Fatal(err)
-	}
+	btctest.ReadJSON(t, "zcash-v6-tx-hash.json", &rows)
 	for _, row := range rows[2:] {
 		name, txHex := row[0].(string), row[1].(string)
 		raw, err := hex.DecodeString(txHex)

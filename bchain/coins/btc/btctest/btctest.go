@@ -11,6 +11,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/btcsuite/btcd/chainhash/v2"
@@ -74,6 +75,27 @@ func ReadJSON(t testing.TB, name string, v any) {
 	if err := json.Unmarshal(b, v); err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
+}
+
+// ReadText returns the test's fixture testdata/name without surrounding
+// white space.
+func ReadText(t testing.TB, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// ReadHex decodes the test's hex fixture testdata/name.
+func ReadHex(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := hex.DecodeString(ReadText(t, name))
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return b
 }
 
 // RecordedTx is a tx as a node's verbose getrawtransaction (or Blockbook's
