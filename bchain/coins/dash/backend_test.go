@@ -3,12 +3,7 @@ package dash
 import (
 	"context"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
-	"io"
-	"log/slog"
-	"net/http"
-	"net/http/httptest"
 	"testing"
 
 	"github.com/btcsuite/btcd/btcutil/v2/hdkeychain"
@@ -24,45 +19,18 @@ const hash1028160 = "000000000000002099caaf1a877911d99a5980ede9b981280eecb291afe
 // dashdStandIn answers getblock <hash1028160> 0 with the recorded raw block
 // in dashd's JSON-RPC form, as no dashd can run here; anything else is
 // dashd's "Block not found" error.
-func dashdStandIn(t *testing.T, raw []byte) *httptest.Server {
-	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		var req struct {
-			ID     any    `json:"id"`
-			Method string `json:"method"`
-			Params []any  `json:"params"`
+func dashdStandIn(t *testing.T, raw []byte) *btctest.Node {
+	return btctest.NewNode(t, func(method string, params []any) (any, *btctest.RPCError) {
+		if method == "getblock" && len(params) == 2 && params[0] == hash1028160 {
+			return hex.EncodeToString(raw), nil
 		}
-		if err := json.Unmarshal(body, &req); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		resp := map[string]any{"id": req.ID, "result": nil, "error": map[string]any{"code": -5, "message": "Block not found"}}
-		if req.Method == "getblock" && len(req.Params) == 2 && req.Params[0] == hash1028160 {
-			resp["result"], resp["error"] = hex.EncodeToString(raw), nil
-		}
-		if resp["error"] != nil {
-			w.WriteHeader(http.StatusNotFound)
-		}
-		_ = json.NewEncoder(w).Encode(resp)
-	}))
-	t.Cleanup(srv.Close)
-	return srv
-}
-
-func newBackend(t *testing.T, doc map[string]any) (*bchain.Backend, error) {
-	t.Helper()
-	data, _ := json.Marshal(doc)
-	cfg, err := bchain.ParseConfig(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return bchain.NewBackend(cfg, bchain.Env{Log: slog.New(slog.DiscardHandler)})
+		return nil, &btctest.RPCError{Code: -5, Message: "Block not found"}
+	})
 }
 
 func TestBackendBlockIDFromNode(t *testing.T) {
 	srv := dashdStandIn(t, btctest.ReadHex(t, "block_1028160.hex"))
-	b, err := newBackend(t, map[string]any{"coin_name": "Dash", "rpc_url": srv.URL, "block_notifications": "none"})
+	b, err := btctest.Backend(t, map[string]any{"coin_name": "Dash", "rpc_url": srv.URL, "block_notifications": "none"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,14 +52,14 @@ func TestBackendBlockIDFromNode(t *testing.T) {
 }
 
 func TestBackendRefusesP2P(t *testing.T) {
-	_, err := newBackend(t, map[string]any{"coin_name": "Dash Testnet", "rpc_url": "http://127.0.0.1:1", "p2p_address": "127.0.0.1:19999"})
+	_, err := btctest.Backend(t, map[string]any{"coin_name": "Dash Testnet", "rpc_url": "http://127.0.0.1:1", "p2p_address": "127.0.0.1:19999"})
 	if !errors.Is(err, bchain.ErrConfig) {
 		t.Fatalf("p2p_address for Dash: %v", err)
 	}
 }
 
 func TestBackendAccountsP2PKHOnly(t *testing.T) {
-	b, err := newBackend(t, map[string]any{"coin_name": "Dash", "rpc_url": "http://127.0.0.1:1", "xpub_magic": 50221772})
+	b, err := btctest.Backend(t, map[string]any{"coin_name": "Dash", "rpc_url": "http://127.0.0.1:1", "xpub_magic": 50221772})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,12 +7,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
-	"log/slog"
 	"net"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -24,68 +20,47 @@ import (
 	"github.com/btcsuite/btcd/wire/v2"
 
 	"github.com/openexplorer/blockbook/bchain"
+	"github.com/openexplorer/blockbook/bchain/coins/btc/btctest"
 )
-
-// dogecoind stands in for Dogecoin Core 1.14's JSON-RPC (no dogecoind can
-// run in the test suite): it answers the calls the fee estimator makes with
-// the shapes dogecoind gives, and refuses everything else as dogecoind
-// refuses unknown methods.
-type dogecoind struct {
-	mu          sync.Mutex
-	estimateFee any // the estimatefee result, or nil for "Method not found"
-	relayFee    float64
-	calls       []string
-}
-
-func (d *dogecoind) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	var req struct {
-		ID     any    `json:"id"`
-		Method string `json:"method"`
-	}
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.calls = append(d.calls, req.Method)
-	res := map[string]any{"id": req.ID, "error": nil}
-	switch {
-	case req.Method == "estimatefee" && d.estimateFee != nil:
-		res["result"] = d.estimateFee
-	case req.Method == "getnetworkinfo":
-		res["result"] = map[string]any{"version": 1140700, "subversion": "/Shibetoshi:1.14.7/", "relayfee": d.relayFee}
-	default:
-		res["result"] = nil
-		res["error"] = map[string]any{"code": -32601, "message": "Method not found"}
-		w.WriteHeader(http.StatusNotFound)
-	}
-	_ = json.NewEncoder(w).Encode(res)
-}
 
 func backend(t *testing.T, name, rpcURL, p2p string) *bchain.Backend {
 	t.Helper()
-	cfg, err := bchain.ParseConfig([]byte(fmt.Sprintf(`{"coin_name":%q,"rpc_url":%q,"rpc_user":"u","rpc_pass":"p","rpc_timeout":5,"p2p_address":%q}`, name, rpcURL, p2p)))
+	b, err := btctest.Backend(t, map[string]any{"coin_name": name, "rpc_url": rpcURL, "rpc_user": "u", "rpc_pass": "p", "rpc_timeout": 5, "p2p_address": p2p})
 	if err != nil {
 		t.Fatal(err)
-	}
-	b, err := bchain.NewBackend(cfg, bchain.Env{Log: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if b.Close != nil {
-		t.Cleanup(func() { _ = b.Close() })
 	}
 	return b
+}
+
+// dogecoind stands in for Dogecoin Core 1.14's JSON-RPC (no dogecoind can
+// run in the test suite): it answers the calls the fee estimator makes with
+// the shapes dogecoind gives (estimate, an estimatefee result or nil for
+// "Method not found"), and refuses everything else as dogecoind refuses
+// unknown methods.
+type dogecoind struct {
+	mu       sync.Mutex
+	estimate any
+	relayFee float64
+}
+
+func (d *dogecoind) answer(method string, _ []any) (any, *btctest.RPCError) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	switch {
+	case method == "estimatefee" && d.estimate != nil:
+		return d.estimate, nil
+	case method == "getnetworkinfo":
+		return map[string]any{"version": 1140700, "subversion": "/Shibetoshi:1.14.7/", "relayfee": d.relayFee}, nil
+	}
+	return nil, btctest.MethodNotFound
 }
 
 // Fee estimates: estimatefee's answer when it has one, else the relay fee,
 // never below Dogecoin's recommended 0.01 DOGE/kB.
 func TestEstimateFeeDogecoin(t *testing.T) {
-	node := &dogecoind{relayFee: 0.001}
-	srv := httptest.NewServer(node)
-	defer srv.Close()
-	b := backend(t, "Dogecoin", srv.URL, "")
+	d := &dogecoind{relayFee: 0.001}
+	node := btctest.NewNode(t, d.answer)
+	b := backend(t, "Dogecoin", node.URL, "")
 	cases := []struct {
 		estimate any
 		relay    float64
@@ -99,21 +74,19 @@ func TestEstimateFeeDogecoin(t *testing.T) {
 		{json.Number("1.23456789"), 0.001, 123_456_789},
 	}
 	for _, c := range cases {
-		node.mu.Lock()
-		node.estimateFee, node.relayFee, node.calls = c.estimate, c.relay, nil
-		node.mu.Unlock()
+		d.mu.Lock()
+		d.estimate, d.relayFee = c.estimate, c.relay
+		d.mu.Unlock()
 		got, err := b.Fees.EstimateFee(context.Background(), 6, true)
 		if err != nil || got != c.want {
 			t.Errorf("estimatefee %v relay %v: %d, %v; want %d", c.estimate, c.relay, got, err, c.want)
 		}
-		node.mu.Lock()
-		if len(node.calls) == 0 || node.calls[0] != "estimatefee" {
-			t.Errorf("calls %v", node.calls)
+		if calls := node.Calls(); len(calls) == 0 || calls[0] != "estimatefee" {
+			t.Errorf("calls %v", calls)
 		}
-		node.mu.Unlock()
 	}
 	// A node that does not answer is an error, not a made-up fee.
-	srv.Close()
+	node.Close()
 	if _, err := b.Fees.EstimateFee(context.Background(), 6, true); err == nil {
 		t.Error("fee estimate without a node")
 	}

@@ -5,10 +5,8 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"io"
-	"log/slog"
 	"net"
 	"testing"
 	"time"
@@ -91,16 +89,10 @@ func TestP2PGroestlcoinFraming(t *testing.T) {
 	}
 	defer ln.Close()
 	done := grsPeer(t, ln, MainnetMagic, raw)
-	cfgJSON, _ := json.Marshal(map[string]any{"coin_name": "Groestlcoin", "rpc_url": "http://127.0.0.1:1", "p2p_address": ln.Addr().String()})
-	cfg, err := bchain.ParseConfig(cfgJSON)
+	b, err := btctest.Backend(t, map[string]any{"coin_name": "Groestlcoin", "rpc_url": "http://127.0.0.1:1", "p2p_address": ln.Addr().String()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := bchain.NewBackend(cfg, bchain.Env{Log: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = b.Close() }()
 	hash, _ := bchain.ParseHash(rec.Hash)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -3,10 +3,6 @@ package grs
 import (
 	"context"
 	"encoding/hex"
-	"encoding/json"
-	"log/slog"
-	"net/http"
-	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -26,36 +22,18 @@ func TestNodeGroestlcoin(t *testing.T) {
 		Tx          []string
 	}
 	btctest.ReadJSON(t, "electrumx_mainnet_2000000.json", &rec)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-			Params []any           `json:"params"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		resp := map[string]any{"id": req.ID, "result": nil, "error": nil}
+	node := btctest.NewNode(t, func(method string, params []any) (any, *btctest.RPCError) {
 		switch {
-		case req.Method == "getblock" && len(req.Params) == 2 && req.Params[0] == rec.Hash:
-			resp["result"] = rec.Block
-		case req.Method == "getblock":
-			resp["error"] = map[string]any{"code": -5, "message": "Block not found"}
-		case req.Method == "getrawtransaction":
-			resp["error"] = map[string]any{"code": -5, "message": "No such mempool or blockchain transaction. Use gettransaction for wallet transactions."}
-		default:
-			resp["error"] = map[string]any{"code": -32601, "message": "Method not found"}
+		case method == "getblock" && len(params) == 2 && params[0] == rec.Hash:
+			return rec.Block, nil
+		case method == "getblock":
+			return nil, &btctest.RPCError{Code: -5, Message: "Block not found"}
+		case method == "getrawtransaction":
+			return nil, &btctest.RPCError{Code: -5, Message: "No such mempool or blockchain transaction. Use gettransaction for wallet transactions."}
 		}
-		_ = json.NewEncoder(w).Encode(resp)
-	}))
-	defer srv.Close()
-	cfgJSON, _ := json.Marshal(map[string]any{"coin_name": "Groestlcoin", "rpc_url": srv.URL, "block_notifications": "none"})
-	cfg, err := bchain.ParseConfig(cfgJSON)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := bchain.NewBackend(cfg, bchain.Env{Log: slog.New(slog.DiscardHandler)})
+		return nil, btctest.MethodNotFound
+	})
+	b, err := btctest.Backend(t, map[string]any{"coin_name": "Groestlcoin", "rpc_url": node.URL, "block_notifications": "none"})
 	if err != nil {
 		t.Fatal(err)
 	}

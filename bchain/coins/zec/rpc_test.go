@@ -5,68 +5,30 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
-	"log/slog"
-	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
+	"maps"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/btcsuite/btcd/address/v2"
 	"github.com/btcsuite/btcd/btcutil/v2/hdkeychain"
-	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/openexplorer/blockbook/bchain"
+	"github.com/openexplorer/blockbook/bchain/coins/btc/btctest"
 )
 
-// rpcServer answers JSON-RPC methods with recorded results; a method
-// without an answer gets the node's "Method not found" (-32601).
-type rpcServer struct {
-	answers map[string]json.RawMessage
-	calls   []string
-}
-
-func (s *rpcServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	var req struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-	}
-	body, _ := io.ReadAll(r.Body)
-	if err := json.Unmarshal(body, &req); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	s.calls = append(s.calls, req.Method)
-	w.Header().Set("Content-Type", "application/json")
-	if ans, ok := s.answers[req.Method]; ok {
-		_, _ = w.Write([]byte(`{"result":` + string(ans) + `,"error":null,"id":` + string(req.ID) + `}`))
-		return
-	}
-	_, _ = w.Write([]byte(`{"result":null,"error":{"code":-32601,"message":"Method not found"},"id":` + string(req.ID) + `}`))
-}
-
+// recorded is a node's answer as recorded in testdata.
 func recorded(t *testing.T, name string) json.RawMessage {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return json.RawMessage(btctest.ReadText(t, name))
 }
 
-func newTestBackend(t *testing.T, s *rpcServer, extra string) (*bchain.Backend, error) {
+// newTestBackend builds a Zcash backend on a stand-in zcashd or zebrad
+// with the config keys of extra.
+func newTestBackend(t *testing.T, node *btctest.Node, extra map[string]any) (*bchain.Backend, error) {
 	t.Helper()
-	srv := httptest.NewServer(s)
-	t.Cleanup(srv.Close)
-	doc := `{"coin_name":"Zcash","rpc_url":"` + srv.URL + `","rpc_user":"u","rpc_pass":"p","rpc_timeout":5` + extra + `}`
-	cfg, err := bchain.ParseConfig([]byte(doc))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return bchain.NewBackend(cfg, bchain.Env{Log: slog.New(slog.DiscardHandler), Metrics: prometheus.NewRegistry()})
+	doc := map[string]any{"coin_name": "Zcash", "rpc_url": node.URL, "rpc_user": "u", "rpc_pass": "p", "rpc_timeout": 5}
+	maps.Copy(doc, extra)
+	return btctest.Backend(t, doc)
 }
 
 func ctx(t *testing.T) context.Context {
@@ -78,11 +40,11 @@ func ctx(t *testing.T) context.Context {
 // TestZebradChainInfo feeds zebrad's recorded getblockchaininfo and
 // getnetworkinfo answers through the backend's ChainInfo.
 func TestZebradChainInfo(t *testing.T) {
-	s := &rpcServer{answers: map[string]json.RawMessage{
+	s := btctest.NewNode(t, btctest.Recorded(map[string]json.RawMessage{
 		"getblockchaininfo": recorded(t, "zebrad-getblockchaininfo.json"),
 		"getnetworkinfo":    recorded(t, "zebrad-getnetworkinfo.json"),
-	}}
-	b, err := newTestBackend(t, s, "")
+	}))
+	b, err := newTestBackend(t, s, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,11 +66,11 @@ func TestZebradChainInfo(t *testing.T) {
 	}
 
 	// An older zebrad without getnetworkinfo: getinfo's answer instead.
-	s = &rpcServer{answers: map[string]json.RawMessage{
+	s = btctest.NewNode(t, btctest.Recorded(map[string]json.RawMessage{
 		"getblockchaininfo": recorded(t, "zebrad-getblockchaininfo.json"),
 		"getinfo":           recorded(t, "zebrad-getinfo.json"),
-	}}
-	b, err = newTestBackend(t, s, "")
+	}))
+	b, err = newTestBackend(t, s, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,11 +96,12 @@ func TestZcashEstimateFee(t *testing.T) {
 		{"zcashd without data", "-1", conventionalRate},
 		{"zebrad", "", conventionalRate},
 	} {
-		s := &rpcServer{answers: map[string]json.RawMessage{}}
+		answers := map[string]json.RawMessage{}
 		if tc.answer != "" {
-			s.answers["estimatefee"] = json.RawMessage(tc.answer)
+			answers["estimatefee"] = json.RawMessage(tc.answer)
 		}
-		b, err := newTestBackend(t, s, "")
+		s := btctest.NewNode(t, btctest.Recorded(answers))
+		b, err := newTestBackend(t, s, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -146,14 +109,14 @@ func TestZcashEstimateFee(t *testing.T) {
 		if err != nil || got != tc.want {
 			t.Errorf("%s: EstimateFee = %d, %v; want %d", tc.name, got, err, tc.want)
 		}
-		if strings.Join(s.calls, ",") != "estimatefee" {
-			t.Errorf("%s: calls %v", tc.name, s.calls)
+		if calls := s.Calls(); strings.Join(calls, ",") != "estimatefee" {
+			t.Errorf("%s: calls %v", tc.name, calls)
 		}
 	}
 }
 
 func TestZcashRejectsP2PAddress(t *testing.T) {
-	_, err := newTestBackend(t, &rpcServer{}, `,"p2p_address":"127.0.0.1:8233"`)
+	_, err := newTestBackend(t, btctest.NewNode(t, btctest.Recorded(nil)), map[string]any{"p2p_address": "127.0.0.1:8233"})
 	if !errors.Is(err, bchain.ErrConfig) {
 		t.Errorf("p2p_address: %v, want a config error", err)
 	}
@@ -162,7 +125,7 @@ func TestZcashRejectsP2PAddress(t *testing.T) {
 // TestZcashAccounts: a BIP44 account key of the Zcash backend derives
 // P2PKH descriptors that render as the t1 addresses of its child keys.
 func TestZcashAccounts(t *testing.T) {
-	b, err := newTestBackend(t, &rpcServer{}, `,"xpub_magic":76067358`)
+	b, err := newTestBackend(t, btctest.NewNode(t, btctest.Recorded(nil)), map[string]any{"xpub_magic": 76067358})
 	if err != nil {
 		t.Fatal(err)
 	}
