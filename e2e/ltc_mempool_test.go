@@ -3,8 +3,10 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -109,26 +111,66 @@ func ltcSats(v float64) string {
 }
 
 // TestLtcReorgBackToMempool: a wallet payment to x is mined, then its
-// block is invalidated and replaced by a block without it, so litecoind
-// takes the payment back into its mempool. The index unwinds the block,
-// and the payment is pending again: x's confirmed history loses it, its
-// unconfirmed balance and txs have it, and the tx answers at height -1.
+// block is invalidated, so litecoind takes the payment back into its
+// mempool. First with nothing on top: the node's chain is a prefix of the
+// index's and the node is current, so the index rolls back to the node's
+// tip (as Blockbook does). Then, mined again, with a block without it
+// replacing its block (a reorg of depth 1). Each time the payment is
+// pending again: x's confirmed history loses it, its unconfirmed balance
+// and txs have it, and the tx answers at height -1.
 func TestLtcReorgBackToMempool(t *testing.T) {
 	st := startLtcMempoolStack(t)
-	ctx := context.Background()
 	base, w := st.inst.base, st.node.Wallet(ltcregtest.W)
 	var x string
 	ltcCall(t, w, &x, "getnewaddress", "", "bech32")
 	id := ltcSend(t, w, x, "0.6")
 	waitAddress(t, base, x, func(a *api.Address) bool { return a.UnconfirmedTxs == 1 })
+
+	// The node's chain becomes a prefix of the index's.
+	h, hash := mineAndCheckLtcConfirmed(t, st, x, id)
+	invalidateLtcBlock(t, st, hash, id)
+	prev, prevHash := h-1, ""
+	ltcCall(t, st.node.Client, &prevHash, "getblockhash", prev)
+	waitTip(t, base, prev, prevHash, st.inst.logs)
+	checkLtcPendingAgain(t, base, x, id)
+
+	// A block without the payment replaces the one with it.
+	h, hash = mineAndCheckLtcConfirmed(t, st, x, id)
+	invalidateLtcBlock(t, st, hash, id)
+	// A modified fee far below zero keeps it out of litecoind's template.
+	var ok bool
+	ltcCall(t, st.node.Client, &ok, "prioritisetransaction", id, 0, -100_000_000)
+	h2, hash2 := mineLtc(t, st.node, 1)
+	var pool []string
+	ltcCall(t, st.node.Client, &pool, "getrawmempool")
+	if h2 != h || !slices.Contains(pool, id) {
+		t.Fatalf("the new branch is at %d (want %d) and the mempool is %v (want %s in it)", h2, h, pool, id)
+	}
+	waitTip(t, base, h2, hash2, st.inst.logs)
+	checkLtcPendingAgain(t, base, x, id)
+	if !strings.Contains(st.inst.logs.String(), fmt.Sprintf("fork=%d depth=1", h-1)) {
+		t.Fatalf("no reorg of depth 1 in the log\n%s", tail(st.inst.logs.String(), 20))
+	}
+}
+
+// mineAndCheckLtcConfirmed mines a block and requires the payment id to x
+// to answer confirmed in it.
+func mineAndCheckLtcConfirmed(t *testing.T, st *ltcStack, x, id string) (int32, string) {
+	t.Helper()
 	h, hash := mineLtc(t, st.node, 1)
-	waitTip(t, base, h, hash, st.inst.logs)
-	a := waitAddress(t, base, x, func(a *api.Address) bool { return a.UnconfirmedTxs == 0 })
+	waitTip(t, st.inst.base, h, hash, st.inst.logs)
+	a := waitAddress(t, st.inst.base, x, func(a *api.Address) bool { return a.UnconfirmedTxs == 0 })
 	if a.Txs != 1 || amount(a.Balance) != "60000000" || !slices.Equal(a.Txids, []string{id}) {
 		t.Fatalf("address with the mined payment: %+v", a)
 	}
+	return h, hash
+}
 
-	if err := st.node.InvalidateBlock(ctx, hash); err != nil {
+// invalidateLtcBlock invalidates a block and requires litecoind to take
+// the payment id back into its mempool.
+func invalidateLtcBlock(t *testing.T, st *ltcStack, hash, id string) {
+	t.Helper()
+	if err := st.node.InvalidateBlock(context.Background(), hash); err != nil {
 		t.Fatal(err)
 	}
 	var pool []string
@@ -136,20 +178,6 @@ func TestLtcReorgBackToMempool(t *testing.T) {
 	if !slices.Contains(pool, id) {
 		t.Fatalf("litecoind did not take %s back into its mempool: %v", id, pool)
 	}
-	// A block at the same height without the payment: a modified fee far
-	// below zero keeps it out of litecoind's block template.
-	var ok bool
-	ltcCall(t, st.node.Client, &ok, "prioritisetransaction", id, 0, -100_000_000)
-	h2, hash2 := mineLtc(t, st.node, 1)
-	if h2 != h {
-		t.Fatalf("the new branch is at %d, want %d", h2, h)
-	}
-	ltcCall(t, st.node.Client, &pool, "getrawmempool")
-	if !slices.Contains(pool, id) {
-		t.Fatalf("the new block confirmed %s: mempool %v", id, pool)
-	}
-	waitTip(t, base, h2, hash2, st.inst.logs)
-	checkLtcPendingAgain(t, base, x, id)
 }
 
 // checkLtcPendingAgain requires the payment id to x to answer pending:
