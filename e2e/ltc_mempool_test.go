@@ -96,7 +96,7 @@ func TestLtcBumpFee(t *testing.T) {
 		t.Fatalf("replacement: height %d fees %v, bumpfee reported %v", tx.BlockHeight, tx.Fees, bumped.Fee)
 	}
 
-	// Mined, the replacement is confirmed at x and the mempool is empty.
+	// Mined, the replacement is what x received.
 	h, hash := mineLtc(t, st.node, 1)
 	waitTip(t, base, h, hash, st.inst.logs)
 	a = waitAddress(t, base, x, func(a *api.Address) bool { return a.UnconfirmedTxs == 0 })
