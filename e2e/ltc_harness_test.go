@@ -68,13 +68,19 @@ func removeLtcTemplate() {
 // coins) and a P2P listener; it is stopped when the test ends.
 func startLtcNode(t testing.TB) (*ltcregtest.Node, *ltcregtest.Scenario) {
 	t.Helper()
+	return startLtcNodeWith(t)
+}
+
+// startLtcNodeWith is startLtcNode with extra litecoind arguments.
+func startLtcNodeWith(t testing.TB, args ...string) (*ltcregtest.Node, *ltcregtest.Scenario) {
+	t.Helper()
 	tmpl, sc := ltcTemplateDir(t)
 	dir := filepath.Join(t.TempDir(), "litecoind")
 	if err := ltcregtest.CopyDir(tmpl, dir); err != nil {
 		t.Fatal(err)
 	}
 	n, err := ltcregtest.Start(context.Background(), ltcregtest.Options{
-		Dir: dir, Listen: true, Wallets: []string{ltcregtest.W, ltcregtest.MW}})
+		Dir: dir, Listen: true, Wallets: []string{ltcregtest.W, ltcregtest.MW}, ExtraArgs: args})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,11 +136,11 @@ type ltcStack struct {
 
 // startLtcStack starts litecoind and blockbook and waits until the index
 // holds the node's tip. cfgExtra changes the config (e.g. p2p_address);
-// mod changes the flags.
-func startLtcStack(t testing.TB, cfgExtra map[string]any, mod func(*app.Options)) *ltcStack {
+// mod changes the flags; nodeArgs are extra litecoind arguments.
+func startLtcStack(t testing.TB, cfgExtra map[string]any, mod func(*app.Options), nodeArgs ...string) *ltcStack {
 	t.Helper()
 	st := &ltcStack{dataDir: t.TempDir()}
-	st.node, st.sc = startLtcNode(t)
+	st.node, st.sc = startLtcNodeWith(t, nodeArgs...)
 	st.cfg = writeLtcConfig(t, st.node, cfgExtra)
 	st.inst = startInProcess(t, st.cfg, st.dataDir, mod)
 	waitTip(t, st.inst.base, st.sc.TipHeight, st.sc.TipHash, st.inst.logs)

@@ -125,10 +125,6 @@ type Syncer struct {
 // diskFullRetry is how often a sync paused by a full disk checks again.
 const diskFullRetry = time.Second
 
-// settleDelay is how long a node tip below ours must stay put before it is
-// believed (rather than taken for a reorg in progress).
-const settleDelay = 500 * time.Millisecond
-
 // State is the sync status shown by the API and health checks.
 type State struct {
 	InitialSync   bool   // a catch-up from far behind is running
@@ -325,10 +321,13 @@ func (s *Syncer) Sync(ctx context.Context) error {
 						return err
 					}
 					if behind {
-						// The node is catching up (restarted, reindexing):
-						// its chain is a prefix of ours. Wait for it.
-						return fmt.Errorf("%w: node is at block %d, behind the index at %d; waiting for it to catch up",
-							bchain.ErrNodeUnavailable, nodeHeight, tip.Height)
+						if why, err := s.nodeCatchingUp(tip, nodeHeight); err != nil || why != "" {
+							if err != nil {
+								return err
+							}
+							return fmt.Errorf("%w: node is at block %d, behind the index at %d (%s); waiting for it to catch up",
+								bchain.ErrNodeUnavailable, nodeHeight, tip.Height, why)
+						}
 					}
 					settled, err := s.nodeSettled(ctx, nodeHash)
 					if err != nil {
@@ -372,31 +371,6 @@ func (s *Syncer) onActiveChain(ctx context.Context, tip db.Tip) (bool, error) {
 		return false, err
 	}
 	return h == tip.Hash, nil
-}
-
-// nodeBehind reports whether the node's tip is a block of the index, i.e.
-// the node's active chain is a prefix of the index's chain.
-func (s *Syncer) nodeBehind(nodeHeight uint32, nodeHash bchain.Hash) (bool, error) {
-	ours, ok, err := s.index.BlockHash(nodeHeight)
-	if err != nil {
-		return false, err
-	}
-	return ok && ours == nodeHash, nil
-}
-
-// nodeSettled reports whether the node's tip is still hash after a short
-// wait: a node whose chain is shorter than the index may be mid-reorg.
-func (s *Syncer) nodeSettled(ctx context.Context, hash bchain.Hash) (bool, error) {
-	select {
-	case <-ctx.Done():
-		return false, ctx.Err()
-	case <-time.After(settleDelay):
-	}
-	_, again, err := s.node.BestBlock(ctx)
-	if err != nil {
-		return false, fmt.Errorf("node tip: %w", err)
-	}
-	return again == hash, nil
 }
 
 // unwindToFork disconnects blocks until the index tip is on the node's

@@ -3,6 +3,7 @@ package ltcregtest
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -94,5 +95,61 @@ func TestGenerateOnLitecoind(t *testing.T) {
 	}
 	if got, err := LoadScenario(cp); err != nil || got.TipHash != sc.TipHash {
 		t.Fatalf("LoadScenario: %v", err)
+	}
+}
+
+// litecoind 0.21.2.1 keeps BIP125 replacement off unless started with
+// -mempoolreplacement=1: bumpfee then still answers a new txid, but the
+// node's mempool keeps the original (the wallet logs
+// "txn-mempool-conflict"), so an indexer must keep showing the original.
+// With the flag the replacement takes its place.
+func TestBumpFeePolicy(t *testing.T) {
+	Require(t)
+	for _, c := range []struct {
+		args     []string
+		replaced bool
+	}{{nil, false}, {[]string{"-mempoolreplacement=1"}, true}} {
+		ctx := context.Background()
+		n, err := Start(ctx, Options{Dir: t.TempDir(), ExtraArgs: c.args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The chain is thrown away: no clean shutdown needed.
+		t.Cleanup(n.Kill)
+		w := n.Wallet("w")
+		var addr, old string
+		if _, err := n.Call(ctx, "createwallet", "w"); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.CallResult(ctx, &addr, "getnewaddress", "", "bech32"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := n.Call(ctx, "generatetoaddress", 101, addr); err != nil {
+			t.Fatal(err)
+		}
+		// sendtoaddress address amount comment comment_to subtractfee replaceable
+		if err := w.CallResult(ctx, &old, "sendtoaddress", addr, json.Number("1"), "", "", false, true); err != nil {
+			t.Fatal(err)
+		}
+		var bumped struct {
+			Txid string `json:"txid"`
+		}
+		if err := w.CallResult(ctx, &bumped, "bumpfee", old); err != nil {
+			t.Fatalf("%v: bumpfee: %v", c.args, err)
+		}
+		var pool []string
+		if err := n.CallResult(ctx, &pool, "getrawmempool"); err != nil {
+			t.Fatal(err)
+		}
+		want := []string{old}
+		if c.replaced {
+			want = []string{bumped.Txid}
+		}
+		if bumped.Txid == "" || bumped.Txid == old || len(pool) != 1 || pool[0] != want[0] {
+			t.Fatalf("%v: bumpfee answered %s; the mempool holds %v, want %v", c.args, bumped.Txid, pool, want)
+		}
+		if !c.replaced && !strings.Contains(n.LogTail(50), "txn-mempool-conflict") {
+			t.Errorf("the refused replacement is not logged as a conflict:\n%s", n.LogTail(10))
+		}
 	}
 }

@@ -10,17 +10,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/openexplorer/blockbook/tools/nodeproc"
 	"github.com/openexplorer/blockbook/tools/regtest"
 )
 
@@ -58,17 +57,9 @@ type Node struct {
 	Dir     string
 
 	args    []string
-	logs    *tailBuffer
+	proc    *nodeproc.Supervisor
+	mu      sync.Mutex // guards wallets
 	wallets map[string]*regtest.Client
-
-	mu   sync.Mutex
-	proc *process
-}
-
-type process struct {
-	cmd  *exec.Cmd
-	done chan struct{}
-	err  error // valid after done is closed
 }
 
 // LitecoindPath finds the litecoind binary (Debian's package installs it
@@ -105,31 +96,23 @@ func Start(ctx context.Context, o Options) (*Node, error) {
 	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("ltcregtest: %w", err)
 	}
-	// Free ports are probed then released, so another process can take one
-	// before litecoind binds it: retry with fresh ports when that happens.
-	for attempt := 0; ; attempt++ {
+	return nodeproc.WithFreshPorts(func() (*Node, *nodeproc.Supervisor, error) {
 		n, err := newNode(o)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		err = n.launch(ctx, bin)
-		if err == nil {
-			return n, nil
-		}
-		if attempt == 2 || !strings.Contains(n.logs.String(), "Unable to bind") {
-			return nil, err
-		}
-	}
+		return n, n.proc, n.launch(ctx, bin)
+	}, "Unable to bind")
 }
 
 func newNode(o Options) (*Node, error) {
-	rpcPort, err := freePort()
+	rpcPort, err := nodeproc.FreePort()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("ltcregtest: %w", err)
 	}
 	n := &Node{
 		RPCURL: "http://127.0.0.1:" + strconv.Itoa(rpcPort), RPCUser: rpcUser, RPCPass: rpcPass,
-		Dir: o.Dir, logs: &tailBuffer{max: logTailSize}, wallets: map[string]*regtest.Client{},
+		Dir: o.Dir, proc: nodeproc.New("ltcregtest", "litecoind", logTailSize), wallets: map[string]*regtest.Client{},
 	}
 	n.Client = regtest.NewClient(n.RPCURL, rpcUser, rpcPass)
 	args := []string{
@@ -151,9 +134,9 @@ func newNode(o Options) (*Node, error) {
 		"-checkmempool=0",
 	}
 	if o.Listen {
-		p2pPort, err := freePort()
+		p2pPort, err := nodeproc.FreePort()
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("ltcregtest: %w", err)
 		}
 		n.P2PAddr = "127.0.0.1:" + strconv.Itoa(p2pPort)
 		args = append(args, "-listen=1", "-bind="+n.P2PAddr, "-port="+strconv.Itoa(p2pPort))
@@ -168,111 +151,38 @@ func newNode(o Options) (*Node, error) {
 	return n, nil
 }
 
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("ltcregtest: find free port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
 // launch starts the process and waits for RPC readiness; on failure the
 // process is killed and the error includes the tail of litecoind's output.
 func (n *Node) launch(ctx context.Context, bin string) error {
 	cmd := exec.Command(bin, n.args...)
-	cmd.Stdout, cmd.Stderr = n.logs, n.logs
-	// The kernel kills litecoind if the test process dies (e.g. a test
-	// timeout), so no orphaned node keeps ports and CPU busy.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("ltcregtest: start litecoind: %w", err)
-	}
-	p := &process{cmd: cmd, done: make(chan struct{})}
-	go func() {
-		p.err = cmd.Wait()
-		close(p.done)
-	}()
-	n.mu.Lock()
-	n.proc = p
-	n.mu.Unlock()
-	if err := n.waitReady(ctx, p); err != nil {
-		n.Kill()
-		return fmt.Errorf("ltcregtest: litecoind %s not ready: %w\n--- litecoind output (tail) ---\n%s",
-			n.RPCURL, err, n.LogTail(40))
-	}
-	return nil
-}
-
-func (n *Node) waitReady(ctx context.Context, p *process) error {
-	ctx, cancel := context.WithTimeout(ctx, readyTimeout)
-	defer cancel()
-	t := time.NewTicker(50 * time.Millisecond)
-	defer t.Stop()
-	for {
+	cmd.Stdout, cmd.Stderr = n.proc.Logs, n.proc.Logs
+	return n.proc.Launch(ctx, cmd, n.RPCURL, nodeproc.Ready{
 		// Answers -28 (warming up) until the chain and wallets are loaded.
-		callCtx, callCancel := context.WithTimeout(ctx, 2*time.Second)
-		_, err := n.Call(callCtx, "getblockcount")
-		callCancel()
-		if err == nil {
-			return nil
-		}
-		select {
-		case <-p.done:
-			return fmt.Errorf("litecoind exited: %w", p.err)
-		case <-ctx.Done():
-			return fmt.Errorf("%w (last error: %w)", ctx.Err(), err)
-		case <-t.C:
-		}
-	}
-}
-
-// running returns the live process or nil.
-func (n *Node) running() *process {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if n.proc == nil {
-		return nil
-	}
-	select {
-	case <-n.proc.done:
-		return nil
-	default:
-		return n.proc
-	}
+		Probe: func(ctx context.Context) error {
+			_, err := n.Call(ctx, "getblockcount")
+			return err
+		},
+		Timeout: readyTimeout, Every: 50 * time.Millisecond, ProbeTimeout: 2 * time.Second,
+	})
 }
 
 // Stop shuts litecoind down cleanly (RPC stop, so it flushes its chain
 // state and wallets) and kills it if it has not exited within a timeout.
 // Stopping a stopped node is a no-op.
 func (n *Node) Stop() error {
-	p := n.running()
-	if p == nil {
-		return nil
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	_, err := n.Call(ctx, "stop")
-	cancel()
-	n.closeIdle()
-	if err != nil {
-		// SIGTERM is litecoind's other clean shutdown.
-		_ = p.cmd.Process.Signal(syscall.SIGTERM) // it may have exited already: the wait below tells
-	}
-	select {
-	case <-p.done:
-		return nil
-	case <-time.After(stopTimeout):
-		n.Kill()
-		return fmt.Errorf("ltcregtest: litecoind did not stop within %v; killed", stopTimeout)
-	}
+	return n.proc.Stop(func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_, err := n.Call(ctx, "stop")
+		// litecoind's shutdown waits for open RPC connections.
+		n.closeIdle()
+		return err
+	}, syscall.SIGTERM, stopTimeout) // SIGTERM: litecoind's other clean shutdown
 }
 
 // Kill terminates litecoind with SIGKILL and waits for it.
 func (n *Node) Kill() {
-	if p := n.running(); p != nil {
-		_ = p.cmd.Process.Kill() // it may have exited already: the wait below tells
-		<-p.done
-	}
+	n.proc.Kill()
 	n.closeIdle()
 }
 
@@ -300,13 +210,7 @@ func (n *Node) closeIdle() {
 }
 
 // LogTail returns at most the given number of last lines of litecoind's output.
-func (n *Node) LogTail(lines int) string {
-	parts := strings.Split(strings.TrimRight(n.logs.String(), "\n"), "\n")
-	if len(parts) > lines {
-		parts = parts[len(parts)-lines:]
-	}
-	return strings.Join(parts, "\n")
-}
+func (n *Node) LogTail(lines int) string { return n.proc.LogTail(lines) }
 
 // CopyDir copies a stopped node's data directory src into dst (created),
 // so several tests can start nodes from one generated chain.
@@ -332,29 +236,6 @@ func CopyDir(src, dst string) error {
 		}
 		return os.WriteFile(target, data, 0o644)
 	})
-}
-
-// tailBuffer keeps the last max bytes written to it.
-type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	buf []byte
-}
-
-func (b *tailBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.buf = append(b.buf, p...)
-	if over := len(b.buf) - b.max; over > 0 {
-		b.buf = append(b.buf[:0], b.buf[over:]...)
-	}
-	return len(p), nil
-}
-
-func (b *tailBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return string(b.buf)
 }
 
 // BestBlock returns the height and hash of the node's chain tip

@@ -5,14 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/openexplorer/blockbook/tools/nodeproc"
 )
 
 const (
@@ -54,16 +54,7 @@ type Node struct {
 	bin  string
 	args []string
 	opts Options
-	logs *tailBuffer
-
-	mu   sync.Mutex
-	proc *process
-}
-
-type process struct {
-	cmd  *exec.Cmd
-	done chan struct{}
-	err  error // valid after done is closed
+	proc *nodeproc.Supervisor
 }
 
 // Start launches btcd and waits until its RPC server answers.
@@ -80,27 +71,19 @@ func Start(ctx context.Context, o Options) (*Node, error) {
 			return nil, fmt.Errorf("regtest: %w", err)
 		}
 	}
-	// Free ports are probed then released, so another process can grab one
-	// before btcd binds it; retry with fresh ports when that happens.
-	for attempt := 0; ; attempt++ {
+	return nodeproc.WithFreshPorts(func() (*Node, *nodeproc.Supervisor, error) {
 		n, err := newNode(bin, o)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		err = n.launch(ctx)
-		if err == nil {
-			return n, nil
-		}
-		if attempt == 2 || !strings.Contains(n.logs.String(), "address already in use") {
-			return nil, err
-		}
-	}
+		return n, n.proc, n.launch(ctx)
+	}, "address already in use")
 }
 
 func newNode(bin string, o Options) (*Node, error) {
-	rpcPort, err := freePort()
+	rpcPort, err := nodeproc.FreePort()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("regtest: %w", err)
 	}
 	n := &Node{
 		RPCURL:  "http://127.0.0.1:" + strconv.Itoa(rpcPort),
@@ -109,7 +92,7 @@ func newNode(bin string, o Options) (*Node, error) {
 		Dir:     o.Dir,
 		bin:     bin,
 		opts:    o,
-		logs:    &tailBuffer{max: logTailSize},
+		proc:    nodeproc.New("regtest", "btcd", logTailSize),
 	}
 	n.Client = NewClient(n.RPCURL, n.RPCUser, n.RPCPass)
 	args := []string{
@@ -125,9 +108,9 @@ func newNode(bin string, o Options) (*Node, error) {
 		"--rpcmaxclients=100",
 	}
 	if o.Listen {
-		p2pPort, err := freePort()
+		p2pPort, err := nodeproc.FreePort()
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("regtest: %w", err)
 		}
 		n.P2PAddr = "127.0.0.1:" + strconv.Itoa(p2pPort)
 		args = append(args, "--listen="+n.P2PAddr)
@@ -145,114 +128,41 @@ func newNode(bin string, o Options) (*Node, error) {
 	return n, nil
 }
 
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("regtest: find free port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
 // launch starts the process and waits for RPC readiness; on failure the
 // process is killed and the error includes the tail of btcd's output.
 func (n *Node) launch(ctx context.Context) error {
 	cmd := exec.Command(n.bin, n.args...)
 	cmd.Env = append(withoutEnv(os.Environ(), "HOME"), "HOME="+filepath.Join(n.Dir, "home"))
-	var out io.Writer = n.logs
+	var out io.Writer = n.proc.Logs
 	if n.opts.Stdout != nil {
-		out = io.MultiWriter(n.logs, n.opts.Stdout)
+		out = io.MultiWriter(n.proc.Logs, n.opts.Stdout)
 	}
 	cmd.Stdout, cmd.Stderr = out, out
-	bindToParent(cmd)
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("regtest: start btcd: %w", err)
-	}
-	p := &process{cmd: cmd, done: make(chan struct{})}
-	go func() {
-		p.err = cmd.Wait()
-		close(p.done)
-	}()
-	n.mu.Lock()
-	n.proc = p
-	n.mu.Unlock()
-
-	if err := n.waitReady(ctx, p); err != nil {
-		n.Kill()
-		return fmt.Errorf("regtest: btcd %s not ready: %w\n--- btcd output (tail) ---\n%s",
-			n.RPCURL, err, n.LogTail(40))
-	}
-	return nil
-}
-
-func (n *Node) waitReady(ctx context.Context, p *process) error {
-	ctx, cancel := context.WithTimeout(ctx, readyTimeout)
-	defer cancel()
-	t := time.NewTicker(20 * time.Millisecond)
-	defer t.Stop()
-	for {
-		callCtx, callCancel := context.WithTimeout(ctx, time.Second)
-		_, err := n.Call(callCtx, "getblockcount")
-		callCancel()
-		if err == nil {
-			return nil
-		}
-		select {
-		case <-p.done:
-			return fmt.Errorf("btcd exited: %w", p.err)
-		case <-ctx.Done():
-			return fmt.Errorf("%w (last error: %w)", ctx.Err(), err)
-		case <-t.C:
-		}
-	}
-}
-
-// running returns the live process or nil.
-func (n *Node) running() *process {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if n.proc == nil {
-		return nil
-	}
-	select {
-	case <-n.proc.done:
-		return nil
-	default:
-		return n.proc
-	}
+	return n.proc.Launch(ctx, cmd, n.RPCURL, nodeproc.Ready{
+		Probe: func(ctx context.Context) error {
+			_, err := n.Call(ctx, "getblockcount")
+			return err
+		},
+		Timeout: readyTimeout, Every: 20 * time.Millisecond, ProbeTimeout: time.Second,
+	})
 }
 
 // Stop shuts btcd down gracefully (RPC stop, so it flushes its database) and
 // kills it if it has not exited within a timeout. Stopping a stopped node
 // is a no-op.
 func (n *Node) Stop() error {
-	p := n.running()
-	if p == nil {
-		return nil
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	_, err := n.Call(ctx, "stop")
-	cancel()
-	if err != nil {
-		// Fall back to SIGINT, which btcd also handles as a clean shutdown.
-		_ = p.cmd.Process.Signal(os.Interrupt) // it may have exited already: the wait below tells
-	}
-	select {
-	case <-p.done:
-		n.http.CloseIdleConnections()
-		return nil
-	case <-time.After(stopTimeout):
-		n.Kill()
-		return fmt.Errorf("regtest: btcd did not stop within %v; killed", stopTimeout)
-	}
+	defer n.http.CloseIdleConnections()
+	return n.proc.Stop(func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_, err := n.Call(ctx, "stop")
+		return err
+	}, os.Interrupt, stopTimeout) // SIGINT: btcd's other clean shutdown
 }
 
 // Kill terminates btcd with SIGKILL (an unclean shutdown) and waits for it.
 func (n *Node) Kill() {
-	if p := n.running(); p != nil {
-		_ = p.cmd.Process.Kill() // it may have exited already: the wait below tells
-		<-p.done
-	}
+	n.proc.Kill()
 	n.http.CloseIdleConnections()
 }
 
@@ -298,14 +208,7 @@ func (n *Node) Connect(ctx context.Context, other *Node) error {
 }
 
 // LogTail returns at most the given number of last lines of btcd's stdout/stderr.
-func (n *Node) LogTail(lines int) string {
-	s := strings.TrimRight(n.logs.String(), "\n")
-	parts := strings.Split(s, "\n")
-	if len(parts) > lines {
-		parts = parts[len(parts)-lines:]
-	}
-	return strings.Join(parts, "\n")
-}
+func (n *Node) LogTail(lines int) string { return n.proc.LogTail(lines) }
 
 func withoutEnv(env []string, key string) []string {
 	out := env[:0:0]
@@ -317,38 +220,6 @@ func withoutEnv(env []string, key string) []string {
 	return out
 }
 
-// tailBuffer keeps the last max bytes written to it.
-type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	buf []byte
-}
-
-func (b *tailBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.buf = append(b.buf, p...)
-	if over := len(b.buf) - b.max; over > 0 {
-		b.buf = append(b.buf[:0], b.buf[over:]...)
-	}
-	return len(p), nil
-}
-
-func (b *tailBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return string(b.buf)
-}
-
 // Signal sends sig to the running btcd (tests freeze it with SIGSTOP and
 // thaw it with SIGCONT); it fails when the node is not running.
-func (n *Node) Signal(sig os.Signal) error {
-	p := n.running()
-	if p == nil {
-		return errors.New("regtest: btcd is not running")
-	}
-	if err := p.cmd.Process.Signal(sig); err != nil {
-		return fmt.Errorf("regtest: signal %v: %w", sig, err)
-	}
-	return nil
-}
+func (n *Node) Signal(sig os.Signal) error { return n.proc.Signal(sig) }

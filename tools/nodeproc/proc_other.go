@@ -1,6 +1,6 @@
 //go:build !linux
 
-package regtest
+package nodeproc
 
 import "os/exec"
 
