@@ -66,17 +66,28 @@ func ReadTxAddresses(r Reader, txid bchain.Hash) (*TxAddresses, error) {
 	return ta, nil
 }
 
-// ReadSpends returns, for each spent output of txid, the spending input.
+// ReadSpends returns, for each spent output of txid, the spending input
+// (nil when the tx is not in the index or none of its outputs is spent).
 func ReadSpends(r Reader, txid bchain.Hash) (map[uint32]*Spend, error) {
+	ta, err := ReadTxAddresses(r, txid)
+	if err != nil || ta == nil {
+		return nil, err
+	}
+	return ReadSpendsAt(r, ta.Height, ta.Index)
+}
+
+// ReadSpendsAt is ReadSpends for the tx at (height, index), for callers
+// that already hold its txAddresses row.
+func ReadSpendsAt(r Reader, height, index uint32) (map[uint32]*Spend, error) {
 	var out map[uint32]*Spend
-	err := r.iterate(CFSpends, nil, txid[:], func(k, v []byte) (bool, error) {
-		_, vout, err := unpackSpendKey(k)
+	err := r.iterate(CFSpends, nil, spendPrefix(height, index), func(k, v []byte) (bool, error) {
+		_, _, vout, err := unpackSpendKey(k)
 		if err != nil {
 			return false, err
 		}
 		s, err := unpackSpend(v)
 		if err != nil {
-			return false, fmt.Errorf("spend of %s:%d: %w", txid, vout, err)
+			return false, fmt.Errorf("spend of output %d of tx %d in block %d: %w", vout, index, height, err)
 		}
 		if out == nil {
 			out = make(map[uint32]*Spend)
@@ -84,20 +95,62 @@ func ReadSpends(r Reader, txid bchain.Hash) (map[uint32]*Spend, error) {
 		out[vout] = s
 		return true, nil
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	// The spenders' txids are read after the scan, not nested in it.
+	for vout, s := range out {
+		if s.Txid, err = txidAt(r, s.Height, s.Index); err != nil {
+			return nil, fmt.Errorf("spend of output %d of tx %d in block %d: %w", vout, index, height, err)
+		}
+	}
+	return out, nil
 }
 
-// ReadBlockUndo returns the undo data of a block inside the rollback window.
+// ReadBlockUndo returns the undo data of a block inside the rollback
+// window, with the txids filled in from blockTxids: the block's own, and
+// those of the txs that created the outputs its inputs spend.
 func ReadBlockUndo(r Reader, height uint32) (BlockUndo, error) {
 	v, err := r.get(CFBlockTxs, heightKey(height))
 	if err != nil || v == nil {
 		return nil, err
 	}
 	u, err := unpackBlockUndo(v)
+	if err == nil {
+		err = fillUndoTxids(r, height, u)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("undo of block %d: %w", height, err)
 	}
 	return u, nil
+}
+
+// fillUndoTxids resolves the positions in a block's undo data to txids.
+func fillUndoTxids(r Reader, height uint32, u BlockUndo) error {
+	txids, err := ReadBlockTxids(r, height)
+	if err != nil {
+		return err
+	}
+	if len(txids) != len(u) {
+		return fmt.Errorf("%w: %d txs in the undo data, %d in blockTxids", ErrCorrupt, len(u), len(txids))
+	}
+	for i := range u {
+		u[i].Txid = txids[i]
+		for j := range u[i].Prevouts {
+			p := &u[i].Prevouts[j]
+			switch {
+			case p.Height == height && p.Index < uint32(i):
+				p.Txid = txids[p.Index] // an earlier tx of the same block
+			case p.Height >= height:
+				return fmt.Errorf("%w: tx %d input %d spends tx %d of block %d", ErrCorrupt, i, j, p.Index, p.Height)
+			default:
+				if p.Txid, err = txidAt(r, p.Height, p.Index); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // ReadCachedTx returns a cached raw tx.
@@ -136,6 +189,9 @@ func IterateAddrTxs(r Reader, desc bchain.AddrDesc, from, to uint32, fn func(Add
 			return false, nil
 		}
 		txs, err := unpackAddrTxs(v)
+		if err == nil {
+			err = fillTxids(r, h, txs)
+		}
 		if err != nil {
 			return false, fmt.Errorf("address %s height %d: %w", desc, h, err)
 		}
@@ -152,6 +208,9 @@ func AddrTxsInBlockOrder(r Reader, desc bchain.AddrDesc, height uint32) ([]bchai
 		return nil, err
 	}
 	txs, err := unpackAddrTxs(v)
+	if err == nil {
+		err = fillTxids(r, height, txs)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("address %s height %d: %w", desc, height, err)
 	}

@@ -13,37 +13,28 @@ import (
 
 // ---- blockTxids ------------------------------------------------------------
 
-// A blockTxids value is #tx × txid, the block's txids in block order (every
-// height of the active chain, not only the rollback window). The count is
-// the length / 32: a block has at least one tx.
-func packBlockTxids(txids []bchain.Hash) []byte {
-	e := encoder{b: make([]byte, 0, 32*len(txids))}
-	for i := range txids {
-		e.hash(txids[i])
-	}
+// A blockTxids row is one tx of the active chain (every height, not only
+// the rollback window): key u32be(height) ‖ u32be(index in block), value
+// the 32-byte txid. It is where every other row that names a tx by its
+// position finds the txid, and a prefix scan on u32be(height) lists a
+// block's txids in block order.
+func blockTxidKey(height, index uint32) []byte {
+	e := encoder{b: make([]byte, 0, 8)}
+	e.u32be(height)
+	e.u32be(index)
 	return e.b
 }
 
-func unpackBlockTxids(b []byte) ([]bchain.Hash, error) {
-	d := newDecoder("blockTxids", b)
-	if len(b) == 0 || len(b)%32 != 0 {
-		d.fail("length %d is not a positive multiple of 32", len(b))
-		return nil, d.done()
-	}
-	out := make([]bchain.Hash, len(b)/32)
-	for i := range out {
-		out[i] = d.hash()
-	}
-	return out, d.done()
+func unpackBlockTxidKey(k []byte) (height, index uint32, err error) {
+	d := newDecoder("blockTxids key", k)
+	height, index = d.u32be(), d.u32be()
+	return height, index, d.done()
 }
 
-// blockTxids lists an indexed block's txids in block order.
-func (ib *IndexedBlock) blockTxids() []bchain.Hash {
-	out := make([]bchain.Hash, len(ib.Txs))
-	for i := range ib.Txs {
-		out[i] = ib.Txs[i].Txid
-	}
-	return out
+func unpackBlockTxid(v []byte) (bchain.Hash, error) {
+	d := newDecoder("blockTxids", v)
+	h := d.hash()
+	return h, d.done()
 }
 
 // ---- scriptHashes ----------------------------------------------------------
@@ -84,15 +75,57 @@ func unpackScriptHash(key, val []byte) (bchain.AddrDesc, error) {
 // ReadBlockTxids returns the txids of the block at height in block order
 // (nil when the index has no block there).
 func ReadBlockTxids(r Reader, height uint32) ([]bchain.Hash, error) {
-	v, err := r.get(CFBlockTxids, heightKey(height))
+	var out []bchain.Hash
+	err := r.iterate(CFBlockTxids, nil, heightKey(height), func(k, v []byte) (bool, error) {
+		_, i, err := unpackBlockTxidKey(k)
+		if err == nil && int64(i) != int64(len(out)) {
+			err = fmt.Errorf("%w: blockTxids: index %d where %d was expected", ErrCorrupt, i, len(out))
+		}
+		var txid bchain.Hash
+		if err == nil {
+			txid, err = unpackBlockTxid(v)
+		}
+		if err != nil {
+			return false, fmt.Errorf("txids of block %d: %w", height, err)
+		}
+		out = append(out, txid)
+		return true, nil
+	})
+	return out, err
+}
+
+// ReadTxidAt returns the txid of the tx at (height, index); ok is false
+// when the index holds no tx there.
+func ReadTxidAt(r Reader, height, index uint32) (txid bchain.Hash, ok bool, err error) {
+	v, err := r.get(CFBlockTxids, blockTxidKey(height, index))
 	if err != nil || v == nil {
-		return nil, err
+		return bchain.Hash{}, false, err
 	}
-	txids, err := unpackBlockTxids(v)
-	if err != nil {
-		return nil, fmt.Errorf("txids of block %d: %w", height, err)
+	if txid, err = unpackBlockTxid(v); err != nil {
+		return bchain.Hash{}, false, fmt.Errorf("tx %d of block %d: %w", index, height, err)
 	}
-	return txids, nil
+	return txid, true, nil
+}
+
+// txidAt is ReadTxidAt for a position another row refers to: a missing
+// tx there means the index is damaged.
+func txidAt(r Reader, height, index uint32) (bchain.Hash, error) {
+	txid, ok, err := ReadTxidAt(r, height, index)
+	if err == nil && !ok {
+		err = fmt.Errorf("%w: no tx %d in block %d", ErrCorrupt, index, height)
+	}
+	return txid, err
+}
+
+// fillTxids sets each entry's Txid from its position at height.
+func fillTxids(r Reader, height uint32, txs []AddrTx) error {
+	for i := range txs {
+		var err error
+		if txs[i].Txid, err = txidAt(r, height, txs[i].Index); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // ReadScriptByHash returns the descriptor whose sha256 is sh, nil when no
@@ -120,6 +153,9 @@ func IterateAddrRows(r Reader, desc bchain.AddrDesc, fn func(height uint32, txs 
 			return false, err
 		}
 		txs, err := unpackAddrTxs(v)
+		if err == nil {
+			err = fillTxids(r, h, txs)
+		}
 		if err != nil {
 			return false, fmt.Errorf("address %s height %d: %w", desc, h, err)
 		}
