@@ -187,7 +187,8 @@ func collectTxids(v *view, desc bchain.AddrDesc, high, low uint32, f Filter, ski
 		return nil, nil
 	}
 	var out []bchain.Hash
-	err := db.IterateAddrTxs(v.snap, desc, high, low, func(row db.AddrTxsAt) (bool, error) {
+	// Positions only: a txid is read for the entries kept, not the skipped.
+	err := db.IterateAddrTxPositions(v.snap, desc, high, low, func(row db.AddrTxsAt) (bool, error) {
 		for _, t := range row.Txs {
 			if !f.matches(t.Indexes) {
 				continue
@@ -196,7 +197,14 @@ func collectTxids(v *view, desc bchain.AddrDesc, high, low uint32, f Filter, ski
 				skip--
 				continue
 			}
-			out = append(out, t.Txid)
+			txid, ok, err := db.ReadTxidAt(v.snap, row.Height, t.Index)
+			if err == nil && !ok {
+				err = fmt.Errorf("%w: no tx %d in block %d", db.ErrCorrupt, t.Index, row.Height)
+			}
+			if err != nil {
+				return false, err
+			}
+			out = append(out, txid)
 			if len(out) >= limit {
 				return false, nil
 			}

@@ -177,8 +177,20 @@ type AddrTxsAt struct {
 
 // IterateAddrTxs visits a descriptor's rows from height `from` (inclusive)
 // down to height `to` (inclusive), newest block first, until fn returns
-// false. Within a row the txs come in Blockbook's order.
+// false. Within a row the txs come in Blockbook's order, each with its
+// txid (one blockTxids read per tx).
 func IterateAddrTxs(r Reader, desc bchain.AddrDesc, from, to uint32, fn func(AddrTxsAt) (bool, error)) error {
+	return iterateAddrTxs(r, desc, from, to, true, fn)
+}
+
+// IterateAddrTxPositions is IterateAddrTxs without the txids (Txid is
+// zero; ReadTxidAt(row.Height, tx.Index) gives it), for callers that skip
+// most entries, such as a deep page of a long history.
+func IterateAddrTxPositions(r Reader, desc bchain.AddrDesc, from, to uint32, fn func(AddrTxsAt) (bool, error)) error {
+	return iterateAddrTxs(r, desc, from, to, false, fn)
+}
+
+func iterateAddrTxs(r Reader, desc bchain.AddrDesc, from, to uint32, txids bool, fn func(AddrTxsAt) (bool, error)) error {
 	prefix := descPrefix(desc, 0)
 	return r.iterate(CFAddresses, addressesKey(desc, from), prefix, func(k, v []byte) (bool, error) {
 		_, h, err := unpackAddressesKey(k)
@@ -189,7 +201,7 @@ func IterateAddrTxs(r Reader, desc bchain.AddrDesc, from, to uint32, fn func(Add
 			return false, nil
 		}
 		txs, err := unpackAddrTxs(v)
-		if err == nil {
+		if err == nil && txids {
 			err = fillTxids(r, h, txs)
 		}
 		if err != nil {
