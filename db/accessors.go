@@ -191,24 +191,66 @@ func IterateAddrTxPositions(r Reader, desc bchain.AddrDesc, from, to uint32, fn 
 }
 
 func iterateAddrTxs(r Reader, desc bchain.AddrDesc, from, to uint32, txids bool, fn func(AddrTxsAt) (bool, error)) error {
-	prefix := descPrefix(desc, 0)
-	return r.iterate(CFAddresses, addressesKey(desc, from), prefix, func(k, v []byte) (bool, error) {
-		_, h, err := unpackAddressesKey(k)
-		if err != nil {
-			return false, err
-		}
-		if h < to {
-			return false, nil
-		}
-		txs, err := unpackAddrTxs(v)
-		if err == nil && txids {
-			err = fillTxids(r, h, txs)
-		}
-		if err != nil {
-			return false, fmt.Errorf("address %s height %d: %w", desc, h, err)
-		}
+	return scanAddrRows(r, desc, from, to, txids, func(h uint32, txs []AddrTx) (bool, error) {
 		return fn(AddrTxsAt{Height: h, Txs: blockbookOrder(txs)})
 	})
+}
+
+// addrRowsBatch is how many addresses rows scanAddrRows decodes per scan
+// (a variable so that tests cross batch boundaries on small chains).
+var addrRowsBatch = 64
+
+// scanAddrRows visits desc's rows from height `from` down to `to`
+// (inclusive) as stored, with their txids when txids is set, until fn
+// returns false. It reads the rows in batches and calls fn (and reads the
+// txids) with no scan open: a read nested in a scan would take the
+// database's read lock twice, which blocks for good once Close waits for
+// it. The snapshot keeps the batches consistent.
+func scanAddrRows(r Reader, desc bchain.AddrDesc, from, to uint32, txids bool, fn func(uint32, []AddrTx) (bool, error)) error {
+	type row struct {
+		h   uint32
+		txs []AddrTx
+	}
+	prefix := descPrefix(desc, 0)
+	rows := make([]row, 0, addrRowsBatch)
+	for {
+		rows = rows[:0]
+		more := false
+		err := r.iterate(CFAddresses, addressesKey(desc, from), prefix, func(k, v []byte) (bool, error) {
+			_, h, err := unpackAddressesKey(k)
+			if err != nil || h < to {
+				return false, err
+			}
+			if len(rows) == addrRowsBatch {
+				more = true
+				return false, nil
+			}
+			txs, err := unpackAddrTxs(v)
+			if err != nil {
+				return false, fmt.Errorf("address %s height %d: %w", desc, h, err)
+			}
+			rows = append(rows, row{h, txs})
+			return true, nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, rw := range rows {
+			if txids {
+				if err := fillTxids(r, rw.h, rw.txs); err != nil {
+					return fmt.Errorf("address %s height %d: %w", desc, rw.h, err)
+				}
+			}
+			if ok, err := fn(rw.h, rw.txs); err != nil || !ok {
+				return err
+			}
+		}
+		if !more {
+			return nil
+		}
+		// A row below the batch exists, so the last height is above 0.
+		from = rows[len(rows)-1].h - 1
+	}
 }
 
 // AddrTxsInBlockOrder returns the txids of a descriptor's row at one

@@ -2,6 +2,7 @@ package db
 
 import (
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/openexplorer/blockbook/bchain"
@@ -75,5 +76,76 @@ func TestMissingPositionIsCorrupt(t *testing.T) {
 	}
 	if _, ok, err := ReadTxidAt(x.db, prev.Height, prev.Index); ok || err != nil {
 		t.Errorf("ReadTxidAt of the removed row: %v %v", ok, err)
+	}
+}
+
+// Address rows are read in batches of addrRowsBatch with no scan open while
+// the caller's function runs; across batch boundaries every row comes once,
+// newest first, within the height bounds, and stopping early stops.
+func TestAddrRowsAcrossBatches(t *testing.T) {
+	defer func(n int) { addrRowsBatch = n }(addrRowsBatch)
+	addrRowsBatch = 3
+	chain := newSynthChain(3)
+	for i := 0; i < 40; i++ {
+		chain.next("")
+	}
+	x := newTestIndex(t, openTestDB(t), 5, FilterParams{})
+	connectAll(t, x, chain.blocks)
+	// The descriptor with the most rows, and its heights straight from the
+	// column family.
+	heights := map[string][]uint32{}
+	err := x.db.iterate(CFAddresses, nil, nil, func(k, _ []byte) (bool, error) {
+		desc, h, err := unpackAddressesKey(k)
+		heights[string(desc)] = append(heights[string(desc)], h)
+		return true, err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var desc string
+	for d, hs := range heights {
+		if len(hs) > len(heights[desc]) {
+			desc = d
+		}
+	}
+	want := heights[desc]
+	var got []uint32
+	err = IterateAddrRows(x.db, bchain.AddrDesc(desc), func(h uint32, txs []AddrTx) (bool, error) {
+		got = append(got, h)
+		for _, tx := range txs {
+			if id, _, _ := ReadTxidAt(x.db, h, tx.Index); tx.Txid != id || id == (bchain.Hash{}) {
+				t.Fatalf("height %d tx %d: txid %s, blockTxids %s", h, tx.Index, tx.Txid, id)
+			}
+		}
+		return true, nil
+	})
+	if err != nil || len(got) != len(want) {
+		t.Fatalf("IterateAddrRows: %d rows, want %d (%v)", len(got), len(want), err)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("IterateAddrRows heights %v, want %v", got, want)
+	}
+	// Bounded and stopped early: from the 2nd row's height down to the
+	// last but one's, stopping after 2·batch+1 rows (into the third batch).
+	from, to := want[1], want[len(want)-2]
+	stop := 2*addrRowsBatch + 1
+	if len(want) < stop+4 {
+		t.Fatalf("busiest descriptor has %d rows, too few", len(want))
+	}
+	got = got[:0]
+	err = IterateAddrTxs(x.db, bchain.AddrDesc(desc), from, to, func(row AddrTxsAt) (bool, error) {
+		got = append(got, row.Height)
+		return len(got) < stop, nil
+	})
+	if err != nil || !slices.Equal(got, want[1:1+stop]) {
+		t.Fatalf("bounded scan stopped after %d: %v, want %v, err %v", stop, got, want[1:1+stop], err)
+	}
+	got = got[:0]
+	err = IterateAddrTxPositions(x.db, bchain.AddrDesc(desc), from, to, func(row AddrTxsAt) (bool, error) {
+		got = append(got, row.Height)
+		return true, nil
+	})
+	if err != nil || !slices.Equal(got, want[1:len(want)-1]) {
+		t.Fatalf("positions from %d to %d: %v, want %v, err %v", from, to, got, want[1:len(want)-1], err)
 	}
 }

@@ -147,18 +147,5 @@ func ReadScriptByHash(r Reader, sh ScriptHash) (bchain.AddrDesc, error) {
 // its input codes (^vin) then its output codes (vout). Reversing the whole
 // sequence gives the descriptor's history in chain order.
 func IterateAddrRows(r Reader, desc bchain.AddrDesc, fn func(height uint32, txs []AddrTx) (bool, error)) error {
-	return r.iterate(CFAddresses, nil, descPrefix(desc, 0), func(k, v []byte) (bool, error) {
-		_, h, err := unpackAddressesKey(k)
-		if err != nil {
-			return false, err
-		}
-		txs, err := unpackAddrTxs(v)
-		if err == nil {
-			err = fillTxids(r, h, txs)
-		}
-		if err != nil {
-			return false, fmt.Errorf("address %s height %d: %w", desc, h, err)
-		}
-		return fn(h, txs)
-	})
+	return scanAddrRows(r, desc, ^uint32(0), 0, true, fn)
 }
