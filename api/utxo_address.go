@@ -187,8 +187,10 @@ func collectTxids(v *view, desc bchain.AddrDesc, high, low uint32, f Filter, ski
 		return nil, nil
 	}
 	var out []bchain.Hash
-	// Positions only: a txid is read for the entries kept, not the skipped.
+	var kept []db.AddrTx
+	// Positions only: txids are read for the entries kept, not the skipped.
 	err := db.IterateAddrTxPositions(v.snap, desc, high, low, func(row db.AddrTxsAt) (bool, error) {
+		kept = kept[:0]
 		for _, t := range row.Txs {
 			if !f.matches(t.Indexes) {
 				continue
@@ -197,19 +199,18 @@ func collectTxids(v *view, desc bchain.AddrDesc, high, low uint32, f Filter, ski
 				skip--
 				continue
 			}
-			txid, ok, err := db.ReadTxidAt(v.snap, row.Height, t.Index)
-			if err == nil && !ok {
-				err = fmt.Errorf("%w: no tx %d in block %d", db.ErrCorrupt, t.Index, row.Height)
-			}
-			if err != nil {
-				return false, err
-			}
-			out = append(out, txid)
-			if len(out) >= limit {
-				return false, nil
+			kept = append(kept, t)
+			if len(out)+len(kept) >= limit {
+				break
 			}
 		}
-		return true, nil
+		if err := db.FillTxids(v.snap, row.Height, kept); err != nil {
+			return false, err
+		}
+		for _, t := range kept {
+			out = append(out, t.Txid)
+		}
+		return len(out) < limit, nil
 	})
 	return out, err
 }

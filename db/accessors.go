@@ -237,7 +237,7 @@ func scanAddrRows(r Reader, desc bchain.AddrDesc, from, to uint32, txids bool, f
 		}
 		for _, rw := range rows {
 			if txids {
-				if err := fillTxids(r, rw.h, rw.txs); err != nil {
+				if err := FillTxids(r, rw.h, rw.txs); err != nil {
 					return fmt.Errorf("address %s height %d: %w", desc, rw.h, err)
 				}
 			}
@@ -263,7 +263,7 @@ func AddrTxsInBlockOrder(r Reader, desc bchain.AddrDesc, height uint32) ([]bchai
 	}
 	txs, err := unpackAddrTxs(v)
 	if err == nil {
-		err = fillTxids(r, height, txs)
+		err = FillTxids(r, height, txs)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("address %s height %d: %w", desc, height, err)

@@ -149,3 +149,57 @@ func TestAddrRowsAcrossBatches(t *testing.T) {
 		t.Fatalf("positions from %d to %d: %v, want %v, err %v", from, to, got, want[1:len(want)-1], err)
 	}
 }
+
+// FillTxids resolves positions in any order, by point reads or by one scan
+// of the block's range, and reports a position past the block's end as
+// ErrCorrupt on either path.
+func TestFillTxids(t *testing.T) {
+	chain := newSynthChain(5)
+	for i := 0; i < 80; i++ {
+		chain.next("")
+	}
+	x := newTestIndex(t, openTestDB(t), 5, FilterParams{})
+	connectAll(t, x, chain.blocks)
+	blk := chain.blocks[0]
+	for _, b := range chain.blocks {
+		if len(b.Txs) > len(blk.Txs) {
+			blk = b
+		}
+	}
+	n := uint32(len(blk.Txs))
+	if n < 5 {
+		t.Fatalf("largest block has %d txs", n)
+	}
+	for name, idx := range map[string][]uint32{
+		"scan, descending": {n - 1, n - 2, 2, 1, 0},
+		"scan, mixed":      {2, n - 1, 0, 1},
+		"points, two":      {n - 1, 0},
+		"one":              {1},
+		"none":             {},
+	} {
+		txs := make([]AddrTx, len(idx))
+		for i := range idx {
+			txs[i].Index = idx[i]
+		}
+		if err := FillTxids(x.db, blk.Height, txs); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for i := range txs {
+			if txs[i].Txid != blk.Txs[idx[i]].Txid {
+				t.Fatalf("%s: tx %d is %s, want %s", name, idx[i], txs[i].Txid, blk.Txs[idx[i]].Txid)
+			}
+		}
+	}
+	for name, idx := range map[string][]uint32{
+		"scan past the end":   {n, n - 1, n - 2, n - 3},
+		"points past the end": {n},
+	} {
+		txs := make([]AddrTx, len(idx))
+		for i := range idx {
+			txs[i].Index = idx[i]
+		}
+		if err := FillTxids(x.db, blk.Height, txs); !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+}

@@ -5,8 +5,10 @@ package db
 // format version 3. Notation as in schema.go.
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"fmt"
+	"slices"
 
 	"github.com/openexplorer/blockbook/bchain"
 )
@@ -117,15 +119,48 @@ func txidAt(r Reader, height, index uint32) (bchain.Hash, error) {
 	return txid, err
 }
 
-// fillTxids sets each entry's Txid from its position at height.
-func fillTxids(r Reader, height uint32, txs []AddrTx) error {
+// FillTxids sets the Txid of each entry (txs of one descriptor's row, or
+// a subset of them, in any order) from its position at height. Several
+// txs of one block are read with one scan of the block's blockTxids range
+// when they lie close together, which costs far less than a point read
+// each (a row of a busy address names tens of the block's txs).
+func FillTxids(r Reader, height uint32, txs []AddrTx) error {
+	lo, hi := ^uint32(0), uint32(0)
 	for i := range txs {
-		var err error
-		if txs[i].Txid, err = txidAt(r, height, txs[i].Index); err != nil {
-			return err
-		}
+		lo, hi = min(lo, txs[i].Index), max(hi, txs[i].Index)
 	}
-	return nil
+	if len(txs) < 3 || uint64(hi-lo) >= 16*uint64(len(txs)) {
+		for i := range txs {
+			var err error
+			if txs[i].Txid, err = txidAt(r, height, txs[i].Index); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	order := make([]int, len(txs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(txs[a].Index, txs[b].Index) })
+	next := 0 // the next entry of order to fill
+	err := r.iterate(CFBlockTxids, blockTxidKey(height, lo), heightKey(height), func(k, v []byte) (bool, error) {
+		_, i, err := unpackBlockTxidKey(k)
+		if err != nil {
+			return false, err
+		}
+		for next < len(order) && txs[order[next]].Index == i {
+			if txs[order[next]].Txid, err = unpackBlockTxid(v); err != nil {
+				return false, fmt.Errorf("tx %d of block %d: %w", i, height, err)
+			}
+			next++
+		}
+		return next < len(order) && txs[order[next]].Index > i, nil
+	})
+	if err == nil && next < len(order) {
+		err = fmt.Errorf("%w: no tx %d in block %d", ErrCorrupt, txs[order[next]].Index, height)
+	}
+	return err
 }
 
 // ReadScriptByHash returns the descriptor whose sha256 is sh, nil when no
