@@ -23,6 +23,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"time"
 
@@ -46,8 +47,21 @@ func main() {
 	index := flag.String("index", "", "where to keep the index (default: beside the chain file, named by chain and format version)")
 	cold := flag.Int("cold", 20, "cold queries per query kind")
 	warm := flag.Int("warm", 200, "warm queries per query kind")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	flag.Parse()
-	if err := run(*chain, *index, *cold, *warm); err != nil {
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "querybench:", err)
+			os.Exit(1)
+		}
+	}
+	err := run(*chain, *index, *cold, *warm)
+	pprof.StopCPUProfile() // a no-op without -cpuprofile
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "querybench:", err)
 		os.Exit(1)
 	}
