@@ -160,12 +160,5 @@ func (s *UtxoService) TxPosition(_ context.Context, txid bchain.Hash) (uint32, i
 	if err != nil || ta == nil {
 		return 0, 0, false, err
 	}
-	txids, err := db.ReadBlockTxids(v.snap, ta.Height)
-	if err != nil {
-		return 0, 0, false, err
-	}
-	if pos := slices.Index(txids, txid); pos >= 0 {
-		return ta.Height, pos, true, nil
-	}
-	return 0, 0, false, fmt.Errorf("%w: tx %s is not in the txids of its block %d", db.ErrCorrupt, txid, ta.Height)
+	return ta.Height, int(ta.Index), true, nil
 }

@@ -96,7 +96,7 @@ func (s *UtxoService) ScriptHistory(ctx context.Context, script []byte, limit in
 }
 
 // confirmedHistory appends desc's confirmed txs in chain order, each with
-// its position in its block (from blockTxids, read once per height).
+// its position in its block (stored in the addresses rows).
 func (s *UtxoService) confirmedHistory(ctx context.Context, v *view, desc bchain.AddrDesc, out []ScriptTx) ([]ScriptTx, error) {
 	start := len(out)
 	err := db.IterateAddrRows(v.snap, desc, func(h uint32, txs []db.AddrTx) (bool, error) {
@@ -104,7 +104,7 @@ func (s *UtxoService) confirmedHistory(ctx context.Context, v *view, desc bchain
 			return false, err
 		}
 		for i := range txs {
-			out = append(out, ScriptTx{Txid: txs[i].Txid, Height: h})
+			out = append(out, ScriptTx{Txid: txs[i].Txid, Height: h, Pos: int(txs[i].Index)})
 		}
 		return true, nil
 	})
@@ -112,24 +112,6 @@ func (s *UtxoService) confirmedHistory(ctx context.Context, v *view, desc bchain
 		return nil, err
 	}
 	slices.Reverse(out[start:]) // stored newest first, a block's txs last first
-	var blockTxids map[bchain.Hash]int
-	for i := start; i < len(out); i++ {
-		if i == start || out[i].Height != out[i-1].Height {
-			txids, err := db.ReadBlockTxids(v.snap, out[i].Height)
-			if err != nil {
-				return nil, err
-			}
-			blockTxids = make(map[bchain.Hash]int, len(txids))
-			for p, t := range txids {
-				blockTxids[t] = p
-			}
-		}
-		pos, ok := blockTxids[out[i].Txid]
-		if !ok {
-			return nil, fmt.Errorf("%w: tx %s of block %d is not in its txids row", db.ErrCorrupt, out[i].Txid, out[i].Height)
-		}
-		out[i].Pos = pos
-	}
 	return out, nil
 }
 

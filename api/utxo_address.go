@@ -187,7 +187,10 @@ func collectTxids(v *view, desc bchain.AddrDesc, high, low uint32, f Filter, ski
 		return nil, nil
 	}
 	var out []bchain.Hash
-	err := db.IterateAddrTxs(v.snap, desc, high, low, func(row db.AddrTxsAt) (bool, error) {
+	var kept []db.AddrTx
+	// Positions only: txids are read for the entries kept, not the skipped.
+	err := db.IterateAddrTxPositions(v.snap, desc, high, low, func(row db.AddrTxsAt) (bool, error) {
+		kept = kept[:0]
 		for _, t := range row.Txs {
 			if !f.matches(t.Indexes) {
 				continue
@@ -196,12 +199,18 @@ func collectTxids(v *view, desc bchain.AddrDesc, high, low uint32, f Filter, ski
 				skip--
 				continue
 			}
-			out = append(out, t.Txid)
-			if len(out) >= limit {
-				return false, nil
+			kept = append(kept, t)
+			if len(out)+len(kept) >= limit {
+				break
 			}
 		}
-		return true, nil
+		if err := db.FillTxids(v.snap, row.Height, kept); err != nil {
+			return false, err
+		}
+		for _, t := range kept {
+			out = append(out, t.Txid)
+		}
+		return len(out) < limit, nil
 	})
 	return out, err
 }

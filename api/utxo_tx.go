@@ -122,7 +122,7 @@ func (s *UtxoService) renderTx(ctx context.Context, v *view, tx *bchain.Tx, rec 
 		out.Confirmations = v.confirmations(ta.Height)
 		out.BlockTime = meta.Time
 		var err error
-		if spends, err = db.ReadSpends(v.snap, tx.Txid); err != nil {
+		if spends, err = db.ReadSpendsAt(v.snap, ta.Height, ta.Index); err != nil {
 			return nil, err
 		}
 	} else if rec.mtx != nil {
@@ -254,7 +254,7 @@ func (s *UtxoService) renderLightTx(v *view, txid bchain.Hash, ta *db.TxAddresse
 		BlockHash: meta.Hash.String(), BlockHeight: int64(ta.Height),
 		Confirmations: v.confirmations(ta.Height), BlockTime: meta.Time,
 	}
-	spends, err := db.ReadSpends(v.snap, txid)
+	spends, err := db.ReadSpendsAt(v.snap, ta.Height, ta.Index)
 	if err != nil {
 		return nil, err
 	}

@@ -66,17 +66,28 @@ func ReadTxAddresses(r Reader, txid bchain.Hash) (*TxAddresses, error) {
 	return ta, nil
 }
 
-// ReadSpends returns, for each spent output of txid, the spending input.
+// ReadSpends returns, for each spent output of txid, the spending input
+// (nil when the tx is not in the index or none of its outputs is spent).
 func ReadSpends(r Reader, txid bchain.Hash) (map[uint32]*Spend, error) {
+	ta, err := ReadTxAddresses(r, txid)
+	if err != nil || ta == nil {
+		return nil, err
+	}
+	return ReadSpendsAt(r, ta.Height, ta.Index)
+}
+
+// ReadSpendsAt is ReadSpends for the tx at (height, index), for callers
+// that already hold its txAddresses row.
+func ReadSpendsAt(r Reader, height, index uint32) (map[uint32]*Spend, error) {
 	var out map[uint32]*Spend
-	err := r.iterate(CFSpends, nil, txid[:], func(k, v []byte) (bool, error) {
-		_, vout, err := unpackSpendKey(k)
+	err := r.iterate(CFSpends, nil, spendPrefix(height, index), func(k, v []byte) (bool, error) {
+		_, _, vout, err := unpackSpendKey(k)
 		if err != nil {
 			return false, err
 		}
 		s, err := unpackSpend(v)
 		if err != nil {
-			return false, fmt.Errorf("spend of %s:%d: %w", txid, vout, err)
+			return false, fmt.Errorf("spend of output %d of tx %d in block %d: %w", vout, index, height, err)
 		}
 		if out == nil {
 			out = make(map[uint32]*Spend)
@@ -84,20 +95,62 @@ func ReadSpends(r Reader, txid bchain.Hash) (map[uint32]*Spend, error) {
 		out[vout] = s
 		return true, nil
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	// The spenders' txids are read after the scan, not nested in it.
+	for vout, s := range out {
+		if s.Txid, err = txidAt(r, s.Height, s.Index); err != nil {
+			return nil, fmt.Errorf("spend of output %d of tx %d in block %d: %w", vout, index, height, err)
+		}
+	}
+	return out, nil
 }
 
-// ReadBlockUndo returns the undo data of a block inside the rollback window.
+// ReadBlockUndo returns the undo data of a block inside the rollback
+// window, with the txids filled in from blockTxids: the block's own, and
+// those of the txs that created the outputs its inputs spend.
 func ReadBlockUndo(r Reader, height uint32) (BlockUndo, error) {
 	v, err := r.get(CFBlockTxs, heightKey(height))
 	if err != nil || v == nil {
 		return nil, err
 	}
 	u, err := unpackBlockUndo(v)
+	if err == nil {
+		err = fillUndoTxids(r, height, u)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("undo of block %d: %w", height, err)
 	}
 	return u, nil
+}
+
+// fillUndoTxids resolves the positions in a block's undo data to txids.
+func fillUndoTxids(r Reader, height uint32, u BlockUndo) error {
+	txids, err := ReadBlockTxids(r, height)
+	if err != nil {
+		return err
+	}
+	if len(txids) != len(u) {
+		return fmt.Errorf("%w: %d txs in the undo data, %d in blockTxids", ErrCorrupt, len(u), len(txids))
+	}
+	for i := range u {
+		u[i].Txid = txids[i]
+		for j := range u[i].Prevouts {
+			p := &u[i].Prevouts[j]
+			switch {
+			case p.Height == height && p.Index < uint32(i):
+				p.Txid = txids[p.Index] // an earlier tx of the same block
+			case p.Height >= height:
+				return fmt.Errorf("%w: tx %d input %d spends tx %d of block %d", ErrCorrupt, i, j, p.Index, p.Height)
+			default:
+				if p.Txid, err = txidAt(r, p.Height, p.Index); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // ReadCachedTx returns a cached raw tx.
@@ -124,23 +177,80 @@ type AddrTxsAt struct {
 
 // IterateAddrTxs visits a descriptor's rows from height `from` (inclusive)
 // down to height `to` (inclusive), newest block first, until fn returns
-// false. Within a row the txs come in Blockbook's order.
+// false. Within a row the txs come in Blockbook's order, each with its
+// txid (one blockTxids read per tx).
 func IterateAddrTxs(r Reader, desc bchain.AddrDesc, from, to uint32, fn func(AddrTxsAt) (bool, error)) error {
-	prefix := descPrefix(desc, 0)
-	return r.iterate(CFAddresses, addressesKey(desc, from), prefix, func(k, v []byte) (bool, error) {
-		_, h, err := unpackAddressesKey(k)
-		if err != nil {
-			return false, err
-		}
-		if h < to {
-			return false, nil
-		}
-		txs, err := unpackAddrTxs(v)
-		if err != nil {
-			return false, fmt.Errorf("address %s height %d: %w", desc, h, err)
-		}
+	return iterateAddrTxs(r, desc, from, to, true, fn)
+}
+
+// IterateAddrTxPositions is IterateAddrTxs without the txids (Txid is
+// zero; ReadTxidAt(row.Height, tx.Index) gives it), for callers that skip
+// most entries, such as a deep page of a long history.
+func IterateAddrTxPositions(r Reader, desc bchain.AddrDesc, from, to uint32, fn func(AddrTxsAt) (bool, error)) error {
+	return iterateAddrTxs(r, desc, from, to, false, fn)
+}
+
+func iterateAddrTxs(r Reader, desc bchain.AddrDesc, from, to uint32, txids bool, fn func(AddrTxsAt) (bool, error)) error {
+	return scanAddrRows(r, desc, from, to, txids, func(h uint32, txs []AddrTx) (bool, error) {
 		return fn(AddrTxsAt{Height: h, Txs: blockbookOrder(txs)})
 	})
+}
+
+// addrRowsBatch is how many addresses rows scanAddrRows decodes per scan
+// (a variable so that tests cross batch boundaries on small chains).
+var addrRowsBatch = 64
+
+// scanAddrRows visits desc's rows from height `from` down to `to`
+// (inclusive) as stored, with their txids when txids is set, until fn
+// returns false. It reads the rows in batches and calls fn (and reads the
+// txids) with no scan open: a read nested in a scan would take the
+// database's read lock twice, which blocks for good once Close waits for
+// it. The snapshot keeps the batches consistent.
+func scanAddrRows(r Reader, desc bchain.AddrDesc, from, to uint32, txids bool, fn func(uint32, []AddrTx) (bool, error)) error {
+	type row struct {
+		h   uint32
+		txs []AddrTx
+	}
+	prefix := descPrefix(desc, 0)
+	rows := make([]row, 0, addrRowsBatch)
+	for {
+		rows = rows[:0]
+		more := false
+		err := r.iterate(CFAddresses, addressesKey(desc, from), prefix, func(k, v []byte) (bool, error) {
+			_, h, err := unpackAddressesKey(k)
+			if err != nil || h < to {
+				return false, err
+			}
+			if len(rows) == addrRowsBatch {
+				more = true
+				return false, nil
+			}
+			txs, err := unpackAddrTxs(v)
+			if err != nil {
+				return false, fmt.Errorf("address %s height %d: %w", desc, h, err)
+			}
+			rows = append(rows, row{h, txs})
+			return true, nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, rw := range rows {
+			if txids {
+				if err := FillTxids(r, rw.h, rw.txs); err != nil {
+					return fmt.Errorf("address %s height %d: %w", desc, rw.h, err)
+				}
+			}
+			if ok, err := fn(rw.h, rw.txs); err != nil || !ok {
+				return err
+			}
+		}
+		if !more {
+			return nil
+		}
+		// A row below the batch exists, so the last height is above 0.
+		from = rows[len(rows)-1].h - 1
+	}
 }
 
 // AddrTxsInBlockOrder returns the txids of a descriptor's row at one
@@ -152,6 +262,9 @@ func AddrTxsInBlockOrder(r Reader, desc bchain.AddrDesc, height uint32) ([]bchai
 		return nil, err
 	}
 	txs, err := unpackAddrTxs(v)
+	if err == nil {
+		err = FillTxids(r, height, txs)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("address %s height %d: %w", desc, height, err)
 	}

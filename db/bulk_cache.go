@@ -25,10 +25,12 @@ type cacheGen struct {
 }
 
 type cacheEntry struct {
-	value    uint64
-	height   uint32
-	coinbase bool
-	desc     []byte // in the generation's arena; nil for unindexed outputs
+	value  uint64
+	height uint32
+	// pos is the creating tx's index in its block << 1 | coinbase, one
+	// word so the entry stays 40 bytes (a block has far fewer than 2^31 txs).
+	pos  uint32
+	desc []byte // in the generation's arena; nil for unindexed outputs
 }
 
 // cacheEntryBytes approximates the memory of one entry: the key, the entry
@@ -61,9 +63,12 @@ func (c *utxoCache) commitOldest() {
 	}
 }
 
-func (c *utxoCache) add(op outpoint, value uint64, height uint32, coinbase bool, desc []byte) {
+func (c *utxoCache) add(op outpoint, value uint64, height, index uint32, coinbase bool, desc []byte) {
 	g := c.current()
-	e := cacheEntry{value: value, height: height, coinbase: coinbase}
+	e := cacheEntry{value: value, height: height, pos: index << 1}
+	if coinbase {
+		e.pos |= 1
+	}
 	if len(desc) > 0 {
 		start := len(g.arena)
 		g.arena = append(g.arena, desc...)
@@ -101,7 +106,7 @@ type bulkPrevouts struct {
 func (p *bulkPrevouts) prevout(txid bchain.Hash, vout uint32) (IndexedInput, bool, error) {
 	if e, ok := p.cache.take(outpoint{txid, vout}); ok {
 		return IndexedInput{
-			Prevout: Prevout{Txid: txid, Vout: vout, Height: e.height, Coinbase: e.coinbase},
+			Prevout: Prevout{Txid: txid, Vout: vout, Height: e.height, Index: e.pos >> 1, Coinbase: e.pos&1 == 1},
 			TxAddr:  TxAddr{Desc: e.desc, Value: e.value},
 		}, true, nil
 	}
@@ -135,7 +140,7 @@ func (c *utxoCache) record(ib *IndexedBlock) {
 			}
 			op := outpoint{tx.Txid, uint32(n)}
 			if !spentHere[op] {
-				c.add(op, out.Value, ib.Height, tx.Coinbase, out.Desc)
+				c.add(op, out.Value, ib.Height, uint32(i), tx.Coinbase, out.Desc)
 			}
 		}
 	}

@@ -24,8 +24,10 @@ import (
 // FormatVersion is stored in the index; a different version refuses to open.
 // Version 2 added the blockFilter column family and the filter parameters;
 // version 3 the raw block header in height rows and the blockTxids and
-// scriptHashes column families (schema_script.go).
-const FormatVersion = 3
+// scriptHashes column families (schema_script.go); version 4 refers to txs
+// by their position (height, index in block) instead of repeating txids in
+// addresses, spends and blockTxs, and keys blockTxids by position.
+const FormatVersion = 4
 
 // CF identifies a column family.
 type CF int
@@ -33,11 +35,11 @@ type CF int
 const (
 	CFDefault        CF = iota // internal state, see the state* keys
 	CFHeight                   // u32be(height) → BlockMeta
-	CFAddresses                // lb(desc) ‖ u32be(^height) → AddrTxs of that block
+	CFAddresses                // lb(desc) ‖ u32be(^height) → AddrTxs of that block (by tx index)
 	CFAddressBalance           // desc → AddrBalance
 	CFAddressUtxos             // lb(desc) ‖ u32be(^height) ‖ txid ‖ u32be(vout) → UtxoValue
 	CFTxAddresses              // txid → TxAddresses
-	CFSpends                   // txid ‖ u32be(vout) → Spend
+	CFSpends                   // u32be(height) ‖ uv(index) ‖ uv(vout) of the spent output → Spend
 	CFBlockTxs                 // u32be(height) → BlockUndo, last block_addresses_to_keep blocks
 	CFBlockFilter              // hash → Golomb filter of the block's scripts (when enabled and not empty)
 	CFTransactions             // txid → raw tx (cache)
@@ -49,7 +51,7 @@ const (
 	CFContracts               // contract → ContractInfo
 	CFBlockInternalDataErrors // u32be(height) → trace error text, until the block is traced
 	// Bitcoin-type, added in version 3 (schema_script.go).
-	CFBlockTxids   // u32be(height) → the block's txids in block order
+	CFBlockTxids   // u32be(height) ‖ u32be(index) → txid (format 4)
 	CFScriptHashes // sha256(desc) → desc
 	// Bitcoin-type, kept with -esploraaddressprefix (schema_prefix.go).
 	CFAddressPrefix // address → (empty)
@@ -183,20 +185,24 @@ func unpackFilterParams(b []byte) (FilterParams, error) {
 
 // ---- addresses -----------------------------------------------------------
 
-// AddrTx is one tx in an addresses row. Indexes say where the address
-// appears: v >= 0 is output v, v < 0 is input ^v.
+// AddrTx is one tx in an addresses row: its index in the block (the
+// height is in the row's key) and, filled by the accessors from
+// blockTxids, its txid. Indexes say where the address appears: v >= 0 is
+// output v, v < 0 is input ^v.
 type AddrTx struct {
-	Txid    bchain.Hash
+	Txid    bchain.Hash // not stored in the row; see ReadTxidAt
+	Index   uint32      // the tx's index in its block
 	Indexes []int32
 }
 
 // packAddrTxs encodes the txs in the order given (the index stores them
-// newest first): per tx txid ‖ uv(n) ‖ n × uv(index code), where the index
-// code of output v is v<<1 and of input v is v<<1|1.
+// newest first, so tx indexes strictly decrease): per tx uv(tx index) ‖
+// uv(n) ‖ n × uv(index code), where the index code of output v is v<<1 and
+// of input v is v<<1|1.
 func packAddrTxs(txs []AddrTx) []byte {
-	e := encoder{b: make([]byte, 0, len(txs)*36)}
+	e := encoder{b: make([]byte, 0, len(txs)*6)}
 	for i := range txs {
-		e.hash(txs[i].Txid)
+		e.uvarint(uint64(txs[i].Index))
 		e.uvarint(uint64(len(txs[i].Indexes)))
 		for _, idx := range txs[i].Indexes {
 			if idx >= 0 {
@@ -213,7 +219,12 @@ func unpackAddrTxs(b []byte) ([]AddrTx, error) {
 	d := newDecoder("addresses", b)
 	var txs []AddrTx
 	for d.more() {
-		t := AddrTx{Txid: d.hash()}
+		t := AddrTx{Index: d.uvarint32()}
+		if n := len(txs); n > 0 && d.e == nil && t.Index >= txs[n-1].Index {
+			// One entry per tx, newest first: anything else is not a row
+			// the builder writes.
+			d.fail("tx index %d after %d", t.Index, txs[n-1].Index)
+		}
 		n := d.count(1)
 		if n == 0 {
 			d.fail("tx without indexes")
@@ -338,11 +349,13 @@ type TxAddr struct {
 	Value uint64
 }
 
-// TxAddresses is uv(height) ‖ uv(flags) ‖ uv(#in) ‖ #in × (lb(desc) ‖ uv(value))
-// ‖ uv(#out) ‖ #out × (lb(desc) ‖ uv(value)); flag bit 0 marks a coinbase.
-// Written once when the tx is connected and never modified.
+// TxAddresses is uv(height) ‖ uv(index) ‖ uv(flags) ‖ uv(#in) ‖ #in ×
+// (lb(desc) ‖ uv(value)) ‖ uv(#out) ‖ #out × (lb(desc) ‖ uv(value)); index
+// is the tx's position in its block, flag bit 0 marks a coinbase. Written
+// once when the tx is connected and never modified.
 type TxAddresses struct {
 	Height   uint32
+	Index    uint32
 	Coinbase bool
 	Inputs   []TxAddr
 	Outputs  []TxAddr
@@ -357,6 +370,7 @@ func packTxAddresses(ta *TxAddresses) []byte {
 	}
 	e := encoder{b: make([]byte, 0, size)}
 	e.uvarint(uint64(ta.Height))
+	e.uvarint(uint64(ta.Index))
 	flags := uint64(0)
 	if ta.Coinbase {
 		flags = 1
@@ -374,7 +388,7 @@ func packTxAddresses(ta *TxAddresses) []byte {
 
 func unpackTxAddresses(b []byte) (*TxAddresses, error) {
 	d := newDecoder("txAddresses", b)
-	ta := &TxAddresses{Height: d.uvarint32()}
+	ta := &TxAddresses{Height: d.uvarint32(), Index: d.uvarint32()}
 	flags := d.uvarint()
 	if flags > 1 {
 		d.fail("unknown flags %#x", flags)
@@ -392,39 +406,50 @@ func unpackTxAddresses(b []byte) (*TxAddresses, error) {
 
 // ---- spends ----------------------------------------------------------------
 
-// Spend records which input spent an output: txid ‖ uv(vin) ‖ uv(height).
+// Spend records which input spent an output: the spending tx's position
+// and input, uv(height) ‖ uv(index) ‖ uv(vin). Txid is not stored; the
+// accessors fill it from blockTxids.
 type Spend struct {
 	Txid   bchain.Hash
+	Index  uint32 // the spending tx's index in its block
 	Vin    uint32
 	Height uint32
 }
 
-// spendKey is txid ‖ u32be(vout); a prefix scan by txid finds all spent
-// outputs of a tx in output order.
-func spendKey(txid bchain.Hash, vout uint32) []byte {
-	e := encoder{b: make([]byte, 0, 36)}
-	e.hash(txid)
-	e.u32be(vout)
+// spendPrefix is u32be(height) ‖ uv(index), the position of the tx whose
+// outputs were spent. LEB128 is prefix-free, so a prefix scan finds
+// exactly that tx's spent outputs.
+func spendPrefix(height, index uint32) []byte {
+	e := encoder{b: make([]byte, 0, 14)}
+	e.u32be(height)
+	e.uvarint(uint64(index))
 	return e.b
 }
 
-func unpackSpendKey(k []byte) (bchain.Hash, uint32, error) {
+// spendKey is spendPrefix ‖ uv(vout) of the spent output.
+func spendKey(height, index, vout uint32) []byte {
+	e := encoder{b: spendPrefix(height, index)}
+	e.uvarint(uint64(vout))
+	return e.b
+}
+
+func unpackSpendKey(k []byte) (height, index, vout uint32, err error) {
 	d := newDecoder("spends key", k)
-	txid, vout := d.hash(), d.u32be()
-	return txid, vout, d.done()
+	height, index, vout = d.u32be(), d.uvarint32(), d.uvarint32()
+	return height, index, vout, d.done()
 }
 
 func packSpend(s *Spend) []byte {
-	e := encoder{b: make([]byte, 0, 42)}
-	e.hash(s.Txid)
-	e.uvarint(uint64(s.Vin))
+	e := encoder{b: make([]byte, 0, 12)}
 	e.uvarint(uint64(s.Height))
+	e.uvarint(uint64(s.Index))
+	e.uvarint(uint64(s.Vin))
 	return e.b
 }
 
 func unpackSpend(b []byte) (*Spend, error) {
 	d := newDecoder("spends", b)
-	s := &Spend{Txid: d.hash(), Vin: d.uvarint32(), Height: d.uvarint32()}
+	s := &Spend{Height: d.uvarint32(), Index: d.uvarint32(), Vin: d.uvarint32()}
 	return s, d.done()
 }
 
@@ -432,41 +457,42 @@ func unpackSpend(b []byte) (*Spend, error) {
 
 // Prevout is an input's previous output as the undo data records it.
 type Prevout struct {
-	Txid     bchain.Hash
+	Txid     bchain.Hash // not stored in the undo data; filled by ReadBlockUndo
 	Vout     uint32
 	Height   uint32 // height of the block that created the output
+	Index    uint32 // index in that block of the tx that created it
 	Coinbase bool   // the output was created by a coinbase tx
 }
 
 // UndoTx is one tx of a block in the undo data.
 type UndoTx struct {
-	Txid     bchain.Hash
-	Prevouts []Prevout // one per input; empty for the coinbase
+	Txid     bchain.Hash // not stored (blockTxids has it); filled by ReadBlockUndo
+	Prevouts []Prevout   // one per input; empty for the coinbase
 }
 
-// BlockUndo is uv(#tx) ‖ #tx × (txid ‖ uv(#in) ‖ #in × (txid ‖ uv(vout<<1|coinbase)
-// ‖ uv(height))), in block order. Together with the txs' txAddresses rows it
-// is exactly what disconnecting the block needs.
+// BlockUndo is uv(#tx) ‖ #tx × (uv(#in) ‖ #in × (uv(height) ‖ uv(index) ‖
+// uv(vout<<1|coinbase))), in block order: each input's previous output by
+// its creating tx's position. Together with the block's blockTxids and its
+// txs' txAddresses rows it is exactly what disconnecting the block needs.
 type BlockUndo []UndoTx
 
 func packBlockUndo(u BlockUndo) []byte {
 	size := 4
 	for i := range u {
-		size += 34 + len(u[i].Prevouts)*40
+		size += 2 + len(u[i].Prevouts)*9
 	}
 	e := encoder{b: make([]byte, 0, size)}
 	e.uvarint(uint64(len(u)))
 	for i := range u {
-		e.hash(u[i].Txid)
 		e.uvarint(uint64(len(u[i].Prevouts)))
 		for _, p := range u[i].Prevouts {
-			e.hash(p.Txid)
+			e.uvarint(uint64(p.Height))
+			e.uvarint(uint64(p.Index))
 			cb := uint64(0)
 			if p.Coinbase {
 				cb = 1
 			}
 			e.uvarint(uint64(p.Vout)<<1 | cb)
-			e.uvarint(uint64(p.Height))
 		}
 	}
 	return e.b
@@ -474,19 +500,18 @@ func packBlockUndo(u BlockUndo) []byte {
 
 func unpackBlockUndo(b []byte) (BlockUndo, error) {
 	d := newDecoder("blockTxs", b)
-	u := make(BlockUndo, d.count(33))
+	u := make(BlockUndo, d.count(1))
 	for i := range u {
-		u[i].Txid = d.hash()
-		u[i].Prevouts = make([]Prevout, d.count(34))
+		u[i].Prevouts = make([]Prevout, d.count(3))
 		for j := range u[i].Prevouts {
 			p := &u[i].Prevouts[j]
-			p.Txid = d.hash()
+			p.Height = d.uvarint32()
+			p.Index = d.uvarint32()
 			v := d.uvarint()
 			if v>>1 > 0xffffffff {
 				d.fail("vout %d out of range", v>>1)
 			}
 			p.Vout, p.Coinbase = uint32(v>>1), v&1 == 1
-			p.Height = d.uvarint32()
 		}
 	}
 	return u, d.done()

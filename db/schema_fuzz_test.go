@@ -31,7 +31,7 @@ func checkCanonical(t *testing.T, in []byte, err error, repack func() []byte) {
 }
 
 func sampleTxAddresses() *TxAddresses {
-	return &TxAddresses{Height: 700000, Coinbase: false,
+	return &TxAddresses{Height: 700000, Index: 1234, Coinbase: false,
 		Inputs:  []TxAddr{{Desc: []byte{0x00, 0x14, 1, 2}, Value: 12345}, {Desc: nil, Value: 0}},
 		Outputs: []TxAddr{{Desc: []byte{0x51}, Value: 1}, {Desc: []byte{}, Value: 0}}}
 }
@@ -69,7 +69,10 @@ func FuzzUnpackAddressesKey(f *testing.F) {
 }
 
 func FuzzUnpackAddrTxs(f *testing.F) {
-	f.Add(packAddrTxs([]AddrTx{{Txid: bchain.Hash{3}, Indexes: []int32{0, ^int32(2), 7}}, {Txid: bchain.Hash{4}, Indexes: []int32{^int32(0)}}}))
+	f.Add(packAddrTxs([]AddrTx{{Index: 300, Indexes: []int32{0, ^int32(2), 7}}, {Index: 0, Indexes: []int32{^int32(0)}}}))
+	// Txs must come newest first, one entry each: not canonical otherwise.
+	f.Add(packAddrTxs([]AddrTx{{Index: 3, Indexes: []int32{0}}, {Index: 3, Indexes: []int32{1}}}))
+	f.Add(packAddrTxs([]AddrTx{{Index: 1, Indexes: []int32{0}}, {Index: 2, Indexes: []int32{1}}}))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		v, err := unpackAddrTxs(b)
 		checkCanonical(t, b, err, func() []byte { return packAddrTxs(v) })
@@ -105,17 +108,18 @@ func FuzzUnpackTxAddresses(f *testing.F) {
 }
 
 func FuzzUnpackSpend(f *testing.F) {
-	f.Add(spendKey(bchain.Hash{6}, 1), packSpend(&Spend{Txid: bchain.Hash{7}, Vin: 2, Height: 3}))
+	f.Add(spendKey(6, 1, 1), packSpend(&Spend{Index: 7, Vin: 2, Height: 3}))
+	f.Add(spendKey(800000, 3000, 200), packSpend(&Spend{Index: 129, Vin: 300, Height: 800001}))
 	f.Fuzz(func(t *testing.T, key, val []byte) {
-		txid, vout, err := unpackSpendKey(key)
-		checkCanonical(t, key, err, func() []byte { return spendKey(txid, vout) })
+		h, i, vout, err := unpackSpendKey(key)
+		checkCanonical(t, key, err, func() []byte { return spendKey(h, i, vout) })
 		s, err := unpackSpend(val)
 		checkCanonical(t, val, err, func() []byte { return packSpend(s) })
 	})
 }
 
 func FuzzUnpackBlockUndo(f *testing.F) {
-	f.Add(packBlockUndo(BlockUndo{{Txid: bchain.Hash{8}}, {Txid: bchain.Hash{9}, Prevouts: []Prevout{{Txid: bchain.Hash{1}, Vout: 4, Height: 2, Coinbase: true}}}}))
+	f.Add(packBlockUndo(BlockUndo{{}, {Prevouts: []Prevout{{Vout: 4, Height: 2, Index: 0, Coinbase: true}, {Vout: 200, Height: 700000, Index: 1500}}}}))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		v, err := unpackBlockUndo(b)
 		checkCanonical(t, b, err, func() []byte { return packBlockUndo(v) })

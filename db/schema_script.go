@@ -5,45 +5,38 @@ package db
 // format version 3. Notation as in schema.go.
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"fmt"
+	"slices"
 
 	"github.com/openexplorer/blockbook/bchain"
 )
 
 // ---- blockTxids ------------------------------------------------------------
 
-// A blockTxids value is #tx × txid, the block's txids in block order (every
-// height of the active chain, not only the rollback window). The count is
-// the length / 32: a block has at least one tx.
-func packBlockTxids(txids []bchain.Hash) []byte {
-	e := encoder{b: make([]byte, 0, 32*len(txids))}
-	for i := range txids {
-		e.hash(txids[i])
-	}
+// A blockTxids row is one tx of the active chain (every height, not only
+// the rollback window): key u32be(height) ‖ u32be(index in block), value
+// the 32-byte txid. It is where every other row that names a tx by its
+// position finds the txid, and a prefix scan on u32be(height) lists a
+// block's txids in block order.
+func blockTxidKey(height, index uint32) []byte {
+	e := encoder{b: make([]byte, 0, 8)}
+	e.u32be(height)
+	e.u32be(index)
 	return e.b
 }
 
-func unpackBlockTxids(b []byte) ([]bchain.Hash, error) {
-	d := newDecoder("blockTxids", b)
-	if len(b) == 0 || len(b)%32 != 0 {
-		d.fail("length %d is not a positive multiple of 32", len(b))
-		return nil, d.done()
-	}
-	out := make([]bchain.Hash, len(b)/32)
-	for i := range out {
-		out[i] = d.hash()
-	}
-	return out, d.done()
+func unpackBlockTxidKey(k []byte) (height, index uint32, err error) {
+	d := newDecoder("blockTxids key", k)
+	height, index = d.u32be(), d.u32be()
+	return height, index, d.done()
 }
 
-// blockTxids lists an indexed block's txids in block order.
-func (ib *IndexedBlock) blockTxids() []bchain.Hash {
-	out := make([]bchain.Hash, len(ib.Txs))
-	for i := range ib.Txs {
-		out[i] = ib.Txs[i].Txid
-	}
-	return out
+func unpackBlockTxid(v []byte) (bchain.Hash, error) {
+	d := newDecoder("blockTxids", v)
+	h := d.hash()
+	return h, d.done()
 }
 
 // ---- scriptHashes ----------------------------------------------------------
@@ -84,15 +77,90 @@ func unpackScriptHash(key, val []byte) (bchain.AddrDesc, error) {
 // ReadBlockTxids returns the txids of the block at height in block order
 // (nil when the index has no block there).
 func ReadBlockTxids(r Reader, height uint32) ([]bchain.Hash, error) {
-	v, err := r.get(CFBlockTxids, heightKey(height))
+	var out []bchain.Hash
+	err := r.iterate(CFBlockTxids, nil, heightKey(height), func(k, v []byte) (bool, error) {
+		_, i, err := unpackBlockTxidKey(k)
+		if err == nil && int64(i) != int64(len(out)) {
+			err = fmt.Errorf("%w: blockTxids: index %d where %d was expected", ErrCorrupt, i, len(out))
+		}
+		var txid bchain.Hash
+		if err == nil {
+			txid, err = unpackBlockTxid(v)
+		}
+		if err != nil {
+			return false, fmt.Errorf("txids of block %d: %w", height, err)
+		}
+		out = append(out, txid)
+		return true, nil
+	})
+	return out, err
+}
+
+// ReadTxidAt returns the txid of the tx at (height, index); ok is false
+// when the index holds no tx there.
+func ReadTxidAt(r Reader, height, index uint32) (txid bchain.Hash, ok bool, err error) {
+	v, err := r.get(CFBlockTxids, blockTxidKey(height, index))
 	if err != nil || v == nil {
-		return nil, err
+		return bchain.Hash{}, false, err
 	}
-	txids, err := unpackBlockTxids(v)
-	if err != nil {
-		return nil, fmt.Errorf("txids of block %d: %w", height, err)
+	if txid, err = unpackBlockTxid(v); err != nil {
+		return bchain.Hash{}, false, fmt.Errorf("tx %d of block %d: %w", index, height, err)
 	}
-	return txids, nil
+	return txid, true, nil
+}
+
+// txidAt is ReadTxidAt for a position another row refers to: a missing
+// tx there means the index is damaged.
+func txidAt(r Reader, height, index uint32) (bchain.Hash, error) {
+	txid, ok, err := ReadTxidAt(r, height, index)
+	if err == nil && !ok {
+		err = fmt.Errorf("%w: no tx %d in block %d", ErrCorrupt, index, height)
+	}
+	return txid, err
+}
+
+// FillTxids sets the Txid of each entry (txs of one descriptor's row, or
+// a subset of them, in any order) from its position at height. Several
+// txs of one block are read with one scan of the block's blockTxids range
+// when they lie close together, which costs far less than a point read
+// each (a row of a busy address names tens of the block's txs).
+func FillTxids(r Reader, height uint32, txs []AddrTx) error {
+	lo, hi := ^uint32(0), uint32(0)
+	for i := range txs {
+		lo, hi = min(lo, txs[i].Index), max(hi, txs[i].Index)
+	}
+	if len(txs) < 3 || uint64(hi-lo) >= 16*uint64(len(txs)) {
+		for i := range txs {
+			var err error
+			if txs[i].Txid, err = txidAt(r, height, txs[i].Index); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	order := make([]int, len(txs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(txs[a].Index, txs[b].Index) })
+	next := 0 // the next entry of order to fill
+	err := r.iterate(CFBlockTxids, blockTxidKey(height, lo), heightKey(height), func(k, v []byte) (bool, error) {
+		_, i, err := unpackBlockTxidKey(k)
+		if err != nil {
+			return false, err
+		}
+		for next < len(order) && txs[order[next]].Index == i {
+			if txs[order[next]].Txid, err = unpackBlockTxid(v); err != nil {
+				return false, fmt.Errorf("tx %d of block %d: %w", i, height, err)
+			}
+			next++
+		}
+		return next < len(order) && txs[order[next]].Index > i, nil
+	})
+	if err == nil && next < len(order) {
+		err = fmt.Errorf("%w: no tx %d in block %d", ErrCorrupt, txs[order[next]].Index, height)
+	}
+	return err
 }
 
 // ReadScriptByHash returns the descriptor whose sha256 is sh, nil when no
@@ -114,15 +182,5 @@ func ReadScriptByHash(r Reader, sh ScriptHash) (bchain.AddrDesc, error) {
 // its input codes (^vin) then its output codes (vout). Reversing the whole
 // sequence gives the descriptor's history in chain order.
 func IterateAddrRows(r Reader, desc bchain.AddrDesc, fn func(height uint32, txs []AddrTx) (bool, error)) error {
-	return r.iterate(CFAddresses, nil, descPrefix(desc, 0), func(k, v []byte) (bool, error) {
-		_, h, err := unpackAddressesKey(k)
-		if err != nil {
-			return false, err
-		}
-		txs, err := unpackAddrTxs(v)
-		if err != nil {
-			return false, fmt.Errorf("address %s height %d: %w", desc, h, err)
-		}
-		return fn(h, txs)
-	})
+	return scanAddrRows(r, desc, ^uint32(0), 0, true, fn)
 }

@@ -19,11 +19,13 @@ func FuzzUnpackBlockMetaHeader(f *testing.F) {
 }
 
 func FuzzUnpackBlockTxids(f *testing.F) {
-	f.Add(packBlockTxids([]bchain.Hash{{1}, {2}}))
-	f.Add([]byte{})
-	f.Fuzz(func(t *testing.T, b []byte) {
-		v, err := unpackBlockTxids(b)
-		checkCanonical(t, b, err, func() []byte { return packBlockTxids(v) })
+	f.Add(blockTxidKey(800000, 2999), bytes.Repeat([]byte{7}, 32))
+	f.Add([]byte{}, []byte{})
+	f.Fuzz(func(t *testing.T, key, val []byte) {
+		h, i, err := unpackBlockTxidKey(key)
+		checkCanonical(t, key, err, func() []byte { return blockTxidKey(h, i) })
+		txid, err := unpackBlockTxid(val)
+		checkCanonical(t, val, err, func() []byte { return txid[:] })
 	})
 }
 
@@ -55,8 +57,11 @@ func TestScriptRowsRoundTrip(t *testing.T) {
 	if _, err := unpackBlockMeta(append(noHeader, 0)); !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("empty header accepted: %v", err)
 	}
-	if _, err := unpackBlockTxids(make([]byte, 33)); !errors.Is(err, ErrCorrupt) {
-		t.Fatalf("33-byte txids accepted: %v", err)
+	if _, err := unpackBlockTxid(make([]byte, 33)); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("33-byte txid accepted: %v", err)
+	}
+	if _, _, err := unpackBlockTxidKey(make([]byte, 7)); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("7-byte blockTxids key accepted: %v", err)
 	}
 	desc := bchain.AddrDesc{0x51}
 	other := scriptHashKey(bchain.AddrDesc{0x52})

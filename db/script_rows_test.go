@@ -3,6 +3,8 @@ package db
 import (
 	"bytes"
 	"testing"
+
+	"github.com/openexplorer/blockbook/bchain"
 )
 
 // checkScriptRows checks the version 3 rows against the rest of the index:
@@ -37,8 +39,12 @@ func checkScriptRows(t *testing.T, d *DB, c *synthChain) {
 	if err != nil || !ok {
 		t.Fatalf("tip: %v %v", ok, err)
 	}
-	if rows := countRows(t, d, CFBlockTxids); rows != int(tip.Height)+1 {
-		t.Errorf("%d blockTxids rows for %d blocks", rows, tip.Height+1)
+	ntx := 0
+	for h := uint32(0); h <= tip.Height; h++ {
+		ntx += len(c.blocks[h].Txs)
+	}
+	if rows := countRows(t, d, CFBlockTxids); rows != ntx {
+		t.Errorf("%d blockTxids rows for %d txs", rows, ntx)
 	}
 	for h := uint32(0); h <= tip.Height; h++ {
 		txids, err := ReadBlockTxids(d, h)
@@ -53,11 +59,64 @@ func checkScriptRows(t *testing.T, d *DB, c *synthChain) {
 			if txids[i] != blk.Txs[i].Txid {
 				t.Fatalf("block %d pos %d: %s, want %s", h, i, txids[i], blk.Txs[i].Txid)
 			}
+			at, ok, err := ReadTxidAt(d, h, uint32(i))
+			if err != nil || !ok || at != txids[i] {
+				t.Fatalf("ReadTxidAt(%d, %d) = %s %v %v", h, i, at, ok, err)
+			}
+			ta, err := ReadTxAddresses(d, txids[i])
+			if err != nil || ta == nil || ta.Height != h || ta.Index != uint32(i) {
+				t.Fatalf("txAddresses of %d:%d: %+v %v", h, i, ta, err)
+			}
+		}
+		if _, ok, err := ReadTxidAt(d, h, uint32(len(txids))); ok || err != nil {
+			t.Fatalf("ReadTxidAt past block %d's end: %v %v", h, ok, err)
 		}
 		meta, err := ReadBlockMeta(d, h)
 		if err != nil || meta == nil || !bytes.Equal(meta.Header, blk.Header) || len(meta.Header) != 80 {
 			t.Fatalf("block %d header: %+v %v", h, meta, err)
 		}
+	}
+	checkSpendRows(t, d, c.blocks[:tip.Height+1])
+}
+
+// checkSpendRows checks ReadSpends of every tx of blocks against the
+// inputs of blocks: exactly the outputs they spend, each with its spender.
+func checkSpendRows(t *testing.T, d *DB, blocks []*bchain.Block) {
+	t.Helper()
+	want := map[bchain.Hash]map[uint32]Spend{}
+	for _, blk := range blocks {
+		for i, tx := range blk.Txs {
+			if tx.IsCoinbase() {
+				continue
+			}
+			for j, in := range tx.Vin {
+				if want[in.PrevTxid] == nil {
+					want[in.PrevTxid] = map[uint32]Spend{}
+				}
+				want[in.PrevTxid][in.PrevVout] = Spend{Txid: tx.Txid, Index: uint32(i), Vin: uint32(j), Height: blk.Height}
+			}
+		}
+	}
+	n := 0
+	for _, blk := range blocks {
+		for _, tx := range blk.Txs {
+			got, err := ReadSpends(d, tx.Txid)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(want[tx.Txid]) {
+				t.Fatalf("tx %s: %d spends, want %d", tx.Txid, len(got), len(want[tx.Txid]))
+			}
+			for vout, s := range got {
+				if w := want[tx.Txid][vout]; *s != w {
+					t.Fatalf("spend of %s:%d: %+v, want %+v", tx.Txid, vout, *s, w)
+				}
+				n++
+			}
+		}
+	}
+	if rows := countRows(t, d, CFSpends); rows != n {
+		t.Errorf("%d spends rows, %d found by ReadSpends", rows, n)
 	}
 }
 

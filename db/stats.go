@@ -105,8 +105,16 @@ func (d *DB) Verify(ctx context.Context) ([]string, error) {
 var rowDecoders = map[CF]func(k, v []byte) error{
 	CFAddressBalance: func(_, v []byte) error { _, err := unpackAddrBalance(v); return err },
 	CFTxAddresses:    func(_, v []byte) error { _, err := unpackTxAddresses(v); return err },
-	CFScriptHashes:   func(k, v []byte) error { _, err := unpackScriptHash(k, v); return err },
-	CFAddressPrefix:  func(k, v []byte) error { _, err := unpackAddressPrefix(k, v); return err },
+	// The rows other rows name txs through (format 4).
+	CFBlockTxids: func(k, v []byte) error {
+		if _, _, err := unpackBlockTxidKey(k); err != nil {
+			return err
+		}
+		_, err := unpackBlockTxid(v)
+		return err
+	},
+	CFScriptHashes:  func(k, v []byte) error { _, err := unpackScriptHash(k, v); return err },
+	CFAddressPrefix: func(k, v []byte) error { _, err := unpackAddressPrefix(k, v); return err },
 }
 
 // verifyHeights checks that the block rows run from the first one to the

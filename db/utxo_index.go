@@ -167,7 +167,7 @@ func (p *indexPrevouts) prevout(txid bchain.Hash, vout uint32) (IndexedInput, bo
 		return IndexedInput{}, false, nil
 	}
 	return IndexedInput{
-		Prevout: Prevout{Txid: txid, Vout: vout, Height: ta.Height, Coinbase: ta.Coinbase},
+		Prevout: Prevout{Txid: txid, Vout: vout, Height: ta.Height, Index: ta.Index, Coinbase: ta.Coinbase},
 		TxAddr:  ta.Outputs[vout],
 	}, true, nil
 }
@@ -213,7 +213,7 @@ func (x *UtxoIndex) resolve(src prevoutSource, blk *bchain.Block) (*IndexedBlock
 					prev := &ib.Txs[k]
 					if ok = int(vin.PrevVout) < len(prev.Outputs); ok {
 						in = IndexedInput{
-							Prevout: Prevout{Txid: vin.PrevTxid, Vout: vin.PrevVout, Height: ib.Height, Coinbase: prev.Coinbase},
+							Prevout: Prevout{Txid: vin.PrevTxid, Vout: vin.PrevVout, Height: ib.Height, Index: uint32(k), Coinbase: prev.Coinbase},
 							TxAddr:  prev.Outputs[vin.PrevVout],
 						}
 					}
@@ -235,7 +235,10 @@ func (x *UtxoIndex) resolve(src prevoutSource, blk *bchain.Block) (*IndexedBlock
 }
 
 // rebuild reconstructs the IndexedBlock of an indexed block from its undo
-// data and its txs' txAddresses rows.
+// data, its blockTxids rows and its txs' txAddresses rows. Every read is
+// done before the caller deletes anything: the undo data's positions
+// (including those of earlier txs of the same block) resolve to txids
+// through blockTxids rows the block's own inverse rows remove.
 func (x *UtxoIndex) rebuild(h uint32) (*IndexedBlock, error) {
 	undo, err := ReadBlockUndo(x.db, h)
 	if err != nil {
@@ -260,7 +263,7 @@ func (x *UtxoIndex) rebuild(h uint32) (*IndexedBlock, error) {
 		if err != nil {
 			return nil, err
 		}
-		if ta == nil || ta.Height != h {
+		if ta == nil || ta.Height != h || ta.Index != uint32(i) {
 			return nil, fmt.Errorf("%w: tx %s of block %d has no matching txAddresses row", ErrCorrupt, undo[i].Txid, h)
 		}
 		tx := &ib.Txs[i]

@@ -144,27 +144,29 @@ func utxoRows(ib *IndexedBlock) *blockRows {
 	}
 	descs := ins + outs
 	b := &rowBuilder{h: ib.Height,
-		r:       &blockRows{muts: make([]mutation, 0, 4+len(ib.Txs)+2*ins+2*outs), balances: make(map[string]*balanceDelta, descs)},
+		r:       &blockRows{muts: make([]mutation, 0, 4+2*len(ib.Txs)+2*ins+2*outs), balances: make(map[string]*balanceDelta, descs)},
 		addrTxs: make(map[string][]AddrTx, descs), descOrder: make([]string, 0, descs),
 		created: make(map[outpoint]*pendingUtxo, outs), createdOrder: make([]outpoint, 0, outs)}
 	b.put(CFHeight, heightKey(b.h), packBlockMeta(&ib.Meta))
 	b.put(CFBlockTxs, heightKey(b.h), packBlockUndo(ib.undo()))
-	b.put(CFBlockTxids, heightKey(b.h), packBlockTxids(ib.blockTxids()))
+	for i := range ib.Txs {
+		b.put(CFBlockTxids, blockTxidKey(b.h, uint32(i)), ib.Txs[i].Txid[:])
+	}
 	if len(ib.Filter) > 0 {
 		b.put(CFBlockFilter, blockFilterKey(ib.Meta.Hash), ib.Filter)
 	}
 	for i := range ib.Txs {
 		tx := &ib.Txs[i]
-		ta := TxAddresses{Height: b.h, Coinbase: tx.Coinbase, Inputs: make([]TxAddr, len(tx.Inputs)), Outputs: tx.Outputs}
+		ta := TxAddresses{Height: b.h, Index: uint32(i), Coinbase: tx.Coinbase, Inputs: make([]TxAddr, len(tx.Inputs)), Outputs: tx.Outputs}
 		for j := range tx.Inputs {
 			ta.Inputs[j] = tx.Inputs[j].TxAddr
 			if !tx.Coinbase {
-				b.spend(tx, j)
+				b.spend(tx, uint32(i), j)
 			}
 		}
 		b.put(CFTxAddresses, tx.Txid[:], packTxAddresses(&ta))
 		for n := range tx.Outputs {
-			b.create(tx, n)
+			b.create(tx, uint32(i), n)
 		}
 	}
 	return b.finish()
@@ -188,9 +190,9 @@ func (b *rowBuilder) put(cf CF, k, v []byte) {
 	b.r.muts = append(b.r.muts, mutation{cf: cf, key: k, value: v})
 }
 
-// touch records that tx touches desc at index idx (^vin for inputs) and
-// returns the descriptor's balance change.
-func (b *rowBuilder) touch(desc bchain.AddrDesc, txid bchain.Hash, idx int32) *balanceDelta {
+// touch records that the tx at index pos of the block touches desc at
+// index idx (^vin for inputs) and returns the descriptor's balance change.
+func (b *rowBuilder) touch(desc bchain.AddrDesc, pos uint32, idx int32) *balanceDelta {
 	// Index with string(desc) directly, which does not allocate; the key
 	// string is made once, for a descriptor new in the block.
 	d := b.r.balances[string(desc)]
@@ -199,29 +201,30 @@ func (b *rowBuilder) touch(desc bchain.AddrDesc, txid bchain.Hash, idx int32) *b
 		d = &balanceDelta{}
 		b.r.balances[k] = d
 		b.descOrder = append(b.descOrder, k)
-		b.addrTxs[k] = []AddrTx{{Txid: txid, Indexes: []int32{idx}}}
+		b.addrTxs[k] = []AddrTx{{Index: pos, Indexes: []int32{idx}}}
 		d.txs++
 		return d
 	}
 	list := b.addrTxs[string(desc)]
-	if n := len(list); n > 0 && list[n-1].Txid == txid {
+	if n := len(list); n > 0 && list[n-1].Index == pos {
 		list[n-1].Indexes = append(list[n-1].Indexes, idx)
 		return d
 	}
-	b.addrTxs[string(desc)] = append(list, AddrTx{Txid: txid, Indexes: []int32{idx}})
+	b.addrTxs[string(desc)] = append(list, AddrTx{Index: pos, Indexes: []int32{idx}})
 	d.txs++
 	return d
 }
 
-// spend records input j of tx: its spends row, the sender's balance and
-// the UTXO it removes.
-func (b *rowBuilder) spend(tx *IndexedTx, j int) {
+// spend records input j of tx (at index pos of the block): its spends
+// row, keyed by the spent output's position, the sender's balance and the
+// UTXO it removes.
+func (b *rowBuilder) spend(tx *IndexedTx, pos uint32, j int) {
 	in := &tx.Inputs[j]
-	b.put(CFSpends, spendKey(in.Txid, in.Vout), packSpend(&Spend{Txid: tx.Txid, Vin: uint32(j), Height: b.h}))
+	b.put(CFSpends, spendKey(in.Height, in.Index, in.Vout), packSpend(&Spend{Height: b.h, Index: pos, Vin: uint32(j)}))
 	if len(in.Desc) == 0 {
 		return
 	}
-	d := b.touch(in.Desc, tx.Txid, ^int32(j))
+	d := b.touch(in.Desc, pos, ^int32(j))
 	d.sent += int64(in.Value)
 	d.utxos--
 	op := outpoint{in.Txid, in.Vout}
@@ -233,13 +236,14 @@ func (b *rowBuilder) spend(tx *IndexedTx, j int) {
 	b.r.muts = append(b.r.muts, mutation{cf: CFAddressUtxos, key: utxoKey(in.Desc, &u), value: packUtxoValue(&u), del: true})
 }
 
-// create records output n of tx: the receiver's balance and a new UTXO.
-func (b *rowBuilder) create(tx *IndexedTx, n int) {
+// create records output n of tx (at index pos of the block): the
+// receiver's balance and a new UTXO.
+func (b *rowBuilder) create(tx *IndexedTx, pos uint32, n int) {
 	out := &tx.Outputs[n]
 	if len(out.Desc) == 0 {
 		return
 	}
-	d := b.touch(out.Desc, tx.Txid, int32(n))
+	d := b.touch(out.Desc, pos, int32(n))
 	d.received += int64(out.Value)
 	d.utxos++
 	op := outpoint{tx.Txid, uint32(n)}

@@ -217,9 +217,34 @@ func TestOpenRefusesFormat2Unchanged(t *testing.T) {
 	}
 	rawCreate(t, dir, names, map[string][]byte{"format": {0, 0, 0, 2}})
 	_, err := Open(testOptions(dir))
-	if !errors.Is(err, db.ErrIncompatible) || !strings.Contains(err.Error(), "format version 2, this binary writes version 3") ||
+	if !errors.Is(err, db.ErrIncompatible) || !strings.Contains(err.Error(), "format version 2, this binary writes version 4") ||
 		!strings.Contains(err.Error(), "resync required") {
 		t.Fatalf("format 2 index: %v", err)
+	}
+	if after := listCFs(t, dir); !slices.Equal(after, slices.Sorted(slices.Values(names))) {
+		t.Fatalf("column families changed to %v", after)
+	}
+}
+
+// An index of format 3 (the same column families, but txids repeated where
+// format 4 stores tx positions) is refused with the resync message, its
+// rows untouched: reading its rows as format 4 would give wrong answers.
+func TestOpenRefusesFormat3Unchanged(t *testing.T) {
+	dir := t.TempDir()
+	var names []string
+	for _, cf := range db.ColumnFamilies(bchain.ChainBitcoinType) {
+		names = append(names, cf.String())
+	}
+	rawCreate(t, dir, names, map[string][]byte{"format": {0, 0, 0, 3}, "tip": make([]byte, 36)})
+	_, err := Open(testOptions(dir))
+	if !errors.Is(err, db.ErrIncompatible) || !strings.Contains(err.Error(), "format version 3, this binary writes version 4") ||
+		!strings.Contains(err.Error(), "resync required") {
+		t.Fatalf("format 3 index: %v", err)
+	}
+	o := testOptions(dir)
+	o.ReadOnly = true
+	if _, err := Open(o); !errors.Is(err, db.ErrIncompatible) || !strings.Contains(err.Error(), "format version 3") {
+		t.Fatalf("read-only open of a format 3 index: %v", err)
 	}
 	if after := listCFs(t, dir); !slices.Equal(after, slices.Sorted(slices.Values(names))) {
 		t.Fatalf("column families changed to %v", after)

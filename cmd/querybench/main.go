@@ -1,0 +1,310 @@
+// Command querybench measures REST query latency against an index of a
+// cached generated chain (by default cmd/syncbench's whale chain): page 1
+// of the busiest address's history (details=txids and details=txslight)
+// and a tx lookup, each cold (the index reopened and a fresh service
+// before every query, so RocksDB's block cache is empty; the OS page cache
+// is not dropped) and warm (repeated queries on one service). It prints the
+// median and p99. The index is built once per index format version
+// (db.FormatVersion) with the bulk loader, so the same command measures two
+// builds with different formats side by side. Not run in CI; figures go to
+// docs/performance.md.
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"runtime/pprof"
+	"slices"
+	"time"
+
+	"github.com/btcsuite/btcd/chaincfg/v2"
+	"github.com/btcsuite/btcd/wire/v2"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/openexplorer/blockbook/api"
+	"github.com/openexplorer/blockbook/bchain"
+	"github.com/openexplorer/blockbook/bchain/coins/btc"
+	"github.com/openexplorer/blockbook/db"
+	"github.com/openexplorer/blockbook/db/rocksdb"
+	"github.com/openexplorer/blockbook/server"
+	"github.com/openexplorer/blockbook/tools/chaingen"
+)
+
+var params = &chaincfg.RegressionNetParams
+
+func main() {
+	chain := flag.String("chain", "", "chain file (default: syncbench's whale chain, whale-800-150000.blk in the user cache dir)")
+	index := flag.String("index", "", "where to keep the index (default: beside the chain file, named by chain and format version)")
+	cold := flag.Int("cold", 20, "cold queries per query kind")
+	warm := flag.Int("warm", 200, "warm queries per query kind")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
+	flag.Parse()
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "querybench:", err)
+			os.Exit(1)
+		}
+	}
+	err := run(*chain, *index, *cold, *warm)
+	pprof.StopCPUProfile() // a no-op without -cpuprofile
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "querybench:", err)
+		os.Exit(1)
+	}
+}
+
+// chainTxs serves the chain's raw txs by txid, as the node would for
+// confirmed txs (the API reads the tx itself from the node, the rest from
+// the index).
+type chainTxs map[bchain.Hash][]byte
+
+func (c chainTxs) RawTx(_ context.Context, txid bchain.Hash, _ bchain.Hash) ([]byte, error) {
+	if raw, ok := c[txid]; ok {
+		return raw, nil
+	}
+	return nil, bchain.ErrTxNotFound
+}
+
+func (c chainTxs) TxSpecific(context.Context, bchain.Hash, bchain.Hash) (json.RawMessage, error) {
+	return nil, errors.New("querybench: no node-specific tx JSON")
+}
+
+// run builds (or reuses) the index, picks the queries and times them.
+//
+// Long: a benchmark script, its steps in the order they are timed; split
+// up, the timed sequence would be scattered over helpers that run once.
+func run(chainFile, indexDir string, cold, warm int) error {
+	if chainFile == "" {
+		dir, err := os.UserCacheDir()
+		if err != nil {
+			return err
+		}
+		chainFile = filepath.Join(dir, "openexplorer-blockbook", "bench", "whale-800-150000.blk")
+	}
+	if indexDir == "" {
+		indexDir = fmt.Sprintf("%s.querybench-v%d.index", chainFile[:len(chainFile)-len(filepath.Ext(chainFile))], db.FormatVersion)
+	}
+	blocks, err := chaingen.ReadBlocksFile(chainFile)
+	if err != nil {
+		return err
+	}
+	parser := btc.NewParser(params)
+	txs, whale, probe, err := survey(parser, blocks)
+	if err != nil {
+		return err
+	}
+	if err := buildIndex(parser, blocks, indexDir); err != nil {
+		return err
+	}
+	addrs, _, err := parser.AddressesFromAddrDesc(whale.desc)
+	if err != nil || len(addrs) == 0 {
+		return fmt.Errorf("address of the busiest descriptor %x: %v", whale.desc, err)
+	}
+	log := slog.New(slog.DiscardHandler)
+	backend := &bchain.Backend{Type: bchain.ChainBitcoinType,
+		Params: bchain.CoinParams{Name: "Regtest", Shortcut: "rBTC", Network: "regtest", Testnet: true, Decimals: 8, Slip44: 1},
+		Utxo:   parser, Addresses: parser, Txs: txs}
+	open := func() (*db.DB, *httptest.Server, error) {
+		d, err := rocksdb.Open(db.Options{Path: indexDir, ChainType: bchain.ChainBitcoinType, Coin: "Regtest", Network: "regtest",
+			ReadOnly: true, Log: log})
+		if err != nil {
+			return nil, nil, err
+		}
+		svc := api.NewUtxoService(d, backend, nil, api.Config{Log: log})
+		return d, httptest.NewServer(server.NewPublic(svc, server.PublicConfig{}, log, prometheus.NewRegistry()).Handler()), nil
+	}
+	queries := []struct{ name, path string }{
+		{"address page 1 (details=txids, 1000 per page)", "/api/v2/address/" + addrs[0] + "?page=1"},
+		{"address page 1 (details=txslight, 50 per page)", "/api/v2/address/" + addrs[0] + "?page=1&pageSize=50&details=txslight"},
+		{"tx lookup (" + probe.what + ")", "/api/v2/tx/" + probe.txid.String()},
+	}
+	fmt.Printf("chain %s: %d blocks, %d txs; index format %d in %s\n", filepath.Base(chainFile), len(blocks), len(txs), db.FormatVersion, indexDir)
+	fmt.Printf("busiest address %s: %d txs\n", addrs[0], whale.txs)
+	for _, q := range queries {
+		var coldTimes, warmTimes []time.Duration
+		for range cold {
+			d, srv, err := open()
+			if err != nil {
+				return err
+			}
+			t, _, err := timeGet(srv.URL + q.path)
+			srv.Close()
+			d.Close()
+			if err != nil {
+				return fmt.Errorf("%s: %w", q.name, err)
+			}
+			coldTimes = append(coldTimes, t)
+		}
+		d, srv, err := open()
+		if err != nil {
+			return err
+		}
+		size := 0
+		for range warm {
+			t, n, err := timeGet(srv.URL + q.path)
+			if err != nil {
+				srv.Close()
+				d.Close()
+				return fmt.Errorf("%s: %w", q.name, err)
+			}
+			warmTimes, size = append(warmTimes, t), n
+		}
+		srv.Close()
+		d.Close()
+		fmt.Printf("  %-50s cold: median %9s p99 %9s | warm: median %9s p99 %9s (%d bytes)\n", q.name,
+			pct(coldTimes, 50), pct(coldTimes, 99), pct(warmTimes, 50), pct(warmTimes, 99), size)
+	}
+	return nil
+}
+
+type busiest struct {
+	desc bchain.AddrDesc
+	txs  int
+}
+
+type probeTx struct {
+	txid bchain.Hash
+	what string
+}
+
+// survey serializes the chain's txs for the tx source and finds the
+// descriptor paid or spent from by the most txs (by its outputs and the
+// outputs its inputs spend) and the tx to look up: the last tx of the
+// middle block that spends more than one output (else its first
+// non-coinbase tx).
+func survey(parser *btc.Parser, blocks []*wire.MsgBlock) (chainTxs, busiest, probeTx, error) {
+	txs := make(chainTxs)
+	outDesc := map[wire.OutPoint]string{}
+	count := map[string]int{}
+	var probe probeTx
+	for h, b := range blocks {
+		for i, tx := range b.Transactions {
+			var buf bytes.Buffer
+			if err := tx.Serialize(&buf); err != nil {
+				return nil, busiest{}, probeTx{}, err
+			}
+			txid := tx.TxHash()
+			txs[bchain.Hash(txid)] = buf.Bytes()
+			touched := map[string]bool{}
+			if i > 0 {
+				for _, in := range tx.TxIn {
+					if d, ok := outDesc[in.PreviousOutPoint]; ok {
+						touched[d] = true
+					}
+				}
+			}
+			for n, o := range tx.TxOut {
+				if d := parser.OutputAddrDesc(o.PkScript); d != nil {
+					outDesc[wire.OutPoint{Hash: txid, Index: uint32(n)}] = string(d)
+					touched[string(d)] = true
+				}
+			}
+			for d := range touched {
+				count[d]++
+			}
+			if h == len(blocks)/2 && i > 0 && (probe.what == "" || len(tx.TxIn) > 1) {
+				probe = probeTx{txid: bchain.Hash(txid), what: fmt.Sprintf("%d inputs, %d outputs, block %d", len(tx.TxIn), len(tx.TxOut), h)}
+			}
+		}
+	}
+	var top busiest
+	for d, n := range count {
+		if n > top.txs || (n == top.txs && d < string(top.desc)) {
+			top = busiest{desc: bchain.AddrDesc(d), txs: n}
+		}
+	}
+	if top.txs == 0 || probe.what == "" {
+		return nil, busiest{}, probeTx{}, errors.New("chain has no address or no tx to query")
+	}
+	return txs, top, probe, nil
+}
+
+// buildIndex indexes the chain into dir with the bulk loader, once.
+//
+// Long: the loop over blocks with the error returns of each step; split
+// up, the one-time set-up would be scattered over helpers.
+func buildIndex(parser *btc.Parser, blocks []*wire.MsgBlock, dir string) error {
+	done := filepath.Join(dir, "BENCH-COMPLETE")
+	if _, err := os.Stat(done); err == nil {
+		return nil
+	}
+	fmt.Fprintf(os.Stderr, "indexing the chain (once; cached in %s)\n", dir)
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
+	d, err := rocksdb.Open(db.Options{Path: dir, ChainType: bchain.ChainBitcoinType, Coin: "Regtest", Network: "regtest",
+		Log: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	x, err := db.NewUtxoIndex(d, parser, 300, db.FilterParams{})
+	if err != nil {
+		return err
+	}
+	// One round: one sorted file per column family, as compacted.
+	l, err := x.NewBulkLoader(db.BulkOptions{RoundBytes: 1 << 30, CacheBytes: 1 << 30, Workers: 2})
+	if err != nil {
+		return err
+	}
+	for h, b := range blocks {
+		var buf bytes.Buffer
+		if err := b.Serialize(&buf); err != nil {
+			return err
+		}
+		blk, err := parser.ParseBlock(buf.Bytes())
+		if err != nil {
+			return err
+		}
+		blk.Height = uint32(h)
+		if err := l.ConnectBlock(blk); err != nil {
+			return err
+		}
+	}
+	if _, err := l.Finish(); err != nil {
+		return err
+	}
+	return os.WriteFile(done, nil, 0o644)
+}
+
+// timeGet times one GET including reading the whole answer.
+func timeGet(url string) (time.Duration, int, error) {
+	start := time.Now()
+	resp, err := http.Get(url)
+	if err != nil {
+		return 0, 0, err
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	d := time.Since(start)
+	if err != nil {
+		return 0, 0, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return 0, 0, fmt.Errorf("GET %s: %d %s", url, resp.StatusCode, body)
+	}
+	var v any
+	return d, len(body), json.Unmarshal(body, &v)
+}
+
+// pct returns the p-th percentile (nearest rank).
+func pct(ds []time.Duration, p int) string {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	i := (len(s)*p + 99) / 100
+	return s[max(i-1, 0)].Round(10 * time.Microsecond).String()
+}

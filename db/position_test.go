@@ -1,0 +1,205 @@
+package db
+
+import (
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/openexplorer/blockbook/bchain"
+)
+
+// A position another row names but blockTxids lacks is damage: the readers
+// that resolve positions (address history, spends, undo data) report
+// ErrCorrupt instead of serving a zero txid, and disconnecting the block
+// refuses without changing the index.
+func TestMissingPositionIsCorrupt(t *testing.T) {
+	chain := newSynthChain(7)
+	for i := 0; i < 12; i++ {
+		chain.next("")
+	}
+	x := newTestIndex(t, openTestDB(t), 5, FilterParams{})
+	connectAll(t, x, chain.blocks)
+	tip := chain.blocks[len(chain.blocks)-1]
+	// A tip tx that spends an output of an earlier block, and that output's
+	// descriptor, whose history names the creating tx by position.
+	var spender *bchain.Tx
+	var prev *TxAddresses
+	for i := range tip.Txs {
+		tx := &tip.Txs[i]
+		if tx.IsCoinbase() {
+			continue
+		}
+		ta, err := ReadTxAddresses(x.db, tx.Vin[0].PrevTxid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ta != nil && ta.Height < tip.Height && len(ta.Outputs[tx.Vin[0].PrevVout].Desc) > 0 {
+			spender, prev = tx, ta
+			break
+		}
+	}
+	if spender == nil {
+		t.Fatal("the chain's tip spends nothing from earlier blocks")
+	}
+	desc := prev.Outputs[spender.Vin[0].PrevVout].Desc
+	b := x.db.NewBatch()
+	b.del(CFBlockTxids, blockTxidKey(prev.Height, prev.Index))
+	if err := x.db.write(b); err != nil {
+		t.Fatal(err)
+	}
+	b.Destroy()
+	before, _, err := ReadTip(x.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	err = IterateAddrTxs(x.db, desc, ^uint32(0), 0, func(AddrTxsAt) (bool, error) { return true, nil })
+	if !errors.Is(err, ErrCorrupt) {
+		t.Errorf("address history over a missing position: %v", err)
+	}
+	if err := IterateAddrTxPositions(x.db, desc, ^uint32(0), 0, func(AddrTxsAt) (bool, error) { return true, nil }); err != nil {
+		t.Errorf("positions alone need no txid: %v", err)
+	}
+	if _, err := ReadBlockUndo(x.db, tip.Height); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("undo data over a missing position: %v", err)
+	}
+	if _, _, err := x.DisconnectTip(chain.refill); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("disconnect over a missing position: %v", err)
+	}
+	if after, _, err := ReadTip(x.db); err != nil || after != before {
+		t.Errorf("failed disconnect moved the tip: %v %v", after, err)
+	}
+	// The spender's own position is intact, so its spend still resolves;
+	// spends of the damaged tx's outputs name the spender, not the tx.
+	if _, err := ReadSpends(x.db, spender.Txid); err != nil {
+		t.Errorf("spends of an intact tx: %v", err)
+	}
+	if _, ok, err := ReadTxidAt(x.db, prev.Height, prev.Index); ok || err != nil {
+		t.Errorf("ReadTxidAt of the removed row: %v %v", ok, err)
+	}
+}
+
+// Address rows are read in batches of addrRowsBatch with no scan open while
+// the caller's function runs; across batch boundaries every row comes once,
+// newest first, within the height bounds, and stopping early stops.
+func TestAddrRowsAcrossBatches(t *testing.T) {
+	defer func(n int) { addrRowsBatch = n }(addrRowsBatch)
+	addrRowsBatch = 3
+	chain := newSynthChain(3)
+	for i := 0; i < 40; i++ {
+		chain.next("")
+	}
+	x := newTestIndex(t, openTestDB(t), 5, FilterParams{})
+	connectAll(t, x, chain.blocks)
+	// The descriptor with the most rows, and its heights straight from the
+	// column family.
+	heights := map[string][]uint32{}
+	err := x.db.iterate(CFAddresses, nil, nil, func(k, _ []byte) (bool, error) {
+		desc, h, err := unpackAddressesKey(k)
+		heights[string(desc)] = append(heights[string(desc)], h)
+		return true, err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var desc string
+	for d, hs := range heights {
+		if len(hs) > len(heights[desc]) {
+			desc = d
+		}
+	}
+	want := heights[desc]
+	var got []uint32
+	err = IterateAddrRows(x.db, bchain.AddrDesc(desc), func(h uint32, txs []AddrTx) (bool, error) {
+		got = append(got, h)
+		for _, tx := range txs {
+			if id, _, _ := ReadTxidAt(x.db, h, tx.Index); tx.Txid != id || id == (bchain.Hash{}) {
+				t.Fatalf("height %d tx %d: txid %s, blockTxids %s", h, tx.Index, tx.Txid, id)
+			}
+		}
+		return true, nil
+	})
+	if err != nil || len(got) != len(want) {
+		t.Fatalf("IterateAddrRows: %d rows, want %d (%v)", len(got), len(want), err)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("IterateAddrRows heights %v, want %v", got, want)
+	}
+	// Bounded and stopped early: from the 2nd row's height down to the
+	// last but one's, stopping after 2·batch+1 rows (into the third batch).
+	from, to := want[1], want[len(want)-2]
+	stop := 2*addrRowsBatch + 1
+	if len(want) < stop+4 {
+		t.Fatalf("busiest descriptor has %d rows, too few", len(want))
+	}
+	got = got[:0]
+	err = IterateAddrTxs(x.db, bchain.AddrDesc(desc), from, to, func(row AddrTxsAt) (bool, error) {
+		got = append(got, row.Height)
+		return len(got) < stop, nil
+	})
+	if err != nil || !slices.Equal(got, want[1:1+stop]) {
+		t.Fatalf("bounded scan stopped after %d: %v, want %v, err %v", stop, got, want[1:1+stop], err)
+	}
+	got = got[:0]
+	err = IterateAddrTxPositions(x.db, bchain.AddrDesc(desc), from, to, func(row AddrTxsAt) (bool, error) {
+		got = append(got, row.Height)
+		return true, nil
+	})
+	if err != nil || !slices.Equal(got, want[1:len(want)-1]) {
+		t.Fatalf("positions from %d to %d: %v, want %v, err %v", from, to, got, want[1:len(want)-1], err)
+	}
+}
+
+// FillTxids resolves positions in any order, by point reads or by one scan
+// of the block's range, and reports a position past the block's end as
+// ErrCorrupt on either path.
+func TestFillTxids(t *testing.T) {
+	chain := newSynthChain(5)
+	for i := 0; i < 80; i++ {
+		chain.next("")
+	}
+	x := newTestIndex(t, openTestDB(t), 5, FilterParams{})
+	connectAll(t, x, chain.blocks)
+	blk := chain.blocks[0]
+	for _, b := range chain.blocks {
+		if len(b.Txs) > len(blk.Txs) {
+			blk = b
+		}
+	}
+	n := uint32(len(blk.Txs))
+	if n < 5 {
+		t.Fatalf("largest block has %d txs", n)
+	}
+	for name, idx := range map[string][]uint32{
+		"scan, descending": {n - 1, n - 2, 2, 1, 0},
+		"scan, mixed":      {2, n - 1, 0, 1},
+		"points, two":      {n - 1, 0},
+		"one":              {1},
+		"none":             {},
+	} {
+		txs := make([]AddrTx, len(idx))
+		for i := range idx {
+			txs[i].Index = idx[i]
+		}
+		if err := FillTxids(x.db, blk.Height, txs); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for i := range txs {
+			if txs[i].Txid != blk.Txs[idx[i]].Txid {
+				t.Fatalf("%s: tx %d is %s, want %s", name, idx[i], txs[i].Txid, blk.Txs[idx[i]].Txid)
+			}
+		}
+	}
+	for name, idx := range map[string][]uint32{
+		"scan past the end":   {n, n - 1, n - 2, n - 3},
+		"points past the end": {n},
+	} {
+		txs := make([]AddrTx, len(idx))
+		for i := range idx {
+			txs[i].Index = idx[i]
+		}
+		if err := FillTxids(x.db, blk.Height, txs); !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+}
