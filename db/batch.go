@@ -92,6 +92,15 @@ func (s *Snapshot) get(cf CF, key []byte) ([]byte, error) {
 	return v, nil
 }
 
+func (s *Snapshot) getMany(cf CF, keys [][]byte) ([][]byte, error) {
+	s.d.mu.RLock()
+	defer s.d.mu.RUnlock()
+	if s.d.closed {
+		return nil, ErrClosed
+	}
+	return engineGetMany(s.es, cf, keys)
+}
+
 func (s *Snapshot) iterate(cf CF, start, prefix []byte, fn func(k, v []byte) (bool, error)) error {
 	s.d.mu.RLock()
 	defer s.d.mu.RUnlock()
@@ -99,4 +108,43 @@ func (s *Snapshot) iterate(cf CF, start, prefix []byte, fn func(k, v []byte) (bo
 		return ErrClosed
 	}
 	return s.es.Iterate(cf, start, prefix, fn)
+}
+
+// manyReader is a Reader that reads many keys of one column family at once.
+type manyReader interface {
+	getMany(cf CF, keys [][]byte) ([][]byte, error)
+}
+
+// getMany reads keys of one column family (nil for an absent key), in one
+// engine call where the engine can.
+func getMany(r Reader, cf CF, keys [][]byte) ([][]byte, error) {
+	if m, ok := r.(manyReader); ok {
+		return m.getMany(cf, keys)
+	}
+	out := make([][]byte, len(keys))
+	for i, k := range keys {
+		var err error
+		if out[i], err = r.get(cf, k); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// engineGetMany is getMany on an engine reader: MultiGet where it has it.
+func engineGetMany(r EngineReader, cf CF, keys [][]byte) ([][]byte, error) {
+	var out [][]byte
+	var err error
+	if m, ok := r.(MultiGetter); ok {
+		out, err = m.GetMany(cf, keys)
+	} else {
+		out = make([][]byte, len(keys))
+		for i := 0; i < len(keys) && err == nil; i++ {
+			out[i], err = r.Get(cf, keys[i])
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("db: get %s: %w", cf, err)
+	}
+	return out, nil
 }

@@ -378,6 +378,15 @@ func (d *DB) get(cf CF, key []byte) ([]byte, error) {
 	return v, nil
 }
 
+func (d *DB) getMany(cf CF, keys [][]byte) ([][]byte, error) {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	if d.closed {
+		return nil, ErrClosed
+	}
+	return engineGetMany(d.eng, cf, keys)
+}
+
 func (d *DB) iterate(cf CF, start, prefix []byte, fn func(k, v []byte) (bool, error)) error {
 	d.mu.RLock()
 	defer d.mu.RUnlock()

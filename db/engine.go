@@ -27,6 +27,14 @@ type EngineReader interface {
 	IterateReverse(cf CF, start, prefix []byte, fn func(k, v []byte) (bool, error)) error
 }
 
+// MultiGetter is implemented by engine readers (engines and their
+// snapshots) that read many keys of one column family in one call:
+// RocksDB's MultiGet, where a Get each would cross into C once per key.
+// values[i] is a copy of keys[i]'s value, nil when the key is absent.
+type MultiGetter interface {
+	GetMany(cf CF, keys [][]byte) (values [][]byte, err error)
+}
+
 // Engine is an ordered key/value store with column families, atomic batch
 // writes, consistent snapshots and ingestion of sorted runs. Close must not
 // run concurrently with other calls (DB guarantees it); after Close, calls

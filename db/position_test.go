@@ -150,9 +150,8 @@ func TestAddrRowsAcrossBatches(t *testing.T) {
 	}
 }
 
-// FillTxids resolves positions in any order, by point reads or by one scan
-// of the block's range, and reports a position past the block's end as
-// ErrCorrupt on either path.
+// FillTxids resolves positions in any order, one or many at a time, and
+// reports a position past the block's end as ErrCorrupt.
 func TestFillTxids(t *testing.T) {
 	chain := newSynthChain(5)
 	for i := 0; i < 80; i++ {
@@ -171,9 +170,9 @@ func TestFillTxids(t *testing.T) {
 		t.Fatalf("largest block has %d txs", n)
 	}
 	for name, idx := range map[string][]uint32{
-		"scan, descending": {n - 1, n - 2, 2, 1, 0},
-		"scan, mixed":      {2, n - 1, 0, 1},
-		"points, two":      {n - 1, 0},
+		"many, descending": {n - 1, n - 2, 2, 1, 0},
+		"many, mixed":      {2, n - 1, 0, 1},
+		"two":      {n - 1, 0},
 		"one":              {1},
 		"none":             {},
 	} {
@@ -191,8 +190,8 @@ func TestFillTxids(t *testing.T) {
 		}
 	}
 	for name, idx := range map[string][]uint32{
-		"scan past the end":   {n, n - 1, n - 2, n - 3},
-		"points past the end": {n},
+		"many past the end":   {n, n - 1, n - 2, n - 3},
+		"one past the end": {n},
 	} {
 		txs := make([]AddrTx, len(idx))
 		for i := range idx {

@@ -5,10 +5,8 @@ package db
 // format version 3. Notation as in schema.go.
 
 import (
-	"cmp"
 	"crypto/sha256"
 	"fmt"
-	"slices"
 
 	"github.com/openexplorer/blockbook/bchain"
 )
@@ -120,47 +118,33 @@ func txidAt(r Reader, height, index uint32) (bchain.Hash, error) {
 }
 
 // FillTxids sets the Txid of each entry (txs of one descriptor's row, or
-// a subset of them, in any order) from its position at height. Several
-// txs of one block are read with one scan of the block's blockTxids range
-// when they lie close together, which costs far less than a point read
-// each (a row of a busy address names tens of the block's txs).
+// a subset of them, in any order) from its position at height. The
+// positions are read together (one MultiGet on RocksDB): a row of a busy
+// address names tens of the block's txs, and a point read each, or a scan
+// of the block's range between them, costs several calls into C per tx.
 func FillTxids(r Reader, height uint32, txs []AddrTx) error {
-	lo, hi := ^uint32(0), uint32(0)
+	if len(txs) == 1 {
+		var err error
+		txs[0].Txid, err = txidAt(r, height, txs[0].Index)
+		return err
+	}
+	keys := make([][]byte, len(txs))
 	for i := range txs {
-		lo, hi = min(lo, txs[i].Index), max(hi, txs[i].Index)
+		keys[i] = blockTxidKey(height, txs[i].Index)
 	}
-	if len(txs) < 3 || uint64(hi-lo) >= 16*uint64(len(txs)) {
-		for i := range txs {
-			var err error
-			if txs[i].Txid, err = txidAt(r, height, txs[i].Index); err != nil {
-				return err
-			}
+	vals, err := getMany(r, CFBlockTxids, keys)
+	if err != nil {
+		return err
+	}
+	for i, v := range vals {
+		if v == nil {
+			return fmt.Errorf("%w: no tx %d in block %d", ErrCorrupt, txs[i].Index, height)
 		}
-		return nil
-	}
-	order := make([]int, len(txs))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(txs[a].Index, txs[b].Index) })
-	next := 0 // the next entry of order to fill
-	err := r.iterate(CFBlockTxids, blockTxidKey(height, lo), heightKey(height), func(k, v []byte) (bool, error) {
-		_, i, err := unpackBlockTxidKey(k)
-		if err != nil {
-			return false, err
+		if txs[i].Txid, err = unpackBlockTxid(v); err != nil {
+			return fmt.Errorf("tx %d of block %d: %w", txs[i].Index, height, err)
 		}
-		for next < len(order) && txs[order[next]].Index == i {
-			if txs[order[next]].Txid, err = unpackBlockTxid(v); err != nil {
-				return false, fmt.Errorf("tx %d of block %d: %w", i, height, err)
-			}
-			next++
-		}
-		return next < len(order) && txs[order[next]].Index > i, nil
-	})
-	if err == nil && next < len(order) {
-		err = fmt.Errorf("%w: no tx %d in block %d", ErrCorrupt, txs[order[next]].Index, height)
 	}
-	return err
+	return nil
 }
 
 // ReadScriptByHash returns the descriptor whose sha256 is sh, nil when no

@@ -47,6 +47,7 @@ func Run(t *testing.T, open func(t *testing.T) db.Engine) {
 		{"IterateReverse", testIterateReverse},
 		{"IterationIsConsistent", testIterationIsConsistent},
 		{"SnapshotIsolation", testSnapshotIsolation},
+		{"GetMany", testGetMany},
 		{"ConcurrentSnapshots", testConcurrentSnapshots},
 		{"IngestRuns", testIngestRuns},
 		{"RunRules", testRunRules},

@@ -337,3 +337,51 @@ func testDB(t *testing.T, e db.Engine) {
 }
 
 func third[T, U any](_ T, _ U, err error) error { return err }
+
+// testGetMany checks an engine's MultiGet (where it has one) against Get,
+// on the engine and on a snapshot taken before later writes.
+func testGetMany(t *testing.T, e db.Engine) {
+	m, ok := e.(db.MultiGetter)
+	if !ok {
+		t.Skip("the engine reads one key per call (no db.MultiGetter)")
+	}
+	write(t, e, cfA, put("a", "1"), put("c", "3"), put("e", ""))
+	s, err := e.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Release()
+	write(t, e, cfA, put("b", "2"), del("c"))
+	keys := [][]byte{[]byte("e"), []byte("b"), []byte("zz"), []byte("a"), []byte("c"), []byte("a")}
+	check := func(name string, r db.EngineReader, got [][]byte) {
+		t.Helper()
+		if len(got) != len(keys) {
+			t.Fatalf("%s: %d values for %d keys", name, len(got), len(keys))
+		}
+		for i, k := range keys {
+			want, err := r.Get(cfA, k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (want == nil) != (got[i] == nil) || string(want) != string(got[i]) {
+				t.Fatalf("%s: key %q: GetMany %q (nil %v), Get %q (nil %v)", name, k, got[i], got[i] == nil, want, want == nil)
+			}
+		}
+	}
+	got, err := m.GetMany(cfA, keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("engine", e, got)
+	sm, ok := s.(db.MultiGetter)
+	if !ok {
+		t.Fatal("the engine has GetMany but its snapshot does not")
+	}
+	if got, err = sm.GetMany(cfA, keys); err != nil {
+		t.Fatal(err)
+	}
+	check("snapshot", s, got)
+	if string(got[1]) != "" || got[1] != nil || string(got[4]) != "3" {
+		t.Fatalf("snapshot sees later writes: b=%q c=%q", got[1], got[4])
+	}
+}
