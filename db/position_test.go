@@ -172,7 +172,7 @@ func TestFillTxids(t *testing.T) {
 	for name, idx := range map[string][]uint32{
 		"many, descending": {n - 1, n - 2, 2, 1, 0},
 		"many, mixed":      {2, n - 1, 0, 1},
-		"two":      {n - 1, 0},
+		"two":              {n - 1, 0},
 		"one":              {1},
 		"none":             {},
 	} {
@@ -190,8 +190,8 @@ func TestFillTxids(t *testing.T) {
 		}
 	}
 	for name, idx := range map[string][]uint32{
-		"many past the end":   {n, n - 1, n - 2, n - 3},
-		"one past the end": {n},
+		"many past the end": {n, n - 1, n - 2, n - 3},
+		"one past the end":  {n},
 	} {
 		txs := make([]AddrTx, len(idx))
 		for i := range idx {
