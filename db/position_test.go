@@ -43,7 +43,7 @@ func TestMissingPositionIsCorrupt(t *testing.T) {
 	}
 	desc := prev.Outputs[spender.Vin[0].PrevVout].Desc
 	b := x.db.NewBatch()
-	b.del(CFBlockTxids, blockTxidKey(prev.Height, prev.Index))
+	b.del(CFBlockTxids, blockTxidKey(prev.Height, prev.Index/txidsPerRow))
 	if err := x.db.write(b); err != nil {
 		t.Fatal(err)
 	}
@@ -200,5 +200,67 @@ func TestFillTxids(t *testing.T) {
 		if err := FillTxids(x.db, blk.Height, txs); !errors.Is(err, ErrCorrupt) {
 			t.Fatalf("%s: %v", name, err)
 		}
+	}
+}
+
+// A block of 150 txs spans three blockTxids rows (64, 64, 22 txids): every
+// accessor finds each tx across the row boundaries, a position past the
+// block's end is absent, and disconnecting the block removes its rows.
+func TestBlockTxidsAcrossRows(t *testing.T) {
+	const ntx = 150
+	script := []byte{0x00, 0x14, 7, 7}
+	cb0 := bchain.Tx{Txid: synthHash("cb", 0), Vin: []bchain.Vin{{Coinbase: true}}}
+	for i := 0; i < ntx; i++ {
+		cb0.Vout = append(cb0.Vout, bchain.Vout{Value: 1000, Script: []byte{0x00, 0x14, 1, byte(i)}})
+	}
+	b0 := &bchain.Block{BlockHeader: bchain.BlockHeader{Height: 0, Hash: synthHash("block", 0)}, Txs: []bchain.Tx{cb0}}
+	b1 := &bchain.Block{BlockHeader: bchain.BlockHeader{Height: 1, Hash: synthHash("block", 1), Prev: b0.Hash}}
+	b1.Txs = append(b1.Txs, bchain.Tx{Txid: synthHash("cb", 1), Vin: []bchain.Vin{{Coinbase: true}}, Vout: []bchain.Vout{{Value: 50, Script: script}}})
+	for i := 1; i < ntx; i++ {
+		b1.Txs = append(b1.Txs, bchain.Tx{Txid: synthHash("tx", 1, i), Vin: []bchain.Vin{{PrevTxid: cb0.Txid, PrevVout: uint32(i)}},
+			Vout: []bchain.Vout{{Value: 900, Script: script}}})
+	}
+	x := newTestIndex(t, openTestDB(t), 5, FilterParams{})
+	connectAll(t, x, []*bchain.Block{b0, b1})
+
+	txids, err := ReadBlockTxids(x.db, 1)
+	if err != nil || len(txids) != ntx {
+		t.Fatalf("block txids: %d, %v", len(txids), err)
+	}
+	for i, id := range txids {
+		if id != b1.Txs[i].Txid {
+			t.Fatalf("tx %d is %s, want %s", i, id, b1.Txs[i].Txid)
+		}
+	}
+	for _, i := range []uint32{0, 63, 64, 127, 128, ntx - 1, ntx, 191, 192, 1000} {
+		id, ok, err := ReadTxidAt(x.db, 1, i)
+		if err != nil || ok != (i < ntx) || (ok && id != b1.Txs[i].Txid) {
+			t.Fatalf("tx %d: %s %v %v", i, id, ok, err)
+		}
+	}
+	// The address history: every tx of block 1 pays the script.
+	var got []bchain.Hash
+	err = IterateAddrTxs(x.db, script, ^uint32(0), 0, func(row AddrTxsAt) (bool, error) {
+		for _, tx := range row.Txs {
+			got = append(got, tx.Txid)
+		}
+		return true, nil
+	})
+	if err != nil || len(got) != ntx {
+		t.Fatalf("history: %d txs, %v", len(got), err)
+	}
+	for _, id := range got {
+		if !slices.Contains(txids, id) {
+			t.Fatalf("history names %s, not a tx of block 1", id)
+		}
+	}
+	if err := FillTxids(x.db, 1, []AddrTx{{Index: 130}, {Index: ntx}}); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("a position past the end of the block's last row: %v", err)
+	}
+	if _, _, err := x.DisconnectTip(nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := countRows(t, x.db, CFBlockTxids); n != 1 {
+		t.Fatalf("%d blockTxids rows after disconnecting block 1, want block 0's one", n)
 	}
 }

@@ -13,28 +13,63 @@ import (
 
 // ---- blockTxids ------------------------------------------------------------
 
-// A blockTxids row is one tx of the active chain (every height, not only
-// the rollback window): key u32be(height) ‖ u32be(index in block), value
-// the 32-byte txid. It is where every other row that names a tx by its
-// position finds the txid, and a prefix scan on u32be(height) lists a
-// block's txids in block order.
-func blockTxidKey(height, index uint32) []byte {
+// txidsPerRow is how many consecutive txids of a block one blockTxids row
+// holds. A row per tx cost ~14 bytes of key and entry overhead per tx on
+// disk, and a busy address's history page then needed a point read per
+// tx; a row per block made a read of one position copy a whole block's
+// txids (80 KB on mainnet). 64 txids (2 KB) per row keeps both small.
+const txidsPerRow = 64
+
+// A blockTxids row holds txs chunk*64 … chunk*64+63 of the block at
+// height (every height of the active chain, not only the rollback window):
+// key u32be(height) ‖ u32be(chunk), value their 32-byte txids in block
+// order, 64 of them except in the block's last row (at least one). It is
+// where every other row that names a tx by its position finds the txid,
+// and a prefix scan on u32be(height) lists a block's txids in block order.
+func blockTxidKey(height, chunk uint32) []byte {
 	e := encoder{b: make([]byte, 0, 8)}
 	e.u32be(height)
-	e.u32be(index)
+	e.u32be(chunk)
 	return e.b
 }
 
-func unpackBlockTxidKey(k []byte) (height, index uint32, err error) {
-	d := newDecoder("blockTxids key", k)
-	height, index = d.u32be(), d.u32be()
-	return height, index, d.done()
+// blockTxidPos is the key of the row holding the tx at (height, index) and
+// the tx's place in that row.
+func blockTxidPos(height, index uint32) (key []byte, at int) {
+	return blockTxidKey(height, index/txidsPerRow), int(index % txidsPerRow)
 }
 
-func unpackBlockTxid(v []byte) (bchain.Hash, error) {
+func unpackBlockTxidKey(k []byte) (height, chunk uint32, err error) {
+	d := newDecoder("blockTxids key", k)
+	height, chunk = d.u32be(), d.u32be()
+	return height, chunk, d.done()
+}
+
+// unpackBlockTxids checks a row's value: 1 to 64 whole txids.
+func unpackBlockTxids(v []byte) ([]bchain.Hash, error) {
 	d := newDecoder("blockTxids", v)
-	h := d.hash()
-	return h, d.done()
+	n := len(v) / 32
+	if len(v)%32 != 0 || n == 0 || n > txidsPerRow {
+		d.fail("value of %d bytes", len(v))
+		return nil, d.e
+	}
+	out := make([]bchain.Hash, n)
+	for i := range out {
+		out[i] = d.hash()
+	}
+	return out, d.done()
+}
+
+// putBlockTxids adds the blockTxids rows of a block's txs with put.
+func putBlockTxids(put func(cf CF, k, v []byte), height uint32, txs []IndexedTx) {
+	for c := 0; c*txidsPerRow < len(txs); c++ {
+		part := txs[c*txidsPerRow : min(len(txs), (c+1)*txidsPerRow)]
+		v := make([]byte, 0, 32*len(part))
+		for i := range part {
+			v = append(v, part[i].Txid[:]...)
+		}
+		put(CFBlockTxids, blockTxidKey(height, uint32(c)), v)
+	}
 }
 
 // ---- scriptHashes ----------------------------------------------------------
@@ -76,19 +111,21 @@ func unpackScriptHash(key, val []byte) (bchain.AddrDesc, error) {
 // (nil when the index has no block there).
 func ReadBlockTxids(r Reader, height uint32) ([]bchain.Hash, error) {
 	var out []bchain.Hash
+	full := true // every row but the block's last holds txidsPerRow txids
 	err := r.iterate(CFBlockTxids, nil, heightKey(height), func(k, v []byte) (bool, error) {
-		_, i, err := unpackBlockTxidKey(k)
-		if err == nil && int64(i) != int64(len(out)) {
-			err = fmt.Errorf("%w: blockTxids: index %d where %d was expected", ErrCorrupt, i, len(out))
+		_, c, err := unpackBlockTxidKey(k)
+		if err == nil && (!full || int64(c)*txidsPerRow != int64(len(out))) {
+			err = fmt.Errorf("%w: blockTxids: row %d where row %d was expected", ErrCorrupt, c, len(out)/txidsPerRow)
 		}
-		var txid bchain.Hash
+		var txids []bchain.Hash
 		if err == nil {
-			txid, err = unpackBlockTxid(v)
+			txids, err = unpackBlockTxids(v)
 		}
 		if err != nil {
 			return false, fmt.Errorf("txids of block %d: %w", height, err)
 		}
-		out = append(out, txid)
+		full = len(txids) == txidsPerRow
+		out = append(out, txids...)
 		return true, nil
 	})
 	return out, err
@@ -97,14 +134,24 @@ func ReadBlockTxids(r Reader, height uint32) ([]bchain.Hash, error) {
 // ReadTxidAt returns the txid of the tx at (height, index); ok is false
 // when the index holds no tx there.
 func ReadTxidAt(r Reader, height, index uint32) (txid bchain.Hash, ok bool, err error) {
-	v, err := r.get(CFBlockTxids, blockTxidKey(height, index))
+	key, at := blockTxidPos(height, index)
+	v, err := r.get(CFBlockTxids, key)
 	if err != nil || v == nil {
 		return bchain.Hash{}, false, err
 	}
-	if txid, err = unpackBlockTxid(v); err != nil {
+	return txidInRow(v, height, index, at)
+}
+
+// txidInRow picks the txid at place `at` of a blockTxids row.
+func txidInRow(v []byte, height, index uint32, at int) (bchain.Hash, bool, error) {
+	txids, err := unpackBlockTxids(v)
+	if err != nil {
 		return bchain.Hash{}, false, fmt.Errorf("tx %d of block %d: %w", index, height, err)
 	}
-	return txid, true, nil
+	if at >= len(txids) {
+		return bchain.Hash{}, false, nil
+	}
+	return txids[at], true, nil
 }
 
 // txidAt is ReadTxidAt for a position another row refers to: a missing
@@ -118,30 +165,39 @@ func txidAt(r Reader, height, index uint32) (bchain.Hash, error) {
 }
 
 // FillTxids sets the Txid of each entry (txs of one descriptor's row, or
-// a subset of them, in any order) from its position at height. The
-// positions are read together (one MultiGet on RocksDB): a row of a busy
-// address names tens of the block's txs, and a point read each, or a scan
-// of the block's range between them, costs several calls into C per tx.
+// a subset of them, in any order) from its position at height. The rows
+// holding them are read together (one MultiGet on RocksDB), each once: a
+// row of a busy address names tens of the block's txs, which share a few
+// blockTxids rows.
 func FillTxids(r Reader, height uint32, txs []AddrTx) error {
 	if len(txs) == 1 {
 		var err error
 		txs[0].Txid, err = txidAt(r, height, txs[0].Index)
 		return err
 	}
-	keys := make([][]byte, len(txs))
+	var keys [][]byte
+	row := make(map[uint32]int, len(txs)) // chunk → its place in keys
 	for i := range txs {
-		keys[i] = blockTxidKey(height, txs[i].Index)
+		c := txs[i].Index / txidsPerRow
+		if _, ok := row[c]; !ok {
+			row[c] = len(keys)
+			keys = append(keys, blockTxidKey(height, c))
+		}
 	}
 	vals, err := getMany(r, CFBlockTxids, keys)
 	if err != nil {
 		return err
 	}
-	for i, v := range vals {
-		if v == nil {
-			return fmt.Errorf("%w: no tx %d in block %d", ErrCorrupt, txs[i].Index, height)
+	for i := range txs {
+		idx := txs[i].Index
+		ok := false
+		if v := vals[row[idx/txidsPerRow]]; v != nil {
+			if txs[i].Txid, ok, err = txidInRow(v, height, idx, int(idx%txidsPerRow)); err != nil {
+				return err
+			}
 		}
-		if txs[i].Txid, err = unpackBlockTxid(v); err != nil {
-			return fmt.Errorf("tx %d of block %d: %w", txs[i].Index, height, err)
+		if !ok {
+			return fmt.Errorf("%w: no tx %d in block %d", ErrCorrupt, idx, height)
 		}
 	}
 	return nil

@@ -19,13 +19,20 @@ func FuzzUnpackBlockMetaHeader(f *testing.F) {
 }
 
 func FuzzUnpackBlockTxids(f *testing.F) {
-	f.Add(blockTxidKey(800000, 2999), bytes.Repeat([]byte{7}, 32))
+	f.Add(blockTxidKey(800000, 46), bytes.Repeat([]byte{7}, 32))
+	f.Add(blockTxidKey(1, 0), bytes.Repeat([]byte{7}, 32*txidsPerRow))
 	f.Add([]byte{}, []byte{})
 	f.Fuzz(func(t *testing.T, key, val []byte) {
-		h, i, err := unpackBlockTxidKey(key)
-		checkCanonical(t, key, err, func() []byte { return blockTxidKey(h, i) })
-		txid, err := unpackBlockTxid(val)
-		checkCanonical(t, val, err, func() []byte { return txid[:] })
+		h, c, err := unpackBlockTxidKey(key)
+		checkCanonical(t, key, err, func() []byte { return blockTxidKey(h, c) })
+		txids, err := unpackBlockTxids(val)
+		checkCanonical(t, val, err, func() []byte {
+			var b []byte
+			for _, id := range txids {
+				b = append(b, id[:]...)
+			}
+			return b
+		})
 	})
 }
 
@@ -57,8 +64,10 @@ func TestScriptRowsRoundTrip(t *testing.T) {
 	if _, err := unpackBlockMeta(append(noHeader, 0)); !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("empty header accepted: %v", err)
 	}
-	if _, err := unpackBlockTxid(make([]byte, 33)); !errors.Is(err, ErrCorrupt) {
-		t.Fatalf("33-byte txid accepted: %v", err)
+	for _, n := range []int{0, 33, 32 * (txidsPerRow + 1)} {
+		if _, err := unpackBlockTxids(make([]byte, n)); !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("blockTxids value of %d bytes accepted: %v", n, err)
+		}
 	}
 	if _, _, err := unpackBlockTxidKey(make([]byte, 7)); !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("7-byte blockTxids key accepted: %v", err)

@@ -39,12 +39,12 @@ func checkScriptRows(t *testing.T, d *DB, c *synthChain) {
 	if err != nil || !ok {
 		t.Fatalf("tip: %v %v", ok, err)
 	}
-	ntx := 0
+	nrows := 0
 	for h := uint32(0); h <= tip.Height; h++ {
-		ntx += len(c.blocks[h].Txs)
+		nrows += (len(c.blocks[h].Txs) + txidsPerRow - 1) / txidsPerRow
 	}
-	if rows := countRows(t, d, CFBlockTxids); rows != ntx {
-		t.Errorf("%d blockTxids rows for %d txs", rows, ntx)
+	if rows := countRows(t, d, CFBlockTxids); rows != nrows {
+		t.Errorf("%d blockTxids rows, want %d (%d txids per row)", rows, nrows, txidsPerRow)
 	}
 	for h := uint32(0); h <= tip.Height; h++ {
 		txids, err := ReadBlockTxids(d, h)

@@ -110,7 +110,7 @@ var rowDecoders = map[CF]func(k, v []byte) error{
 		if _, _, err := unpackBlockTxidKey(k); err != nil {
 			return err
 		}
-		_, err := unpackBlockTxid(v)
+		_, err := unpackBlockTxids(v)
 		return err
 	},
 	CFScriptHashes:  func(k, v []byte) error { _, err := unpackScriptHash(k, v); return err },

@@ -149,9 +149,7 @@ func utxoRows(ib *IndexedBlock) *blockRows {
 		created: make(map[outpoint]*pendingUtxo, outs), createdOrder: make([]outpoint, 0, outs)}
 	b.put(CFHeight, heightKey(b.h), packBlockMeta(&ib.Meta))
 	b.put(CFBlockTxs, heightKey(b.h), packBlockUndo(ib.undo()))
-	for i := range ib.Txs {
-		b.put(CFBlockTxids, blockTxidKey(b.h, uint32(i)), ib.Txs[i].Txid[:])
-	}
+	putBlockTxids(b.put, b.h, ib.Txs)
 	if len(ib.Filter) > 0 {
 		b.put(CFBlockFilter, blockFilterKey(ib.Meta.Hash), ib.Filter)
 	}
