@@ -37,6 +37,7 @@ import (
 	"github.com/openexplorer/blockbook/db"
 	"github.com/openexplorer/blockbook/db/rocksdb"
 	"github.com/openexplorer/blockbook/server"
+	"github.com/openexplorer/blockbook/tools/benchindex"
 	"github.com/openexplorer/blockbook/tools/chaingen"
 )
 
@@ -107,7 +108,7 @@ func run(chainFile, indexDir string, cold, warm int) error {
 	if err != nil {
 		return err
 	}
-	if err := buildIndex(parser, blocks, indexDir); err != nil {
+	if err := benchindex.Build(indexDir, parser, blocks); err != nil {
 		return err
 	}
 	addrs, _, err := parser.AddressesFromAddrDesc(whale.desc)
@@ -231,54 +232,6 @@ func survey(parser *btc.Parser, blocks []*wire.MsgBlock) (chainTxs, busiest, pro
 		return nil, busiest{}, probeTx{}, errors.New("chain has no address or no tx to query")
 	}
 	return txs, top, probe, nil
-}
-
-// buildIndex indexes the chain into dir with the bulk loader, once.
-//
-// Long: the loop over blocks with the error returns of each step; split
-// up, the one-time set-up would be scattered over helpers.
-func buildIndex(parser *btc.Parser, blocks []*wire.MsgBlock, dir string) error {
-	done := filepath.Join(dir, "BENCH-COMPLETE")
-	if _, err := os.Stat(done); err == nil {
-		return nil
-	}
-	fmt.Fprintf(os.Stderr, "indexing the chain (once; cached in %s)\n", dir)
-	if err := os.RemoveAll(dir); err != nil {
-		return err
-	}
-	d, err := rocksdb.Open(db.Options{Path: dir, ChainType: bchain.ChainBitcoinType, Coin: "Regtest", Network: "regtest",
-		Log: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	x, err := db.NewUtxoIndex(d, parser, 300, db.FilterParams{})
-	if err != nil {
-		return err
-	}
-	// One round: one sorted file per column family, as compacted.
-	l, err := x.NewBulkLoader(db.BulkOptions{RoundBytes: 1 << 30, CacheBytes: 1 << 30, Workers: 2})
-	if err != nil {
-		return err
-	}
-	for h, b := range blocks {
-		var buf bytes.Buffer
-		if err := b.Serialize(&buf); err != nil {
-			return err
-		}
-		blk, err := parser.ParseBlock(buf.Bytes())
-		if err != nil {
-			return err
-		}
-		blk.Height = uint32(h)
-		if err := l.ConnectBlock(blk); err != nil {
-			return err
-		}
-	}
-	if _, err := l.Finish(); err != nil {
-		return err
-	}
-	return os.WriteFile(done, nil, 0o644)
 }
 
 // timeGet times one GET including reading the whole answer.

@@ -1,18 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
-	"log/slog"
 	"os"
-	"path/filepath"
 
 	"github.com/btcsuite/btcd/wire/v2"
 
-	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/bchain/coins/btc"
-	"github.com/openexplorer/blockbook/db"
-	"github.com/openexplorer/blockbook/db/rocksdb"
+	"github.com/openexplorer/blockbook/tools/benchindex"
 	"github.com/openexplorer/blockbook/tools/chaingen"
 )
 
@@ -108,55 +103,9 @@ func payEach(g *chaingen.Generator, coins []chaingen.Coin, dests [][]byte) error
 
 // buildIndex indexes the chain file into dir with the bulk loader, once.
 func buildIndex(chainFile, dir string) error {
-	done := filepath.Join(dir, "BENCH-COMPLETE")
-	if _, err := os.Stat(done); err == nil {
-		return nil
-	}
-	fmt.Fprintf(os.Stderr, "indexing the chain (once; cached in %s)\n", dir)
-	if err := os.RemoveAll(dir); err != nil {
-		return err
-	}
 	chain, err := chaingen.ReadBlocksFile(chainFile)
 	if err != nil {
 		return err
 	}
-	parser := btc.NewParser(params)
-	d, err := rocksdb.Open(db.Options{Path: dir, ChainType: bchain.ChainBitcoinType, Coin: "Regtest", Network: "regtest",
-		Log: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		return err
-	}
-	x, err := db.NewUtxoIndex(d, parser, 300, db.FilterParams{})
-	if err != nil {
-		d.Close()
-		return err
-	}
-	l, err := x.NewBulkLoader(db.BulkOptions{RoundBytes: 1 << 30, CacheBytes: 1 << 30, Workers: 2})
-	if err != nil {
-		d.Close()
-		return err
-	}
-	for h, b := range chain {
-		var buf bytes.Buffer
-		if err := b.Serialize(&buf); err != nil {
-			d.Close()
-			return err
-		}
-		blk, err := parser.ParseBlock(buf.Bytes())
-		if err != nil {
-			d.Close()
-			return err
-		}
-		blk.Height = uint32(h)
-		if err := l.ConnectBlock(blk); err != nil {
-			d.Close()
-			return err
-		}
-	}
-	if _, err := l.Finish(); err != nil {
-		d.Close()
-		return err
-	}
-	d.Close()
-	return os.WriteFile(done, nil, 0o644)
+	return benchindex.Build(dir, btc.NewParser(params), chain)
 }
