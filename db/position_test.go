@@ -263,4 +263,16 @@ func TestBlockTxidsAcrossRows(t *testing.T) {
 	if n := countRows(t, x.db, CFBlockTxids); n != 1 {
 		t.Fatalf("%d blockTxids rows after disconnecting block 1, want block 0's one", n)
 	}
+	b := x.db.NewBatch()
+	defer b.Destroy()
+	b.put(CFBlockTxids, blockTxidKey(0, 0), make([]byte, 33))
+	if err := x.db.write(b); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ReadTxidAt(x.db, 0, 0); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("a 33-byte blockTxids row: %v", err)
+	}
+	if err := FillTxids(x.db, 0, []AddrTx{{Index: 0}, {Index: 1}}); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("a 33-byte blockTxids row, read together: %v", err)
+	}
 }

@@ -142,16 +142,17 @@ func ReadTxidAt(r Reader, height, index uint32) (txid bchain.Hash, ok bool, err 
 	return txidInRow(v, height, index, at)
 }
 
-// txidInRow picks the txid at place `at` of a blockTxids row.
+// txidInRow picks the txid at place `at` of a blockTxids row, checking
+// the row's framing as unpackBlockTxids does without copying the others.
 func txidInRow(v []byte, height, index uint32, at int) (bchain.Hash, bool, error) {
-	txids, err := unpackBlockTxids(v)
-	if err != nil {
+	if n := len(v) / 32; len(v)%32 != 0 || n == 0 || n > txidsPerRow {
+		_, err := unpackBlockTxids(v)
 		return bchain.Hash{}, false, fmt.Errorf("tx %d of block %d: %w", index, height, err)
 	}
-	if at >= len(txids) {
+	if at >= len(v)/32 {
 		return bchain.Hash{}, false, nil
 	}
-	return txids[at], true, nil
+	return bchain.Hash(v[32*at : 32*at+32]), true, nil
 }
 
 // txidAt is ReadTxidAt for a position another row refers to: a missing
