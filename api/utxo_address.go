@@ -186,11 +186,12 @@ func collectTxids(v *view, desc bchain.AddrDesc, high, low uint32, f Filter, ski
 	if limit <= 0 {
 		return nil, nil
 	}
-	var out []bchain.Hash
-	var kept []db.AddrTx
-	// Positions only: txids are read for the entries kept, not the skipped.
+	var rows []db.AddrTxsAt
+	n := 0
+	// Positions only: txids are read for the entries kept, not the
+	// skipped, and for all of the page's rows at once.
 	err := db.IterateAddrTxPositions(v.snap, desc, high, low, func(row db.AddrTxsAt) (bool, error) {
-		kept = kept[:0]
+		var kept []db.AddrTx
 		for _, t := range row.Txs {
 			if !f.matches(t.Indexes) {
 				continue
@@ -200,19 +201,29 @@ func collectTxids(v *view, desc bchain.AddrDesc, high, low uint32, f Filter, ski
 				continue
 			}
 			kept = append(kept, t)
-			if len(out)+len(kept) >= limit {
+			if n+len(kept) >= limit {
 				break
 			}
 		}
-		if err := db.FillTxids(v.snap, row.Height, kept); err != nil {
-			return false, err
+		if len(kept) > 0 {
+			rows = append(rows, db.AddrTxsAt{Height: row.Height, Txs: kept})
+			n += len(kept)
 		}
-		for _, t := range kept {
+		return n < limit, nil
+	})
+	if err == nil {
+		err = db.FillRowsTxids(v.snap, rows)
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make([]bchain.Hash, 0, n)
+	for _, row := range rows {
+		for _, t := range row.Txs {
 			out = append(out, t.Txid)
 		}
-		return len(out) < limit, nil
-	})
-	return out, err
+	}
+	return out, nil
 }
 
 // renderTxs renders full txs, fetching uncached ones from the node with

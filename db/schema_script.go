@@ -166,39 +166,52 @@ func txidAt(r Reader, height, index uint32) (bchain.Hash, error) {
 }
 
 // FillTxids sets the Txid of each entry (txs of one descriptor's row, or
-// a subset of them, in any order) from its position at height. The rows
-// holding them are read together (one MultiGet on RocksDB), each once: a
-// row of a busy address names tens of the block's txs, which share a few
-// blockTxids rows.
+// a subset of them, in any order) from its position at height.
 func FillTxids(r Reader, height uint32, txs []AddrTx) error {
 	if len(txs) == 1 {
 		var err error
 		txs[0].Txid, err = txidAt(r, height, txs[0].Index)
 		return err
 	}
+	return FillRowsTxids(r, []AddrTxsAt{{Height: height, Txs: txs}})
+}
+
+// FillRowsTxids is FillTxids for the entries of several rows at once: the
+// blockTxids rows they lie in are read together (one MultiGet on RocksDB),
+// each once. A page of a busy address's history names tens of txs in each
+// of tens of blocks, which share a few blockTxids rows per block.
+func FillRowsTxids(r Reader, rows []AddrTxsAt) error {
+	type rowKey struct{ height, chunk uint32 }
 	var keys [][]byte
-	row := make(map[uint32]int, len(txs)) // chunk → its place in keys
-	for i := range txs {
-		c := txs[i].Index / txidsPerRow
-		if _, ok := row[c]; !ok {
-			row[c] = len(keys)
-			keys = append(keys, blockTxidKey(height, c))
+	place := make(map[rowKey]int)
+	for _, row := range rows {
+		for i := range row.Txs {
+			k := rowKey{row.Height, row.Txs[i].Index / txidsPerRow}
+			if _, ok := place[k]; !ok {
+				place[k] = len(keys)
+				keys = append(keys, blockTxidKey(k.height, k.chunk))
+			}
 		}
+	}
+	if len(keys) == 0 {
+		return nil
 	}
 	vals, err := getMany(r, CFBlockTxids, keys)
 	if err != nil {
 		return err
 	}
-	for i := range txs {
-		idx := txs[i].Index
-		ok := false
-		if v := vals[row[idx/txidsPerRow]]; v != nil {
-			if txs[i].Txid, ok, err = txidInRow(v, height, idx, int(idx%txidsPerRow)); err != nil {
-				return err
+	for _, row := range rows {
+		for i := range row.Txs {
+			idx := row.Txs[i].Index
+			ok := false
+			if v := vals[place[rowKey{row.Height, idx / txidsPerRow}]]; v != nil {
+				if row.Txs[i].Txid, ok, err = txidInRow(v, row.Height, idx, int(idx%txidsPerRow)); err != nil {
+					return err
+				}
 			}
-		}
-		if !ok {
-			return fmt.Errorf("%w: no tx %d in block %d", ErrCorrupt, idx, height)
+			if !ok {
+				return fmt.Errorf("%w: no tx %d in block %d", ErrCorrupt, idx, row.Height)
+			}
 		}
 	}
 	return nil
