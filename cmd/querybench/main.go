@@ -17,14 +17,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"log/slog"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
-	"slices"
 	"time"
 
 	"github.com/btcsuite/btcd/chaincfg/v2"
@@ -38,6 +35,7 @@ import (
 	"github.com/openexplorer/blockbook/db/rocksdb"
 	"github.com/openexplorer/blockbook/server"
 	"github.com/openexplorer/blockbook/tools/benchindex"
+	"github.com/openexplorer/blockbook/tools/benchproc"
 	"github.com/openexplorer/blockbook/tools/chaingen"
 )
 
@@ -142,7 +140,7 @@ func run(chainFile, indexDir string, cold, warm int) error {
 			if err != nil {
 				return err
 			}
-			t, _, err := timeGet(srv.URL + q.path)
+			t, _, err := benchproc.TimeGet(srv.URL+q.path, new(any))
 			srv.Close()
 			d.Close()
 			if err != nil {
@@ -156,7 +154,7 @@ func run(chainFile, indexDir string, cold, warm int) error {
 		}
 		size := 0
 		for range warm {
-			t, n, err := timeGet(srv.URL + q.path)
+			t, n, err := benchproc.TimeGet(srv.URL+q.path, new(any))
 			if err != nil {
 				srv.Close()
 				d.Close()
@@ -167,7 +165,7 @@ func run(chainFile, indexDir string, cold, warm int) error {
 		srv.Close()
 		d.Close()
 		fmt.Printf("  %-50s cold: median %9s p99 %9s | warm: median %9s p99 %9s (%d bytes)\n", q.name,
-			pct(coldTimes, 50), pct(coldTimes, 99), pct(warmTimes, 50), pct(warmTimes, 99), size)
+			benchproc.Percentile(coldTimes, 50), benchproc.Percentile(coldTimes, 99), benchproc.Percentile(warmTimes, 50), benchproc.Percentile(warmTimes, 99), size)
 	}
 	return nil
 }
@@ -232,32 +230,4 @@ func survey(parser *btc.Parser, blocks []*wire.MsgBlock) (chainTxs, busiest, pro
 		return nil, busiest{}, probeTx{}, errors.New("chain has no address or no tx to query")
 	}
 	return txs, top, probe, nil
-}
-
-// timeGet times one GET including reading the whole answer.
-func timeGet(url string) (time.Duration, int, error) {
-	start := time.Now()
-	resp, err := http.Get(url)
-	if err != nil {
-		return 0, 0, err
-	}
-	body, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	d := time.Since(start)
-	if err != nil {
-		return 0, 0, err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return 0, 0, fmt.Errorf("GET %s: %d %s", url, resp.StatusCode, body)
-	}
-	var v any
-	return d, len(body), json.Unmarshal(body, &v)
-}
-
-// pct returns the p-th percentile (nearest rank).
-func pct(ds []time.Duration, p int) string {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	i := (len(s)*p + 99) / 100
-	return s[max(i-1, 0)].Round(10 * time.Microsecond).String()
 }

@@ -8,17 +8,13 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"log/slog"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
-	"slices"
 	"time"
 
 	"github.com/btcsuite/btcd/chaincfg/v2"
@@ -30,6 +26,7 @@ import (
 	"github.com/openexplorer/blockbook/db"
 	"github.com/openexplorer/blockbook/db/rocksdb"
 	"github.com/openexplorer/blockbook/server"
+	"github.com/openexplorer/blockbook/tools/benchproc"
 	"github.com/openexplorer/blockbook/tools/chaingen"
 )
 
@@ -121,7 +118,7 @@ func run(cache string, used, txs, histTxs, cold, warm int) error {
 		var coldTimes, warmTimes []time.Duration
 		for range cold {
 			srv := newServer()
-			d, size, err := timeGet(srv.URL + q.path)
+			d, size, err := benchproc.TimeGet(srv.URL+q.path, new(any))
 			srv.Close()
 			if err != nil {
 				return fmt.Errorf("%s: %w", q.name, err)
@@ -133,12 +130,12 @@ func run(cache string, used, txs, histTxs, cold, warm int) error {
 			coldTimes = append(coldTimes, d)
 		}
 		srv := newServer()
-		if _, _, err := timeGet(srv.URL + q.path); err != nil {
+		if _, _, err := benchproc.TimeGet(srv.URL+q.path, new(any)); err != nil {
 			return err
 		}
 		size := 0
 		for range warm {
-			d, n, err := timeGet(srv.URL + q.path)
+			d, n, err := benchproc.TimeGet(srv.URL+q.path, new(any))
 			if err != nil {
 				return err
 			}
@@ -146,14 +143,14 @@ func run(cache string, used, txs, histTxs, cold, warm int) error {
 		}
 		srv.Close()
 		fmt.Printf("  %-48s cold: median %8s p99 %8s | warm: median %8s p99 %8s (%d bytes)\n", q.name,
-			pct(coldTimes, 50), pct(coldTimes, 99), pct(warmTimes, 50), pct(warmTimes, 99), size)
+			benchproc.Percentile(coldTimes, 50), benchproc.Percentile(coldTimes, 99), benchproc.Percentile(warmTimes, 50), benchproc.Percentile(warmTimes, 99), size)
 	}
 	srv := newServer()
 	defer srv.Close()
 	var times []time.Duration
 	var buckets []api.BalanceHistory
 	for range 11 {
-		d, _, err := timeGetInto(srv.URL+"/api/v2/balancehistory/"+hist+"?groupBy=86400", &buckets)
+		d, _, err := benchproc.TimeGet(srv.URL+"/api/v2/balancehistory/"+hist+"?groupBy=86400", &buckets)
 		if err != nil {
 			return err
 		}
@@ -164,38 +161,6 @@ func run(cache string, used, txs, histTxs, cold, warm int) error {
 		n += int(b.Txs)
 	}
 	fmt.Printf("balance history of one address with %d txs (%d daily buckets): median %s p99 %s over %d queries\n",
-		n, len(buckets), pct(times, 50), pct(times, 99), len(times))
+		n, len(buckets), benchproc.Percentile(times, 50), benchproc.Percentile(times, 99), len(times))
 	return nil
-}
-
-func timeGet(url string) (time.Duration, int, error) {
-	var v any
-	return timeGetInto(url, &v)
-}
-
-// timeGetInto times one GET including reading the whole answer.
-func timeGetInto(url string, out any) (time.Duration, int, error) {
-	start := time.Now()
-	resp, err := http.Get(url)
-	if err != nil {
-		return 0, 0, err
-	}
-	body, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	d := time.Since(start)
-	if err != nil {
-		return 0, 0, err
-	}
-	if resp.StatusCode != 200 {
-		return 0, 0, fmt.Errorf("GET %s: %d %s", url, resp.StatusCode, body)
-	}
-	return d, len(body), json.Unmarshal(body, out)
-}
-
-// pct returns the p-th percentile (nearest rank).
-func pct(ds []time.Duration, p int) string {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	i := (len(s)*p + 99) / 100
-	return s[max(i-1, 0)].Round(10 * time.Microsecond).String()
 }
