@@ -98,10 +98,26 @@ func ReadSpendsAt(r Reader, height, index uint32) (map[uint32]*Spend, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The spenders' txids are read after the scan, not nested in it.
+	// The spenders' txids are read after the scan, not nested in it, and
+	// together: the blockTxids rows they lie in, each once.
+	rows, vouts := []AddrTxsAt{}, [][]uint32{}
+	row := make(map[uint32]int) // spender height → its place in rows
 	for vout, s := range out {
-		if s.Txid, err = txidAt(r, s.Height, s.Index); err != nil {
-			return nil, fmt.Errorf("spend of output %d of tx %d in block %d: %w", vout, index, height, err)
+		i, ok := row[s.Height]
+		if !ok {
+			i = len(rows)
+			row[s.Height] = i
+			rows, vouts = append(rows, AddrTxsAt{Height: s.Height}), append(vouts, nil)
+		}
+		rows[i].Txs = append(rows[i].Txs, AddrTx{Index: s.Index})
+		vouts[i] = append(vouts[i], vout)
+	}
+	if err := FillRowsTxids(r, rows); err != nil {
+		return nil, fmt.Errorf("spenders of tx %d in block %d: %w", index, height, err)
+	}
+	for i := range rows {
+		for j, t := range rows[i].Txs {
+			out[vouts[i][j]].Txid = t.Txid
 		}
 	}
 	return out, nil
