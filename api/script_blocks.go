@@ -156,7 +156,7 @@ func (s *UtxoService) TxPosition(_ context.Context, txid bchain.Hash) (uint32, i
 		return 0, 0, false, err
 	}
 	defer v.release()
-	ta, err := db.ReadTxAddresses(v.snap, txid)
+	ta, err := db.ReadTxOutputs(v.snap, txid)
 	if err != nil || ta == nil {
 		return 0, 0, false, err
 	}

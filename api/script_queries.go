@@ -150,7 +150,7 @@ func (s *UtxoService) hasPendingParent(v *view, tx *mempool.Tx) bool {
 		if _, ok := s.cfg.Mempool.Tx(prev); !ok {
 			continue
 		}
-		if ta, err := db.ReadTxAddresses(v.snap, prev); err == nil && ta == nil {
+		if ta, err := db.ReadTxOutputs(v.snap, prev); err == nil && ta == nil {
 			return true
 		}
 	}

@@ -97,20 +97,11 @@ func (s *UtxoService) addressTxs(ctx context.Context, v *view, details Details, 
 			}
 			out.Transactions = append(out.Transactions, tx)
 		}
-		for _, t := range txids {
-			ta, meta, err := s.confirmedTx(v, t)
-			if err != nil {
-				return err
-			}
-			if ta == nil {
-				return fmt.Errorf("%w: indexed tx %s has no txAddresses row", db.ErrCorrupt, t)
-			}
-			tx, err := s.renderLightTx(v, t, ta, meta)
-			if err != nil {
-				return err
-			}
-			out.Transactions = append(out.Transactions, tx)
+		txs, err := s.renderLightTxs(v, txids)
+		if err != nil {
+			return err
 		}
+		out.Transactions = append(out.Transactions, txs...)
 	default:
 		all := make([]bchain.Hash, 0, len(pending)+len(txids))
 		for _, p := range pending {

@@ -103,7 +103,7 @@ func (s *UtxoService) Search(ctx context.Context, q string) (*SearchResult, erro
 			return &SearchResult{Kind: SearchBlock, ID: fmt.Sprint(bid.Height)}, nil
 		}
 		// A 64-hex term: a tx the index or the mempool holds, else a block.
-		ta, err := db.ReadTxAddresses(v.snap, bid.Hash)
+		ta, err := db.ReadTxOutputs(v.snap, bid.Hash)
 		if err != nil {
 			return nil, err
 		}

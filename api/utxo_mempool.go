@@ -42,7 +42,7 @@ func (s *UtxoService) pendingTxs(v *view, desc bchain.AddrDesc) ([]pendingTx, er
 		if !ok {
 			continue
 		}
-		ta, err := db.ReadTxAddresses(v.snap, at.Txid)
+		ta, err := db.ReadTxOutputs(v.snap, at.Txid)
 		if err != nil {
 			return nil, err
 		}

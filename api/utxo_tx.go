@@ -221,7 +221,7 @@ func (s *UtxoService) descAddresses(desc bchain.AddrDesc) ([]string, bool) {
 // unconfirmedPrevout resolves an input of a tx the index does not hold yet:
 // from the index when the parent is confirmed, else from the node.
 func (s *UtxoService) unconfirmedPrevout(ctx context.Context, v *view, in *bchain.Vin) (db.TxAddr, bool, error) {
-	pta, err := db.ReadTxAddresses(v.snap, in.PrevTxid)
+	pta, err := db.ReadTxOutputs(v.snap, in.PrevTxid)
 	if err != nil {
 		return db.TxAddr{}, false, err
 	}
@@ -244,6 +244,32 @@ func (s *UtxoService) unconfirmedPrevout(ctx context.Context, v *view, in *bchai
 	}
 	o := ptx.Vout[in.PrevVout]
 	return db.TxAddr{Desc: s.parser.OutputAddrDesc(o.Script), Value: o.Value}, true, nil
+}
+
+// renderLightTxs renders confirmed txs with renderLightTx, reading their
+// rows together.
+func (s *UtxoService) renderLightTxs(v *view, txids []bchain.Hash) ([]*Tx, error) {
+	tas, err := db.ReadManyTxAddresses(v.snap, txids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*Tx, len(txids))
+	for i, ta := range tas {
+		if ta == nil {
+			return nil, fmt.Errorf("%w: indexed tx %s has no txAddresses row", db.ErrCorrupt, txids[i])
+		}
+		meta, err := db.ReadBlockMeta(v.snap, ta.Height)
+		if err == nil && meta == nil {
+			err = fmt.Errorf("%w: tx %s at height %d without block", db.ErrCorrupt, txids[i], ta.Height)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if out[i], err = s.renderLightTx(v, txids[i], ta, meta); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // renderLightTx builds a tx from the index alone (details=txslight): no

@@ -241,7 +241,7 @@ func (s *UtxoService) accountMempool(v *view, a *xpubAccount) ([]accountPendingT
 				if !ok {
 					continue
 				}
-				if ta, err := db.ReadTxAddresses(v.snap, at.Txid); err != nil {
+				if ta, err := db.ReadTxOutputs(v.snap, at.Txid); err != nil {
 					return nil, err
 				} else if ta != nil {
 					continue // the mempool has not seen the block yet
@@ -285,20 +285,15 @@ func (s *UtxoService) renderAccountTxs(ctx context.Context, v *view, a *xpubAcco
 			}
 			out.Transactions = append(out.Transactions, tx)
 		}
-		for _, t := range page {
-			ta, meta, err := s.confirmedTx(v, t.txid)
-			if err != nil {
-				return err
-			}
-			if ta == nil {
-				return fmt.Errorf("indexed tx %s has no txAddresses row", t.txid)
-			}
-			tx, err := s.renderLightTx(v, t.txid, ta, meta)
-			if err != nil {
-				return err
-			}
-			out.Transactions = append(out.Transactions, tx)
+		txids := make([]bchain.Hash, len(page))
+		for i := range page {
+			txids[i] = page[i].txid
 		}
+		txs, err := s.renderLightTxs(v, txids)
+		if err != nil {
+			return err
+		}
+		out.Transactions = append(out.Transactions, txs...)
 	default:
 		ids := make([]bchain.Hash, 0, len(pending)+len(page))
 		for _, p := range pending {

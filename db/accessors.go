@@ -38,7 +38,7 @@ func ReadBlockMeta(r Reader, height uint32) (*BlockMeta, error) {
 
 // ReadAddrBalance returns a descriptor's balance record.
 func ReadAddrBalance(r Reader, desc bchain.AddrDesc) (*AddrBalance, error) {
-	v, err := r.get(CFAddressBalance, desc)
+	v, err := r.get(CFAddressBalance, balanceKey(desc))
 	if err != nil || v == nil {
 		return nil, err
 	}
@@ -50,11 +50,26 @@ func ReadAddrBalance(r Reader, desc bchain.AddrDesc) (*AddrBalance, error) {
 }
 
 func writeAddrBalance(w Writer, desc bchain.AddrDesc, b *AddrBalance) {
-	w.put(CFAddressBalance, desc, packAddrBalance(b))
+	w.put(CFAddressBalance, balanceKey(desc), packAddrBalance(b))
 }
 
-// ReadTxAddresses returns the index's record of a confirmed tx.
+// ReadTxAddresses returns the index's record of a confirmed tx, its
+// inputs filled from the rows of the txs whose outputs they spend.
 func ReadTxAddresses(r Reader, txid bchain.Hash) (*TxAddresses, error) {
+	ta, err := ReadTxOutputs(r, txid)
+	if err == nil && ta != nil {
+		err = fillInputs(r, []*TxAddresses{ta})
+	}
+	if err != nil {
+		return nil, fmt.Errorf("tx %s: %w", txid, err)
+	}
+	return ta, nil
+}
+
+// ReadTxOutputs is ReadTxAddresses without the inputs (Inputs is nil), at
+// one read: for readers that need only a tx's outputs, its position, or
+// whether the index holds it.
+func ReadTxOutputs(r Reader, txid bchain.Hash) (*TxAddresses, error) {
 	v, err := r.get(CFTxAddresses, txid[:])
 	if err != nil || v == nil {
 		return nil, err
@@ -66,10 +81,102 @@ func ReadTxAddresses(r Reader, txid bchain.Hash) (*TxAddresses, error) {
 	return ta, nil
 }
 
+// ReadManyTxAddresses is ReadTxAddresses for several txs: their rows, and
+// then the rows their inputs spend from, are each read with one call for
+// all (a MultiGet on RocksDB). out[i] is nil when the index does not hold
+// txids[i].
+func ReadManyTxAddresses(r Reader, txids []bchain.Hash) ([]*TxAddresses, error) {
+	keys := make([][]byte, len(txids))
+	for i := range txids {
+		keys[i] = txids[i][:]
+	}
+	vals, err := getMany(r, CFTxAddresses, keys)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*TxAddresses, len(txids))
+	var found []*TxAddresses
+	for i, v := range vals {
+		if v == nil {
+			continue
+		}
+		if out[i], err = unpackTxAddresses(v); err != nil {
+			return nil, fmt.Errorf("tx %s: %w", txids[i], err)
+		}
+		found = append(found, out[i])
+	}
+	if err := fillInputs(r, found); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// fillInputs sets the Inputs of tas, and their Prevouts' Txid and
+// Coinbase, from the rows of the txs that created the spent outputs: the
+// txids of those with one read of blockTxids rows, then their rows with
+// one read.
+func fillInputs(r Reader, tas []*TxAddresses) error {
+	type pos struct{ height, index uint32 }
+	place := make(map[pos]int)
+	var txs []AddrTxsAt // one per distinct previous tx
+	for _, ta := range tas {
+		ta.Inputs = make([]TxAddr, len(ta.Prevouts))
+		if ta.Coinbase {
+			continue
+		}
+		for i := range ta.Prevouts {
+			k := pos{ta.Prevouts[i].Height, ta.Prevouts[i].Index}
+			if _, ok := place[k]; !ok {
+				place[k] = len(txs)
+				txs = append(txs, AddrTxsAt{Height: k.height, Txs: []AddrTx{{Index: k.index}}})
+			}
+		}
+	}
+	if len(txs) == 0 {
+		return nil
+	}
+	if err := FillRowsTxids(r, txs); err != nil {
+		return err
+	}
+	keys := make([][]byte, len(txs))
+	for i := range txs {
+		keys[i] = txs[i].Txs[0].Txid[:]
+	}
+	vals, err := getMany(r, CFTxAddresses, keys)
+	if err != nil {
+		return err
+	}
+	prev := make([]*TxAddresses, len(txs))
+	for i, v := range vals {
+		if v == nil {
+			return fmt.Errorf("%w: no txAddresses row for tx %s, spent by an input", ErrCorrupt, txs[i].Txs[0].Txid)
+		}
+		if prev[i], err = unpackTxAddresses(v); err != nil {
+			return fmt.Errorf("tx %s: %w", txs[i].Txs[0].Txid, err)
+		}
+	}
+	for _, ta := range tas {
+		if ta.Coinbase {
+			continue
+		}
+		for j := range ta.Prevouts {
+			p := &ta.Prevouts[j]
+			k := place[pos{p.Height, p.Index}]
+			pt := prev[k]
+			if int64(p.Vout) >= int64(len(pt.Outputs)) {
+				return fmt.Errorf("%w: an input spends output %d of tx %s, which has %d", ErrCorrupt, p.Vout, txs[k].Txs[0].Txid, len(pt.Outputs))
+			}
+			p.Txid, p.Coinbase = txs[k].Txs[0].Txid, pt.Coinbase
+			ta.Inputs[j] = pt.Outputs[p.Vout]
+		}
+	}
+	return nil
+}
+
 // ReadSpends returns, for each spent output of txid, the spending input
 // (nil when the tx is not in the index or none of its outputs is spent).
 func ReadSpends(r Reader, txid bchain.Hash) (map[uint32]*Spend, error) {
-	ta, err := ReadTxAddresses(r, txid)
+	ta, err := ReadTxOutputs(r, txid)
 	if err != nil || ta == nil {
 		return nil, err
 	}

@@ -177,23 +177,20 @@ func (r *round) finalRows(d *DB, bc *balanceCache, prevTip uint32, hadTip bool) 
 			return fmt.Errorf("address %x: %w", k, err)
 		}
 		bc.put(k, next)
-		// The scriptHashes row lives exactly as long as the balance row
-		// (one per descriptor, so the round's run has no duplicates).
+		bk := balanceKey(bchain.AddrDesc(k))
 		switch {
 		case next.Txs == 0:
-			r.cfs[CFAddressBalance].add([]byte(k), nil, true)
-			r.cfs[CFScriptHashes].add(scriptHashKey(bchain.AddrDesc(k)), nil, true)
+			r.cfs[CFAddressBalance].add(bk, nil, true)
 			if pk := prefixRow(r.prefix, bchain.AddrDesc(k)); pk != nil {
 				r.cfs[CFAddressPrefix].add(pk, nil, true)
 			}
 		case cur.Txs == 0:
-			r.cfs[CFAddressBalance].add([]byte(k), packAddrBalance(next), false)
-			r.cfs[CFScriptHashes].add(scriptHashKey(bchain.AddrDesc(k)), []byte(k), false)
+			r.cfs[CFAddressBalance].add(bk, packAddrBalance(next), false)
 			if pk := prefixRow(r.prefix, bchain.AddrDesc(k)); pk != nil {
 				r.cfs[CFAddressPrefix].add(pk, []byte{}, false)
 			}
 		default:
-			r.cfs[CFAddressBalance].add([]byte(k), packAddrBalance(next), false)
+			r.cfs[CFAddressBalance].add(bk, packAddrBalance(next), false)
 		}
 	}
 	low := func(h uint32) uint32 { // lowest height of the window ending at h

@@ -134,9 +134,10 @@ func CheckOlderIndex(r EngineReader, path string) error {
 	}
 	v, _ := unpackHeightKey(format)
 	if v == FormatVersion {
-		// The same version without all of today's families: an Ethereum-type
-		// index made before addressAliases was added.
-		return fmt.Errorf("%w: %s was made by an older build of this program (it lacks column families this one writes), different index format, resync required",
+		// The same version with other families: an Ethereum-type index made
+		// before addressAliases was added, or a Bitcoin-type one with the
+		// scriptHashes family format 4 had before its release.
+		return fmt.Errorf("%w: %s was made by an older build of this program (its column families are not the ones this one writes), different index format, resync required",
 			ErrIncompatible, path)
 	}
 	return fmt.Errorf("%w: %s has index format version %d, this binary writes version %d, different index format, resync required",

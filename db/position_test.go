@@ -74,6 +74,13 @@ func TestMissingPositionIsCorrupt(t *testing.T) {
 	if _, err := ReadSpends(x.db, spender.Txid); err != nil {
 		t.Errorf("spends of an intact tx: %v", err)
 	}
+	// Its inputs name the damaged tx's outputs by position.
+	if _, err := ReadTxAddresses(x.db, spender.Txid); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("inputs over a missing position: %v", err)
+	}
+	if ta, err := ReadTxOutputs(x.db, spender.Txid); err != nil || ta == nil {
+		t.Errorf("outputs of the spender: %v %v", ta, err)
+	}
 	if _, ok, err := ReadTxidAt(x.db, prev.Height, prev.Index); ok || err != nil {
 		t.Errorf("ReadTxidAt of the removed row: %v %v", ok, err)
 	}

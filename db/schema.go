@@ -26,7 +26,9 @@ import (
 // version 3 the raw block header in height rows and the blockTxids and
 // scriptHashes column families (schema_script.go); version 4 refers to txs
 // by their position (height, index in block) instead of repeating txids in
-// addresses, spends and blockTxs, and keys blockTxids by position.
+// addresses, spends and blockTxs, keys blockTxids by position, and keys
+// addressBalance by the script hash's first bytes and the descriptor, which
+// replaces the scriptHashes column family.
 const FormatVersion = 4
 
 // CF identifies a column family.
@@ -36,7 +38,7 @@ const (
 	CFDefault        CF = iota // internal state, see the state* keys
 	CFHeight                   // u32be(height) → BlockMeta
 	CFAddresses                // lb(desc) ‖ u32be(^height) → AddrTxs of that block (by tx index)
-	CFAddressBalance           // desc → AddrBalance
+	CFAddressBalance           // sha256(desc)[:8] ‖ desc → AddrBalance (format 4; desc before)
 	CFAddressUtxos             // lb(desc) ‖ u32be(^height) ‖ txid ‖ u32be(vout) → UtxoValue
 	CFTxAddresses              // txid → TxAddresses
 	CFSpends                   // u32be(height) ‖ uv(index) ‖ uv(vout) of the spent output → Spend
@@ -51,8 +53,7 @@ const (
 	CFContracts               // contract → ContractInfo
 	CFBlockInternalDataErrors // u32be(height) → trace error text, until the block is traced
 	// Bitcoin-type, added in version 3 (schema_script.go).
-	CFBlockTxids   // u32be(height) ‖ u32be(index) → txid (format 4)
-	CFScriptHashes // sha256(desc) → desc
+	CFBlockTxids // u32be(height) ‖ u32be(index) → txid (format 4)
 	// Bitcoin-type, kept with -esploraaddressprefix (schema_prefix.go).
 	CFAddressPrefix // address → (empty)
 	// Ethereum-type: ENS names of addresses (schema_eth_alias.go).
@@ -60,21 +61,42 @@ const (
 	numCF
 )
 
+// RetiredColumnFamilies are families that earlier index formats of this
+// program wrote and this one does not: scriptHashes (versions 3 and 4's
+// first drafts), now part of the addressBalance key.
+var RetiredColumnFamilies = []string{"scriptHashes"}
+
 type cfInfo struct {
 	name string
 	// cache: derived on demand; out of dumps and the byte-identity guarantee.
-	cache bool
+	cache   bool
+	storage Storage
+}
+
+// Storage says how a column family is read and what its values look like,
+// which is what an engine tunes its tables for. The zero value is a family
+// read by point lookups of keys that may be absent.
+type Storage struct {
+	// Scanned: read by prefix scans, and by point reads only of keys known
+	// to exist, so a Bloom filter would never save a read.
+	Scanned bool
+	// Random: the values are random bytes (txids) that compression cannot
+	// shrink; they are read a row at a time, so small blocks pay.
+	Random bool
+	// Repetitive: the values repeat byte strings (descriptors) far apart in
+	// the family, which a compression dictionary captures.
+	Repetitive bool
 }
 
 var cfInfos = [numCF]cfInfo{
 	CFDefault:        {name: "default"},
 	CFHeight:         {name: "height"},
-	CFAddresses:      {name: "addresses"},
+	CFAddresses:      {name: "addresses", storage: Storage{Scanned: true}},
 	CFAddressBalance: {name: "addressBalance"},
-	CFAddressUtxos:   {name: "addressUtxos"},
-	CFTxAddresses:    {name: "txAddresses"},
-	CFSpends:         {name: "spends"},
-	CFBlockTxs:       {name: "blockTxs"},
+	CFAddressUtxos:   {name: "addressUtxos", storage: Storage{Scanned: true}},
+	CFTxAddresses:    {name: "txAddresses", storage: Storage{Repetitive: true}},
+	CFSpends:         {name: "spends", storage: Storage{Scanned: true}},
+	CFBlockTxs:       {name: "blockTxs", storage: Storage{Scanned: true}},
 	CFBlockFilter:    {name: "blockFilter"},
 	CFTransactions:   {name: "transactions", cache: true},
 	CFFiatRates:      {name: "fiatRates"}, // off-chain, see schema_fiat.go
@@ -84,8 +106,7 @@ var cfInfos = [numCF]cfInfo{
 	CFContracts:               {name: "contracts"},
 	CFBlockInternalDataErrors: {name: "blockInternalDataErrors"},
 
-	CFBlockTxids:   {name: "blockTxids"},
-	CFScriptHashes: {name: "scriptHashes"},
+	CFBlockTxids: {name: "blockTxids", storage: Storage{Scanned: true, Random: true}},
 
 	CFAddressPrefix: {name: "addressPrefix"},
 
@@ -99,6 +120,9 @@ func (c CF) String() string {
 	return fmt.Sprintf("CF(%d)", int(c))
 }
 
+// Storage returns how the column family is read, for engines to tune it.
+func (c CF) Storage() Storage { return cfInfos[c].storage }
+
 // IsCache reports whether the column family holds only cached data.
 func (c CF) IsCache() bool { return cfInfos[c].cache }
 
@@ -107,7 +131,7 @@ func ColumnFamilies(t bchain.ChainType) []CF {
 	switch t {
 	case bchain.ChainBitcoinType:
 		return []CF{CFDefault, CFHeight, CFAddresses, CFAddressBalance, CFAddressUtxos,
-			CFTxAddresses, CFSpends, CFBlockTxs, CFBlockFilter, CFBlockTxids, CFScriptHashes, CFAddressPrefix, CFTransactions, CFFiatRates}
+			CFTxAddresses, CFSpends, CFBlockTxs, CFBlockFilter, CFBlockTxids, CFAddressPrefix, CFTransactions, CFFiatRates}
 	case bchain.ChainEthereumType:
 		return []CF{CFDefault, CFHeight, CFAddresses, CFAddressContracts, CFInternalData, CFContracts,
 			CFBlockTxs, CFBlockInternalDataErrors, CFAddressAliases, CFTransactions, CFFiatRates}
@@ -350,23 +374,30 @@ type TxAddr struct {
 }
 
 // TxAddresses is uv(height) ‖ uv(index) ‖ uv(flags) ‖ uv(#in) ‖ #in ×
-// (lb(desc) ‖ uv(value)) ‖ uv(#out) ‖ #out × (lb(desc) ‖ uv(value)); index
-// is the tx's position in its block, flag bit 0 marks a coinbase. Written
-// once when the tx is connected and never modified.
+// (uv(height − prevout height) ‖ uv(prevout index) ‖ uv(prevout vout)) ‖
+// uv(#out) ‖ #out × (lb(desc) ‖ uv(value)); index is the tx's position in
+// its block, flag bit 0 marks a coinbase, whose inputs have no bytes. An
+// input names the output it spends by position: its descriptor and value
+// are in the row of the tx that created it, not repeated here. Written once
+// when the tx is connected and never modified.
 type TxAddresses struct {
 	Height   uint32
 	Index    uint32
 	Coinbase bool
-	Inputs   []TxAddr
-	Outputs  []TxAddr
+	// Prevouts are the outputs the inputs spend (zero for a coinbase's);
+	// the row stores their positions, ReadTxAddresses fills Txid and
+	// Coinbase.
+	Prevouts []Prevout
+	// Inputs are the descriptor and value of each input's previous
+	// output: not in the row, filled by ReadTxAddresses.
+	Inputs  []TxAddr
+	Outputs []TxAddr
 }
 
 func packTxAddresses(ta *TxAddresses) []byte {
-	size := 8
-	for _, l := range [2][]TxAddr{ta.Inputs, ta.Outputs} {
-		for i := range l {
-			size += len(l[i].Desc) + 10
-		}
+	size := 8 + 6*len(ta.Prevouts)
+	for i := range ta.Outputs {
+		size += len(ta.Outputs[i].Desc) + 10
 	}
 	e := encoder{b: make([]byte, 0, size)}
 	e.uvarint(uint64(ta.Height))
@@ -376,12 +407,20 @@ func packTxAddresses(ta *TxAddresses) []byte {
 		flags = 1
 	}
 	e.uvarint(flags)
-	for _, l := range [2][]TxAddr{ta.Inputs, ta.Outputs} {
-		e.uvarint(uint64(len(l)))
-		for i := range l {
-			e.lenBytes(l[i].Desc)
-			e.uvarint(l[i].Value)
+	e.uvarint(uint64(len(ta.Prevouts)))
+	for i := range ta.Prevouts {
+		if ta.Coinbase {
+			break
 		}
+		p := &ta.Prevouts[i]
+		e.uvarint(uint64(ta.Height - p.Height))
+		e.uvarint(uint64(p.Index))
+		e.uvarint(uint64(p.Vout))
+	}
+	e.uvarint(uint64(len(ta.Outputs)))
+	for i := range ta.Outputs {
+		e.lenBytes(ta.Outputs[i].Desc)
+		e.uvarint(ta.Outputs[i].Value)
 	}
 	return e.b
 }
@@ -394,12 +433,24 @@ func unpackTxAddresses(b []byte) (*TxAddresses, error) {
 		d.fail("unknown flags %#x", flags)
 	}
 	ta.Coinbase = flags == 1
-	for _, l := range [2]*[]TxAddr{&ta.Inputs, &ta.Outputs} {
-		n := d.count(2)
-		*l = make([]TxAddr, n)
-		for i := range *l {
-			(*l)[i] = TxAddr{Desc: d.lenBytes(maxDescLen), Value: d.uvarint()}
+	minIn := 3 // bytes per input
+	if ta.Coinbase {
+		minIn = 0
+	}
+	ta.Prevouts = make([]Prevout, d.count(minIn))
+	for i := range ta.Prevouts {
+		if ta.Coinbase {
+			break
 		}
+		back := d.uvarint32()
+		if back > ta.Height {
+			d.fail("input %d spends an output %d blocks before block 0", i, back)
+		}
+		ta.Prevouts[i] = Prevout{Height: ta.Height - back, Index: d.uvarint32(), Vout: d.uvarint32()}
+	}
+	ta.Outputs = make([]TxAddr, d.count(2))
+	for i := range ta.Outputs {
+		ta.Outputs[i] = TxAddr{Desc: d.lenBytes(maxDescLen), Value: d.uvarint()}
 	}
 	return ta, d.done()
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -32,8 +33,8 @@ func checkCanonical(t *testing.T, in []byte, err error, repack func() []byte) {
 
 func sampleTxAddresses() *TxAddresses {
 	return &TxAddresses{Height: 700000, Index: 1234, Coinbase: false,
-		Inputs:  []TxAddr{{Desc: []byte{0x00, 0x14, 1, 2}, Value: 12345}, {Desc: nil, Value: 0}},
-		Outputs: []TxAddr{{Desc: []byte{0x51}, Value: 1}, {Desc: []byte{}, Value: 0}}}
+		Prevouts: []Prevout{{Height: 699990, Index: 7, Vout: 1}, {Height: 700000, Index: 1233, Vout: 300}},
+		Outputs:  []TxAddr{{Desc: []byte{0x51}, Value: 1}, {Desc: []byte{}, Value: 0}}}
 }
 
 func FuzzUnpackTip(f *testing.F) {
@@ -100,7 +101,7 @@ func FuzzUnpackUtxo(f *testing.F) {
 
 func FuzzUnpackTxAddresses(f *testing.F) {
 	f.Add(packTxAddresses(sampleTxAddresses()))
-	f.Add(packTxAddresses(&TxAddresses{Height: 1, Coinbase: true, Inputs: []TxAddr{{}}, Outputs: []TxAddr{{Desc: []byte{1}, Value: 50e8}}}))
+	f.Add(packTxAddresses(&TxAddresses{Height: 1, Coinbase: true, Prevouts: []Prevout{{}}, Outputs: []TxAddr{{Desc: []byte{1}, Value: 50e8}}}))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		v, err := unpackTxAddresses(b)
 		checkCanonical(t, b, err, func() []byte { return packTxAddresses(v) })
@@ -130,8 +131,13 @@ func FuzzUnpackBlockUndo(f *testing.F) {
 func TestSchemaRoundTrips(t *testing.T) {
 	ta := sampleTxAddresses()
 	got, err := unpackTxAddresses(packTxAddresses(ta))
-	if err != nil || got.Height != ta.Height || len(got.Inputs) != 2 || got.Inputs[0].Value != 12345 || !bytes.Equal(got.Inputs[0].Desc, ta.Inputs[0].Desc) {
+	if err != nil || got.Height != ta.Height || !slices.Equal(got.Prevouts, ta.Prevouts) || len(got.Outputs) != 2 || !bytes.Equal(got.Outputs[0].Desc, ta.Outputs[0].Desc) {
 		t.Fatalf("txAddresses round trip: %+v %v", got, err)
+	}
+	later := *ta
+	later.Prevouts = []Prevout{{Height: ta.Height + 1}}
+	if _, err := unpackTxAddresses(packTxAddresses(&later)); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("input spending a later block accepted: %v", err)
 	}
 	if _, err := unpackTxAddresses(append(packTxAddresses(ta), 0)); !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("trailing byte accepted: %v", err)

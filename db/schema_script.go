@@ -5,6 +5,7 @@ package db
 // format version 3. Notation as in schema.go.
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"fmt"
 
@@ -72,37 +73,45 @@ func putBlockTxids(put func(cf CF, k, v []byte), height uint32, txs []IndexedTx)
 	}
 }
 
-// ---- scriptHashes ----------------------------------------------------------
+// ---- addressBalance keys ------------------------------------------------
 
 // ScriptHash is the sha256 of an output script in the byte order sha256
 // produces (Electrum displays it reversed).
 type ScriptHash [32]byte
 
-// scriptHashKey is the key of desc's scriptHashes row: sha256(desc). The
-// value is desc itself. The row exists exactly while the descriptor has an
-// addressBalance row: it is written when that row is created and deleted
-// with it, so a reorged index has the same rows as a fresh sync.
-func scriptHashKey(desc bchain.AddrDesc) []byte {
+// scriptHashPrefixLen is how many bytes of sha256(desc) begin an
+// addressBalance key. Eight tell apart all but a handful of mainnet's
+// billions of scripts; the descriptor after them settles those, since a
+// lookup by script hash checks the hash of every descriptor under the
+// prefix.
+const scriptHashPrefixLen = 8
+
+// balanceKey is desc's addressBalance key, sha256(desc)[:8] ‖ desc: the
+// hash first, so that an Electrum script hash finds the row
+// (ReadScriptByHash) with no second copy of every descriptor.
+func balanceKey(desc bchain.AddrDesc) []byte {
 	h := sha256.Sum256(desc)
-	return h[:]
+	return append(h[:scriptHashPrefixLen:scriptHashPrefixLen], desc...)
 }
 
-// unpackScriptHash checks a scriptHashes row: a 32-byte key, a non-empty
-// descriptor of at most maxDescLen bytes whose sha256 is the key.
-func unpackScriptHash(key, val []byte) (bchain.AddrDesc, error) {
-	d := newDecoder("scriptHashes", val)
+// unpackBalanceKey checks an addressBalance key and returns its
+// descriptor: non-empty, at most maxDescLen bytes, after the first bytes
+// of its sha256.
+func unpackBalanceKey(key []byte) (bchain.AddrDesc, error) {
+	d := newDecoder("addressBalance key", key)
+	desc := key[min(len(key), scriptHashPrefixLen):]
 	switch {
-	case len(key) != 32:
-		d.fail("key of %d bytes", len(key))
-	case len(val) == 0 || len(val) > maxDescLen:
-		d.fail("descriptor of %d bytes", len(val))
-	case sha256.Sum256(val) != [32]byte(key):
-		d.fail("descriptor does not hash to its key")
+	case len(desc) == 0 || len(desc) > maxDescLen:
+		d.fail("descriptor of %d bytes", len(desc))
+	default:
+		if h := sha256.Sum256(desc); !bytes.Equal(h[:scriptHashPrefixLen], key[:scriptHashPrefixLen]) {
+			d.fail("descriptor does not hash to its key")
+		}
 	}
 	if d.e != nil {
 		return nil, d.e
 	}
-	return bchain.AddrDesc(val), nil
+	return bchain.AddrDesc(desc), nil
 }
 
 // ---- accessors ---------------------------------------------------------------
@@ -220,15 +229,22 @@ func FillRowsTxids(r Reader, rows []AddrTxsAt) error {
 // ReadScriptByHash returns the descriptor whose sha256 is sh, nil when no
 // indexed tx has paid or spent it.
 func ReadScriptByHash(r Reader, sh ScriptHash) (bchain.AddrDesc, error) {
-	v, err := r.get(CFScriptHashes, sh[:])
-	if err != nil || v == nil {
-		return nil, err
-	}
-	desc, err := unpackScriptHash(sh[:], v)
+	var found bchain.AddrDesc
+	err := r.iterate(CFAddressBalance, nil, sh[:scriptHashPrefixLen], func(k, _ []byte) (bool, error) {
+		desc, err := unpackBalanceKey(k)
+		if err != nil {
+			return false, err
+		}
+		if sha256.Sum256(desc) == sh { // else another script shares the prefix
+			found = bytes.Clone(desc)
+			return false, nil
+		}
+		return true, nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("script hash %x: %w", sh, err)
 	}
-	return desc, nil
+	return found, nil
 }
 
 // IterateAddrRows visits all of a descriptor's addresses rows, newest

@@ -36,20 +36,21 @@ func FuzzUnpackBlockTxids(f *testing.F) {
 	})
 }
 
-func FuzzUnpackScriptHash(f *testing.F) {
+func FuzzUnpackBalanceKey(f *testing.F) {
 	desc := []byte{0x00, 0x14, 1, 2, 3}
-	f.Add(scriptHashKey(desc), desc)
-	f.Add(make([]byte, 32), []byte{})
-	f.Fuzz(func(t *testing.T, key, val []byte) {
-		v, err := unpackScriptHash(key, val)
+	f.Add(balanceKey(desc))
+	f.Add(desc)
+	f.Add(make([]byte, scriptHashPrefixLen))
+	f.Fuzz(func(t *testing.T, key []byte) {
+		v, err := unpackBalanceKey(key)
 		if err != nil {
 			if !errors.Is(err, ErrCorrupt) {
 				t.Fatalf("error is not ErrCorrupt: %v", err)
 			}
 			return
 		}
-		if h := sha256.Sum256(v); !bytes.Equal(h[:], key) || !bytes.Equal(v, val) {
-			t.Fatalf("accepted %x → %x", key, val)
+		if h := sha256.Sum256(v); !bytes.Equal(append(h[:scriptHashPrefixLen:scriptHashPrefixLen], v...), key) {
+			t.Fatalf("accepted %x", key)
 		}
 	})
 }
@@ -73,8 +74,11 @@ func TestScriptRowsRoundTrip(t *testing.T) {
 		t.Fatalf("7-byte blockTxids key accepted: %v", err)
 	}
 	desc := bchain.AddrDesc{0x51}
-	other := scriptHashKey(bchain.AddrDesc{0x52})
-	if _, err := unpackScriptHash(other, desc); !errors.Is(err, ErrCorrupt) {
+	other := balanceKey(bchain.AddrDesc{0x52})
+	if _, err := unpackBalanceKey(append(other[:scriptHashPrefixLen:scriptHashPrefixLen], desc...)); !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("descriptor under a wrong hash accepted: %v", err)
+	}
+	if _, err := unpackBalanceKey(desc); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("a bare descriptor (format 3's key) accepted: %v", err)
 	}
 }

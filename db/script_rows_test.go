@@ -2,38 +2,29 @@ package db
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"testing"
 
 	"github.com/openexplorer/blockbook/bchain"
 )
 
-// checkScriptRows checks the version 3 rows against the rest of the index:
-// one scriptHashes row per addressBalance row (and no other), and a
-// blockTxids row for every height row (all of them, not only the window)
-// naming the block's txs in block order.
+// checkScriptRows checks the rows Electrum reads against the rest of the
+// index: addressBalance keys that begin with their descriptor's script
+// hash, and a blockTxids row for every height row (all of them, not only
+// the window) naming the block's txs in block order.
 func checkScriptRows(t *testing.T, d *DB, c *synthChain) {
 	t.Helper()
-	want := map[string]string{}
-	err := d.iterate(CFAddressBalance, nil, nil, func(k, _ []byte) (bool, error) {
-		want[string(scriptHashKey(k))] = string(k)
-		return true, nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	n := 0
-	err = d.iterate(CFScriptHashes, nil, nil, func(k, v []byte) (bool, error) {
+	err := d.iterate(CFAddressBalance, nil, nil, func(k, _ []byte) (bool, error) {
 		n++
-		if want[string(k)] != string(v) {
-			t.Errorf("scriptHashes row %x → %x has no balance row", k, v)
+		desc, err := unpackBalanceKey(k)
+		if err == nil && !bytes.Equal(balanceKey(desc), k) {
+			t.Errorf("addressBalance key %x is not its descriptor's", k)
 		}
-		return true, nil
+		return err == nil, err
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n != len(want) || n == 0 {
-		t.Errorf("%d scriptHashes rows for %d balance rows", n, len(want))
+	if err != nil || n == 0 {
+		t.Fatalf("%d addressBalance rows: %v", n, err)
 	}
 	tip, ok, err := ReadTip(d)
 	if err != nil || !ok {
@@ -64,8 +55,19 @@ func checkScriptRows(t *testing.T, d *DB, c *synthChain) {
 				t.Fatalf("ReadTxidAt(%d, %d) = %s %v %v", h, i, at, ok, err)
 			}
 			ta, err := ReadTxAddresses(d, txids[i])
-			if err != nil || ta == nil || ta.Height != h || ta.Index != uint32(i) {
+			if err != nil || ta == nil || ta.Height != h || ta.Index != uint32(i) || len(ta.Inputs) != len(blk.Txs[i].Vin) {
 				t.Fatalf("txAddresses of %d:%d: %+v %v", h, i, ta, err)
+			}
+			for j, vin := range blk.Txs[i].Vin {
+				if ta.Coinbase {
+					break
+				}
+				prev, err := ReadTxOutputs(d, vin.PrevTxid)
+				if err != nil || prev == nil || ta.Prevouts[j].Txid != vin.PrevTxid ||
+					ta.Prevouts[j].Height != prev.Height || ta.Prevouts[j].Index != prev.Index || ta.Prevouts[j].Coinbase != prev.Coinbase ||
+					!bytes.Equal(ta.Inputs[j].Desc, prev.Outputs[vin.PrevVout].Desc) || ta.Inputs[j].Value != prev.Outputs[vin.PrevVout].Value {
+					t.Fatalf("input %d of %d:%d: %+v from %+v, want the output %s:%d, %+v %v", j, h, i, ta.Inputs[j], ta.Prevouts[j], vin.PrevTxid, vin.PrevVout, prev, err)
+				}
 			}
 		}
 		if _, ok, err := ReadTxidAt(d, h, uint32(len(txids))); ok || err != nil {
@@ -151,9 +153,15 @@ func TestScriptRowsFollowTheChain(t *testing.T) {
 				if desc == nil {
 					continue
 				}
-				got, err := ReadScriptByHash(b.db, ScriptHash(scriptHashKey(desc)))
+				sh := ScriptHash(sha256.Sum256(desc))
+				got, err := ReadScriptByHash(b.db, sh)
 				if err != nil || !bytes.Equal(got, desc) {
 					t.Fatalf("script hash of %x: %x %v", desc, got, err)
+				}
+				// A hash sharing the key's prefix is another script's.
+				sh[31] ^= 1
+				if got, err := ReadScriptByHash(b.db, sh); got != nil || err != nil {
+					t.Fatalf("hash %x sharing a prefix resolved to %x %v", sh, got, err)
 				}
 			}
 		}

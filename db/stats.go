@@ -103,8 +103,14 @@ func (d *DB) Verify(ctx context.Context) ([]string, error) {
 
 // rowDecoders decode the rows whose damage would break answers.
 var rowDecoders = map[CF]func(k, v []byte) error{
-	CFAddressBalance: func(_, v []byte) error { _, err := unpackAddrBalance(v); return err },
-	CFTxAddresses:    func(_, v []byte) error { _, err := unpackTxAddresses(v); return err },
+	CFAddressBalance: func(k, v []byte) error {
+		if _, err := unpackBalanceKey(k); err != nil {
+			return err
+		}
+		_, err := unpackAddrBalance(v)
+		return err
+	},
+	CFTxAddresses: func(_, v []byte) error { _, err := unpackTxAddresses(v); return err },
 	// The rows other rows name txs through (format 4).
 	CFBlockTxids: func(k, v []byte) error {
 		if _, _, err := unpackBlockTxidKey(k); err != nil {
@@ -113,7 +119,6 @@ var rowDecoders = map[CF]func(k, v []byte) error{
 		_, err := unpackBlockTxids(v)
 		return err
 	},
-	CFScriptHashes:  func(k, v []byte) error { _, err := unpackScriptHash(k, v); return err },
 	CFAddressPrefix: func(k, v []byte) error { _, err := unpackAddressPrefix(k, v); return err },
 }
 

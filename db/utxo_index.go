@@ -158,7 +158,7 @@ func (p *indexPrevouts) prevout(txid bchain.Hash, vout uint32) (IndexedInput, bo
 	ta := p.memo[txid]
 	if ta == nil {
 		var err error
-		if ta, err = ReadTxAddresses(p.r, txid); err != nil || ta == nil {
+		if ta, err = ReadTxOutputs(p.r, txid); err != nil || ta == nil {
 			return IndexedInput{}, false, err
 		}
 		p.memo[txid] = ta
@@ -307,14 +307,12 @@ func (x *UtxoIndex) apply(b *Batch, rows *blockRows) error {
 		switch {
 		case next.Txs == 0:
 			// A descriptor without txs has no row, as in a fresh sync.
-			b.del(CFAddressBalance, desc)
-			b.del(CFScriptHashes, scriptHashKey(desc))
+			b.del(CFAddressBalance, balanceKey(desc))
 			if k := prefixRow(x.prefixNamer, desc); k != nil {
 				b.del(CFAddressPrefix, k)
 			}
 		case cur.Txs == 0:
 			writeAddrBalance(b, desc, next)
-			b.put(CFScriptHashes, scriptHashKey(desc), desc)
 			if k := prefixRow(x.prefixNamer, desc); k != nil {
 				b.put(CFAddressPrefix, k, nil)
 			}

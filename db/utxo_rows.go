@@ -155,9 +155,9 @@ func utxoRows(ib *IndexedBlock) *blockRows {
 	}
 	for i := range ib.Txs {
 		tx := &ib.Txs[i]
-		ta := TxAddresses{Height: b.h, Index: uint32(i), Coinbase: tx.Coinbase, Inputs: make([]TxAddr, len(tx.Inputs)), Outputs: tx.Outputs}
+		ta := TxAddresses{Height: b.h, Index: uint32(i), Coinbase: tx.Coinbase, Prevouts: make([]Prevout, len(tx.Inputs)), Outputs: tx.Outputs}
 		for j := range tx.Inputs {
-			ta.Inputs[j] = tx.Inputs[j].TxAddr
+			ta.Prevouts[j] = tx.Inputs[j].Prevout
 			if !tx.Coinbase {
 				b.spend(tx, uint32(i), j)
 			}

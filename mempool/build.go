@@ -231,7 +231,7 @@ func (m *Mempool) fromIndex(need []bchain.Hash, parents map[bchain.Hash]parent) 
 	defer snap.Release()
 	rest := need[:0]
 	for _, h := range need {
-		ta, err := db.ReadTxAddresses(snap, h)
+		ta, err := db.ReadTxOutputs(snap, h)
 		if err != nil {
 			m.log.Warn("cannot read a prevout from the index", "txid", h, "err", err)
 		}
@@ -259,7 +259,7 @@ func (m *Mempool) dropConfirmed(ids []bchain.Hash) []bchain.Hash {
 	}
 	defer snap.Release()
 	return slices.DeleteFunc(ids, func(h bchain.Hash) bool {
-		ta, err := db.ReadTxAddresses(snap, h)
+		ta, err := db.ReadTxOutputs(snap, h)
 		return err == nil && ta != nil
 	})
 }

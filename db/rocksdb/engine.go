@@ -17,9 +17,7 @@ import (
 type engine struct {
 	rdb     *grocksdb.DB
 	handles [db.NumCF]*grocksdb.ColumnFamilyHandle // nil: a family not held
-	opts    *grocksdb.Options
-	bbto    *grocksdb.BlockBasedTableOptions // nil for a bare open
-	cache   *grocksdb.Cache                  // likewise
+	opts    *options
 	ro      *grocksdb.ReadOptions
 	wo      *grocksdb.WriteOptions
 	woSync  *grocksdb.WriteOptions
@@ -32,7 +30,7 @@ type engine struct {
 
 var _ db.Engine = (*engine)(nil)
 
-func newEngine(rdb *grocksdb.DB, opts *grocksdb.Options, path string) *engine {
+func newEngine(rdb *grocksdb.DB, opts *options, path string) *engine {
 	woSync := grocksdb.NewDefaultWriteOptions()
 	woSync.SetSync(true)
 	return &engine{rdb: rdb, opts: opts, path: path, ro: grocksdb.NewDefaultReadOptions(),

@@ -211,7 +211,7 @@ func TestOpenRefusesFormat2Unchanged(t *testing.T) {
 	dir := t.TempDir()
 	var names []string
 	for _, cf := range db.ColumnFamilies(bchain.ChainBitcoinType) {
-		if cf != db.CFBlockTxids && cf != db.CFScriptHashes {
+		if cf != db.CFBlockTxids {
 			names = append(names, cf.String())
 		}
 	}
@@ -226,27 +226,36 @@ func TestOpenRefusesFormat2Unchanged(t *testing.T) {
 	}
 }
 
-// An index of format 3 (the same column families, but txids repeated where
-// format 4 stores tx positions) is refused with the resync message, its
-// rows untouched: reading its rows as format 4 would give wrong answers.
+// An index of format 3 (txids repeated where format 4 stores tx positions,
+// and a scriptHashes family) is refused with the resync message, its rows
+// untouched: reading its rows as format 4 would give wrong answers. So is
+// one made by a build of main before format 4 dropped scriptHashes.
 func TestOpenRefusesFormat3Unchanged(t *testing.T) {
-	dir := t.TempDir()
-	var names []string
-	for _, cf := range db.ColumnFamilies(bchain.ChainBitcoinType) {
-		names = append(names, cf.String())
-	}
-	rawCreate(t, dir, names, map[string][]byte{"format": {0, 0, 0, 3}, "tip": make([]byte, 36)})
-	_, err := Open(testOptions(dir))
-	if !errors.Is(err, db.ErrIncompatible) || !strings.Contains(err.Error(), "format version 3, this binary writes version 4") ||
-		!strings.Contains(err.Error(), "resync required") {
-		t.Fatalf("format 3 index: %v", err)
-	}
-	o := testOptions(dir)
-	o.ReadOnly = true
-	if _, err := Open(o); !errors.Is(err, db.ErrIncompatible) || !strings.Contains(err.Error(), "format version 3") {
-		t.Fatalf("read-only open of a format 3 index: %v", err)
-	}
-	if after := listCFs(t, dir); !slices.Equal(after, slices.Sorted(slices.Values(names))) {
-		t.Fatalf("column families changed to %v", after)
+	for _, c := range []struct {
+		format byte
+		want   string
+	}{
+		{3, "format version 3, this binary writes version 4"},
+		{4, "made by an older build of this program"},
+	} {
+		dir := t.TempDir()
+		names := []string{"scriptHashes"}
+		for _, cf := range db.ColumnFamilies(bchain.ChainBitcoinType) {
+			names = append(names, cf.String())
+		}
+		rawCreate(t, dir, names, map[string][]byte{"format": {0, 0, 0, c.format}, "tip": make([]byte, 36)})
+		_, err := Open(testOptions(dir))
+		if !errors.Is(err, db.ErrIncompatible) || !strings.Contains(err.Error(), c.want) ||
+			!strings.Contains(err.Error(), "resync required") {
+			t.Fatalf("format %d index: %v", c.format, err)
+		}
+		o := testOptions(dir)
+		o.ReadOnly = true
+		if _, err := Open(o); !errors.Is(err, db.ErrIncompatible) || !strings.Contains(err.Error(), c.want) {
+			t.Fatalf("read-only open of a format %d index: %v", c.format, err)
+		}
+		if after := listCFs(t, dir); !slices.Equal(after, slices.Sorted(slices.Values(names))) {
+			t.Fatalf("column families changed to %v", after)
+		}
 	}
 }

@@ -19,48 +19,6 @@ import (
 // of a bulk-load round are staged.
 const stagingDirName = "bulk-staging"
 
-func newOptions(o *db.Options) (*grocksdb.Options, *grocksdb.BlockBasedTableOptions, *grocksdb.Cache) {
-	cacheBytes := o.CacheBytes
-	if cacheBytes <= 0 {
-		cacheBytes = 64 << 20
-	}
-	cache := grocksdb.NewLRUCache(uint64(cacheBytes))
-	bbto := grocksdb.NewDefaultBlockBasedTableOptions()
-	bbto.SetBlockCache(cache)
-	bbto.SetBlockSize(16 << 10)
-	// Bloom filters make point lookups of absent keys (new addresses, txs not
-	// yet seen) skip disk reads.
-	bbto.SetFilterPolicy(grocksdb.NewBloomFilter(10))
-	bbto.SetCacheIndexAndFilterBlocks(true)
-	bbto.SetCacheIndexAndFilterBlocksWithHighPriority(true)
-	bbto.SetFormatVersion(5)
-
-	opts := grocksdb.NewDefaultOptions()
-	opts.SetCreateIfMissing(true)
-	opts.SetCreateIfMissingColumnFamilies(true)
-	opts.SetBlockBasedTableFactory(bbto)
-	opts.SetCompression(grocksdb.LZ4Compression)
-	opts.SetLevelCompactionDynamicLevelBytes(true)
-	opts.SetMaxBackgroundJobs(4)
-	opts.SetBytesPerSync(8 << 20)
-	wb := o.WriteBufferBytes
-	if wb <= 0 {
-		wb = 64 << 20
-	}
-	opts.SetWriteBufferSize(uint64(wb))
-	opts.SetMaxWriteBufferNumber(2)
-	opts.SetMaxTotalWalSize(512 << 20)
-	// Flushes of all column families happen together, so a crash with the
-	// WAL disabled (bulk loads) can never leave some families ahead of others.
-	opts.SetAtomicFlush(true)
-	if o.MaxOpenFiles > 0 {
-		opts.SetMaxOpenFiles(o.MaxOpenFiles)
-	} else {
-		opts.SetMaxOpenFiles(-1)
-	}
-	return opts, bbto, cache
-}
-
 // Open opens (creating if needed) the index at o.Path: it refuses a datadir
 // of another program or format (checkForeign), then package db checks that
 // the index was made by this program's format version for the same coin
@@ -92,34 +50,26 @@ func openEngine(o db.Options) (*engine, error) {
 		// made before them lacks; reads of them find nothing.
 		cfs = slices.DeleteFunc(slices.Clone(cfs), func(cf db.CF) bool { return !slices.Contains(existing, cf.String()) })
 	}
-	opts, bbto, cache := newOptions(&o)
+	opts := newOptions(&o)
 	e, err := open(opts, o.Path, cfs, o.ReadOnly)
 	if err != nil {
-		opts.Destroy()
-		bbto.Destroy()
-		cache.Destroy()
+		opts.destroy()
 		return nil, err
 	}
-	e.bbto, e.cache = bbto, cache
 	return e, nil
 }
 
 // open opens the database at path with the column families cfs; the
 // engine owns opts from then on.
-func open(opts *grocksdb.Options, path string, cfs []db.CF, readOnly bool) (*engine, error) {
-	names := make([]string, len(cfs))
-	cfOpts := make([]*grocksdb.Options, len(cfs))
-	for i, cf := range cfs {
-		names[i] = cf.String()
-		cfOpts[i] = opts
-	}
+func open(opts *options, path string, cfs []db.CF, readOnly bool) (*engine, error) {
+	names, cfOpts := familyOptions(opts, cfs)
 	var rdb *grocksdb.DB
 	var handles []*grocksdb.ColumnFamilyHandle
 	var err error
 	if readOnly {
-		rdb, handles, err = grocksdb.OpenDbForReadOnlyColumnFamilies(opts, path, names, cfOpts, false)
+		rdb, handles, err = grocksdb.OpenDbForReadOnlyColumnFamilies(opts.db, path, names, cfOpts, false)
 	} else {
-		rdb, handles, err = grocksdb.OpenDbColumnFamilies(opts, path, names, cfOpts)
+		rdb, handles, err = grocksdb.OpenDbColumnFamilies(opts.db, path, names, cfOpts)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("rocksdb: open %s: %w", path, err)
@@ -129,6 +79,16 @@ func open(opts *grocksdb.Options, path string, cfs []db.CF, readOnly bool) (*eng
 		e.handles[cf] = handles[i]
 	}
 	return e, nil
+}
+
+// familyOptions returns the names and options of column families cfs.
+func familyOptions(opts *options, cfs []db.CF) ([]string, []*grocksdb.Options) {
+	names := make([]string, len(cfs))
+	cfOpts := make([]*grocksdb.Options, len(cfs))
+	for i, cf := range cfs {
+		names[i], cfOpts[i] = cf.String(), opts.forCF(cf)
+	}
+	return names, cfOpts
 }
 
 // checkForeign refuses a datadir with column families we do not know, which
@@ -161,6 +121,12 @@ func checkForeign(path string, ours []db.CF) ([]string, error) {
 			foreign = append(foreign, n)
 		}
 	}
+	if len(foreign) > 0 && !slices.ContainsFunc(foreign, func(n string) bool { return !slices.Contains(db.RetiredColumnFamilies, n) }) {
+		// Families only an older format of ours wrote: say which format.
+		if err := checkOlderFormat(path, present); err != nil {
+			return nil, err
+		}
+	}
 	if len(foreign) > 0 {
 		return nil, fmt.Errorf("%w: %s holds a different index format, resync required (it has column families %v this program does not write: an index of Blockbook itself or of another chain type); point -datadir at an empty directory",
 			db.ErrIncompatible, path, foreign)
@@ -177,10 +143,10 @@ func checkForeign(path string, ours []db.CF) ([]string, error) {
 // of our column families but holds state (see db.CheckOlderIndex): opening
 // it normally would add the missing column families.
 func checkOlderFormat(path string, present []db.CF) error {
-	opts := grocksdb.NewDefaultOptions()
+	opts := bareOptions()
 	e, err := open(opts, path, present, true)
 	if err != nil {
-		opts.Destroy()
+		opts.destroy()
 		return err
 	}
 	err = db.CheckOlderIndex(e, path)

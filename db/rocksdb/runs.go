@@ -54,7 +54,7 @@ func (e *engine) NewRun(cf db.CF, name string) (db.RunWriter, error) {
 		return nil, fmt.Errorf("rocksdb: %w", err)
 	}
 	env := grocksdb.NewDefaultEnvOptions()
-	w := grocksdb.NewSSTFileWriter(env, e.opts)
+	w := grocksdb.NewSSTFileWriter(env, e.opts.forCF(cf))
 	if err := w.Open(path); err != nil {
 		w.Destroy()
 		env.Destroy()
@@ -225,8 +225,8 @@ func (e *engine) Level0Files(cf db.CF) (int, bool) {
 }
 
 func (e *engine) SetCacheBytes(n int64) {
-	if !e.closed.Load() && e.cache != nil && n > 0 {
-		e.cache.SetCapacity(uint64(n))
+	if !e.closed.Load() && e.opts.cache != nil && n > 0 {
+		e.opts.cache.SetCapacity(uint64(n))
 	}
 }
 
@@ -248,11 +248,7 @@ func (e *engine) Close() error {
 	e.ro.Destroy()
 	e.wo.Destroy()
 	e.woSync.Destroy()
-	e.opts.Destroy()
-	if e.bbto != nil {
-		e.bbto.Destroy()
-		e.cache.Destroy()
-	}
+	e.opts.destroy()
 	return nil
 }
 

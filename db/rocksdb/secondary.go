@@ -50,7 +50,8 @@ func openSecondaryEngine(o db.Options, secondaryDir string) (*engine, error) {
 	if err := os.MkdirAll(secondaryDir, 0o755); err != nil {
 		return nil, fmt.Errorf("rocksdb: replica directory: %w", err)
 	}
-	opts, bbto, cache := newOptions(&o)
+	all := newOptions(&o)
+	opts := all.db
 	// A secondary instance must keep every table file open: the primary may
 	// delete a file (after a compaction) that the secondary still lists
 	// until its next catch-up, and an open file stays readable.
@@ -62,20 +63,14 @@ func openSecondaryEngine(o db.Options, secondaryDir string) (*engine, error) {
 	opts.SetKeepLogFileNum(2)
 	opts.SetCreateIfMissing(false)
 	opts.SetCreateIfMissingColumnFamilies(false)
-	names := make([]string, len(cfs))
-	cfOpts := make([]*grocksdb.Options, len(cfs))
-	for i, cf := range cfs {
-		names[i], cfOpts[i] = cf.String(), opts
-	}
+	names, cfOpts := familyOptions(all, cfs)
 	rdb, handles, err := grocksdb.OpenDbAsSecondaryColumnFamilies(opts, o.Path, secondaryDir, names, cfOpts)
 	if err != nil {
-		opts.Destroy()
-		bbto.Destroy()
-		cache.Destroy()
+		all.destroy()
 		return nil, fmt.Errorf("rocksdb: open %s as a secondary instance in %s: %w", o.Path, secondaryDir, err)
 	}
-	e := newEngine(rdb, opts, o.Path)
-	e.bbto, e.cache, e.secondary = bbto, cache, true
+	e := newEngine(rdb, all, o.Path)
+	e.secondary = true
 	for i, cf := range cfs {
 		e.handles[cf] = handles[i]
 	}
