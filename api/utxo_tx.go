@@ -72,14 +72,21 @@ func (s *UtxoService) confirmedTx(v *view, txid bchain.Hash) (*db.TxAddresses, *
 	if err != nil || ta == nil {
 		return nil, nil, err
 	}
-	meta, err := db.ReadBlockMeta(v.snap, ta.Height)
+	meta, err := txBlock(v, txid, ta)
 	if err != nil {
 		return nil, nil, err
 	}
-	if meta == nil {
-		return nil, nil, fmt.Errorf("%w: tx %s at height %d without block", db.ErrCorrupt, txid, ta.Height)
-	}
 	return ta, meta, nil
+}
+
+// txBlock returns the block of a confirmed tx; its absence means the
+// index is damaged.
+func txBlock(v *view, txid bchain.Hash, ta *db.TxAddresses) (*db.BlockMeta, error) {
+	meta, err := db.ReadBlockMeta(v.snap, ta.Height)
+	if err == nil && meta == nil {
+		err = fmt.Errorf("%w: tx %s at height %d without block", db.ErrCorrupt, txid, ta.Height)
+	}
+	return meta, err
 }
 
 // rawTx reads a tx from the cache or the node, caching confirmed txs.
@@ -258,10 +265,7 @@ func (s *UtxoService) renderLightTxs(v *view, txids []bchain.Hash) ([]*Tx, error
 		if ta == nil {
 			return nil, fmt.Errorf("%w: indexed tx %s has no txAddresses row", db.ErrCorrupt, txids[i])
 		}
-		meta, err := db.ReadBlockMeta(v.snap, ta.Height)
-		if err == nil && meta == nil {
-			err = fmt.Errorf("%w: tx %s at height %d without block", db.ErrCorrupt, txids[i], ta.Height)
-		}
+		meta, err := txBlock(v, txids[i], ta)
 		if err != nil {
 			return nil, err
 		}

@@ -57,10 +57,10 @@ func writeAddrBalance(w Writer, desc bchain.AddrDesc, b *AddrBalance) {
 // inputs filled from the rows of the txs whose outputs they spend.
 func ReadTxAddresses(r Reader, txid bchain.Hash) (*TxAddresses, error) {
 	ta, err := ReadTxOutputs(r, txid)
-	if err == nil && ta != nil {
-		err = fillInputs(r, []*TxAddresses{ta})
+	if err != nil || ta == nil {
+		return nil, err
 	}
-	if err != nil {
+	if err := fillInputs(r, []*TxAddresses{ta}); err != nil {
 		return nil, fmt.Errorf("tx %s: %w", txid, err)
 	}
 	return ta, nil

@@ -409,13 +409,11 @@ func packTxAddresses(ta *TxAddresses) []byte {
 	e.uvarint(flags)
 	e.uvarint(uint64(len(ta.Prevouts)))
 	for i := range ta.Prevouts {
-		if ta.Coinbase {
-			break
+		if p := &ta.Prevouts[i]; !ta.Coinbase {
+			e.uvarint(uint64(ta.Height - p.Height))
+			e.uvarint(uint64(p.Index))
+			e.uvarint(uint64(p.Vout))
 		}
-		p := &ta.Prevouts[i]
-		e.uvarint(uint64(ta.Height - p.Height))
-		e.uvarint(uint64(p.Index))
-		e.uvarint(uint64(p.Vout))
 	}
 	e.uvarint(uint64(len(ta.Outputs)))
 	for i := range ta.Outputs {
@@ -438,10 +436,7 @@ func unpackTxAddresses(b []byte) (*TxAddresses, error) {
 		minIn = 0
 	}
 	ta.Prevouts = make([]Prevout, d.count(minIn))
-	for i := range ta.Prevouts {
-		if ta.Coinbase {
-			break
-		}
+	for i := 0; i < len(ta.Prevouts) && !ta.Coinbase; i++ {
 		back := d.uvarint32()
 		if back > ta.Height {
 			d.fail("input %d spends an output %d blocks before block 0", i, back)

@@ -258,11 +258,15 @@ func (x *UtxoIndex) rebuild(h uint32) (*IndexedBlock, error) {
 	if ib.Filter, err = ReadBlockFilter(x.db, meta.Hash); err != nil {
 		return nil, err
 	}
+	txids := make([]bchain.Hash, len(undo))
 	for i := range undo {
-		ta, err := ReadTxAddresses(x.db, undo[i].Txid)
-		if err != nil {
-			return nil, err
-		}
+		txids[i] = undo[i].Txid
+	}
+	tas, err := ReadManyTxAddresses(x.db, txids)
+	if err != nil {
+		return nil, err
+	}
+	for i, ta := range tas {
 		if ta == nil || ta.Height != h || ta.Index != uint32(i) {
 			return nil, fmt.Errorf("%w: tx %s of block %d has no matching txAddresses row", ErrCorrupt, undo[i].Txid, h)
 		}

@@ -46,8 +46,9 @@ func (o *options) destroy() {
 }
 
 // Compression of the bottommost level, which holds nearly all the data:
-// zstd takes 7-8% less space than LZ4 on these rows (docs/performance.md,
-// "Compression"). Levels above it, rewritten soon, keep the faster LZ4.
+// zstd takes about 8% less space than LZ4 on these rows (docs/performance.md,
+// "Compact index, step 2"). Levels above it, rewritten soon, keep the
+// faster LZ4.
 const (
 	zstdLevel = 3
 	// A family with Repetitive values trains a dictionary of dictBytes from
