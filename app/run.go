@@ -129,10 +129,16 @@ func startProf(addr string, log *slog.Logger) {
 	if addr == "" {
 		return
 	}
+	// Listening first, so that the log says whether profiles are served.
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		log.Error("pprof server", "err", err)
+		return
+	}
+	log.Info("pprof profiles served", "addr", addr)
 	go func() {
-		log.Info("pprof profiles served", "addr", addr)
-		srv := &http.Server{Addr: addr, Handler: profMux(), ReadHeaderTimeout: 10 * time.Second}
-		if err := srv.ListenAndServe(); err != nil {
+		srv := &http.Server{Handler: profMux(), ReadHeaderTimeout: 10 * time.Second}
+		if err := srv.Serve(ln); err != nil {
 			log.Error("pprof server", "err", err)
 		}
 	}()
@@ -162,6 +168,7 @@ func openStore(o *Options, cfg *bchain.Config, b *bchain.Backend, mem memoryPlan
 		func() float64 { n, _ := d.CompactionDebt(); return float64(n) }))
 	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "blockbook_db_pending_compaction_bytes", Help: "RocksDB's estimate of bytes pending compaction, summed over column families."},
 		func() float64 { _, n := d.CompactionDebt(); return float64(n) }))
+	registerMemoryUse(reg, d)
 	return d, nil
 }
 

@@ -189,6 +189,7 @@ func (l *BulkLoader) waitFlush() error {
 	}
 	l.committed, l.hasCommitted = res.tip, true
 	l.cache.commitOldest()
+	l.x.db.releaseFreeMemory()
 	l.stats.Rounds++
 	l.stats.Rows += l.flushRows
 	l.stats.FlushTime += res.took

@@ -21,21 +21,48 @@ type utxoCache struct {
 type cacheGen struct {
 	m     map[outpoint]cacheEntry
 	arena []byte // descriptors of the entries
-	bytes int64
+	added int    // entries put since the generation was (re)built
+	bytes int64  // memory held: see genBytes
 }
 
 type cacheEntry struct {
 	value  uint64
 	height uint32
 	// pos is the creating tx's index in its block << 1 | coinbase, one
-	// word so the entry stays 40 bytes (a block has far fewer than 2^31 txs).
-	pos  uint32
-	desc []byte // in the generation's arena; nil for unindexed outputs
+	// word (a block has far fewer than 2^31 txs).
+	pos uint32
+	// The descriptor is arena[descAt:descAt+descLen] of its generation
+	// (empty for unindexed outputs): offsets keep the entry at 24 bytes,
+	// where a slice would take 40.
+	descAt, descLen uint32
 }
 
-// cacheEntryBytes approximates the memory of one entry: the key, the entry
-// and Go's map overhead.
-const cacheEntryBytes = 112
+// cacheSlotBytes bounds the memory of one map entry: Go's maps keep 7/16 to
+// 7/8 of their 65-byte slots (36-byte key, padding, 24-byte entry, control
+// byte) in use, so 74 to 149 bytes per entry, and up to 151 measured with
+// the tables' own overhead (TestUTXOCacheAccountsItsHeap). The bound, not
+// the average, keeps the heap within the plan.
+const cacheSlotBytes = 156
+
+func (g *cacheGen) desc(e cacheEntry) []byte {
+	if e.descLen == 0 {
+		return nil
+	}
+	return g.arena[e.descAt : e.descAt+e.descLen : e.descAt+e.descLen]
+}
+
+// store appends a descriptor to the arena and points e at it.
+func (g *cacheGen) store(e *cacheEntry, desc []byte) {
+	e.descAt, e.descLen = uint32(len(g.arena)), uint32(len(desc))
+	g.arena = append(g.arena, desc...)
+}
+
+// genBytes is what a generation holds. Taking an entry frees nothing (a Go
+// map does not shrink, the arena is append-only), so every entry added
+// counts until the generation is rebuilt or dropped.
+func (g *cacheGen) genBytes() int64 {
+	return int64(g.added)*cacheSlotBytes + int64(cap(g.arena))
+}
 
 func newUTXOCache(maxBytes int64) *utxoCache {
 	c := &utxoCache{maxBytes: maxBytes}
@@ -51,10 +78,16 @@ func (c *utxoCache) rotate() {
 }
 
 // commitOldest records that the oldest uncommitted generation's round has
-// been ingested, then drops whole committed generations, oldest first, until
-// the cache fits its budget.
+// been ingested, rebuilds committed generations that are mostly spent, then
+// drops whole committed generations, oldest first, until the cache fits its
+// budget.
 func (c *utxoCache) commitOldest() {
 	c.committed++
+	for _, g := range c.gens[:c.committed] {
+		if len(g.m) < g.added/2 {
+			c.rebuild(g)
+		}
+	}
 	for c.committed > 0 && c.bytes > c.maxBytes {
 		c.bytes -= c.gens[0].bytes
 		c.gens[0] = nil
@@ -63,38 +96,50 @@ func (c *utxoCache) commitOldest() {
 	}
 }
 
+// rebuild copies a generation's unspent entries into a map and an arena of
+// their own size, giving back what its spent entries held.
+func (c *utxoCache) rebuild(g *cacheGen) {
+	arena := 0
+	for _, e := range g.m {
+		arena += int(e.descLen)
+	}
+	ng := cacheGen{m: make(map[outpoint]cacheEntry, len(g.m)), arena: make([]byte, 0, arena), added: len(g.m)}
+	for op, e := range g.m {
+		ng.store(&e, g.desc(e))
+		ng.m[op] = e
+	}
+	ng.bytes = ng.genBytes()
+	c.bytes += ng.bytes - g.bytes
+	*g = ng
+}
+
 func (c *utxoCache) add(op outpoint, value uint64, height, index uint32, coinbase bool, desc []byte) {
 	g := c.current()
 	e := cacheEntry{value: value, height: height, pos: index << 1}
 	if coinbase {
 		e.pos |= 1
 	}
-	if len(desc) > 0 {
-		start := len(g.arena)
-		g.arena = append(g.arena, desc...)
-		e.desc = g.arena[start:len(g.arena):len(g.arena)]
-	}
+	g.store(&e, desc)
 	g.m[op] = e
-	n := int64(cacheEntryBytes + len(desc))
-	g.bytes += n
-	c.bytes += n
+	g.added++
+	n := g.genBytes()
+	c.bytes += n - g.bytes
+	g.bytes = n
 }
 
-// take returns and removes an output (each output is spent once).
-func (c *utxoCache) take(op outpoint) (cacheEntry, bool) {
+// take returns and removes an output (each output is spent once) and its
+// descriptor, which stays valid after the generation is rebuilt.
+func (c *utxoCache) take(op outpoint) (cacheEntry, []byte, bool) {
 	for i := len(c.gens) - 1; i >= 0; i-- {
 		g := c.gens[i]
 		if e, ok := g.m[op]; ok {
 			delete(g.m, op)
-			n := int64(cacheEntryBytes + len(e.desc))
-			g.bytes -= n
-			c.bytes -= n
 			c.hits++
-			return e, true
+			return e, g.desc(e), true
 		}
 	}
 	c.misses++
-	return cacheEntry{}, false
+	return cacheEntry{}, nil, false
 }
 
 // bulkPrevouts resolves inputs from the cache, then from the index.
@@ -104,10 +149,10 @@ type bulkPrevouts struct {
 }
 
 func (p *bulkPrevouts) prevout(txid bchain.Hash, vout uint32) (IndexedInput, bool, error) {
-	if e, ok := p.cache.take(outpoint{txid, vout}); ok {
+	if e, desc, ok := p.cache.take(outpoint{txid, vout}); ok {
 		return IndexedInput{
 			Prevout: Prevout{Txid: txid, Vout: vout, Height: e.height, Index: e.pos >> 1, Coinbase: e.pos&1 == 1},
-			TxAddr:  TxAddr{Desc: e.desc, Value: e.value},
+			TxAddr:  TxAddr{Desc: desc, Value: e.value},
 		}, true, nil
 	}
 	return p.index.prevout(txid, vout)

@@ -167,12 +167,8 @@ func (r *round) add(height uint32, hash bchain.Hash, rows *blockRows) {
 // with the stored ones, and the undo window moved from (prevTip-keep,
 // prevTip] to (to-keep, to].
 func (r *round) finalRows(d *DB, bc *balanceCache, prevTip uint32, hadTip bool) error {
-	for k, delta := range r.balances {
-		cur, err := bc.get(d, k)
-		if err != nil {
-			return err
-		}
-		next, err := applyBalanceDelta(cur, delta)
+	err := bc.each(d, r.balances, func(k string, cur *AddrBalance) error {
+		next, err := applyBalanceDelta(cur, r.balances[k])
 		if err != nil {
 			return fmt.Errorf("address %x: %w", k, err)
 		}
@@ -192,6 +188,10 @@ func (r *round) finalRows(d *DB, bc *balanceCache, prevTip uint32, hadTip bool) 
 		default:
 			r.cfs[CFAddressBalance].add(bk, packAddrBalance(next), false)
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	low := func(h uint32) uint32 { // lowest height of the window ending at h
 		if h+1 > r.keep {
@@ -227,19 +227,59 @@ func newBalanceCache(maxBytes int64) *balanceCache {
 
 const balanceEntryBytes = 128
 
-func (c *balanceCache) get(d *DB, desc string) (*AddrBalance, error) {
-	if b, ok := c.cur[desc]; ok {
-		return &b, nil
+// each calls fn with the current balance of every address of deltas: from
+// the cache, else from the index, else zero. The index is read in key
+// order, balanceReadChunk keys per call: balance keys are spread by their
+// hash, and a point read each made a round's flush wait on hundreds of
+// thousands of random reads. fn may put into the cache.
+func (c *balanceCache) each(d *DB, deltas map[string]*balanceDelta, fn func(desc string, cur *AddrBalance) error) error {
+	type miss struct {
+		key  []byte
+		desc string
 	}
-	if b, ok := c.old[desc]; ok {
-		return &b, nil
+	var misses []miss
+	for k := range deltas {
+		b, ok := c.cur[k]
+		if !ok {
+			b, ok = c.old[k]
+		}
+		if !ok {
+			misses = append(misses, miss{balanceKey(bchain.AddrDesc(k)), k})
+			continue
+		}
+		if err := fn(k, &b); err != nil {
+			return err
+		}
 	}
-	b, err := ReadAddrBalance(d, bchain.AddrDesc(desc))
-	if err != nil || b != nil {
-		return b, err
+	slices.SortFunc(misses, func(a, b miss) int { return bytes.Compare(a.key, b.key) })
+	keys := make([][]byte, 0, balanceReadChunk)
+	for len(misses) > 0 {
+		part := misses[:min(balanceReadChunk, len(misses))]
+		misses = misses[len(part):]
+		keys = keys[:0]
+		for _, m := range part {
+			keys = append(keys, m.key)
+		}
+		vals, err := getMany(d, CFAddressBalance, keys)
+		if err != nil {
+			return err
+		}
+		for i, v := range vals {
+			cur := &AddrBalance{}
+			if v != nil {
+				if cur, err = unpackAddrBalance(v); err != nil {
+					return fmt.Errorf("address %x: %w", part[i].desc, err)
+				}
+			}
+			if err := fn(part[i].desc, cur); err != nil {
+				return err
+			}
+		}
 	}
-	return &AddrBalance{}, nil
+	return nil
 }
+
+const balanceReadChunk = 4096
 
 func (c *balanceCache) put(desc string, b *AddrBalance) {
 	if len(c.cur) >= c.max {

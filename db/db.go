@@ -242,21 +242,32 @@ func (d *DB) CompactInBackground() {
 	go func() {
 		defer d.compacting.Done()
 		start := time.Now()
-		for _, cf := range d.cfs {
-			d.mu.RLock()
-			if d.closed {
-				d.mu.RUnlock()
-				return
-			}
-			err := d.eng.Compact(cf)
-			d.mu.RUnlock()
-			if err != nil {
-				d.log.Warn("compaction after bulk load failed", "subsystem", "db", "cf", cf.String(), "err", err)
-				return
-			}
+		if cf, err := d.CompactAll(); errors.Is(err, ErrClosed) {
+			return
+		} else if err != nil {
+			d.log.Warn("compaction after bulk load failed", "subsystem", "db", "cf", cf.String(), "err", err)
+			return
 		}
 		d.log.Info("compaction after bulk load finished", "subsystem", "db", "took", time.Since(start).Round(time.Millisecond).String())
 	}()
+}
+
+// CompactAll compacts every column family, one after the other, and
+// returns the family it failed on. A closed database stops it (ErrClosed).
+func (d *DB) CompactAll() (CF, error) {
+	for _, cf := range d.cfs {
+		d.mu.RLock()
+		if d.closed {
+			d.mu.RUnlock()
+			return cf, ErrClosed
+		}
+		err := d.eng.Compact(cf)
+		d.mu.RUnlock()
+		if err != nil {
+			return cf, err
+		}
+	}
+	return 0, nil
 }
 
 // FilesAtLevel0 returns, per column family, the number of table files in

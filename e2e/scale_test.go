@@ -19,8 +19,8 @@ import (
 // TestScaleSmoke is the CI-sized run of the scale benchmark's pipeline: a
 // few thousand mainnet-shaped txs from cmd/scalegen, served by the block
 // server over JSON-RPC and P2P, synced in bulk by the real program. The
-// index must reach the generated tip and hold each whale's tx count and
-// balance as the generator's ledger has them.
+// index must reach the generated tip and hold each whale's and the HD
+// account's tx count and balance as the generator's ledger has them.
 func TestScaleSmoke(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "chain")
 	stats, err := scalegen.Generate(dir, scalegen.Options{Txs: 4000, MaxBlockTxs: 40, Seed: 7}, nil)
@@ -73,5 +73,15 @@ func TestScaleSmoke(t *testing.T) {
 			t.Errorf("whale %d %s: index has %d txs, balance %s; generator: %d txs, balance %d",
 				w, addrs[0], a.Txs, a.Balance, stats.WhaleTxs[w], stats.WhaleBalance[w])
 		}
+	}
+	// The HD account, found by the xpub's gap-limit scan.
+	var x struct {
+		Balance    string `json:"balance"`
+		Txs        int    `json:"txs"`
+		UsedTokens int    `json:"usedTokens"`
+	}
+	getJSON(t, inst.base+"/api/v2/xpub/"+stats.Account.Xpub+"?details=basic", 200, &x)
+	if acct := stats.Account; acct.Txs == 0 || x.Txs != acct.Txs || x.Balance != strconv.FormatInt(acct.Balance, 10) || x.UsedTokens != acct.Addresses {
+		t.Errorf("account %s: index has %d txs, balance %s, %d used addresses; generator: %+v", acct.Xpub, x.Txs, x.Balance, x.UsedTokens, acct)
 	}
 }

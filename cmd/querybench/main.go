@@ -6,8 +6,9 @@
 // is not dropped) and warm (repeated queries on one service). It prints the
 // median and p99. The index is built once per index format version
 // (db.FormatVersion) with the bulk loader, so the same command measures two
-// builds with different formats side by side. Not run in CI; figures go to
-// docs/performance.md.
+// builds with different formats side by side. With -scale it queries
+// instead an index synced by cmd/scalebench from a cmd/scalegen chain
+// (scale.go). Not run in CI; figures go to docs/performance.md.
 package main
 
 import (
@@ -41,13 +42,23 @@ import (
 
 var params = &chaincfg.RegressionNetParams
 
+// dbCache is the block cache of every index open (-dbcache).
+var dbCache int64
+
 func main() {
 	chain := flag.String("chain", "", "chain file (default: syncbench's whale chain, whale-800-150000.blk in the user cache dir)")
 	index := flag.String("index", "", "where to keep the index (default: beside the chain file, named by chain and format version)")
 	cold := flag.Int("cold", 20, "cold queries per query kind")
 	warm := flag.Int("warm", 200, "warm queries per query kind")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
+	flag.Int64Var(&dbCache, "dbcache", 1<<29, "RocksDB block cache in bytes, as blockbook's -dbcache (same default)")
+	scale := flag.String("scale", "", "scale mode: query the index in -datadir of this cmd/scalegen chain directory")
+	dataDir := flag.String("datadir", "", "scale mode: the index cmd/scalebench synced (its -work dir's index)")
 	flag.Parse()
+	if *cold < 1 || *warm < 1 {
+		fmt.Fprintln(os.Stderr, "querybench: -cold and -warm must be at least 1 (medians of nothing)")
+		os.Exit(2)
+	}
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
 		if err == nil {
@@ -58,7 +69,12 @@ func main() {
 			os.Exit(1)
 		}
 	}
-	err := run(*chain, *index, *cold, *warm)
+	var err error
+	if *scale != "" {
+		err = runScale(*scale, *dataDir, *cold, *warm)
+	} else {
+		err = run(*chain, *index, *cold, *warm)
+	}
 	pprof.StopCPUProfile() // a no-op without -cpuprofile
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "querybench:", err)
@@ -119,7 +135,7 @@ func run(chainFile, indexDir string, cold, warm int) error {
 		Utxo:   parser, Addresses: parser, Txs: txs}
 	open := func() (*db.DB, *httptest.Server, error) {
 		d, err := rocksdb.Open(db.Options{Path: indexDir, ChainType: bchain.ChainBitcoinType, Coin: "Regtest", Network: "regtest",
-			ReadOnly: true, Log: log})
+			ReadOnly: true, CacheBytes: dbCache, Log: log})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -134,38 +150,9 @@ func run(chainFile, indexDir string, cold, warm int) error {
 	fmt.Printf("chain %s: %d blocks, %d txs; index format %d in %s\n", filepath.Base(chainFile), len(blocks), len(txs), db.FormatVersion, indexDir)
 	fmt.Printf("busiest address %s: %d txs\n", addrs[0], whale.txs)
 	for _, q := range queries {
-		var coldTimes, warmTimes []time.Duration
-		for range cold {
-			d, srv, err := open()
-			if err != nil {
-				return err
-			}
-			t, _, err := benchproc.TimeGet(srv.URL+q.path, new(any))
-			srv.Close()
-			d.Close()
-			if err != nil {
-				return fmt.Errorf("%s: %w", q.name, err)
-			}
-			coldTimes = append(coldTimes, t)
-		}
-		d, srv, err := open()
-		if err != nil {
+		if err := timeQuery(open, q.name, []string{q.path}, cold, warm); err != nil {
 			return err
 		}
-		size := 0
-		for range warm {
-			t, n, err := benchproc.TimeGet(srv.URL+q.path, new(any))
-			if err != nil {
-				srv.Close()
-				d.Close()
-				return fmt.Errorf("%s: %w", q.name, err)
-			}
-			warmTimes, size = append(warmTimes, t), n
-		}
-		srv.Close()
-		d.Close()
-		fmt.Printf("  %-50s cold: median %9s p99 %9s | warm: median %9s p99 %9s (%d bytes)\n", q.name,
-			benchproc.Percentile(coldTimes, 50), benchproc.Percentile(coldTimes, 99), benchproc.Percentile(warmTimes, 50), benchproc.Percentile(warmTimes, 99), size)
 	}
 	return nil
 }
@@ -197,7 +184,7 @@ func survey(parser *btc.Parser, blocks []*wire.MsgBlock) (chainTxs, busiest, pro
 				return nil, busiest{}, probeTx{}, err
 			}
 			txid := tx.TxHash()
-			txs[bchain.Hash(txid)] = buf.Bytes()
+			txs[btc.DisplayHash(txid)] = buf.Bytes()
 			touched := map[string]bool{}
 			if i > 0 {
 				for _, in := range tx.TxIn {
@@ -216,7 +203,7 @@ func survey(parser *btc.Parser, blocks []*wire.MsgBlock) (chainTxs, busiest, pro
 				count[d]++
 			}
 			if h == len(blocks)/2 && i > 0 && (probe.what == "" || len(tx.TxIn) > 1) {
-				probe = probeTx{txid: bchain.Hash(txid), what: fmt.Sprintf("%d inputs, %d outputs, block %d", len(tx.TxIn), len(tx.TxOut), h)}
+				probe = probeTx{txid: btc.DisplayHash(txid), what: fmt.Sprintf("%d inputs, %d outputs, block %d", len(tx.TxIn), len(tx.TxOut), h)}
 			}
 		}
 	}
@@ -230,4 +217,52 @@ func survey(parser *btc.Parser, blocks []*wire.MsgBlock) (chainTxs, busiest, pro
 		return nil, busiest{}, probeTx{}, errors.New("chain has no address or no tx to query")
 	}
 	return txs, top, probe, nil
+}
+
+// opener opens the index and a fresh service over it.
+type opener func() (*db.DB, *httptest.Server, error)
+
+// timeQuery times GETs of paths (taken in turn): cold, opening the index
+// and a fresh service before each, and warm, on one service after one
+// untimed GET of each path (which would be a cold one). It prints the
+// medians and p99s and the mean answer size.
+func timeQuery(open opener, name string, paths []string, cold, warm int) error {
+	var coldTimes, warmTimes []time.Duration
+	for i := range cold {
+		d, srv, err := open()
+		if err != nil {
+			return err
+		}
+		t, _, err := benchproc.TimeGet(srv.URL+paths[i%len(paths)], new(any))
+		srv.Close()
+		d.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		coldTimes = append(coldTimes, t)
+	}
+	d, srv, err := open()
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	defer srv.Close()
+	size := 0
+	for _, p := range paths {
+		_, n, err := benchproc.TimeGet(srv.URL+p, new(any))
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		size += n
+	}
+	for i := range warm {
+		t, _, err := benchproc.TimeGet(srv.URL+paths[i%len(paths)], new(any))
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		warmTimes = append(warmTimes, t)
+	}
+	fmt.Printf("  %-50s cold: median %9s p99 %9s | warm: median %9s p99 %9s (%d bytes)\n", name,
+		benchproc.Percentile(coldTimes, 50), benchproc.Percentile(coldTimes, 99), benchproc.Percentile(warmTimes, 50), benchproc.Percentile(warmTimes, 99), size/len(paths))
+	return nil
 }

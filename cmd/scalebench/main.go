@@ -32,7 +32,7 @@ type options struct {
 	syncMem, workers           int
 	interval, limit            time.Duration
 	keep                       bool
-	report                     string
+	report, prof               string
 }
 
 func main() {
@@ -47,6 +47,7 @@ func main() {
 	flag.DurationVar(&o.interval, "interval", 5*time.Second, "sampling interval")
 	flag.DurationVar(&o.limit, "limit", 0, "stop after this long even if not in sync (0: no limit)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the index after the run")
+	flag.StringVar(&o.prof, "prof", "", "pass -prof to blockbook: serve its pprof profiles on this address (heap profiles while it syncs)")
 	flag.StringVar(&o.report, "report", "", "only rebuild the table and -svg from the samples of an earlier run (its CSV)")
 	flag.Parse()
 	run := run
@@ -69,6 +70,20 @@ type sample struct {
 	level0        int64
 	pendingBytes  int64
 	cpuUser, cpuS float64 // seconds of CPU used so far
+	mem           memParts
+}
+
+// memParts splits the RSS: the Go runtime's mapped memory (less what it
+// returned) and the index's native parts (blockbook_db_memory_bytes).
+type memParts struct {
+	goBytes, blockCache, memtables, tableReaders, mallocInUse, mallocFree int64
+}
+
+func memFromMetrics(m map[string]float64) memParts {
+	part := func(p string) int64 { return int64(m[`blockbook_db_memory_bytes{part="`+p+`"}`]) }
+	return memParts{goBytes: int64(m["go_memstats_sys_bytes"] - m["go_memstats_heap_released_bytes"]),
+		blockCache: part("block_cache"), memtables: part("memtables"), tableReaders: part("table_readers"),
+		mallocInUse: part("malloc_in_use"), mallocFree: part("malloc_free")}
 }
 
 // run starts the server and blockbook, samples until in sync (or -limit)
@@ -131,6 +146,9 @@ func run(o options) error {
 	defer logFile.Close() //nolint:errcheck // the child writes it; nothing to flush here
 	cmd := exec.Command(o.bin, "-blockchaincfg="+cfg, "-datadir="+dataDir, "-sync", "-public="+public,
 		"-internal="+internal, "-workers="+strconv.Itoa(o.workers), "-syncmemory="+strconv.Itoa(o.syncMem))
+	if o.prof != "" {
+		cmd.Args = append(cmd.Args, "-prof="+o.prof)
+	}
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
@@ -178,12 +196,13 @@ func sampleUntilSynced(o options, pid int, public, internal, dataDir string, tip
 		m := metrics("http://" + internal + "/metrics")
 		s := sample{elapsed: time.Since(start), height: int64(m["blockbook_best_height"]), txs: int64(m["blockbook_index_txs_total"]),
 			level0: int64(m["blockbook_db_level0_files"]), pendingBytes: int64(m["blockbook_db_pending_compaction_bytes"]),
-			dbBytes: dirSize(dataDir)}
+			dbBytes: dirSize(dataDir), mem: memFromMetrics(m)}
 		s.rss, s.hwm = benchproc.Mem(pid)
 		s.cpuUser, s.cpuS = cpuTimes(pid)
 		out = append(out, s)
-		fmt.Fprintf(os.Stderr, "%6.0f s  height %d  %.2f M txs  RSS %.0f MB (peak %.0f)  DB %.2f GB  L0 %d  pending %.2f GB\n",
-			s.elapsed.Seconds(), s.height, float64(s.txs)/1e6, mb(s.rss), mb(s.hwm), float64(s.dbBytes)/1e9, s.level0, float64(s.pendingBytes)/1e9)
+		fmt.Fprintf(os.Stderr, "%6.0f s  height %d  %.2f M txs  RSS %.0f MB (peak %.0f; Go %.0f, cache %.0f, memtables %.0f, readers %.0f, malloc %.0f + %.0f free)  DB %.2f GB  L0 %d  pending %.2f GB\n",
+			s.elapsed.Seconds(), s.height, float64(s.txs)/1e6, mb(s.rss), mb(s.hwm), mb(s.mem.goBytes), mb(s.mem.blockCache), mb(s.mem.memtables),
+			mb(s.mem.tableReaders), mb(s.mem.mallocInUse), mb(s.mem.mallocFree), float64(s.dbBytes)/1e9, s.level0, float64(s.pendingBytes)/1e9)
 		if benchproc.Synced("http://"+public, uint32(tip), false) {
 			return out, true, nil
 		}

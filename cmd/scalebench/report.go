@@ -39,10 +39,12 @@ func metrics(url string) map[string]float64 {
 
 func writeCSV(path string, samples []sample) error {
 	var b strings.Builder
-	b.WriteString("elapsed_s,height,txs,rss_bytes,peak_rss_bytes,datadir_bytes,level0_files,pending_compaction_bytes,cpu_user_s,cpu_sys_s\n")
+	b.WriteString("elapsed_s,height,txs,rss_bytes,peak_rss_bytes,datadir_bytes,level0_files,pending_compaction_bytes,cpu_user_s,cpu_sys_s," +
+		"go_bytes,block_cache_bytes,memtable_bytes,table_reader_bytes,malloc_in_use_bytes,malloc_free_bytes\n")
 	for _, s := range samples {
-		fmt.Fprintf(&b, "%.1f,%d,%d,%d,%d,%d,%d,%d,%.1f,%.1f\n", s.elapsed.Seconds(), s.height, s.txs, s.rss, s.hwm,
-			s.dbBytes, s.level0, s.pendingBytes, s.cpuUser, s.cpuS)
+		m := s.mem
+		fmt.Fprintf(&b, "%.1f,%d,%d,%d,%d,%d,%d,%d,%.1f,%.1f,%d,%d,%d,%d,%d,%d\n", s.elapsed.Seconds(), s.height, s.txs, s.rss, s.hwm,
+			s.dbBytes, s.level0, s.pendingBytes, s.cpuUser, s.cpuS, m.goBytes, m.blockCache, m.memtables, m.tableReaders, m.mallocInUse, m.mallocFree)
 	}
 	return os.WriteFile(path, []byte(b.String()), 0o644)
 }
@@ -128,10 +130,11 @@ func readCSV(path string) ([]sample, error) {
 		if i == 0 {
 			continue
 		}
-		if len(f) != 10 {
-			return nil, fmt.Errorf("%s line %d: %d fields, want 10", path, i+1, len(f))
+		// Runs before the memory parts were sampled have 10 fields.
+		if len(f) != 10 && len(f) != 16 {
+			return nil, fmt.Errorf("%s line %d: %d fields, want 10 or 16", path, i+1, len(f))
 		}
-		var v [10]float64
+		var v [16]float64
 		for j := range f {
 			if v[j], err = strconv.ParseFloat(f[j], 64); err != nil {
 				return nil, fmt.Errorf("%s line %d: %w", path, i+1, err)
@@ -139,7 +142,8 @@ func readCSV(path string) ([]sample, error) {
 		}
 		out = append(out, sample{elapsed: time.Duration(v[0] * float64(time.Second)), height: int64(v[1]), txs: int64(v[2]),
 			rss: int64(v[3]), hwm: int64(v[4]), dbBytes: int64(v[5]), level0: int64(v[6]), pendingBytes: int64(v[7]),
-			cpuUser: v[8], cpuS: v[9]})
+			cpuUser: v[8], cpuS: v[9], mem: memParts{goBytes: int64(v[10]), blockCache: int64(v[11]), memtables: int64(v[12]),
+				tableReaders: int64(v[13]), mallocInUse: int64(v[14]), mallocFree: int64(v[15])}})
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%s: no samples", path)

@@ -160,8 +160,9 @@ func Generate(dir string, o Options, progress func(Stats)) (Stats, error) {
 	if err := bw.close(); err != nil {
 		return Stats{}, err
 	}
-	s.stats.Addresses = len(s.addrKind)
-	s.stats.UTXOs = len(s.pool)
+	s.stats.Account = s.accountStats()
+	s.stats.Addresses = len(s.addrKind) + s.stats.Account.Addresses
+	s.stats.UTXOs = len(s.pool) + len(s.acct.utxos)
 	for i, w := range s.whales {
 		s.stats.UTXOs += len(w)
 		for _, u := range w {

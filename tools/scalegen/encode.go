@@ -51,6 +51,10 @@ func keyBytes(b []byte, id uint32) {
 
 // appendPkScript appends the output script of address id of kind k.
 func appendPkScript(dst []byte, k uint8, id uint32) []byte {
+	if isAccount(id) { // derived, always P2WPKH
+		_, hash := accountKey(id)
+		return append(append(dst, 0x00, 0x14), hash[:]...)
+	}
 	var key [32]byte
 	keyBytes(key[:], id)
 	switch k {
@@ -128,8 +132,12 @@ func appendWitness(b []byte, k uint8, id uint32) []byte {
 	switch k {
 	case kindP2SH, kindP2WPKH:
 		var pub [33]byte
-		pub[0] = 0x03
-		keyBytes(pub[1:], id)
+		if isAccount(id) {
+			pub, _ = accountKey(id)
+		} else {
+			pub[0] = 0x03
+			keyBytes(pub[1:], id)
+		}
 		return appendPush(appendPush(append(b, 2), fakeSig), pub[:])
 	case kindP2WSH:
 		b = append(b, 4, 0)

@@ -13,7 +13,8 @@
 // payments to addresses seen before; the unspent set growing by about half
 // an output per tx; and three exchange-like whales that receive and spend
 // in a fixed share of all transactions (the largest in about 6%, which is
-// more than a million txs on a 20 M chain).
+// more than a million txs on a 20 M chain); and one HD account with real
+// keys, whose xpub touches about 0.5% of all txs (account.go).
 package scalegen
 
 import (
@@ -54,6 +55,7 @@ type Stats struct {
 	UTXOs                        int
 	WhaleTxs                     [numWhales]int   // txs touching each whale
 	WhaleBalance                 [numWhales]int64 // satoshi at the tip
+	Account                      AccountStats
 	OutputsByKind                map[string]int
 	InBlockSpends                int // inputs spending an output of the same block
 	Bytes                        int64
@@ -65,13 +67,14 @@ const NumWhales = numWhales
 // WhaleScript is the output script of whale w (0 is the largest).
 func WhaleScript(w int) []byte { return appendPkScript(nil, whaleKinds[w], uint32(w)) }
 
-// state is the generator's memory: the unspent set (general and per whale)
-// and the script kind of every address.
+// state is the generator's memory: the unspent set (general, per whale
+// and the account's) and the script kind of every ordinary address.
 type state struct {
 	o        Options
 	rng      *rand.Rand
 	pool     []utxo
 	whales   [numWhales][]utxo
+	acct     account
 	addrKind []uint8
 	height   int
 	blocks   int
@@ -94,7 +97,7 @@ func newState(o Options) *state {
 	if o.MaxBlockTxs <= 0 {
 		o.MaxBlockTxs = 2500
 	}
-	s := &state{o: o, rng: rand.New(rand.NewPCG(o.Seed, 0x5ca1e))}
+	s := &state{o: o, rng: rand.New(rand.NewPCG(o.Seed, 0x5ca1e)), acct: account{rate: accountRate(o.Txs)}}
 	s.blocks = (o.Txs*10 + o.MaxBlockTxs*8 - 1) / (o.MaxBlockTxs * 8)
 	if s.blocks < 1 {
 		s.blocks = 1

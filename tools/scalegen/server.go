@@ -63,6 +63,16 @@ func (s *Server) Tip() int32 { return int32(len(s.recs) - 1) }
 // Hash returns the hash of the block at height (display order).
 func (s *Server) Hash(height int32) string { return chainhash.Hash(s.recs[height].hash).String() }
 
+// Height returns the height of the block with hash (internal byte order).
+func (s *Server) Height(hash [32]byte) (int32, bool) {
+	h, ok := s.byHash[hash]
+	return h, ok
+}
+
+// Block reads the serialized block at height, for tools that play the
+// node's part in other ways (e.g. serving confirmed txs to the API).
+func (s *Server) Block(height int32) ([]byte, error) { return s.block(height) }
+
 // block reads the serialized block at height.
 func (s *Server) block(height int32) ([]byte, error) {
 	r := s.recs[height]

@@ -6,6 +6,7 @@ package scalegen
 func (s *state) nextTx(tb *txBuilder, fees *int64) ([]byte, [32]byte, bool) {
 	s.ins, s.outs = s.ins[:0], s.outs[:0]
 	s.whaleTouch = [numWhales]bool{}
+	s.acct.spending, s.acct.touched = false, false
 	r := s.rng.Float64()
 	nIn, nOut := s.numInputs(), s.numOutputs()
 	spender := -1
@@ -27,6 +28,8 @@ func (s *state) nextTx(tb *txBuilder, fees *int64) ([]byte, [32]byte, bool) {
 		if len(s.ins) > 0 {
 			s.whaleTouch[spender] = true
 		}
+	case s.spendAccount():
+		nIn, nOut = len(s.ins), 2+s.rng.IntN(2) // one or two payees, change
 	case r < 0.004 && s.era > 0.1: // consolidation
 		nIn, nOut = 20+s.rng.IntN(40), 1
 	case r < 0.02 && s.era > 0.05: // batched payout
@@ -64,11 +67,14 @@ func (s *state) nextTx(tb *txBuilder, fees *int64) ([]byte, [32]byte, bool) {
 			s.stats.WhaleTxs[w]++
 		}
 	}
+	if s.acct.touched {
+		s.stats.Account.Txs++
+	}
 	return raw, txid, true
 }
 
-// payOutputs splits amount over n outputs: payees, a whale now and then,
-// change back to a spending whale, and an OP_RETURN in later eras.
+// payOutputs splits amount over n outputs (outputAddr picks their
+// addresses) and adds an OP_RETURN now and then in later eras.
 func (s *state) payOutputs(amount int64, n, spender int) {
 	left := amount
 	for i := 0; i < n; i++ {
@@ -77,25 +83,39 @@ func (s *state) payOutputs(amount int64, n, spender int) {
 			v = left / int64(n-i) * int64(50+s.rng.IntN(100)) / 100
 		}
 		left -= v
-		addr, kind := s.payee()
-		if i == 0 {
-			for w := 0; w < numWhales; w++ {
-				if s.rng.Float64() < whaleRecv[w] {
-					addr, kind = uint32(w), whaleKinds[w]
-					s.whaleTouch[w] = true
-					break
-				}
-			}
-		}
-		if spender >= 0 && i == n-1 && n > 1 {
-			addr, kind = uint32(spender), whaleKinds[spender]
-			s.whaleTouch[spender] = true // change, even when its own coins ran out
-		}
+		addr, kind := s.outputAddr(i, n, spender)
 		s.outs = append(s.outs, txOut{addr: addr, kind: kind, value: v})
 	}
 	if s.era > 0.3 && s.rng.Float64() < 0.03 {
 		s.outs = append(s.outs, txOut{addr: s.rng.Uint32(), data: true})
 	}
+}
+
+// outputAddr picks the address of output i of n: change back to a
+// spending whale or the account last, a whale or the account now and then
+// first, else a payee.
+func (s *state) outputAddr(i, n, spender int) (uint32, uint8) {
+	if i == n-1 && n > 1 {
+		switch {
+		case spender >= 0:
+			s.whaleTouch[spender] = true // change, even when its own coins ran out
+			return uint32(spender), whaleKinds[spender]
+		case s.acct.spending:
+			return s.changeAddr(), kindP2WPKH
+		}
+	}
+	if i == 0 {
+		for w := 0; w < numWhales; w++ {
+			if s.rng.Float64() < whaleRecv[w] {
+				s.whaleTouch[w] = true
+				return uint32(w), whaleKinds[w]
+			}
+		}
+		if s.payAccount() {
+			return s.receiveAddr(), kindP2WPKH
+		}
+	}
+	return s.payee()
 }
 
 // addOutputs puts a tx's spendable outputs into the unspent set.
@@ -107,9 +127,12 @@ func (s *state) addOutputs(txid [32]byte, outs []txOut) {
 			continue
 		}
 		u := utxo{txid: txid, vout: uint32(i), addr: o.addr, value: o.value, height: uint32(s.height), kind: o.kind}
-		if o.addr < numWhales {
+		switch {
+		case o.addr < numWhales:
 			s.whales[o.addr] = append(s.whales[o.addr], u)
-		} else {
+		case isAccount(o.addr):
+			s.acct.utxos = append(s.acct.utxos, u)
+		default:
 			s.pool = append(s.pool, u)
 		}
 		s.stats.Outputs++

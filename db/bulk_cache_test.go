@@ -1,0 +1,128 @@
+package db
+
+import (
+	"fmt"
+	"runtime"
+	"testing"
+
+	"github.com/openexplorer/blockbook/bchain"
+)
+
+func cacheOutpoint(i int) outpoint {
+	var h bchain.Hash
+	h[0], h[1], h[2], h[3] = byte(i), byte(i>>8), byte(i>>16), byte(i>>24)
+	return outpoint{h, uint32(i % 3)}
+}
+
+func heapBytes() int64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return int64(m.HeapAlloc)
+}
+
+// TestUTXOCacheAccountsItsHeap checks the cache's own accounting against
+// the heap it really takes, at sizes that leave Go's map tables at
+// different loads: the bulk loader's memory plan relies on it.
+func TestUTXOCacheAccountsItsHeap(t *testing.T) {
+	desc := make([]byte, 22)
+	for _, n := range []int{50_000, 300_000, 1_000_000} {
+		before := heapBytes()
+		c := newUTXOCache(1 << 40)
+		for i := range n {
+			c.add(cacheOutpoint(i), uint64(i), 7, uint32(i), false, desc)
+		}
+		used := heapBytes() - before
+		if used > c.bytes {
+			t.Errorf("%d entries: the heap grew by %d bytes, the cache accounts %d", n, used, c.bytes)
+		}
+		t.Logf("%d entries: heap %.0f bytes/entry, accounted %.0f", n, float64(used)/float64(n), float64(c.bytes)/float64(n))
+		runtime.KeepAlive(c)
+	}
+}
+
+// TestUTXOCacheRebuildsSpentGenerations checks that taking entries keeps
+// them accounted (a map does not shrink) until the generation, once
+// committed and mostly spent, is rebuilt; the rest stay readable with
+// their descriptors.
+func TestUTXOCacheRebuildsSpentGenerations(t *testing.T) {
+	c := newUTXOCache(1 << 40)
+	const n = 10_000
+	for i := range n {
+		c.add(cacheOutpoint(i), uint64(i), 5, uint32(i), i == 0, []byte(fmt.Sprintf("desc-%d", i)))
+	}
+	full := c.bytes
+	for i := 0; i < n; i += 4 {
+		if _, _, ok := c.take(cacheOutpoint(i)); !ok {
+			t.Fatalf("entry %d missing", i)
+		}
+	}
+	if c.bytes != full {
+		t.Fatalf("taking entries changed the accounted bytes %d -> %d; their memory is still held", full, c.bytes)
+	}
+	c.rotate()
+	c.commitOldest() // a quarter spent: kept as it is
+	if c.bytes != full {
+		t.Fatalf("a generation 3/4 unspent was rebuilt: %d -> %d bytes", full, c.bytes)
+	}
+	for i := 1; i < n; i += 4 {
+		c.take(cacheOutpoint(i))
+		c.take(cacheOutpoint(i + 1))
+	}
+	c.rotate()
+	c.commitOldest() // now 3/4 spent: rebuilt to a quarter's size
+	if c.bytes > full/3 {
+		t.Fatalf("after rebuilding a generation 1/4 unspent the cache accounts %d of %d bytes", c.bytes, full)
+	}
+	for i := 3; i < n; i += 4 {
+		e, desc, ok := c.take(cacheOutpoint(i))
+		if !ok || e.value != uint64(i) || e.pos>>1 != uint32(i) || string(desc) != fmt.Sprintf("desc-%d", i) {
+			t.Fatalf("entry %d after the rebuild: %+v %q %v", i, e, desc, ok)
+		}
+	}
+}
+
+// TestBalanceCacheEachReadsInChunks checks the flush's balance merge over
+// more addresses than one read takes: every address is passed once, with
+// its cached balance, else its stored one, else zero.
+func TestBalanceCacheEachReadsInChunks(t *testing.T) {
+	d := openTestDB(t)
+	bc := newBalanceCache(1 << 30)
+	deltas := map[string]*balanceDelta{}
+	b := d.NewBatch()
+	const n = 3*balanceReadChunk + 17
+	for i := range n {
+		desc := fmt.Sprintf("addr-%d", i)
+		deltas[desc] = &balanceDelta{}
+		switch i % 3 {
+		case 0: // stored
+			writeAddrBalance(b, bchain.AddrDesc(desc), &AddrBalance{Txs: uint32(i)})
+		case 1: // cached, and stored with an older value
+			writeAddrBalance(b, bchain.AddrDesc(desc), &AddrBalance{Txs: 1})
+			bc.put(desc, &AddrBalance{Txs: uint32(i)})
+		}
+	}
+	if err := d.write(b); err != nil {
+		t.Fatal(err)
+	}
+	b.Destroy()
+	seen := map[string]bool{}
+	err := bc.each(d, deltas, func(desc string, cur *AddrBalance) error {
+		var i int
+		if _, err := fmt.Sscanf(desc, "addr-%d", &i); err != nil {
+			return err
+		}
+		want := uint32(i)
+		if i%3 == 2 {
+			want = 0
+		}
+		if seen[desc] || cur.Txs != want {
+			t.Errorf("%s: seen before %v, txs %d, want %d", desc, seen[desc], cur.Txs, want)
+		}
+		seen[desc] = true
+		return nil
+	})
+	if err != nil || len(seen) != n {
+		t.Fatalf("each: %v, %d of %d addresses", err, len(seen), n)
+	}
+}
