@@ -16,7 +16,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"net/http"
 	"os"
@@ -156,7 +155,7 @@ func run(bin string, txs, accounts, perBlock, workers int, cache string) (err er
 	logs, _ := os.ReadFile(p.LogPath)
 	traceFails := strings.Count(string(logs), "block trace failed")
 	indexDir := filepath.Join(work, "index")
-	size := dirSize(indexDir)
+	size := benchproc.DirSize(indexDir)
 	idx, err := countIndex(indexDir, exp)
 	if err != nil {
 		return fmt.Errorf("reading the index: %w", err)
@@ -303,17 +302,4 @@ func cpuOf(pid int) time.Duration {
 	u, _ := strconv.ParseInt(f[11], 10, 64)
 	st, _ := strconv.ParseInt(f[12], 10, 64)
 	return time.Duration(u+st) * 10 * time.Millisecond
-}
-
-func dirSize(dir string) int64 {
-	var n int64
-	_ = filepath.WalkDir(dir, func(_ string, e fs.DirEntry, err error) error {
-		if err == nil && !e.IsDir() {
-			if info, err := e.Info(); err == nil {
-				n += info.Size()
-			}
-		}
-		return nil
-	})
-	return n
 }

@@ -288,7 +288,7 @@ func opIndex(ctx context.Context, bin string, workers int, cfg map[string]any, e
 	r.cpu = cpuOf(p.Pid())
 	checkErr := checkL1Answer(p.Public, exp, op, proxy)
 	p.Stop()
-	r.size, r.injected = dirSize(filepath.Join(work, "index")), proxy.injected.Load()
+	r.size, r.injected = benchproc.DirSize(filepath.Join(work, "index")), proxy.injected.Load()
 	if checkErr != nil {
 		return r, fmt.Errorf("%s run: %w (log %s)", r.name, checkErr, p.LogPath)
 	}

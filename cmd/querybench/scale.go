@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"net/http/httptest"
 	"os"
@@ -99,7 +98,7 @@ func runScale(chainDir, indexDir string, cold, warm int) error {
 	}
 	cached, uncached := open(api.Config{}), open(api.Config{DisableXpubCache: true})
 
-	fmt.Printf("chain %s: tip %d, %d txs; index format %d in %s, %.2f GB\n", chainDir, chain.Tip(), st.Txs, db.FormatVersion, indexDir, float64(dirSize(indexDir))/1e9)
+	fmt.Printf("chain %s: tip %d, %d txs; index format %d in %s, %.2f GB\n", chainDir, chain.Tip(), st.Txs, db.FormatVersion, indexDir, float64(benchproc.DirSize(indexDir))/1e9)
 	type query struct {
 		name  string
 		open  opener
@@ -272,20 +271,6 @@ func (b *blockTxs) block(hash bchain.Hash) (map[bchain.Hash][]byte, error) {
 	}
 	b.recent = append([]cachedBlock{{hash, txs}}, b.recent[:min(len(b.recent), blockCacheSize-1)]...)
 	return txs, nil
-}
-
-// dirSize is the bytes of the files under dir.
-func dirSize(dir string) int64 {
-	var n int64
-	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			if fi, err := d.Info(); err == nil {
-				n += fi.Size()
-			}
-		}
-		return nil
-	})
-	return n
 }
 
 // compactIndex does what blockbook does after a bulk sync and scalebench,

@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io/fs"
 	"net"
 	"os"
 	"os/exec"
@@ -196,7 +195,7 @@ func sampleUntilSynced(o options, pid int, public, internal, dataDir string, tip
 		m := metrics("http://" + internal + "/metrics")
 		s := sample{elapsed: time.Since(start), height: int64(m["blockbook_best_height"]), txs: int64(m["blockbook_index_txs_total"]),
 			level0: int64(m["blockbook_db_level0_files"]), pendingBytes: int64(m["blockbook_db_pending_compaction_bytes"]),
-			dbBytes: dirSize(dataDir), mem: memFromMetrics(m)}
+			dbBytes: benchproc.DirSize(dataDir), mem: memFromMetrics(m)}
 		s.rss, s.hwm = benchproc.Mem(pid)
 		s.cpuUser, s.cpuS = cpuTimes(pid)
 		out = append(out, s)
@@ -213,19 +212,6 @@ func sampleUntilSynced(o options, pid int, public, internal, dataDir string, tip
 }
 
 func mb(b int64) float64 { return float64(b) / (1 << 20) }
-
-func dirSize(dir string) int64 {
-	var n int64
-	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			if fi, err := d.Info(); err == nil {
-				n += fi.Size()
-			}
-		}
-		return nil
-	})
-	return n
-}
 
 // cpuTimes reads the user and system CPU seconds of pid from /proc.
 func cpuTimes(pid int) (user, sys float64) {

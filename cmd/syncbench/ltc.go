@@ -180,7 +180,7 @@ func runLtc(bin string, txs, workers, syncMem int, cache string, p2p bool) error
 	}
 	_ = cmd.Process.Signal(syscall.SIGTERM)
 	_ = cmd.Wait()
-	size := dirSize(dataDir)
+	size := benchproc.DirSize(dataDir)
 	crash, err := crashRun(cfg, work, dataDir, height, syncArgs(workers, syncMem))
 	if err != nil {
 		return fmt.Errorf("kill -9 run: %w", err)

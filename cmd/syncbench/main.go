@@ -11,7 +11,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io/fs"
 	"net/http"
 	"os"
 	"os/exec"
@@ -149,7 +148,7 @@ func run(bin string, blocks, txs, workers, syncMem int, cache string, p2p bool) 
 	}
 	_ = cmd.Process.Signal(syscall.SIGTERM)
 	_ = cmd.Wait()
-	size := dirSize(dataDir)
+	size := benchproc.DirSize(dataDir)
 	printColumnStats(bin, cfg, dataDir)
 	if logs, err := os.ReadFile(logFile.Name()); err == nil {
 		for _, line := range strings.Split(string(logs), "\n") {
@@ -289,17 +288,4 @@ func waitLogLine(path, s string, limit time.Duration) string {
 		time.Sleep(50 * time.Millisecond)
 	}
 	return "not finished within " + limit.String()
-}
-
-func dirSize(dir string) int64 {
-	var n int64
-	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			if fi, err := d.Info(); err == nil {
-				n += fi.Size()
-			}
-		}
-		return nil
-	})
-	return n
 }

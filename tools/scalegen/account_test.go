@@ -136,15 +136,7 @@ func readTxs(t *testing.T, dir string) []*wire.MsgTx {
 	defer s.Close()
 	var txs []*wire.MsgTx
 	for h := int32(0); h <= s.Tip(); h++ {
-		raw, err := s.block(h)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var b wire.MsgBlock
-		if err := b.Deserialize(bytes.NewReader(raw)); err != nil {
-			t.Fatalf("block %d: %v", h, err)
-		}
-		txs = append(txs, b.Transactions...)
+		txs = append(txs, readBlock(t, s, h).Transactions...)
 	}
 	return txs
 }

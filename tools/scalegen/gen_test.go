@@ -31,14 +31,7 @@ func TestBlocksDecodeAndLink(t *testing.T) {
 	txs := 0
 	prev := chainhash.Hash{}
 	for h := int32(0); h <= s.Tip(); h++ {
-		raw, err := s.block(h)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var b wire.MsgBlock
-		if err := b.Deserialize(bytes.NewReader(raw)); err != nil {
-			t.Fatalf("block %d: %v", h, err)
-		}
+		b := readBlock(t, s, h)
 		hash := b.BlockHash()
 		if hash != chainhash.Hash(s.recs[h].hash) || (h > 0 && b.Header.PrevBlock != prev) {
 			t.Fatalf("block %d: hash %s or parent %s wrong", h, hash, b.Header.PrevBlock)
@@ -72,4 +65,18 @@ func TestBlocksDecodeAndLink(t *testing.T) {
 	if txs != st.Txs {
 		t.Fatalf("%d txs in blocks, stats %d", txs, st.Txs)
 	}
+}
+
+// readBlock reads and decodes the block at height h with btcd's wire code.
+func readBlock(t *testing.T, s *Server, h int32) *wire.MsgBlock {
+	t.Helper()
+	raw, err := s.block(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b wire.MsgBlock
+	if err := b.Deserialize(bytes.NewReader(raw)); err != nil {
+		t.Fatalf("block %d: %v", h, err)
+	}
+	return &b
 }
