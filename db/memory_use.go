@@ -8,8 +8,9 @@ type MemoryUse struct {
 	Pinned       int64 // the part of it that readers and iterators hold
 	Memtables    int64 // active and immutable memtables, summed over families
 	TableReaders int64 // open table files' readers outside the block cache
-	// The C allocator's heap: bytes handed out and bytes free but kept
-	// (fragmentation the process does not give back to the system).
+	// The C allocator's heap: bytes handed out, and bytes free in it. Free
+	// bytes are resident until trimmed (releaseFreeMemory); trimmed pages
+	// still count here, so this bounds the fragmentation, not RSS.
 	MallocInUse, MallocFree int64
 }
 

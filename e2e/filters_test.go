@@ -47,7 +47,7 @@ func TestE2EBlockFilters(t *testing.T) {
 	// The bulk loader writes the same filters (and everything else).
 	bulk := startInProcess(t, cfg, dirB, func(o *app.Options) { o.BulkThreshold = 1 })
 	waitTip(t, bulk.base, tipH, tipHash.String(), bulk.logs)
-	if !strings.Contains(bulk.logs.String(), "bulk sync finished") {
+	if !strings.Contains(bulk.logs.String(), bulkSyncStarted) {
 		t.Fatalf("second instance did not bulk load\n%s", tail(bulk.logs.String(), 20))
 	}
 	inst.stop(t)

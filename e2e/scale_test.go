@@ -56,7 +56,7 @@ func TestScaleSmoke(t *testing.T) {
 		o.SyncMemoryMB, o.BulkThreshold = 16, 50
 	})
 	waitTip(t, inst.base, srv.Tip(), srv.Hash(srv.Tip()), inst.logs)
-	if !strings.Contains(inst.logs.String(), "bulk sync finished") {
+	if !strings.Contains(inst.logs.String(), bulkSyncStarted) {
 		t.Errorf("the sync did not run in bulk\n%s", tail(inst.logs.String(), 20))
 	}
 	for w := 0; w < scalegen.NumWhales; w++ {
