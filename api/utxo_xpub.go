@@ -267,14 +267,18 @@ func (s *UtxoService) accountMempool(v *view, a *xpubAccount) ([]accountPendingT
 // details asks for, marking the account's inputs and outputs as own.
 func (s *UtxoService) renderAccountTxs(ctx context.Context, v *view, a *xpubAccount, details Details,
 	pending []accountPendingTx, page []xpubTx, out *Address) error {
+	txids, err := pageTxids(v, page)
+	if err != nil {
+		return err
+	}
 	switch details {
 	case DetailsTxids:
 		out.Txids = make([]string, 0, len(pending)+len(page))
 		for _, p := range pending {
 			out.Txids = append(out.Txids, p.tx.Txid.String())
 		}
-		for _, t := range page {
-			out.Txids = append(out.Txids, t.txid.String())
+		for _, t := range txids {
+			out.Txids = append(out.Txids, t.String())
 		}
 		return nil
 	case DetailsTxsLight:
@@ -284,10 +288,6 @@ func (s *UtxoService) renderAccountTxs(ctx context.Context, v *view, a *xpubAcco
 				return err
 			}
 			out.Transactions = append(out.Transactions, tx)
-		}
-		txids := make([]bchain.Hash, len(page))
-		for i := range page {
-			txids[i] = page[i].txid
 		}
 		txs, err := s.renderLightTxs(v, txids)
 		if err != nil {
@@ -299,10 +299,7 @@ func (s *UtxoService) renderAccountTxs(ctx context.Context, v *view, a *xpubAcco
 		for _, p := range pending {
 			ids = append(ids, p.tx.Txid)
 		}
-		for _, t := range page {
-			ids = append(ids, t.txid)
-		}
-		txs, err := s.renderTxs(ctx, v, ids)
+		txs, err := s.renderTxs(ctx, v, append(ids, txids...))
 		if err != nil {
 			return err
 		}
@@ -313,6 +310,23 @@ func (s *UtxoService) renderAccountTxs(ctx context.Context, v *view, a *xpubAcco
 		markOwnAccount(tx, names)
 	}
 	return nil
+}
+
+// pageTxids reads the txids of a page of an account's txs, each blockTxids
+// row they lie in once.
+func pageTxids(v *view, page []xpubTx) ([]bchain.Hash, error) {
+	rows := make([]db.AddrTxsAt, len(page))
+	for i, t := range page {
+		rows[i] = db.AddrTxsAt{Height: t.height, Txs: []db.AddrTx{{Index: t.index}}}
+	}
+	if err := db.FillRowsTxids(v.snap, rows); err != nil {
+		return nil, err
+	}
+	out := make([]bchain.Hash, len(page))
+	for i := range rows {
+		out[i] = rows[i].Txs[0].Txid
+	}
+	return out, nil
 }
 
 // markOwnAccount flags the inputs and outputs paying or spending one of the

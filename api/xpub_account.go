@@ -14,7 +14,7 @@ import (
 
 // Accounts (xpubs and output descriptors): the derived addresses of each
 // chain, scanned with the gap limit as Blockbook does, their balances as of
-// one index tip, and their txid lists, loaded once and then extended block
+// one index tip, and their tx lists (positions), loaded once and then extended block
 // by block. An xpubAccount lives in the xpubCache between requests.
 
 // DefaultGap is the gap limit when a request names none: derivation stops
@@ -27,12 +27,16 @@ const (
 	touchOutput uint8 = 2
 )
 
-// xpubTx is one confirmed tx of an address or an account.
+// xpubTx is one confirmed tx of an address or an account, by position:
+// the txids are read only for the page a request returns (pageTxids).
 type xpubTx struct {
-	txid   bchain.Hash
 	height uint32
+	index  uint32 // in its block
 	touch  uint8
 }
+
+// pos identifies the tx within one chain.
+func (t xpubTx) pos() uint64 { return uint64(t.height)<<32 | uint64(t.index) }
 
 // xpubAddr is one derived address.
 type xpubAddr struct {
@@ -65,7 +69,7 @@ type xpubAccount struct {
 	tip    db.Tip // the balances are those of this tip
 	synced bool
 	// merged holds every confirmed tx of the account once, newest first,
-	// valid while mergedOK (built on demand after the txid lists).
+	// valid while mergedOK (built on demand after the tx lists).
 	merged   []xpubTx
 	mergedOK bool
 	// names is the set of derived addresses, for isOwn; built on demand.
@@ -159,13 +163,19 @@ func (s *UtxoService) extendsAccountTip(v *view, a *xpubAccount) bool {
 // It returns the index of the last used address (0 when none is).
 func (s *UtxoService) scanChain(ctx context.Context, v *view, a *xpubAccount, c *xpubChain, minDerived int) (int, error) {
 	last := 0
-	for i, ad := range c.addrs {
-		bal, err := db.ReadAddrBalance(v.snap, ad.desc)
+	if len(c.addrs) > 0 {
+		descs := make([]bchain.AddrDesc, len(c.addrs))
+		for i, ad := range c.addrs {
+			descs[i] = ad.desc
+		}
+		bals, err := db.ReadAddrBalances(v.snap, descs)
 		if err != nil {
 			return 0, err
 		}
-		if ad.bal = bal; bal != nil {
-			last = i
+		for i, ad := range c.addrs {
+			if ad.bal = bals[i]; ad.bal != nil {
+				last = i
+			}
 		}
 	}
 	want := a.gap + 1
@@ -196,18 +206,18 @@ func (s *UtxoService) deriveAddrs(ctx context.Context, v *view, a *xpubAccount, 
 	if err != nil {
 		return 0, fmt.Errorf("account %s: %w", truncate(a.xd.Descriptor, 40), err)
 	}
+	bals, err := db.ReadAddrBalances(v.snap, descs)
+	if err != nil {
+		return 0, err
+	}
 	last := 0
 	c.addrs = slices.Grow(c.addrs, len(descs))
 	for i, desc := range descs {
-		bal, err := db.ReadAddrBalance(v.snap, desc)
-		if err != nil {
-			return 0, err
-		}
 		name, _ := s.DescAddress(desc)
-		if bal != nil {
+		if bals[i] != nil {
 			last = from + i
 		}
-		c.addrs = append(c.addrs, &xpubAddr{desc: desc, name: name, bal: bal})
+		c.addrs = append(c.addrs, &xpubAddr{desc: desc, name: name, bal: bals[i]})
 	}
 	return last, nil
 }
@@ -215,7 +225,7 @@ func (s *UtxoService) deriveAddrs(ctx context.Context, v *view, a *xpubAccount, 
 // within returns the account as a scan with a gap limit no larger than the
 // one it was synced with sees it: each chain cut where that scan would stop
 // (scanLength). It is a itself for the same gap; otherwise a view that
-// shares the addresses (their txid lists load into the cached account) and
+// shares the addresses (their tx lists load into the cached account) and
 // merges its own tx list.
 func (a *xpubAccount) within(gap int) *xpubAccount {
 	if gap >= a.gap {
@@ -285,39 +295,51 @@ func (a *xpubAccount) usedAddrs(fn func(ad *xpubAddr) error) error {
 	return nil
 }
 
-// loadTxs makes every used address's txid list complete up to the
-// account's tip, reading only the rows added since the last load.
+// loadTxs makes every used address's tx list complete up to the
+// account's tip, reading only the rows added since the last load, on
+// accountReadWorkers goroutines (each address is a seek of its own).
 func (s *UtxoService) loadTxs(ctx context.Context, v *view, a *xpubAccount) error {
-	return a.usedAddrs(func(ad *xpubAddr) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
+	var stale []*xpubAddr
+	_ = a.usedAddrs(func(ad *xpubAddr) error {
 		if ad.loaded && (ad.loadedTo >= a.tip.Height || len(ad.txs) == int(ad.bal.Txs)) {
 			ad.loadedTo = a.tip.Height
-			return nil
+		} else {
+			stale = append(stale, ad)
 		}
-		low := uint32(0)
-		if ad.loaded {
-			low = ad.loadedTo + 1
-		}
-		var fresh []xpubTx
-		err := db.IterateAddrTxs(v.snap, ad.desc, a.tip.Height, low, func(row db.AddrTxsAt) (bool, error) {
-			for _, t := range row.Txs {
-				fresh = append(fresh, xpubTx{txid: t.Txid, height: row.Height, touch: touchOf(t.Indexes)})
-			}
-			return true, nil
-		})
-		if err != nil {
-			return err
-		}
-		ad.txs = append(fresh, ad.txs...)
-		ad.loaded, ad.loadedTo = true, a.tip.Height
-		if len(ad.txs) != int(ad.bal.Txs) {
-			return fmt.Errorf("%w: address %s lists %d txs, its balance record counts %d", db.ErrCorrupt, ad.name, len(ad.txs), ad.bal.Txs)
-		}
-		a.mergedOK = false
 		return nil
 	})
+	if len(stale) == 0 {
+		return nil
+	}
+	a.mergedOK = false
+	return eachInParallel(ctx, len(stale), accountReadWorkers, func(i int) error {
+		return loadAddrTxs(v, stale[i], a.tip.Height)
+	})
+}
+
+// loadAddrTxs reads an address's rows from its last load up to height tip.
+// Positions only: the txids of the page a request returns are read then.
+func loadAddrTxs(v *view, ad *xpubAddr, tip uint32) error {
+	low := uint32(0)
+	if ad.loaded {
+		low = ad.loadedTo + 1
+	}
+	var fresh []xpubTx
+	err := db.IterateAddrTxPositions(v.snap, ad.desc, tip, low, func(row db.AddrTxsAt) (bool, error) {
+		for _, t := range row.Txs {
+			fresh = append(fresh, xpubTx{height: row.Height, index: t.Index, touch: touchOf(t.Indexes)})
+		}
+		return true, nil
+	})
+	if err != nil {
+		return err
+	}
+	ad.txs = append(fresh, ad.txs...)
+	ad.loaded, ad.loadedTo = true, tip
+	if len(ad.txs) != int(ad.bal.Txs) {
+		return fmt.Errorf("%w: address %s lists %d txs, its balance record counts %d", db.ErrCorrupt, ad.name, len(ad.txs), ad.bal.Txs)
+	}
+	return nil
 }
 
 // touchOf summarizes index codes (v >= 0 output v, v < 0 input ^v).
@@ -346,7 +368,7 @@ func (s *UtxoService) confirmedTxs(ctx context.Context, v *view, a *xpubAccount)
 	return a.merged, nil
 }
 
-// txLists returns the used addresses' txid lists, chain by chain in index
+// txLists returns the used addresses' tx lists, chain by chain in index
 // order (the order Blockbook walks an account's addresses in).
 func (a *xpubAccount) txLists() [][]xpubTx {
 	var lists [][]xpubTx
@@ -364,14 +386,14 @@ func (a *xpubAccount) txLists() [][]xpubTx {
 // the sort algorithm; using the same sort on the same input gives the
 // same order as Blockbook.
 func mergeAccountTxs(lists [][]xpubTx, keep func(xpubTx) bool) []xpubTx {
-	seen := make(map[bchain.Hash]bool)
+	seen := make(map[uint64]bool)
 	var out []xpubTx
 	for _, l := range lists {
 		for _, t := range l {
-			if seen[t.txid] || keep != nil && !keep(t) {
+			if seen[t.pos()] || keep != nil && !keep(t) {
 				continue
 			}
-			seen[t.txid] = true
+			seen[t.pos()] = true
 			out = append(out, t)
 		}
 	}

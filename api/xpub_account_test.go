@@ -11,16 +11,15 @@ import (
 	"github.com/openexplorer/blockbook/db"
 )
 
+// txOf is tx b of a block: its index in the block is b.
 func txOf(b byte, height uint32, touch uint8) xpubTx {
-	var h bchain.Hash
-	h[0] = b
-	return xpubTx{txid: h, height: height, touch: touch}
+	return xpubTx{height: height, index: uint32(b), touch: touch}
 }
 
 func ids(txs []xpubTx) []byte {
 	out := make([]byte, len(txs))
 	for i, t := range txs {
-		out[i] = t.txid[0]
+		out[i] = byte(t.index)
 	}
 	return out
 }
@@ -122,7 +121,7 @@ func synthAccount(n int) *xpubAccount {
 				ad.bal = &db.AddrBalance{Txs: 3}
 				ad.txs = make([]xpubTx, 3)
 				for j := range ad.txs {
-					ad.txs[j].txid[0], ad.txs[j].txid[1], ad.txs[j].txid[2] = byte(i), byte(i>>8), byte(j)
+					ad.txs[j].index = uint32(i)<<8 | uint32(j)
 				}
 				ad.loaded = true
 			}

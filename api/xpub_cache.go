@@ -11,7 +11,7 @@ import (
 const DefaultXpubCacheMB = 128
 
 // xpubCache keeps recently queried accounts (their derived addresses,
-// balances and txid lists) so that a repeated query neither derives keys
+// balances and tx lists) so that a repeated query neither derives keys
 // again nor re-reads whole histories: it only reads what changed since the
 // tip the account was last brought up to. It is a least-recently-used list
 // bounded by the bytes its accounts hold (see xpubAccount.size). An account

@@ -49,6 +49,30 @@ func ReadAddrBalance(r Reader, desc bchain.AddrDesc) (*AddrBalance, error) {
 	return b, nil
 }
 
+// ReadAddrBalances is ReadAddrBalance for many descriptors in one read (a
+// MultiGet on RocksDB): out[i] is descs[i]'s record, nil when it has none.
+// An account's derived addresses are read this way, a batch at a time.
+func ReadAddrBalances(r Reader, descs []bchain.AddrDesc) ([]*AddrBalance, error) {
+	keys := make([][]byte, len(descs))
+	for i, d := range descs {
+		keys[i] = balanceKey(d)
+	}
+	vals, err := getMany(r, CFAddressBalance, keys)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*AddrBalance, len(descs))
+	for i, v := range vals {
+		if v == nil {
+			continue
+		}
+		if out[i], err = unpackAddrBalance(v); err != nil {
+			return nil, fmt.Errorf("address %s: %w", descs[i], err)
+		}
+	}
+	return out, nil
+}
+
 func writeAddrBalance(w Writer, desc bchain.AddrDesc, b *AddrBalance) {
 	w.put(CFAddressBalance, balanceKey(desc), packAddrBalance(b))
 }

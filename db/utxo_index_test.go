@@ -396,4 +396,37 @@ func TestBalancesMatchReplay(t *testing.T) {
 			t.Errorf("%x: %d tx entries, want %d", desc, seen, len(w.txs))
 		}
 	}
+	checkReadAddrBalances(t, x.db, want)
+}
+
+// checkReadAddrBalances reads the balances of want's descriptors and of one
+// never used in one MultiGet (through a snapshot) and checks them against
+// one point read each.
+func checkReadAddrBalances[T any](t *testing.T, d *DB, want map[string]T) {
+	t.Helper()
+	descs := []bchain.AddrDesc{bchain.AddrDesc("never used")}
+	for desc := range want {
+		descs = append(descs, bchain.AddrDesc(desc))
+	}
+	snap, err := d.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer snap.Release()
+	got, err := ReadAddrBalances(snap, descs)
+	if err != nil || len(got) != len(descs) {
+		t.Fatalf("ReadAddrBalances: %d records, %v", len(got), err)
+	}
+	for i, desc := range descs {
+		one, err := ReadAddrBalance(d, desc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (one == nil) != (got[i] == nil) || one != nil && *one != *got[i] {
+			t.Errorf("%x: MultiGet %+v, point read %+v", []byte(desc), got[i], one)
+		}
+	}
+	if got[0] != nil {
+		t.Errorf("a descriptor never used has a balance: %+v", got[0])
+	}
 }

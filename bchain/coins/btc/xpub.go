@@ -10,6 +10,7 @@ import (
 
 	"github.com/btcsuite/btcd/address/v2"
 	"github.com/btcsuite/btcd/address/v2/base58"
+	"github.com/btcsuite/btcd/btcec/v2"
 	"github.com/btcsuite/btcd/btcec/v2/schnorr"
 	"github.com/btcsuite/btcd/btcutil/v2/hdkeychain"
 	"github.com/btcsuite/btcd/chaincfg/v2"
@@ -21,8 +22,8 @@ import (
 
 // XpubParser reads accounts of one network: extended public keys whose
 // version (SLIP-132 magic) gives the script type, and output descriptors
-// (descriptor.go). Keys are decoded and children derived with btcutil's
-// hdkeychain.
+// (descriptor.go). Keys are decoded with btcutil's hdkeychain; addresses
+// are derived by xpub_derive.go.
 type XpubParser struct {
 	params *chaincfg.Params
 	slip44 uint32
@@ -103,7 +104,7 @@ func (p *XpubParser) ParseXpub(s string) (*bchain.XpubDescriptor, error) {
 	}
 	purpose := map[bchain.XpubScriptType]string{bchain.XpubP2PKH: "44", bchain.XpubP2SHP2WPKH: "49", bchain.XpubP2WPKH: "84"}[st]
 	return &bchain.XpubDescriptor{Descriptor: s, Xpub: s, ScriptType: st, BasePath: p.basePath(key, purpose),
-		Changes: []uint32{0, 1}, Key: key}, nil
+		Changes: []uint32{0, 1}, Key: &accountKey{ext: key}}, nil
 }
 
 // looksLikeExtKey tells an extended key (valid or damaged) from an address:
@@ -132,7 +133,7 @@ func (p *XpubParser) parseDescriptor(s string) (*bchain.XpubDescriptor, error) {
 		base = p.basePath(key, d.purpose)
 	}
 	return &bchain.XpubDescriptor{Descriptor: s, Xpub: d.key, ScriptType: d.scriptType, BasePath: base,
-		Changes: d.changes, Key: key}, nil
+		Changes: d.changes, Key: &accountKey{ext: key}}, nil
 }
 
 // parseKey decodes an extended key, refusing private keys and keys of other
@@ -223,43 +224,25 @@ func (p *XpubParser) basePath(key *hdkeychain.ExtendedKey, purpose string) strin
 // DeriveAddrDescs derives the output scripts of indexes [from, to) of one
 // chain of the account.
 func (p *XpubParser) DeriveAddrDescs(d *bchain.XpubDescriptor, change, from, to uint32) ([]bchain.AddrDesc, error) {
-	key, ok := d.Key.(*hdkeychain.ExtendedKey)
+	key, ok := d.Key.(*accountKey)
 	if !ok {
 		return nil, fmt.Errorf("xpub descriptor %q was not parsed by this parser", d.Descriptor)
 	}
 	if to <= from {
 		return nil, nil
 	}
-	chain, err := key.Derive(change)
-	if err != nil {
-		return nil, fmt.Errorf("derive chain %d: %w", change, err)
-	}
-	out := make([]bchain.AddrDesc, 0, to-from)
-	for i := from; i < to; i++ {
-		child, err := chain.Derive(i)
-		if err != nil {
-			// ErrInvalidChild has a probability below 2^-127; like every
-			// wallet we would skip the index, but an account relying on
-			// that is not worth a special case.
-			return nil, fmt.Errorf("derive %d/%d: %w", change, i, err)
-		}
-		desc, err := p.scriptOf(child, d.ScriptType)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, desc)
-	}
-	return out, nil
-}
-
-// scriptOf returns the output script of a derived key for a script type.
-func (p *XpubParser) scriptOf(k *hdkeychain.ExtendedKey, st bchain.XpubScriptType) (bchain.AddrDesc, error) {
-	pub, err := k.ECPubKey()
+	c, err := key.chain(change)
 	if err != nil {
 		return nil, err
 	}
+	return p.deriveRange(c, d.ScriptType, change, from, to)
+}
+
+// scriptOf returns the output script of a derived key for a script type.
+func (p *XpubParser) scriptOf(pub *btcec.PublicKey, st bchain.XpubScriptType) (bchain.AddrDesc, error) {
 	hash := address.Hash160(pub.SerializeCompressed())
 	var a address.Address
+	var err error
 	switch st {
 	case bchain.XpubP2PKH:
 		a, err = address.NewAddressPubKeyHash(hash, p.params)
