@@ -33,7 +33,6 @@ type BulkLoader struct {
 	opts     BulkOptions
 	cache    *utxoCache
 	balances *balanceCache // used by the flushes only
-	src      *bulkPrevouts
 	round    *round
 
 	tip, committed       Tip
@@ -93,8 +92,7 @@ func (x *UtxoIndex) NewBulkLoader(opts BulkOptions) (*BulkLoader, error) {
 	}
 	cache := newUTXOCache(opts.CacheBytes * 3 / 4)
 	l := &BulkLoader{x: x, opts: opts, cache: cache, balances: newBalanceCache(opts.CacheBytes / 4),
-		tip: tip, hasTip: ok, committed: tip, hasCommitted: ok,
-		src: &bulkPrevouts{cache: cache, index: newIndexPrevouts(x.db)}}
+		tip: tip, hasTip: ok, committed: tip, hasCommitted: ok}
 	l.newRound()
 	return l, nil
 }
@@ -106,8 +104,6 @@ func (l *BulkLoader) newRound() {
 	}
 	l.round = newRound(from, l.x.keep)
 	l.round.prefix = l.x.prefixNamer
-	// The per-block memo of the index reader must not grow for a whole round.
-	l.src.index = newIndexPrevouts(l.x.db)
 }
 
 // ConnectBlock adds a block; it must extend the last one added.
@@ -118,7 +114,7 @@ func (l *BulkLoader) ConnectBlock(blk *bchain.Block) error {
 	if !l.hasTip && blk.Height != 0 {
 		return fmt.Errorf("%w: empty index starts at block 0, got %d", ErrNotNextBlock, blk.Height)
 	}
-	ib, err := l.x.index(l.src, blk)
+	ib, err := l.x.index(l.cache, blk)
 	if err != nil {
 		return err
 	}

@@ -142,20 +142,20 @@ func (c *utxoCache) take(op outpoint) (cacheEntry, []byte, bool) {
 	return cacheEntry{}, nil, false
 }
 
-// bulkPrevouts resolves inputs from the cache, then from the index.
-type bulkPrevouts struct {
-	cache *utxoCache
-	index *indexPrevouts
-}
-
-func (p *bulkPrevouts) prevout(txid bchain.Hash, vout uint32) (IndexedInput, bool, error) {
-	if e, desc, ok := p.cache.take(outpoint{txid, vout}); ok {
-		return IndexedInput{
-			Prevout: Prevout{Txid: txid, Vout: vout, Height: e.height, Index: e.pos >> 1, Coinbase: e.pos&1 == 1},
-			TxAddr:  TxAddr{Desc: desc, Value: e.value},
-		}, true, nil
+// prevout takes the output txid:vout from the cache (false when it does
+// not hold it, or c is nil: the per-block connect has no cache).
+func (c *utxoCache) prevout(txid bchain.Hash, vout uint32) (IndexedInput, bool) {
+	if c == nil {
+		return IndexedInput{}, false
 	}
-	return p.index.prevout(txid, vout)
+	e, desc, ok := c.take(outpoint{txid, vout})
+	if !ok {
+		return IndexedInput{}, false
+	}
+	return IndexedInput{
+		Prevout: Prevout{Txid: txid, Vout: vout, Height: e.height, Index: e.pos >> 1, Coinbase: e.pos&1 == 1},
+		TxAddr:  TxAddr{Desc: desc, Value: e.value},
+	}, true
 }
 
 // record updates the cache with a resolved block: its outputs become

@@ -52,7 +52,7 @@ func (x *UtxoIndex) ConnectBlock(blk *bchain.Block) error {
 	if err := x.checkNext(blk); err != nil {
 		return err
 	}
-	ib, err := x.index(newIndexPrevouts(x.db), blk)
+	ib, err := x.index(nil, blk)
 	if err != nil {
 		return err
 	}
@@ -129,53 +129,17 @@ func (x *UtxoIndex) refillUndo(height uint32, refill RefillFunc) (BlockUndo, err
 		return nil, fmt.Errorf("refill rollback window: node has block %s at height %d, index has %s", blk.Hash, height, meta.Hash)
 	}
 	blk.Height = height
-	ib, err := x.resolve(newIndexPrevouts(x.db), blk)
+	ib, err := x.resolve(nil, blk)
 	if err != nil {
 		return nil, err
 	}
 	return ib.undo(), nil
 }
 
-// prevoutSource finds the previous output an input spends, outside the
-// block being resolved: the index (per-block connect) or the bulk loader's
-// UTXO cache falling back to the index.
-type prevoutSource interface {
-	prevout(txid bchain.Hash, vout uint32) (IndexedInput, bool, error)
-}
-
-// indexPrevouts reads previous outputs from the index, remembering the
-// txAddresses rows read for the block at hand.
-type indexPrevouts struct {
-	r    Reader
-	memo map[bchain.Hash]*TxAddresses
-}
-
-func newIndexPrevouts(r Reader) *indexPrevouts {
-	return &indexPrevouts{r: r, memo: make(map[bchain.Hash]*TxAddresses)}
-}
-
-func (p *indexPrevouts) prevout(txid bchain.Hash, vout uint32) (IndexedInput, bool, error) {
-	ta := p.memo[txid]
-	if ta == nil {
-		var err error
-		if ta, err = ReadTxOutputs(p.r, txid); err != nil || ta == nil {
-			return IndexedInput{}, false, err
-		}
-		p.memo[txid] = ta
-	}
-	if int(vout) >= len(ta.Outputs) {
-		return IndexedInput{}, false, nil
-	}
-	return IndexedInput{
-		Prevout: Prevout{Txid: txid, Vout: vout, Height: ta.Height, Index: ta.Index, Coinbase: ta.Coinbase},
-		TxAddr:  ta.Outputs[vout],
-	}, true, nil
-}
-
 // index builds the indexed form that connecting blk writes: its resolved
 // inputs and outputs, and its filter.
-func (x *UtxoIndex) index(src prevoutSource, blk *bchain.Block) (*IndexedBlock, error) {
-	ib, err := x.resolve(src, blk)
+func (x *UtxoIndex) index(cache *utxoCache, blk *bchain.Block) (*IndexedBlock, error) {
+	ib, err := x.resolve(cache, blk)
 	if err != nil {
 		return nil, err
 	}
@@ -189,13 +153,14 @@ func (x *UtxoIndex) index(src prevoutSource, blk *bchain.Block) (*IndexedBlock, 
 // from the parser, and for every input the descriptor, value and height of
 // the output it spends, from the block itself (outputs of earlier txs) or
 // from src.
-func (x *UtxoIndex) resolve(src prevoutSource, blk *bchain.Block) (*IndexedBlock, error) {
+func (x *UtxoIndex) resolve(cache *utxoCache, blk *bchain.Block) (*IndexedBlock, error) {
 	ib := &IndexedBlock{
 		Height: blk.Height,
 		Meta:   BlockMeta{Hash: blk.Hash, Time: blk.Time, TxCount: uint32(len(blk.Txs)), Size: uint32(blk.Size), Header: blk.Header},
 		Txs:    make([]IndexedTx, len(blk.Txs)),
 	}
 	inBlock := make(map[bchain.Hash]int, len(blk.Txs))
+	var misses []inputAt
 	for i := range blk.Txs {
 		tx := &blk.Txs[i]
 		itx := &ib.Txs[i]
@@ -203,35 +168,83 @@ func (x *UtxoIndex) resolve(src prevoutSource, blk *bchain.Block) (*IndexedBlock
 		for n := range tx.Vout {
 			itx.Outputs[n] = TxAddr{Desc: x.classify.OutputAddrDesc(tx.Vout[n].Script), Value: tx.Vout[n].Value}
 		}
-		if !itx.Coinbase {
-			for j := range tx.Vin {
-				vin := &tx.Vin[j]
-				var in IndexedInput
-				var ok bool
-				var err error
-				if k, same := inBlock[vin.PrevTxid]; same {
-					prev := &ib.Txs[k]
-					if ok = int(vin.PrevVout) < len(prev.Outputs); ok {
-						in = IndexedInput{
-							Prevout: Prevout{Txid: vin.PrevTxid, Vout: vin.PrevVout, Height: ib.Height, Index: uint32(k), Coinbase: prev.Coinbase},
-							TxAddr:  prev.Outputs[vin.PrevVout],
-						}
-					}
-				} else {
-					in, ok, err = src.prevout(vin.PrevTxid, vin.PrevVout)
+		for j := range tx.Vin {
+			if itx.Coinbase {
+				break
+			}
+			vin := &tx.Vin[j]
+			if k, same := inBlock[vin.PrevTxid]; same {
+				prev := &ib.Txs[k]
+				if int(vin.PrevVout) >= len(prev.Outputs) {
+					return nil, missingPrevout(blk, inputAt{i, j})
 				}
-				if err != nil {
-					return nil, fmt.Errorf("block %d tx %s input %d: %w", blk.Height, tx.Txid, j, err)
+				itx.Inputs[j] = IndexedInput{
+					Prevout: Prevout{Txid: vin.PrevTxid, Vout: vin.PrevVout, Height: ib.Height, Index: uint32(k), Coinbase: prev.Coinbase},
+					TxAddr:  prev.Outputs[vin.PrevVout],
 				}
-				if !ok {
-					return nil, fmt.Errorf("block %d tx %s input %d: %w: %s:%d", blk.Height, tx.Txid, j, ErrMissingPrevout, vin.PrevTxid, vin.PrevVout)
-				}
+			} else if in, ok := cache.prevout(vin.PrevTxid, vin.PrevVout); ok {
 				itx.Inputs[j] = in
+			} else {
+				misses = append(misses, inputAt{i, j})
 			}
 		}
 		inBlock[tx.Txid] = i
 	}
+	if err := x.readPrevouts(blk, ib, misses); err != nil {
+		return nil, err
+	}
 	return ib, nil
+}
+
+// inputAt is input in of tx tx of a block.
+type inputAt struct{ tx, in int }
+
+func missingPrevout(blk *bchain.Block, at inputAt) error {
+	vin := &blk.Txs[at.tx].Vin[at.in]
+	return fmt.Errorf("block %d tx %s input %d: %w: %s:%d", blk.Height, blk.Txs[at.tx].Txid, at.in, ErrMissingPrevout, vin.PrevTxid, vin.PrevVout)
+}
+
+// readPrevouts resolves inputs from the txAddresses rows of the txs they
+// spend from, reading each row once and all of them in one MultiGet: a
+// block's inputs outside the UTXO cache are otherwise one random read
+// each, the bulk load's largest cost once the unspent set outgrows the
+// cache.
+func (x *UtxoIndex) readPrevouts(blk *bchain.Block, ib *IndexedBlock, misses []inputAt) error {
+	if len(misses) == 0 {
+		return nil
+	}
+	row := make(map[bchain.Hash]int, len(misses))
+	var keys [][]byte
+	for _, m := range misses {
+		txid := blk.Txs[m.tx].Vin[m.in].PrevTxid
+		if _, ok := row[txid]; !ok {
+			row[txid] = len(keys)
+			keys = append(keys, txid[:])
+		}
+	}
+	vals, err := getMany(x.db, CFTxAddresses, keys)
+	if err != nil {
+		return fmt.Errorf("block %d: %w", blk.Height, err)
+	}
+	prev := make([]*TxAddresses, len(vals))
+	for _, m := range misses {
+		vin := &blk.Txs[m.tx].Vin[m.in]
+		k := row[vin.PrevTxid]
+		if prev[k] == nil && vals[k] != nil {
+			if prev[k], err = unpackTxAddresses(vals[k]); err != nil {
+				return fmt.Errorf("block %d tx %s: %w", blk.Height, vin.PrevTxid, err)
+			}
+		}
+		ta := prev[k]
+		if ta == nil || int(vin.PrevVout) >= len(ta.Outputs) {
+			return missingPrevout(blk, m)
+		}
+		ib.Txs[m.tx].Inputs[m.in] = IndexedInput{
+			Prevout: Prevout{Txid: vin.PrevTxid, Vout: vin.PrevVout, Height: ta.Height, Index: ta.Index, Coinbase: ta.Coinbase},
+			TxAddr:  ta.Outputs[vin.PrevVout],
+		}
+	}
+	return nil
 }
 
 // rebuild reconstructs the IndexedBlock of an indexed block from its undo
