@@ -6,20 +6,31 @@ import (
 	"github.com/openexplorer/blockbook/db"
 )
 
-// registerMemoryUse exports the index's native memory by part, so that an
+// memoryUseCollector exports the index's native memory by part, so that an
 // RSS above -syncmemory can be traced to the part of the plan it exceeds.
+// One collector reads db.MemoryUse once per scrape for all parts.
+type memoryUseCollector struct {
+	d    *db.DB
+	desc *prometheus.Desc
+}
+
 func registerMemoryUse(reg prometheus.Registerer, d *db.DB) {
-	parts := map[string]func(db.MemoryUse) int64{
-		"block_cache":   func(m db.MemoryUse) int64 { return m.BlockCache },
-		"pinned":        func(m db.MemoryUse) int64 { return m.Pinned },
-		"memtables":     func(m db.MemoryUse) int64 { return m.Memtables },
-		"table_readers": func(m db.MemoryUse) int64 { return m.TableReaders },
-		"malloc_in_use": func(m db.MemoryUse) int64 { return m.MallocInUse },
-		"malloc_free":   func(m db.MemoryUse) int64 { return m.MallocFree },
-	}
-	for part, get := range parts {
-		reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "blockbook_db_memory_bytes",
-			Help: "Native memory of the index by part: RocksDB's block cache (pinned: held by readers), memtables and table readers; the C allocator's bytes in use and free.", ConstLabels: prometheus.Labels{"part": part}},
-			func() float64 { return float64(get(d.MemoryUse())) }))
+	reg.MustRegister(&memoryUseCollector{d: d, desc: prometheus.NewDesc("blockbook_db_memory_bytes",
+		"Native memory of the index by part: RocksDB's block cache (pinned: held by readers), memtables and table readers; the C allocator's bytes in use and free.",
+		[]string{"part"}, nil)})
+}
+
+func (c *memoryUseCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
+
+func (c *memoryUseCollector) Collect(ch chan<- prometheus.Metric) {
+	m := c.d.MemoryUse()
+	for _, p := range []struct {
+		part  string
+		bytes int64
+	}{
+		{"block_cache", m.BlockCache}, {"pinned", m.Pinned}, {"memtables", m.Memtables},
+		{"table_readers", m.TableReaders}, {"malloc_in_use", m.MallocInUse}, {"malloc_free", m.MallocFree},
+	} {
+		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, float64(p.bytes), p.part)
 	}
 }

@@ -408,12 +408,11 @@ func packTxAddresses(ta *TxAddresses) []byte {
 	}
 	e.uvarint(flags)
 	e.uvarint(uint64(len(ta.Prevouts)))
-	for i := range ta.Prevouts {
-		if p := &ta.Prevouts[i]; !ta.Coinbase {
-			e.uvarint(uint64(ta.Height - p.Height))
-			e.uvarint(uint64(p.Index))
-			e.uvarint(uint64(p.Vout))
-		}
+	for i := 0; i < len(ta.Prevouts) && !ta.Coinbase; i++ {
+		p := &ta.Prevouts[i]
+		e.uvarint(uint64(ta.Height - p.Height))
+		e.uvarint(uint64(p.Index))
+		e.uvarint(uint64(p.Vout))
 	}
 	e.uvarint(uint64(len(ta.Outputs)))
 	for i := range ta.Outputs {

@@ -151,8 +151,9 @@ func (e *explorer) handler(name string, h func(*http.Request) (*result, error)) 
 }
 
 // errorPage is the one place errors become explorer pages: unknown objects
-// 404, user mistakes 400 with their message, an unreachable node 503, our
-// own faults 500 (logged, no details on the page).
+// 404, user mistakes 400 with their message, an unreachable node or a
+// request over its time limit 503, our own faults 500 (logged, no details
+// on the page).
 func (e *explorer) errorPage(r *http.Request, name string, err error) *result {
 	msg := func(status int, heading, class, text string, search bool) *result {
 		return &result{tmpl: "message", status: status, title: heading, query: r.URL.Query().Get("q"),
@@ -164,10 +165,14 @@ func (e *explorer) errorPage(r *http.Request, name string, err error) *result {
 		return msg(http.StatusNotFound, "Not found", "warn", ue.Msg, true)
 	case isUser:
 		return msg(http.StatusBadRequest, "Cannot show this", "bad", ue.Msg, true)
-	case errors.Is(err, bchain.ErrNodeUnavailable) || errors.Is(err, context.DeadlineExceeded):
+	case errors.Is(err, bchain.ErrNodeUnavailable):
 		e.log.Warn("page failed: node unavailable", "page", name, "path", r.URL.Path, "err", err)
 		return msg(http.StatusServiceUnavailable, "Temporarily unavailable", "warn",
 			"The blockchain node is not responding. Please try again in a moment.", false)
+	case errors.Is(err, context.DeadlineExceeded):
+		e.log.Warn("page failed: timed out", "page", name, "path", r.URL.Path, "err", err)
+		return msg(http.StatusServiceUnavailable, "Temporarily unavailable", "warn",
+			"This page took too long to prepare. Please try again in a moment.", false)
 	}
 	e.log.Error("page failed", "page", name, "path", r.URL.Path, "err", err)
 	return msg(http.StatusInternalServerError, "Something went wrong", "bad",

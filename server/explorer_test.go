@@ -58,7 +58,8 @@ func TestExplorerErrorPages(t *testing.T) {
 		{"search miss", &api.Error{Msg: "No match", Err: api.ErrNotFound}, 404, "No match", ""},
 		{"bad id", &api.Error{Msg: "Invalid txid 'x'"}, 400, "Invalid txid 'x'", ""},
 		{"node down", fmt.Errorf("rpc getrawtransaction: %w: dial tcp secret-detail", bchain.ErrNodeUnavailable), 503, "not responding", "node unavailable"},
-		{"timeout", fmt.Errorf("secret-detail: %w", context.DeadlineExceeded), 503, "not responding", "node unavailable"},
+		{"timeout", fmt.Errorf("secret-detail: %w", context.DeadlineExceeded), 503, "took too long", "timed out"},
+		{"node timeout", fmt.Errorf("rpc: %w: %w", bchain.ErrNodeUnavailable, context.DeadlineExceeded), 503, "not responding", "node unavailable"},
 		{"our fault", errors.New("corrupt row secret-detail"), 500, "Something went wrong", "page failed"},
 		{"panic", nil, 500, "Something went wrong", "panic in page"},
 	} {

@@ -218,20 +218,29 @@ func (p *Public) handle(pattern, endpoint string, h func(*http.Request) (any, er
 	})
 }
 
+// timedOutMsg answers a request that ran past its time limit (RequestTimeout):
+// not the node's fault, so not said to be.
+const timedOutMsg = "Service temporarily unavailable: the request took too long"
+
 type errorBody struct {
 	Error string `json:"error"`
 }
 
 // writeError is the one place errors become HTTP answers: user mistakes and
 // unknown objects are 400 with their message (Blockbook's convention), an
-// unreachable node 503, anything else 500 without details.
+// unreachable node or a request over its time limit 503, anything else 500
+// without details.
 func (p *Public) writeError(w http.ResponseWriter, r *http.Request, endpoint string, err error) int {
 	if ue, ok := api.AsUserError(err); ok {
 		return writeJSON(w, http.StatusBadRequest, errorBody{ue.Msg})
 	}
-	if errors.Is(err, bchain.ErrNodeUnavailable) || errors.Is(err, context.DeadlineExceeded) {
+	if errors.Is(err, bchain.ErrNodeUnavailable) {
 		p.log.Warn("request failed: node unavailable", "endpoint", endpoint, "path", r.URL.Path, "err", err)
 		return writeJSON(w, http.StatusServiceUnavailable, errorBody{"Service temporarily unavailable: the blockchain node is not responding"})
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		p.log.Warn("request failed: timed out", "endpoint", endpoint, "path", r.URL.Path, "err", err)
+		return writeJSON(w, http.StatusServiceUnavailable, errorBody{timedOutMsg})
 	}
 	p.log.Error("request failed", "endpoint", endpoint, "path", r.URL.Path, "err", err)
 	return writeJSON(w, http.StatusInternalServerError, errorBody{"Internal server error"})

@@ -174,14 +174,19 @@ func (s *Websocket) handle(c *wsConn, req *wsRequest, h wsHandler) {
 }
 
 // wsErrorMessage is where websocket errors become messages: user mistakes
-// verbatim, an unreachable node as such, anything else without details.
+// verbatim, an unreachable node and a timeout as such, anything else
+// without details.
 func (s *Websocket) wsErrorMessage(method string, err error) string {
 	if ue, ok := api.AsUserError(err); ok {
 		return ue.Msg
 	}
-	if errors.Is(err, bchain.ErrNodeUnavailable) || errors.Is(err, context.DeadlineExceeded) {
+	if errors.Is(err, bchain.ErrNodeUnavailable) {
 		s.log.Warn("request failed: node unavailable", "method", method, "err", err)
 		return "Service temporarily unavailable: the blockchain node is not responding"
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		s.log.Warn("request failed: timed out", "method", method, "err", err)
+		return timedOutMsg
 	}
 	if errors.Is(err, context.Canceled) {
 		return "Request cancelled"

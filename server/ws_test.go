@@ -147,13 +147,15 @@ func TestWebsocketErrorsAreMapped(t *testing.T) {
 		case 2:
 			return nil, fmt.Errorf("rpc: %w", bchain.ErrNodeUnavailable)
 		case 3:
+			return nil, fmt.Errorf("slow query at /secret/path: %w", context.DeadlineExceeded)
+		case 4:
 			return nil, errors.New("disk on fire at /secret/path")
 		}
 		panic("boom")
 	}}
 	_, srv := startWS(t, svc, WebsocketConfig{})
 	c := mustDial(t, srv)
-	for _, want := range []string{"a user mistake", "the blockchain node is not responding", "Internal error", "Internal error"} {
+	for _, want := range []string{"a user mistake", "the blockchain node is not responding", "the request took too long", "Internal error", "Internal error"} {
 		_, data := roundTrip(t, c, websocket.TextMessage, `{"id":"x","method":"getInfo"}`)
 		if msg := errorMessage(data); !strings.Contains(msg, want) || strings.Contains(msg, "secret") {
 			t.Errorf("error %q, want %q", msg, want)

@@ -54,6 +54,7 @@ func main() {
 	flag.Int64Var(&dbCache, "dbcache", 1<<29, "RocksDB block cache in bytes, as blockbook's -dbcache (same default)")
 	scale := flag.String("scale", "", "scale mode: query the index in -datadir of this cmd/scalegen chain directory")
 	dataDir := flag.String("datadir", "", "scale mode: the index cmd/scalebench synced (its -work dir's index)")
+	compact := flag.Bool("compact", true, "scale mode: compact the index fully first, as blockbook does after a bulk sync (this changes -datadir); false times it as it was left")
 	flag.Parse()
 	if *cold < 1 || *warm < 1 {
 		fmt.Fprintln(os.Stderr, "querybench: -cold and -warm must be at least 1 (medians of nothing)")
@@ -71,7 +72,7 @@ func main() {
 	}
 	var err error
 	if *scale != "" {
-		err = runScale(*scale, *dataDir, *cold, *warm)
+		err = runScale(*scale, *dataDir, *compact, *cold, *warm)
 	} else {
 		err = run(*chain, *index, *cold, *warm)
 	}

@@ -43,12 +43,14 @@ type scaleStats struct {
 // lookups at several heights.
 //
 // Long: a benchmark script, its steps in the order they run, as run's.
-func runScale(chainDir, indexDir string, cold, warm int) error {
+func runScale(chainDir, indexDir string, compact bool, cold, warm int) error {
 	if indexDir == "" {
 		return errors.New("-scale needs -datadir (the index cmd/scalebench synced)")
 	}
-	if err := compactIndex(indexDir); err != nil {
-		return err
+	if compact {
+		if err := compactIndex(indexDir); err != nil {
+			return err
+		}
 	}
 	data, err := os.ReadFile(filepath.Join(chainDir, "stats.json"))
 	if err != nil {
