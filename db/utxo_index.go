@@ -196,7 +196,7 @@ func (x *UtxoIndex) resolve(cache *utxoCache, blk *bchain.Block) (*IndexedBlock,
 	return ib, nil
 }
 
-// inputAt is input in of tx tx of a block.
+// inputAt names one input of a block: Vin[in] of Txs[tx].
 type inputAt struct{ tx, in int }
 
 func missingPrevout(blk *bchain.Block, at inputAt) error {
