@@ -14,8 +14,9 @@ import (
 
 // Accounts (xpubs and output descriptors): the derived addresses of each
 // chain, scanned with the gap limit as Blockbook does, their balances as of
-// one index tip, and their tx lists (positions), loaded once and then extended block
-// by block. An xpubAccount lives in the xpubCache between requests.
+// one index tip, and their tx lists (positions), loaded once and then
+// extended block by block. An xpubAccount lives in the xpubCache between
+// requests.
 
 // DefaultGap is the gap limit when a request names none: derivation stops
 // once this many unused addresses follow the last used one.

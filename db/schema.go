@@ -86,13 +86,17 @@ type Storage struct {
 	// Repetitive: the values repeat byte strings (descriptors) far apart in
 	// the family, which a compression dictionary captures.
 	Repetitive bool
+	// SmallReads: most reads take one key, or a few adjacent ones, at a
+	// random place (an address's balance, the first rows of its history),
+	// so a block larger than a few rows is decompressed for nothing.
+	SmallReads bool
 }
 
 var cfInfos = [numCF]cfInfo{
 	CFDefault:        {name: "default"},
 	CFHeight:         {name: "height"},
-	CFAddresses:      {name: "addresses", storage: Storage{Scanned: true}},
-	CFAddressBalance: {name: "addressBalance"},
+	CFAddresses:      {name: "addresses", storage: Storage{Scanned: true, SmallReads: true}},
+	CFAddressBalance: {name: "addressBalance", storage: Storage{SmallReads: true}},
 	CFAddressUtxos:   {name: "addressUtxos", storage: Storage{Scanned: true}},
 	CFTxAddresses:    {name: "txAddresses", storage: Storage{Repetitive: true}},
 	CFSpends:         {name: "spends", storage: Storage{Scanned: true}},

@@ -151,8 +151,9 @@ func (x *UtxoIndex) index(cache *utxoCache, blk *bchain.Block) (*IndexedBlock, e
 
 // resolve turns a decoded block into an IndexedBlock: output descriptors
 // from the parser, and for every input the descriptor, value and height of
-// the output it spends, from the block itself (outputs of earlier txs) or
-// from src.
+// the output it spends: from the block itself (outputs of earlier txs),
+// else from the bulk loader's UTXO cache (cache nil: none), else from the
+// index (readPrevouts).
 func (x *UtxoIndex) resolve(cache *utxoCache, blk *bchain.Block) (*IndexedBlock, error) {
 	ib := &IndexedBlock{
 		Height: blk.Height,

@@ -109,8 +109,9 @@ func newOptions(o *db.Options) *options {
 func (o *options) newTable(s db.Storage) *grocksdb.BlockBasedTableOptions {
 	t := grocksdb.NewDefaultBlockBasedTableOptions()
 	t.SetBlockCache(o.cache)
-	if s.Random {
-		// A row of txids is read alone; a small block is all a read decodes.
+	if s.Random || s.SmallReads {
+		// A row (of txids, a balance, an address's latest txs) is read
+		// alone; a small block is all a read decodes.
 		t.SetBlockSize(4 << 10)
 	} else {
 		t.SetBlockSize(16 << 10)
