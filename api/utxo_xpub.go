@@ -315,18 +315,11 @@ func (s *UtxoService) renderAccountTxs(ctx context.Context, v *view, a *xpubAcco
 // pageTxids reads the txids of a page of an account's txs, each blockTxids
 // row they lie in once.
 func pageTxids(v *view, page []xpubTx) ([]bchain.Hash, error) {
-	rows := make([]db.AddrTxsAt, len(page))
+	positions := make([]db.TxPos, len(page))
 	for i, t := range page {
-		rows[i] = db.AddrTxsAt{Height: t.height, Txs: []db.AddrTx{{Index: t.index}}}
+		positions[i] = db.TxPos{Height: t.height, Index: t.index}
 	}
-	if err := db.FillRowsTxids(v.snap, rows); err != nil {
-		return nil, err
-	}
-	out := make([]bchain.Hash, len(page))
-	for i := range rows {
-		out[i] = rows[i].Txs[0].Txid
-	}
-	return out, nil
+	return db.ReadTxidsAt(v.snap, positions)
 }
 
 // markOwnAccount flags the inputs and outputs paying or spending one of the

@@ -110,6 +110,26 @@ func ReadTxOutputs(r Reader, txid bchain.Hash) (*TxAddresses, error) {
 // all (a MultiGet on RocksDB). out[i] is nil when the index does not hold
 // txids[i].
 func ReadManyTxAddresses(r Reader, txids []bchain.Hash) ([]*TxAddresses, error) {
+	out, err := ReadManyTxOutputs(r, txids)
+	if err != nil {
+		return nil, err
+	}
+	var found []*TxAddresses
+	for _, ta := range out {
+		if ta != nil {
+			found = append(found, ta)
+		}
+	}
+	if err := fillInputs(r, found); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ReadManyTxOutputs is ReadTxOutputs for several txs in one read (a
+// MultiGet on RocksDB); out[i] is nil when the index does not hold
+// txids[i].
+func ReadManyTxOutputs(r Reader, txids []bchain.Hash) ([]*TxAddresses, error) {
 	keys := make([][]byte, len(txids))
 	for i := range txids {
 		keys[i] = txids[i][:]
@@ -119,7 +139,6 @@ func ReadManyTxAddresses(r Reader, txids []bchain.Hash) ([]*TxAddresses, error) 
 		return nil, err
 	}
 	out := make([]*TxAddresses, len(txids))
-	var found []*TxAddresses
 	for i, v := range vals {
 		if v == nil {
 			continue
@@ -127,10 +146,28 @@ func ReadManyTxAddresses(r Reader, txids []bchain.Hash) ([]*TxAddresses, error) 
 		if out[i], err = unpackTxAddresses(v); err != nil {
 			return nil, fmt.Errorf("tx %s: %w", txids[i], err)
 		}
-		found = append(found, out[i])
 	}
-	if err := fillInputs(r, found); err != nil {
+	return out, nil
+}
+
+// TxPos is a confirmed tx's position: its block's height and its index in
+// the block.
+type TxPos struct{ Height, Index uint32 }
+
+// ReadTxidsAt returns the txids at positions, reading each blockTxids row
+// they lie in once (one MultiGet on RocksDB). A position the index does
+// not hold is ErrCorrupt: callers take positions from other rows.
+func ReadTxidsAt(r Reader, positions []TxPos) ([]bchain.Hash, error) {
+	rows := make([]AddrTxsAt, len(positions))
+	for i, p := range positions {
+		rows[i] = AddrTxsAt{Height: p.Height, Txs: []AddrTx{{Index: p.Index}}}
+	}
+	if err := FillRowsTxids(r, rows); err != nil {
 		return nil, err
+	}
+	out := make([]bchain.Hash, len(rows))
+	for i := range rows {
+		out[i] = rows[i].Txs[0].Txid
 	}
 	return out, nil
 }
@@ -140,43 +177,35 @@ func ReadManyTxAddresses(r Reader, txids []bchain.Hash) ([]*TxAddresses, error) 
 // txids of those with one read of blockTxids rows, then their rows with
 // one read.
 func fillInputs(r Reader, tas []*TxAddresses) error {
-	type pos struct{ height, index uint32 }
-	place := make(map[pos]int)
-	var txs []AddrTxsAt // one per distinct previous tx
+	place := make(map[TxPos]int)
+	var positions []TxPos // one per distinct previous tx
 	for _, ta := range tas {
 		ta.Inputs = make([]TxAddr, len(ta.Prevouts))
 		if ta.Coinbase {
 			continue
 		}
 		for i := range ta.Prevouts {
-			k := pos{ta.Prevouts[i].Height, ta.Prevouts[i].Index}
+			k := TxPos{ta.Prevouts[i].Height, ta.Prevouts[i].Index}
 			if _, ok := place[k]; !ok {
-				place[k] = len(txs)
-				txs = append(txs, AddrTxsAt{Height: k.height, Txs: []AddrTx{{Index: k.index}}})
+				place[k] = len(positions)
+				positions = append(positions, k)
 			}
 		}
 	}
-	if len(txs) == 0 {
+	if len(positions) == 0 {
 		return nil
 	}
-	if err := FillRowsTxids(r, txs); err != nil {
-		return err
-	}
-	keys := make([][]byte, len(txs))
-	for i := range txs {
-		keys[i] = txs[i].Txs[0].Txid[:]
-	}
-	vals, err := getMany(r, CFTxAddresses, keys)
+	txids, err := ReadTxidsAt(r, positions)
 	if err != nil {
 		return err
 	}
-	prev := make([]*TxAddresses, len(txs))
-	for i, v := range vals {
-		if v == nil {
-			return fmt.Errorf("%w: no txAddresses row for tx %s, spent by an input", ErrCorrupt, txs[i].Txs[0].Txid)
-		}
-		if prev[i], err = unpackTxAddresses(v); err != nil {
-			return fmt.Errorf("tx %s: %w", txs[i].Txs[0].Txid, err)
+	prev, err := ReadManyTxOutputs(r, txids)
+	if err != nil {
+		return err
+	}
+	for i, pt := range prev {
+		if pt == nil {
+			return fmt.Errorf("%w: no txAddresses row for tx %s, spent by an input", ErrCorrupt, txids[i])
 		}
 	}
 	for _, ta := range tas {
@@ -185,12 +214,12 @@ func fillInputs(r Reader, tas []*TxAddresses) error {
 		}
 		for j := range ta.Prevouts {
 			p := &ta.Prevouts[j]
-			k := place[pos{p.Height, p.Index}]
+			k := place[TxPos{p.Height, p.Index}]
 			pt := prev[k]
 			if int64(p.Vout) >= int64(len(pt.Outputs)) {
-				return fmt.Errorf("%w: an input spends output %d of tx %s, which has %d", ErrCorrupt, p.Vout, txs[k].Txs[0].Txid, len(pt.Outputs))
+				return fmt.Errorf("%w: an input spends output %d of tx %s, which has %d", ErrCorrupt, p.Vout, txids[k], len(pt.Outputs))
 			}
-			p.Txid, p.Coinbase = txs[k].Txs[0].Txid, pt.Coinbase
+			p.Txid, p.Coinbase = txids[k], pt.Coinbase
 			ta.Inputs[j] = pt.Outputs[p.Vout]
 		}
 	}

@@ -215,28 +215,21 @@ func (x *UtxoIndex) readPrevouts(blk *bchain.Block, ib *IndexedBlock, misses []i
 		return nil
 	}
 	row := make(map[bchain.Hash]int, len(misses))
-	var keys [][]byte
+	var txids []bchain.Hash
 	for _, m := range misses {
 		txid := blk.Txs[m.tx].Vin[m.in].PrevTxid
 		if _, ok := row[txid]; !ok {
-			row[txid] = len(keys)
-			keys = append(keys, txid[:])
+			row[txid] = len(txids)
+			txids = append(txids, txid)
 		}
 	}
-	vals, err := getMany(x.db, CFTxAddresses, keys)
+	prev, err := ReadManyTxOutputs(x.db, txids)
 	if err != nil {
 		return fmt.Errorf("block %d: %w", blk.Height, err)
 	}
-	prev := make([]*TxAddresses, len(vals))
 	for _, m := range misses {
 		vin := &blk.Txs[m.tx].Vin[m.in]
-		k := row[vin.PrevTxid]
-		if prev[k] == nil && vals[k] != nil {
-			if prev[k], err = unpackTxAddresses(vals[k]); err != nil {
-				return fmt.Errorf("block %d tx %s: %w", blk.Height, vin.PrevTxid, err)
-			}
-		}
-		ta := prev[k]
+		ta := prev[row[vin.PrevTxid]]
 		if ta == nil || int(vin.PrevVout) >= len(ta.Outputs) {
 			return missingPrevout(blk, m)
 		}

@@ -218,9 +218,18 @@ func (p *Public) handle(pattern, endpoint string, h func(*http.Request) (any, er
 	})
 }
 
-// timedOutMsg answers a request that ran past its time limit (RequestTimeout):
-// not the node's fault, so not said to be.
-const timedOutMsg = "Service temporarily unavailable: the request took too long"
+// unavailable says why err is a 503 on REST and the websocket, and how to
+// log it: a node that does not answer, or a request past its time limit
+// (RequestTimeout), which is not the node's fault and is not said to be.
+func unavailable(err error) (msg, logMsg string, ok bool) {
+	switch {
+	case errors.Is(err, bchain.ErrNodeUnavailable):
+		return "Service temporarily unavailable: the blockchain node is not responding", "request failed: node unavailable", true
+	case errors.Is(err, context.DeadlineExceeded):
+		return "Service temporarily unavailable: the request took too long", "request failed: timed out", true
+	}
+	return "", "", false
+}
 
 type errorBody struct {
 	Error string `json:"error"`
@@ -234,13 +243,9 @@ func (p *Public) writeError(w http.ResponseWriter, r *http.Request, endpoint str
 	if ue, ok := api.AsUserError(err); ok {
 		return writeJSON(w, http.StatusBadRequest, errorBody{ue.Msg})
 	}
-	if errors.Is(err, bchain.ErrNodeUnavailable) {
-		p.log.Warn("request failed: node unavailable", "endpoint", endpoint, "path", r.URL.Path, "err", err)
-		return writeJSON(w, http.StatusServiceUnavailable, errorBody{"Service temporarily unavailable: the blockchain node is not responding"})
-	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		p.log.Warn("request failed: timed out", "endpoint", endpoint, "path", r.URL.Path, "err", err)
-		return writeJSON(w, http.StatusServiceUnavailable, errorBody{timedOutMsg})
+	if msg, logMsg, ok := unavailable(err); ok {
+		p.log.Warn(logMsg, "endpoint", endpoint, "path", r.URL.Path, "err", err)
+		return writeJSON(w, http.StatusServiceUnavailable, errorBody{msg})
 	}
 	p.log.Error("request failed", "endpoint", endpoint, "path", r.URL.Path, "err", err)
 	return writeJSON(w, http.StatusInternalServerError, errorBody{"Internal server error"})

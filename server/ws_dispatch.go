@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/openexplorer/blockbook/api"
-	"github.com/openexplorer/blockbook/bchain"
 )
 
 // wsRequest is one parsed request frame.
@@ -180,13 +179,9 @@ func (s *Websocket) wsErrorMessage(method string, err error) string {
 	if ue, ok := api.AsUserError(err); ok {
 		return ue.Msg
 	}
-	if errors.Is(err, bchain.ErrNodeUnavailable) {
-		s.log.Warn("request failed: node unavailable", "method", method, "err", err)
-		return "Service temporarily unavailable: the blockchain node is not responding"
-	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		s.log.Warn("request failed: timed out", "method", method, "err", err)
-		return timedOutMsg
+	if msg, logMsg, ok := unavailable(err); ok {
+		s.log.Warn(logMsg, "method", method, "err", err)
+		return msg
 	}
 	if errors.Is(err, context.Canceled) {
 		return "Request cancelled"
