@@ -253,7 +253,22 @@ func (n *Node) Commit() (common.Hash, error) {
 	if hash == before.Hash() || head.Number.Uint64() != before.Number.Uint64()+1 {
 		return common.Hash{}, fmt.Errorf("gethdev: sealing block %d failed", before.Number.Uint64()+1)
 	}
+	if err := n.syncPool(); err != nil {
+		return common.Hash{}, err
+	}
 	return hash, n.waitTxIndex()
+}
+
+// syncPool waits for the tx pool to move its state to the new head. The
+// head event reaches the pool before the head change returns (the feed is
+// synchronous), but the pool resets on its own goroutine: until it is
+// done, a tx spending what the new block paid is refused as "insufficient
+// funds".
+func (n *Node) syncPool() error {
+	if err := n.eth.TxPool().Sync(); err != nil {
+		return fmt.Errorf("gethdev: tx pool reset: %w", err)
+	}
+	return nil
 }
 
 // waitTxIndex waits for the asynchronous tx indexer to catch up with the
@@ -284,6 +299,9 @@ func (n *Node) Fork(parent common.Hash) error {
 	}
 	if err := n.beacon.Fork(parent); err != nil {
 		return fmt.Errorf("gethdev: fork at %s: %w", parent, err)
+	}
+	if err := n.syncPool(); err != nil {
+		return err
 	}
 	return n.waitTxIndex()
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/params"
 	"github.com/ethereum/go-ethereum/rpc"
 )
@@ -205,6 +206,33 @@ func TestBackToBackTxsInOneBlock(t *testing.T) {
 		}
 		if len(b.Transactions()) != count {
 			t.Fatalf("round %d: block has %d txs, want %d", round, len(b.Transactions()), count)
+		}
+	}
+}
+
+// What a block paid can be spent right after Commit: the pool has moved
+// to the new head, so it does not refuse the spend for lack of funds.
+func TestCommitFundsTheNextSend(t *testing.T) {
+	n := startNode(t, Options{})
+	signer := types.LatestSignerForChainID(n.ChainID)
+	for i := 0; i < 30; i++ {
+		key, err := crypto.GenerateKey()
+		if err != nil {
+			t.Fatal(err)
+		}
+		sendValue(t, n, uint64(i), crypto.PubkeyToAddress(key.PublicKey), params.Ether)
+		if _, err := n.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		back := types.MustSignNewTx(key, signer, &types.DynamicFeeTx{
+			ChainID: n.ChainID, GasTipCap: big.NewInt(params.GWei), GasFeeCap: big.NewInt(10 * params.GWei),
+			Gas: 21000, To: &n.DevAddr, Value: big.NewInt(1),
+		})
+		if err := n.Client().SendTransaction(context.Background(), back); err != nil {
+			t.Fatalf("round %d: spending what the block paid: %v", i, err)
+		}
+		if _, err := n.Commit(); err != nil {
+			t.Fatal(err)
 		}
 	}
 }
