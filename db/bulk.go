@@ -91,7 +91,7 @@ func (x *UtxoIndex) NewBulkLoader(opts BulkOptions) (*BulkLoader, error) {
 		return nil, err
 	}
 	cache := newUTXOCache(opts.CacheBytes * 3 / 4)
-	l := &BulkLoader{x: x, opts: opts, cache: cache, balances: newBalanceCache(opts.CacheBytes / 4),
+	l := &BulkLoader{x: x, opts: opts, cache: cache, balances: newBalanceCache(opts.CacheBytes/4, !ok),
 		tip: tip, hasTip: ok, committed: tip, hasCommitted: ok}
 	l.newRound()
 	return l, nil

@@ -87,7 +87,7 @@ func TestUTXOCacheRebuildsSpentGenerations(t *testing.T) {
 // its cached balance, else its stored one, else zero.
 func TestBalanceCacheEachReadsInChunks(t *testing.T) {
 	d := openTestDB(t)
-	bc := newBalanceCache(1 << 30)
+	bc := newBalanceCache(1<<30, false)
 	deltas := map[string]*balanceDelta{}
 	b := d.NewBatch()
 	const n = 3*balanceReadChunk + 17
@@ -124,5 +124,50 @@ func TestBalanceCacheEachReadsInChunks(t *testing.T) {
 	})
 	if err != nil || len(seen) != n {
 		t.Fatalf("each: %v, %d of %d addresses", err, len(seen), n)
+	}
+}
+
+// A session that starts on an empty index does not read the balances of
+// addresses its cache lacks, until the cache drops entries; from then on
+// an address it lacks is read from the index again.
+func TestBalanceCacheCompleteUntilItDrops(t *testing.T) {
+	d := openTestDB(t)
+	bc := newBalanceCache(1, true) // the floor: 1,024 entries per generation
+	desc := func(i int) string { return fmt.Sprintf("addr-%d", i) }
+	b := d.NewBatch()
+	for i := range 3 * bc.max {
+		bc.put(desc(i), &AddrBalance{Txs: uint32(i + 1)})
+		writeAddrBalance(b, bchain.AddrDesc(desc(i)), &AddrBalance{Txs: uint32(i + 1)})
+		if i == 2*bc.max-1 && !bc.complete {
+			t.Fatal("the first rotation, which drops nothing, made the cache incomplete")
+		}
+	}
+	if err := d.write(b); err != nil {
+		t.Fatal(err)
+	}
+	b.Destroy()
+	if bc.complete {
+		t.Fatal("the cache dropped a generation and still says it is complete")
+	}
+	// addr-0 was dropped: its balance comes from the index, not zero.
+	err := bc.each(d, map[string]*balanceDelta{desc(0): {}}, func(_ string, cur *AddrBalance) error {
+		if cur.Txs != 1 {
+			t.Errorf("dropped address: txs %d, want the stored 1", cur.Txs)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// While complete, an address the cache lacks has no balance.
+	fresh := newBalanceCache(1, true)
+	err = fresh.each(d, map[string]*balanceDelta{"new-addr": {}}, func(_ string, cur *AddrBalance) error {
+		if *cur != (AddrBalance{}) {
+			t.Errorf("an address of a complete cache's empty index has balance %+v", cur)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -219,16 +219,21 @@ func (r *round) finalRows(d *DB, bc *balanceCache, prevTip uint32, hadTip bool) 
 type balanceCache struct {
 	cur, old map[string]AddrBalance
 	max      int // entries per generation
+	// complete: the cache holds every balance the index has, so an address
+	// it lacks has none and is not read. True for a session that starts on
+	// an empty index until a rotation drops entries: an initial sync of a
+	// chain whose addresses fit skips the reads of every new address.
+	complete bool
 }
 
-func newBalanceCache(maxBytes int64) *balanceCache {
-	return &balanceCache{cur: make(map[string]AddrBalance), max: int(max(maxBytes/balanceEntryBytes/2, 1024))}
+func newBalanceCache(maxBytes int64, indexEmpty bool) *balanceCache {
+	return &balanceCache{cur: make(map[string]AddrBalance), max: int(max(maxBytes/balanceEntryBytes/2, 1024)), complete: indexEmpty}
 }
 
 const balanceEntryBytes = 128
 
 // each calls fn with the current balance of every address of deltas: from
-// the cache, else from the index, else zero. The index is read in key
+// the cache, else (unless the cache is complete) from the index, else zero. The index is read in key
 // order, balanceReadChunk keys per call: balance keys are spread by their
 // hash, and a point read each made a round's flush wait on hundreds of
 // thousands of random reads. fn may put into the cache.
@@ -243,7 +248,7 @@ func (c *balanceCache) each(d *DB, deltas map[string]*balanceDelta, fn func(desc
 		if !ok {
 			b, ok = c.old[k]
 		}
-		if !ok {
+		if !ok && !c.complete {
 			misses = append(misses, miss{balanceKey(bchain.AddrDesc(k)), k})
 			continue
 		}
@@ -283,6 +288,9 @@ const balanceReadChunk = 4096
 
 func (c *balanceCache) put(desc string, b *AddrBalance) {
 	if len(c.cur) >= c.max {
+		if len(c.old) > 0 {
+			c.complete = false
+		}
 		c.old, c.cur = c.cur, make(map[string]AddrBalance, c.max)
 	}
 	c.cur[desc] = *b

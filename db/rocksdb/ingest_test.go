@@ -3,6 +3,7 @@ package rocksdb
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -78,5 +79,59 @@ func TestIngestLeavesStagedRunIntact(t *testing.T) {
 	v, err := e.Get(db.CFDefault, key)
 	if err != nil || string(v) != "new" {
 		t.Fatalf("value after ingestion: %q %v", v, err)
+	}
+}
+
+// A bulk-load run of a family with a compression dictionary trains one only
+// when the family is empty: a run on top of existing rows goes to level 0
+// and is rewritten by compaction, which trains the dictionary of the file
+// that lasts.
+func TestRunTrainsDictionaryOnlyIntoAnEmptyFamily(t *testing.T) {
+	dir := t.TempDir()
+	e, err := openEngine(testOptions(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = e.Close() }()
+	cf := db.CFTxAddresses
+	if !cf.Storage().Repetitive {
+		t.Fatalf("%s is no longer Repetitive; pick the family that is", cf)
+	}
+	stage := func(name string, seed int) []byte {
+		t.Helper()
+		w, err := e.NewRun(cf, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Enough repetitive rows for the dictionary's training samples.
+		for i := range 20000 {
+			key := []byte(fmt.Sprintf("%08d-%d", i, seed))
+			value := bytes.Repeat([]byte(fmt.Sprintf("descriptor %d;", i%97)), 4)
+			if err := w.Add(key, value, false); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Finish(); err != nil {
+			t.Fatal(err)
+		}
+		path, err := e.runPath(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := e.IngestRun(cf, name); err != nil || !ok {
+			t.Fatalf("ingest %s: %v %v", name, ok, err)
+		}
+		return data
+	}
+	const dictBlock = "rocksdb.compression_dict"
+	if first := stage("first.sst", 1); !bytes.Contains(first, []byte(dictBlock)) {
+		t.Error("the run into the empty family has no compression dictionary")
+	}
+	if second := stage("second.sst", 2); bytes.Contains(second, []byte(dictBlock)) {
+		t.Error("the run on top of existing rows trained a compression dictionary")
 	}
 }

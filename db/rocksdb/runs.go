@@ -54,7 +54,7 @@ func (e *engine) NewRun(cf db.CF, name string) (db.RunWriter, error) {
 		return nil, fmt.Errorf("rocksdb: %w", err)
 	}
 	env := grocksdb.NewDefaultEnvOptions()
-	w := grocksdb.NewSSTFileWriter(env, e.opts.forCF(cf))
+	w := grocksdb.NewSSTFileWriter(env, e.opts.forRun(cf, e.holdsNoRows(cf)))
 	if err := w.Open(path); err != nil {
 		w.Destroy()
 		env.Destroy()
@@ -98,6 +98,18 @@ func (r *run) Abort() {
 		r.env.Destroy()
 		r.w = nil
 	}
+}
+
+// holdsNoRows tells whether a column family has neither table files nor
+// memtable entries.
+func (e *engine) holdsNoRows(cf db.CF) bool {
+	h := e.handle(cf)
+	for _, p := range []string{"rocksdb.total-sst-files-size", "rocksdb.num-entries-active-mem-table", "rocksdb.num-entries-imm-mem-tables"} {
+		if n, err := strconv.ParseInt(e.rdb.GetPropertyCF(p, h), 10, 64); err != nil || n != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // SyncRuns makes the staged files' names durable.
