@@ -13,7 +13,8 @@ type BulkOptions struct {
 	// RoundBytes is the memory of accumulated rows that ends a round.
 	RoundBytes int64
 	// CacheBytes bounds the caches: 3/4 for unspent outputs, 1/4 for the
-	// balances written by the session.
+	// balances written by the session (of which a quarter, on an empty
+	// index, for a filter of the addresses written).
 	CacheBytes int64
 	// Workers sort and write the column families' files in parallel.
 	Workers int

@@ -127,47 +127,69 @@ func TestBalanceCacheEachReadsInChunks(t *testing.T) {
 	}
 }
 
-// A session that starts on an empty index does not read the balances of
-// addresses its cache lacks, until the cache drops entries; from then on
-// an address it lacks is read from the index again.
-func TestBalanceCacheCompleteUntilItDrops(t *testing.T) {
+// countingReader counts the point reads of a Reader (it has no MultiGet,
+// so getMany reads key by key through it).
+type countingReader struct {
+	Reader
+	gets int
+}
+
+func (c *countingReader) get(cf CF, key []byte) ([]byte, error) {
+	c.gets++
+	return c.Reader.get(cf, key)
+}
+
+// A session that starts on an empty index reads the stored balance only of
+// addresses it wrote one for; a session on a non-empty index reads every
+// address its cache lacks.
+func TestBalanceCacheReadsOnlyWrittenAddresses(t *testing.T) {
 	d := openTestDB(t)
-	bc := newBalanceCache(1, true) // the floor: 1,024 entries per generation
 	desc := func(i int) string { return fmt.Sprintf("addr-%d", i) }
+	const written = 5000 // several generations of the smallest cache
 	b := d.NewBatch()
-	for i := range 3 * bc.max {
-		bc.put(desc(i), &AddrBalance{Txs: uint32(i + 1)})
+	fresh := newBalanceCache(600<<10, true)
+	for i := range written {
+		fresh.put(desc(i), &AddrBalance{Txs: uint32(i + 1)})
 		writeAddrBalance(b, bchain.AddrDesc(desc(i)), &AddrBalance{Txs: uint32(i + 1)})
-		if i == 2*bc.max-1 && !bc.complete {
-			t.Fatal("the first rotation, which drops nothing, made the cache incomplete")
-		}
 	}
 	if err := d.write(b); err != nil {
 		t.Fatal(err)
 	}
 	b.Destroy()
-	if bc.complete {
-		t.Fatal("the cache dropped a generation and still says it is complete")
+	deltas := map[string]*balanceDelta{}
+	for i := range 2 * written { // half written (most dropped from the cache), half new
+		deltas[desc(i)] = &balanceDelta{}
 	}
-	// addr-0 was dropped: its balance comes from the index, not zero.
-	err := bc.each(d, map[string]*balanceDelta{desc(0): {}}, func(_ string, cur *AddrBalance) error {
-		if cur.Txs != 1 {
-			t.Errorf("dropped address: txs %d, want the stored 1", cur.Txs)
+	check := func(bc *balanceCache) int {
+		t.Helper()
+		r := &countingReader{Reader: d}
+		err := bc.each(r, deltas, func(k string, cur *AddrBalance) error {
+			var i int
+			if _, err := fmt.Sscanf(k, "addr-%d", &i); err != nil {
+				return err
+			}
+			want := uint32(0)
+			if i < written {
+				want = uint32(i + 1)
+			}
+			if cur.Txs != want {
+				t.Errorf("%s: txs %d, want %d", k, cur.Txs, want)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
 		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
+		return r.gets
 	}
-	// While complete, an address the cache lacks has no balance.
-	fresh := newBalanceCache(1, true)
-	err = fresh.each(d, map[string]*balanceDelta{"new-addr": {}}, func(_ string, cur *AddrBalance) error {
-		if *cur != (AddrBalance{}) {
-			t.Errorf("an address of a complete cache's empty index has balance %+v", cur)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
+	cached := len(fresh.cur) + len(fresh.old)
+	if cached >= written {
+		t.Fatalf("the cache holds all %d written balances; the test needs some dropped", written)
+	}
+	if got, most := check(fresh), written-cached+written/20; got > most {
+		t.Errorf("empty-index session: %d reads for %d dropped written and %d new addresses; want at most %d", got, written-cached, written, most)
+	}
+	if got := check(newBalanceCache(600<<10, false)); got != 2*written {
+		t.Errorf("session on a non-empty index: %d reads, want %d", got, 2*written)
 	}
 }

@@ -219,25 +219,33 @@ func (r *round) finalRows(d *DB, bc *balanceCache, prevTip uint32, hadTip bool) 
 type balanceCache struct {
 	cur, old map[string]AddrBalance
 	max      int // entries per generation
-	// complete: the cache holds every balance the index has, so an address
-	// it lacks has none and is not read. True for a session that starts on
-	// an empty index until a rotation drops entries: an initial sync of a
-	// chain whose addresses fit skips the reads of every new address.
-	complete bool
+	// written filters the addresses the session wrote a balance for, when
+	// it started on an empty index (nil otherwise): the other addresses
+	// have none, and are not read.
+	written *writtenFilter
 }
 
+// newBalanceCache returns a cache of about maxBytes; on an empty index a
+// quarter of them go to the filter of written addresses.
 func newBalanceCache(maxBytes int64, indexEmpty bool) *balanceCache {
-	return &balanceCache{cur: make(map[string]AddrBalance), max: int(max(maxBytes/balanceEntryBytes/2, 1024)), complete: indexEmpty}
+	c := &balanceCache{cur: make(map[string]AddrBalance)}
+	if indexEmpty {
+		c.written = newWrittenFilter(maxBytes / 4)
+		maxBytes -= c.written.bytes()
+	}
+	c.max = int(max(maxBytes/balanceEntryBytes/2, 1024))
+	return c
 }
 
 const balanceEntryBytes = 128
 
 // each calls fn with the current balance of every address of deltas: from
-// the cache, else (unless the cache is complete) from the index, else zero. The index is read in key
+// the cache, else from the index (unless the session never wrote it), else
+// zero. The index is read in key
 // order, balanceReadChunk keys per call: balance keys are spread by their
 // hash, and a point read each made a round's flush wait on hundreds of
 // thousands of random reads. fn may put into the cache.
-func (c *balanceCache) each(d *DB, deltas map[string]*balanceDelta, fn func(desc string, cur *AddrBalance) error) error {
+func (c *balanceCache) each(r Reader, deltas map[string]*balanceDelta, fn func(desc string, cur *AddrBalance) error) error {
 	type miss struct {
 		key  []byte
 		desc string
@@ -248,7 +256,7 @@ func (c *balanceCache) each(d *DB, deltas map[string]*balanceDelta, fn func(desc
 		if !ok {
 			b, ok = c.old[k]
 		}
-		if !ok && !c.complete {
+		if !ok && (c.written == nil || c.written.mayHave(k)) {
 			misses = append(misses, miss{balanceKey(bchain.AddrDesc(k)), k})
 			continue
 		}
@@ -265,7 +273,7 @@ func (c *balanceCache) each(d *DB, deltas map[string]*balanceDelta, fn func(desc
 		for _, m := range part {
 			keys = append(keys, m.key)
 		}
-		vals, err := getMany(d, CFAddressBalance, keys)
+		vals, err := getMany(r, CFAddressBalance, keys)
 		if err != nil {
 			return err
 		}
@@ -288,10 +296,10 @@ const balanceReadChunk = 4096
 
 func (c *balanceCache) put(desc string, b *AddrBalance) {
 	if len(c.cur) >= c.max {
-		if len(c.old) > 0 {
-			c.complete = false
-		}
 		c.old, c.cur = c.cur, make(map[string]AddrBalance, c.max)
+	}
+	if c.written != nil {
+		c.written.add(desc)
 	}
 	c.cur[desc] = *b
 }

@@ -1,0 +1,39 @@
+package db
+
+import (
+	"fmt"
+	"testing"
+)
+
+// The filter never forgets a key, lets few absent keys through at its
+// capacity, and retires (passing everything) past twice its capacity.
+func TestWrittenFilter(t *testing.T) {
+	f := newWrittenFilter(64 << 10)
+	capacity := f.limit / 2
+	for i := range capacity {
+		f.add(fmt.Sprintf("in-%d", i))
+	}
+	for i := range capacity {
+		if !f.mayHave(fmt.Sprintf("in-%d", i)) {
+			t.Fatalf("key %d added and not found", i)
+		}
+	}
+	const probes = 100000
+	fp := 0
+	for i := range probes {
+		if f.mayHave(fmt.Sprintf("out-%d", i)) {
+			fp++
+		}
+	}
+	if rate := float64(fp) / probes; rate > 0.03 {
+		t.Errorf("false positive rate %.4f at capacity (%d keys in %d bytes)", rate, capacity, f.bytes())
+	} else {
+		t.Logf("false positive rate %.4f at capacity", rate)
+	}
+	for i := capacity; i <= f.limit; i++ {
+		f.add(fmt.Sprintf("in-%d", i))
+	}
+	if f.bytes() != 0 || !f.mayHave("never added") {
+		t.Errorf("past its limit the filter keeps %d bytes and mayHave(absent) is %v", f.bytes(), f.mayHave("never added"))
+	}
+}
