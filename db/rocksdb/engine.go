@@ -67,17 +67,7 @@ func (e *engine) getMany(ro *grocksdb.ReadOptions, cf db.CF, keys [][]byte) ([][
 	if h == nil || len(keys) == 0 {
 		return out, nil // an off-chain family a read-only open could not add
 	}
-	vals, err := e.rdb.MultiGetCF(ro, h, keys...)
-	if err != nil {
-		return nil, err
-	}
-	defer vals.Destroy()
-	for i, v := range vals {
-		if v.Exists() {
-			out[i] = slices.Clone(v.Data())
-		}
-	}
-	return out, nil
+	return batchedGet(e.rdb, ro, h, keys)
 }
 
 func (e *engine) get(ro *grocksdb.ReadOptions, cf db.CF, key []byte) ([]byte, error) {
