@@ -44,18 +44,24 @@ func (f *writtenFilter) positions(key string) (*[8]uint64, uint64) {
 	return &f.blocks[hi], h
 }
 
+// add adds a key. Only keys that set a new bit count toward the limit: a
+// flush puts every address its round touched, most of them seen before.
 func (f *writtenFilter) add(key string) {
 	if f.blocks == nil {
 		return
 	}
-	if f.n++; f.n > f.limit {
-		f.blocks = nil // too full to tell anything apart
-		return
-	}
 	b, h := f.positions(key)
+	added := false
 	for range filterHashes {
-		b[h>>6&7] |= 1 << (h & 63)
+		w, bit := &b[h>>6&7], uint64(1)<<(h&63)
+		added = added || *w&bit == 0
+		*w |= bit
 		h >>= 9
+	}
+	if added {
+		if f.n++; f.n > f.limit {
+			f.blocks = nil // too full to tell anything apart
+		}
 	}
 }
 
