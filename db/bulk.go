@@ -22,6 +22,14 @@ type BulkOptions struct {
 	OnCommit func(Tip)
 }
 
+// bulkWriteOnly are the families with overlapping keys that a bulk load
+// writes but never reads (it reads txAddresses for prevouts and
+// addressBalance for the balances it merges). Their compaction waits until
+// the load ends: compacting them during it rewrote each family's lower
+// level every few rounds, and the compaction after the load
+// (CompactInBackground) rewrites them once more anyway.
+var bulkWriteOnly = []CF{CFAddresses, CFAddressUtxos, CFSpends, CFBlockTxs, CFBlockFilter, CFAddressPrefix}
+
 // BulkLoader connects many blocks fast: it computes each block's rows with
 // the same pure step as ConnectBlock (so the result is byte-identical),
 // accumulates them in memory, and writes them as sorted runs (SST files on
@@ -39,6 +47,9 @@ type BulkLoader struct {
 	tip, committed       Tip
 	hasTip, hasCommitted bool
 	stats                BulkStats
+
+	// deferred: the compaction of bulkWriteOnly is deferred until Finish.
+	deferred bool
 
 	flushing  chan flushResult // the round being flushed, nil if none
 	flushErr  error            // a failed flush stops the session
@@ -139,6 +150,10 @@ func (l *BulkLoader) Finish() (BulkStats, error) {
 	if werr := l.waitFlush(); err == nil {
 		err = werr
 	}
+	if l.deferred {
+		l.x.db.deferCompaction(bulkWriteOnly, false)
+		l.deferred = false
+	}
 	l.stats.CacheHits, l.stats.CacheMisses = l.cache.hits, l.cache.misses
 	return l.stats, err
 }
@@ -156,6 +171,10 @@ func (l *BulkLoader) startFlush() error {
 	r := l.round
 	if r.blocks == 0 {
 		return nil
+	}
+	if !l.deferred {
+		l.x.db.deferCompaction(bulkWriteOnly, true)
+		l.deferred = true
 	}
 	prev, hadPrev := l.committed, l.hasCommitted
 	l.flushRows = r.rowsCount

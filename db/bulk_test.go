@@ -2,6 +2,8 @@ package db
 
 import (
 	"fmt"
+	"slices"
+	"sync"
 	"testing"
 
 	"github.com/openexplorer/blockbook/bchain"
@@ -91,4 +93,69 @@ func FuzzUnpackBulkRound(f *testing.F) {
 		v, err := unpackBulkRound(b)
 		checkCanonical(t, b, err, func() []byte { return packBulkRound(v) })
 	})
+}
+
+// deferRecorder records which families' compaction is deferred.
+type deferRecorder struct {
+	Engine
+	mu       sync.Mutex
+	deferred map[CF]bool
+}
+
+func (r *deferRecorder) DeferCompaction(cf CF, deferred bool) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.deferred[cf] = deferred
+	return r.Engine.DeferCompaction(cf, deferred)
+}
+
+func (r *deferRecorder) deferredNow() []CF {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []CF
+	for cf, on := range r.deferred {
+		if on {
+			out = append(out, cf)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// A bulk session defers the compaction of the families it only writes while
+// its rounds are ingested, and restores it when it finishes.
+func TestBulkDefersCompactionOfWriteOnlyFamilies(t *testing.T) {
+	chain := newSynthChain(3)
+	for range 20 {
+		chain.next("")
+	}
+	d := openTestDB(t)
+	rec := &deferRecorder{Engine: d.eng, deferred: map[CF]bool{}}
+	d.eng = rec
+	x := newTestIndex(t, d, 7, filterVariants[1].p)
+	want := []CF{CFAddresses, CFAddressUtxos, CFSpends, CFBlockTxs, CFBlockFilter, CFAddressPrefix}
+	var during [][]CF
+	l, err := x.NewBulkLoader(BulkOptions{RoundBytes: 1, CacheBytes: 1, OnCommit: func(Tip) { during = append(during, rec.deferredNow()) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range chain.blocks {
+		if err := l.ConnectBlock(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := l.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	if len(during) != len(chain.blocks) {
+		t.Fatalf("%d rounds committed, want one per block (%d)", len(during), len(chain.blocks))
+	}
+	for i, got := range during {
+		if !slices.Equal(got, want) {
+			t.Fatalf("round %d ingested with %v deferred, want %v", i, got, want)
+		}
+	}
+	if got := rec.deferredNow(); len(got) != 0 {
+		t.Fatalf("still deferred after Finish: %v", got)
+	}
 }

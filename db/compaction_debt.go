@@ -1,5 +1,7 @@
 package db
 
+import "slices"
+
 // pendingCompactor is implemented by engines that can tell how many bytes
 // their background compaction still has to rewrite (RocksDB's estimate).
 type pendingCompactor interface {
@@ -27,4 +29,23 @@ func (d *DB) CompactionDebt() (level0 int, pendingBytes int64) {
 		}
 	}
 	return level0, pendingBytes
+}
+
+// deferCompaction defers (or restores) the level-0 compaction of the
+// families in cfs that the index holds. It is tuning, not data: a failure
+// is logged, and the load goes on at the usual pace.
+func (d *DB) deferCompaction(cfs []CF, deferred bool) {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	if d.closed {
+		return
+	}
+	for _, cf := range cfs {
+		if !slices.Contains(d.cfs, cf) {
+			continue
+		}
+		if err := d.eng.DeferCompaction(cf, deferred); err != nil {
+			d.log.Warn("changing when compaction starts", "subsystem", "db", "cf", cf.String(), "deferred", deferred, "err", err)
+		}
+	}
 }

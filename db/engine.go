@@ -67,6 +67,11 @@ type Engine interface {
 	// Compact return early (Close calls it first).
 	Compact(cf CF) error
 	CancelCompaction()
+	// DeferCompaction lets a column family's overlapping files pile up far
+	// longer before a compaction merges them (false restores the usual
+	// point): a bulk load defers the families it writes but never reads,
+	// whose every rewrite during the load the compaction after it redoes.
+	DeferCompaction(cf CF, deferred bool) error
 	// Level0Files returns the number of overlapping table files of a
 	// column family; ok is false when the engine has no such notion.
 	Level0Files(cf CF) (n int, ok bool)

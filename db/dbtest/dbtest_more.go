@@ -237,6 +237,11 @@ func testMaintenance(t *testing.T, e db.Engine) {
 		if n, ok := e.Level0Files(cf); ok && n < 0 {
 			t.Errorf("%s: %d files at level 0", cf, n)
 		}
+		for _, deferred := range []bool{true, false} {
+			if err := e.DeferCompaction(cf, deferred); err != nil {
+				t.Errorf("defer compaction of %s (%v): %v", cf, deferred, err)
+			}
+		}
 	}
 	e.SetCacheBytes(1 << 20)
 	expect(t, e, cfA, "k", "some value", false)
@@ -268,6 +273,7 @@ func testClosed(t *testing.T, e db.Engine) {
 		"sync runs":        e.SyncRuns(),
 		"ingest":           second(e.IngestRun(cfA, "late.sst")),
 		"clear runs":       e.ClearRuns(),
+		"defer compaction": e.DeferCompaction(cfA, true),
 		"snapshot get":     second(s.Get(cfA, []byte("k"))),
 		"snapshot iterate": s.Iterate(cfA, nil, nil, none),
 	} {

@@ -336,6 +336,9 @@ func (e *Engine) Compact(db.CF) error { return e.check() }
 // CancelCompaction implements db.Engine.
 func (e *Engine) CancelCompaction() {}
 
+// DeferCompaction implements db.Engine; there is nothing to compact.
+func (e *Engine) DeferCompaction(db.CF, bool) error { return e.check() }
+
 // Level0Files implements db.Engine; there are no files.
 func (e *Engine) Level0Files(db.CF) (int, bool) { return 0, false }
 

@@ -23,7 +23,7 @@ func batchedGet(rdb *grocksdb.DB, ro *grocksdb.ReadOptions, h *grocksdb.ColumnFa
 	n := len(keys)
 	out := make([][]byte, n)
 	if n == 0 {
-		return out, nil
+		return out, nil // the C arrays below need an element
 	}
 	total := 0
 	for _, k := range keys {

@@ -54,7 +54,7 @@ func (e *engine) NewRun(cf db.CF, name string) (db.RunWriter, error) {
 		return nil, fmt.Errorf("rocksdb: %w", err)
 	}
 	env := grocksdb.NewDefaultEnvOptions()
-	w := grocksdb.NewSSTFileWriter(env, e.opts.forRun(cf, e.holdsNoRows(cf)))
+	w := grocksdb.NewSSTFileWriter(env, e.opts.forRun(cf, func() bool { return !e.holdsNoRows(cf) }))
 	if err := w.Open(path); err != nil {
 		w.Destroy()
 		env.Destroy()
@@ -225,6 +225,31 @@ func (e *engine) CancelCompaction() {
 	if !e.closed.Load() && !e.secondary {
 		e.rdb.DisableManualCompaction()
 	}
+}
+
+// DeferCompaction moves cf's level-0 compaction trigger between its usual
+// point and deferredCompactionTrigger. The change is not persisted: an open
+// always starts at the usual point, so a load killed while deferring leaves
+// nothing behind but files that its next compaction merges.
+func (e *engine) DeferCompaction(cf db.CF, deferred bool) error {
+	if e.secondary {
+		return errSecondaryWrite
+	}
+	if e.closed.Load() {
+		return db.ErrClosed
+	}
+	h := e.handle(cf)
+	if h == nil {
+		return nil
+	}
+	trigger := level0CompactionTrigger
+	if deferred {
+		trigger = deferredCompactionTrigger
+	}
+	if err := e.rdb.SetOptionsCF(h, []string{"level0_file_num_compaction_trigger"}, []string{strconv.Itoa(trigger)}); err != nil {
+		return fmt.Errorf("rocksdb: compaction trigger of %s: %w", cf, err)
+	}
+	return nil
 }
 
 func (e *engine) Level0Files(cf db.CF) (int, bool) {

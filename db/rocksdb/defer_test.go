@@ -1,0 +1,78 @@
+package rocksdb
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/openexplorer/blockbook/db"
+)
+
+// A deferred family keeps its level-0 files past the usual trigger, and
+// restoring the trigger sets off the compaction that merges them.
+func TestDeferredCompactionKeepsLevel0UntilRestored(t *testing.T) {
+	e, err := openEngine(testOptions(t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = e.Close() }()
+	cf := db.CFSpends
+	if err := e.DeferCompaction(cf, true); err != nil {
+		t.Fatal(err)
+	}
+	// The first run lands in the empty family's last level; each later one
+	// overlaps it and goes to level 0.
+	const overlapping = level0CompactionTrigger + 4
+	for i := range overlapping + 1 {
+		name := fmt.Sprintf("run%d.sst", i)
+		w, err := e.NewRun(cf, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := range 100 {
+			if err := w.Add(fmt.Appendf(nil, "key%04d", k*(i+1)), fmt.Appendf(nil, "v%d", i), false); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Finish(); err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := e.IngestRun(cf, name); err != nil || !ok {
+			t.Fatalf("ingest %s: %v %v", name, ok, err)
+		}
+	}
+	waitCompactionIdle(t, e, cf)
+	if n, _ := e.Level0Files(cf); n != overlapping {
+		t.Fatalf("%d level-0 files while deferred, want all %d runs", n, overlapping)
+	}
+	if err := e.DeferCompaction(cf, false); err != nil {
+		t.Fatal(err)
+	}
+	waitCompactionIdle(t, e, cf)
+	if n, _ := e.Level0Files(cf); n >= level0CompactionTrigger {
+		t.Fatalf("%d level-0 files after the trigger was restored", n)
+	}
+	if v, err := e.Get(cf, []byte("key0000")); err != nil || string(v) != fmt.Sprintf("v%d", overlapping) {
+		t.Fatalf("newest value after the compaction: %q %v", v, err)
+	}
+	b := e.NewBatch()
+	b.Put(cf, []byte("after"), []byte("x"))
+	if err := e.Write(b, true); err != nil {
+		t.Fatalf("a write with %d level-0 files: %v", overlapping, err)
+	}
+	b.Destroy()
+}
+
+// waitCompactionIdle waits until cf has no compaction pending or running.
+func waitCompactionIdle(t *testing.T, e *engine, cf db.CF) {
+	t.Helper()
+	h := e.handle(cf)
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		if e.rdb.GetPropertyCF("rocksdb.compaction-pending", h) == "0" && e.rdb.GetPropertyCF("rocksdb.num-running-compactions", h) == "0" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("compaction still pending after a minute")
+		}
+	}
+}
