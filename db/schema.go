@@ -90,11 +90,14 @@ type Storage struct {
 	// random place (an address's balance, the first rows of its history),
 	// so a block larger than a few rows is decompressed for nothing.
 	SmallReads bool
+	// Appended: keys begin with the height, so a bulk round's rows sort
+	// after every row held, and its run lands in the last level as it is.
+	Appended bool
 }
 
 var cfInfos = [numCF]cfInfo{
 	CFDefault:        {name: "default"},
-	CFHeight:         {name: "height"},
+	CFHeight:         {name: "height", storage: Storage{Appended: true}},
 	CFAddresses:      {name: "addresses", storage: Storage{Scanned: true, SmallReads: true}},
 	CFAddressBalance: {name: "addressBalance", storage: Storage{SmallReads: true}},
 	CFAddressUtxos:   {name: "addressUtxos", storage: Storage{Scanned: true}},
@@ -110,7 +113,7 @@ var cfInfos = [numCF]cfInfo{
 	CFContracts:               {name: "contracts"},
 	CFBlockInternalDataErrors: {name: "blockInternalDataErrors"},
 
-	CFBlockTxids: {name: "blockTxids", storage: Storage{Scanned: true, Random: true}},
+	CFBlockTxids: {name: "blockTxids", storage: Storage{Scanned: true, Random: true, Appended: true}},
 
 	CFAddressPrefix: {name: "addressPrefix"},
 

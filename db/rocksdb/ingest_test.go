@@ -128,10 +128,30 @@ func TestRunTrainsDictionaryOnlyIntoAnEmptyFamily(t *testing.T) {
 		return data
 	}
 	const dictBlock = "rocksdb.compression_dict"
-	if first := stage("first.sst", 1); !bytes.Contains(first, []byte(dictBlock)) {
+	first := stage("first.sst", 1)
+	if !bytes.Contains(first, []byte(dictBlock)) {
 		t.Error("the run into the empty family has no compression dictionary")
 	}
-	if second := stage("second.sst", 2); bytes.Contains(second, []byte(dictBlock)) {
+	if c := runCompression(first); c != "ZSTD" {
+		t.Errorf("the run into the empty family is compressed with %s, want the last level's ZSTD", c)
+	}
+	second := stage("second.sst", 2)
+	if bytes.Contains(second, []byte(dictBlock)) {
 		t.Error("the run on top of existing rows trained a compression dictionary")
 	}
+	if c := runCompression(second); c != "LZ4" {
+		t.Errorf("the run on top of existing rows is compressed with %s, want LZ4", c)
+	}
+}
+
+// zstdMagic begins every zstd frame; RocksDB's zstd blocks are frames.
+var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
+
+// runCompression tells whether an SST file's blocks are zstd frames
+// ("ZSTD") or not ("LZ4": the only other compression these families use).
+func runCompression(sst []byte) string {
+	if bytes.Contains(sst, zstdMagic) {
+		return "ZSTD"
+	}
+	return "LZ4"
 }

@@ -31,14 +31,16 @@ func (o *options) forCF(cf db.CF) *grocksdb.Options {
 }
 
 // forRun returns the options a bulk-load run of cf is written with. A run
-// into a family that already holds rows overlaps them (these families are
-// keyed by hashes), so RocksDB ingests it at level 0 and a compaction
-// rewrites it soon: training a compression dictionary for it would be
-// wasted. Each round paid one, about a fifth of its flush on the whale
-// chain; the compaction that rewrites the run trains the dictionary of the
-// lasting file. A run into an empty family lands in the last level and
-// keeps its dictionary. holdsRows is asked only for a family with other
-// options for such runs.
+// is compressed like the last level (zstd, with a trained dictionary for
+// Repetitive families), but one into a family that already holds rows
+// overlaps them (unless the family is Appended), so RocksDB ingests it at
+// level 0 and a compaction rewrites it soon: such a run is compressed
+// with LZ4 alone, like the upper levels. Training a dictionary for each
+// round cost about a fifth of its flush on the whale chain, and zstd
+// several times LZ4's CPU; the compaction that rewrites the run
+// compresses the lasting file. A run into an empty family lands in the
+// last level and keeps the last level's compression. holdsRows is asked
+// only for a family with other options for such runs.
 func (o *options) forRun(cf db.CF, holdsRows func() bool) *grocksdb.Options {
 	if cf >= 0 && int(cf) < db.NumCF && o.overlapRun[cf] != nil && holdsRows() {
 		return o.overlapRun[cf]
@@ -147,9 +149,10 @@ func newOptions(o *db.Options) *options {
 		c.SetBlockBasedTableFactory(t)
 		tuneCompression(c, s)
 		out.cf[cf] = c
-		if s.Repetitive {
+		if !s.Random && !s.Appended {
 			r := c.Clone()
-			setBottommostZstd(r, 0)
+			r.SetBottommostCompression(grocksdb.LZ4Compression)
+			r.SetBottommostCompressionOptions(grocksdb.NewCompressionOptions(-14, 0, 0, 0), false)
 			out.overlapRun[cf] = r
 		}
 	}

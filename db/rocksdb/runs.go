@@ -202,16 +202,22 @@ func (e *engine) Size() int64 {
 	return total
 }
 
-func (e *engine) Compact(cf db.CF) error {
+// writableHandle returns cf's handle for a change to how the family is
+// stored; nil, with no error, when this open does not hold the family.
+func (e *engine) writableHandle(cf db.CF) (*grocksdb.ColumnFamilyHandle, error) {
 	if e.secondary {
-		return errSecondaryWrite
+		return nil, errSecondaryWrite
 	}
 	if e.closed.Load() {
-		return db.ErrClosed
+		return nil, db.ErrClosed
 	}
-	h := e.handle(cf)
+	return e.handle(cf), nil
+}
+
+func (e *engine) Compact(cf db.CF) error {
+	h, err := e.writableHandle(cf)
 	if h == nil {
-		return nil
+		return err
 	}
 	opts := grocksdb.NewCompactRangeOptions()
 	defer opts.Destroy()
@@ -232,15 +238,9 @@ func (e *engine) CancelCompaction() {
 // always starts at the usual point, so a load killed while deferring leaves
 // nothing behind but files that its next compaction merges.
 func (e *engine) DeferCompaction(cf db.CF, deferred bool) error {
-	if e.secondary {
-		return errSecondaryWrite
-	}
-	if e.closed.Load() {
-		return db.ErrClosed
-	}
-	h := e.handle(cf)
+	h, err := e.writableHandle(cf)
 	if h == nil {
-		return nil
+		return err
 	}
 	trigger := level0CompactionTrigger
 	if deferred {
