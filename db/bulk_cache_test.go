@@ -193,3 +193,15 @@ func TestBalanceCacheReadsOnlyWrittenAddresses(t *testing.T) {
 		t.Errorf("session on a non-empty index: %d reads, want %d", got, 2*written)
 	}
 }
+
+// The filter of written addresses takes a quarter of the balance cache's
+// bytes only up to its bound: a huge cache (syncbench's lower bound asks
+// for 1 TiB) made it try to allocate 64 GiB.
+func TestBalanceCacheBoundsItsFilter(t *testing.T) {
+	if got := newBalanceCache(1<<40, true).written.bytes(); got != maxWrittenFilterBytes {
+		t.Fatalf("filter of %d bytes for a 1 TiB cache, want the bound %d", got, int64(maxWrittenFilterBytes))
+	}
+	if got := newBalanceCache(64<<20, true).written.bytes(); got != 16<<20 {
+		t.Fatalf("filter of %d bytes for a 64 MiB cache, want a quarter", got)
+	}
+}

@@ -226,11 +226,12 @@ type balanceCache struct {
 }
 
 // newBalanceCache returns a cache of about maxBytes; on an empty index a
-// quarter of them go to the filter of written addresses.
+// quarter of them, at most maxWrittenFilterBytes, go to the filter of
+// written addresses.
 func newBalanceCache(maxBytes int64, indexEmpty bool) *balanceCache {
 	c := &balanceCache{cur: make(map[string]AddrBalance)}
 	if indexEmpty {
-		c.written = newWrittenFilter(maxBytes / 4)
+		c.written = newWrittenFilter(min(maxBytes/4, maxWrittenFilterBytes))
 		maxBytes -= c.written.bytes()
 	}
 	c.max = int(max(maxBytes/balanceEntryBytes/2, 1024))
@@ -238,6 +239,12 @@ func newBalanceCache(maxBytes int64, indexEmpty bool) *balanceCache {
 }
 
 const balanceEntryBytes = 128
+
+// maxWrittenFilterBytes bounds the filter of written addresses: 1 GiB
+// holds 860 M addresses at 10 bits each. The filter is allocated whole, so
+// a quarter of a huge cache (syncbench's lower bound asks for 1 TiB) must
+// not become a filter larger than the machine.
+const maxWrittenFilterBytes = 1 << 30
 
 // each calls fn with the current balance of every address of deltas: from
 // the cache, else from the index (unless the session never wrote it), else
