@@ -219,6 +219,10 @@ func (l *BulkLoader) flush(r *round, prev Tip, hadPrev bool) (Tip, error) {
 	if err := r.finalRows(l.x.db, l.balances, prev.Height, hadPrev); err != nil {
 		return Tip{}, err
 	}
+	if n, ok := l.balances.filterRetired(); ok {
+		l.x.log.Info("the filter of written addresses is full: from now on a round reads every balance its cache lacks (a larger -syncmemory keeps the filter longer)",
+			"addresses", n, "height", r.to)
+	}
 	// The rows' memory bounds the size of the staged runs from above.
 	if err := l.x.db.checkSpace(r.bytes()); err != nil {
 		return Tip{}, err

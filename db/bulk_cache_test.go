@@ -205,3 +205,26 @@ func TestBalanceCacheBoundsItsFilter(t *testing.T) {
 		t.Fatalf("filter of %d bytes for a 64 MiB cache, want a quarter", got)
 	}
 }
+
+// A filter that fills up retires: the cache says so once (the flush logs
+// it), and from then on reads every address it lacks.
+func TestBalanceCacheReportsItsFilterRetiredOnce(t *testing.T) {
+	c := newBalanceCache(256, true) // a one-block filter: 102 addresses
+	if _, ok := c.filterRetired(); ok {
+		t.Fatal("retired before any address was written")
+	}
+	for i := range 1000 {
+		c.put(fmt.Sprintf("addr-%d", i), &AddrBalance{Txs: 1})
+	}
+	if n, ok := c.filterRetired(); !ok || n <= 102 {
+		t.Fatalf("after 1,000 addresses: retired %v holding %d", ok, n)
+	}
+	if _, ok := c.filterRetired(); ok {
+		t.Fatal("retirement reported twice")
+	}
+	r := &countingReader{Reader: openTestDB(t)}
+	err := c.each(r, map[string]*balanceDelta{"never-written": {}}, func(string, *AddrBalance) error { return nil })
+	if err != nil || r.gets != 1 {
+		t.Fatalf("an address missing from the cache after retirement: %d reads (%v), want 1", r.gets, err)
+	}
+}

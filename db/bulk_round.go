@@ -311,6 +311,19 @@ func (c *balanceCache) put(desc string, b *AddrBalance) {
 	c.cur[desc] = *b
 }
 
+// filterRetired reports, once, that the filter of written addresses has
+// retired (and drops it, which reads as no filter): the flushes read every
+// address missing from the cache from then on. It returns the number of
+// addresses the filter held.
+func (c *balanceCache) filterRetired() (int, bool) {
+	if c.written == nil || c.written.blocks != nil {
+		return 0, false
+	}
+	n := c.written.n
+	c.written = nil
+	return n, true
+}
+
 // writeFiles sorts each column family's rows and writes them as staged
 // runs, several column families at a time.
 func (r *round) writeFiles(d *DB, workers int) ([]BulkFile, error) {
