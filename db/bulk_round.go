@@ -316,7 +316,7 @@ func (c *balanceCache) put(desc string, b *AddrBalance) {
 // address missing from the cache from then on. It returns the number of
 // addresses the filter held.
 func (c *balanceCache) filterRetired() (int, bool) {
-	if c.written == nil || c.written.blocks != nil {
+	if c.written == nil || !c.written.retired() {
 		return 0, false
 	}
 	n := c.written.n

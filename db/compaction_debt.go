@@ -1,7 +1,5 @@
 package db
 
-import "slices"
-
 // pendingCompactor is implemented by engines that can tell how many bytes
 // their background compaction still has to rewrite (RocksDB's estimate).
 type pendingCompactor interface {
@@ -32,8 +30,9 @@ func (d *DB) CompactionDebt() (level0 int, pendingBytes int64) {
 }
 
 // deferCompaction defers (or restores) the level-0 compaction of the
-// families in cfs that the index holds. It is tuning, not data: a failure
-// is logged, and the load goes on at the usual pace.
+// families in cfs (an engine ignores families it does not hold). It is
+// tuning, not data: a failure is logged, and the load goes on at the usual
+// pace.
 func (d *DB) deferCompaction(cfs []CF, deferred bool) {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
@@ -41,9 +40,6 @@ func (d *DB) deferCompaction(cfs []CF, deferred bool) {
 		return
 	}
 	for _, cf := range cfs {
-		if !slices.Contains(d.cfs, cf) {
-			continue
-		}
 		if err := d.eng.DeferCompaction(cf, deferred); err != nil {
 			d.log.Warn("changing when compaction starts", "subsystem", "db", "cf", cf.String(), "deferred", deferred, "err", err)
 		}

@@ -47,7 +47,7 @@ func (f *writtenFilter) positions(key string) (*[8]uint64, uint64) {
 // add adds a key. Only keys that set a new bit count toward the limit: a
 // flush puts every address its round touched, most of them seen before.
 func (f *writtenFilter) add(key string) {
-	if f.blocks == nil {
+	if f.retired() {
 		return
 	}
 	b, h := f.positions(key)
@@ -68,7 +68,7 @@ func (f *writtenFilter) add(key string) {
 // mayHave is false only for a key never added (and always true once the
 // filter has retired).
 func (f *writtenFilter) mayHave(key string) bool {
-	if f.blocks == nil {
+	if f.retired() {
 		return true
 	}
 	b, h := f.positions(key)
@@ -80,6 +80,10 @@ func (f *writtenFilter) mayHave(key string) bool {
 	}
 	return true
 }
+
+// retired tells whether the filter has passed its limit and let go of
+// its bits.
+func (f *writtenFilter) retired() bool { return f.blocks == nil }
 
 // bytes is the filter's memory.
 func (f *writtenFilter) bytes() int64 { return int64(len(f.blocks)) * 64 }

@@ -38,7 +38,7 @@ func TestWrittenFilter(t *testing.T) {
 		}
 	}
 	if f.bytes() == 0 || f.n > capacity {
-		t.Fatalf("keys added again counted: %d counted for %d keys (retired: %v)", f.n, capacity, f.bytes() == 0)
+		t.Fatalf("keys added again counted: %d counted for %d keys (retired: %v)", f.n, capacity, f.retired())
 	}
 	// New keys fill it; those that set no new bit (false positives) do not
 	// count, so it takes a few more than the limit.
