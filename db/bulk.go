@@ -48,8 +48,8 @@ type BulkLoader struct {
 	hasTip, hasCommitted bool
 	stats                BulkStats
 
-	// deferred: the compaction of bulkWriteOnly is deferred until Finish.
-	deferred bool
+	// tuned: the index is tuned for the load (DB.tuneForLoad) until Finish.
+	tuned bool
 
 	flushing  chan flushResult // the round being flushed, nil if none
 	flushErr  error            // a failed flush stops the session
@@ -82,6 +82,9 @@ type BulkStats struct {
 	CacheMisses int64
 	FlushTime   time.Duration // sorting, writing, ingesting (in the background)
 	FlushWait   time.Duration // time block building waited for a flush to finish
+	// The balances merged at the flushes: found in the balance cache,
+	// known to be new (the filter of written addresses) or read.
+	BalanceHits, BalanceNew, BalanceReads int64
 }
 
 // NewBulkLoader starts a bulk session at the index's current tip.
@@ -150,11 +153,12 @@ func (l *BulkLoader) Finish() (BulkStats, error) {
 	if werr := l.waitFlush(); err == nil {
 		err = werr
 	}
-	if l.deferred {
-		l.x.db.deferCompaction(bulkWriteOnly, false)
-		l.deferred = false
+	if l.tuned {
+		l.x.db.tuneForLoad(bulkWriteOnly, false)
+		l.tuned = false
 	}
 	l.stats.CacheHits, l.stats.CacheMisses = l.cache.hits, l.cache.misses
+	l.stats.BalanceHits, l.stats.BalanceNew, l.stats.BalanceReads = l.balances.hits, l.balances.skipped, l.balances.reads
 	return l.stats, err
 }
 
@@ -172,9 +176,9 @@ func (l *BulkLoader) startFlush() error {
 	if r.blocks == 0 {
 		return nil
 	}
-	if !l.deferred {
-		l.x.db.deferCompaction(bulkWriteOnly, true)
-		l.deferred = true
+	if !l.tuned {
+		l.x.db.tuneForLoad(bulkWriteOnly, true)
+		l.tuned = true
 	}
 	prev, hadPrev := l.committed, l.hasCommitted
 	l.flushRows = r.rowsCount

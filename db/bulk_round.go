@@ -223,6 +223,9 @@ type balanceCache struct {
 	// it started on an empty index (nil otherwise): the other addresses
 	// have none, and are not read.
 	written *writtenFilter
+	// What each found the balances in: the cache, the filter (new
+	// addresses, not read) and reads of the index.
+	hits, skipped, reads int64
 }
 
 // newBalanceCache returns a cache of about maxBytes; on an empty index a
@@ -263,14 +266,20 @@ func (c *balanceCache) each(r Reader, deltas map[string]*balanceDelta, fn func(d
 		if !ok {
 			b, ok = c.old[k]
 		}
-		if !ok && (c.written == nil || c.written.mayHave(k)) {
+		switch {
+		case ok:
+			c.hits++
+		case c.written == nil || c.written.mayHave(k):
 			misses = append(misses, miss{balanceKey(bchain.AddrDesc(k)), k})
 			continue
+		default:
+			c.skipped++
 		}
 		if err := fn(k, &b); err != nil {
 			return err
 		}
 	}
+	c.reads += int64(len(misses))
 	slices.SortFunc(misses, func(a, b miss) int { return bytes.Compare(a.key, b.key) })
 	keys := make([][]byte, 0, balanceReadChunk)
 	for len(misses) > 0 {

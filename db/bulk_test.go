@@ -95,47 +95,66 @@ func FuzzUnpackBulkRound(f *testing.F) {
 	})
 }
 
-// deferRecorder records which families' compaction is deferred.
-type deferRecorder struct {
+// tuningRecorder records which families' compaction is deferred and which
+// compress their last level for a load.
+type tuningRecorder struct {
 	Engine
 	mu       sync.Mutex
 	deferred map[CF]bool
+	load     map[CF]bool
 }
 
-func (r *deferRecorder) DeferCompaction(cf CF, deferred bool) error {
+func (r *tuningRecorder) DeferCompaction(cf CF, deferred bool) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.deferred[cf] = deferred
 	return r.Engine.DeferCompaction(cf, deferred)
 }
 
-func (r *deferRecorder) deferredNow() []CF {
+func (r *tuningRecorder) LoadCompression(cf CF, load bool) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var out []CF
-	for cf, on := range r.deferred {
-		if on {
-			out = append(out, cf)
-		}
-	}
-	slices.Sort(out)
-	return out
+	r.load[cf] = load
+	return r.Engine.LoadCompression(cf, load)
 }
 
-// A bulk session defers the compaction of the families it only writes while
-// its rounds are ingested, and restores it when it finishes.
-func TestBulkDefersCompactionOfWriteOnlyFamilies(t *testing.T) {
+// now returns the families deferred and those with load compression.
+func (r *tuningRecorder) now() (deferred, load []CF) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	on := func(m map[CF]bool) []CF {
+		var out []CF
+		for cf, on := range m {
+			if on {
+				out = append(out, cf)
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	return on(r.deferred), on(r.load)
+}
+
+// A bulk session defers the compaction of the families it only writes,
+// and compresses every family's last level for the load, while its rounds
+// are ingested, and restores both when it finishes.
+func TestBulkTunesTheIndexForTheLoad(t *testing.T) {
 	chain := newSynthChain(3)
 	for range 20 {
 		chain.next("")
 	}
 	d := openTestDB(t)
-	rec := &deferRecorder{Engine: d.eng, deferred: map[CF]bool{}}
+	rec := &tuningRecorder{Engine: d.eng, deferred: map[CF]bool{}, load: map[CF]bool{}}
 	d.eng = rec
 	x := newTestIndex(t, d, 7, filterVariants[1].p)
-	want := []CF{CFAddresses, CFAddressUtxos, CFSpends, CFBlockTxs, CFBlockFilter, CFAddressPrefix}
-	var during [][]CF
-	l, err := x.NewBulkLoader(BulkOptions{RoundBytes: 1, CacheBytes: 1, OnCommit: func(Tip) { during = append(during, rec.deferredNow()) }})
+	wantDeferred := []CF{CFAddresses, CFAddressUtxos, CFSpends, CFBlockTxs, CFBlockFilter, CFAddressPrefix}
+	wantLoad := slices.Sorted(slices.Values(d.cfs))
+	type tuning struct{ deferred, load []CF }
+	var during []tuning
+	l, err := x.NewBulkLoader(BulkOptions{RoundBytes: 1, CacheBytes: 1, OnCommit: func(Tip) {
+		deferred, load := rec.now()
+		during = append(during, tuning{deferred, load})
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,11 +170,14 @@ func TestBulkDefersCompactionOfWriteOnlyFamilies(t *testing.T) {
 		t.Fatalf("%d rounds committed, want one per block (%d)", len(during), len(chain.blocks))
 	}
 	for i, got := range during {
-		if !slices.Equal(got, want) {
-			t.Fatalf("round %d ingested with %v deferred, want %v", i, got, want)
+		if !slices.Equal(got.deferred, wantDeferred) {
+			t.Fatalf("round %d ingested with %v deferred, want %v", i, got.deferred, wantDeferred)
+		}
+		if !slices.Equal(got.load, wantLoad) {
+			t.Fatalf("round %d ingested with load compression for %v, want %v", i, got.load, wantLoad)
 		}
 	}
-	if got := rec.deferredNow(); len(got) != 0 {
-		t.Fatalf("still deferred after Finish: %v", got)
+	if deferred, load := rec.now(); len(deferred)+len(load) != 0 {
+		t.Fatalf("still tuned for the load after Finish: deferred %v, load compression %v", deferred, load)
 	}
 }

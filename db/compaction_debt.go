@@ -1,5 +1,7 @@
 package db
 
+import "slices"
+
 // pendingCompactor is implemented by engines that can tell how many bytes
 // their background compaction still has to rewrite (RocksDB's estimate).
 type pendingCompactor interface {
@@ -29,19 +31,25 @@ func (d *DB) CompactionDebt() (level0 int, pendingBytes int64) {
 	return level0, pendingBytes
 }
 
-// deferCompaction defers (or restores) the level-0 compaction of the
-// families in cfs (an engine ignores families it does not hold). It is
-// tuning, not data: a failure is logged, and the load goes on at the usual
-// pace.
-func (d *DB) deferCompaction(cfs []CF, deferred bool) {
+// tuneForLoad tunes the index for a bulk load (on) or back: the families
+// in writeOnly defer their level-0 compaction, and every family compresses
+// its last level with LZ4 until the compaction after the load (engines
+// ignore families they do not hold). It is tuning, not data: a failure is
+// logged, and the load goes on with the usual options.
+func (d *DB) tuneForLoad(writeOnly []CF, on bool) {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
 	if d.closed {
 		return
 	}
-	for _, cf := range cfs {
-		if err := d.eng.DeferCompaction(cf, deferred); err != nil {
-			d.log.Warn("changing when compaction starts", "subsystem", "db", "cf", cf.String(), "deferred", deferred, "err", err)
+	for _, cf := range d.cfs {
+		if slices.Contains(writeOnly, cf) {
+			if err := d.eng.DeferCompaction(cf, on); err != nil {
+				d.log.Warn("changing when compaction starts", "subsystem", "db", "cf", cf.String(), "deferred", on, "err", err)
+			}
+		}
+		if err := d.eng.LoadCompression(cf, on); err != nil {
+			d.log.Warn("changing the last level's compression", "subsystem", "db", "cf", cf.String(), "load", on, "err", err)
 		}
 	}
 }

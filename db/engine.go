@@ -72,6 +72,10 @@ type Engine interface {
 	// point): a bulk load defers the families it writes but never reads,
 	// whose every rewrite during the load the compaction after it redoes.
 	DeferCompaction(cf CF, deferred bool) error
+	// LoadCompression compresses a column family's lasting files more
+	// cheaply while a bulk load rewrites them (false restores the usual
+	// compression); the next Compact rewrites the files written so.
+	LoadCompression(cf CF, load bool) error
 	// Level0Files returns the number of overlapping table files of a
 	// column family; ok is false when the engine has no such notion.
 	Level0Files(cf CF) (n int, ok bool)

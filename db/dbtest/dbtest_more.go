@@ -237,9 +237,12 @@ func testMaintenance(t *testing.T, e db.Engine) {
 		if n, ok := e.Level0Files(cf); ok && n < 0 {
 			t.Errorf("%s: %d files at level 0", cf, n)
 		}
-		for _, deferred := range []bool{true, false} {
-			if err := e.DeferCompaction(cf, deferred); err != nil {
-				t.Errorf("defer compaction of %s (%v): %v", cf, deferred, err)
+		for _, on := range []bool{true, false} {
+			if err := e.DeferCompaction(cf, on); err != nil {
+				t.Errorf("defer compaction of %s (%v): %v", cf, on, err)
+			}
+			if err := e.LoadCompression(cf, on); err != nil {
+				t.Errorf("load compression of %s (%v): %v", cf, on, err)
 			}
 		}
 	}
@@ -274,6 +277,7 @@ func testClosed(t *testing.T, e db.Engine) {
 		"ingest":           second(e.IngestRun(cfA, "late.sst")),
 		"clear runs":       e.ClearRuns(),
 		"defer compaction": e.DeferCompaction(cfA, true),
+		"load compression": e.LoadCompression(cfA, true),
 		"snapshot get":     second(s.Get(cfA, []byte("k"))),
 		"snapshot iterate": s.Iterate(cfA, nil, nil, none),
 	} {

@@ -339,6 +339,9 @@ func (e *Engine) CancelCompaction() {}
 // DeferCompaction implements db.Engine; there is nothing to compact.
 func (e *Engine) DeferCompaction(db.CF, bool) error { return e.check() }
 
+// LoadCompression implements db.Engine; nothing is compressed.
+func (e *Engine) LoadCompression(db.CF, bool) error { return e.check() }
+
 // Level0Files implements db.Engine; there are no files.
 func (e *Engine) Level0Files(db.CF) (int, bool) { return 0, false }
 

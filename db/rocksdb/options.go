@@ -13,7 +13,9 @@ type options struct {
 	db *grocksdb.Options
 	cf [db.NumCF]*grocksdb.Options // nil: a bare open, where db serves every family
 	// overlapRun: a family's options for a bulk-load run ingested on top of
-	// rows it already holds; nil where they are its usual ones.
+	// rows it already holds; nil where they are its usual ones (families
+	// without compression, or Appended). LoadCompression and Compact's
+	// forced rewrite of the last level apply to the families it holds.
 	overlapRun [db.NumCF]*grocksdb.Options
 	tables     []*grocksdb.BlockBasedTableOptions
 	cache      *grocksdb.Cache // nil for a bare open

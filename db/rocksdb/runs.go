@@ -222,6 +222,14 @@ func (e *engine) Compact(cf db.CF) error {
 	opts := grocksdb.NewCompactRangeOptions()
 	defer opts.Destroy()
 	opts.SetExclusiveManualCompaction(false)
+	if e.opts.overlapRun[cf] != nil {
+		// The last level may hold files a bulk load wrote with LZ4
+		// (LoadCompression), in this process or in one killed before its
+		// compaction: every file is rewritten with the usual compression,
+		// even one no upper level overlaps. Compact runs after bulk loads,
+		// whose upper levels overlap nearly all of a family keyed at random.
+		opts.SetBottommostLevelCompaction(grocksdb.KForceOptimized)
+	}
 	e.rdb.CompactRangeCFOpt(h, grocksdb.Range{}, opts)
 	return nil
 }
@@ -231,25 +239,6 @@ func (e *engine) CancelCompaction() {
 	if !e.closed.Load() && !e.secondary {
 		e.rdb.DisableManualCompaction()
 	}
-}
-
-// DeferCompaction moves cf's level-0 compaction trigger between its usual
-// point and deferredCompactionTrigger. The change is not persisted: an open
-// always starts at the usual point, so a load killed while deferring leaves
-// nothing behind but files that its next compaction merges.
-func (e *engine) DeferCompaction(cf db.CF, deferred bool) error {
-	h, err := e.writableHandle(cf)
-	if h == nil {
-		return err
-	}
-	trigger := level0CompactionTrigger
-	if deferred {
-		trigger = deferredCompactionTrigger
-	}
-	if err := e.rdb.SetOptionsCF(h, []string{"level0_file_num_compaction_trigger"}, []string{strconv.Itoa(trigger)}); err != nil {
-		return fmt.Errorf("rocksdb: compaction trigger of %s: %w", cf, err)
-	}
-	return nil
 }
 
 func (e *engine) Level0Files(cf db.CF) (int, bool) {

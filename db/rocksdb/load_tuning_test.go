@@ -1,9 +1,14 @@
 package rocksdb
 
 import (
+	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/linxGnu/grocksdb"
 
 	"github.com/openexplorer/blockbook/db"
 )
@@ -74,5 +79,81 @@ func waitCompactionIdle(t *testing.T, e *engine, cf db.CF) {
 		if time.Now().After(deadline) {
 			t.Fatal("compaction still pending after a minute")
 		}
+	}
+}
+
+// While a bulk load runs, a compaction writes a family's last level with
+// LZ4; once the load is over, the next Compact rewrites those files with
+// zstd, even when nothing above the last level overlaps them.
+func TestLoadCompressionLastsUntilTheNextCompact(t *testing.T) {
+	dir := t.TempDir()
+	e, err := openEngine(testOptions(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = e.Close() }()
+	cf := db.CFTxAddresses
+	lastLevel := func() []string {
+		t.Helper()
+		var kinds []string
+		for _, f := range e.rdb.GetLiveFilesMetaData() {
+			if f.ColumnFamilyName != cf.String() {
+				continue
+			}
+			if f.Level != 6 {
+				t.Fatalf("%s at level %d after a full compaction", f.Name, f.Level)
+			}
+			data, err := os.ReadFile(filepath.Join(dir, f.Name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			kinds = append(kinds, runCompression(data))
+		}
+		if len(kinds) == 0 {
+			t.Fatal("no files in the family")
+		}
+		return kinds
+	}
+	if err := e.LoadCompression(cf, true); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		b := e.NewBatch()
+		for k := range 5000 {
+			b.Put(cf, fmt.Appendf(nil, "%08d-%d", k*7919%5000, i), bytes.Repeat(fmt.Appendf(nil, "descriptor %d;", k%97), 4))
+		}
+		if err := e.Write(b, true); err != nil {
+			t.Fatal(err)
+		}
+		b.Destroy()
+		fo := grocksdb.NewDefaultFlushOptions()
+		fo.SetWait(true)
+		err := e.rdb.FlushCF(e.handle(cf), fo)
+		fo.Destroy()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A compaction while loading (not Compact, which ends the load's
+	// files) writes the last level with LZ4.
+	e.rdb.CompactRangeCF(e.handle(cf), grocksdb.Range{})
+	for _, c := range lastLevel() {
+		if c != "LZ4" {
+			t.Fatalf("a compaction during the load wrote %s files: %v", c, lastLevel())
+		}
+	}
+	if err := e.LoadCompression(cf, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Compact(cf); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range lastLevel() {
+		if c != "ZSTD" {
+			t.Fatalf("after the load's Compact the last level holds %s files: %v", c, lastLevel())
+		}
+	}
+	if v, err := e.Get(cf, []byte("00000000-2")); err != nil || !bytes.HasPrefix(v, []byte("descriptor 0;")) {
+		t.Fatalf("a row after the recompression: %q %v", v, err)
 	}
 }
