@@ -32,10 +32,10 @@ func (d *DB) CompactionDebt() (level0 int, pendingBytes int64) {
 }
 
 // tuneForLoad tunes the index for a bulk load (on) or back: the families
-// in writeOnly defer their level-0 compaction, and every family compresses
-// its last level with LZ4 until the compaction after the load (engines
-// ignore families they do not hold). It is tuning, not data: a failure is
-// logged, and the load goes on with the usual options.
+// in writeOnly defer their level-0 compaction, and each family is offered
+// the load's compression (the engine picks the families it applies to,
+// and ignores those it does not hold). It is tuning, not data: a failure
+// is logged, and the load goes on with the usual options.
 func (d *DB) tuneForLoad(writeOnly []CF, on bool) {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
