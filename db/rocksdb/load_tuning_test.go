@@ -2,6 +2,7 @@ package rocksdb
 
 import (
 	"bytes"
+	"crypto/rand"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -66,6 +67,69 @@ func TestDeferredCompactionKeepsLevel0UntilRestored(t *testing.T) {
 		t.Fatalf("a write with %d level-0 files: %v", overlapping, err)
 	}
 	b.Destroy()
+}
+
+// RocksDB also starts a level-0 compaction when level 0 holds more than
+// max_bytes_for_level_base; a deferred family is kept from that too. The
+// test lowers that size so that a few small runs pass it: first to show
+// that they are compacted when nothing is deferred, then that deferring
+// keeps them.
+func TestDeferredCompactionIgnoresLevel0Size(t *testing.T) {
+	e, err := openEngine(testOptions(t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = e.Close() }()
+	cf := db.CFSpends
+	h := e.handle(cf)
+	smallBase := func() {
+		t.Helper()
+		if err := e.rdb.SetOptionsCF(h, []string{"max_bytes_for_level_base"}, []string{"65536"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Runs of 40 kB of random values each: three of them pass 64 KiB in
+	// fewer files than the trigger's count.
+	const runs = 3
+	next := 0
+	ingest := func() {
+		t.Helper()
+		for range runs {
+			name := fmt.Sprintf("run%d.sst", next)
+			w, err := e.NewRun(cf, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k := range 200 {
+				v := make([]byte, 200)
+				_, _ = rand.Read(v)
+				if err := w.Add(fmt.Appendf(nil, "key%04d", k), v, false); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := w.Finish(); err != nil {
+				t.Fatal(err)
+			}
+			if ok, err := e.IngestRun(cf, name); err != nil || !ok {
+				t.Fatalf("ingest %s: %v %v", name, ok, err)
+			}
+			next++
+		}
+		waitCompactionIdle(t, e, cf)
+	}
+	smallBase()
+	ingest()
+	if n, _ := e.Level0Files(cf); n >= runs-1 {
+		t.Fatalf("%d level-0 files past the level-0 size: the premise (RocksDB compacts them) does not hold", n)
+	}
+	smallBase()
+	if err := e.DeferCompaction(cf, true); err != nil {
+		t.Fatal(err)
+	}
+	ingest()
+	if n, _ := e.Level0Files(cf); n != runs {
+		t.Fatalf("%d level-0 files while deferred, want all %d runs", n, runs)
+	}
 }
 
 // waitCompactionIdle waits until cf has no compaction pending or running.

@@ -81,8 +81,20 @@ const (
 	// and compacting them 8 at a time rewrote the level below, which holds
 	// the whole family, every 8 rounds (at 12 M txs of the scale chain,
 	// spends' 140 MB were rewritten 12 times). The compaction after the
-	// load merges what is left.
-	deferredCompactionTrigger = 64
+	// load rewrites these families whole, so every compaction of them
+	// during the load is work done twice; the trigger only bounds the
+	// files a long load keeps open (a 2 GB budget's rounds hold about
+	// 140,000 txs: a 20 M-tx load ingests 145 runs per family).
+	deferredCompactionTrigger = 256
+	// The size of level 0 that starts a compaction as well (RocksDB's
+	// max_bytes_for_level_base, set to its default), and while a load
+	// defers one: at 256 runs of about 15 MB, both bounds are near, and
+	// a long load merges about 4 GiB at a time into a level below sized
+	// the usual way (a larger base would make every merge rewrite the
+	// whole family). At 20 M txs the largest deferred level 0
+	// (addressUtxos) holds about 2.6 GB.
+	levelBaseBytes      uint64 = 256 << 20
+	deferredLevel0Bytes uint64 = 4 << 30
 	// Writes stall only far above any trigger. The default stop (36 files)
 	// is below the deferred trigger, where RocksDB would stop every write
 	// without ever starting the compaction that ends the stall; and this
@@ -127,6 +139,7 @@ func newOptions(o *db.Options) *options {
 	// memtable flushes, which are rare, and Bloom filters keep the extra
 	// files cheap to read past.
 	opts.SetLevel0FileNumCompactionTrigger(level0CompactionTrigger)
+	opts.SetMaxBytesForLevelBase(levelBaseBytes)
 	opts.SetLevel0SlowdownWritesTrigger(level0SlowdownTrigger)
 	opts.SetLevel0StopWritesTrigger(level0StopTrigger)
 	// Flushes of all column families happen together, so a crash with the
