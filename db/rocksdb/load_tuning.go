@@ -16,7 +16,7 @@ import (
 // usual points and the deferred ones. RocksDB starts a level-0 compaction
 // at a number of files or at a size (max_bytes_for_level_base, 256 MiB),
 // whichever comes first; deferring only the number left the size to
-// merge the runs of a 2 GB budget's load every 15 to 20 rounds.
+// merge the runs of a 2 GB budget's load every 14 to 21 rounds.
 func (e *engine) DeferCompaction(cf db.CF, deferred bool) error {
 	h, err := e.writableHandle(cf)
 	if h == nil {
