@@ -16,6 +16,18 @@ func testOptions(dir string) db.Options {
 	return db.Options{Path: dir, ChainType: bchain.ChainBitcoinType, Coin: "Test", Network: "test"}
 }
 
+// openTestEngine opens an engine on dir with testOptions, closed when the
+// test ends.
+func openTestEngine(t *testing.T, dir string) *engine {
+	t.Helper()
+	e, err := openEngine(testOptions(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = e.Close() })
+	return e
+}
+
 // rawCreate makes a RocksDB database with the named column families and
 // the given keys in the default family, as another program (or an older
 // version of this one) would.

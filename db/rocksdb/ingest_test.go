@@ -21,11 +21,7 @@ import (
 // e2e/torture_kills_test.go), so the index could not be reopened.
 func TestIngestLeavesStagedRunIntact(t *testing.T) {
 	dir := t.TempDir()
-	e, err := openEngine(testOptions(dir))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = e.Close() }()
+	e := openTestEngine(t, dir)
 	key := []byte("key")
 	b := e.NewBatch()
 	b.Put(db.CFDefault, key, []byte("old")) // overlap: the run gets a global seqno
@@ -88,11 +84,7 @@ func TestIngestLeavesStagedRunIntact(t *testing.T) {
 // that lasts.
 func TestRunTrainsDictionaryOnlyIntoAnEmptyFamily(t *testing.T) {
 	dir := t.TempDir()
-	e, err := openEngine(testOptions(dir))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = e.Close() }()
+	e := openTestEngine(t, dir)
 	cf := db.CFTxAddresses
 	if !cf.Storage().Repetitive {
 		t.Fatalf("%s is no longer Repetitive; pick the family that is", cf)

@@ -43,7 +43,7 @@ func (e *engine) DeferCompaction(cf db.CF, deferred bool) error {
 // (Storage.Appended), are left alone.
 func (e *engine) LoadCompression(cf db.CF, load bool) error {
 	h, err := e.writableHandle(cf)
-	if h == nil || e.opts.overlapRun[cf] == nil {
+	if h == nil || !e.opts.recompressed(cf) {
 		return err
 	}
 	// The last level's options (level, dictionary) stay set; disabling

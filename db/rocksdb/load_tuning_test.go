@@ -17,11 +17,7 @@ import (
 // A deferred family keeps its level-0 files past the usual trigger, and
 // restoring the trigger sets off the compaction that merges them.
 func TestDeferredCompactionKeepsLevel0UntilRestored(t *testing.T) {
-	e, err := openEngine(testOptions(t.TempDir()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = e.Close() }()
+	e := openTestEngine(t, t.TempDir())
 	cf := db.CFSpends
 	if err := e.DeferCompaction(cf, true); err != nil {
 		t.Fatal(err)
@@ -30,22 +26,9 @@ func TestDeferredCompactionKeepsLevel0UntilRestored(t *testing.T) {
 	// overlaps it and goes to level 0.
 	const overlapping = level0CompactionTrigger + 4
 	for i := range overlapping + 1 {
-		name := fmt.Sprintf("run%d.sst", i)
-		w, err := e.NewRun(cf, name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for k := range 100 {
-			if err := w.Add(fmt.Appendf(nil, "key%04d", k*(i+1)), fmt.Appendf(nil, "v%d", i), false); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := w.Finish(); err != nil {
-			t.Fatal(err)
-		}
-		if ok, err := e.IngestRun(cf, name); err != nil || !ok {
-			t.Fatalf("ingest %s: %v %v", name, ok, err)
-		}
+		ingestRun(t, e, cf, fmt.Sprintf("run%d.sst", i), 100, func(k int) ([]byte, []byte) {
+			return fmt.Appendf(nil, "key%04d", k*(i+1)), fmt.Appendf(nil, "v%d", i)
+		})
 	}
 	waitCompactionIdle(t, e, cf)
 	if n, _ := e.Level0Files(cf); n != overlapping {
@@ -75,11 +58,7 @@ func TestDeferredCompactionKeepsLevel0UntilRestored(t *testing.T) {
 // that they are compacted when nothing is deferred, then that deferring
 // keeps them.
 func TestDeferredCompactionIgnoresLevel0Size(t *testing.T) {
-	e, err := openEngine(testOptions(t.TempDir()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = e.Close() }()
+	e := openTestEngine(t, t.TempDir())
 	cf := db.CFSpends
 	h := e.handle(cf)
 	smallBase := func() {
@@ -95,24 +74,11 @@ func TestDeferredCompactionIgnoresLevel0Size(t *testing.T) {
 	ingest := func() {
 		t.Helper()
 		for range runs {
-			name := fmt.Sprintf("run%d.sst", next)
-			w, err := e.NewRun(cf, name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for k := range 200 {
+			ingestRun(t, e, cf, fmt.Sprintf("run%d.sst", next), 200, func(k int) ([]byte, []byte) {
 				v := make([]byte, 200)
 				_, _ = rand.Read(v)
-				if err := w.Add(fmt.Appendf(nil, "key%04d", k), v, false); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := w.Finish(); err != nil {
-				t.Fatal(err)
-			}
-			if ok, err := e.IngestRun(cf, name); err != nil || !ok {
-				t.Fatalf("ingest %s: %v %v", name, ok, err)
-			}
+				return fmt.Appendf(nil, "key%04d", k), v
+			})
 			next++
 		}
 		waitCompactionIdle(t, e, cf)
@@ -129,6 +95,28 @@ func TestDeferredCompactionIgnoresLevel0Size(t *testing.T) {
 	ingest()
 	if n, _ := e.Level0Files(cf); n != runs {
 		t.Fatalf("%d level-0 files while deferred, want all %d runs", n, runs)
+	}
+}
+
+// ingestRun stages a run of n rows, row(0) to row(n-1) in ascending key
+// order, and ingests it into cf.
+func ingestRun(t *testing.T, e *engine, cf db.CF, name string, n int, row func(i int) (key, value []byte)) {
+	t.Helper()
+	w, err := e.NewRun(cf, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		k, v := row(i)
+		if err := w.Add(k, v, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := e.IngestRun(cf, name); err != nil || !ok {
+		t.Fatalf("ingest %s: %v %v", name, ok, err)
 	}
 }
 
@@ -151,11 +139,7 @@ func waitCompactionIdle(t *testing.T, e *engine, cf db.CF) {
 // zstd, even when nothing above the last level overlaps them.
 func TestLoadCompressionLastsUntilTheNextCompact(t *testing.T) {
 	dir := t.TempDir()
-	e, err := openEngine(testOptions(dir))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = e.Close() }()
+	e := openTestEngine(t, dir)
 	cf := db.CFTxAddresses
 	lastLevel := func() []string {
 		t.Helper()

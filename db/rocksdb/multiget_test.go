@@ -13,11 +13,7 @@ import (
 // several levels, in the memtable, deleted, absent, empty, repeated and
 // unsorted, and through a snapshot.
 func TestBatchedGetMatchesGet(t *testing.T) {
-	e, err := openEngine(testOptions(t.TempDir()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = e.Close() }()
+	e := openTestEngine(t, t.TempDir())
 	cf := db.CFAddressBalance
 	key := func(i int) []byte { return []byte(fmt.Sprintf("k%06d", i)) }
 	// Three overlapping runs (the first lands at the last level, the

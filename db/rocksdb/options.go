@@ -14,8 +14,7 @@ type options struct {
 	cf [db.NumCF]*grocksdb.Options // nil: a bare open, where db serves every family
 	// overlapRun: a family's options for a bulk-load run ingested on top of
 	// rows it already holds; nil where they are its usual ones (families
-	// without compression, or Appended). LoadCompression and Compact's
-	// forced rewrite of the last level apply to the families it holds.
+	// without compression, or Appended). See recompressed.
 	overlapRun [db.NumCF]*grocksdb.Options
 	tables     []*grocksdb.BlockBasedTableOptions
 	cache      *grocksdb.Cache // nil for a bare open
@@ -44,10 +43,18 @@ func (o *options) forCF(cf db.CF) *grocksdb.Options {
 // last level and keeps the last level's compression. holdsRows is asked
 // only for a family with other options for such runs.
 func (o *options) forRun(cf db.CF, holdsRows func() bool) *grocksdb.Options {
-	if cf >= 0 && int(cf) < db.NumCF && o.overlapRun[cf] != nil && holdsRows() {
+	if o.recompressed(cf) && holdsRows() {
 		return o.overlapRun[cf]
 	}
 	return o.forCF(cf)
+}
+
+// recompressed reports whether cf's files are compressed and its bulk-load
+// runs overlap the rows it holds: compaction compresses those rows again,
+// so a run gets LZ4 (forRun), a load may write the last level with LZ4
+// (LoadCompression), and Compact rewrites the last level with zstd.
+func (o *options) recompressed(cf db.CF) bool {
+	return cf >= 0 && int(cf) < db.NumCF && o.overlapRun[cf] != nil
 }
 
 func (o *options) destroy() {

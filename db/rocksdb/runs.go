@@ -222,7 +222,7 @@ func (e *engine) Compact(cf db.CF) error {
 	opts := grocksdb.NewCompactRangeOptions()
 	defer opts.Destroy()
 	opts.SetExclusiveManualCompaction(false)
-	if e.opts.overlapRun[cf] != nil {
+	if e.opts.recompressed(cf) {
 		// The last level may hold files a bulk load wrote with LZ4
 		// (LoadCompression), in this process or in one killed before its
 		// compaction: every file is rewritten with the usual compression,
