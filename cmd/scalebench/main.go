@@ -70,6 +70,7 @@ type sample struct {
 	pendingBytes  int64
 	cpuUser, cpuS float64 // seconds of CPU used so far
 	mem           memParts
+	probe         time.Duration // the CPU probe's median since the last sample (0: none)
 }
 
 // memParts splits the RSS: the Go runtime's mapped memory (less what it
@@ -184,6 +185,8 @@ func run(o options) error {
 // in sync at tip, -limit passes or it exits.
 func sampleUntilSynced(o options, pid int, public, internal, dataDir string, tip int32, start time.Time, exited <-chan error) ([]sample, bool, error) {
 	var out []sample
+	probe := startCPUProbe(start)
+	defer probe.Stop()
 	tick := time.NewTicker(o.interval)
 	defer tick.Stop()
 	for {
@@ -198,6 +201,11 @@ func sampleUntilSynced(o options, pid int, public, internal, dataDir string, tip
 			dbBytes: benchproc.DirSize(dataDir), mem: memFromMetrics(m)}
 		s.rss, s.hwm = benchproc.Mem(pid)
 		s.cpuUser, s.cpuS = cpuTimes(pid)
+		var prev time.Duration
+		if len(out) > 0 {
+			prev = out[len(out)-1].elapsed
+		}
+		s.probe = probe.median(prev, s.elapsed)
 		out = append(out, s)
 		fmt.Fprintf(os.Stderr, "%6.0f s  height %d  %.2f M txs  RSS %.0f MB (peak %.0f; Go %.0f, cache %.0f, memtables %.0f, readers %.0f, malloc %.0f + %.0f free)  DB %.2f GB  L0 %d  pending %.2f GB\n",
 			s.elapsed.Seconds(), s.height, float64(s.txs)/1e6, mb(s.rss), mb(s.hwm), mb(s.mem.goBytes), mb(s.mem.blockCache), mb(s.mem.memtables),

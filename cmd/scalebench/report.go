@@ -6,6 +6,7 @@ import (
 	"math"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -40,11 +41,12 @@ func metrics(url string) map[string]float64 {
 func writeCSV(path string, samples []sample) error {
 	var b strings.Builder
 	b.WriteString("elapsed_s,height,txs,rss_bytes,peak_rss_bytes,datadir_bytes,level0_files,pending_compaction_bytes,cpu_user_s,cpu_sys_s," +
-		"go_bytes,block_cache_bytes,memtable_bytes,table_reader_bytes,malloc_in_use_bytes,malloc_free_bytes\n")
+		"go_bytes,block_cache_bytes,memtable_bytes,table_reader_bytes,malloc_in_use_bytes,malloc_free_bytes,cpu_probe_us\n")
 	for _, s := range samples {
 		m := s.mem
-		fmt.Fprintf(&b, "%.1f,%d,%d,%d,%d,%d,%d,%d,%.1f,%.1f,%d,%d,%d,%d,%d,%d\n", s.elapsed.Seconds(), s.height, s.txs, s.rss, s.hwm,
-			s.dbBytes, s.level0, s.pendingBytes, s.cpuUser, s.cpuS, m.goBytes, m.blockCache, m.memtables, m.tableReaders, m.mallocInUse, m.mallocFree)
+		fmt.Fprintf(&b, "%.1f,%d,%d,%d,%d,%d,%d,%d,%.1f,%.1f,%d,%d,%d,%d,%d,%d,%d\n", s.elapsed.Seconds(), s.height, s.txs, s.rss, s.hwm,
+			s.dbBytes, s.level0, s.pendingBytes, s.cpuUser, s.cpuS, m.goBytes, m.blockCache, m.memtables, m.tableReaders, m.mallocInUse, m.mallocFree,
+			s.probe.Microseconds())
 	}
 	return os.WriteFile(path, []byte(b.String()), 0o644)
 }
@@ -58,6 +60,7 @@ type millionRow struct {
 	level0       int64
 	pendingGB    float64
 	cpuS         float64 // CPU seconds (user + system) the million took
+	probeUs      float64 // the CPU probe's median over it (0: not sampled)
 }
 
 type report struct {
@@ -95,7 +98,7 @@ func summarize(samples []sample, budgetMB int, synced bool) report {
 		s := samples[i]
 		row := millionRow{million: m, txPerS: 1e6 / (t - prev).Seconds(), rssMB: mb(s.rss), hwmMB: mb(s.hwm),
 			dbBytesPerTx: float64(s.dbBytes) / float64(s.txs), level0: s.level0, pendingGB: float64(s.pendingBytes) / 1e9,
-			cpuS: s.cpuUser + s.cpuS - prevCPU}
+			cpuS: s.cpuUser + s.cpuS - prevCPU, probeUs: probeMedian(samples, prev, t)}
 		r.rows = append(r.rows, row)
 		prev, prevCPU = t, s.cpuUser+s.cpuS
 	}
@@ -106,16 +109,37 @@ func summarize(samples []sample, budgetMB int, synced bool) report {
 	fmt.Fprintf(&b, "%d txs (height %d) in %.0f s, %s; overall %.0f tx/s; peak RSS %.0f MB (budget -syncmemory=%d); datadir %.2f GB (%.0f bytes/tx); CPU %.0f s user + %.0f s sys\n",
 		last.txs, last.height, last.elapsed.Seconds(), state, float64(last.txs)/last.elapsed.Seconds(), mb(last.hwm), budgetMB,
 		float64(last.dbBytes)/1e9, float64(last.dbBytes)/math.Max(1, float64(last.txs)), last.cpuUser, last.cpuS)
-	b.WriteString("| million | tx/s | CPU s | RSS MB | peak RSS MB | datadir bytes/tx | L0 files | pending compaction GB |\n|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| million | tx/s | CPU s | RSS MB | peak RSS MB | datadir bytes/tx | L0 files | pending compaction GB | CPU probe µs |\n|---|---|---|---|---|---|---|---|---|\n")
 	for _, row := range r.rows {
-		fmt.Fprintf(&b, "| %d | %.0f | %.0f | %.0f | %.0f | %.0f | %d | %.2f |\n", row.million, row.txPerS, row.cpuS, row.rssMB, row.hwmMB, row.dbBytesPerTx, row.level0, row.pendingGB)
+		fmt.Fprintf(&b, "| %d | %.0f | %.0f | %.0f | %.0f | %.0f | %d | %.2f | %.0f |\n", row.million, row.txPerS, row.cpuS, row.rssMB, row.hwmMB, row.dbBytesPerTx, row.level0, row.pendingGB, row.probeUs)
 	}
 	if n := len(r.rows); n > 1 {
+		first, lastRow := r.rows[0], r.rows[n-1]
 		fmt.Fprintf(&b, "throughput of the last million / the first: %.0f%%; CPU seconds of the first million / the last: %.0f%%\n",
-			100*r.rows[n-1].txPerS/r.rows[0].txPerS, 100*r.rows[0].cpuS/r.rows[n-1].cpuS)
+			100*lastRow.txPerS/first.txPerS, 100*first.cpuS/lastRow.cpuS)
+		if first.probeUs > 0 && lastRow.probeUs > 0 {
+			fmt.Fprintf(&b, "CPU probe of the last million / the first: %.0f%% (above 100%%: the machine was slower at the end)\n",
+				100*lastRow.probeUs/first.probeUs)
+		}
 	}
 	r.text = b.String()
 	return r
+}
+
+// probeMedian is the median of the samples' probe costs in (from, to], in
+// µs (0: none sampled).
+func probeMedian(samples []sample, from, to time.Duration) float64 {
+	var in []time.Duration
+	for _, s := range samples {
+		if s.elapsed > from && s.elapsed <= to && s.probe > 0 {
+			in = append(in, s.probe)
+		}
+	}
+	if len(in) == 0 {
+		return 0
+	}
+	slices.Sort(in)
+	return float64(in[len(in)/2].Microseconds())
 }
 
 // readCSV loads the samples of an earlier run (-report).
@@ -130,11 +154,12 @@ func readCSV(path string) ([]sample, error) {
 		if i == 0 {
 			continue
 		}
-		// Runs before the memory parts were sampled have 10 fields.
-		if len(f) != 10 && len(f) != 16 {
-			return nil, fmt.Errorf("%s line %d: %d fields, want 10 or 16", path, i+1, len(f))
+		// Runs before the memory parts were sampled have 10 fields, before
+		// the CPU probe 16.
+		if len(f) != 10 && len(f) != 16 && len(f) != 17 {
+			return nil, fmt.Errorf("%s line %d: %d fields, want 10, 16 or 17", path, i+1, len(f))
 		}
-		var v [16]float64
+		var v [17]float64
 		for j := range f {
 			if v[j], err = strconv.ParseFloat(f[j], 64); err != nil {
 				return nil, fmt.Errorf("%s line %d: %w", path, i+1, err)
@@ -143,7 +168,8 @@ func readCSV(path string) ([]sample, error) {
 		out = append(out, sample{elapsed: time.Duration(v[0] * float64(time.Second)), height: int64(v[1]), txs: int64(v[2]),
 			rss: int64(v[3]), hwm: int64(v[4]), dbBytes: int64(v[5]), level0: int64(v[6]), pendingBytes: int64(v[7]),
 			cpuUser: v[8], cpuS: v[9], mem: memParts{goBytes: int64(v[10]), blockCache: int64(v[11]), memtables: int64(v[12]),
-				tableReaders: int64(v[13]), mallocInUse: int64(v[14]), mallocFree: int64(v[15])}})
+				tableReaders: int64(v[13]), mallocInUse: int64(v[14]), mallocFree: int64(v[15])},
+			probe: time.Duration(v[16]) * time.Microsecond})
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%s: no samples", path)
