@@ -98,7 +98,7 @@ func (s *Snapshot) getMany(cf CF, keys [][]byte) ([][]byte, error) {
 	if s.d.closed {
 		return nil, ErrClosed
 	}
-	return engineGetMany(s.es, cf, keys)
+	return engineGetMany(s.es, cf, keys, false)
 }
 
 func (s *Snapshot) iterate(cf CF, start, prefix []byte, fn func(k, v []byte) (bool, error)) error {
@@ -131,11 +131,14 @@ func getMany(r Reader, cf CF, keys [][]byte) ([][]byte, error) {
 	return out, nil
 }
 
-// engineGetMany is getMany on an engine reader: MultiGet where it has it.
-func engineGetMany(r EngineReader, cf CF, keys [][]byte) ([][]byte, error) {
+// engineGetMany is getMany on an engine reader: MultiGet where it has it,
+// one that leaves the block cache alone if uncached and the engine can.
+func engineGetMany(r EngineReader, cf CF, keys [][]byte, uncached bool) ([][]byte, error) {
 	var out [][]byte
 	var err error
-	if m, ok := r.(MultiGetter); ok {
+	if u, ok := r.(UncachedGetter); ok && uncached {
+		out, err = u.GetManyUncached(cf, keys)
+	} else if m, ok := r.(MultiGetter); ok {
 		out, err = m.GetMany(cf, keys)
 	} else {
 		out = make([][]byte, len(keys))

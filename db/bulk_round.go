@@ -167,7 +167,7 @@ func (r *round) add(height uint32, hash bchain.Hash, rows *blockRows) {
 // with the stored ones, and the undo window moved from (prevTip-keep,
 // prevTip] to (to-keep, to].
 func (r *round) finalRows(d *DB, bc *balanceCache, prevTip uint32, hadTip bool) error {
-	err := bc.each(d, r.balances, func(k string, cur *AddrBalance) error {
+	err := bc.each(uncachedReader{d}, r.balances, func(k string, cur *AddrBalance) error {
 		next, err := applyBalanceDelta(cur, r.balances[k])
 		if err != nil {
 			return fmt.Errorf("address %x: %w", k, err)

@@ -181,3 +181,67 @@ func TestBulkTunesTheIndexForTheLoad(t *testing.T) {
 		t.Fatalf("still tuned for the load after Finish: deferred %v, load compression %v", deferred, load)
 	}
 }
+
+// readRecorder counts the reads of many keys, by family and by whether
+// they may fill the block cache (memdb has neither MultiGet nor a cache:
+// both read key by key).
+type readRecorder struct {
+	Engine
+	mu               sync.Mutex
+	cached, uncached map[CF]int
+}
+
+func (r *readRecorder) count(m map[CF]int, cf CF, keys [][]byte) ([][]byte, error) {
+	r.mu.Lock()
+	m[cf] += len(keys)
+	r.mu.Unlock()
+	out := make([][]byte, len(keys))
+	for i, k := range keys {
+		var err error
+		if out[i], err = r.Get(cf, k); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func (r *readRecorder) GetMany(cf CF, keys [][]byte) ([][]byte, error) {
+	return r.count(r.cached, cf, keys)
+}
+
+func (r *readRecorder) GetManyUncached(cf CF, keys [][]byte) ([][]byte, error) {
+	return r.count(r.uncached, cf, keys)
+}
+
+// A bulk load reads the prevouts its UTXO cache lacks and the balances
+// its balance cache lacks without filling the block cache, and makes no
+// other reads of many keys.
+func TestBulkReadsLeaveTheBlockCacheAlone(t *testing.T) {
+	chain := newSynthChain(5)
+	for range 40 {
+		chain.next("")
+	}
+	d := openTestDB(t)
+	rec := &readRecorder{Engine: d.eng, cached: map[CF]int{}, uncached: map[CF]int{}}
+	d.eng = rec
+	x := newTestIndex(t, d, 7, filterVariants[1].p)
+	// Half the chain block by block, then the rest in a session of one
+	// block a round and caches of one byte: its prevouts from before it
+	// or from an earlier round, and the balances stored before it, are
+	// read from the index.
+	half := len(chain.blocks) / 2
+	for _, b := range chain.blocks[:half] {
+		if err := x.ConnectBlock(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clear(rec.cached) // the per-block connects' own prevout reads
+	clear(rec.uncached)
+	bulkConnect(t, x, chain.blocks[half:], BulkOptions{RoundBytes: 1, CacheBytes: 1})
+	if rec.uncached[CFTxAddresses] == 0 || rec.uncached[CFAddressBalance] == 0 {
+		t.Fatalf("uncached reads %v: want prevouts (txAddresses) and balances (addressBalance)", rec.uncached)
+	}
+	if len(rec.cached) != 0 {
+		t.Fatalf("reads that fill the cache: %v", rec.cached)
+	}
+}

@@ -35,6 +35,16 @@ type MultiGetter interface {
 	GetMany(cf CF, keys [][]byte) (values [][]byte, err error)
 }
 
+// UncachedGetter is implemented by engines with a block cache: GetManyUncached
+// reads as GetMany does but keeps none of the blocks it reads in the cache
+// (those already there are used). The index writer's reads of prevouts
+// and balances are random over families many times the cache and rarely
+// come back to a block; caching them only evicted the blocks other reads
+// reuse.
+type UncachedGetter interface {
+	GetManyUncached(cf CF, keys [][]byte) (values [][]byte, err error)
+}
+
 // Engine is an ordered key/value store with column families, atomic batch
 // writes, consistent snapshots and ingestion of sorted runs. Close must not
 // run concurrently with other calls (DB guarantees it); after Close, calls

@@ -223,7 +223,7 @@ func (x *UtxoIndex) readPrevouts(blk *bchain.Block, ib *IndexedBlock, misses []i
 			txids = append(txids, txid)
 		}
 	}
-	prev, err := ReadManyTxOutputs(x.db, txids)
+	prev, err := ReadManyTxOutputs(uncachedReader{x.db}, txids)
 	if err != nil {
 		return fmt.Errorf("block %d: %w", blk.Height, err)
 	}

@@ -394,4 +394,10 @@ func testGetMany(t *testing.T, e db.Engine) {
 	if string(got[1]) != "" || got[1] != nil || string(got[4]) != "3" {
 		t.Fatalf("snapshot sees later writes: b=%q c=%q", got[1], got[4])
 	}
+	if u, ok := e.(db.UncachedGetter); ok {
+		if got, err = u.GetManyUncached(cfA, keys); err != nil {
+			t.Fatal(err)
+		}
+		check("uncached", e, got)
+	}
 }

@@ -19,6 +19,7 @@ type engine struct {
 	handles [db.NumCF]*grocksdb.ColumnFamilyHandle // nil: a family not held
 	opts    *options
 	ro      *grocksdb.ReadOptions
+	roCold  *grocksdb.ReadOptions // ro without filling the block cache
 	wo      *grocksdb.WriteOptions
 	woSync  *grocksdb.WriteOptions
 	path    string
@@ -33,7 +34,9 @@ var _ db.Engine = (*engine)(nil)
 func newEngine(rdb *grocksdb.DB, opts *options, path string) *engine {
 	woSync := grocksdb.NewDefaultWriteOptions()
 	woSync.SetSync(true)
-	return &engine{rdb: rdb, opts: opts, path: path, ro: grocksdb.NewDefaultReadOptions(),
+	roCold := grocksdb.NewDefaultReadOptions()
+	roCold.SetFillCache(false)
+	return &engine{rdb: rdb, opts: opts, path: path, ro: grocksdb.NewDefaultReadOptions(), roCold: roCold,
 		wo: grocksdb.NewDefaultWriteOptions(), woSync: woSync}
 }
 
@@ -55,6 +58,14 @@ var (
 
 func (e *engine) GetMany(cf db.CF, keys [][]byte) ([][]byte, error) {
 	return e.getMany(e.ro, cf, keys)
+}
+
+// GetManyUncached implements db.UncachedGetter. Filter and index blocks
+// missing from the cache are not added either; RocksDB puts a table's into
+// the cache when it opens the table, and reads that fill nothing evict
+// nothing.
+func (e *engine) GetManyUncached(cf db.CF, keys [][]byte) ([][]byte, error) {
+	return e.getMany(e.roCold, cf, keys)
 }
 
 // getMany reads keys with one MultiGet: one call into C for all of them.

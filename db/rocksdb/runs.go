@@ -272,6 +272,7 @@ func (e *engine) Close() error {
 	}
 	e.rdb.Close()
 	e.ro.Destroy()
+	e.roCold.Destroy()
 	e.wo.Destroy()
 	e.woSync.Destroy()
 	e.opts.destroy()
