@@ -6,10 +6,11 @@ import (
 )
 
 // The filter never forgets a key, lets few absent keys through at its
-// capacity, and retires (passing everything) past twice its capacity.
+// capacity, still rules out most of them at 2.5 times its capacity, and
+// retires (passing everything) past three times its capacity.
 func TestWrittenFilter(t *testing.T) {
 	f := newWrittenFilter(64 << 10)
-	capacity := f.limit / 2
+	capacity := f.limit / filterRetireAt
 	for i := range capacity {
 		f.add(fmt.Sprintf("in-%d", i))
 	}
@@ -40,8 +41,20 @@ func TestWrittenFilter(t *testing.T) {
 	if f.bytes() == 0 || f.n > capacity {
 		t.Fatalf("keys added again counted: %d counted for %d keys (retired: %v)", f.n, capacity, f.retired())
 	}
+	for i := capacity; i < capacity*5/2; i++ {
+		f.add(fmt.Sprintf("in-%d", i))
+	}
+	fp = 0
+	for i := range probes {
+		if f.mayHave(fmt.Sprintf("out-%d", i)) {
+			fp++
+		}
+	}
+	if rate := float64(fp) / probes; f.retired() || rate > 0.35 {
+		t.Errorf("at 2.5 times its capacity: retired %v, false positive rate %.4f", f.retired(), rate)
+	}
 	// New keys fill it; those that set no new bit (false positives) do not
-	// count, so it takes a few more than the limit.
+	// count, so it takes more than the limit.
 	for i := capacity; f.bytes() > 0 && i < 2*f.limit; i++ {
 		f.add(fmt.Sprintf("in-%d", i))
 	}
