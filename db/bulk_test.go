@@ -95,6 +95,14 @@ func FuzzUnpackBulkRound(f *testing.F) {
 	})
 }
 
+// indexOver opens a test index whose engine is wrap(the test engine).
+func indexOver(t *testing.T, wrap func(Engine) Engine) *UtxoIndex {
+	t.Helper()
+	d := openTestDB(t)
+	d.eng = wrap(d.eng)
+	return newTestIndex(t, d, 7, filterVariants[1].p)
+}
+
 // tuningRecorder records which families' compaction is deferred and which
 // compress their last level for a load.
 type tuningRecorder struct {
@@ -143,12 +151,10 @@ func TestBulkTunesTheIndexForTheLoad(t *testing.T) {
 	for range 20 {
 		chain.next("")
 	}
-	d := openTestDB(t)
-	rec := &tuningRecorder{Engine: d.eng, deferred: map[CF]bool{}, load: map[CF]bool{}}
-	d.eng = rec
-	x := newTestIndex(t, d, 7, filterVariants[1].p)
+	rec := &tuningRecorder{deferred: map[CF]bool{}, load: map[CF]bool{}}
+	x := indexOver(t, func(e Engine) Engine { rec.Engine = e; return rec })
 	wantDeferred := []CF{CFAddresses, CFAddressUtxos, CFSpends, CFBlockTxs, CFBlockFilter, CFAddressPrefix}
-	wantLoad := slices.Sorted(slices.Values(d.cfs))
+	wantLoad := slices.Sorted(slices.Values(x.db.cfs))
 	type tuning struct{ deferred, load []CF }
 	var during []tuning
 	l, err := x.NewBulkLoader(BulkOptions{RoundBytes: 1, CacheBytes: 1, OnCommit: func(Tip) {
@@ -195,14 +201,7 @@ func (r *readRecorder) count(m map[CF]int, cf CF, keys [][]byte) ([][]byte, erro
 	r.mu.Lock()
 	m[cf] += len(keys)
 	r.mu.Unlock()
-	out := make([][]byte, len(keys))
-	for i, k := range keys {
-		var err error
-		if out[i], err = r.Get(cf, k); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return engineGetMany(r.Engine, cf, keys, false)
 }
 
 func (r *readRecorder) GetMany(cf CF, keys [][]byte) ([][]byte, error) {
@@ -221,10 +220,8 @@ func TestBulkReadsLeaveTheBlockCacheAlone(t *testing.T) {
 	for range 40 {
 		chain.next("")
 	}
-	d := openTestDB(t)
-	rec := &readRecorder{Engine: d.eng, cached: map[CF]int{}, uncached: map[CF]int{}}
-	d.eng = rec
-	x := newTestIndex(t, d, 7, filterVariants[1].p)
+	rec := &readRecorder{cached: map[CF]int{}, uncached: map[CF]int{}}
+	x := indexOver(t, func(e Engine) Engine { rec.Engine = e; return rec })
 	// Half the chain block by block, then the rest in a session of one
 	// block a round and caches of one byte: its prevouts from before it
 	// or from an earlier round, and the balances stored before it, are

@@ -391,16 +391,16 @@ func (d *DB) get(cf CF, key []byte) ([]byte, error) {
 }
 
 func (d *DB) getMany(cf CF, keys [][]byte) ([][]byte, error) {
-	return d.getManyCached(cf, keys, true)
+	return d.readMany(cf, keys, false)
 }
 
-func (d *DB) getManyCached(cf CF, keys [][]byte, cached bool) ([][]byte, error) {
+func (d *DB) readMany(cf CF, keys [][]byte, uncached bool) ([][]byte, error) {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
 	if d.closed {
 		return nil, ErrClosed
 	}
-	return engineGetMany(d.eng, cf, keys, !cached)
+	return engineGetMany(d.eng, cf, keys, uncached)
 }
 
 // uncachedReader reads through a DB, its MultiGets keeping nothing they
@@ -411,7 +411,7 @@ func (d *DB) getManyCached(cf CF, keys [][]byte, cached bool) ([][]byte, error) 
 type uncachedReader struct{ *DB }
 
 func (u uncachedReader) getMany(cf CF, keys [][]byte) ([][]byte, error) {
-	return u.getManyCached(cf, keys, false)
+	return u.readMany(cf, keys, true)
 }
 
 func (d *DB) iterate(cf CF, start, prefix []byte, fn func(k, v []byte) (bool, error)) error {
