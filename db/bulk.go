@@ -23,12 +23,12 @@ type BulkOptions struct {
 }
 
 // bulkWriteOnly are the families with overlapping keys that a bulk load
-// writes but never reads (it reads txAddresses for prevouts and
-// addressBalance for the balances it merges). Their compaction waits until
+// writes but never reads (it reads txAddresses for prevouts; balances it
+// does not know it writes as merge operands). Their compaction waits until
 // the load ends: compacting them during it rewrote each family's lower
 // level every few rounds, and the compaction after the load
 // (CompactInBackground) rewrites them once more anyway.
-var bulkWriteOnly = []CF{CFAddresses, CFAddressUtxos, CFSpends, CFBlockTxs, CFBlockFilter, CFAddressPrefix}
+var bulkWriteOnly = []CF{CFAddresses, CFAddressBalance, CFAddressUtxos, CFSpends, CFBlockTxs, CFBlockFilter, CFAddressPrefix}
 
 // BulkLoader connects many blocks fast: it computes each block's rows with
 // the same pure step as ConnectBlock (so the result is byte-identical),
@@ -82,9 +82,10 @@ type BulkStats struct {
 	CacheMisses int64
 	FlushTime   time.Duration // sorting, writing, ingesting (in the background)
 	FlushWait   time.Duration // time block building waited for a flush to finish
-	// The balances merged at the flushes: found in the balance cache,
-	// known to be new (the filter of written addresses) or read.
-	BalanceHits, BalanceNew, BalanceReads int64
+	// The balances of the rounds: found in the balance cache, known to be
+	// new (the filter of written addresses), or unknown and written as
+	// merge operands.
+	BalanceHits, BalanceNew, BalanceMerged int64
 }
 
 // NewBulkLoader starts a bulk session at the index's current tip.
@@ -158,7 +159,7 @@ func (l *BulkLoader) Finish() (BulkStats, error) {
 		l.tuned = false
 	}
 	l.stats.CacheHits, l.stats.CacheMisses = l.cache.hits, l.cache.misses
-	l.stats.BalanceHits, l.stats.BalanceNew, l.stats.BalanceReads = l.balances.hits, l.balances.skipped, l.balances.reads
+	l.stats.BalanceHits, l.stats.BalanceNew, l.stats.BalanceMerged = l.balances.hits, l.balances.skipped, l.balances.merged
 	return l.stats, err
 }
 
@@ -220,7 +221,7 @@ func (l *BulkLoader) waitFlush() error {
 // background and touches only the round and the database.
 func (l *BulkLoader) flush(r *round, prev Tip, hadPrev bool) (Tip, error) {
 	start := time.Now()
-	if err := r.finalRows(l.x.db, l.balances, prev.Height, hadPrev); err != nil {
+	if err := r.finalRows(l.balances, prev.Height, hadPrev); err != nil {
 		return Tip{}, err
 	}
 	if n, ok := l.balances.filterRetired(); ok {

@@ -25,13 +25,29 @@ type rowRef struct {
 	prefix     uint64
 	chunk, off int32
 	klen, vlen int32
-	del        bool
+	op         rowOp
 	dead       bool // cancelled within the round (a UTXO created and spent)
+}
+
+// rowOp is what a row of a run does to the stored row of its key.
+type rowOp uint8
+
+const (
+	opPut rowOp = iota
+	opDelete
+	opMerge // a merge operand (CF.Merger)
+)
+
+func putOrDelete(del bool) rowOp {
+	if del {
+		return opDelete
+	}
+	return opPut
 }
 
 const arenaChunk = 1 << 20
 
-func (c *cfRows) add(key, value []byte, del bool) int {
+func (c *cfRows) add(key, value []byte, op rowOp) int {
 	need := len(key) + len(value)
 	if n := len(c.chunks); n == 0 || len(c.chunks[n-1])+need > cap(c.chunks[n-1]) {
 		c.chunks = append(c.chunks, make([]byte, 0, max(arenaChunk, need)))
@@ -43,7 +59,7 @@ func (c *cfRows) add(key, value []byte, del bool) int {
 	var p [8]byte
 	copy(p[:], key)
 	c.rows = append(c.rows, rowRef{prefix: binary.BigEndian.Uint64(p[:]), chunk: int32(ci), off: int32(off),
-		klen: int32(len(key)), vlen: int32(len(value)), del: del})
+		klen: int32(len(key)), vlen: int32(len(value)), op: op})
 	return len(c.rows) - 1
 }
 
@@ -143,11 +159,11 @@ func (r *round) add(height uint32, hash bchain.Hash, rows *blockRows) {
 				delete(r.utxoPuts, op)
 				continue
 			}
-			r.cfs[m.cf].add(m.key, nil, true)
+			r.cfs[m.cf].add(m.key, nil, opDelete)
 		case m.cf == CFAddressUtxos:
-			r.utxoPuts[utxoKeyOutpoint(m.key)] = r.cfs[m.cf].add(m.key, m.value, false)
+			r.utxoPuts[utxoKeyOutpoint(m.key)] = r.cfs[m.cf].add(m.key, m.value, opPut)
 		default:
-			r.cfs[m.cf].add(m.key, m.value, m.del)
+			r.cfs[m.cf].add(m.key, m.value, putOrDelete(m.del))
 		}
 	}
 	for k, d := range rows.balances {
@@ -163,35 +179,51 @@ func (r *round) add(height uint32, hash bchain.Hash, rows *blockRows) {
 	}
 }
 
-// finalRows adds the rows decided at the end of the round: balances merged
-// with the stored ones, and the undo window moved from (prevTip-keep,
-// prevTip] to (to-keep, to].
-func (r *round) finalRows(d *DB, bc *balanceCache, prevTip uint32, hadTip bool) error {
-	err := bc.each(uncachedReader{d}, r.balances, func(k string, cur *AddrBalance) error {
-		next, err := applyBalanceDelta(cur, r.balances[k])
+// finalRows adds the rows decided at the end of the round: the balances
+// of the addresses it touched, and the undo window moved from
+// (prevTip-keep, prevTip] to (to-keep, to].
+func (r *round) finalRows(bc *balanceCache, prevTip uint32, hadTip bool) error {
+	err := bc.each(r.balances, func(k string, cur *AddrBalance) error {
+		d, bk := r.balances[k], balanceKey(bchain.AddrDesc(k))
+		pk := prefixRow(r.prefix, bchain.AddrDesc(k))
+		if cur == nil {
+			// Unknown: the engine adds the change to the stored balance.
+			// The address may be new, so it gets its addressPrefix row
+			// (again, if it has one: the same row).
+			r.cfs[CFAddressBalance].add(bk, packBalanceChange(d), opMerge)
+			if pk != nil {
+				r.cfs[CFAddressPrefix].add(pk, []byte{}, opPut)
+			}
+			return nil
+		}
+		next, err := applyBalanceDelta(cur, d)
 		if err != nil {
 			return fmt.Errorf("address %x: %w", k, err)
 		}
 		bc.put(k, next)
-		bk := balanceKey(bchain.AddrDesc(k))
 		switch {
 		case next.Txs == 0:
-			r.cfs[CFAddressBalance].add(bk, nil, true)
-			if pk := prefixRow(r.prefix, bchain.AddrDesc(k)); pk != nil {
-				r.cfs[CFAddressPrefix].add(pk, nil, true)
+			r.cfs[CFAddressBalance].add(bk, nil, opDelete)
+			if pk != nil {
+				r.cfs[CFAddressPrefix].add(pk, nil, opDelete)
 			}
 		case cur.Txs == 0:
-			r.cfs[CFAddressBalance].add(bk, packAddrBalance(next), false)
-			if pk := prefixRow(r.prefix, bchain.AddrDesc(k)); pk != nil {
-				r.cfs[CFAddressPrefix].add(pk, []byte{}, false)
+			r.cfs[CFAddressBalance].add(bk, packAddrBalance(next), opPut)
+			if pk != nil {
+				r.cfs[CFAddressPrefix].add(pk, []byte{}, opPut)
 			}
 		default:
-			r.cfs[CFAddressBalance].add(bk, packAddrBalance(next), false)
+			r.cfs[CFAddressBalance].add(bk, packAddrBalance(next), opPut)
 		}
 		return nil
 	})
 	if err != nil {
 		return err
+	}
+	for cf := range r.cfs {
+		if CF(cf).Merger() != nil && len(r.cfs[cf].rows) > 0 {
+			r.cfs[cf].add(mergeRunMark(r.to), heightKey(r.to), opPut)
+		}
 	}
 	low := func(h uint32) uint32 { // lowest height of the window ending at h
 		if h+1 > r.keep {
@@ -201,31 +233,35 @@ func (r *round) finalRows(d *DB, bc *balanceCache, prevTip uint32, hadTip bool) 
 	}
 	if hadTip {
 		for h := low(prevTip); h <= prevTip && h < low(r.to); h++ {
-			r.cfs[CFBlockTxs].add(heightKey(h), nil, true)
+			r.cfs[CFBlockTxs].add(heightKey(h), nil, opDelete)
 		}
 	}
 	for h, v := range r.undo {
 		if h >= low(r.to) {
-			r.cfs[CFBlockTxs].add(heightKey(h), v, false)
+			r.cfs[CFBlockTxs].add(heightKey(h), v, opPut)
 		}
 	}
 	return nil
 }
 
-// balanceCache keeps the balances a bulk session has written, so that
-// merging a round's deltas rarely reads the database. It is touched only by
-// the (sequential) flushes, and bounded like the UTXO cache: when full, the
-// older half is dropped and read back from the index when needed.
+// balanceCache keeps the balances a bulk session has written, so that a
+// round writes whole balances where it can, and merge operands only for
+// the addresses whose balance it does not know. It is touched only by the
+// (sequential) flushes, and bounded like the UTXO cache: when full, the
+// older half is dropped. An address the cache has lost never enters it
+// again (its stored balance is unknown from then on), so the cache never
+// holds a balance that operands have since changed.
 type balanceCache struct {
 	cur, old map[string]AddrBalance
 	max      int // entries per generation
 	// written filters the addresses the session wrote a balance for, when
 	// it started on an empty index (nil otherwise): the other addresses
-	// have none, and are not read.
+	// have none, and start from zero. An address gets a merge operand only
+	// when the filter may have it, so the filter holds it already.
 	written *writtenFilter
 	// What each found the balances in: the cache, the filter (new
-	// addresses, not read) and reads of the index.
-	hits, skipped, reads int64
+	// addresses), neither (merged).
+	hits, skipped, merged int64
 }
 
 // newBalanceCache returns a cache of about maxBytes; on an empty index a
@@ -250,65 +286,31 @@ const balanceEntryBytes = 128
 const maxWrittenFilterBytes = 1 << 30
 
 // each calls fn with the current balance of every address of deltas: from
-// the cache, else from the index (unless the session never wrote it), else
-// zero. The index is read in key
-// order, balanceReadChunk keys per call: balance keys are spread by their
-// hash, and a point read each made a round's flush wait on hundreds of
-// thousands of random reads. fn may put into the cache.
-func (c *balanceCache) each(r Reader, deltas map[string]*balanceDelta, fn func(desc string, cur *AddrBalance) error) error {
-	type miss struct {
-		key  []byte
-		desc string
-	}
-	var misses []miss
+// the cache, zero when the session never wrote the address (the filter),
+// nil when unknown (the index is not read: the caller writes a merge
+// operand). fn may put into the cache.
+func (c *balanceCache) each(deltas map[string]*balanceDelta, fn func(desc string, cur *AddrBalance) error) error {
 	for k := range deltas {
 		b, ok := c.cur[k]
 		if !ok {
 			b, ok = c.old[k]
 		}
+		cur := &b
 		switch {
 		case ok:
 			c.hits++
 		case c.written == nil || c.written.mayHave(k):
-			misses = append(misses, miss{balanceKey(bchain.AddrDesc(k)), k})
-			continue
+			c.merged++
+			cur = nil
 		default:
 			c.skipped++
 		}
-		if err := fn(k, &b); err != nil {
+		if err := fn(k, cur); err != nil {
 			return err
-		}
-	}
-	c.reads += int64(len(misses))
-	slices.SortFunc(misses, func(a, b miss) int { return bytes.Compare(a.key, b.key) })
-	keys := make([][]byte, 0, balanceReadChunk)
-	for len(misses) > 0 {
-		part := misses[:min(balanceReadChunk, len(misses))]
-		misses = misses[len(part):]
-		keys = keys[:0]
-		for _, m := range part {
-			keys = append(keys, m.key)
-		}
-		vals, err := getMany(r, CFAddressBalance, keys)
-		if err != nil {
-			return err
-		}
-		for i, v := range vals {
-			cur := &AddrBalance{}
-			if v != nil {
-				if cur, err = unpackAddrBalance(v); err != nil {
-					return fmt.Errorf("address %x: %w", part[i].desc, err)
-				}
-			}
-			if err := fn(part[i].desc, cur); err != nil {
-				return err
-			}
 		}
 	}
 	return nil
 }
-
-const balanceReadChunk = 4096
 
 func (c *balanceCache) put(desc string, b *AddrBalance) {
 	if len(c.cur) >= c.max {
@@ -321,8 +323,8 @@ func (c *balanceCache) put(desc string, b *AddrBalance) {
 }
 
 // filterRetired reports, once, that the filter of written addresses has
-// retired (and drops it, which reads as no filter): the flushes read every
-// address missing from the cache from then on. It returns the number of
+// retired (and drops it, which reads as no filter): from then on, every
+// address missing from the cache gets a merge operand. It returns the number of
 // addresses the filter held.
 func (c *balanceCache) filterRetired() (int, bool) {
 	if c.written == nil || !c.written.retired() {
@@ -385,7 +387,7 @@ func (r *round) writeFile(d *DB, cf CF, name string) (staged bool, err error) {
 		return false, err
 	}
 	for _, row := range rows {
-		if err := f.add(d, c.key(row), c.value(row), row.del); err != nil {
+		if err := f.add(d, c.key(row), c.value(row), row.op); err != nil {
 			f.w.Abort()
 			return false, err
 		}

@@ -405,7 +405,7 @@ func (d *DB) readMany(cf CF, keys [][]byte, uncached bool) ([][]byte, error) {
 
 // uncachedReader reads through a DB, its MultiGets keeping nothing they
 // read in the block cache (UncachedGetter): the index writer's reads of
-// prevouts and balances, which a bulk load makes by the million at random.
+// prevouts, which a bulk load makes by the million at random.
 // Filling the cache with them made a 20 M-tx load 13% slower, and its
 // peak RSS 440 MB higher (docs/performance.md, step 10).
 type uncachedReader struct{ *DB }

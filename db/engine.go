@@ -118,6 +118,10 @@ type EngineSnapshot interface {
 // row. A deletion hides the key's stored value once the run is ingested.
 type RunWriter interface {
 	Add(key, value []byte, del bool) error
+	// Merge adds a merge operand for key, in a column family with a
+	// Merger: once the run is ingested, reads of key see the Merger's sum
+	// of the stored value and the operands.
+	Merge(key, operand []byte) error
 	// Finish completes the run; Abort drops an unfinished one.
 	Finish() error
 	Abort()

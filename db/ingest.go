@@ -14,10 +14,12 @@ package db
 //     the staged run (RocksDB ingests a copy, never the staged file, which
 //     is removed after the ingestion returned). So a
 //     run no longer staged has been ingested, one still staged may or may
-//     not have been, and ingesting it again is harmless: the runs hold
-//     absolute values (balances included), so a second copy changes no
-//     visible byte.
-//  4. One synced write stores the new tip and deletes the BulkRound record.
+//     not have been. Ingesting a run of absolute values again is harmless:
+//     a second copy changes no visible byte. A run of merge operands
+//     (balance changes) would count twice, so it carries a mark that tells
+//     whether it was ingested (mergeRunMark), and is not ingested again.
+//  4. One synced write stores the new tip, deletes the BulkRound record and
+//     the marks.
 //
 // Opening finds a BulkRound record after a crash in 3 or 4 and finishes the
 // round by ingesting the runs still staged and committing the tip, before
@@ -55,8 +57,14 @@ func (d *DB) newRun(cf CF, name string, rows int) (*stagedRun, error) {
 	return &stagedRun{w: w, name: name, halfway: rows / 2}, nil
 }
 
-func (f *stagedRun) add(d *DB, key, value []byte, del bool) error {
-	if err := f.w.Add(key, value, del); err != nil {
+func (f *stagedRun) add(d *DB, key, value []byte, op rowOp) error {
+	var err error
+	if op == opMerge {
+		err = f.w.Merge(key, value)
+	} else {
+		err = f.w.Add(key, value, op == opDelete)
+	}
+	if err != nil {
 		return fmt.Errorf("db: write run %s: %w", f.name, err)
 	}
 	f.count++
@@ -132,6 +140,11 @@ func (d *DB) finishRound(r *BulkRound) error {
 	defer b.Destroy()
 	writeTip(b, Tip{Height: r.To, Hash: r.TipHash})
 	b.del(CFDefault, stateKeyBulk)
+	for _, f := range r.Files {
+		if f.CF.Merger() != nil {
+			b.del(f.CF, mergeRunMark(r.To))
+		}
+	}
 	if err := d.syncedWrite(b); err != nil {
 		return err
 	}
@@ -146,6 +159,15 @@ func (d *DB) ingestStaged(r *BulkRound) error {
 	for _, f := range r.Files {
 		if !slices.Contains(d.cfs, f.CF) {
 			return fmt.Errorf("%w: staged run %s for column family %s not in this index", ErrCorrupt, f.Name, f.CF)
+		}
+		if f.CF.Merger() != nil {
+			done, err := d.mergeRunIngested(f.CF, r)
+			if err != nil {
+				return err
+			}
+			if done { // a kill fell between its ingestion and the removal of its staged copy
+				continue
+			}
 		}
 		ingested, err := d.ingestRun(f)
 		if err != nil {

@@ -50,6 +50,7 @@ func Run(t *testing.T, open func(t *testing.T) db.Engine) {
 		{"GetMany", testGetMany},
 		{"ConcurrentSnapshots", testConcurrentSnapshots},
 		{"IngestRuns", testIngestRuns},
+		{"MergeRuns", testMergeRuns},
 		{"RunRules", testRunRules},
 		{"Maintenance", testMaintenance},
 		{"Closed", testClosed},
@@ -59,10 +60,12 @@ func Run(t *testing.T, open func(t *testing.T) db.Engine) {
 	t.Run("DB", func(t *testing.T) { testDB(t, fresh(t)) })
 }
 
-// kv is one change of a batch or a run; a nil value deletes.
+// kv is one change of a batch or a run: a put, a deletion or (runs
+// only) a merge operand.
 type kv struct {
-	k, v string
-	del  bool
+	k, v  string
+	del   bool
+	merge bool
 }
 
 func put(k, v string) kv { return kv{k: k, v: v} }

@@ -107,7 +107,13 @@ func stage(t *testing.T, e db.Engine, cf db.CF, name string, changes ...kv) {
 		t.Fatalf("new run: %v", err)
 	}
 	for _, c := range changes {
-		if err := w.Add([]byte(c.k), []byte(c.v), c.del); err != nil {
+		var err error
+		if c.merge {
+			err = w.Merge([]byte(c.k), []byte(c.v))
+		} else {
+			err = w.Add([]byte(c.k), []byte(c.v), c.del)
+		}
+		if err != nil {
 			t.Fatalf("run %s add %q: %v", name, c.k, err)
 		}
 	}

@@ -103,6 +103,7 @@ type op struct {
 	cf       db.CF
 	key, val []byte
 	del      bool
+	merge    bool // val is a merge operand (db.CF.Merger)
 }
 
 // batch copies the changes, as callers reuse their buffers.
@@ -152,13 +153,20 @@ func (e *Engine) apply(ops []op) error {
 			}
 			continue
 		}
+		val := o.val
+		if o.merge {
+			var err error
+			if val, err = o.cf.Merger().Merge(getFrom(roots[o.cf], o.key), [][]byte{o.val}); err != nil {
+				return fmt.Errorf("memdb: merge into %s row %x: %w", o.cf, o.key, err)
+			}
+		}
 		var old []byte
 		var existed bool
-		roots[o.cf], old, existed = insert(roots[o.cf], o.key, o.val, priority(o.key))
+		roots[o.cf], old, existed = insert(roots[o.cf], o.key, val, priority(o.key))
 		if existed {
-			size += int64(len(o.val) - len(old))
+			size += int64(len(val) - len(old))
 		} else {
-			size += int64(len(o.key) + len(o.val))
+			size += int64(len(o.key) + len(val))
 		}
 	}
 	e.roots, e.bytes = roots, size
@@ -266,6 +274,17 @@ func (r *run) Add(key, value []byte, del bool) error {
 		o.val = append([]byte{}, value...)
 	}
 	r.ops = append(r.ops, o)
+	return nil
+}
+
+func (r *run) Merge(key, operand []byte) error {
+	if r.cf.Merger() == nil {
+		return fmt.Errorf("memdb: run %s: merge operand for %s, which has no merger", r.name, r.cf)
+	}
+	if err := r.Add(key, operand, false); err != nil {
+		return err
+	}
+	r.ops[len(r.ops)-1].merge = true
 	return nil
 }
 

@@ -170,6 +170,9 @@ func newOptions(o *db.Options) *options {
 		c := opts.Clone()
 		c.SetBlockBasedTableFactory(t)
 		tuneCompression(c, s)
+		if db.CF(cf).Merger() != nil {
+			setMerger(c, db.CF(cf))
+		}
 		out.cf[cf] = c
 		if !s.Random && !s.Appended {
 			r := c.Clone()
