@@ -31,7 +31,8 @@ type BulkOptions struct {
 var bulkWriteOnly = []CF{CFAddresses, CFAddressBalance, CFAddressUtxos, CFSpends, CFBlockTxs, CFBlockFilter, CFAddressPrefix}
 
 // BulkLoader connects many blocks fast: it computes each block's rows with
-// the same pure step as ConnectBlock (so the result is byte-identical),
+// the same pure step as ConnectBlock (so the index reads byte-identical;
+// balances it does not know are merge operands until compacted),
 // accumulates them in memory, and writes them as sorted runs (SST files on
 // RocksDB) ingested with the crash-safe protocol of ingest.go. While one
 // round is sorted, written and ingested in the background, the next is

@@ -27,8 +27,8 @@ func bulkConnect(t *testing.T, x *UtxoIndex, blocks []*bchain.Block, opts BulkOp
 	return st
 }
 
-// A bulk session writes exactly the bytes that connecting the same blocks
-// one by one writes, whatever the round size and the rollback window, and
+// A bulk session leaves an index that reads exactly as connecting the same
+// blocks one by one does, whatever the round size and the rollback window, and
 // mixes with per-block connects before and after.
 func TestBulkEqualsPerBlock(t *testing.T) {
 	chain := newSynthChain(5)

@@ -51,7 +51,14 @@ static const char *name_of(void *state) { return ((merger_state *)state)->name; 
 
 rocksdb_mergeoperator_t *blockbook_merge_operator(uintptr_t cf, const char *name) {
 	merger_state *s = malloc(sizeof(merger_state));
+	if (s == NULL) {
+		return NULL;
+	}
 	s->cf = cf;
 	s->name = strdup(name);
+	if (s->name == NULL) {
+		free(s);
+		return NULL;
+	}
 	return rocksdb_mergeoperator_create(s, destroy, full_merge, partial_merge, delete_value, name_of);
 }

@@ -21,7 +21,11 @@ import (
 func setMerger(o *grocksdb.Options, cf db.CF) {
 	name := C.CString(cf.Merger().Name)
 	defer C.free(unsafe.Pointer(name))
-	C.rocksdb_options_set_merge_operator(cOptions(o), C.blockbook_merge_operator(C.uintptr_t(cf), name))
+	op := C.blockbook_merge_operator(C.uintptr_t(cf), name)
+	if op == nil {
+		panic("rocksdb: out of memory for a merge operator")
+	}
+	C.rocksdb_options_set_merge_operator(cOptions(o), op)
 }
 
 func cOptions(o *grocksdb.Options) *C.rocksdb_options_t {
