@@ -1,10 +1,5 @@
 package db
 
-import (
-	"encoding/binary"
-	"fmt"
-)
-
 // A bulk load does not read the stored balance of an address its cache
 // lacks: on the 20 M scale chain those were 22 M random reads, a fifth of
 // the load's CPU. It writes the round's change of the balance as a merge
@@ -34,28 +29,19 @@ func (c CF) Merger() *Merger {
 var balanceMerger = Merger{Name: "blockbook.addressBalance.1", Merge: mergeBalance}
 
 // packBalanceChange encodes a balance change as an operand:
-// v(txs) ‖ v(sent) ‖ v(received) ‖ v(utxos), zigzag varints.
+// sv(txs) ‖ sv(sent) ‖ sv(received) ‖ sv(utxos), zigzag varints.
 func packBalanceChange(d *balanceDelta) []byte {
-	b := make([]byte, 0, 16)
+	e := encoder{b: make([]byte, 0, 16)}
 	for _, v := range [...]int64{d.txs, d.sent, d.received, d.utxos} {
-		b = binary.AppendVarint(b, v)
+		e.varint(v)
 	}
-	return b
+	return e.b
 }
 
 func unpackBalanceChange(b []byte) (*balanceDelta, error) {
-	var v [4]int64
-	for i := range v {
-		x, n := binary.Varint(b)
-		if n <= 0 || n != len(binary.AppendVarint(nil, x)) { // overlong forms are damage too
-			return nil, fmt.Errorf("%w: addressBalance operand %x does not decode", ErrCorrupt, b)
-		}
-		v[i], b = x, b[n:]
-	}
-	if len(b) != 0 {
-		return nil, fmt.Errorf("%w: addressBalance operand has %d bytes too many", ErrCorrupt, len(b))
-	}
-	return &balanceDelta{txs: v[0], sent: v[1], received: v[2], utxos: v[3]}, nil
+	d := newDecoder("addressBalance operand", b)
+	c := &balanceDelta{txs: d.varint(), sent: d.varint(), received: d.varint(), utxos: d.varint()}
+	return c, d.done()
 }
 
 func mergeBalance(existing []byte, operands [][]byte) ([]byte, error) {

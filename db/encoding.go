@@ -22,7 +22,10 @@ type encoder struct{ b []byte }
 
 func (e *encoder) uvarint(v uint64) { e.b = binary.AppendUvarint(e.b, v) }
 func (e *encoder) u32be(v uint32)   { e.b = binary.BigEndian.AppendUint32(e.b, v) }
-func (e *encoder) raw(p []byte)     { e.b = append(e.b, p...) }
+
+// varint writes a signed value zigzag-encoded, as binary.AppendVarint does.
+func (e *encoder) varint(v int64) { e.uvarint(uint64(v<<1) ^ uint64(v>>63)) }
+func (e *encoder) raw(p []byte)   { e.b = append(e.b, p...) }
 func (e *encoder) hash(h bchain.Hash) {
 	e.b = append(e.b, h[:]...)
 }
@@ -93,6 +96,13 @@ func (d *decoder) u32be() uint32 {
 		return 0
 	}
 	return binary.BigEndian.Uint32(p)
+}
+
+// varint reads a zigzag-encoded signed value (one representation each,
+// as uvarint).
+func (d *decoder) varint() int64 {
+	u := d.uvarint()
+	return int64(u>>1) ^ -int64(u&1)
 }
 
 func (d *decoder) uvarint32() uint32 {
