@@ -10,6 +10,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"net"
@@ -166,14 +167,16 @@ func run(o options) error {
 	}()
 	fmt.Fprintf(os.Stderr, "serving %d blocks; blockbook -syncmemory=%d -workers=%d, log %s\n", srv.Tip()+1, o.syncMem, o.workers, logPath)
 
+	prog := followProgress("http://"+internal+"/metrics", start)
 	samples, synced, err := sampleUntilSynced(o, cmd.Process.Pid, public, internal, dataDir, srv.Tip(), start, exited)
+	points := prog.Stop()
 	if err != nil {
 		return fmt.Errorf("%w (log: %s)", err, logPath)
 	}
-	if err := writeCSV(o.csv, samples); err != nil {
+	if err := errors.Join(writeCSV(o.csv, samples), writeProgressCSV(progressPath(o.csv), points)); err != nil {
 		return err
 	}
-	rep := summarize(samples, o.syncMem, synced)
+	rep := summarize(samples, points, o.syncMem, synced)
 	if err := os.WriteFile(o.svg, []byte(plotSVG(samples, rep, o.syncMem)), 0o644); err != nil {
 		return err
 	}
@@ -247,7 +250,11 @@ func rereport(o options) error {
 	if err != nil {
 		return err
 	}
-	rep := summarize(samples, o.syncMem, false)
+	points, err := readProgressCSV(progressPath(o.report))
+	if err != nil {
+		return err
+	}
+	rep := summarize(samples, points, o.syncMem, false)
 	if err := os.WriteFile(o.svg, []byte(plotSVG(samples, rep, o.syncMem)), 0o644); err != nil {
 		return err
 	}
