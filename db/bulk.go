@@ -44,8 +44,9 @@ type BulkLoader struct {
 	cache    *utxoCache
 	balances *balanceCache // used by the flushes only
 	round    *round
+	held     *heldBlock // accepted, indexed when the next block comes
 
-	tip, committed       Tip
+	tip, committed       Tip // tip: the last block indexed
 	hasTip, hasCommitted bool
 	stats                BulkStats
 
@@ -81,6 +82,7 @@ type BulkStats struct {
 	Rows        int
 	CacheHits   int64
 	CacheMisses int64
+	ReadAhead   int64 // cache misses resolved from rows read ahead (hold)
 	FlushTime   time.Duration // sorting, writing, ingesting (in the background)
 	FlushWait   time.Duration // time block building waited for a flush to finish
 	// The balances of the rounds: found in the balance cache, known to be
@@ -123,18 +125,48 @@ func (l *BulkLoader) newRound() {
 	l.round.prefix = l.x.prefixNamer
 }
 
-// ConnectBlock adds a block; it must extend the last one added.
+// ConnectBlock adds a block; it must extend the last one added. The block
+// is indexed when the next one is added (or at Finish): until then the
+// outputs it spends are read ahead (hold). An error indexing it is
+// returned then.
 func (l *BulkLoader) ConnectBlock(blk *bchain.Block) error {
-	if l.hasTip && (blk.Height != l.tip.Height+1 || blk.Prev != l.tip.Hash) {
-		return fmt.Errorf("%w: block %d %s (parent %s), bulk tip %d %s", ErrNotNextBlock, blk.Height, blk.Hash, blk.Prev, l.tip.Height, l.tip.Hash)
+	last, hasLast := l.tip, l.hasTip
+	if l.held != nil {
+		last, hasLast = Tip{Height: l.held.blk.Height, Hash: l.held.blk.Hash}, true
 	}
-	if !l.hasTip && blk.Height != 0 {
+	if hasLast && (blk.Height != last.Height+1 || blk.Prev != last.Hash) {
+		return fmt.Errorf("%w: block %d %s (parent %s), bulk tip %d %s", ErrNotNextBlock, blk.Height, blk.Hash, blk.Prev, last.Height, last.Hash)
+	}
+	if !hasLast && blk.Height != 0 {
 		return fmt.Errorf("%w: empty index starts at block 0, got %d", ErrNotNextBlock, blk.Height)
 	}
-	ib, err := l.x.index(l.cache, blk)
+	next := l.hold(blk, l.held)
+	err := l.indexHeld()
+	if err != nil {
+		// Not accepted: its reads finish before the loader goes on.
+		_ = next.reads.wait()
+		return err
+	}
+	l.held = next
+	return nil
+}
+
+// indexHeld indexes the held block, if any, into the round.
+func (l *BulkLoader) indexHeld() error {
+	h := l.held
+	if h == nil {
+		return nil
+	}
+	l.held = nil
+	if err := h.reads.wait(); err != nil {
+		return fmt.Errorf("block %d: %w", h.blk.Height, err)
+	}
+	blk := h.blk
+	ib, err := l.x.index(l.cache, h.reads, blk)
 	if err != nil {
 		return err
 	}
+	l.stats.ReadAhead += h.reads.used
 	l.cache.record(ib)
 	l.round.add(blk.Height, blk.Hash, utxoRows(ib))
 	l.tip, l.hasTip = Tip{Height: blk.Height, Hash: blk.Hash}, true
@@ -151,7 +183,10 @@ func (l *BulkLoader) ConnectBlock(blk *bchain.Block) error {
 // Finish commits the blocks added since the last round and waits until
 // every round is ingested. The loader can be used again afterwards.
 func (l *BulkLoader) Finish() (BulkStats, error) {
-	err := l.startFlush()
+	err := l.indexHeld()
+	if ferr := l.startFlush(); err == nil {
+		err = ferr
+	}
 	if werr := l.waitFlush(); err == nil {
 		err = werr
 	}
