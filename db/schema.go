@@ -87,9 +87,8 @@ type Storage struct {
 	// the family, which a compression dictionary captures.
 	Repetitive bool
 	// SmallReads: most reads take one key, or a few adjacent ones, at a
-	// random place (an address's balance, the first rows of its history,
-	// a tx's outputs), so a block larger than a few rows is read and
-	// decompressed for nothing.
+	// random place (an address's balance, the first rows of its history),
+	// so a block larger than a few rows is decompressed for nothing.
 	SmallReads bool
 	// Appended: keys begin with the height, so a bulk round's rows sort
 	// after every row held, and its run lands in the last level as it is.
@@ -102,7 +101,7 @@ var cfInfos = [numCF]cfInfo{
 	CFAddresses:      {name: "addresses", storage: Storage{Scanned: true, SmallReads: true}},
 	CFAddressBalance: {name: "addressBalance", storage: Storage{SmallReads: true}},
 	CFAddressUtxos:   {name: "addressUtxos", storage: Storage{Scanned: true}},
-	CFTxAddresses:    {name: "txAddresses", storage: Storage{Repetitive: true, SmallReads: true}},
+	CFTxAddresses:    {name: "txAddresses", storage: Storage{Repetitive: true}},
 	CFSpends:         {name: "spends", storage: Storage{Scanned: true}},
 	CFBlockTxs:       {name: "blockTxs", storage: Storage{Scanned: true}},
 	CFBlockFilter:    {name: "blockFilter"},
