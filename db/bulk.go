@@ -44,9 +44,8 @@ type BulkLoader struct {
 	cache    *utxoCache
 	balances *balanceCache // used by the flushes only
 	round    *round
-	held     *heldBlock // accepted, indexed when the next block comes
 
-	tip, committed       Tip // tip: the last block indexed
+	tip, committed       Tip
 	hasTip, hasCommitted bool
 	stats                BulkStats
 
@@ -82,7 +81,6 @@ type BulkStats struct {
 	Rows        int
 	CacheHits   int64
 	CacheMisses int64
-	ReadAhead   int64 // cache misses resolved from rows read ahead (hold)
 	FlushTime   time.Duration // sorting, writing, ingesting (in the background)
 	FlushWait   time.Duration // time block building waited for a flush to finish
 	// The balances of the rounds: found in the balance cache, known to be
@@ -125,48 +123,18 @@ func (l *BulkLoader) newRound() {
 	l.round.prefix = l.x.prefixNamer
 }
 
-// ConnectBlock adds a block; it must extend the last one added. The block
-// is indexed when the next one is added (or at Finish): until then the
-// outputs it spends are read ahead (hold). An error indexing it is
-// returned then.
+// ConnectBlock adds a block; it must extend the last one added.
 func (l *BulkLoader) ConnectBlock(blk *bchain.Block) error {
-	last, hasLast := l.tip, l.hasTip
-	if l.held != nil {
-		last, hasLast = Tip{Height: l.held.blk.Height, Hash: l.held.blk.Hash}, true
+	if l.hasTip && (blk.Height != l.tip.Height+1 || blk.Prev != l.tip.Hash) {
+		return fmt.Errorf("%w: block %d %s (parent %s), bulk tip %d %s", ErrNotNextBlock, blk.Height, blk.Hash, blk.Prev, l.tip.Height, l.tip.Hash)
 	}
-	if hasLast && (blk.Height != last.Height+1 || blk.Prev != last.Hash) {
-		return fmt.Errorf("%w: block %d %s (parent %s), bulk tip %d %s", ErrNotNextBlock, blk.Height, blk.Hash, blk.Prev, last.Height, last.Hash)
-	}
-	if !hasLast && blk.Height != 0 {
+	if !l.hasTip && blk.Height != 0 {
 		return fmt.Errorf("%w: empty index starts at block 0, got %d", ErrNotNextBlock, blk.Height)
 	}
-	next := l.hold(blk, l.held)
-	err := l.indexHeld()
-	if err != nil {
-		// Not accepted: its reads finish before the loader goes on.
-		_ = next.reads.wait()
-		return err
-	}
-	l.held = next
-	return nil
-}
-
-// indexHeld indexes the held block, if any, into the round.
-func (l *BulkLoader) indexHeld() error {
-	h := l.held
-	if h == nil {
-		return nil
-	}
-	l.held = nil
-	if err := h.reads.wait(); err != nil {
-		return fmt.Errorf("block %d: %w", h.blk.Height, err)
-	}
-	blk := h.blk
-	ib, err := l.x.index(l.cache, h.reads, blk)
+	ib, err := l.x.index(l.cache, blk)
 	if err != nil {
 		return err
 	}
-	l.stats.ReadAhead += h.reads.used
 	l.cache.record(ib)
 	l.round.add(blk.Height, blk.Hash, utxoRows(ib))
 	l.tip, l.hasTip = Tip{Height: blk.Height, Hash: blk.Hash}, true
@@ -183,10 +151,7 @@ func (l *BulkLoader) indexHeld() error {
 // Finish commits the blocks added since the last round and waits until
 // every round is ingested. The loader can be used again afterwards.
 func (l *BulkLoader) Finish() (BulkStats, error) {
-	err := l.indexHeld()
-	if ferr := l.startFlush(); err == nil {
-		err = ferr
-	}
+	err := l.startFlush()
 	if werr := l.waitFlush(); err == nil {
 		err = werr
 	}

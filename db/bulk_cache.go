@@ -142,16 +142,6 @@ func (c *utxoCache) take(op outpoint) (cacheEntry, []byte, bool) {
 	return cacheEntry{}, nil, false
 }
 
-// has reports whether the cache holds op, without taking it.
-func (c *utxoCache) has(op outpoint) bool {
-	for _, g := range c.gens {
-		if _, ok := g.m[op]; ok {
-			return true
-		}
-	}
-	return false
-}
-
 // prevout takes the output txid:vout from the cache (false when it does
 // not hold it, or c is nil: the per-block connect has no cache).
 func (c *utxoCache) prevout(txid bchain.Hash, vout uint32) (IndexedInput, bool) {

@@ -66,11 +66,6 @@ func testBulkEqualsPerBlock(t *testing.T, chain *synthChain, ref *UtxoIndex, kee
 	if st.Blocks != 80 || st.Rounds < 1 {
 		t.Fatalf("stats %+v", st)
 	}
-	// A one-byte cache keeps no ingested round's outputs: their spends
-	// are read ahead, while the block before is indexed.
-	if opts.CacheBytes == 1 && (st.ReadAhead == 0 || st.ReadAhead > st.CacheMisses) {
-		t.Fatalf("%d of %d cache misses read ahead", st.ReadAhead, st.CacheMisses)
-	}
 	if n := countRows(t, x.db, CFBlockFilter); f.Enabled() != (n > 0) {
 		t.Fatalf("%d filter rows with filters enabled=%v", n, f.Enabled())
 	}

@@ -52,7 +52,7 @@ func (x *UtxoIndex) ConnectBlock(blk *bchain.Block) error {
 	if err := x.checkNext(blk); err != nil {
 		return err
 	}
-	ib, err := x.index(nil, nil, blk)
+	ib, err := x.index(nil, blk)
 	if err != nil {
 		return err
 	}
@@ -129,7 +129,7 @@ func (x *UtxoIndex) refillUndo(height uint32, refill RefillFunc) (BlockUndo, err
 		return nil, fmt.Errorf("refill rollback window: node has block %s at height %d, index has %s", blk.Hash, height, meta.Hash)
 	}
 	blk.Height = height
-	ib, err := x.resolve(nil, nil, blk)
+	ib, err := x.resolve(nil, blk)
 	if err != nil {
 		return nil, err
 	}
@@ -138,8 +138,8 @@ func (x *UtxoIndex) refillUndo(height uint32, refill RefillFunc) (BlockUndo, err
 
 // index builds the indexed form that connecting blk writes: its resolved
 // inputs and outputs, and its filter.
-func (x *UtxoIndex) index(cache *utxoCache, pre *prevoutReads, blk *bchain.Block) (*IndexedBlock, error) {
-	ib, err := x.resolve(cache, pre, blk)
+func (x *UtxoIndex) index(cache *utxoCache, blk *bchain.Block) (*IndexedBlock, error) {
+	ib, err := x.resolve(cache, blk)
 	if err != nil {
 		return nil, err
 	}
@@ -153,8 +153,8 @@ func (x *UtxoIndex) index(cache *utxoCache, pre *prevoutReads, blk *bchain.Block
 // from the parser, and for every input the descriptor, value and height of
 // the output it spends: from the block itself (outputs of earlier txs),
 // else from the bulk loader's UTXO cache (cache nil: none), else from the
-// rows it read ahead (pre nil: none), else from the index (readPrevouts).
-func (x *UtxoIndex) resolve(cache *utxoCache, pre *prevoutReads, blk *bchain.Block) (*IndexedBlock, error) {
+// index (readPrevouts).
+func (x *UtxoIndex) resolve(cache *utxoCache, blk *bchain.Block) (*IndexedBlock, error) {
 	ib := &IndexedBlock{
 		Height: blk.Height,
 		Meta:   BlockMeta{Hash: blk.Hash, Time: blk.Time, TxCount: uint32(len(blk.Txs)), Size: uint32(blk.Size), Header: blk.Header},
@@ -184,8 +184,6 @@ func (x *UtxoIndex) resolve(cache *utxoCache, pre *prevoutReads, blk *bchain.Blo
 					TxAddr:  prev.Outputs[vin.PrevVout],
 				}
 			} else if in, ok := cache.prevout(vin.PrevTxid, vin.PrevVout); ok {
-				itx.Inputs[j] = in
-			} else if in, ok := pre.prevout(vin.PrevTxid, vin.PrevVout); ok {
 				itx.Inputs[j] = in
 			} else {
 				misses = append(misses, inputAt{i, j})
@@ -231,25 +229,16 @@ func (x *UtxoIndex) readPrevouts(blk *bchain.Block, ib *IndexedBlock, misses []i
 	}
 	for _, m := range misses {
 		vin := &blk.Txs[m.tx].Vin[m.in]
-		in, ok := spentOutput(prev[row[vin.PrevTxid]], vin.PrevTxid, vin.PrevVout)
-		if !ok {
+		ta := prev[row[vin.PrevTxid]]
+		if ta == nil || int(vin.PrevVout) >= len(ta.Outputs) {
 			return missingPrevout(blk, m)
 		}
-		ib.Txs[m.tx].Inputs[m.in] = in
+		ib.Txs[m.tx].Inputs[m.in] = IndexedInput{
+			Prevout: Prevout{Txid: vin.PrevTxid, Vout: vin.PrevVout, Height: ta.Height, Index: ta.Index, Coinbase: ta.Coinbase},
+			TxAddr:  ta.Outputs[vin.PrevVout],
+		}
 	}
 	return nil
-}
-
-// spentOutput is the input spending output vout of txid, whose
-// txAddresses row is ta (false: no row, or no such output).
-func spentOutput(ta *TxAddresses, txid bchain.Hash, vout uint32) (IndexedInput, bool) {
-	if ta == nil || int(vout) >= len(ta.Outputs) {
-		return IndexedInput{}, false
-	}
-	return IndexedInput{
-		Prevout: Prevout{Txid: txid, Vout: vout, Height: ta.Height, Index: ta.Index, Coinbase: ta.Coinbase},
-		TxAddr:  ta.Outputs[vout],
-	}, true
 }
 
 // rebuild reconstructs the IndexedBlock of an indexed block from its undo

@@ -533,7 +533,7 @@ func (s *Syncer) bulkCatchUp(ctx context.Context, bi BulkIndex, from, to uint32,
 		bi.CompactInBackground()
 	}
 	s.log.Info("bulk sync finished", "rounds", stats.Rounds, "blocks", stats.Blocks, "txs", stats.Txs, "rows", stats.Rows,
-		"cache_hits", stats.CacheHits, "cache_misses", stats.CacheMisses, "read_ahead", stats.ReadAhead,
+		"cache_hits", stats.CacheHits, "cache_misses", stats.CacheMisses,
 		"balance_hits", stats.BalanceHits, "balance_new", stats.BalanceNew, "balance_merged", stats.BalanceMerged, "flush_time", stats.FlushTime.Round(time.Millisecond).String(),
 		"waited_for_flush", stats.FlushWait.Round(time.Millisecond).String(), "waited_for_blocks", s.lastFetchStarved.Round(time.Millisecond).String())
 	return errors.Join(err, ferr)
