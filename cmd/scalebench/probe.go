@@ -32,14 +32,7 @@ func startCPUProbe(start time.Time) *cpuProbe {
 func (p *cpuProbe) loop() {
 	runtime.LockOSThread()
 	buf := make([]byte, 32<<10)
-	tick := time.NewTicker(time.Second)
-	defer tick.Stop()
-	for {
-		select {
-		case <-p.stop:
-			return
-		case <-tick.C:
-		}
+	tickUntil(p.stop, time.Second, func() {
 		before, ok := threadCPU()
 		for range 32 {
 			sum := sha256.Sum256(buf)
@@ -47,12 +40,26 @@ func (p *cpuProbe) loop() {
 		}
 		after, ok2 := threadCPU()
 		if !ok || !ok2 {
-			continue
+			return
 		}
 		p.mu.Lock()
 		p.at = append(p.at, time.Since(p.start))
 		p.cost = append(p.cost, after-before)
 		p.mu.Unlock()
+	})
+}
+
+// tickUntil calls fn every d until stop is closed.
+func tickUntil(stop <-chan struct{}, d time.Duration, fn func()) {
+	tick := time.NewTicker(d)
+	defer tick.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-tick.C:
+			fn()
+		}
 	}
 }
 

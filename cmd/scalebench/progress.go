@@ -38,23 +38,15 @@ func followProgress(metricsURL string, start time.Time) *progressLog {
 	p := &progressLog{stop: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer close(p.done)
-		tick := time.NewTicker(progressEvery)
-		defer tick.Stop()
-		for {
-			select {
-			case <-p.stop:
-				return
-			case <-tick.C:
-			}
-			m := metrics(metricsURL)
-			v, ok := m["blockbook_index_txs_total"]
+		tickUntil(p.stop, progressEvery, func() {
+			v, ok := metrics(metricsURL)["blockbook_index_txs_total"]
 			if !ok {
-				continue // not serving yet
+				return // not serving yet
 			}
 			p.mu.Lock()
 			p.points = append(p.points, progressPoint{elapsed: time.Since(start), txs: int64(v)})
 			p.mu.Unlock()
-		}
+		})
 	}()
 	return p
 }
