@@ -30,6 +30,12 @@ type BulkOptions struct {
 // (CompactInBackground) rewrites them once more anyway.
 var bulkWriteOnly = []CF{CFAddresses, CFAddressBalance, CFAddressUtxos, CFSpends, CFBlockTxs, CFBlockFilter, CFAddressPrefix}
 
+// bulkReadAtRandom are the families a bulk load reads a row at a time at
+// random places: txAddresses, for the prevouts the UTXO cache lacks. Their
+// new files get small blocks while the load runs, from its second round
+// (Engine.LoadSmallBlocks).
+var bulkReadAtRandom = []CF{CFTxAddresses}
+
 // BulkLoader connects many blocks fast: it computes each block's rows with
 // the same pure step as ConnectBlock (so the index reads byte-identical;
 // balances it does not know are merge operands until compacted),
@@ -49,8 +55,9 @@ type BulkLoader struct {
 	hasTip, hasCommitted bool
 	stats                BulkStats
 
-	// tuned: the index is tuned for the load (DB.tuneForLoad) until Finish.
-	tuned bool
+	// tuned: the index is tuned for the load (DB.tuneForLoad) until Finish;
+	// smallBlocks: bulkReadAtRandom have small blocks (DB.loadSmallBlocks).
+	tuned, smallBlocks bool
 
 	flushing  chan flushResult // the round being flushed, nil if none
 	flushErr  error            // a failed flush stops the session
@@ -159,6 +166,10 @@ func (l *BulkLoader) Finish() (BulkStats, error) {
 		l.x.db.tuneForLoad(bulkWriteOnly, false)
 		l.tuned = false
 	}
+	if l.smallBlocks {
+		l.x.db.loadSmallBlocks(bulkReadAtRandom, false)
+		l.smallBlocks = false
+	}
 	l.stats.CacheHits, l.stats.CacheMisses = l.cache.hits, l.cache.misses
 	l.stats.BalanceHits, l.stats.BalanceNew, l.stats.BalanceMerged = l.balances.hits, l.balances.skipped, l.balances.merged
 	return l.stats, err
@@ -181,6 +192,14 @@ func (l *BulkLoader) startFlush() error {
 	if !l.tuned {
 		l.x.db.tuneForLoad(bulkWriteOnly, true)
 		l.tuned = true
+	}
+	// Small blocks from the second round on: a load of one round is not
+	// compacted after it (the syncer compacts after more than one), so
+	// its runs, which land in the last level of empty families, must be
+	// written with the usual blocks; and its reads all hit the UTXO cache.
+	if !l.smallBlocks && l.stats.Rounds > 0 {
+		l.x.db.loadSmallBlocks(bulkReadAtRandom, true)
+		l.smallBlocks = true
 	}
 	prev, hadPrev := l.committed, l.hasCommitted
 	l.flushRows = r.rowsCount

@@ -103,13 +103,14 @@ func indexOver(t *testing.T, wrap func(Engine) Engine) *UtxoIndex {
 	return newTestIndex(t, d, 7, filterVariants[1].p)
 }
 
-// tuningRecorder records which families' compaction is deferred and which
-// compress their last level for a load.
+// tuningRecorder records which families' compaction is deferred, which
+// compress their last level for a load and which get small blocks.
 type tuningRecorder struct {
 	Engine
 	mu       sync.Mutex
 	deferred map[CF]bool
 	load     map[CF]bool
+	small    map[CF]bool
 }
 
 func (r *tuningRecorder) DeferCompaction(cf CF, deferred bool) error {
@@ -126,8 +127,16 @@ func (r *tuningRecorder) LoadCompression(cf CF, load bool) error {
 	return r.Engine.LoadCompression(cf, load)
 }
 
-// now returns the families deferred and those with load compression.
-func (r *tuningRecorder) now() (deferred, load []CF) {
+func (r *tuningRecorder) LoadSmallBlocks(cf CF, load bool) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.small[cf] = load
+	return r.Engine.LoadSmallBlocks(cf, load)
+}
+
+// now returns the families deferred, those with load compression and those
+// with small blocks.
+func (r *tuningRecorder) now() (deferred, load, small []CF) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	on := func(m map[CF]bool) []CF {
@@ -140,26 +149,29 @@ func (r *tuningRecorder) now() (deferred, load []CF) {
 		slices.Sort(out)
 		return out
 	}
-	return on(r.deferred), on(r.load)
+	return on(r.deferred), on(r.load), on(r.small)
 }
 
-// A bulk session defers the compaction of the families it only writes,
-// and compresses every family's last level for the load, while its rounds
-// are ingested, and restores both when it finishes.
+// A bulk session defers the compaction of the families it only writes and
+// compresses every family's last level for the load while its rounds are
+// ingested, gives txAddresses small blocks from the second round on (the
+// first round's runs may be the lasting files), and restores all three
+// when it finishes.
 func TestBulkTunesTheIndexForTheLoad(t *testing.T) {
 	chain := newSynthChain(3)
 	for range 20 {
 		chain.next("")
 	}
-	rec := &tuningRecorder{deferred: map[CF]bool{}, load: map[CF]bool{}}
+	rec := &tuningRecorder{deferred: map[CF]bool{}, load: map[CF]bool{}, small: map[CF]bool{}}
 	x := indexOver(t, func(e Engine) Engine { rec.Engine = e; return rec })
 	wantDeferred := []CF{CFAddresses, CFAddressBalance, CFAddressUtxos, CFSpends, CFBlockTxs, CFBlockFilter, CFAddressPrefix}
 	wantLoad := slices.Sorted(slices.Values(x.db.cfs))
-	type tuning struct{ deferred, load []CF }
+	wantSmall := []CF{CFTxAddresses}
+	type tuning struct{ deferred, load, small []CF }
 	var during []tuning
 	l, err := x.NewBulkLoader(BulkOptions{RoundBytes: 1, CacheBytes: 1, OnCommit: func(Tip) {
-		deferred, load := rec.now()
-		during = append(during, tuning{deferred, load})
+		deferred, load, small := rec.now()
+		during = append(during, tuning{deferred, load, small})
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -182,9 +194,16 @@ func TestBulkTunesTheIndexForTheLoad(t *testing.T) {
 		if !slices.Equal(got.load, wantLoad) {
 			t.Fatalf("round %d ingested with load compression for %v, want %v", i, got.load, wantLoad)
 		}
+		want := wantSmall
+		if i == 0 {
+			want = nil
+		}
+		if !slices.Equal(got.small, want) {
+			t.Fatalf("round %d ingested with small blocks for %v, want %v", i, got.small, want)
+		}
 	}
-	if deferred, load := rec.now(); len(deferred)+len(load) != 0 {
-		t.Fatalf("still tuned for the load after Finish: deferred %v, load compression %v", deferred, load)
+	if deferred, load, small := rec.now(); len(deferred)+len(load)+len(small) != 0 {
+		t.Fatalf("still tuned for the load after Finish: deferred %v, load compression %v, small blocks %v", deferred, load, small)
 	}
 }
 

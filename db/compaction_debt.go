@@ -53,3 +53,21 @@ func (d *DB) tuneForLoad(writeOnly []CF, on bool) {
 		}
 	}
 }
+
+// loadSmallBlocks gives the families in cfs small blocks while a bulk load
+// reads them at random (on), or their usual blocks back. Tuning, like
+// tuneForLoad: a failure is logged.
+func (d *DB) loadSmallBlocks(cfs []CF, on bool) {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	if d.closed {
+		return
+	}
+	for _, cf := range cfs {
+		if slices.Contains(d.cfs, cf) {
+			if err := d.eng.LoadSmallBlocks(cf, on); err != nil {
+				d.log.Warn("changing the size of blocks", "subsystem", "db", "cf", cf.String(), "load", on, "err", err)
+			}
+		}
+	}
+}

@@ -86,6 +86,11 @@ type Engine interface {
 	// cheaply while a bulk load rewrites them (false restores the usual
 	// compression); the next Compact rewrites the files written so.
 	LoadCompression(cf CF, load bool) error
+	// LoadSmallBlocks writes a column family's new files with small data
+	// blocks while a bulk load reads its rows at random (false restores
+	// the usual blocks, which queries read); the next Compact rewrites the
+	// files written so.
+	LoadSmallBlocks(cf CF, load bool) error
 	// Level0Files returns the number of overlapping table files of a
 	// column family; ok is false when the engine has no such notion.
 	Level0Files(cf CF) (n int, ok bool)

@@ -250,6 +250,9 @@ func testMaintenance(t *testing.T, e db.Engine) {
 			if err := e.LoadCompression(cf, on); err != nil {
 				t.Errorf("load compression of %s (%v): %v", cf, on, err)
 			}
+			if err := e.LoadSmallBlocks(cf, on); err != nil {
+				t.Errorf("load blocks of %s (%v): %v", cf, on, err)
+			}
 		}
 	}
 	e.SetCacheBytes(1 << 20)
@@ -284,6 +287,7 @@ func testClosed(t *testing.T, e db.Engine) {
 		"clear runs":       e.ClearRuns(),
 		"defer compaction": e.DeferCompaction(cfA, true),
 		"load compression": e.LoadCompression(cfA, true),
+		"load blocks":      e.LoadSmallBlocks(cfA, true),
 		"snapshot get":     second(s.Get(cfA, []byte("k"))),
 		"snapshot iterate": s.Iterate(cfA, nil, nil, none),
 	} {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -203,5 +205,81 @@ func TestLoadCompressionLastsUntilTheNextCompact(t *testing.T) {
 	}
 	if v, err := e.Get(cf, []byte("00000000-2")); err != nil || !bytes.HasPrefix(v, []byte("descriptor 0;")) {
 		t.Fatalf("a row after the recompression: %q %v", v, err)
+	}
+}
+
+// While a bulk load runs, txAddresses' new files get small blocks, which
+// its random reads copy whole; once the load is over, the next Compact
+// rewrites every file with the usual blocks, which queries read. A family
+// whose blocks are small anyway is left alone.
+func TestLoadSmallBlocksLastUntilTheNextCompact(t *testing.T) {
+	e := openTestEngine(t, t.TempDir())
+	cf := db.CFTxAddresses
+	// bytesPerBlock is the family's uncompressed row bytes per data block.
+	bytesPerBlock := func() int {
+		t.Helper()
+		props := e.rdb.GetPropertyCF("rocksdb.aggregated-table-properties", e.handle(cf))
+		var blocks, keys, values int
+		for _, f := range strings.Split(props, ";") {
+			name, v, ok := strings.Cut(strings.TrimSpace(f), "=")
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			if !ok || err != nil {
+				continue
+			}
+			switch strings.TrimSpace(name) {
+			case "# data blocks":
+				blocks = n
+			case "raw key size":
+				keys = n
+			case "raw value size":
+				values = n
+			}
+		}
+		if blocks == 0 || keys+values == 0 {
+			t.Fatalf("no data blocks in the table properties %q", props)
+		}
+		return (keys + values) / blocks
+	}
+	if err := e.LoadSmallBlocks(cf, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.LoadSmallBlocks(db.CFAddresses, true); err != nil {
+		t.Fatalf("a family with small blocks already: %v", err)
+	}
+	for i := range 3 {
+		b := e.NewBatch()
+		for k := range 4000 {
+			v := make([]byte, 60)
+			_, _ = rand.Read(v)
+			b.Put(cf, fmt.Appendf(nil, "%08d-%d", k*7919%4000, i), v)
+		}
+		if err := e.Write(b, true); err != nil {
+			t.Fatal(err)
+		}
+		b.Destroy()
+		fo := grocksdb.NewDefaultFlushOptions()
+		fo.SetWait(true)
+		err := e.rdb.FlushCF(e.handle(cf), fo)
+		fo.Destroy()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A compaction while loading (not Compact, which ends the load's files).
+	e.rdb.CompactRangeCF(e.handle(cf), grocksdb.Range{})
+	if n := bytesPerBlock(); n > smallBlockBytes+smallBlockBytes/2 {
+		t.Fatalf("%d bytes per block written during the load, want about %d", n, smallBlockBytes)
+	}
+	if err := e.LoadSmallBlocks(cf, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Compact(cf); err != nil {
+		t.Fatal(err)
+	}
+	if n, usual := bytesPerBlock(), blockBytes(cf.Storage()); n < usual*3/4 {
+		t.Fatalf("%d bytes per block after the load's Compact, want about %d", n, usual)
+	}
+	if v, err := e.Get(cf, []byte("00000000-2")); err != nil || len(v) != 60 {
+		t.Fatalf("a row after the rewrite: %q %v", v, err)
 	}
 }

@@ -188,13 +188,7 @@ func newOptions(o *db.Options) *options {
 func (o *options) newTable(s db.Storage) *grocksdb.BlockBasedTableOptions {
 	t := grocksdb.NewDefaultBlockBasedTableOptions()
 	t.SetBlockCache(o.cache)
-	if s.Random || s.SmallReads {
-		// A row (of txids, a balance, an address's latest txs) is read
-		// alone; a small block is all a read decodes.
-		t.SetBlockSize(4 << 10)
-	} else {
-		t.SetBlockSize(16 << 10)
-	}
+	t.SetBlockSize(blockBytes(s))
 	if !s.Scanned {
 		// Bloom filters make point lookups of absent keys (new addresses,
 		// txs not yet seen) skip disk reads.
@@ -205,6 +199,20 @@ func (o *options) newTable(s db.Storage) *grocksdb.BlockBasedTableOptions {
 	t.SetFormatVersion(5)
 	o.tables = append(o.tables, t)
 	return t
+}
+
+// smallBlockBytes is the block of a family whose reads take a row at a
+// time, at random; other families have blocks of 16 KiB.
+const smallBlockBytes = 4 << 10
+
+// blockBytes is the data block size of a family stored as s says.
+func blockBytes(s db.Storage) int {
+	if s.Random || s.SmallReads {
+		// A row (of txids, a balance, an address's latest txs) is read
+		// alone; a small block is all a read decodes.
+		return smallBlockBytes
+	}
+	return 16 << 10
 }
 
 func tuneCompression(c *grocksdb.Options, s db.Storage) {

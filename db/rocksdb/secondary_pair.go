@@ -212,6 +212,7 @@ func (p *pair) Compact(db.CF) error                        { return errSecondary
 func (p *pair) CancelCompaction()                          {}
 func (p *pair) DeferCompaction(db.CF, bool) error          { return errSecondaryWrite }
 func (p *pair) LoadCompression(db.CF, bool) error          { return errSecondaryWrite }
+func (p *pair) LoadSmallBlocks(db.CF, bool) error          { return errSecondaryWrite }
 func (p *pair) Level0Files(cf db.CF) (int, bool)           { return p.current().Level0Files(cf) }
 func (p *pair) Path() string                               { return p.inst[0].Path() }
 
