@@ -176,7 +176,11 @@ func run(o options) error {
 	if err := errors.Join(writeCSV(o.csv, samples), writeProgressCSV(progressPath(o.csv), points)); err != nil {
 		return err
 	}
-	rep := summarize(samples, points, o.syncMem, synced)
+	end := endLimit
+	if synced {
+		end = endSynced
+	}
+	rep := summarize(samples, points, o.syncMem, end)
 	if err := os.WriteFile(o.svg, []byte(plotSVG(samples, rep, o.syncMem)), 0o644); err != nil {
 		return err
 	}
@@ -254,7 +258,7 @@ func rereport(o options) error {
 	if err != nil {
 		return err
 	}
-	rep := summarize(samples, points, o.syncMem, false)
+	rep := summarize(samples, points, o.syncMem, endRebuilt)
 	if err := os.WriteFile(o.svg, []byte(plotSVG(samples, rep, o.syncMem)), 0o644); err != nil {
 		return err
 	}

@@ -111,10 +111,20 @@ func sampleAt(samples []sample, t time.Duration) sample {
 	return samples[len(samples)-1]
 }
 
+// runEnd is how a run ended, as its report's headline says it.
+type runEnd string
+
+const (
+	endSynced  runEnd = "in sync at the tip"
+	endLimit   runEnd = "stopped before the tip (-limit)"
+	endRebuilt runEnd = "end not recorded (a report rebuilt from the CSV)"
+)
+
 // summarize builds the per-million table and the headline figures. Each
 // million is timed by the readings of the tx count (points; the samples
 // stand in when there are none), the first from the sync's first txs.
-func summarize(samples []sample, points []progressPoint, budgetMB int, synced bool) report {
+// end says how the run ended, for the headline.
+func summarize(samples []sample, points []progressPoint, budgetMB int, end runEnd) report {
 	var r report
 	var b strings.Builder
 	last := samples[len(samples)-1]
@@ -135,14 +145,14 @@ func summarize(samples []sample, points []progressPoint, budgetMB int, synced bo
 		r.rows = append(r.rows, row)
 		prev, prevCPU = t, cpu
 	}
-	state := "in sync at the tip"
-	if !synced {
-		state = "stopped before the tip (-limit)"
-	}
 	fmt.Fprintf(&b, "%d txs (height %d) in %.0f s, %s; overall %.0f tx/s; peak RSS %.0f MB (budget -syncmemory=%d); datadir %.2f GB (%.0f bytes/tx); CPU %.0f s user + %.0f s sys\n",
-		last.txs, last.height, last.elapsed.Seconds(), state, float64(last.txs)/last.elapsed.Seconds(), mb(last.hwm), budgetMB,
+		last.txs, last.height, last.elapsed.Seconds(), end, float64(last.txs)/last.elapsed.Seconds(), mb(last.hwm), budgetMB,
 		float64(last.dbBytes)/1e9, float64(last.dbBytes)/math.Max(1, float64(last.txs)), last.cpuUser, last.cpuS)
-	fmt.Fprintf(&b, "the sync accepted its first txs %.1f s after launch; the first million is timed from there\n", start.Seconds())
+	if start > 0 {
+		fmt.Fprintf(&b, "the first million is timed from %.1f s after launch, the last reading before the sync's first txs\n", start.Seconds())
+	} else {
+		b.WriteString("the first million is timed from launch: the first reading already had txs\n")
+	}
 	b.WriteString("| million | tx/s | CPU s | RSS MB | peak RSS MB | datadir bytes/tx | L0 files | pending compaction GB | CPU probe µs |\n|---|---|---|---|---|---|---|---|---|\n")
 	for _, row := range r.rows {
 		fmt.Fprintf(&b, "| %d | %.0f | %.0f | %.0f | %.0f | %.0f | %d | %.2f | %.0f |\n", row.million, row.txPerS, row.cpuS, row.rssMB, row.hwmMB, row.dbBytesPerTx, row.level0, row.pendingGB, row.probeUs)

@@ -20,7 +20,7 @@ func TestReportCarriesTheCPUProbe(t *testing.T) {
 		{elapsed: sec(40), txs: 1_500_000, probe: 180 * time.Microsecond},
 		{elapsed: sec(50), txs: 2_000_000, probe: 180 * time.Microsecond},
 	}
-	r := summarize(samples, nil, 2048, true)
+	r := summarize(samples, nil, 2048, endSynced)
 	if len(r.rows) != 2 {
 		t.Fatalf("%d rows, want 2:\n%s", len(r.rows), r.text)
 	}
@@ -29,6 +29,11 @@ func TestReportCarriesTheCPUProbe(t *testing.T) {
 	}
 	if !strings.Contains(r.text, "CPU probe of the last million / the first: 150%") {
 		t.Fatalf("report lacks the probe's ratio:\n%s", r.text)
+	}
+	// The samples had txs from the first one on: the first million starts
+	// at launch.
+	if !strings.Contains(r.text, "timed from launch") || !strings.Contains(r.text, "in sync at the tip") {
+		t.Fatalf("report does not say where the first million starts or how the run ended:\n%s", r.text)
 	}
 	path := filepath.Join(t.TempDir(), "run.csv")
 	if err := writeCSV(path, samples); err != nil {
@@ -59,7 +64,7 @@ func TestMillionsAreTimedByTheReadings(t *testing.T) {
 		{sec(0.5), 0}, {sec(2), 0}, {sec(4), 100_000},
 		{sec(20), 1_500_000}, {sec(24), 1_900_000}, {sec(25), 2_000_000}, {sec(25.5), 2_000_000},
 	}
-	r := summarize(samples, points, 2048, true)
+	r := summarize(samples, points, 2048, endSynced)
 	if len(r.rows) != 2 {
 		t.Fatalf("%d rows, want 2:\n%s", len(r.rows), r.text)
 	}
@@ -77,7 +82,7 @@ func TestMillionsAreTimedByTheReadings(t *testing.T) {
 	if want := 10 + 20*(first-sec(10)).Seconds()/10 - 2; math.Abs(r.rows[0].cpuS-want) > 0.01 {
 		t.Fatalf("first million took %.2f CPU s, want %.2f", r.rows[0].cpuS, want)
 	}
-	if !strings.Contains(r.text, "first txs 2.0 s after launch") {
+	if !strings.Contains(r.text, "timed from 2.0 s after launch") {
 		t.Fatalf("report does not say where the first million starts:\n%s", r.text)
 	}
 	path := filepath.Join(t.TempDir(), "run.csv")
