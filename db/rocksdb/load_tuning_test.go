@@ -167,23 +167,7 @@ func TestLoadCompressionLastsUntilTheNextCompact(t *testing.T) {
 	if err := e.LoadCompression(cf, true); err != nil {
 		t.Fatal(err)
 	}
-	for i := range 3 {
-		b := e.NewBatch()
-		for k := range 5000 {
-			b.Put(cf, fmt.Appendf(nil, "%08d-%d", k*7919%5000, i), bytes.Repeat(fmt.Appendf(nil, "descriptor %d;", k%97), 4))
-		}
-		if err := e.Write(b, true); err != nil {
-			t.Fatal(err)
-		}
-		b.Destroy()
-		fo := grocksdb.NewDefaultFlushOptions()
-		fo.SetWait(true)
-		err := e.rdb.FlushCF(e.handle(cf), fo)
-		fo.Destroy()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFlushedFiles(t, e, cf, 5000, func(k int) []byte { return bytes.Repeat(fmt.Appendf(nil, "descriptor %d;", k%97), 4) })
 	// A compaction while loading (not Compact, which ends the load's
 	// files) writes the last level with LZ4.
 	e.rdb.CompactRangeCF(e.handle(cf), grocksdb.Range{})
@@ -246,25 +230,11 @@ func TestLoadSmallBlocksLastUntilTheNextCompact(t *testing.T) {
 	if err := e.LoadSmallBlocks(db.CFAddresses, true); err != nil {
 		t.Fatalf("a family with small blocks already: %v", err)
 	}
-	for i := range 3 {
-		b := e.NewBatch()
-		for k := range 4000 {
-			v := make([]byte, 60)
-			_, _ = rand.Read(v)
-			b.Put(cf, fmt.Appendf(nil, "%08d-%d", k*7919%4000, i), v)
-		}
-		if err := e.Write(b, true); err != nil {
-			t.Fatal(err)
-		}
-		b.Destroy()
-		fo := grocksdb.NewDefaultFlushOptions()
-		fo.SetWait(true)
-		err := e.rdb.FlushCF(e.handle(cf), fo)
-		fo.Destroy()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFlushedFiles(t, e, cf, 4000, func(int) []byte {
+		v := make([]byte, 60)
+		_, _ = rand.Read(v)
+		return v
+	})
 	// A compaction while loading (not Compact, which ends the load's files).
 	e.rdb.CompactRangeCF(e.handle(cf), grocksdb.Range{})
 	if n := bytesPerBlock(); n > smallBlockBytes+smallBlockBytes/2 {
@@ -281,5 +251,28 @@ func TestLoadSmallBlocksLastUntilTheNextCompact(t *testing.T) {
 	}
 	if v, err := e.Get(cf, []byte("00000000-2")); err != nil || len(v) != 60 {
 		t.Fatalf("a row after the rewrite: %q %v", v, err)
+	}
+}
+
+// writeFlushedFiles writes three overlapping table files into cf, each of
+// the keys "k-i" for k < rows in a shuffled order, with value(k).
+func writeFlushedFiles(t *testing.T, e *engine, cf db.CF, rows int, value func(k int) []byte) {
+	t.Helper()
+	for i := range 3 {
+		b := e.NewBatch()
+		for k := range rows {
+			b.Put(cf, fmt.Appendf(nil, "%08d-%d", k*7919%rows, i), value(k))
+		}
+		if err := e.Write(b, true); err != nil {
+			t.Fatal(err)
+		}
+		b.Destroy()
+		fo := grocksdb.NewDefaultFlushOptions()
+		fo.SetWait(true)
+		err := e.rdb.FlushCF(e.handle(cf), fo)
+		fo.Destroy()
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 }
