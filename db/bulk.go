@@ -196,7 +196,9 @@ func (l *BulkLoader) startFlush() error {
 	// Small blocks from the second round on: a load of one round is not
 	// compacted after it (the syncer compacts after more than one), so
 	// its runs, which land in the last level of empty families, must be
-	// written with the usual blocks; and its reads all hit the UTXO cache.
+	// written with the usual blocks. The runs share the family's table
+	// options, which SetOptions changes in place. (A fresh load's first
+	// round reads nothing from the index anyway.)
 	if !l.smallBlocks && l.stats.Rounds > 0 {
 		l.x.db.loadSmallBlocks(bulkReadAtRandom, true)
 		l.smallBlocks = true

@@ -9,9 +9,9 @@ import (
 
 // The tuning a bulk load applies to a family while it runs (db.Engine's
 // DeferCompaction, LoadCompression and LoadSmallBlocks). None is
-// persisted: an open
-// always starts with the usual options, so a load killed while tuned
-// leaves nothing behind but files that a later compaction rewrites.
+// persisted: an open always starts with the usual options, so a load
+// killed while tuned leaves nothing behind but files that a later
+// compaction rewrites.
 
 // DeferCompaction moves cf's level-0 compaction triggers between their
 // usual points and the deferred ones. RocksDB starts a level-0 compaction
@@ -64,10 +64,10 @@ func (e *engine) LoadCompression(cf db.CF, load bool) error {
 // txAddresses a row at a time, at random (the prevouts its UTXO cache
 // lacks), and a read on a table file copies and checksums a whole block:
 // at 20 M txs those reads took a third of their time copying 16 KiB
-// blocks (docs/performance.md, steps 12 and 13). Queries keep the usual blocks,
-// whose index is a quarter of the size: only a family whose every file
-// the next Compact rewrites (recompressed) gets small blocks, and only
-// while the load runs.
+// blocks (docs/performance.md, steps 12 and 13). Queries keep the usual
+// blocks, whose index is a quarter of the size: only a family whose every
+// file the next Compact rewrites (recompressed) gets small blocks, and
+// only while the load runs.
 //
 // RocksDB documents block_size as changeable by SetOptions. Before 9.9 it
 // is set on the family's table factory in place, a race with the table
