@@ -96,6 +96,13 @@ type BulkStats struct {
 	BalanceHits, BalanceNew, BalanceMerged int64
 }
 
+// CompactAfter reports whether the index needs a compaction once a session
+// of these stats is over (DB.CompactInBackground): one of a single round
+// wrote each family's rows as one sorted file (in the last level, for an
+// empty family), and the loader gives no family small blocks until its
+// second round (startFlush).
+func (s BulkStats) CompactAfter() bool { return s.Rounds > 1 }
+
 // NewBulkLoader starts a bulk session at the index's current tip.
 func (x *UtxoIndex) NewBulkLoader(opts BulkOptions) (*BulkLoader, error) {
 	if opts.RoundBytes <= 0 {
@@ -193,13 +200,13 @@ func (l *BulkLoader) startFlush() error {
 		l.x.db.tuneForLoad(bulkWriteOnly, true)
 		l.tuned = true
 	}
-	// Small blocks from the second round on: a load of one round is not
-	// compacted after it (the syncer compacts after more than one), so
-	// its runs, which land in the last level of empty families, must be
-	// written with the usual blocks. The runs share the family's table
-	// options, which SetOptions changes in place. (A fresh load's first
-	// round reads nothing from the index anyway.)
-	if !l.smallBlocks && l.stats.Rounds > 0 {
+	// Small blocks only in a session that is compacted after it: one of a
+	// single round is not (CompactAfter), and its runs, which land in the
+	// last level of empty families, share the family's table options,
+	// which SetOptions changes in place. This round makes the session one
+	// of Rounds+1. (A fresh load's first round reads nothing from the
+	// index anyway.)
+	if !l.smallBlocks && (BulkStats{Rounds: l.stats.Rounds + 1}).CompactAfter() {
 		l.x.db.loadSmallBlocks(bulkReadAtRandom, true)
 		l.smallBlocks = true
 	}

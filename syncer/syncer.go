@@ -529,7 +529,7 @@ func (s *Syncer) bulkCatchUp(ctx context.Context, bi BulkIndex, from, to uint32,
 		return nil
 	})
 	stats, ferr := bulk.Finish()
-	if err == nil && ferr == nil && stats.Rounds > 1 {
+	if err == nil && ferr == nil && stats.CompactAfter() {
 		bi.CompactInBackground()
 	}
 	s.log.Info("bulk sync finished", "rounds", stats.Rounds, "blocks", stats.Blocks, "txs", stats.Txs, "rows", stats.Rows,
