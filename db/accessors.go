@@ -455,39 +455,33 @@ func AddrTxsInBlockOrder(r Reader, desc bchain.AddrDesc, height uint32) ([]bchai
 // order; per tx its inputs, then its outputs) into the order Blockbook
 // answers. Blockbook's connect visits the outputs of all the block's txs
 // first, then the inputs of all of them, appending a tx to the address's
-// row when it first meets it, and reads rows back as stored. So the txs
-// paying to the address come first, in block order, then those that only
-// spend from it, in block order; a tx's indexes are its outputs, then its
+// list when it first meets it (addToAddressesMap), and packTxIndexes
+// stores that list reversed, which reads return as stored. So the txs
+// that only spend from the address come first, newest first, then those
+// paying to it, newest first; a tx's indexes are its outputs, then its
 // inputs, each ascending. It may reorder txs itself.
 func blockbookOrder(txs []AddrTx) []AddrTx {
-	slices.Reverse(txs)
 	pays := func(t AddrTx) bool { return slices.ContainsFunc(t.Indexes, func(i int32) bool { return i >= 0 }) }
-	out := make([]AddrTx, 0, len(txs))
-	for _, t := range txs {
-		if pays(t) {
-			out = append(out, t)
-		}
-	}
-	for _, t := range txs {
-		if !pays(t) {
-			out = append(out, t)
-		}
-	}
-	for i := range out {
+	// The row is already newest first: a stable partition keeps that
+	// order within each part.
+	slices.SortStableFunc(txs, func(a, b AddrTx) int { return cmpBool(pays(a), pays(b)) })
+	for i := range txs {
 		// Stored: inputs (^vin, ascending vin) then outputs; Blockbook's:
 		// outputs then inputs. A stable partition keeps each part's order.
-		ix := out[i].Indexes
-		slices.SortStableFunc(ix, func(a, b int32) int {
-			switch {
-			case a >= 0 && b < 0:
-				return -1
-			case a < 0 && b >= 0:
-				return 1
-			}
-			return 0
-		})
+		slices.SortStableFunc(txs[i].Indexes, func(a, b int32) int { return cmpBool(a < 0, b < 0) })
 	}
-	return out
+	return txs
+}
+
+// cmpBool orders false before true.
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
 }
 
 // IterateUtxos visits a descriptor's unspent outputs, newest first.

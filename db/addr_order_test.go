@@ -12,10 +12,12 @@ import (
 // Blockbook's connect (processAddressesBitcoinType) makes two passes over
 // the block: first the outputs of every tx in block order, then the inputs
 // of every tx in block order. Each time it meets the address it appends
-// the tx to the address's row, or, when the tx is already there, only
-// appends the index (addToAddressesMap). The row is stored as built and
-// read back as stored (GetAddrDescTransactions; its api's getAddressTxids
-// neither sorts nor reverses).
+// the tx to the address's list, or, when the tx is already there, only
+// appends the index (addToAddressesMap). packTxIndexes then stores the
+// list reversed ("for ordering from newest to oldest"), each tx's indexes
+// as they are, and reads return the row as stored
+// (GetAddrDescTransactions; its api's getAddressTxids neither sorts nor
+// reverses).
 //
 // Block 1 below, seen from address X (tx0 is the coinbase):
 //
@@ -28,8 +30,10 @@ import (
 // Pass 1 (outputs): tx2 [0], tx3 [1], tx5 [0 2].
 // Pass 2 (inputs):  tx1 new → appended [^0]; tx3 known → [1 ^0];
 // tx4 new → appended [^0].
-// So Blockbook answers tx2, tx3, tx5, tx1, tx4, with tx3's indexes
-// output 1 then input 0. (Newest first would be tx5, tx4, tx3, tx2, tx1;
+// The list tx2, tx3, tx5, tx1, tx4 is stored reversed, so Blockbook
+// answers tx4, tx1, tx5, tx3, tx2, with tx3's indexes output 1 then
+// input 0: the txs only spending from X newest first, then those paying
+// to it newest first. (Newest first would be tx5, tx4, tx3, tx2, tx1;
 // block order tx1 … tx5.)
 func TestAddrTxsInBlockbookOrder(t *testing.T) {
 	d := openTestDB(t)
@@ -61,8 +65,8 @@ func TestAddrTxsInBlockbookOrder(t *testing.T) {
 		indexes []int32
 	}
 	want := []entry{
-		{tx2.Txid, []int32{0}}, {tx3.Txid, []int32{1, ^0}}, {tx5.Txid, []int32{0, 2}},
-		{tx1.Txid, []int32{^0}}, {tx4.Txid, []int32{^0}},
+		{tx4.Txid, []int32{^0}}, {tx1.Txid, []int32{^0}},
+		{tx5.Txid, []int32{0, 2}}, {tx3.Txid, []int32{1, ^0}}, {tx2.Txid, []int32{0}},
 	}
 	var got []entry
 	var heights []uint32

@@ -195,12 +195,12 @@ func TestLedgerSanity(t *testing.T) {
 			seen[txid] = true
 			if i > 0 {
 				// Blockbook's order: newest block first; in a block the txs
-				// paying to the address, then those only spending from it,
-				// each part in block order.
+				// only spending from the address, then those paying to it,
+				// each part newest first.
 				p := a.Txids[i-1]
 				prev := l.Txs[p]
 				ok := prev.Height > info.Height || prev.Height == info.Height &&
-					(a.Pays[p] && !a.Pays[txid] || a.Pays[p] == a.Pays[txid] && prev.Position < info.Position)
+					(!a.Pays[p] && a.Pays[txid] || a.Pays[p] == a.Pays[txid] && prev.Position > info.Position)
 				if !ok {
 					t.Fatalf("%s: txids not in Blockbook's order at %d", addr, i)
 				}

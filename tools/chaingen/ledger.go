@@ -34,10 +34,11 @@ type AddressLedger struct {
 	Sent     int64
 	Balance  int64
 	// Txids lists each tx touching the address once in Blockbook's order:
-	// blocks newest first; within a block the txs paying to the address
-	// in block order, then those only spending from it in block order
+	// blocks newest first; within a block the txs only spending from the
+	// address, newest first, then those paying to it, newest first
 	// (Blockbook's connect visits all outputs of a block before its
-	// inputs and lists a tx where it first meets it).
+	// inputs, lists a tx where it first meets it, and stores each block's
+	// list reversed).
 	Txids []string
 	// Spends holds the txids that spend from the address, Pays those that
 	// pay to it.
@@ -220,12 +221,12 @@ func (r *replay) placeUtxos() error {
 				return c
 			}
 			if px, py := a.Pays[x], a.Pays[y]; px != py {
-				if px {
+				if py {
 					return -1
 				}
 				return 1
 			}
-			return cmp.Compare(tx.Position, ty.Position)
+			return cmp.Compare(ty.Position, tx.Position)
 		})
 		us := unspent[addr]
 		slices.SortFunc(us, func(x, y placed) int {

@@ -228,8 +228,8 @@ func TestCreatePaymentViaMempool(t *testing.T) {
 
 	l := g.Ledger()
 	a := l.Addresses[ext]
-	// Both pay to ext: block order (Blockbook's within a block).
-	want := []string{tx1.TxHash().String(), tx2.TxHash().String()}
+	// Both pay to ext: newest first (Blockbook's order within a block).
+	want := []string{tx2.TxHash().String(), tx1.TxHash().String()}
 	if a == nil || a.Balance != 160_000_000 || !slices.Equal(a.Txids, want) {
 		t.Fatalf("external address ledger %+v, want 1.6 BTC from %v", a, want)
 	}
