@@ -75,7 +75,7 @@ func (s *UtxoService) EsploraBlock(ctx context.Context, height uint32) (*Esplora
 	out.Weight = (80 + varIntSize(len(blk.Txs))) * 4
 	for i := range blk.Txs {
 		out.Txids[i] = blk.Txs[i].Txid
-		out.Weight += TxWeight(&blk.Txs[i])
+		out.Weight += blk.Txs[i].Weight()
 	}
 	if out.MedianTime, err = medianTime(v, height); err != nil {
 		return nil, err

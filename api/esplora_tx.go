@@ -48,7 +48,7 @@ func (s *UtxoService) esploraTx(ctx context.Context, v *view, txid bchain.Hash) 
 	if err != nil {
 		return nil, fmt.Errorf("esplora tx %s: %w", txid, err)
 	}
-	out := &EsploraTx{Tx: tx, Prevouts: make([]*EsploraTxo, len(tx.Vin)), Weight: TxWeight(tx)}
+	out := &EsploraTx{Tx: tx, Prevouts: make([]*EsploraTxo, len(tx.Vin)), Weight: tx.Weight()}
 	if ta != nil {
 		out.Block = &EsploraBlockRef{Height: ta.Height, Hash: meta.Hash, Time: meta.Time}
 	}
@@ -76,7 +76,7 @@ func (s *UtxoService) esploraTx(ctx context.Context, v *view, txid bchain.Hash) 
 
 // esploraPending builds a pending tx from its mempool entry.
 func (s *UtxoService) esploraPending(ctx context.Context, v *view, mtx *mempool.Tx) (*EsploraTx, error) {
-	out := &EsploraTx{Tx: mtx.Tx, Prevouts: make([]*EsploraTxo, len(mtx.Vin)), Weight: TxWeight(mtx.Tx)}
+	out := &EsploraTx{Tx: mtx.Tx, Prevouts: make([]*EsploraTxo, len(mtx.Vin)), Weight: mtx.Weight()}
 	for i := range mtx.Vin {
 		in := &mtx.Vin[i]
 		if in.Coinbase || i >= len(mtx.Prevouts) || !mtx.Prevouts[i].Known {
@@ -178,30 +178,6 @@ func lastPushHashes(scriptSig, hash []byte) bool {
 		i += n
 	}
 	return last != nil && bytes.Equal(address.Hash160(last), hash)
-}
-
-// TxWeight is a tx's BIP141 weight: three times its size without witness
-// data plus its full size.
-func TxWeight(tx *bchain.Tx) int {
-	witness := 0
-	for i := range tx.Vin {
-		w := tx.Vin[i].Witness
-		witness += varIntSize(len(w))
-		for _, item := range w {
-			witness += varIntSize(len(item)) + len(item)
-		}
-	}
-	hasWitness := false
-	for i := range tx.Vin {
-		if len(tx.Vin[i].Witness) > 0 {
-			hasWitness = true
-		}
-	}
-	if !hasWitness {
-		return tx.Size * 4
-	}
-	stripped := tx.Size - witness - 2 // marker and flag bytes
-	return stripped*3 + tx.Size
 }
 
 func varIntSize(n int) int {

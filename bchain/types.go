@@ -120,6 +120,38 @@ func (tx *Tx) IsCoinbase() bool {
 	return len(tx.Vin) == 1 && tx.Vin[0].Coinbase
 }
 
+// Weight is the tx's BIP141 weight: three times its size without witness
+// data plus its full size (four times its size when it has no witness).
+func (tx *Tx) Weight() int {
+	witness, hasWitness := 0, false
+	for i := range tx.Vin {
+		w := tx.Vin[i].Witness
+		hasWitness = hasWitness || len(w) > 0
+		witness += compactSizeLen(len(w))
+		for _, item := range w {
+			witness += compactSizeLen(len(item)) + len(item)
+		}
+	}
+	if !hasWitness {
+		return tx.Size * 4
+	}
+	stripped := tx.Size - witness - 2 // marker and flag bytes
+	return stripped*3 + tx.Size
+}
+
+// compactSizeLen is the length of n as a Bitcoin CompactSize integer.
+func compactSizeLen(n int) int {
+	switch {
+	case n < 0xfd:
+		return 1
+	case n <= 0xffff:
+		return 3
+	case n <= 0xffffffff:
+		return 5
+	}
+	return 9
+}
+
 // Vin is one transaction input.
 type Vin struct {
 	PrevTxid  Hash

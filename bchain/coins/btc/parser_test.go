@@ -232,6 +232,9 @@ func ptCheckTx(tb testing.TB, p *btc.Parser, tx *bchain.Tx, ctx string) *wire.Ms
 	if want := int((weight + 3) / 4); tx.VSize != want {
 		tb.Fatalf("%s: VSize %d, want ceil(weight %d / 4) = %d", ctx, tx.VSize, weight, want)
 	}
+	if got := tx.Weight(); int64(got) != weight {
+		tb.Fatalf("%s: Weight %d, btcd says %d", ctx, got, weight)
+	}
 	if tx.Version != m.Version || tx.LockTime != m.LockTime {
 		tb.Fatalf("%s: version/locktime %d/%d, want %d/%d", ctx, tx.Version, tx.LockTime, m.Version, m.LockTime)
 	}
