@@ -1,0 +1,30 @@
+package projected
+
+import (
+	"fmt"
+	"testing"
+)
+
+func TestFeeHistogram(t *testing.T) {
+	// electrs' own test case: (fee, vsize).
+	e := NewEngine(Bitcoin())
+	items := [][2]uint64{{20, 10}, {10, 10}, {60, 10}, {30, 10}, {70, 10}, {50, 10}, {40, 10}, {80, 10}, {1, 100}}
+	for i, it := range items {
+		e.Add(Tx{Txid: id(i + 1), Fee: it[0], Weight: uint32(4 * it[1])})
+	}
+	want := "[[15 10] [7 40] [3 20] [1 10] [0 100]]"
+	if got := fmt.Sprint(e.Snapshot().FeeHistogram()); got != want {
+		t.Fatalf("histogram %s, want %s", got, want)
+	}
+	// Removing the 8 sat/vB tx; adding a 99 sat/vB one shows the empty bins
+	// below the top one.
+	e.Remove(id(8))
+	e.Add(Tx{Txid: id(100), Fee: 99 * 15, Weight: 4 * 15})
+	want = "[[127 15] [63 0] [31 0] [15 0] [7 40] [3 20] [1 10] [0 100]]"
+	if got := fmt.Sprint(e.Snapshot().FeeHistogram()); got != want {
+		t.Fatalf("histogram %s, want %s", got, want)
+	}
+	if got := (&FeeHistogram{}).Pairs(); got == nil || len(got) != 0 {
+		t.Fatalf("empty histogram %v", got)
+	}
+}
