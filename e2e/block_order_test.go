@@ -131,13 +131,12 @@ func TestE2EOrderInsideABlock(t *testing.T) {
 	}
 	check(t, "account ledger", al.Txids, wantAccount)
 
-	st := &demoStack{node: startNode(t), g: g, dataDir: t.TempDir()}
-	submit(t, g, st.node, 1)
-	st.cfg = writeConfig(t, st.node, nil)
-	st.inst = startInProcess(t, st.cfg, st.dataDir, nil)
+	node := startNode(t)
+	submit(t, g, node, 1)
+	inst := startInProcess(t, writeConfig(t, node, nil), t.TempDir(), nil)
 	h, hash := g.Tip()
-	waitTip(t, st.inst.base, h, hash.String(), st.inst.logs)
-	base := st.inst.base
+	waitTip(t, inst.base, h, hash.String(), inst.logs)
+	base := inst.base
 	desc := a.Descriptor(true)
 	ws := newWS(t, base)
 
