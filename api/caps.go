@@ -30,6 +30,9 @@ type Capabilities struct {
 	RPCCall        ContractCaller
 	FeeEstimates   FeeEstimator
 	FeeStats       FeeStatsQueries
+	// ProjectedFees answers from the mempool's projected blocks
+	// (projected_fees.go).
+	ProjectedFees ProjectedFeeQueries
 	// Scripts answers by output script what the Electrum and Esplora
 	// fronts need (script_caps.go); Bitcoin-type services offer it.
 	Scripts ScriptQueries
@@ -123,12 +126,14 @@ const (
 	CapFeeEstimates
 	CapFeeStats
 	CapScripts
+	CapProjectedFees
 )
 
 var capabilityNames = [...]string{
 	CapAccounts: "accounts", CapUtxos: "utxos", CapBlockFilters: "block filters", CapMempoolFilters: "mempool filters",
 	CapRawBlocks: "raw blocks", CapRawTxs: "raw txs", CapTxSpecific: "tx-specific data", CapContracts: "contracts",
 	CapRPCCall: "rpcCall", CapFeeEstimates: "fee estimation", CapFeeStats: "fee stats", CapScripts: "script queries",
+	CapProjectedFees: "projected mempool blocks",
 }
 
 func (c Capability) String() string {
@@ -158,8 +163,12 @@ var notSupportedTexts = map[Capability]map[bchain.ChainType]string{
 	CapTxSpecific:     {bchain.ChainEthereumType: "Node-specific tx data is not supported for Ethereum-type coins"},
 	CapFeeStats:       {bchain.ChainEthereumType: "Fee stats are not supported for Ethereum-type coins"},
 	CapScripts:        {bchain.ChainEthereumType: "Script hashes are not supported for Ethereum-type coins"},
-	CapContracts:      {bchain.ChainBitcoinType: "getContractInfo is not supported on this coin"}, // Blockbook's, REST and websocket
-	CapRPCCall:        {bchain.ChainBitcoinType: "rpcCall is not supported for Bitcoin-type coins"},
+	CapProjectedFees: {
+		bchain.ChainBitcoinType:  "Projected mempool blocks are not available: this server does not follow the mempool",
+		bchain.ChainEthereumType: "Projected mempool blocks are not supported for Ethereum-type coins",
+	},
+	CapContracts: {bchain.ChainBitcoinType: "getContractInfo is not supported on this coin"}, // Blockbook's, REST and websocket
+	CapRPCCall:   {bchain.ChainBitcoinType: "rpcCall is not supported for Bitcoin-type coins"},
 	CapFeeEstimates: {
 		bchain.ChainBitcoinType:  "Fee estimation is not supported for this coin",
 		bchain.ChainEthereumType: "Fee estimation is not supported for this coin",

@@ -34,6 +34,7 @@ func has(c Capabilities) map[Capability]bool {
 		CapMempoolFilters: c.MempoolFilters != nil, CapRawBlocks: c.RawBlocks != nil, CapRawTxs: c.RawTxs != nil,
 		CapTxSpecific: c.TxSpecific != nil, CapContracts: c.Contracts != nil, CapRPCCall: c.RPCCall != nil,
 		CapFeeEstimates: c.FeeEstimates != nil, CapFeeStats: c.FeeStats != nil, CapScripts: c.Scripts != nil,
+		CapProjectedFees: c.ProjectedFees != nil,
 	}
 }
 

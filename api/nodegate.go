@@ -43,6 +43,9 @@ func gateBackend(b *bchain.Backend, p NodeProbe) *bchain.Backend {
 	if b.Fees != nil {
 		g.Fees = newFeeCache(gatedFees{b.Fees, p}, func() uint32 { return p.State().Height })
 	}
+	if b.MinFee != nil {
+		g.MinFee = gatedMinFee{b.MinFee, p}
+	}
 	if b.Eth != nil {
 		e := gatedEth{b.Eth, p}
 		g.Eth = e
@@ -146,6 +149,18 @@ func (g gatedFees) EstimateFee(ctx context.Context, blocks int, conservative boo
 		return 0, err
 	}
 	return g.f.EstimateFee(ctx, blocks, conservative)
+}
+
+type gatedMinFee struct {
+	f bchain.MinFeeSource
+	p NodeProbe
+}
+
+func (g gatedMinFee) MempoolMinFee(ctx context.Context) (int64, error) {
+	if err := g.p.Check(); err != nil {
+		return 0, err
+	}
+	return g.f.MempoolMinFee(ctx)
 }
 
 // gatedEth gates an Ethereum-type node's queries; gatedEthTxs adds the

@@ -184,6 +184,14 @@ type Config struct {
 	BlockFilters, MempoolFilters db.FilterParams
 	// Mempool, when set, adds unconfirmed txs to answers.
 	Mempool Mempool
+	// Projection, when set (Bitcoin-type chains with a node that gives its
+	// minimum fee), answers ProjectedFees from the mempool's projected
+	// blocks.
+	Projection MempoolProjection
+	// AltFees is Blockbook's alternative fee provider
+	// (alternative_estimate_fee): estimateFee and the confirmation ETAs ask
+	// it first and the node when it fails; longTermFeeRate asks the node.
+	AltFees bchain.FeeEstimator
 	// EthMempool is the Ethereum-type mempool (nil: none).
 	EthMempool EthMempool
 	// FiatRates: fiat_rates is configured, so answers read rates from the
@@ -293,6 +301,9 @@ func NewUtxoService(d Store, b *bchain.Backend, sync SyncStatus, cfg Config) *Ut
 	}
 	if b.Fees != nil {
 		s.caps.FeeEstimates = utxoFees{s: s, est: b.Fees}
+	}
+	if cfg.Projection != nil && b.MinFee != nil {
+		s.caps.ProjectedFees = projectedFees{p: cfg.Projection, minFee: b.MinFee}
 	}
 	return s
 }

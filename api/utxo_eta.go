@@ -43,7 +43,7 @@ func (s *UtxoService) etaRate(ctx context.Context, blocks int) int64 {
 	if f, ok := s.eta.rates[blocks]; ok && time.Since(f.at) < etaFeeTTL {
 		return f.rate
 	}
-	rate, err := s.backend.Fees.EstimateFee(ctx, blocks, true)
+	rate, err := s.estimateFee(ctx, s.backend.Fees, blocks, true)
 	if err != nil {
 		return 0
 	}

@@ -70,11 +70,22 @@ func (f utxoFees) feeRate(ctx context.Context, blocks int, conservative bool) (i
 	if err := f.s.CheckFeeTargets([]int{blocks}); err != nil {
 		return 0, err
 	}
-	rate, err := f.est.EstimateFee(ctx, blocks, conservative)
+	rate, err := f.s.estimateFee(ctx, f.est, blocks, conservative)
 	if errors.Is(err, bchain.ErrUnsupported) {
 		return 0, &Error{Msg: "The node cannot estimate fees", Err: err}
 	}
 	return rate, err
+}
+
+// estimateFee asks the alternative fee provider (Config.AltFees) and, when
+// it has no answer, the node, as Blockbook's EstimateSmartFee does.
+func (s *UtxoService) estimateFee(ctx context.Context, node bchain.FeeEstimator, blocks int, conservative bool) (int64, error) {
+	if alt := s.cfg.AltFees; alt != nil {
+		if rate, err := alt.EstimateFee(ctx, blocks, conservative); err == nil {
+			return rate, nil
+		}
+	}
+	return node.EstimateFee(ctx, blocks, conservative)
 }
 
 // EstimateFee answers estimatefee/{blocks} in coins per kB, as Blockbook does.
@@ -112,7 +123,11 @@ const longTermFeeBlocks = 1008
 // longTermFeeBlocks, falling back (btcd, a quiet chain) to the node's
 // minimum relay fee as every estimate does.
 func (f utxoFees) LongTermFeeRate(ctx context.Context) (*LongTermFeeRate, error) {
-	rate, err := f.feeRate(ctx, longTermFeeBlocks, false)
+	// The node's estimate, never the alternative provider's (Blockbook's).
+	rate, err := f.est.EstimateFee(ctx, longTermFeeBlocks, false)
+	if errors.Is(err, bchain.ErrUnsupported) {
+		err = &Error{Msg: "The node cannot estimate fees", Err: err}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("long-term fee rate: %w", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
 	"github.com/openexplorer/blockbook/mempool"
+	"github.com/openexplorer/blockbook/mempool/projected"
 	"github.com/openexplorer/blockbook/server"
 )
 
@@ -25,6 +26,11 @@ func newUtxoStack(_ context.Context, e stackEnv) (*chainStack, error) {
 		return nil, err
 	}
 	mp, mempoolFilters := newMempool(e)
+	var proj *mempool.Projection
+	if mp != nil {
+		proj = mp.EnableProjection(projected.ForBlockWeight(e.backend.Params.MaxBlockWeight))
+	}
+	altFees := newAltFees(e, proj)
 	var svc *api.UtxoService
 	s := &chainStack{index: x, blockFilters: x.Filters(), newService: func(d *db.DB, sync api.SyncStatus, cfg api.Config) api.Service {
 		svc = api.NewUtxoService(d, e.backend, sync, cfg)
@@ -34,6 +40,10 @@ func newUtxoStack(_ context.Context, e stackEnv) (*chainStack, error) {
 		cfg.MempoolFilters = mempoolFilters
 		if mp != nil {
 			cfg.Mempool = mp
+			cfg.Projection = proj
+		}
+		if altFees != nil {
+			cfg.AltFees = altFees
 		}
 	}
 	if mp == nil {
@@ -47,11 +57,16 @@ func newUtxoStack(_ context.Context, e stackEnv) (*chainStack, error) {
 			n.Descs = descs
 			ws.OnMempoolTxResolved(n)
 		})
-		wg.Add(1)
+		wg.Add(2)
 		go func() {
 			defer wg.Done()
 			_ = mp.Run(ctx, e.backend.TxNotifier)
 		}()
+		go func() { defer wg.Done(); proj.Run(ctx) }()
+		if altFees != nil {
+			wg.Add(1)
+			go func() { defer wg.Done(); altFees.Run(ctx) }()
+		}
 	}
 	return s, nil
 }

@@ -51,6 +51,11 @@ type Config struct {
 	FiatRates             string `json:"fiat_rates"`
 	FiatRatesParams       string `json:"fiat_rates_params"`
 	FiatRatesVsCurrencies string `json:"fiat_rates_vs_currencies"`
+	// AlternativeEstimateFee names Blockbook's alternative fee provider
+	// ("mempoolspaceblock", "mempoolspace"; package fees), with its JSON
+	// params as a string.
+	AlternativeEstimateFee       string `json:"alternative_estimate_fee"`
+	AlternativeEstimateFeeParams string `json:"alternative_estimate_fee_params"`
 
 	// Keys this implementation adds (documented in docs/operations.md).
 
@@ -128,7 +133,7 @@ func LoadConfig(path string) (*Config, error) {
 
 // ParseConfig validates a blockchaincfg.json document. Unknown keys are
 // ignored, as Blockbook does, because deployments carry keys for features
-// configured elsewhere or not implemented (alternative_estimate_fee…).
+// configured elsewhere or not implemented.
 func ParseConfig(data []byte) (*Config, error) {
 	var c Config
 	dec := json.NewDecoder(bytes.NewReader(data))

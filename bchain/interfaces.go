@@ -52,6 +52,13 @@ type FeeEstimator interface {
 	EstimateFee(ctx context.Context, blocks int, conservative bool) (int64, error)
 }
 
+// MinFeeSource gives the lowest fee rate the node's mempool accepts now
+// (the floor of fee recommendations).
+type MinFeeSource interface {
+	// MempoolMinFee returns base units per 1000 vbytes.
+	MempoolMinFee(ctx context.Context) (int64, error)
+}
+
 // BlockNotifier pushes a signal whenever the node may have a new block. It is
 // a hint only: the sync worker also polls, and collapses bursts of signals.
 type BlockNotifier interface {

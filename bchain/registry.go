@@ -29,6 +29,10 @@ type CoinParams struct {
 	// EthKind is an Ethereum-type network's family (EthKindL1 for every
 	// other chain type).
 	EthKind EthChainKind
+	// MaxBlockWeight is a Bitcoin-type chain's block capacity in weight
+	// units (4 × the size limit for chains without segwit): what the
+	// mempool's projected blocks fill.
+	MaxBlockWeight uint32
 }
 
 // Backend is what a coin plugin assembles from the configuration: the node
@@ -44,6 +48,7 @@ type Backend struct {
 	Txs       TxSource
 	Broadcast TxBroadcaster
 	Fees      FeeEstimator
+	MinFee    MinFeeSource
 	Notifier  BlockNotifier
 	// Mempool and TxNotifier follow the node's mempool (TxNotifier may be
 	// nil: the mempool then relies on periodic resyncs).

@@ -41,8 +41,14 @@ const (
 // returns the stack and the listener's base URL.
 func startEsploraStack(t *testing.T) (*demoStack, string) {
 	t.Helper()
+	return startEsploraStackWith(t, nil)
+}
+
+// startEsploraStackWith is startEsploraStack with cfgExtra in the config.
+func startEsploraStackWith(t *testing.T, cfgExtra map[string]any) (*demoStack, string) {
+	t.Helper()
 	addr := make(chan string, 1)
-	st := startDemoStackWith(t, nil, func(o *app.Options) {
+	st := startDemoStackWith(t, cfgExtra, func(o *app.Options) {
 		o.Esplora.Addr = "127.0.0.1:0"
 		o.Esplora.AddressPrefix = true
 		onListen := o.OnListen
@@ -103,6 +109,10 @@ type esploraFacts struct {
 	AfterTxid  string   `json:"afterTxid"`  // an after_txid of the busiest address
 	AfterTxids []string `json:"afterTxids"` // what /txs?after_txid= lists
 	AfterAddr  string   `json:"afterAddr"`
+	// The pending txs' total fee and weight: projected block 0 of
+	// fees/mempool-blocks.
+	PendingFees   int64 `json:"pendingFees"`
+	PendingWeight int64 `json:"pendingWeight"`
 }
 
 type esploraBlockFacts struct {
@@ -330,6 +340,10 @@ func TestEsploraAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	facts.PostTx, facts.PostTxid = hex.EncodeToString(buf.Bytes()), post.TxHash().String()
+	// The projection follows the mempool within a refresh (about a second).
+	waitEsplora(t, base+"/api/v1/fees/mempool-blocks", func(body []byte) bool {
+		return strings.Contains(string(body), fmt.Sprintf(`"nTx":%d,`, len(pending)))
+	})
 	runEsploraScript(t, node, base, facts)
 	checkAddressPrefix(t, base, g.Ledger())
 
@@ -433,6 +447,7 @@ func esploraFactsOf(t *testing.T, st *demoStack, pending []*wire.MsgTx) *esplora
 	for _, tx := range pending {
 		f.Pending = append(f.Pending, tx.TxHash().String())
 	}
+	f.PendingFees, f.PendingWeight = pendingFeesAndWeight(t, g, pending)
 	// Txs: the last tx of a few blocks (coinbases included) with spends.
 	spends := map[wire.OutPoint]string{}
 	for _, b := range blocks[1:] {

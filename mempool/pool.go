@@ -39,6 +39,16 @@ type pool struct {
 	waiting    map[bchain.Hash][]bchain.Hash
 	gone       map[bchain.Hash]goneRec
 	mined      []minedBlock // oldest first, at most minedKeep
+	// watch, when set, hears every tx the pool takes in or republishes
+	// (update) and every txid it drops, in order (Projection).
+	watch poolWatcher
+}
+
+// poolWatcher follows the pool's changes. Its methods run under the
+// Mempool's lock and must not block.
+type poolWatcher interface {
+	added(p *pool, tx *Tx)
+	removed(txid bchain.Hash)
 }
 
 // minedBlock is the txids of a connected block, with the logical time the
@@ -165,6 +175,9 @@ func (p *pool) insert(tx *Tx, obs uint64) (waiters []bchain.Hash) {
 		p.addrAdd(d, tx.Txid)
 	}
 	p.markUnresolved(tx)
+	if p.watch != nil {
+		p.watch.added(p, tx)
+	}
 	if w, ok := p.waiting[tx.Txid]; ok {
 		delete(p.waiting, tx.Txid)
 		for _, c := range w {
@@ -241,6 +254,9 @@ func (p *pool) remove(txid bchain.Hash, at uint64, now time.Time) *Tx {
 		p.addrRemove(d, txid)
 	}
 	p.unmarkUnresolved(tx)
+	if p.watch != nil {
+		p.watch.removed(txid)
+	}
 	return tx
 }
 
@@ -286,6 +302,9 @@ func (p *pool) update(old, tx *Tx) {
 		}
 	}
 	p.markUnresolved(tx)
+	if p.watch != nil {
+		p.watch.added(p, tx)
+	}
 }
 
 // pruneGone forgets removals older than keep.

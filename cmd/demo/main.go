@@ -225,6 +225,7 @@ func frontURLs(l listeners, address string) string {
 	}
 	if l.esplora != "" {
 		fmt.Fprintf(&b, "  Esplora REST API    http://%s/api/blocks/tip/height\n  Esplora address     http://%s/api/address/%s/txs\n", l.esplora, l.esplora, address)
+		fmt.Fprintf(&b, "  mempool blocks      http://%s/api/v1/fees/mempool-blocks\n", l.esplora)
 	}
 	return b.String()
 }

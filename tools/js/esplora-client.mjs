@@ -143,9 +143,23 @@ if (!Array.isArray(recent) || recent.length === 0 || recent.length > 10 || recen
 }
 ok('mempool.getMempoolRecent');
 
-// mempool.space's own endpoints are not Esplora's.
-await status404('fees.getFeesRecommended (/v1)', () => fees.getFeesRecommended());
-await status404('fees.getFeesMempoolBlocks (/v1)', () => fees.getFeesMempoolBlocks());
+// mempool.space's fee endpoints, from our projected blocks: the pending
+// txs fit one block; the recommendation's floor is btcd's relay fee.
+const projected = await fees.getFeesMempoolBlocks();
+eq('fees.getFeesMempoolBlocks (/v1) count', projected.length, 1);
+eq('fees.getFeesMempoolBlocks (/v1) block 0', [projected[0].nTx, projected[0].totalFees, projected[0].blockVSize],
+    [F.pending.length, F.pendingFees, F.pendingWeight / 4]);
+for (const k of ['blockSize', 'medianFee']) {
+    if (typeof projected[0][k] !== 'number') fail(`fees.getFeesMempoolBlocks: ${k} is ${projected[0][k]}`);
+}
+if (!Array.isArray(projected[0].feeRange) || projected[0].feeRange.length !== 7) fail(`feeRange: ${JSON.stringify(projected[0].feeRange)}`);
+const rec = await fees.getFeesRecommended();
+eq('fees.getFeesRecommended (/v1) minimumFee', rec.minimumFee, 1);
+for (const k of ['fastestFee', 'halfHourFee', 'hourFee', 'economyFee']) {
+    if (!Number.isInteger(rec[k]) || rec[k] < rec.minimumFee) fail(`fees.getFeesRecommended: ${k} is ${rec[k]}`);
+}
+ok('fees.getFeesRecommended (/v1)');
+// The rest of mempool.space's own endpoints are not served.
 await status404('fees.getCPFP (/v1)', () => fees.getCPFP({ txid: F.pending[0] }));
 await status404('difficulty.getDifficultyAdjustment (/v1)', () => difficulty.getDifficultyAdjustment());
 await status404('difficulty.getHashrate (/v1)', () => difficulty.getHashrate({ interval: '1m' }));

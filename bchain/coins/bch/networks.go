@@ -40,19 +40,20 @@ func withNet(p chaincfg.Params, net wire.BitcoinNet) *chaincfg.Params {
 // bcash_testnet.json and ecash.json.
 func init() {
 	p2p := btc.P2POptions{NoWitness: true}
+	const weight = 4 * 32_000_000 // 32 MB blocks, no segwit
 	btc.Register("Bcash", btc.Network{
 		Params: MainNetParams, Shortcut: "BCH", Label: "Bitcoin Cash", Slip44: 145,
-		PublicPort: 9131, InternalPort: 9031, P2P: p2p,
+		PublicPort: 9131, InternalPort: 9031, P2P: p2p, MaxBlockWeight: weight,
 		NewParser: newParserFromConfig(prefixBCH), Adjust: adjust(8),
 	})
 	btc.Register("Bcash Testnet", btc.Network{
 		Params: TestNetParams, Shortcut: "TBCH", Label: "Bitcoin Cash Testnet", Slip44: 1, Testnet: true,
-		PublicPort: 19131, InternalPort: 19031, P2P: p2p,
+		PublicPort: 19131, InternalPort: 19031, P2P: p2p, MaxBlockWeight: weight,
 		NewParser: newParserFromConfig(prefixBCHTest), Adjust: adjust(8),
 	})
 	btc.Register("ECash", btc.Network{
 		Params: MainNetParams, Shortcut: "XEC", Label: "eCash", Slip44: 899, Decimals: 2,
-		PublicPort: 9197, InternalPort: 9097, P2P: p2p,
+		PublicPort: 9197, InternalPort: 9097, P2P: p2p, MaxBlockWeight: weight,
 		NewParser: newParserFromConfig(prefixECash), Adjust: adjust(2),
 	})
 }

@@ -1,6 +1,7 @@
 package btc
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -37,6 +38,9 @@ type Network struct {
 	Adjust func(b *bchain.Backend, node *Node, cfg *bchain.Config) error
 	// P2P describes the coin's peer-to-peer block downloads.
 	P2P P2POptions
+	// MaxBlockWeight is the block capacity in weight units, 4 × the size
+	// limit for coins without segwit; 0 means Bitcoin's 4,000,000.
+	MaxBlockWeight uint32
 }
 
 // P2POptions are what a coin's peer-to-peer protocol changes for the block
@@ -126,7 +130,7 @@ func newBackend(name string, n Network, cfg *bchain.Config, env bchain.Env) (*bc
 	p := bchain.CoinParams{
 		Name: name, Shortcut: n.Shortcut, Label: n.Label, Network: n.Params.Name,
 		Testnet: n.Testnet, Decimals: n.decimals(), Slip44: n.Slip44, Genesis: displayHash(*n.Params.GenesisHash),
-		PublicPort: n.PublicPort, InternalPort: n.InternalPort,
+		PublicPort: n.PublicPort, InternalPort: n.InternalPort, MaxBlockWeight: cmp.Or(n.MaxBlockWeight, 4_000_000),
 	}
 	if cfg.CoinShortcut != "" {
 		p.Shortcut = cfg.CoinShortcut
@@ -143,7 +147,7 @@ func newBackend(name string, n Network, cfg *bchain.Config, env bchain.Env) (*bc
 	}
 	b := &bchain.Backend{
 		Type: bchain.ChainBitcoinType, Params: p,
-		Chain: node, Addresses: parser, RawBlocks: node, Txs: node, Broadcast: node, Fees: node,
+		Chain: node, Addresses: parser, RawBlocks: node, Txs: node, Broadcast: node, Fees: node, MinFee: node,
 		Mempool: node, Utxo: parser,
 		Xpub: NewXpubParser(n.Params, Magics{P2PKH: cfg.XPubMagic, P2SHP2WPKH: cfg.XPubMagicSegwitP2sh, P2WPKH: cfg.XPubMagicSegwitNative}, p.Slip44),
 	}

@@ -602,6 +602,37 @@ func TestCoreEstimateFee(t *testing.T) {
 	})
 }
 
+// The mempool's minimum fee: Core's mempoolminfee from getmempoolinfo
+// (its minrelaytxfee when that is higher), the relay fee where a node has
+// no such answer (btcd's getinfo).
+func TestCoreMempoolMinFee(t *testing.T) {
+	fs := newFixtureServer(t)
+	coreWorld(t, fs)
+	fs.on("getmempoolinfo", nil, coreFixture(t, "getmempoolinfo"))
+	b, _ := newFixtureBackend(t, fs, backendOpts{})
+	if fee, err := b.MinFee.MempoolMinFee(testCtx(t)); err != nil || fee != 2100 {
+		t.Errorf("mempoolminfee 0.00002100 → %d, %v; want 2100 sat/kvB", fee, err)
+	}
+	fs.on("getmempoolinfo", nil, resultReply(`{"loaded":true,"size":0,"bytes":0,"usage":0,"maxmempool":300000000,"mempoolminfee":0.00000500,"minrelaytxfee":0.00001000,"unbroadcastcount":0}`))
+	if fee, err := b.MinFee.MempoolMinFee(testCtx(t)); err != nil || fee != 1000 {
+		t.Errorf("mempoolminfee below minrelaytxfee → %d, %v; want 1000", fee, err)
+	}
+	fs.on("getmempoolinfo", nil, resultReply(`{"loaded":true,"size":0,"bytes":0}`))
+	if fee, err := b.MinFee.MempoolMinFee(testCtx(t)); err != nil || fee != 1000 {
+		t.Errorf("no mempoolminfee → %d, %v; want getnetworkinfo's relayfee 1000", fee, err)
+	}
+
+	fs = newFixtureServer(t)
+	btcdWorld(t, fs)
+	b, _ = newFixtureBackend(t, fs, backendOpts{})
+	if fee, err := b.MinFee.MempoolMinFee(testCtx(t)); err != nil || fee != 1000 {
+		t.Errorf("btcd → %d, %v; want getinfo's relayfee 1000", fee, err)
+	}
+	if fs.CountCalls("getmempoolinfo") != 0 {
+		t.Errorf("btcd was asked getmempoolinfo: %v", fs.CallKeys())
+	}
+}
+
 func TestCoreChainInfo(t *testing.T) {
 	for _, tc := range []struct {
 		name, blockchain, network string

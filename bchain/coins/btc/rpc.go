@@ -304,6 +304,30 @@ func (n *Node) relayFee(ctx context.Context, d dialect) (int64, error) {
 	return sat, nil
 }
 
+// MempoolMinFee returns satoshi per 1000 vbytes: Core's mempoolminfee
+// (which is never below its minrelaytxfee) from getmempoolinfo; nodes
+// without it (btcd, older forks) give their relay fee.
+func (n *Node) MempoolMinFee(ctx context.Context) (int64, error) {
+	d, err := n.Dialect(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if d == dialectCore {
+		var res struct {
+			MempoolMinFee json.Number `json:"mempoolminfee"`
+			MinRelayTxFee json.Number `json:"minrelaytxfee"`
+		}
+		if err := n.rpc.call(ctx, "getmempoolinfo", nil, &res); err != nil {
+			return 0, err
+		}
+		if sat, err := btcToSat(res.MempoolMinFee); err == nil && sat > 0 {
+			relay, _ := btcToSat(res.MinRelayTxFee)
+			return max(sat, relay), nil
+		}
+	}
+	return n.relayFee(ctx, d)
+}
+
 // btcToSat converts a JSON amount in coins to satoshi.
 func btcToSat(n json.Number) (int64, error) {
 	if n == "" {

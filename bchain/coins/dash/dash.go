@@ -57,11 +57,13 @@ func init() {
 		Params: &MainNetParams, Shortcut: "DASH", Label: "Dash", Slip44: 5,
 		PublicPort: 9133, InternalPort: 9033,
 		NewParser: newParser, Adjust: adjust, P2P: btc.P2POptions{NoWitness: true},
+		MaxBlockWeight: 4 * 2_000_000, // 2 MB blocks, no segwit
 	})
 	btc.Register("Dash Testnet", btc.Network{
 		Params: &TestNetParams, Shortcut: "tDASH", Label: "Dash Testnet", Slip44: 1, Testnet: true,
 		PublicPort: 19133, InternalPort: 19033,
 		NewParser: newParser, Adjust: adjust, P2P: btc.P2POptions{NoWitness: true},
+		MaxBlockWeight: 4 * 2_000_000, // 2 MB blocks, no segwit
 	})
 }
 

@@ -37,13 +37,15 @@ func init() {
 		NewParser: func(params *chaincfg.Params, _ *bchain.Config) (bchain.UtxoParser, error) {
 			return NewParser(params, MainNetPrefixes), nil
 		},
-		Adjust: adjust,
+		Adjust:         adjust,
+		MaxBlockWeight: 4 * 2_000_000, // 2 MB blocks, no segwit
 	})
 	btc.Register("Zcash Testnet", btc.Network{
 		Params: TestNetParams, Shortcut: "TAZ", Label: "Zcash Testnet", Slip44: 1, Testnet: true, PublicPort: 19132, InternalPort: 19032,
 		NewParser: func(params *chaincfg.Params, _ *bchain.Config) (bchain.UtxoParser, error) {
 			return NewParser(params, TestNetPrefixes), nil
 		},
-		Adjust: adjust,
+		Adjust:         adjust,
+		MaxBlockWeight: 4 * 2_000_000, // 2 MB blocks, no segwit
 	})
 }
