@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -99,6 +100,14 @@ func TestE2EAltFeesFromProjectedBlocks(t *testing.T) {
 		t.Errorf("websocket estimateFee: %+v, want %d, 1234, 1234", est, want1)
 	}
 	checkSuiteFees(t, base, want1)
+
+	// The answers' shapes, type-checked against mempool.js's typings
+	// (make test-wire; tools/js/check-goldens.mjs).
+	gs := newGoldenSet(t, filepath.Join(goldenDir, "mempoolspace"), "TestE2EAltFeesFromProjectedBlocks")
+	for _, route := range []string{"mempool-blocks", "recommended", "precise"} {
+		gs.check("fees-"+route, fetchGolden(t, esplora+"/api/v1/fees/"+route, 200))
+	}
+	gs.finish()
 
 	// mempool.space's recommendation over btcd's relay fee (1 sat/vB).
 	for _, route := range []string{"recommended", "precise"} {

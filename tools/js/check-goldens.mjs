@@ -140,11 +140,24 @@ const kinds = {
         'unversioned-balancehistory': 'BalanceHistory[]',
         'unversioned-error': 'ErrorRes',
     },
+    // mempool.space's /api/v1 routes on the Esplora listener: mempool.js's
+    // own typings, with the fields its typings leave out taken from
+    // mempool.space's backend interfaces (mempool.interfaces.ts).
+    mempoolspace: {
+        'fees-mempool-blocks': 'FeesMempoolBlocks[]',
+        'fees-recommended': 'RecommendedFeesWire',
+        'fees-precise': 'RecommendedFeesWire',
+    },
 };
 
 const prelude = `import type { SystemInfo, Block, BlockRaw, Tx, Address, Utxo, FeeStats, WsInfoRes, WsBlockHashRes,
     BalanceHistory, WsEstimateFeeRes, FiatTickers, MempoolTxidFilterEntries } from '@trezor/blockchain-link-types/lib/blockbook-api';
 import type { Push, FilterResponse, BlockNotification, Subscribe } from '@trezor/blockchain-link-types/lib/blockbook';
+
+import type { FeesMempoolBlocks, FeesRecommended } from '@mempool/mempool.js/lib/interfaces/bitcoin/fees';
+// mempool.js types fees/recommended without economyFee, which the backend's
+// RecommendedFees has.
+type RecommendedFeesWire = FeesRecommended & { economyFee: number };
 
 // Answers the typings do not describe, in Blockbook's shapes.
 interface BlockIndexRes { blockHash: string }
