@@ -91,6 +91,10 @@ type Options struct {
 	// Refresh).
 	FiatConfig func(*fiat.Config)
 	OnFiat     func(*fiat.Downloader)
+	// ProjectedBlockWeight, when set, replaces the coin's block weight as
+	// the capacity of the mempool's projected blocks (tests: a node that
+	// assembles small blocks, whose templates judge the projection).
+	ProjectedBlockWeight uint32
 }
 
 // noEffectFlag is a Blockbook flag that was set but does nothing here.

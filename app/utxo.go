@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"sync"
 	"time"
@@ -28,7 +29,7 @@ func newUtxoStack(_ context.Context, e stackEnv) (*chainStack, error) {
 	mp, mempoolFilters := newMempool(e)
 	var proj *mempool.Projection
 	if mp != nil {
-		proj = mp.EnableProjection(projected.ForBlockWeight(e.backend.Params.MaxBlockWeight))
+		proj = mp.EnableProjection(projected.ForBlockWeight(cmp.Or(e.o.ProjectedBlockWeight, e.backend.Params.MaxBlockWeight)))
 	}
 	altFees := newAltFees(e, proj)
 	var svc *api.UtxoService
