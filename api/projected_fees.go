@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/openexplorer/blockbook/bchain"
@@ -14,6 +15,8 @@ type MempoolProjection interface {
 	// Current is false while the projection does not follow the node's
 	// mempool (not loaded yet, resyncs failing).
 	Current() bool
+	// Cpfp describes a tx of the projection; false when it holds none.
+	Cpfp(txid bchain.Hash) (projected.Cpfp, bool)
 }
 
 // ProjectedFeeQueries answers fee questions from the projected blocks of
@@ -23,6 +26,27 @@ type ProjectedFeeQueries interface {
 	MempoolBlocks(ctx context.Context) ([]projected.MempoolBlock, error)
 	RecommendedFees(ctx context.Context, precise bool) (*projected.RecommendedFees, error)
 	FeeHistogram(ctx context.Context) ([][2]uint64, error)
+	Cpfp(ctx context.Context, txid string) (*CpfpInfo, error)
+}
+
+// CpfpInfo is mempool.space's cpfp/:txid. A tx not in the mempool has
+// only an empty ancestors list (mempool.space without its database).
+type CpfpInfo struct {
+	Ancestors []CpfpRelative `json:"ancestors"`
+	// BestDescendant is always null, as mempool.space sends it now.
+	BestDescendant       json.RawMessage `json:"bestDescendant,omitempty"`
+	Descendants          *[]CpfpRelative `json:"descendants,omitempty"`
+	EffectiveFeePerVsize *float64        `json:"effectiveFeePerVsize,omitempty"`
+	Sigops               *uint32         `json:"sigops,omitempty"`
+	Fee                  *uint64         `json:"fee,omitempty"`
+	AdjustedVsize        *uint32         `json:"adjustedVsize,omitempty"`
+}
+
+// CpfpRelative is an ancestor or descendant in CpfpInfo.
+type CpfpRelative struct {
+	Txid   string `json:"txid"`
+	Weight uint32 `json:"weight"`
+	Fee    uint64 `json:"fee"`
 }
 
 // projectedFees is ProjectedFeeQueries over a projection; minFee is the
@@ -74,4 +98,33 @@ func (f projectedFees) FeeHistogram(context.Context) ([][2]uint64, error) {
 		return nil, err
 	}
 	return s.FeeHistogram(), nil
+}
+
+// Cpfp answers cpfp/:txid: a mempool tx's in-mempool ancestors, the txs
+// that go into a block in its package (descendants), and the rate it is
+// mined at in the projection.
+func (f projectedFees) Cpfp(_ context.Context, txid string) (*CpfpInfo, error) {
+	h, err := bchain.ParseHash(txid)
+	if err != nil {
+		return nil, userErr("Invalid transaction ID")
+	}
+	if _, err := f.snapshot(); err != nil {
+		return nil, err
+	}
+	c, ok := f.p.Cpfp(h)
+	if !ok {
+		return &CpfpInfo{Ancestors: []CpfpRelative{}}, nil
+	}
+	relatives := func(rs []projected.Relative) []CpfpRelative {
+		out := make([]CpfpRelative, len(rs))
+		for i, r := range rs {
+			out[i] = CpfpRelative{Txid: r.Txid.String(), Fee: r.Fee, Weight: r.Weight}
+		}
+		return out
+	}
+	descendants := relatives(c.Descendants)
+	return &CpfpInfo{
+		Ancestors: relatives(c.Ancestors), BestDescendant: json.RawMessage("null"), Descendants: &descendants,
+		EffectiveFeePerVsize: &c.EffectiveFeePerVsize, Sigops: &c.Sigops, Fee: &c.Fee, AdjustedVsize: &c.AdjustedVsize,
+	}, nil
 }

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -118,6 +119,21 @@ func TestE2EAltFeesFromProjectedBlocks(t *testing.T) {
 		}
 		if *r.MinimumFee != 1 || !(*r.FastestFee >= *r.HalfHourFee && *r.HalfHourFee >= *r.HourFee && *r.HourFee >= *r.EconomyFee && *r.EconomyFee >= *r.MinimumFee) {
 			t.Errorf("fees/%s: %v %v %v %v %v", route, *r.FastestFee, *r.HalfHourFee, *r.HourFee, *r.EconomyFee, *r.MinimumFee)
+		}
+	}
+
+	// Bad input: clear errors.
+	for path, want := range map[string]struct {
+		code int
+		body string
+	}{
+		"/api/v1/cpfp/xyz":                        {400, "Invalid transaction ID"},
+		"/api/v1/cpfp/" + strings.Repeat("0", 63): {400, "Invalid transaction ID"},
+		"/api/v1/fees/nothing":                    {404, "endpoint does not exist"},
+		"/api/v1/fees/recommended/x":              {404, "endpoint does not exist"},
+	} {
+		if code, body := esploraGet(t, esplora+path); code != want.code || !strings.Contains(string(body), want.body) {
+			t.Errorf("GET %s: %d %s, want %d %q", path, code, body, want.code, want.body)
 		}
 	}
 

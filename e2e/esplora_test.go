@@ -113,6 +113,14 @@ type esploraFacts struct {
 	// fees/mempool-blocks.
 	PendingFees   int64 `json:"pendingFees"`
 	PendingWeight int64 `json:"pendingWeight"`
+	// Each pending tx's fee and weight (cpfp/:txid).
+	PendingTxs []pendingTxFacts `json:"pendingTxs"`
+}
+
+type pendingTxFacts struct {
+	Txid   string `json:"txid"`
+	Weight int64  `json:"weight"`
+	Fee    int64  `json:"fee"`
 }
 
 type esploraBlockFacts struct {
@@ -448,6 +456,13 @@ func esploraFactsOf(t *testing.T, st *demoStack, pending []*wire.MsgTx) *esplora
 		f.Pending = append(f.Pending, tx.TxHash().String())
 	}
 	f.PendingFees, f.PendingWeight = pendingFeesAndWeight(t, g, pending)
+	for i, tx := range pending {
+		// The fee of tx alone: the txs before it are its possible parents.
+		before, _ := pendingFeesAndWeight(t, g, pending[:i])
+		all, _ := pendingFeesAndWeight(t, g, pending[:i+1])
+		f.PendingTxs = append(f.PendingTxs, pendingTxFacts{Txid: tx.TxHash().String(), Fee: all - before,
+			Weight: int64(tx.SerializeSizeStripped()*3 + tx.SerializeSize())})
+	}
 	// Txs: the last tx of a few blocks (coinbases included) with spends.
 	spends := map[wire.OutPoint]string{}
 	for _, b := range blocks[1:] {

@@ -15,6 +15,16 @@ func (s *Server) routeV1(ctx context.Context, p []string, n int) (*reply, error)
 	if p[1] == "fees" && n == 3 {
 		return s.routeFees(ctx, p[2])
 	}
+	if p[1] == "cpfp" && n == 3 {
+		if s.caps.ProjectedFees == nil {
+			return nil, notFound(s.caps.NotSupported(api.CapProjectedFees).Error())
+		}
+		info, err := s.caps.ProjectedFees.Cpfp(ctx, p[2])
+		if err != nil {
+			return nil, err
+		}
+		return jsonReply(info)
+	}
 	return nil, errNoRoute
 }
 

@@ -134,6 +134,9 @@ func (p *Projection) apply() {
 	flush()
 }
 
+// Cpfp describes a tx of the projection (projected.Engine.Cpfp).
+func (p *Projection) Cpfp(txid bchain.Hash) (projected.Cpfp, bool) { return p.engine.Cpfp(txid) }
+
 // Snapshot is the latest published projection.
 func (p *Projection) Snapshot() *projected.Snapshot { return p.engine.Latest() }
 

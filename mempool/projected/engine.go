@@ -1,6 +1,7 @@
 package projected
 
 import (
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -38,6 +39,11 @@ type Snapshot struct {
 	Count     int
 	histogram FeeHistogram
 	summaries []MempoolBlock
+	// The blocks' txs in block order (Blocks' Txids and Rates are slices
+	// of these), and for each the index where its package starts.
+	txids []bchain.Hash
+	rates []float64
+	pkgs  []int32
 }
 
 // MempoolBlocks is the fees/mempool-blocks answer. The slice is shared:
@@ -175,6 +181,7 @@ func (e *Engine) build() *Snapshot {
 	s.summaries = make([]MempoolBlock, nb)
 	txids := make([]bchain.Hash, len(b.seq))
 	rates := make([]float64, len(b.seq))
+	s.txids, s.rates, s.pkgs = txids, rates, slices.Clone(b.pkgs)
 	// Only a block's first 1.2 blocks' worth of vbytes enters its stats.
 	sizeLimit := float64(p.BlockWeight/4) * 1.2
 	at := 0

@@ -39,6 +39,7 @@ type builder struct {
 	// block i is seq[ends[i-1]:ends[i]]; weights are the builder's block
 	// weights (reserve included); overflow the packages that fit no block.
 	seq      []int32
+	pkgs     []int32 // per seq entry: the seq index where its package starts
 	ends     []int
 	weights  []uint64
 	overflow []int32
@@ -154,7 +155,7 @@ func (b *builder) prepare() {
 	}
 	b.stack = append(b.stack[:0], order...)
 	b.heap = b.heap[:0]
-	b.seq, b.ends, b.weights, b.overflow = b.seq[:0], b.ends[:0], b.weights[:0], b.overflow[:0]
+	b.seq, b.pkgs, b.ends, b.weights, b.overflow = b.seq[:0], b.pkgs[:0], b.ends[:0], b.weights[:0], b.overflow[:0]
 }
 
 // selectPackage puts next and its remaining ancestors in the block,
@@ -183,10 +184,12 @@ func (b *builder) selectPackage(next int32) (int64, uint64) {
 	rate := min(t.dep, feeRate(t.ancFee, float64(t.ancW)/4))
 	var weight int64
 	var sigops uint64
+	start := int32(len(b.seq))
 	for _, s := range pkg {
 		b.w[s].used = true
 		b.w[s].rate = rate
 		b.seq = append(b.seq, s)
+		b.pkgs = append(b.pkgs, start)
 		weight += int64(b.w[s].adjW)
 		sigops += uint64(b.w[s].sigops)
 		b.updateDescendants(s, rate)

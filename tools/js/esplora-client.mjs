@@ -160,7 +160,16 @@ for (const k of ['fastestFee', 'halfHourFee', 'hourFee', 'economyFee']) {
 }
 ok('fees.getFeesRecommended (/v1)');
 // The rest of mempool.space's own endpoints are not served.
-await status404('fees.getCPFP (/v1)', () => fees.getCPFP({ txid: F.pending[0] }));
+// The pending child (2 sat/vB) of the pending parent (3 sat/vB) goes in
+// after it, at its own rate: one ancestor, no descendant.
+{
+    const [parent, child] = F.pendingTxs;
+    eq('fees.getCPFP (/v1) of the child', await fees.getCPFP({ txid: child.txid }), {
+        ancestors: [{ txid: parent.txid, weight: parent.weight, fee: parent.fee }], bestDescendant: null, descendants: [],
+        effectiveFeePerVsize: child.fee / (child.weight / 4), sigops: 0, fee: child.fee, adjustedVsize: Math.ceil(child.weight / 4),
+    });
+    eq('fees.getCPFP (/v1) of a tx not in the mempool', await fees.getCPFP({ txid: F.txs[0].txid }), { ancestors: [] });
+}
 await status404('difficulty.getDifficultyAdjustment (/v1)', () => difficulty.getDifficultyAdjustment());
 await status404('difficulty.getHashrate (/v1)', () => difficulty.getHashrate({ interval: '1m' }));
 await status404('lightning.getNetworkStats (/v1)', () => lightning.getNetworkStats());
