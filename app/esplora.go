@@ -65,7 +65,7 @@ func enableAddressPrefix(e stackEnv, x *db.UtxoIndex) error {
 	}
 	on, err := x.EnableAddressPrefix(e.o.Esplora.AddressPrefix, addressNamer{e.backend.Utxo})
 	if err != nil {
-		return err
+		return fmt.Errorf("-esploraaddressprefix: %w", err)
 	}
 	if on && !e.o.Esplora.AddressPrefix {
 		e.log.Info("the index keeps the address-prefix rows it was built with (-esploraaddressprefix)")
