@@ -226,6 +226,11 @@ func OptionalMarked(r Reader, name string) (bool, error) {
 	return v != nil, err
 }
 
+// IsAddedOptional reports whether the column family is an optional
+// index's that an index made before it may lack: opening adds it empty
+// (its state key is unset, so the index stays off there).
+func (c CF) IsAddedOptional() bool { return cfInfos[c].optional }
+
 // Get reads one row for an optional index's accessors (nil: absent).
 func Get(r Reader, cf CF, key []byte) ([]byte, error) { return r.get(cf, key) }
 
