@@ -33,6 +33,9 @@ type Capabilities struct {
 	// Scripts answers by output script what the Electrum and Esplora
 	// fronts need (script_caps.go); Bitcoin-type services offer it.
 	Scripts ScriptQueries
+	// Pushdata searches the pushdata index (pushdata.go); Bitcoin-type
+	// services offer it, and answer that the index is off when it is.
+	Pushdata PushdataQueries
 }
 
 // AccountQueries answers xpubs and output descriptors (REST xpub/, the
@@ -123,12 +126,14 @@ const (
 	CapFeeEstimates
 	CapFeeStats
 	CapScripts
+	CapPushdata
 )
 
 var capabilityNames = [...]string{
 	CapAccounts: "accounts", CapUtxos: "utxos", CapBlockFilters: "block filters", CapMempoolFilters: "mempool filters",
 	CapRawBlocks: "raw blocks", CapRawTxs: "raw txs", CapTxSpecific: "tx-specific data", CapContracts: "contracts",
 	CapRPCCall: "rpcCall", CapFeeEstimates: "fee estimation", CapFeeStats: "fee stats", CapScripts: "script queries",
+	CapPushdata: "pushdata search",
 }
 
 func (c Capability) String() string {
@@ -158,6 +163,7 @@ var notSupportedTexts = map[Capability]map[bchain.ChainType]string{
 	CapTxSpecific:     {bchain.ChainEthereumType: "Node-specific tx data is not supported for Ethereum-type coins"},
 	CapFeeStats:       {bchain.ChainEthereumType: "Fee stats are not supported for Ethereum-type coins"},
 	CapScripts:        {bchain.ChainEthereumType: "Script hashes are not supported for Ethereum-type coins"},
+	CapPushdata:       {bchain.ChainEthereumType: "Pushdata search is not supported for Ethereum-type coins"},
 	CapContracts:      {bchain.ChainBitcoinType: "getContractInfo is not supported on this coin"}, // Blockbook's, REST and websocket
 	CapRPCCall:        {bchain.ChainBitcoinType: "rpcCall is not supported for Bitcoin-type coins"},
 	CapFeeEstimates: {

@@ -57,12 +57,8 @@ func startEsplora(srvs *servers, o *Options, e stackEnv, svc api.Service) error 
 }
 
 // enableAddressPrefix makes the index keep the address-prefix rows with
-// -esploraaddressprefix (and always on an index built with them); a
-// replica only reads them.
+// -esploraaddressprefix (and always on an index built with them).
 func enableAddressPrefix(e stackEnv, x *db.UtxoIndex) error {
-	if e.d.ReadOnly() {
-		return nil
-	}
 	on, err := x.EnableAddressPrefix(e.o.Esplora.AddressPrefix, addressNamer{e.backend.Utxo})
 	if err != nil {
 		return fmt.Errorf("-esploraaddressprefix: %w", err)
