@@ -34,7 +34,7 @@ type Options struct {
 	// keep the pushdata index (optional.go).
 	PushdataIndex bool
 	DryRun        bool
-	Prof           string
+	Prof          string
 
 	// Replica runs an API-only process over the index of a primary
 	// process on the same datadir (replica.go).
