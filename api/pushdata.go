@@ -1,9 +1,11 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"encoding/hex"
 	"fmt"
+	"slices"
 
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
@@ -74,7 +76,8 @@ func parsePushdataHashes(in []string) ([][32]byte, error) {
 }
 
 // PushdataSearch lists, for each hash in turn, its confirmed positions
-// (oldest first) and then its mempool ones.
+// (oldest first: by height, tx, outputs before inputs, and number) and
+// then its mempool ones (newest tx first).
 func (s *UtxoService) PushdataSearch(ctx context.Context, in []string) (*PushdataSearch, error) {
 	hashes, err := parsePushdataHashes(in)
 	if err != nil {
@@ -102,6 +105,12 @@ func (s *UtxoService) PushdataSearch(ctx context.Context, in []string) (*Pushdat
 		if err != nil {
 			return nil, fmt.Errorf("pushdata %x: %w", h, err)
 		}
+		// The rows' varints do not sort numerically past 127: order them
+		// by block, tx, outputs before inputs, and number.
+		slices.SortFunc(refs, func(a, b pushdata.Ref) int {
+			return cmp.Or(cmp.Compare(a.Height, b.Height), cmp.Compare(a.Index, b.Index),
+				cmpBool(a.Input, b.Input), cmp.Compare(a.N, b.N))
+		})
 		for _, r := range refs {
 			pos := db.TxPos{Height: r.Height, Index: r.Index}
 			txid, ok := txids[pos]
@@ -128,6 +137,16 @@ func (s *UtxoService) PushdataSearch(ctx context.Context, in []string) (*Pushdat
 		}
 	}
 	return res, nil
+}
+
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
 }
 
 func pushdataMatch(h [32]byte, txid bchain.Hash, height int64, n uint32, input bool) PushdataMatch {
