@@ -18,7 +18,8 @@ import (
 
 // The pushdata index (issue 44) end to end, on one btcd node and one
 // chain shared by the steps: a search for every hash the demo chain pushes
-// (P2PK, P2PKH, P2WPKH, bare multisig, P2SH, P2WSH multisig, taproot)
+// (P2PK, P2PKH, P2WPKH, bare multisig, P2SH-P2WPKH, P2SH and P2WSH
+// multisig, taproot)
 // answers exactly what an oracle computes from the generator's raw blocks;
 // so it does after a reorg, after kill -9s in a bulk round and between
 // block writes, and with a pending tx (height -1); the index then equals a
@@ -68,8 +69,10 @@ func TestE2EPushdata(t *testing.T) {
 	})
 	inst.stop(t)
 
-	// More blocks, loaded by processes that SIGKILL themselves: after a
-	// bulk round's first steps, then after a few per-block writes.
+	// More blocks, among them a P2SH 2-of-3 multisig funded and spent,
+	// loaded by processes that SIGKILL themselves: after a bulk round's
+	// first steps, then after a few per-block writes.
+	p2shKeys := addP2SHMultisig(t, g)
 	if err := g.Extend(60, 8); err != nil {
 		t.Fatal(err)
 	}
@@ -92,6 +95,12 @@ func TestE2EPushdata(t *testing.T) {
 	waitTip(t, c.base, h, hash.String(), c.logs)
 	t.Run("after kill -9", func(t *testing.T) {
 		o = checkPushdata(t, c.base, node, g.Blocks(), old.hashes())
+		// The P2SH multisig's keys are found in the spend's redeem script.
+		for _, k := range p2shKeys {
+			if m := o.matches[k]; len(m) != 1 || m[0].Kind != "input" || m[0].Height != int64(h-60) {
+				t.Fatalf("P2SH multisig key %s: %s", k, fmtMatches(m))
+			}
+		}
 	})
 
 	t.Run("mempool", func(t *testing.T) {
