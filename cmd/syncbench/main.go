@@ -152,6 +152,12 @@ func run(bin string, blocks, txs, workers, syncMem int, cache string, p2p bool) 
 	}
 	_ = cmd.Process.Signal(syscall.SIGTERM)
 	_ = cmd.Wait()
+	// CPU of the whole run (sync, compaction after it, stop): steadier
+	// than the wall time on a shared machine.
+	var cpu time.Duration
+	if ps := cmd.ProcessState; ps != nil {
+		cpu = ps.UserTime() + ps.SystemTime()
+	}
 	size := benchproc.DirSize(dataDir)
 	printColumnStats(bin, cfg, dataDir)
 	if logs, err := os.ReadFile(logFile.Name()); err == nil {
@@ -189,6 +195,7 @@ func run(bin string, blocks, txs, workers, syncMem int, cache string, p2p bool) 
 	fmt.Printf("  time to in-sync at tip: %.2f s (from process start)\n", elapsed.Seconds())
 	fmt.Printf("  throughput:             %.0f blocks/s, %.0f tx/s\n", float64(height+1)/elapsed.Seconds(), float64(txCount)/elapsed.Seconds())
 	fmt.Printf("  peak RSS (VmHWM):       %.1f MB (budget %d MB)\n", float64(hwm)/(1<<20), syncMem)
+	fmt.Printf("  CPU (user+system):      %.2f s (the whole run: sync, compaction, stop)\n", cpu.Seconds())
 	fmt.Printf("  DB size:                %.1f MB\n", float64(size)/(1<<20))
 	printBound(bound, elapsed)
 	fmt.Printf("background compaction after the sync: %s; level-0 files per column family then: %v\n", compaction, l0)

@@ -292,3 +292,23 @@ func TestDisconnectNeedsTheBlock(t *testing.T) {
 		t.Fatalf("tip %d after a failed disconnect", tip.Height)
 	}
 }
+
+// BenchmarkTxPushes measures the pushes of one tx of the demo chain (the
+// cost per pending tx of a search's mempool part, and per tx of a sync).
+func BenchmarkTxPushes(b *testing.B) {
+	c, err := buildChains()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var txs []*bchain.Tx
+	for _, blk := range c.main {
+		for i := range blk.Txs {
+			txs = append(txs, &blk.Txs[i])
+		}
+	}
+	none := func(int) []byte { return nil }
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		TxPushes(txs[i%len(txs)], none)
+	}
+}
