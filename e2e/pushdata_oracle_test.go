@@ -11,7 +11,9 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -20,6 +22,8 @@ import (
 	"github.com/btcsuite/btcd/wire/v2"
 
 	"github.com/openexplorer/blockbook/api"
+	"github.com/openexplorer/blockbook/server"
+	"github.com/openexplorer/blockbook/tools/openapicheck"
 	"github.com/openexplorer/blockbook/tools/regtest"
 )
 
@@ -119,8 +123,13 @@ func newPushdataOracle(t *testing.T, blocks []*wire.MsgBlock, pending []*wire.Ms
 // hashes lists the oracle's hashes, sorted.
 func (o *pushdataOracle) hashes() []string { return slices.Sorted(maps.Keys(o.matches)) }
 
-// pushdataSearch posts a search and decodes the answer (status 200) or
-// returns the status and error text.
+// pushdataSpec checks answers against the OpenAPI spec.
+var pushdataSpec = sync.OnceValues(func() (*openapicheck.Checker, error) {
+	return openapicheck.New(server.OpenAPISpec())
+})
+
+// pushdataSearch posts a search, checks the answer against the OpenAPI
+// spec, and decodes it (status 200) or returns the status and error text.
 func pushdataSearch(t *testing.T, base string, body string) (int, *api.PushdataSearch, string) {
 	t.Helper()
 	resp, err := httpClient.Post(base+"/api/v2/pushdata/search", "application/json", strings.NewReader(body))
@@ -131,6 +140,14 @@ func pushdataSearch(t *testing.T, base string, body string) (int, *api.PushdataS
 	data, err := io.ReadAll(resp.Body)
 	if err != nil {
 		t.Fatal(err)
+	}
+	c, err := pushdataSpec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := openapicheck.Op{Method: http.MethodPost, Path: "/api/v2/pushdata/search"}
+	if err := c.CheckAnswer(op, resp.StatusCode, data); err != nil {
+		t.Fatalf("answer against the OpenAPI spec: %v\n%s", err, truncateBytes(data, 600))
 	}
 	if resp.StatusCode != 200 {
 		var e struct {
@@ -266,4 +283,28 @@ func fmtMatches(ms []api.PushdataMatch) string {
 		fmt.Fprintf(&b, "\n  %s %d %s:%d", m.Txid, m.Height, m.Kind, m.Index)
 	}
 	return b.String()
+}
+
+// pushdataGolden posts a search and returns the answer re-indented, for a
+// golden file; the status must be code.
+func pushdataGolden(t *testing.T, base, body string, code int) []byte {
+	t.Helper()
+	resp, err := httpClient.Post(base+"/api/v2/pushdata/search", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != code {
+		t.Fatalf("search %s: %d, want %d: %s", body, resp.StatusCode, code, truncateBytes(data, 300))
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, data, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	out.WriteByte('\n')
+	return out.Bytes()
 }

@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -10,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/btcsuite/btcd/txscript/v2"
 
 	"github.com/openexplorer/blockbook/api"
 	"github.com/openexplorer/blockbook/app"
@@ -42,6 +46,14 @@ func TestE2EPushdata(t *testing.T) {
 		// Hashes nothing pushed find nothing.
 		o = checkPushdata(t, inst.base, node, g.Blocks(), []string{strings.Repeat("00", 32), strings.Repeat("ff", 32)})
 	})
+
+	// Goldens (e2e/testdata/pushdata): the demo key's P2PK and the first
+	// key of its bare 1-of-2, which its P2WSH 2-of-3 shares; a bad hash;
+	// the index switched off (below).
+	gs := newGoldenSet(t, filepath.Join(goldenDir, "pushdata"), "TestE2EPushdata")
+	keys := demoKeyHashes(t, g)
+	gs.check("pushdata-search-keys", pushdataGolden(t, inst.base, fmt.Sprintf(`{"hashes": [%q, %q]}`, keys[0], keys[1]), 200))
+	gs.check("error-pushdata-search-bad-hash", pushdataGolden(t, inst.base, `{"hashes": ["abc"]}`, 400))
 
 	t.Run("bad input", func(t *testing.T) {
 		many, _ := json.Marshal(map[string]any{"hashes": slices.Repeat([]string{strings.Repeat("ab", 32)}, 1001)})
@@ -128,6 +140,7 @@ func TestE2EPushdata(t *testing.T) {
 		if code, _, msg := pushdataSearch(t, off.base, body); code != 400 || !strings.HasPrefix(msg, "pushdata index is not enabled") {
 			t.Fatalf("index off: %d %q", code, msg)
 		}
+		gs.check("error-pushdata-search-disabled", pushdataGolden(t, off.base, body, 400))
 		off.stop(t)
 		on := &app.Options{BlockchainCfg: cfg, DataDir: offDir, Sync: true, Public: "none", Internal: "none", Workers: 1,
 			DBCache: 32 << 20, DBMaxOpenFiles: 256, Rollback: -1, SyncMemoryMB: 64, PushdataIndex: true}
@@ -136,6 +149,27 @@ func TestE2EPushdata(t *testing.T) {
 			t.Fatalf("switching the index on over a built datadir: %v", err)
 		}
 	})
+	gs.finish()
+}
+
+// demoKeyHashes returns the sha256 of the demo index's P2PK key and of
+// the first key of its bare multisig (shared with its P2WSH multisig).
+func demoKeyHashes(t *testing.T, g *chaingen.Generator) []string {
+	t.Helper()
+	var out []string
+	for _, k := range []chaingen.ScriptKind{chaingen.P2PK, chaingen.BareMultisig} {
+		script, err := g.PkScript(k, chaingen.DemoIndex)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pushes, err := txscript.PushedData(script)
+		if err != nil || len(pushes) == 0 || len(pushes[0]) != 33 {
+			t.Fatalf("%s script %x: %v", k, script, err)
+		}
+		sum := sha256.Sum256(pushes[0])
+		out = append(out, hex.EncodeToString(sum[:]))
+	}
+	return out
 }
 
 // pushesOf lists the hashes the oracle has at txid.
