@@ -36,6 +36,9 @@ type Capabilities struct {
 	// Scripts answers by output script what the Electrum and Esplora
 	// fronts need (script_caps.go); Bitcoin-type services offer it.
 	Scripts ScriptQueries
+	// Pushdata searches the pushdata index (pushdata.go); Bitcoin-type
+	// services offer it, and answer that the index is off when it is.
+	Pushdata PushdataQueries
 }
 
 // AccountQueries answers xpubs and output descriptors (REST xpub/, the
@@ -127,6 +130,7 @@ const (
 	CapFeeStats
 	CapScripts
 	CapProjectedFees
+	CapPushdata
 )
 
 var capabilityNames = [...]string{
@@ -134,6 +138,7 @@ var capabilityNames = [...]string{
 	CapRawBlocks: "raw blocks", CapRawTxs: "raw txs", CapTxSpecific: "tx-specific data", CapContracts: "contracts",
 	CapRPCCall: "rpcCall", CapFeeEstimates: "fee estimation", CapFeeStats: "fee stats", CapScripts: "script queries",
 	CapProjectedFees: "projected mempool blocks",
+	CapPushdata:      "pushdata search",
 }
 
 func (c Capability) String() string {
@@ -169,6 +174,7 @@ var notSupportedTexts = map[Capability]map[bchain.ChainType]string{
 	},
 	CapContracts: {bchain.ChainBitcoinType: "getContractInfo is not supported on this coin"}, // Blockbook's, REST and websocket
 	CapRPCCall:   {bchain.ChainBitcoinType: "rpcCall is not supported for Bitcoin-type coins"},
+	CapPushdata:  {bchain.ChainEthereumType: "Pushdata search is not supported for Ethereum-type coins"},
 	CapFeeEstimates: {
 		bchain.ChainBitcoinType:  "Fee estimation is not supported for this coin",
 		bchain.ChainEthereumType: "Fee estimation is not supported for this coin",

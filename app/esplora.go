@@ -57,15 +57,11 @@ func startEsplora(srvs *servers, o *Options, e stackEnv, svc api.Service) error 
 }
 
 // enableAddressPrefix makes the index keep the address-prefix rows with
-// -esploraaddressprefix (and always on an index built with them); a
-// replica only reads them.
+// -esploraaddressprefix (and always on an index built with them).
 func enableAddressPrefix(e stackEnv, x *db.UtxoIndex) error {
-	if e.d.ReadOnly() {
-		return nil
-	}
 	on, err := x.EnableAddressPrefix(e.o.Esplora.AddressPrefix, addressNamer{e.backend.Utxo})
 	if err != nil {
-		return err
+		return fmt.Errorf("-esploraaddressprefix: %w", err)
 	}
 	if on && !e.o.Esplora.AddressPrefix {
 		e.log.Info("the index keeps the address-prefix rows it was built with (-esploraaddressprefix)")

@@ -23,7 +23,7 @@ func newUtxoStack(_ context.Context, e stackEnv) (*chainStack, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := enableAddressPrefix(e, x); err != nil {
+	if err := enableOptionalIndexes(e, x); err != nil {
 		return nil, err
 	}
 	mp, mempoolFilters := newMempool(e)

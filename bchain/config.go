@@ -66,6 +66,11 @@ type Config struct {
 	// message_queue_binding is set, else btcd's websocket when the node is
 	// btcd), "zmq", "btcd", or "none" (polling only).
 	BlockNotifications string `json:"block_notifications"`
+	// PushdataIndex keeps the pushdata index (-pushdataindex): the sha256
+	// of every key- or hash-sized push of the chain's scripts, for
+	// /api/v2/pushdata/search. It can be switched on only over an empty
+	// datadir.
+	PushdataIndex bool `json:"pushdata_index"`
 
 	// Ethereum-type keys (Blockbook's names).
 

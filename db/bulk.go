@@ -3,6 +3,7 @@ package db
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/openexplorer/blockbook/bchain"
@@ -28,7 +29,8 @@ type BulkOptions struct {
 // the load ends: compacting them during it rewrote each family's lower
 // level every few rounds, and the compaction after the load
 // (CompactInBackground) rewrites them once more anyway.
-var bulkWriteOnly = []CF{CFAddresses, CFAddressBalance, CFAddressUtxos, CFSpends, CFBlockTxs, CFBlockFilter, CFAddressPrefix}
+// The enabled optional indexes' families join them (writeOnly).
+var bulkWriteOnly = []CF{CFAddresses, CFAddressBalance, CFAddressUtxos, CFSpends, CFBlockTxs, CFBlockFilter}
 
 // bulkReadAtRandom are the families a bulk load reads a row at a time at
 // random places: txAddresses, for the prevouts the UTXO cache lacks. Their
@@ -134,7 +136,13 @@ func (l *BulkLoader) newRound() {
 		from = l.tip.Height + 1
 	}
 	l.round = newRound(from, l.x.keep)
-	l.round.prefix = l.x.prefixNamer
+	l.round.opt = &l.x.opt
+}
+
+// writeOnly lists the families the load writes but never reads: the
+// core's and the enabled optional indexes'.
+func (l *BulkLoader) writeOnly() []CF {
+	return append(slices.Clone(bulkWriteOnly), l.x.opt.cfs()...)
 }
 
 // ConnectBlock adds a block; it must extend the last one added.
@@ -150,7 +158,11 @@ func (l *BulkLoader) ConnectBlock(blk *bchain.Block) error {
 		return err
 	}
 	l.cache.record(ib)
-	l.round.add(blk.Height, blk.Hash, utxoRows(ib))
+	rows := utxoRows(ib)
+	if err := l.x.opt.connect(rows, blk, ib); err != nil {
+		return err
+	}
+	l.round.add(blk.Height, blk.Hash, rows)
 	l.tip, l.hasTip = Tip{Height: blk.Height, Hash: blk.Hash}, true
 	l.stats.Blocks++
 	l.stats.Txs += len(blk.Txs)
@@ -170,7 +182,7 @@ func (l *BulkLoader) Finish() (BulkStats, error) {
 		err = werr
 	}
 	if l.tuned {
-		l.x.db.tuneForLoad(bulkWriteOnly, false)
+		l.x.db.tuneForLoad(l.writeOnly(), false)
 		l.tuned = false
 	}
 	if l.smallBlocks {
@@ -197,7 +209,7 @@ func (l *BulkLoader) startFlush() error {
 		return nil
 	}
 	if !l.tuned {
-		l.x.db.tuneForLoad(bulkWriteOnly, true)
+		l.x.db.tuneForLoad(l.writeOnly(), true)
 		l.tuned = true
 	}
 	// Small blocks only in a session that is compacted after it: one of a

@@ -119,7 +119,7 @@ type round struct {
 	keep      uint32
 	blocks    int
 	rowsCount int
-	prefix    AddressNamer // names the addressPrefix rows; nil: not kept
+	opt       *optionalSet // the enabled optional indexes, for their balance-following rows
 }
 
 func newRound(from, keep uint32) *round {
@@ -185,15 +185,13 @@ func (r *round) add(height uint32, hash bchain.Hash, rows *blockRows) {
 func (r *round) finalRows(bc *balanceCache, prevTip uint32, hadTip bool) error {
 	err := bc.each(r.balances, func(k string, cur *AddrBalance) error {
 		d, bk := r.balances[k], balanceKey(bchain.AddrDesc(k))
-		pk := prefixRow(r.prefix, bchain.AddrDesc(k))
+		desc := bchain.AddrDesc(k)
 		if cur == nil {
 			// Unknown: the engine adds the change to the stored balance.
-			// The address may be new, so it gets its addressPrefix row
-			// (again, if it has one: the same row).
+			// The address may be new, which the optional indexes that
+			// follow balance rows hear.
 			r.cfs[CFAddressBalance].add(bk, packBalanceChange(d), opMerge)
-			if pk != nil {
-				r.cfs[CFAddressPrefix].add(pk, []byte{}, opPut)
-			}
+			r.opt.balanceRow(roundWriter{r}, desc, BalanceMayCreate)
 			return nil
 		}
 		next, err := applyBalanceDelta(cur, d)
@@ -204,14 +202,10 @@ func (r *round) finalRows(bc *balanceCache, prevTip uint32, hadTip bool) error {
 		switch {
 		case next.Txs == 0:
 			r.cfs[CFAddressBalance].add(bk, nil, opDelete)
-			if pk != nil {
-				r.cfs[CFAddressPrefix].add(pk, nil, opDelete)
-			}
+			r.opt.balanceRow(roundWriter{r}, desc, BalanceDeleted)
 		case cur.Txs == 0:
 			r.cfs[CFAddressBalance].add(bk, packAddrBalance(next), opPut)
-			if pk != nil {
-				r.cfs[CFAddressPrefix].add(pk, []byte{}, opPut)
-			}
+			r.opt.balanceRow(roundWriter{r}, desc, BalanceCreated)
 		default:
 			r.cfs[CFAddressBalance].add(bk, packAddrBalance(next), opPut)
 		}

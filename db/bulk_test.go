@@ -164,6 +164,10 @@ func TestBulkTunesTheIndexForTheLoad(t *testing.T) {
 	}
 	rec := &tuningRecorder{deferred: map[CF]bool{}, load: map[CF]bool{}, small: map[CF]bool{}}
 	x := indexOver(t, func(e Engine) Engine { rec.Engine = e; return rec })
+	// An enabled optional index's families are deferred with the core's.
+	if on, err := x.EnableAddressPrefix(true, testNamer{}); err != nil || !on {
+		t.Fatalf("enable: %v %v", on, err)
+	}
 	wantDeferred := []CF{CFAddresses, CFAddressBalance, CFAddressUtxos, CFSpends, CFBlockTxs, CFBlockFilter, CFAddressPrefix}
 	wantLoad := slices.Sorted(slices.Values(x.db.cfs))
 	wantSmall := []CF{CFTxAddresses}

@@ -58,6 +58,8 @@ const (
 	CFAddressPrefix // address → (empty)
 	// Ethereum-type: ENS names of addresses (schema_eth_alias.go).
 	CFAddressAliases // 'a' ‖ address ‖ u32be(^height) → name; 'b' ‖ u32be(height) → addresses
+	// Bitcoin-type, kept with -pushdataindex (db/optional/pushdata).
+	CFPushdata // sha256(push) ‖ u32be(height) ‖ uv(index) ‖ uv(n << 1 | input) → (empty)
 	numCF
 )
 
@@ -69,8 +71,10 @@ var RetiredColumnFamilies = []string{"scriptHashes"}
 type cfInfo struct {
 	name string
 	// cache: derived on demand; out of dumps and the byte-identity guarantee.
-	cache   bool
-	storage Storage
+	cache bool
+	// optional: an optional index's family that older indexes lack (IsAddedOptional).
+	optional bool
+	storage  Storage
 }
 
 // Storage says how a column family is read and what its values look like,
@@ -118,6 +122,8 @@ var cfInfos = [numCF]cfInfo{
 	CFAddressPrefix: {name: "addressPrefix"},
 
 	CFAddressAliases: {name: "addressAliases"},
+
+	CFPushdata: {name: "pushdata", optional: true, storage: Storage{Scanned: true}},
 }
 
 func (c CF) String() string {
@@ -138,7 +144,7 @@ func ColumnFamilies(t bchain.ChainType) []CF {
 	switch t {
 	case bchain.ChainBitcoinType:
 		return []CF{CFDefault, CFHeight, CFAddresses, CFAddressBalance, CFAddressUtxos,
-			CFTxAddresses, CFSpends, CFBlockTxs, CFBlockFilter, CFBlockTxids, CFAddressPrefix, CFTransactions, CFFiatRates}
+			CFTxAddresses, CFSpends, CFBlockTxs, CFBlockFilter, CFBlockTxids, CFAddressPrefix, CFPushdata, CFTransactions, CFFiatRates}
 	case bchain.ChainEthereumType:
 		return []CF{CFDefault, CFHeight, CFAddresses, CFAddressContracts, CFInternalData, CFContracts,
 			CFBlockTxs, CFBlockInternalDataErrors, CFAddressAliases, CFTransactions, CFFiatRates}

@@ -6,7 +6,6 @@ package db
 
 import (
 	"bytes"
-	"fmt"
 
 	"github.com/openexplorer/blockbook/bchain"
 )
@@ -15,11 +14,6 @@ import (
 // descriptor renders to (a bech32m witness program of 40 bytes is 74
 // characters with a long HRP) with room to spare.
 const maxAddressLen = 128
-
-// stateKeyAddressPrefix marks an index whose addressPrefix rows are kept
-// (value: one byte 1). It is written on an empty index only, so a marked
-// index has the row of every address it holds.
-var stateKeyAddressPrefix = []byte("addressPrefix")
 
 // AddressNamer renders a descriptor as the one address an explorer shows
 // for it; false for a script without an address.
@@ -53,48 +47,55 @@ func unpackAddressPrefix(key, val []byte) (string, error) {
 	return string(key), nil
 }
 
-// EnableAddressPrefix makes the index keep the addressPrefix rows, naming
-// descriptors with namer. An index that already holds blocks without them
-// cannot start (its old addresses would be missing): ErrIncompatible.
-// An index built with them keeps them whatever the flag says, so its rows
-// never go stale; enabled reports whether they are kept.
-func (x *UtxoIndex) EnableAddressPrefix(want bool, namer AddressNamer) (enabled bool, err error) {
-	marked, err := x.db.get(CFDefault, stateKeyAddressPrefix)
-	if err != nil {
-		return false, err
-	}
-	if marked == nil && !want {
-		return false, nil
-	}
-	if marked == nil {
-		if n, err := x.db.countKeys(CFHeight, 1); err != nil {
-			return false, err
-		} else if n > 0 {
-			return false, fmt.Errorf("%w: %s was indexed without the address-prefix rows (-esploraaddressprefix); "+
-				"keeping them requires a reindex: point -datadir at an empty directory", ErrIncompatible, x.db.path)
-		}
-		b := x.db.NewBatch()
-		defer b.Destroy()
-		b.put(CFDefault, stateKeyAddressPrefix, []byte{1})
-		if err := x.db.writeUncounted(b); err != nil {
-			return false, err
-		}
-	}
-	x.prefixNamer = namer
-	return true, nil
+// AddressPrefixName is the address-prefix index's name and state key:
+// the default key addressPrefix (one byte, 1) marks an index that keeps
+// the rows.
+const AddressPrefixName = "addressPrefix"
+
+// AddressPrefixIndex is the optional index of the addressPrefix rows. Its
+// rows follow the addressBalance rows (BalanceFollower); it writes nothing
+// of its own per block.
+type AddressPrefixIndex struct{ namer AddressNamer }
+
+var (
+	_ OptionalIndex   = (*AddressPrefixIndex)(nil)
+	_ BalanceFollower = (*AddressPrefixIndex)(nil)
+)
+
+// NewAddressPrefixIndex returns the address-prefix index, naming
+// descriptors with namer.
+func NewAddressPrefixIndex(namer AddressNamer) *AddressPrefixIndex {
+	return &AddressPrefixIndex{namer: namer}
 }
 
-// prefixRow is the addressPrefix key of desc, or nil when the rows are
-// not kept or desc has no address.
-func prefixRow(namer AddressNamer, desc bchain.AddrDesc) []byte {
-	if namer == nil {
-		return nil
-	}
-	addr, ok := namer.DescAddress(desc)
+func (*AddressPrefixIndex) Name() string { return AddressPrefixName }
+func (*AddressPrefixIndex) CFs() []CF    { return []CF{CFAddressPrefix} }
+
+func (*AddressPrefixIndex) ConnectBlock(RowWriter, *OptionalBlock) error    { return nil }
+func (*AddressPrefixIndex) DisconnectBlock(RowWriter, *OptionalBlock) error { return nil }
+
+// BalanceRow writes the address's row with its balance row, deletes it
+// with it, and writes it (again, if it exists: the same row) when a bulk
+// round does not know whether the balance row is new.
+func (p *AddressPrefixIndex) BalanceRow(w RowWriter, desc bchain.AddrDesc, ev BalanceEvent) {
+	addr, ok := p.namer.DescAddress(desc)
 	if !ok || addr == "" || len(addr) > maxAddressLen {
-		return nil
+		return
 	}
-	return addressPrefixKey(addr)
+	if ev == BalanceDeleted {
+		w.Delete(CFAddressPrefix, addressPrefixKey(addr))
+	} else {
+		w.Put(CFAddressPrefix, addressPrefixKey(addr), nil)
+	}
+}
+
+// EnableAddressPrefix makes the index keep the addressPrefix rows, naming
+// descriptors with namer (EnableOptional: an index that already holds
+// blocks without them cannot start, ErrIncompatible; an index built with
+// them keeps them whatever the flag says). enabled reports whether they
+// are kept.
+func (x *UtxoIndex) EnableAddressPrefix(want bool, namer AddressNamer) (enabled bool, err error) {
+	return x.EnableOptional(NewAddressPrefixIndex(namer), want)
 }
 
 // AddressesWithPrefix lists up to limit indexed addresses beginning with

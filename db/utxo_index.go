@@ -24,8 +24,9 @@ type UtxoIndex struct {
 	chainIndex
 	classify OutputClassifier
 	filters  FilterParams
-	// prefixNamer names the addressPrefix rows; nil: not kept (schema_prefix.go).
-	prefixNamer AddressNamer
+	// opt holds the enabled optional indexes (optional.go), written in
+	// the same batches and bulk rounds as the core rows.
+	opt optionalSet
 }
 
 // NewUtxoIndex returns the Bitcoin-type index over d, keeping undo data for
@@ -56,9 +57,13 @@ func (x *UtxoIndex) ConnectBlock(blk *bchain.Block) error {
 	if err != nil {
 		return err
 	}
+	rows := utxoRows(ib)
+	if err := x.opt.connect(rows, blk, ib); err != nil {
+		return err
+	}
 	b := x.db.NewBatch()
 	defer b.Destroy()
-	if err := x.apply(b, utxoRows(ib)); err != nil {
+	if err := x.apply(b, rows); err != nil {
 		return err
 	}
 	if blk.Height >= x.keep {
@@ -90,9 +95,13 @@ func (x *UtxoIndex) DisconnectTip(refill RefillFunc) (Tip, bool, error) {
 	if ib.Meta.Hash != tip.Hash {
 		return Tip{}, false, fmt.Errorf("%w: height %d is %s but the tip is %s", ErrCorrupt, h, ib.Meta.Hash, tip.Hash)
 	}
+	rows := utxoRows(ib).invert()
+	if err := x.disconnectOptional(rows, ib, refill); err != nil {
+		return Tip{}, false, err
+	}
 	b := x.db.NewBatch()
 	defer b.Destroy()
-	if err := x.apply(b, utxoRows(ib).invert()); err != nil {
+	if err := x.apply(b, rows); err != nil {
 		return Tip{}, false, err
 	}
 	if h >= x.keep {
@@ -106,6 +115,30 @@ func (x *UtxoIndex) DisconnectTip(refill RefillFunc) (Tip, bool, error) {
 		b.del(CFTransactions, txCacheKey(ib.Txs[i].Txid))
 	}
 	return x.commitDisconnect(b, h)
+}
+
+// disconnectOptional adds the optional indexes' rows of disconnecting ib
+// to rows, fetching the node's copy of the block when one of them reads
+// it.
+func (x *UtxoIndex) disconnectOptional(rows *blockRows, ib *IndexedBlock, refill RefillFunc) error {
+	if len(x.opt.all) == 0 {
+		return nil
+	}
+	var blk *bchain.Block
+	if x.opt.readsNodeBlock() {
+		if refill == nil {
+			return fmt.Errorf("disconnecting block %d needs the node's copy of it (optional indexes) but no source was given", ib.Height)
+		}
+		var err error
+		if blk, err = refill(ib.Height, ib.Meta.Hash); err != nil {
+			return fmt.Errorf("fetching block %d %s for the optional indexes: %w", ib.Height, ib.Meta.Hash, err)
+		}
+		if blk.Hash != ib.Meta.Hash || len(blk.Txs) != len(ib.Txs) {
+			return fmt.Errorf("fetching block %d: node has %s (%d txs), index has %s (%d txs)", ib.Height, blk.Hash, len(blk.Txs), ib.Meta.Hash, len(ib.Txs))
+		}
+		blk.Height = ib.Height
+	}
+	return x.opt.disconnect(rows, blk, ib)
 }
 
 // refillUndo recomputes the undo data of the block at height from the node's
@@ -319,14 +352,10 @@ func (x *UtxoIndex) apply(b *Batch, rows *blockRows) error {
 		case next.Txs == 0:
 			// A descriptor without txs has no row, as in a fresh sync.
 			b.del(CFAddressBalance, balanceKey(desc))
-			if k := prefixRow(x.prefixNamer, desc); k != nil {
-				b.del(CFAddressPrefix, k)
-			}
+			x.opt.balanceRow(batchWriter{b}, desc, BalanceDeleted)
 		case cur.Txs == 0:
 			writeAddrBalance(b, desc, next)
-			if k := prefixRow(x.prefixNamer, desc); k != nil {
-				b.put(CFAddressPrefix, k, nil)
-			}
+			x.opt.balanceRow(batchWriter{b}, desc, BalanceCreated)
 		default:
 			writeAddrBalance(b, desc, next)
 		}

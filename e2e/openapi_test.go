@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -41,33 +42,34 @@ func openAPIChecker(t *testing.T) *openapicheck.Checker {
 }
 
 // goldenRoutes maps golden file names (by prefix, longest first) to the
-// operation that answered them; the test files that write the goldens
-// name them so.
-var goldenRoutes = []struct{ prefix, path string }{
-	{"status", "/api/v2"},
-	{"block-index", "/api/v2/block-index/{height}"},
-	{"block-filters/", "/api/v2/block-filters/"},
-	{"rawblock", "/api/v2/rawblock/{id}"},
-	{"block", "/api/v2/block/{id}"},
-	{"feestats", "/api/v2/feestats/{id}"},
-	{"rawtx", "/api/v2/rawtx/{txid}"},
-	{"tx-specific", "/api/v2/tx-specific/{txid}"},
-	{"tx", "/api/v2/tx/{txid}"},
-	{"address", "/api/v2/address/{address}"},
-	{"xpub", "/api/v2/xpub/{xpub}"},
-	{"utxo", "/api/v2/utxo/{address}"},
-	{"balancehistory", "/api/v2/balancehistory/{address}"},
-	{"estimatefee", "/api/v2/estimatefee/{blocks}"},
-	{"sendtx", "/api/v2/sendtx/{hex}"},
-	{"contract", "/api/v2/contract/{contract}"},
-	{"tickers-list", "/api/v2/tickers-list/"},
-	{"multi-tickers", "/api/v2/multi-tickers/"},
-	{"tickers", "/api/v2/tickers/"},
+// operation that answered them (method "" is GET); the test files that
+// write the goldens name them so.
+var goldenRoutes = []struct{ prefix, path, method string }{
+	{"pushdata-search", "/api/v2/pushdata/search", http.MethodPost},
+	{"status", "/api/v2", ""},
+	{"block-index", "/api/v2/block-index/{height}", ""},
+	{"block-filters/", "/api/v2/block-filters/", ""},
+	{"rawblock", "/api/v2/rawblock/{id}", ""},
+	{"block", "/api/v2/block/{id}", ""},
+	{"feestats", "/api/v2/feestats/{id}", ""},
+	{"rawtx", "/api/v2/rawtx/{txid}", ""},
+	{"tx-specific", "/api/v2/tx-specific/{txid}", ""},
+	{"tx", "/api/v2/tx/{txid}", ""},
+	{"address", "/api/v2/address/{address}", ""},
+	{"xpub", "/api/v2/xpub/{xpub}", ""},
+	{"utxo", "/api/v2/utxo/{address}", ""},
+	{"balancehistory", "/api/v2/balancehistory/{address}", ""},
+	{"estimatefee", "/api/v2/estimatefee/{blocks}", ""},
+	{"sendtx", "/api/v2/sendtx/{hex}", ""},
+	{"contract", "/api/v2/contract/{contract}", ""},
+	{"tickers-list", "/api/v2/tickers-list/", ""},
+	{"multi-tickers", "/api/v2/multi-tickers/", ""},
+	{"tickers", "/api/v2/tickers/", ""},
 }
 
 // goldenDirs are the directories of REST v2 goldens; others (such as
 // the v1 and unversioned answers') are not described by the spec.
-var goldenDirs = []string{"", "eth/", "fiat/", "xpub/", "block-filters/"}
+var goldenDirs = []string{"", "eth/", "fiat/", "xpub/", "block-filters/", "pushdata/"}
 
 // goldenOp finds the operation of a golden file (its path under testdata,
 // without .golden.json) and the status it answered with: 400 for an
@@ -93,7 +95,7 @@ func goldenOp(rel string, body []byte) (op openapicheck.Op, status int, ok bool,
 	}
 	for _, r := range goldenRoutes {
 		if strings.HasPrefix(key, r.prefix) {
-			return openapicheck.Op{Method: http.MethodGet, Path: r.path}, status, true, nil
+			return openapicheck.Op{Method: cmp.Or(r.method, http.MethodGet), Path: r.path}, status, true, nil
 		}
 	}
 	if status == 400 {
@@ -323,6 +325,9 @@ func (l *liveCheck) bitcoinReads(g *chaingen.Generator) {
 		"/api/v2/block-filters/?scriptType=taproot", "/api/v2/sendtx/zz"} {
 		l.get(p, 400)
 	}
+	// This index is built without the pushdata index (its answers are
+	// checked in TestE2EPushdata).
+	l.do(http.MethodPost, "/api/v2/pushdata/search", `{"hashes": ["`+strings.Repeat("ab", 32)+`"]}`, 400)
 }
 
 // bitcoinSends broadcasts two payments, by GET and by POST (and one again,

@@ -29,6 +29,7 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 		"Utxo": api.Utxo{}, "BalanceHistory": api.BalanceHistory{}, "FeeStats": api.FeeStats{}, "BlockFilters": api.BlockFilters{},
 		"BlockFilter": api.BlockFilterEntry{}, "FiatTicker": api.FiatTicker{}, "AvailableCurrencies": api.AvailableVsCurrencies{},
 		"ReplicaInfo": api.ReplicaInfo{}, "StakingPool": api.StakingPool{},
+		"PushdataSearch": api.PushdataSearch{}, "PushdataMatch": api.PushdataMatch{},
 	}
 	for name, s := range c.Doc.Components.Schemas {
 		if _, ok := types[name]; !ok && len(s.Value.Properties) > 0 && name != "TxSpecific" {

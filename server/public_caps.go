@@ -72,6 +72,7 @@ func (p *Public) capabilityRoutes() {
 		return p.caps.FeeStats.FeeStats(r.Context(), r.PathValue("id"))
 	})
 	p.handle("GET /api/v2/block-filters/", "block-filters", p.blockFilters)
+	p.handle("POST /api/v2/pushdata/search", "pushdata-search", p.pushdataSearch)
 }
 
 // blockFilters serves /api/v2/block-filters/ (and, like Blockbook's

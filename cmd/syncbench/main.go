@@ -38,6 +38,7 @@ func main() {
 	cache := flag.String("cache", "", "where to keep the generated chain and node (default: the user cache dir)")
 	p2p := flag.Bool("p2p", true, "download blocks over the node's P2P port (p2p_address) instead of RPC")
 	bulk := flag.Int("bulkthreshold", 500, "blockbook -bulkthreshold (0: connect blocks one by one)")
+	pushdataIndex := flag.Bool("pushdataindex", false, "blockbook -pushdataindex: keep the pushdata index too")
 	flag.StringVar(&chainKind, "chain", "bench", "generated chain: bench (the demo mix) or whale (whale-heavy mix, see tools/chaingen/whale.go)")
 	filters := flag.Bool("filters", true, "build block filters with Blockbook's production settings (block_golomb_filter_p 20, taproot-noordinals, zeroed key)")
 	coin := flag.String("coin", "bitcoin", "bitcoin: a chaingen chain on btcd; litecoin: a wallet-made MWEB chain on litecoind (-txs wallet payments; -blocks and the lower bound do not apply)")
@@ -47,6 +48,9 @@ func main() {
 		os.Exit(2)
 	}
 	extraArgs = []string{"-bulkthreshold=" + strconv.Itoa(*bulk)}
+	if *pushdataIndex {
+		extraArgs = append(extraArgs, "-pushdataindex")
+	}
 	if *filters {
 		benchFilters = db.FilterParams{P: 20, Scripts: db.FilterScriptsTaprootNoOrdinals, ZeroedKey: true}
 	}
@@ -148,6 +152,12 @@ func run(bin string, blocks, txs, workers, syncMem int, cache string, p2p bool) 
 	}
 	_ = cmd.Process.Signal(syscall.SIGTERM)
 	_ = cmd.Wait()
+	// CPU of the whole run (sync, compaction after it, stop): steadier
+	// than the wall time on a shared machine.
+	var cpu time.Duration
+	if ps := cmd.ProcessState; ps != nil {
+		cpu = ps.UserTime() + ps.SystemTime()
+	}
 	size := benchproc.DirSize(dataDir)
 	printColumnStats(bin, cfg, dataDir)
 	if logs, err := os.ReadFile(logFile.Name()); err == nil {
@@ -185,6 +195,7 @@ func run(bin string, blocks, txs, workers, syncMem int, cache string, p2p bool) 
 	fmt.Printf("  time to in-sync at tip: %.2f s (from process start)\n", elapsed.Seconds())
 	fmt.Printf("  throughput:             %.0f blocks/s, %.0f tx/s\n", float64(height+1)/elapsed.Seconds(), float64(txCount)/elapsed.Seconds())
 	fmt.Printf("  peak RSS (VmHWM):       %.1f MB (budget %d MB)\n", float64(hwm)/(1<<20), syncMem)
+	fmt.Printf("  CPU (user+system):      %.2f s (the whole run: sync, compaction, stop)\n", cpu.Seconds())
 	fmt.Printf("  DB size:                %.1f MB\n", float64(size)/(1<<20))
 	printBound(bound, elapsed)
 	fmt.Printf("background compaction after the sync: %s; level-0 files per column family then: %v\n", compaction, l0)

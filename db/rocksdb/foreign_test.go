@@ -271,3 +271,32 @@ func TestOpenRefusesFormat3Unchanged(t *testing.T) {
 		}
 	}
 }
+
+// An index made before the pushdata family existed opens: a read-only open
+// leaves it as it is and finds the index off, a normal open adds the empty
+// family (the index stays off: its state key is unset).
+func TestOpenAddsMissingOptionalFamily(t *testing.T) {
+	dir := createIndexWithout(t, db.CFPushdata)
+	before := listCFs(t, dir)
+	o := testOptions(dir)
+	o.ReadOnly = true
+	ro, err := Open(o)
+	if err != nil {
+		t.Fatalf("read-only open: %v", err)
+	}
+	if on, err := db.OptionalMarked(ro, "pushdata"); on || err != nil {
+		t.Errorf("read-only: marked %v %v", on, err)
+	}
+	ro.Close()
+	if after := listCFs(t, dir); !slices.Equal(after, before) {
+		t.Fatalf("read-only open changed the column families to %v", after)
+	}
+	d, err := Open(testOptions(dir))
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	d.Close()
+	if after := listCFs(t, dir); !slices.Contains(after, db.CFPushdata.String()) {
+		t.Fatalf("pushdata not added: %v", after)
+	}
+}

@@ -95,7 +95,10 @@ func familyOptions(opts *options, cfs []db.CF) ([]string, []*grocksdb.Options) {
 // is what Blockbook's own index (and any other program's) looks like, and
 // returns the column families the datadir has (nil when there is no
 // database yet). Missing off-chain families (fiatRates) are fine: Open adds
-// them, as they hold nothing derived from the chain.
+// them, as they hold nothing derived from the chain; so are missing
+// optional-index families added since (pushdata): the index's state key
+// is then unset, so the index is off and refuses to be switched on over
+// the blocks indexed without it.
 func checkForeign(path string, ours []db.CF) ([]string, error) {
 	if _, err := os.Stat(filepath.Join(path, "CURRENT")); errors.Is(err, os.ErrNotExist) {
 		return nil, nil // no database yet
@@ -132,7 +135,7 @@ func checkForeign(path string, ours []db.CF) ([]string, error) {
 			db.ErrIncompatible, path, foreign)
 	}
 	for _, cf := range ours {
-		if !cf.IsOffChain() && !slices.Contains(present, cf) {
+		if !cf.IsOffChain() && !cf.IsAddedOptional() && !slices.Contains(present, cf) {
 			return nil, checkOlderFormat(path, present)
 		}
 	}
