@@ -408,5 +408,7 @@ func TestOpenAPIEthereumAnswers(t *testing.T) {
 	l.get("/api/v2/multi-tickers/?timestamp=1700000000", 200)
 	l.do(http.MethodPost, "/api/v2/sendtx/", "0x00", 400)
 	l.do(http.MethodPost, "/api/v2/sendtx", "zz", 400)
+	// Bitcoin-type only: the documented "not supported" answer.
+	l.do(http.MethodPost, "/api/v2/pushdata/search", `{"hashes": []}`, 400)
 	l.everyOperationAsked()
 }
