@@ -36,6 +36,9 @@ type Capabilities struct {
 	// Scripts answers by output script what the Electrum and Esplora
 	// fronts need (script_caps.go); Bitcoin-type services offer it.
 	Scripts ScriptQueries
+	// ChainStats answers block statistics and the difficulty epoch
+	// (block_stats.go, difficulty.go); Bitcoin-type services offer it.
+	ChainStats ChainStatsQueries
 }
 
 // AccountQueries answers xpubs and output descriptors (REST xpub/, the
@@ -127,13 +130,14 @@ const (
 	CapFeeStats
 	CapScripts
 	CapProjectedFees
+	CapChainStats
 )
 
 var capabilityNames = [...]string{
 	CapAccounts: "accounts", CapUtxos: "utxos", CapBlockFilters: "block filters", CapMempoolFilters: "mempool filters",
 	CapRawBlocks: "raw blocks", CapRawTxs: "raw txs", CapTxSpecific: "tx-specific data", CapContracts: "contracts",
 	CapRPCCall: "rpcCall", CapFeeEstimates: "fee estimation", CapFeeStats: "fee stats", CapScripts: "script queries",
-	CapProjectedFees: "projected mempool blocks",
+	CapProjectedFees: "projected mempool blocks", CapChainStats: "chain statistics",
 }
 
 func (c Capability) String() string {
@@ -163,6 +167,7 @@ var notSupportedTexts = map[Capability]map[bchain.ChainType]string{
 	CapTxSpecific:     {bchain.ChainEthereumType: "Node-specific tx data is not supported for Ethereum-type coins"},
 	CapFeeStats:       {bchain.ChainEthereumType: "Fee stats are not supported for Ethereum-type coins"},
 	CapScripts:        {bchain.ChainEthereumType: "Script hashes are not supported for Ethereum-type coins"},
+	CapChainStats:     {bchain.ChainEthereumType: "Block statistics are not supported for Ethereum-type coins"},
 	CapProjectedFees: {
 		bchain.ChainBitcoinType:  "Projected mempool blocks are not available: this server does not follow the mempool",
 		bchain.ChainEthereumType: "Projected mempool blocks are not supported for Ethereum-type coins",

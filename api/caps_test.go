@@ -34,14 +34,14 @@ func has(c Capabilities) map[Capability]bool {
 		CapMempoolFilters: c.MempoolFilters != nil, CapRawBlocks: c.RawBlocks != nil, CapRawTxs: c.RawTxs != nil,
 		CapTxSpecific: c.TxSpecific != nil, CapContracts: c.Contracts != nil, CapRPCCall: c.RPCCall != nil,
 		CapFeeEstimates: c.FeeEstimates != nil, CapFeeStats: c.FeeStats != nil, CapScripts: c.Scripts != nil,
-		CapProjectedFees: c.ProjectedFees != nil,
+		CapProjectedFees: c.ProjectedFees != nil, CapChainStats: c.ChainStats != nil,
 	}
 }
 
 // Each chain type offers what it has; accounts and fee estimation follow
 // the parser and the node.
 func TestCapabilitiesOfServices(t *testing.T) {
-	utxoAlways := []Capability{CapUtxos, CapBlockFilters, CapMempoolFilters, CapRawBlocks, CapRawTxs, CapTxSpecific, CapFeeStats, CapScripts}
+	utxoAlways := []Capability{CapUtxos, CapBlockFilters, CapMempoolFilters, CapRawBlocks, CapRawTxs, CapTxSpecific, CapFeeStats, CapScripts, CapChainStats}
 	ethAlways := []Capability{CapContracts, CapRPCCall}
 	for _, tc := range []struct {
 		name  string
