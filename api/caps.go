@@ -39,6 +39,9 @@ type Capabilities struct {
 	// Pushdata searches the pushdata index (pushdata.go); Bitcoin-type
 	// services offer it, and answer that the index is off when it is.
 	Pushdata PushdataQueries
+	// ChainStats answers block statistics and the difficulty epoch
+	// (block_stats.go, difficulty.go); Bitcoin-type services offer it.
+	ChainStats ChainStatsQueries
 }
 
 // AccountQueries answers xpubs and output descriptors (REST xpub/, the
@@ -131,6 +134,7 @@ const (
 	CapScripts
 	CapProjectedFees
 	CapPushdata
+	CapChainStats
 )
 
 var capabilityNames = [...]string{
@@ -139,6 +143,7 @@ var capabilityNames = [...]string{
 	CapRPCCall: "rpcCall", CapFeeEstimates: "fee estimation", CapFeeStats: "fee stats", CapScripts: "script queries",
 	CapProjectedFees: "projected mempool blocks",
 	CapPushdata:      "pushdata search",
+	CapChainStats:    "chain statistics",
 }
 
 func (c Capability) String() string {
@@ -168,6 +173,7 @@ var notSupportedTexts = map[Capability]map[bchain.ChainType]string{
 	CapTxSpecific:     {bchain.ChainEthereumType: "Node-specific tx data is not supported for Ethereum-type coins"},
 	CapFeeStats:       {bchain.ChainEthereumType: "Fee stats are not supported for Ethereum-type coins"},
 	CapScripts:        {bchain.ChainEthereumType: "Script hashes are not supported for Ethereum-type coins"},
+	CapChainStats:     {bchain.ChainEthereumType: "Block statistics are not supported for Ethereum-type coins"},
 	CapProjectedFees: {
 		bchain.ChainBitcoinType:  "Projected mempool blocks are not available: this server does not follow the mempool",
 		bchain.ChainEthereumType: "Projected mempool blocks are not supported for Ethereum-type coins",

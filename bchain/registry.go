@@ -33,6 +33,12 @@ type CoinParams struct {
 	// units (4 × the size limit for chains without segwit): what the
 	// mempool's projected blocks fill.
 	MaxBlockWeight uint32
+	// RetargetBlocks is the number of blocks between difficulty
+	// retargets and TargetSpacing the intended seconds between blocks,
+	// for a chain that retargets at fixed intervals (Bitcoin's 2016 and
+	// 600); 0 for the others.
+	RetargetBlocks uint32
+	TargetSpacing  int64
 }
 
 // Backend is what a coin plugin assembles from the configuration: the node

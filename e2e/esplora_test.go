@@ -97,9 +97,11 @@ func esploraJSON(t *testing.T, url string, out any) {
 
 // Facts for the mempool.js script.
 type esploraFacts struct {
-	TipHeight int32                 `json:"tipHeight"`
-	TipHash   string                `json:"tipHash"`
-	Blocks    []esploraBlockFacts   `json:"blocks"`
+	TipHeight int32               `json:"tipHeight"`
+	TipHash   string              `json:"tipHash"`
+	Blocks    []esploraBlockFacts `json:"blocks"`
+	// Page is the hashes of /v1/blocks from the tip (15 blocks down).
+	Page      []string              `json:"page"`
 	Addresses []esploraAddressFacts `json:"addresses"`
 	Txs       []esploraTxFacts      `json:"txs"`
 	Pending   []string              `json:"pending"`
@@ -130,6 +132,10 @@ type esploraBlockFacts struct {
 	Txids  []string `json:"txids"`
 	Next   string   `json:"next"` // "" at the tip
 	RawLen int      `json:"rawLen"`
+	// TotalFees (from the outputs the inputs spend) and Reward (the
+	// coinbase's outputs) are mempool.space's extras of /v1/block.
+	TotalFees int64 `json:"totalFees"`
+	Reward    int64 `json:"reward"`
 }
 
 type esploraStatsFacts struct {
@@ -412,6 +418,17 @@ func esploraFactsOf(t *testing.T, st *demoStack, pending []*wire.MsgTx) *esplora
 	blocks := g.Blocks()
 	tipH, tipHash := g.Tip()
 	f := &esploraFacts{TipHeight: tipH, TipHash: tipHash.String()}
+	outs := map[wire.OutPoint]int64{}
+	for _, b := range blocks {
+		for _, tx := range b.Transactions {
+			for i, o := range tx.TxOut {
+				outs[wire.OutPoint{Hash: tx.TxHash(), Index: uint32(i)}] = o.Value
+			}
+		}
+	}
+	for h := tipH; h >= 0 && h > tipH-15; h-- {
+		f.Page = append(f.Page, blocks[h].BlockHash().String())
+	}
 	for _, h := range []int32{1, tipH / 2, tipH} {
 		b := blocks[h]
 		var hdr, raw bytes.Buffer
@@ -422,8 +439,20 @@ func esploraFactsOf(t *testing.T, st *demoStack, pending []*wire.MsgTx) *esplora
 			t.Fatal(err)
 		}
 		bf := esploraBlockFacts{Height: h, Hash: b.BlockHash().String(), Header: hex.EncodeToString(hdr.Bytes()), RawLen: raw.Len()}
-		for _, tx := range b.Transactions {
+		for i, tx := range b.Transactions {
 			bf.Txids = append(bf.Txids, tx.TxHash().String())
+			for _, o := range tx.TxOut {
+				if i == 0 {
+					bf.Reward += o.Value
+				} else {
+					bf.TotalFees -= o.Value
+				}
+			}
+			for _, in := range tx.TxIn {
+				if i > 0 {
+					bf.TotalFees += outs[in.PreviousOutPoint]
+				}
+			}
 		}
 		if h < tipH {
 			bf.Next = blocks[h+1].BlockHash().String()

@@ -2,6 +2,7 @@ package esplora
 
 import (
 	"context"
+	"net/http"
 
 	"github.com/openexplorer/blockbook/api"
 )
@@ -10,10 +11,24 @@ import (
 // backend serves both on one port). These routes answer from the
 // projected blocks of our mempool (api.ProjectedFeeQueries).
 
+// hashrateNotServed answers mining/hashrate/:interval: mempool.space
+// builds that history in its mining database (daily getnetworkhashps
+// samples and its difficulty-adjustment table), which we do not keep.
+const hashrateNotServed = "Hashrate history is not served here: it needs mempool.space's mining index"
+
 // routeV1 dispatches /api/v1/...; p[0] is "v1".
 func (s *Server) routeV1(ctx context.Context, p []string, n int) (*reply, error) {
-	if p[1] == "fees" && n == 3 {
+	switch {
+	case p[1] == "fees" && n == 3:
 		return s.routeFees(ctx, p[2])
+	case p[1] == "block" && n == 3:
+		return s.mpBlock(ctx, p[2])
+	case p[1] == "blocks" && n <= 3:
+		return s.mpBlocks(ctx, p[2], n == 3 && p[2] != "")
+	case p[1] == "difficulty-adjustment" && n == 2:
+		return s.difficultyAdjustment(ctx)
+	case p[1] == "mining" && p[2] == "hashrate" && n == 4:
+		return nil, mpError(http.StatusNotFound, hashrateNotServed)
 	}
 	if p[1] == "cpfp" && n == 3 {
 		if s.caps.ProjectedFees == nil {

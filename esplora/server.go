@@ -54,7 +54,9 @@ type Options struct {
 	MaxHistory int
 	// RequestTimeout bounds one request (0: 60 s).
 	RequestTimeout time.Duration
-	Log            *slog.Logger
+	// Now is the clock of the difficulty adjustment (nil: time.Now).
+	Now func() time.Time
+	Log *slog.Logger
 }
 
 // Server is the Esplora REST front; it is an http.Handler serving /api/...
@@ -81,6 +83,9 @@ func New(svc api.Service, scripts api.ScriptQueries, q api.EsploraQueries, opts 
 	if opts.Log == nil {
 		opts.Log = slog.Default()
 	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
 	return &Server{svc: svc, scripts: scripts, q: q, caps: svc.Capabilities(), opts: opts,
 		log: opts.Log.With("subsystem", "esplora")}
 }
@@ -90,12 +95,14 @@ func New(svc api.Service, scripts api.ScriptQueries, q api.EsploraQueries, opts 
 type httpError struct {
 	status int
 	msg    string
+	// mempoolSpace answers as mempool.space's routes do (mpError).
+	mempoolSpace bool
 }
 
 func (e *httpError) Error() string { return e.msg }
 
-func badRequest(msg string) error { return &httpError{http.StatusBadRequest, msg} }
-func notFound(msg string) error   { return &httpError{http.StatusNotFound, msg} }
+func badRequest(msg string) error { return &httpError{status: http.StatusBadRequest, msg: msg} }
+func notFound(msg string) error   { return &httpError{status: http.StatusNotFound, msg: msg} }
 
 // reply is a successful answer.
 type reply struct {
@@ -129,6 +136,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if !errors.As(err, &he) {
 			he = s.classify(r, err)
 		}
+		if he.mempoolSpace && acceptsJSON(r) {
+			body, _ := json.Marshal(map[string]string{"error": he.msg})
+			writeText(w, he.status, "application/json", body)
+			return
+		}
 		writeText(w, he.status, "text/plain", []byte(he.msg))
 		return
 	}
@@ -139,16 +151,23 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // refusing a tx) is a 400 with its text, anything else is ours.
 func (s *Server) classify(r *http.Request, err error) *httpError {
 	if ue, ok := api.AsUserError(err); ok {
-		return &httpError{http.StatusBadRequest, ue.Msg}
+		return &httpError{status: http.StatusBadRequest, msg: ue.Msg}
 	}
 	if errors.Is(err, bchain.ErrNodeUnavailable) {
-		return &httpError{http.StatusServiceUnavailable, "Service temporarily unavailable: the blockchain node is not responding"}
+		return &httpError{status: http.StatusServiceUnavailable, msg: "Service temporarily unavailable: the blockchain node is not responding"}
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
-		return &httpError{http.StatusServiceUnavailable, "Request timeout"}
+		return &httpError{status: http.StatusServiceUnavailable, msg: "Request timeout"}
 	}
 	s.log.Error("esplora request failed", "path", r.URL.Path, "err", err)
-	return &httpError{http.StatusInternalServerError, "Internal server error"}
+	return &httpError{status: http.StatusInternalServerError, msg: "Internal server error"}
+}
+
+// acceptsJSON is Express's req.accepts('json'): true without an Accept
+// header or when it admits application/json.
+func acceptsJSON(r *http.Request) bool {
+	a := r.Header.Get("Accept")
+	return a == "" || strings.Contains(a, "json") || strings.Contains(a, "*/*") || strings.Contains(a, "application/*")
 }
 
 func writeText(w http.ResponseWriter, status int, contentType string, body []byte) {
@@ -216,7 +235,7 @@ func (s *Server) postTx(ctx context.Context, r *http.Request) (*reply, error) {
 		return nil, badRequest(err.Error())
 	}
 	if len(body) > maxBodySize {
-		return nil, &httpError{http.StatusRequestEntityTooLarge, "Request body too large"}
+		return nil, &httpError{status: http.StatusRequestEntityTooLarge, msg: "Request body too large"}
 	}
 	return s.broadcast(ctx, string(body), true)
 }

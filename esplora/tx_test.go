@@ -195,7 +195,8 @@ func TestTxErrors(t *testing.T) {
 	// mempool.space's fee routes need the mempool, which the fixture has not.
 	f.wantError(t, "GET", "/api/v1/fees/recommended", "", 404, "Projected mempool blocks are not available")
 	f.wantError(t, "GET", "/api/v1/fees/nothing", "", 404, `endpoint does not exist "/v1/fees/nothing"`)
-	f.wantError(t, "GET", "/api/v1/blocks/1", "", 404, "endpoint does not exist")
+	f.wantError(t, "GET", "/api/v1/cpfp/0000000000000000000000000000000000000000000000000000000000000000", "", 404, "Projected mempool blocks are not available")
+	f.wantError(t, "GET", "/api/v1/nothing", "", 404, "endpoint does not exist")
 	f.wantError(t, "GET", "/other", "", 404, "endpoint does not exist")
 	f.wantError(t, "PUT", "/api/tx", "", 404, "endpoint does not exist")
 }

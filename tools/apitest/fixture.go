@@ -162,7 +162,9 @@ func (f *Fixture) backend() *bchain.Backend {
 	return &bchain.Backend{
 		Type: bchain.ChainBitcoinType,
 		Params: bchain.CoinParams{Name: "Regtest", Shortcut: "rBTC", Label: "Bitcoin Regtest", Network: f.Params.Name,
-			APINetwork: "rBTC", Testnet: true, Decimals: 8, Slip44: 1, Genesis: genesis},
+			APINetwork: "rBTC", Testnet: true, Decimals: 8, Slip44: 1, Genesis: genesis,
+			RetargetBlocks: uint32(f.Params.TargetTimespan / f.Params.TargetTimePerBlock),
+			TargetSpacing:  int64(f.Params.TargetTimePerBlock / time.Second)},
 		Chain: f.Node, Addresses: f.Parser, RawBlocks: f.Node, Txs: f.Node, Broadcast: f.Node, Fees: f.Node,
 		Mempool: f.Node, Utxo: f.Parser, Xpub: btc.NewXpubParser(f.Params, btc.Magics{}, 1),
 	}

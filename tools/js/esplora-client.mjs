@@ -1,7 +1,7 @@
 // Reads our Esplora REST front through the real client, @mempool/mempool.js,
 // calling every Esplora endpoint it has and checking each answer against
 // facts the Go test computed from chaingen's ledger (e2e/esplora_test.go).
-// Its mempool.space-only /v1 endpoints must answer 404.
+// Its mempool.space-only /v1 endpoints we do not serve must answer 404.
 //
 // usage: node esplora-client.mjs <base url> <facts.json>
 //
@@ -75,8 +75,15 @@ for (const b of F.blocks) {
     if (typeof raw !== 'string' || raw.length === 0 || raw.length > b.rawLen) fail(`blocks.getBlockRaw ${b.height}: ${raw?.length}`);
     ok(`blocks.getBlockRaw ${b.height}`);
 }
-await status404('blocks.getBlock (/v1/block)', () => blocks.getBlock({ hash: F.tipHash }));
-await status404('blocks.getBlocks (/v1/blocks)', () => blocks.getBlocks({ start_height: F.tipHeight }));
+// mempool.space's blocks with extras (/v1).
+for (const b of F.blocks) {
+    const got = await blocks.getBlock({ hash: b.hash });
+    eq(`blocks.getBlock (/v1/block) ${b.height}`,
+        [got.id, got.height, got.tx_count, got.extras?.totalFees, got.extras?.reward, got.extras?.header],
+        [b.hash, b.height, b.txids.length, b.totalFees, b.reward, b.header]);
+}
+const page = await blocks.getBlocks({ start_height: F.tipHeight });
+eq('blocks.getBlocks (/v1/blocks)', page.map((b) => b.id), F.page);
 
 // Transactions.
 for (const t of F.txs) {
@@ -170,7 +177,9 @@ ok('fees.getFeesRecommended (/v1)');
     });
     eq('fees.getCPFP (/v1) of a tx not in the mempool', await fees.getCPFP({ txid: F.txs[0].txid }), { ancestors: [] });
 }
-await status404('difficulty.getDifficultyAdjustment (/v1)', () => difficulty.getDifficultyAdjustment());
+const da = await difficulty.getDifficultyAdjustment();
+eq('difficulty.getDifficultyAdjustment (/v1)', [da.remainingBlocks, da.nextRetargetHeight, da.previousRetarget],
+    [2016 - F.tipHeight % 2016, F.tipHeight - F.tipHeight % 2016 + 2016, 0]);
 await status404('difficulty.getHashrate (/v1)', () => difficulty.getHashrate({ interval: '1m' }));
 await status404('lightning.getNetworkStats (/v1)', () => lightning.getNetworkStats());
 

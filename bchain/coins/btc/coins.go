@@ -41,6 +41,11 @@ type Network struct {
 	// MaxBlockWeight is the block capacity in weight units, 4 × the size
 	// limit for coins without segwit; 0 means Bitcoin's 4,000,000.
 	MaxBlockWeight uint32
+	// Retarget is set for a chain whose difficulty changes every
+	// Params.TargetTimespan / Params.TargetTimePerBlock blocks (Bitcoin's
+	// own networks; a derived coin's params may carry Bitcoin's values
+	// without its rule, so it opts in).
+	Retarget bool
 }
 
 // P2POptions are what a coin's peer-to-peer protocol changes for the block
@@ -74,6 +79,7 @@ var (
 
 func init() {
 	for name, n := range bitcoinNetworks {
+		n.Retarget = true
 		Register(name, n)
 	}
 }
@@ -131,6 +137,10 @@ func newBackend(name string, n Network, cfg *bchain.Config, env bchain.Env) (*bc
 		Name: name, Shortcut: n.Shortcut, Label: n.Label, Network: n.Params.Name,
 		Testnet: n.Testnet, Decimals: n.decimals(), Slip44: n.Slip44, Genesis: displayHash(*n.Params.GenesisHash),
 		PublicPort: n.PublicPort, InternalPort: n.InternalPort, MaxBlockWeight: cmp.Or(n.MaxBlockWeight, 4_000_000),
+	}
+	if n.Retarget && n.Params.TargetTimePerBlock > 0 {
+		p.RetargetBlocks = uint32(n.Params.TargetTimespan / n.Params.TargetTimePerBlock)
+		p.TargetSpacing = int64(n.Params.TargetTimePerBlock / time.Second)
 	}
 	if cfg.CoinShortcut != "" {
 		p.Shortcut = cfg.CoinShortcut
