@@ -24,10 +24,11 @@ const mpBlocksPerPage = 15
 // blockHashRE is mempool.space's BLOCK_HASH_REGEX.
 var blockHashRE = regexp.MustCompile(`^[a-fA-F0-9]{64}$`)
 
-// mpError is an error as mempool.space's handleError sends it: JSON
-// {"error": msg} to a client that accepts JSON, plain text otherwise.
+// mpError is an error of a mempool.space route; ServeHTTP sends every
+// /api/v1 error as its handleError does: JSON {"error": msg} to a client
+// that accepts JSON, plain text otherwise.
 func mpError(status int, msg string) error {
-	return &httpError{status: status, msg: msg, mempoolSpace: true}
+	return &httpError{status: status, msg: msg}
 }
 
 // blockExtended is mempool.space's BlockExtended: Esplora's block and its

@@ -95,8 +95,6 @@ func New(svc api.Service, scripts api.ScriptQueries, q api.EsploraQueries, opts 
 type httpError struct {
 	status int
 	msg    string
-	// mempoolSpace answers as mempool.space's routes do (mpError).
-	mempoolSpace bool
 }
 
 func (e *httpError) Error() string { return e.msg }
@@ -136,7 +134,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if !errors.As(err, &he) {
 			he = s.classify(r, err)
 		}
-		if he.mempoolSpace && acceptsJSON(r) {
+		// mempool.space's routes (/api/v1) answer errors as its handleError.
+		if strings.HasPrefix(r.URL.Path, "/api/v1/") && acceptsJSON(r) {
 			body, _ := json.Marshal(map[string]string{"error": he.msg})
 			writeText(w, he.status, "application/json", body)
 			return

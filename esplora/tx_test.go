@@ -192,11 +192,12 @@ func TestTxErrors(t *testing.T) {
 		t.Errorf("outspend of an unknown tx: %d %s", code, body)
 	}
 	f.wantError(t, "POST", "/api/tx", "zz", 400, "")
-	// mempool.space's fee routes need the mempool, which the fixture has not.
-	f.wantError(t, "GET", "/api/v1/fees/recommended", "", 404, "Projected mempool blocks are not available")
-	f.wantError(t, "GET", "/api/v1/fees/nothing", "", 404, `endpoint does not exist "/v1/fees/nothing"`)
-	f.wantError(t, "GET", "/api/v1/cpfp/0000000000000000000000000000000000000000000000000000000000000000", "", 404, "Projected mempool blocks are not available")
-	f.wantError(t, "GET", "/api/v1/nothing", "", 404, "endpoint does not exist")
+	// mempool.space's routes (/api/v1) answer its JSON errors; its fee
+	// routes need the mempool, which the fixture has not.
+	f.wantError(t, "GET", "/api/v1/fees/recommended", "", 404, `{"error":"Projected mempool blocks are not available`)
+	f.wantError(t, "GET", "/api/v1/fees/nothing", "", 404, `{"error":"endpoint does not exist \"/v1/fees/nothing\""}`)
+	f.wantError(t, "GET", "/api/v1/cpfp/0000000000000000000000000000000000000000000000000000000000000000", "", 404, `{"error":"Projected mempool blocks are not available`)
+	f.wantError(t, "GET", "/api/v1/nothing", "", 404, `{"error":"endpoint does not exist`)
 	f.wantError(t, "GET", "/other", "", 404, "endpoint does not exist")
 	f.wantError(t, "PUT", "/api/tx", "", 404, "endpoint does not exist")
 }
