@@ -262,6 +262,8 @@ type UtxoService struct {
 	xpubs  *xpubCache
 	caps   Capabilities
 	eta    etaFees
+	// pushes caches the pushdata of mempool txs between searches (pushdata.go).
+	pushes pendingPushCache
 }
 
 var (
