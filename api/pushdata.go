@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
@@ -163,23 +164,60 @@ type pendingPush struct {
 	txid bchain.Hash
 }
 
-// mempoolPushes computes the pushes of every mempool tx, by hash, newest
-// tx first. The mempool keeps no pushdata of its own (it would cost
-// every operator, for an index most do not keep), so a search reads the
-// pending txs' scripts: a few ms per thousand txs.
+// mempoolPushes lists the pushes of every mempool tx, by hash, newest tx
+// first. The mempool keeps no pushdata of its own (it would cost every
+// operator, for an index few keep), so searches compute them, once per
+// tx (pendingPushCache).
 func (s *UtxoService) mempoolPushes() map[[32]byte][]pendingPush {
 	out := map[[32]byte][]pendingPush{}
 	if s.cfg.Mempool == nil {
 		return out
 	}
-	for _, tx := range s.cfg.Mempool.Txs() {
-		seen := map[pushdata.Push]bool{}
-		for _, p := range pushdata.TxPushes(tx.Tx, prevScripts(tx)) {
-			if seen[p] {
-				continue // one match per position, as in the index
-			}
+	txs := s.cfg.Mempool.Txs()
+	for i, pushes := range s.pushes.of(txs) {
+		for _, p := range pushes {
+			out[p.Hash] = append(out[p.Hash], pendingPush{Push: p, txid: txs[i].Txid})
+		}
+	}
+	return out
+}
+
+// pendingPushCache keeps the pushes of the mempool txs the last search
+// saw: a *mempool.Tx is never modified once published (a tx resolved
+// later is a new *Tx), so its pushes are computed once (about 3 µs a tx),
+// and a search costs a map lookup per pending tx. Txs that left the
+// mempool leave the cache at the next search.
+type pendingPushCache struct {
+	mu   sync.Mutex
+	byTx map[*mempool.Tx][]pushdata.Push
+}
+
+// of returns the pushes of each tx, one entry per position.
+func (c *pendingPushCache) of(txs []*mempool.Tx) [][]pushdata.Push {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	next := make(map[*mempool.Tx][]pushdata.Push, len(txs))
+	out := make([][]pushdata.Push, len(txs))
+	for i, tx := range txs {
+		pushes, ok := c.byTx[tx]
+		if !ok {
+			pushes = uniquePushes(pushdata.TxPushes(tx.Tx, prevScripts(tx)))
+		}
+		next[tx], out[i] = pushes, pushes
+	}
+	c.byTx = next
+	return out
+}
+
+// uniquePushes drops repeated pushes at one position, as the index's rows
+// do.
+func uniquePushes(ps []pushdata.Push) []pushdata.Push {
+	seen := make(map[pushdata.Push]bool, len(ps))
+	out := ps[:0]
+	for _, p := range ps {
+		if !seen[p] {
 			seen[p] = true
-			out[p.Hash] = append(out[p.Hash], pendingPush{Push: p, txid: tx.Txid})
+			out = append(out, p)
 		}
 	}
 	return out

@@ -271,6 +271,8 @@ type UtxoService struct {
 	caps   Capabilities
 	eta    etaFees
 	stats  statsCache
+	// pushes caches the pushdata of mempool txs between searches (pushdata.go).
+	pushes pendingPushCache
 }
 
 var (

@@ -26,8 +26,8 @@ import (
 // multisig, taproot)
 // answers exactly what an oracle computes from the generator's raw blocks;
 // so it does after a reorg, after kill -9s in a bulk round and between
-// block writes, and with a pending tx (height -1); the index then equals a
-// fresh sync byte for byte. Bad input, an index without the pushdata
+// block writes, and with a pending tx (height -1); after a -rollback and
+// the sync back, the index equals a fresh sync byte for byte. Bad input, an index without the pushdata
 // index and switching it on over that index are refused clearly.
 func TestE2EPushdata(t *testing.T) {
 	st := startDemoStack(t, map[string]any{"pushdata_index": true})
@@ -114,6 +114,19 @@ func TestE2EPushdata(t *testing.T) {
 			}
 		}
 	})
+
+	// -rollback disconnects blocks with the node's copies of them; the
+	// sync then connects them again.
+	_ = c.cmd.Process.Signal(syscall.SIGTERM)
+	c.wait(t)
+	if err := <-startInProcessRollback(t, cfg, dir, uint32(h-25)); err != nil {
+		t.Fatalf("rollback: %v", err)
+	}
+	if tip := indexTip(t, dir); tip != uint32(h-25) {
+		t.Fatalf("rolled back to %d", tip)
+	}
+	c = startChild(t, cfg, dir)
+	waitTip(t, c.base, h, hash.String(), c.logs)
 
 	t.Run("mempool", func(t *testing.T) {
 		pay, err := g.CreatePayment([]chaingen.Output{{Address: mempoolAddr(t, g, chaingen.P2WPKH, 44), Value: 120_000}}, 3)
