@@ -72,7 +72,7 @@ func (s *UtxoService) EsploraBlock(ctx context.Context, height uint32) (*Esplora
 	if blk.Size > 0 {
 		out.Size = blk.Size
 	}
-	out.Weight = (80 + varIntSize(len(blk.Txs))) * 4
+	out.Weight = (80 + bchain.CompactSizeLen(len(blk.Txs))) * 4
 	for i := range blk.Txs {
 		out.Txids[i] = blk.Txs[i].Txid
 		out.Weight += blk.Txs[i].Weight()

@@ -180,18 +180,6 @@ func lastPushHashes(scriptSig, hash []byte) bool {
 	return last != nil && bytes.Equal(address.Hash160(last), hash)
 }
 
-func varIntSize(n int) int {
-	switch {
-	case n < 0xfd:
-		return 1
-	case n <= 0xffff:
-		return 3
-	case n <= 0xffffffff:
-		return 5
-	}
-	return 9
-}
-
 // EsploraSpends finds the spender of each of the first n outputs of txid:
 // the index's spend records, then the mempool's pending spends.
 func (s *UtxoService) EsploraSpends(_ context.Context, txid bchain.Hash, n int) ([]EsploraSpend, error) {

@@ -127,9 +127,9 @@ func (tx *Tx) Weight() int {
 	for i := range tx.Vin {
 		w := tx.Vin[i].Witness
 		hasWitness = hasWitness || len(w) > 0
-		witness += compactSizeLen(len(w))
+		witness += CompactSizeLen(len(w))
 		for _, item := range w {
-			witness += compactSizeLen(len(item)) + len(item)
+			witness += CompactSizeLen(len(item)) + len(item)
 		}
 	}
 	if !hasWitness {
@@ -139,8 +139,9 @@ func (tx *Tx) Weight() int {
 	return stripped*3 + tx.Size
 }
 
-// compactSizeLen is the length of n as a Bitcoin CompactSize integer.
-func compactSizeLen(n int) int {
+// CompactSizeLen is the length of n as a Bitcoin CompactSize integer
+// (a count or length prefix in serialized txs and blocks).
+func CompactSizeLen(n int) int {
 	switch {
 	case n < 0xfd:
 		return 1
