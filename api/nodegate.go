@@ -24,7 +24,8 @@ type NodeProbe interface {
 // error wrapping bchain.ErrNodeUnavailable, while the probe says the node
 // does not answer: a request must not wait out the RPC timeout and its
 // retry for a node that is known to be frozen. Fee estimates are also
-// reused until the probe sees the tip move (feeCache). The parsers and the fields
+// reused until the probe sees the tip move (feeCache), and never served
+// from that cache while the node is down. The parsers and the fields
 // the sync worker and mempool use are shared as they are.
 func gateBackend(b *bchain.Backend, p NodeProbe) *bchain.Backend {
 	g := *b
@@ -41,7 +42,10 @@ func gateBackend(b *bchain.Backend, p NodeProbe) *bchain.Backend {
 		g.Broadcast = gatedBroadcast{b.Broadcast, p}
 	}
 	if b.Fees != nil {
-		g.Fees = newFeeCache(gatedFees{b.Fees, p}, func() uint32 { return p.State().Height })
+		// Gated outside the cache too: a cached estimate is not served
+		// while the node is down, so that every front answers 503 alike.
+		cache := newFeeCache(gatedFees{b.Fees, p}, func() uint32 { return p.State().Height })
+		g.Fees = gatedFees{cache, p}
 	}
 	if b.Eth != nil {
 		e := gatedEth{b.Eth, p}

@@ -111,8 +111,11 @@ func startElectrum(e stackEnv, stack *chainStack, svc api.Service, worker tipSou
 		}
 	}
 	if o.WS != "" {
-		el.ws = &http.Server{Handler: srv.WebsocketHandler(), ReadHeaderTimeout: 10 * time.Second}
-		if err := listen("electrumws", o.WS, nil, el.ws.Serve); err != nil {
+		kit := e.o.Listen.kit(false)
+		kit.Log = e.log.With("server", "electrumws")
+		el.ws = kit.Server(srv.WebsocketHandler())
+		serveWS := func(ln net.Listener) error { return el.ws.Serve(kit.Listener(ln)) }
+		if err := listen("electrumws", o.WS, nil, serveWS); err != nil {
 			return nil, err
 		}
 	}

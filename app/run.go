@@ -232,7 +232,7 @@ func serve(ctx context.Context, e stackEnv, stack *chainStack, worker tipSource,
 	if err != nil {
 		return err
 	}
-	limiter, err := restLimiter(o, e.env, over, e.reg)
+	limiter, err := restLimiter(o, e.env, over, e.reg, "rest", nil)
 	if err != nil {
 		return err
 	}
@@ -248,13 +248,14 @@ func serve(ctx context.Context, e stackEnv, stack *chainStack, worker tipSource,
 		}
 	}
 	if addr, prefix := binding(o.Public, "", e.backend.Params.PublicPort); addr != "" {
-		pcfg := server.PublicConfig{Addr: addr, Websocket: ws, ExplorerURL: o.ExplorerURL, Limiter: limiter, Wrap: func(h http.Handler) http.Handler { return withPrefix(prefix, true, h) }}
+		pcfg := server.PublicConfig{Addr: addr, Websocket: ws, ExplorerURL: o.ExplorerURL, Limiter: limiter, Wrap: func(h http.Handler) http.Handler { return withPrefix(prefix, true, h) },
+			Listener: o.Listen.kit(e.tls != nil)}
 		if err := srvs.start("public", addr, server.NewPublic(svc, pcfg, log, e.reg)); err != nil {
 			srvs.shutdown()
 			return err
 		}
 	}
-	if err := startEsplora(srvs, o, e, svc); err != nil {
+	if err := startEsplora(srvs, o, e, svc, over); err != nil {
 		srvs.shutdown()
 		return err
 	}
@@ -324,6 +325,9 @@ func (s *servers) start(name, addr string, srv httpServer) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("%w: %s server: %v", bchain.ErrConfig, name, err)
+	}
+	if name != "internal" { // the internal port is private: the balancer's checks are never refused
+		ln = s.o.Listen.kit(s.tls != nil).Listener(ln)
 	}
 	if s.tls != nil {
 		ln = tls.NewListener(ln, s.tls)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/openexplorer/blockbook/api"
+	"github.com/openexplorer/blockbook/internal/listen"
 )
 
 // Protocol versions this server speaks.
@@ -194,7 +195,7 @@ func (s *Server) Serve(ln net.Listener) error {
 			return fmt.Errorf("electrum: accept: %w", err)
 		}
 		delay = 0
-		s.startSession(newLineConn(c, s.cfg.MaxRequestBytes), remoteIP(c.RemoteAddr()))
+		s.startSession(newLineConn(c, s.cfg.MaxRequestBytes), listen.IPKey(remoteIP(c.RemoteAddr())))
 	}
 }
 
