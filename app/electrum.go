@@ -111,10 +111,8 @@ func startElectrum(e stackEnv, stack *chainStack, svc api.Service, worker tipSou
 		}
 	}
 	if o.WS != "" {
-		kit := e.o.Listen.kit(false)
-		kit.Log = e.log.With("server", "electrumws")
-		el.ws = kit.Server(srv.WebsocketHandler())
-		serveWS := func(ln net.Listener) error { return el.ws.Serve(kit.Listener(ln)) }
+		var serveWS func(net.Listener) error
+		el.ws, serveWS = electrumWSServer(e, srv)
 		if err := listen("electrumws", o.WS, nil, serveWS); err != nil {
 			return nil, err
 		}
@@ -131,6 +129,15 @@ func startElectrum(e stackEnv, stack *chainStack, svc api.Service, worker tipSou
 		stack.mempool.OnResolved(func(_ *mempool.Tx, descs []bchain.AddrDesc) { srv.OnMempoolTx(descs) })
 	}
 	return srv, nil
+}
+
+// electrumWSServer is the websocket listener's HTTP server, from the
+// listener kit like every HTTP listener, and how it serves a listener.
+func electrumWSServer(e stackEnv, srv *electrum.Server) (*http.Server, func(net.Listener) error) {
+	kit := e.o.Listen.kit(false)
+	kit.Log = e.log.With("server", "electrumws")
+	ws := kit.Server(srv.WebsocketHandler())
+	return ws, func(ln net.Listener) error { return ws.Serve(kit.Listener(ln)) }
 }
 
 // electrumHosts are server.features' hosts: the ports of the listeners
