@@ -24,6 +24,8 @@ type electrumOptions struct {
 	TCP, TLS, WS                     string // listen addresses; "" off
 	MaxConns, MaxConnsPerIP, MaxSubs int
 	MaxHistory, MaxRequestBytes      int
+	MaxBatch, MaxAnswerBytes         int
+	MaxQueueBytes, MaxQueuedBytes    int
 	Banner, DonationAddress          string
 	RelayFeeSat                      int64
 	IdleTimeout                      time.Duration
@@ -41,6 +43,10 @@ func declareElectrumFlags(fs *flag.FlagSet, e *electrumOptions) {
 	fs.IntVar(&e.MaxSubs, "electrummaxsubs", electrum.DefaultMaxSubs, "most script hashes one Electrum connection may subscribe to")
 	fs.IntVar(&e.MaxHistory, "electrummaxhistory", electrum.DefaultMaxHistory, "most txs of a script hash an Electrum history, status or subscription reads (more: \"history too large\")")
 	fs.IntVar(&e.MaxRequestBytes, "electrummaxrequest", electrum.DefaultMaxRequestBytes, "largest Electrum message in bytes (a line, or a websocket message)")
+	fs.IntVar(&e.MaxBatch, "electrummaxbatch", electrum.DefaultMaxBatch, "most calls in one Electrum batch")
+	fs.IntVar(&e.MaxAnswerBytes, "electrummaxanswer", electrum.DefaultMaxAnswerBytes, "most bytes one Electrum call or batch may produce; calls past it answer \"response too large\"")
+	fs.IntVar(&e.MaxQueueBytes, "electrummaxqueue", electrum.DefaultMaxQueueBytes, "most bytes of answers and notifications queued to one Electrum connection")
+	fs.IntVar(&e.MaxQueuedBytes, "electrummaxqueued", electrum.DefaultMaxQueuedBytes, "most bytes of answers and notifications queued to all Electrum connections")
 	fs.DurationVar(&e.IdleTimeout, "electrumidletimeout", electrum.DefaultIdleTimeout, "close Electrum connections that send nothing for this long")
 	fs.StringVar(&e.Banner, "electrumbanner", "", "server.banner's text (default: names the server and the coin)")
 	fs.StringVar(&e.DonationAddress, "electrumdonationaddress", "", "server.donation_address's answer")
@@ -69,6 +75,7 @@ func startElectrum(e stackEnv, stack *chainStack, svc api.Service, worker tipSou
 	srv, err := electrum.New(svc, scripts, electrum.Config{
 		MaxConns: o.MaxConns, MaxConnsPerIP: o.MaxConnsPerIP, MaxSubs: o.MaxSubs, MaxHistory: o.MaxHistory,
 		MaxRequestBytes: o.MaxRequestBytes, IdleTimeout: o.IdleTimeout, RelayFee: o.RelayFeeSat,
+		MaxBatch: o.MaxBatch, MaxAnswerBytes: o.MaxAnswerBytes, MaxQueueBytes: o.MaxQueueBytes, MaxQueuedBytes: o.MaxQueuedBytes,
 		ServerVersion: "blockbook-go " + build.Version, Banner: o.Banner, DonationAddress: o.DonationAddress,
 		Hosts: electrumHosts(o), Log: e.log.With("server", "electrum"),
 	})

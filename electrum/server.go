@@ -47,6 +47,10 @@ type Config struct {
 	MaxSubs int
 	// MaxRequestBytes caps one message (a line, a websocket message).
 	MaxRequestBytes int
+	// MaxBatch caps the calls of one batch; MaxAnswerBytes what one call
+	// or batch may produce; MaxQueueBytes the bytes queued to one
+	// connection, MaxQueuedBytes to all (budget.go).
+	MaxBatch, MaxAnswerBytes, MaxQueueBytes, MaxQueuedBytes int
 	// MaxHistory caps the txs of a script hash that history, status and
 	// subscription answers read; more answer "history too large".
 	MaxHistory int
@@ -85,6 +89,10 @@ func (c *Config) defaults() {
 	setDefault(&c.MaxSubs, DefaultMaxSubs)
 	setDefault(&c.MaxRequestBytes, DefaultMaxRequestBytes)
 	setDefault(&c.MaxHistory, DefaultMaxHistory)
+	setDefault(&c.MaxBatch, DefaultMaxBatch)
+	setDefault(&c.MaxAnswerBytes, DefaultMaxAnswerBytes)
+	setDefault(&c.MaxQueueBytes, DefaultMaxQueueBytes)
+	setDefault(&c.MaxQueuedBytes, DefaultMaxQueuedBytes)
 	if c.IdleTimeout <= 0 {
 		c.IdleTimeout = DefaultIdleTimeout
 	}
@@ -140,6 +148,7 @@ type Server struct {
 	closed    bool
 	wg        sync.WaitGroup
 
+	queued       *budget // bytes queued to every connection
 	hub          *hub
 	fees         histogramCache
 	headerHashes headerHashCache
@@ -162,7 +171,7 @@ func New(svc api.Service, scripts api.ScriptQueries, cfg Config) (*Server, error
 	cfg.defaults()
 	ctx, stop := context.WithCancel(context.Background())
 	s := &Server{svc: svc, scripts: scripts, cfg: cfg, log: cfg.Log, sessions: map[*session]struct{}{},
-		perIP: map[string]int{}, ctx: ctx, stop: stop}
+		perIP: map[string]int{}, ctx: ctx, stop: stop, queued: newBudget(int64(cfg.MaxQueuedBytes))}
 	s.hub = newHub(s)
 	return s, nil
 }
@@ -275,6 +284,10 @@ func (s *Server) runAdmitted(c frameConn, ip string) {
 	s.mu.Unlock()
 	s.release(ip)
 }
+
+// QueuedBytes is the bytes of answers and notifications queued to all
+// connections and not yet written.
+func (s *Server) QueuedBytes() int64 { return s.queued.Used() }
 
 // Sessions is the number of open connections.
 func (s *Server) Sessions() int {
