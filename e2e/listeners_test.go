@@ -7,6 +7,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -36,6 +38,8 @@ func startListenersStack(t *testing.T) *listenersStack {
 	t.Helper()
 	addrs := make(chan [2]string, 2)
 	limits := withDefaultLimits(t)
+	t.Setenv("BB_ADMIN_USER", "admin")
+	t.Setenv("BB_ADMIN_PASSWORD", "secret")
 	st := startDemoStackWith(t, nil, func(o *app.Options) {
 		limits(o)
 		o.Esplora.Addr, o.Electrum.TCP = "127.0.0.1:0", "127.0.0.1:0"
@@ -79,6 +83,7 @@ func TestE2EListeners(t *testing.T) {
 	t.Run("ElectrumBatchBytes", func(t *testing.T) { checkElectrumBatchBytes(t, ls) })
 	t.Run("EsploraNonReaders", func(t *testing.T) { checkEsploraNonReader(t, ls) })
 	t.Run("EsploraSlowBodies", func(t *testing.T) { checkEsploraSlowBodies(t, ls) })
+	t.Run("Admin", func(t *testing.T) { checkAdminHardening(t, ls) })
 	t.Run("NodeFrozen", func(t *testing.T) { checkFrontsNodeFrozen(t, ls) })
 }
 
@@ -321,4 +326,44 @@ func checkFrontsNodeFrozen(t *testing.T, ls *listenersStack) {
 	}
 	thaw()
 	waitHealth(t, ls.inst.internal, 200, 15*time.Second)
+}
+
+// /admin/checkpoint refuses a symlinked parent that points into the
+// datadir and a name with a newline (both were accepted), and wrong
+// passwords are answered one at a time after growing delays (1,000 took
+// 0.17 s); the right one is answered at once.
+func checkAdminHardening(t *testing.T, ls *listenersStack) {
+	root := t.TempDir()
+	link := filepath.Join(root, "into-datadir")
+	if err := os.Symlink(ls.dataDir, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{filepath.Join(link, "cp"), filepath.Join(root, "cp\nforged")} {
+		body, _ := json.Marshal(map[string]string{"dir": dir})
+		if code, resp := do(t, "POST", ls.inst.internal+"/admin/checkpoint", "", "admin:secret", string(body)); code != http.StatusBadRequest {
+			t.Errorf("checkpoint into %q: %d %s", dir, code, resp)
+		}
+	}
+	const guesses = 5
+	start := time.Now()
+	var wg sync.WaitGroup
+	for range guesses {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if code, _ := do(t, "GET", ls.inst.internal+"/admin", "", "admin:guess", ""); code != http.StatusUnauthorized {
+				t.Errorf("a wrong password: %d", code)
+			}
+		}()
+	}
+	wg.Wait()
+	took := time.Since(start)
+	t.Logf("%d wrong passwords in parallel took %v", guesses, took.Round(time.Millisecond))
+	if took < time.Second { // 0.1+0.2+...+0.5 s one after the other
+		t.Errorf("%d wrong passwords took %v: not slowed down", guesses, took)
+	}
+	start = time.Now()
+	if code, _ := do(t, "GET", ls.inst.internal+"/admin", "", "admin:secret", ""); code != 200 || time.Since(start) > 5*time.Second {
+		t.Errorf("the right password: %d after %v", code, time.Since(start))
+	}
 }
