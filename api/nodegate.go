@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math/big"
 
 	"github.com/openexplorer/blockbook/bchain"
@@ -57,6 +58,30 @@ func gateBackend(b *bchain.Backend, p NodeProbe) *bchain.Backend {
 	return &g
 }
 
+// errNodeDown ends the node calls in flight when the probe marks the
+// node unresponsive.
+var errNodeDown = fmt.Errorf("the liveness probe marked the node unresponsive: %w", bchain.ErrNodeUnavailable)
+
+// inFlight ends ctx once the probe marks the node down, so that a call
+// already sent to a node that then froze ends then with
+// ErrNodeUnavailable instead of waiting for rpc_timeout.
+func inFlight(ctx context.Context, p NodeProbe) (context.Context, context.CancelFunc) {
+	d, ok := p.(interface{ Down() <-chan struct{} })
+	if !ok {
+		return ctx, func() {}
+	}
+	down := d.Down()
+	ctx, cancel := context.WithCancelCause(ctx)
+	go func() {
+		select {
+		case <-down:
+			cancel(errNodeDown)
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() { cancel(nil) }
+}
+
 type gatedChain struct {
 	c bchain.BlockChain
 	p NodeProbe
@@ -66,6 +91,8 @@ func (g gatedChain) BestBlock(ctx context.Context) (uint32, bchain.Hash, error) 
 	if err := g.p.Check(); err != nil {
 		return 0, bchain.Hash{}, err
 	}
+	ctx, done := inFlight(ctx, g.p)
+	defer done()
 	return g.c.BestBlock(ctx)
 }
 
@@ -73,6 +100,8 @@ func (g gatedChain) BlockHash(ctx context.Context, height uint32) (bchain.Hash, 
 	if err := g.p.Check(); err != nil {
 		return bchain.Hash{}, err
 	}
+	ctx, done := inFlight(ctx, g.p)
+	defer done()
 	return g.c.BlockHash(ctx, height)
 }
 
@@ -80,6 +109,8 @@ func (g gatedChain) BlockHeight(ctx context.Context, hash bchain.Hash) (uint32, 
 	if err := g.p.Check(); err != nil {
 		return 0, err
 	}
+	ctx, done := inFlight(ctx, g.p)
+	defer done()
 	return g.c.BlockHeight(ctx, hash)
 }
 
@@ -87,6 +118,8 @@ func (g gatedChain) Block(ctx context.Context, hash bchain.Hash, height uint32) 
 	if err := g.p.Check(); err != nil {
 		return nil, err
 	}
+	ctx, done := inFlight(ctx, g.p)
+	defer done()
 	return g.c.Block(ctx, hash, height)
 }
 
@@ -94,6 +127,8 @@ func (g gatedChain) ChainInfo(ctx context.Context) (*bchain.ChainInfo, error) {
 	if err := g.p.Check(); err != nil {
 		return nil, err
 	}
+	ctx, done := inFlight(ctx, g.p)
+	defer done()
 	return g.c.ChainInfo(ctx)
 }
 
@@ -106,6 +141,8 @@ func (g gatedRawBlocks) RawBlock(ctx context.Context, hash bchain.Hash) ([]byte,
 	if err := g.p.Check(); err != nil {
 		return nil, err
 	}
+	ctx, done := inFlight(ctx, g.p)
+	defer done()
 	return g.r.RawBlock(ctx, hash)
 }
 
@@ -118,6 +155,8 @@ func (g gatedTxs) RawTx(ctx context.Context, txid, inBlock bchain.Hash) ([]byte,
 	if err := g.p.Check(); err != nil {
 		return nil, err
 	}
+	ctx, done := inFlight(ctx, g.p)
+	defer done()
 	return g.t.RawTx(ctx, txid, inBlock)
 }
 
@@ -125,6 +164,8 @@ func (g gatedTxs) TxSpecific(ctx context.Context, txid, inBlock bchain.Hash) (js
 	if err := g.p.Check(); err != nil {
 		return nil, err
 	}
+	ctx, done := inFlight(ctx, g.p)
+	defer done()
 	return g.t.TxSpecific(ctx, txid, inBlock)
 }
 
@@ -137,6 +178,8 @@ func (g gatedBroadcast) SendRawTx(ctx context.Context, raw []byte) (bchain.Hash,
 	if err := g.p.Check(); err != nil {
 		return bchain.Hash{}, err
 	}
+	ctx, done := inFlight(ctx, g.p)
+	defer done()
 	return g.b.SendRawTx(ctx, raw)
 }
 
@@ -149,6 +192,8 @@ func (g gatedFees) EstimateFee(ctx context.Context, blocks int, conservative boo
 	if err := g.p.Check(); err != nil {
 		return 0, err
 	}
+	ctx, done := inFlight(ctx, g.p)
+	defer done()
 	return g.f.EstimateFee(ctx, blocks, conservative)
 }
 
@@ -168,6 +213,8 @@ func (g gatedEthTxs) TxSpecific(ctx context.Context, hash bchain.Hash) (json.Raw
 	if err := g.p.Check(); err != nil {
 		return nil, err
 	}
+	ctx, done := inFlight(ctx, g.p)
+	defer done()
 	return g.src.TxSpecific(ctx, hash)
 }
 
@@ -175,6 +222,8 @@ func (g gatedEthTxs) RawTx(ctx context.Context, hash bchain.Hash) ([]byte, error
 	if err := g.p.Check(); err != nil {
 		return nil, err
 	}
+	ctx, done := inFlight(ctx, g.p)
+	defer done()
 	return g.src.RawTx(ctx, hash)
 }
 
@@ -182,6 +231,8 @@ func (g gatedEth) ChainID(ctx context.Context) (*big.Int, error) {
 	if err := g.p.Check(); err != nil {
 		return nil, err
 	}
+	ctx, done := inFlight(ctx, g.p)
+	defer done()
 	return g.e.ChainID(ctx)
 }
 
@@ -189,6 +240,8 @@ func (g gatedEth) Balance(ctx context.Context, addr bchain.AddrDesc, at bchain.E
 	if err := g.p.Check(); err != nil {
 		return nil, err
 	}
+	ctx, done := inFlight(ctx, g.p)
+	defer done()
 	return g.e.Balance(ctx, addr, at)
 }
 
@@ -196,6 +249,8 @@ func (g gatedEth) Nonce(ctx context.Context, addr bchain.AddrDesc, at bchain.Eth
 	if err := g.p.Check(); err != nil {
 		return 0, err
 	}
+	ctx, done := inFlight(ctx, g.p)
+	defer done()
 	return g.e.Nonce(ctx, addr, at)
 }
 
@@ -203,6 +258,8 @@ func (g gatedEth) ContractInfo(ctx context.Context, contract bchain.AddrDesc) (*
 	if err := g.p.Check(); err != nil {
 		return nil, err
 	}
+	ctx, done := inFlight(ctx, g.p)
+	defer done()
 	return g.e.ContractInfo(ctx, contract)
 }
 
@@ -210,6 +267,8 @@ func (g gatedEth) TokenBalance(ctx context.Context, addr, contract bchain.AddrDe
 	if err := g.p.Check(); err != nil {
 		return nil, err
 	}
+	ctx, done := inFlight(ctx, g.p)
+	defer done()
 	return g.e.TokenBalance(ctx, addr, contract)
 }
 
@@ -217,6 +276,8 @@ func (g gatedEth) EIP1559Fees(ctx context.Context) (*bchain.EthFees, error) {
 	if err := g.p.Check(); err != nil {
 		return nil, err
 	}
+	ctx, done := inFlight(ctx, g.p)
+	defer done()
 	return g.e.EIP1559Fees(ctx)
 }
 
@@ -224,6 +285,8 @@ func (g gatedEth) GasPrice(ctx context.Context) (*big.Int, error) {
 	if err := g.p.Check(); err != nil {
 		return nil, err
 	}
+	ctx, done := inFlight(ctx, g.p)
+	defer done()
 	return g.e.GasPrice(ctx)
 }
 
@@ -231,6 +294,8 @@ func (g gatedEth) Tx(ctx context.Context, hash bchain.Hash) (*bchain.EthTx, erro
 	if err := g.p.Check(); err != nil {
 		return nil, err
 	}
+	ctx, done := inFlight(ctx, g.p)
+	defer done()
 	return g.e.Tx(ctx, hash)
 }
 
@@ -238,6 +303,8 @@ func (g gatedEth) InternalData(ctx context.Context, block bchain.Hash) ([]*bchai
 	if err := g.p.Check(); err != nil {
 		return nil, err
 	}
+	ctx, done := inFlight(ctx, g.p)
+	defer done()
 	return g.e.InternalData(ctx, block)
 }
 
@@ -245,6 +312,8 @@ func (g gatedEth) Call(ctx context.Context, call bchain.EthCall) ([]byte, error)
 	if err := g.p.Check(); err != nil {
 		return nil, err
 	}
+	ctx, done := inFlight(ctx, g.p)
+	defer done()
 	return g.e.Call(ctx, call)
 }
 
@@ -252,6 +321,8 @@ func (g gatedEth) EstimateGas(ctx context.Context, call bchain.EthCall) (uint64,
 	if err := g.p.Check(); err != nil {
 		return 0, err
 	}
+	ctx, done := inFlight(ctx, g.p)
+	defer done()
 	return g.e.EstimateGas(ctx, call)
 }
 
@@ -259,5 +330,7 @@ func (g gatedEth) Receipts(ctx context.Context, txs []bchain.Hash) ([]*bchain.Et
 	if err := g.p.Check(); err != nil {
 		return nil, err
 	}
+	ctx, done := inFlight(ctx, g.p)
+	defer done()
 	return g.e.Receipts(ctx, txs)
 }

@@ -119,7 +119,11 @@ type tipSource struct {
 // the request path (see bchain.Liveness); the api and /health read its
 // verdict. It stops with ctx.
 func newLiveness(ctx context.Context, e stackEnv) *bchain.Liveness {
-	live := bchain.NewLiveness(e.backend.Chain, bchain.LivenessConfig{Metrics: e.reg}, e.log)
+	chain := e.backend.Chain
+	if p, ok := chain.(interface{ ProbeChain() bchain.BlockChain }); ok {
+		chain = p.ProbeChain() // its own connections to the node (btc.Node)
+	}
+	live := bchain.NewLiveness(chain, bchain.LivenessConfig{Metrics: e.reg}, e.log)
 	go live.Run(ctx)
 	return live
 }

@@ -302,6 +302,14 @@ func checkFrontsNodeFrozen(t *testing.T, ls *listenersStack) {
 	if err := ls.node.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
+	// A node call sent before the probe notices the freeze ends when it
+	// does, with a 503 (it waited for the thaw and answered 200).
+	inFlight := make(chan string, 1)
+	go func() {
+		start := time.Now()
+		code, body, _ := timedRequest(t, "GET", ls.inst.base+"/api/v2/tx-specific/"+blk.Txs[0].Txid, "")
+		inFlight <- fmt.Sprintf("%d after %v: %.200s", code, time.Since(start).Round(time.Millisecond), body)
+	}()
 	thawed := false
 	thaw := func() {
 		if !thawed {
@@ -323,6 +331,15 @@ func checkFrontsNodeFrozen(t *testing.T, ls *listenersStack) {
 	}
 	if code, body := esploraGet(t, ls.esplora+"/api/fee-estimates"); code != http.StatusServiceUnavailable || strings.Contains(string(body), "http") {
 		t.Errorf("Esplora fee-estimates with the node frozen: %d %s", code, body)
+	}
+	select {
+	case got := <-inFlight:
+		t.Logf("the call in flight when the node froze: %s", got)
+		if !strings.HasPrefix(got, "503 ") {
+			t.Errorf("the call in flight when the node froze: %s, want 503 while frozen", got)
+		}
+	case <-time.After(15 * time.Second):
+		t.Errorf("the call in flight when the node froze still waits")
 	}
 	thaw()
 	waitHealth(t, ls.inst.internal, 200, 15*time.Second)
