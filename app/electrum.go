@@ -25,6 +25,7 @@ type electrumOptions struct {
 	MaxConns, MaxConnsPerIP, MaxSubs int
 	MaxHistory, MaxRequestBytes      int
 	MaxBatch, MaxAnswerBytes         int
+	MaxSubsPerIP, MaxSubsTotal       int
 	MaxQueueBytes, MaxQueuedBytes    int
 	Banner, DonationAddress          string
 	RelayFeeSat                      int64
@@ -43,6 +44,8 @@ func declareElectrumFlags(fs *flag.FlagSet, e *electrumOptions) {
 	fs.IntVar(&e.MaxSubs, "electrummaxsubs", electrum.DefaultMaxSubs, "most script hashes one Electrum connection may subscribe to")
 	fs.IntVar(&e.MaxHistory, "electrummaxhistory", electrum.DefaultMaxHistory, "most txs of a script hash an Electrum history, status or subscription reads (more: \"history too large\")")
 	fs.IntVar(&e.MaxRequestBytes, "electrummaxrequest", electrum.DefaultMaxRequestBytes, "largest Electrum message in bytes (a line, or a websocket message)")
+	fs.IntVar(&e.MaxSubsPerIP, "electrummaxsubsperip", electrum.DefaultMaxSubsPerIP, "most script hashes the Electrum connections of one client address may subscribe to")
+	fs.IntVar(&e.MaxSubsTotal, "electrummaxsubstotal", electrum.DefaultMaxSubsTotal, "most script hash subscriptions of all Electrum connections")
 	fs.IntVar(&e.MaxBatch, "electrummaxbatch", electrum.DefaultMaxBatch, "most calls in one Electrum batch")
 	fs.IntVar(&e.MaxAnswerBytes, "electrummaxanswer", electrum.DefaultMaxAnswerBytes, "most bytes one Electrum call or batch may produce; calls past it answer \"response too large\"")
 	fs.IntVar(&e.MaxQueueBytes, "electrummaxqueue", electrum.DefaultMaxQueueBytes, "most bytes of answers and notifications queued to one Electrum connection")
@@ -75,7 +78,7 @@ func startElectrum(e stackEnv, stack *chainStack, svc api.Service, worker tipSou
 	srv, err := electrum.New(svc, scripts, electrum.Config{
 		MaxConns: o.MaxConns, MaxConnsPerIP: o.MaxConnsPerIP, MaxSubs: o.MaxSubs, MaxHistory: o.MaxHistory,
 		MaxRequestBytes: o.MaxRequestBytes, IdleTimeout: o.IdleTimeout, RelayFee: o.RelayFeeSat,
-		MaxBatch: o.MaxBatch, MaxAnswerBytes: o.MaxAnswerBytes, MaxQueueBytes: o.MaxQueueBytes, MaxQueuedBytes: o.MaxQueuedBytes,
+		MaxSubsPerIP: o.MaxSubsPerIP, MaxSubsTotal: o.MaxSubsTotal, MaxBatch: o.MaxBatch, MaxAnswerBytes: o.MaxAnswerBytes, MaxQueueBytes: o.MaxQueueBytes, MaxQueuedBytes: o.MaxQueuedBytes,
 		ServerVersion: "blockbook-go " + build.Version, Banner: o.Banner, DonationAddress: o.DonationAddress,
 		Hosts: electrumHosts(o), Log: e.log.With("server", "electrum"),
 	})

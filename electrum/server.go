@@ -21,9 +21,14 @@ const (
 
 // Defaults of Config's limits.
 const (
-	DefaultMaxConns        = 10_000
-	DefaultMaxConnsPerIP   = 1_000
-	DefaultMaxSubs         = 100_000
+	DefaultMaxConns      = 10_000
+	DefaultMaxConnsPerIP = 1_000
+	// Subscriptions cost about subBytes each (measured by
+	// TestSubscriptionMemory): a connection may hold a large wallet's,
+	// an address 2.5 times that, the server about 500 MB of them.
+	DefaultMaxSubs         = 40_000
+	DefaultMaxSubsPerIP    = 100_000
+	DefaultMaxSubsTotal    = 1_000_000
 	DefaultMaxRequestBytes = 1_000_000
 	// DefaultMaxHistory serves an address with 100,000 txs (the Electrum
 	// wallet asks for whole histories).
@@ -43,8 +48,9 @@ type Config struct {
 	// MaxConns caps the open connections, MaxConnsPerIP those of one
 	// client address.
 	MaxConns, MaxConnsPerIP int
-	// MaxSubs caps the script hashes one connection subscribes to.
-	MaxSubs int
+	// MaxSubs caps the script hashes one connection subscribes to,
+	// MaxSubsPerIP those of one client address, MaxSubsTotal all.
+	MaxSubs, MaxSubsPerIP, MaxSubsTotal int
 	// MaxRequestBytes caps one message (a line, a websocket message).
 	MaxRequestBytes int
 	// MaxBatch caps the calls of one batch; MaxAnswerBytes what one call
@@ -87,6 +93,8 @@ func (c *Config) defaults() {
 	setDefault(&c.MaxConns, DefaultMaxConns)
 	setDefault(&c.MaxConnsPerIP, DefaultMaxConnsPerIP)
 	setDefault(&c.MaxSubs, DefaultMaxSubs)
+	setDefault(&c.MaxSubsPerIP, DefaultMaxSubsPerIP)
+	setDefault(&c.MaxSubsTotal, DefaultMaxSubsTotal)
 	setDefault(&c.MaxRequestBytes, DefaultMaxRequestBytes)
 	setDefault(&c.MaxHistory, DefaultMaxHistory)
 	setDefault(&c.MaxBatch, DefaultMaxBatch)
