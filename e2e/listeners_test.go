@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -32,6 +33,7 @@ const (
 	testWriteTimeout = 3 * time.Second
 	testMaxConns     = 64
 	testMaxAnswer    = 1 << 20
+	testMaxQueued    = 16 << 20
 )
 
 func startListenersStack(t *testing.T) *listenersStack {
@@ -43,7 +45,7 @@ func startListenersStack(t *testing.T) *listenersStack {
 	st := startDemoStackWith(t, nil, func(o *app.Options) {
 		limits(o)
 		o.Esplora.Addr, o.Electrum.TCP = "127.0.0.1:0", "127.0.0.1:0"
-		o.Electrum.MaxAnswerBytes = testMaxAnswer
+		o.Electrum.MaxAnswerBytes, o.Electrum.MaxQueuedBytes = testMaxAnswer, testMaxQueued
 		o.Listen.ReadTimeout, o.Listen.WriteTimeout, o.Listen.MaxConns = testReadTimeout, testWriteTimeout, testMaxConns
 		next := o.OnListen
 		o.OnListen = func(name, a string) {
@@ -81,6 +83,7 @@ func TestE2EListeners(t *testing.T) {
 	t.Run("Esplora404", func(t *testing.T) { checkEsplora404(t, ls) })
 	t.Run("EsploraPerClient", func(t *testing.T) { checkEsploraPerClient(t, ls) })
 	t.Run("ElectrumBatchBytes", func(t *testing.T) { checkElectrumBatchBytes(t, ls) })
+	t.Run("ElectrumNonReaders", func(t *testing.T) { checkElectrumNonReaders(t, ls) })
 	t.Run("EsploraNonReaders", func(t *testing.T) { checkEsploraNonReader(t, ls) })
 	t.Run("EsploraSlowBodies", func(t *testing.T) { checkEsploraSlowBodies(t, ls) })
 	t.Run("Admin", func(t *testing.T) { checkAdminHardening(t, ls) })
@@ -176,6 +179,63 @@ func checkElectrumBatchBytes(t *testing.T, ls *listenersStack) {
 	if line := electrumExchange(t, c, "["+strings.Join(big, ",")+"]"); !strings.Contains(string(line), "batch too large") || len(line) > 1024 {
 		t.Errorf("a batch of 10,000 calls: %.300s", line)
 	}
+}
+
+// Subscribed Electrum clients that pipeline header batches and never read
+// hold a bounded amount of the server's memory (the queues' bytes), and
+// the liveness probe keeps judging the node healthy meanwhile (one such
+// client took 1.3 GB; 100 made /health answer 503 for 12-19 s).
+func checkElectrumNonReaders(t *testing.T, ls *listenersStack) {
+	const clients, calls = 20, 3
+	one := len(dialElectrum(t, ls.electrum).ok("blockchain.block.headers", 0, 2016))
+	batch := make([]string, calls)
+	for i := range batch {
+		batch[i] = fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"blockchain.block.headers","params":[0,2016]}`, i)
+	}
+	line := []byte("[" + strings.Join(batch, ",") + "]\n")
+	heapBefore := heapInUse()
+	conns := make([]net.Conn, clients)
+	for i := range conns {
+		c := dialElectrum(t, ls.electrum)
+		c.ok("blockchain.headers.subscribe")
+		conns[i] = c.c
+		go func() { // blocks once the server stops reading this client
+			for {
+				if _, err := c.c.Write(line); err != nil {
+					return
+				}
+			}
+		}()
+	}
+	// Meanwhile /health must stay 200: sampled for 5 s.
+	bad := 0
+	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
+		if code, body, _ := timedRequest(t, "GET", ls.inst.internal+"/health", ""); code != 200 {
+			bad++
+			t.Logf("/health under the non-readers: %d %s", code, body)
+		}
+	}
+	grown := int64(heapInUse()) - int64(heapBefore)
+	unbounded := int64(clients) * 256 * int64(one*calls)
+	t.Logf("%d non-reading clients (answers of %d bytes, %d MB if queued by count): heap grew %d MB; /health not 200 %d times", clients, one*calls, unbounded>>20, grown>>20, bad)
+	if bad > 0 {
+		t.Errorf("/health answered other than 200 %d times while the node was fine", bad)
+	}
+	if limit := int64(testMaxQueued + 64<<20); grown > limit {
+		t.Errorf("the heap grew %d MB under %d non-readers, more than the %d MB queued budget plus 64 MB", grown>>20, clients, testMaxQueued>>20)
+	}
+	for _, c := range conns {
+		_ = c.Close()
+	}
+}
+
+// heapInUse is this process's live heap after a collection (the instance
+// runs in it).
+func heapInUse() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
 }
 
 // electrumExchange sends one line and reads the next answer line.
