@@ -19,7 +19,7 @@ const (
 	// queue, so a bounded answer always goes out).
 	DefaultMaxQueueBytes = 4 << 20
 	// DefaultMaxQueuedBytes caps the bytes queued to all connections.
-	DefaultMaxQueuedBytes = 256 << 20
+	DefaultMaxQueuedBytes = 64 << 20
 )
 
 // budget counts bytes against a limit; waiters are woken when bytes are

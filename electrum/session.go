@@ -240,26 +240,50 @@ func (ss *session) handle(f []byte) {
 // MaxAnswerBytes together; the calls after that are not run and are
 // answered "response too large", as ElectrumX answers past its MAX_SEND,
 // so that a batch of 10,000 header calls cannot become a 400 MB answer.
+//
+// The answers being built count against the server's MaxQueuedBytes with
+// the queued ones (they are held the same way): past it, the rest of the
+// batch answers "server busy" (-102), so that many batches at once cannot
+// hold MaxAnswerBytes each.
 func (ss *session) callBatch(batch []json.RawMessage) []json.RawMessage {
 	answers := make([]json.RawMessage, 0, len(batch))
 	size, limit := 0, ss.s.cfg.MaxAnswerBytes
+	defer func() { ss.s.queued.give(int64(size)) }()
+	var refuse *rpcError
 	for _, raw := range batch {
-		if size > limit {
+		if refuse == nil && size > limit {
+			refuse = tooLarge(limit)
+		}
+		if refuse != nil {
 			var id struct {
 				ID json.RawMessage `json:"id"`
 			}
 			if json.Unmarshal(raw, &id) == nil && (len(id.ID) == 0 || string(id.ID) == "null") {
 				continue // a notification: no answer
 			}
-			answers = append(answers, errorFrame(id.ID, tooLarge(limit)))
+			answers = append(answers, errorFrame(id.ID, refuse))
 			continue
 		}
 		if a := ss.call(raw); a != nil {
+			if !ss.s.queued.tryTake(int64(len(a)), size == 0) {
+				refuse = newErr(codeBusy, "server busy: too many answers in progress, retry later")
+				answers = append(answers, errorFrame(idOf(raw), refuse))
+				continue
+			}
 			answers = append(answers, a)
 			size += len(a)
 		}
 	}
 	return answers
+}
+
+// idOf is a call's id (null when it has none or cannot be read).
+func idOf(raw json.RawMessage) json.RawMessage {
+	var id struct {
+		ID json.RawMessage `json:"id"`
+	}
+	_ = json.Unmarshal(raw, &id) // unreadable: null
+	return id.ID
 }
 
 // tooLarge is the answer to a call past the byte cap.
