@@ -67,11 +67,11 @@ func TestSendQueueBoundedInBytes(t *testing.T) {
 	const limit = 64 << 10
 	s := newServed(t, Config{MaxQueueBytes: limit})
 	c := s.negotiated(t, "1.4")
-	const batches = 200
-	batch := headerBatch(40)
-	per := len(c.call("blockchain.block.headers", 0, 2016).Result) * 40
-	if per*batches < 4*limit {
-		t.Fatalf("answers of %d bytes do not fill the queue", per)
+	const batches = 40
+	batch := headerBatch(1)
+	per := len(c.call("blockchain.block.headers", 0, 2016).Result)
+	if per*batches < 8*limit || per > limit/2 {
+		t.Fatalf("answers of %d bytes: the test needs them to fill the queue several times, two to a queue", per)
 	}
 	go func() { // blocks once the server stops reading; reading below frees it
 		for i := 0; i < batches; i++ {
