@@ -14,7 +14,9 @@ import (
 	"github.com/openexplorer/blockbook/api"
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/electrum"
+	"github.com/openexplorer/blockbook/internal/listen"
 	"github.com/openexplorer/blockbook/mempool"
+	"github.com/openexplorer/blockbook/server"
 	"github.com/openexplorer/blockbook/syncer"
 )
 
@@ -75,12 +77,19 @@ func startElectrum(e stackEnv, stack *chainStack, svc api.Service, worker tipSou
 	if scripts == nil {
 		return nil, fmt.Errorf("%w: the query service does not answer by script hash; the Electrum server cannot run", bchain.ErrConfig)
 	}
+	proxies, err := server.ParseTrustedProxies(e.o.WsTrustedProxies)
+	if err != nil {
+		return nil, fmt.Errorf("%w: -wstrustedproxies: %v", bchain.ErrConfig, err)
+	}
+	// The websocket's clients are named by the kit's one rule, as on the
+	// public port; TCP and TLS clients are their peers.
+	wsClient := func(r *http.Request) (string, bool) { return listen.Attribute(r, proxies, e.env.ClientIP) }
 	srv, err := electrum.New(svc, scripts, electrum.Config{
 		MaxConns: o.MaxConns, MaxConnsPerIP: o.MaxConnsPerIP, MaxSubs: o.MaxSubs, MaxHistory: o.MaxHistory,
 		MaxRequestBytes: o.MaxRequestBytes, IdleTimeout: o.IdleTimeout, RelayFee: o.RelayFeeSat,
 		MaxSubsPerIP: o.MaxSubsPerIP, MaxSubsTotal: o.MaxSubsTotal, MaxBatch: o.MaxBatch, MaxAnswerBytes: o.MaxAnswerBytes, MaxQueueBytes: o.MaxQueueBytes, MaxQueuedBytes: o.MaxQueuedBytes,
 		ServerVersion: "blockbook-go " + build.Version, Banner: o.Banner, DonationAddress: o.DonationAddress,
-		Hosts: electrumHosts(o), Log: e.log.With("server", "electrum"),
+		Hosts: electrumHosts(o), Log: e.log.With("server", "electrum"), WSClient: wsClient,
 	})
 	if err != nil {
 		return nil, err

@@ -64,12 +64,14 @@ func TestBatchBoundedInBytes(t *testing.T) {
 // A client that pipelines batches and never reads holds at most its
 // queue's bytes plus one answer; once it reads, everything is answered.
 func TestSendQueueBoundedInBytes(t *testing.T) {
-	const limit = 64 << 10
+	const limit = 512 << 10
 	s := newServed(t, Config{MaxQueueBytes: limit})
 	c := s.negotiated(t, "1.4")
-	const batches = 40
-	batch := headerBatch(1)
-	per := len(c.call("blockchain.block.headers", 0, 2016).Result)
+	// 20 MB of answers in all: more than the kernel's socket buffers
+	// hold, so that the server's queue fills.
+	const batches = 100
+	batch := headerBatch(10)
+	per := len(c.call("blockchain.block.headers", 0, 2016).Result) * 10
 	if per*batches < 8*limit || per > limit/2 {
 		t.Fatalf("answers of %d bytes: the test needs them to fill the queue several times, two to a queue", per)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"sync"
 	"time"
 
@@ -73,6 +74,10 @@ type Config struct {
 	// Banner and DonationAddress answer server.banner and
 	// server.donation_address.
 	Banner, DonationAddress string
+	// WSClient names the client of a websocket connection by the listener
+	// kit's rule (X-Real-Ip from trusted proxies; exempt: a local peer
+	// naming no client). Nil: the TCP peer.
+	WSClient func(*http.Request) (ip string, exempt bool)
 	// Hosts are server.features' hosts: host name to its ports.
 	Hosts map[string]HostPorts
 	Log   *slog.Logger
@@ -243,10 +248,12 @@ func (s *Server) admit(ip string) *rpcError {
 		return newErr(codeExcessive, "server is shutting down")
 	case len(s.sessions) >= s.cfg.MaxConns:
 		return newErr(codeExcessive, "too many connections (limit %d)", s.cfg.MaxConns)
-	case s.perIP[ip] >= s.cfg.MaxConnsPerIP:
+	case ip != "" && s.perIP[ip] >= s.cfg.MaxConnsPerIP:
 		return newErr(codeExcessive, "too many connections from your address (limit %d)", s.cfg.MaxConnsPerIP)
 	}
-	s.perIP[ip]++
+	if ip != "" { // "": an exempt client (a local proxy naming no one)
+		s.perIP[ip]++
+	}
 	return nil
 }
 
@@ -266,6 +273,9 @@ func (s *Server) startSession(c frameConn, ip string) {
 func (s *Server) release(ip string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if ip == "" {
+		return
+	}
 	if s.perIP[ip]--; s.perIP[ip] <= 0 {
 		delete(s.perIP, ip)
 	}

@@ -108,6 +108,13 @@ func (s *Server) WebsocketHandler() http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ip := listen.IPKey(remoteIPString(r.RemoteAddr))
+		if s.cfg.WSClient != nil {
+			name, exempt := s.cfg.WSClient(r)
+			ip = listen.IPKey(name)
+			if exempt {
+				ip = ""
+			}
+		}
 		if e := s.admit(ip); e != nil {
 			http.Error(w, e.Message, http.StatusServiceUnavailable)
 			return
