@@ -77,20 +77,7 @@ func startElectrum(e stackEnv, stack *chainStack, svc api.Service, worker tipSou
 	if scripts == nil {
 		return nil, fmt.Errorf("%w: the query service does not answer by script hash; the Electrum server cannot run", bchain.ErrConfig)
 	}
-	proxies, err := server.ParseTrustedProxies(e.o.WsTrustedProxies)
-	if err != nil {
-		return nil, fmt.Errorf("%w: -wstrustedproxies: %v", bchain.ErrConfig, err)
-	}
-	// The websocket's clients are named by the kit's one rule, as on the
-	// public port; TCP and TLS clients are their peers.
-	wsClient := func(r *http.Request) (string, bool) { return listen.Attribute(r, proxies, e.env.ClientIP) }
-	srv, err := electrum.New(svc, scripts, electrum.Config{
-		MaxConns: o.MaxConns, MaxConnsPerIP: o.MaxConnsPerIP, MaxSubs: o.MaxSubs, MaxHistory: o.MaxHistory,
-		MaxRequestBytes: o.MaxRequestBytes, IdleTimeout: o.IdleTimeout, RelayFee: o.RelayFeeSat,
-		MaxSubsPerIP: o.MaxSubsPerIP, MaxSubsTotal: o.MaxSubsTotal, MaxBatch: o.MaxBatch, MaxAnswerBytes: o.MaxAnswerBytes, MaxQueueBytes: o.MaxQueueBytes, MaxQueuedBytes: o.MaxQueuedBytes,
-		ServerVersion: "blockbook-go " + build.Version, Banner: o.Banner, DonationAddress: o.DonationAddress,
-		Hosts: electrumHosts(o), Log: e.log.With("server", "electrum"), WSClient: wsClient,
-	})
+	srv, err := newElectrumServer(e, svc, scripts)
 	if err != nil {
 		return nil, err
 	}
@@ -148,6 +135,26 @@ func startElectrum(e stackEnv, stack *chainStack, svc api.Service, worker tipSou
 		stack.mempool.OnResolved(func(_ *mempool.Tx, descs []bchain.AddrDesc) { srv.OnMempoolTx(descs) })
 	}
 	return srv, nil
+}
+
+// newElectrumServer builds the server from the flags.
+func newElectrumServer(e stackEnv, svc api.Service, scripts api.ScriptQueries) (*electrum.Server, error) {
+	o := &e.o.Electrum
+	proxies, err := server.ParseTrustedProxies(e.o.WsTrustedProxies)
+	if err != nil {
+		return nil, fmt.Errorf("%w: -wstrustedproxies: %v", bchain.ErrConfig, err)
+	}
+	// The websocket's clients are named by the kit's one rule, as on the
+	// public port; TCP and TLS clients are their peers.
+	wsClient := func(r *http.Request) (string, bool) { return listen.Attribute(r, proxies, e.env.ClientIP) }
+	return electrum.New(svc, scripts, electrum.Config{
+		MaxConns: o.MaxConns, MaxConnsPerIP: o.MaxConnsPerIP, MaxSubs: o.MaxSubs, MaxHistory: o.MaxHistory,
+		MaxRequestBytes: o.MaxRequestBytes, IdleTimeout: o.IdleTimeout, RelayFee: o.RelayFeeSat,
+		MaxSubsPerIP: o.MaxSubsPerIP, MaxSubsTotal: o.MaxSubsTotal, MaxBatch: o.MaxBatch, MaxAnswerBytes: o.MaxAnswerBytes,
+		MaxQueueBytes: o.MaxQueueBytes, MaxQueuedBytes: o.MaxQueuedBytes,
+		ServerVersion: "blockbook-go " + build.Version, Banner: o.Banner, DonationAddress: o.DonationAddress,
+		Hosts: electrumHosts(o), Log: e.log.With("server", "electrum"), WSClient: wsClient,
+	})
 }
 
 // electrumWSServer is the websocket listener's HTTP server, from the
