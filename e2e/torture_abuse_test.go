@@ -7,6 +7,7 @@ package e2e
 import (
 	"bufio"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -183,14 +184,22 @@ func electrumBatchBomb(ctx context.Context, addr string, sent *atomic.Int64) {
 				break
 			}
 			sent.Add(1)
-			if _, err := r.ReadSlice('\n'); err != nil && err != bufio.ErrBufferFull {
+			if skipLine(r) != nil {
 				break
-			}
-			for _, err := r.ReadSlice('\n'); err == bufio.ErrBufferFull; _, err = r.ReadSlice('\n') {
 			}
 		}
 		stop()
 		_ = conn.Close()
+	}
+}
+
+// skipLine reads past the next newline without keeping the line.
+func skipLine(r *bufio.Reader) error {
+	for {
+		_, err := r.ReadSlice('\n')
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return err
+		}
 	}
 }
 

@@ -85,8 +85,8 @@ func (c *rpcClient) probeClient() *rpcClient {
 	return &rpcClient{
 		url: c.url, user: c.user, pass: c.pass, timeout: c.timeout, retries: 0, backoff: c.backoff, log: c.log,
 		http:    &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2, IdleConnTimeout: 90 * time.Second}},
-		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "probe_latency"}, []string{"method"}),
-		errors:  prometheus.NewCounterVec(prometheus.CounterOpts{Name: "probe_errors"}, []string{"method", "kind"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "blockbook_probe_rpc_latency_seconds", Help: "Latency of the liveness probe's node calls (not registered)."}, []string{"method"}),
+		errors:  prometheus.NewCounterVec(prometheus.CounterOpts{Name: "blockbook_probe_rpc_errors_total", Help: "Failed liveness probe node calls (not registered)."}, []string{"method", "kind"}),
 	}
 }
 
