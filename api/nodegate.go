@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math/big"
 
 	"github.com/openexplorer/blockbook/bchain"
@@ -24,7 +25,8 @@ type NodeProbe interface {
 // error wrapping bchain.ErrNodeUnavailable, while the probe says the node
 // does not answer: a request must not wait out the RPC timeout and its
 // retry for a node that is known to be frozen. Fee estimates are also
-// reused until the probe sees the tip move (feeCache). The parsers and the fields
+// reused until the probe sees the tip move (feeCache), and never served
+// from that cache while the node is down. The parsers and the fields
 // the sync worker and mempool use are shared as they are.
 func gateBackend(b *bchain.Backend, p NodeProbe) *bchain.Backend {
 	g := *b
@@ -41,7 +43,10 @@ func gateBackend(b *bchain.Backend, p NodeProbe) *bchain.Backend {
 		g.Broadcast = gatedBroadcast{b.Broadcast, p}
 	}
 	if b.Fees != nil {
-		g.Fees = newFeeCache(gatedFees{b.Fees, p}, func() uint32 { return p.State().Height })
+		// Gated outside the cache too: a cached estimate is not served
+		// while the node is down, so that every front answers 503 alike.
+		cache := newFeeCache(gatedFees{b.Fees, p}, func() uint32 { return p.State().Height })
+		g.Fees = gatedFees{cache, p}
 	}
 	if b.MinFee != nil {
 		g.MinFee = gatedMinFee{b.MinFee, p}
@@ -56,6 +61,30 @@ func gateBackend(b *bchain.Backend, p NodeProbe) *bchain.Backend {
 	return &g
 }
 
+// errNodeDown ends the node calls in flight when the probe marks the
+// node unresponsive.
+var errNodeDown = fmt.Errorf("the liveness probe marked the node unresponsive: %w", bchain.ErrNodeUnavailable)
+
+// inFlight ends ctx once the probe marks the node down, so that a call
+// already sent to a node that then froze ends then with
+// ErrNodeUnavailable instead of waiting for rpc_timeout.
+func inFlight(ctx context.Context, p NodeProbe) (context.Context, context.CancelFunc) {
+	d, ok := p.(interface{ Down() <-chan struct{} })
+	if !ok {
+		return ctx, func() {}
+	}
+	down := d.Down()
+	ctx, cancel := context.WithCancelCause(ctx)
+	go func() {
+		select {
+		case <-down:
+			cancel(errNodeDown)
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() { cancel(nil) }
+}
+
 type gatedChain struct {
 	c bchain.BlockChain
 	p NodeProbe
@@ -65,6 +94,8 @@ func (g gatedChain) BestBlock(ctx context.Context) (uint32, bchain.Hash, error) 
 	if err := g.p.Check(); err != nil {
 		return 0, bchain.Hash{}, err
 	}
+	ctx, done := inFlight(ctx, g.p)
+	defer done()
 	return g.c.BestBlock(ctx)
 }
 
@@ -72,6 +103,8 @@ func (g gatedChain) BlockHash(ctx context.Context, height uint32) (bchain.Hash, 
 	if err := g.p.Check(); err != nil {
 		return bchain.Hash{}, err
 	}
+	ctx, done := inFlight(ctx, g.p)
+	defer done()
 	return g.c.BlockHash(ctx, height)
 }
 
@@ -79,6 +112,8 @@ func (g gatedChain) BlockHeight(ctx context.Context, hash bchain.Hash) (uint32, 
 	if err := g.p.Check(); err != nil {
 		return 0, err
 	}
+	ctx, done := inFlight(ctx, g.p)
+	defer done()
 	return g.c.BlockHeight(ctx, hash)
 }
 
@@ -86,6 +121,8 @@ func (g gatedChain) Block(ctx context.Context, hash bchain.Hash, height uint32) 
 	if err := g.p.Check(); err != nil {
 		return nil, err
 	}
+	ctx, done := inFlight(ctx, g.p)
+	defer done()
 	return g.c.Block(ctx, hash, height)
 }
 
@@ -93,6 +130,8 @@ func (g gatedChain) ChainInfo(ctx context.Context) (*bchain.ChainInfo, error) {
 	if err := g.p.Check(); err != nil {
 		return nil, err
 	}
+	ctx, done := inFlight(ctx, g.p)
+	defer done()
 	return g.c.ChainInfo(ctx)
 }
 
@@ -105,6 +144,8 @@ func (g gatedRawBlocks) RawBlock(ctx context.Context, hash bchain.Hash) ([]byte,
 	if err := g.p.Check(); err != nil {
 		return nil, err
 	}
+	ctx, done := inFlight(ctx, g.p)
+	defer done()
 	return g.r.RawBlock(ctx, hash)
 }
 
@@ -117,6 +158,8 @@ func (g gatedTxs) RawTx(ctx context.Context, txid, inBlock bchain.Hash) ([]byte,
 	if err := g.p.Check(); err != nil {
 		return nil, err
 	}
+	ctx, done := inFlight(ctx, g.p)
+	defer done()
 	return g.t.RawTx(ctx, txid, inBlock)
 }
 
@@ -124,6 +167,8 @@ func (g gatedTxs) TxSpecific(ctx context.Context, txid, inBlock bchain.Hash) (js
 	if err := g.p.Check(); err != nil {
 		return nil, err
 	}
+	ctx, done := inFlight(ctx, g.p)
+	defer done()
 	return g.t.TxSpecific(ctx, txid, inBlock)
 }
 
@@ -136,6 +181,8 @@ func (g gatedBroadcast) SendRawTx(ctx context.Context, raw []byte) (bchain.Hash,
 	if err := g.p.Check(); err != nil {
 		return bchain.Hash{}, err
 	}
+	ctx, done := inFlight(ctx, g.p)
+	defer done()
 	return g.b.SendRawTx(ctx, raw)
 }
 
@@ -148,6 +195,8 @@ func (g gatedFees) EstimateFee(ctx context.Context, blocks int, conservative boo
 	if err := g.p.Check(); err != nil {
 		return 0, err
 	}
+	ctx, done := inFlight(ctx, g.p)
+	defer done()
 	return g.f.EstimateFee(ctx, blocks, conservative)
 }
 
@@ -179,6 +228,8 @@ func (g gatedEthTxs) TxSpecific(ctx context.Context, hash bchain.Hash) (json.Raw
 	if err := g.p.Check(); err != nil {
 		return nil, err
 	}
+	ctx, done := inFlight(ctx, g.p)
+	defer done()
 	return g.src.TxSpecific(ctx, hash)
 }
 
@@ -186,6 +237,8 @@ func (g gatedEthTxs) RawTx(ctx context.Context, hash bchain.Hash) ([]byte, error
 	if err := g.p.Check(); err != nil {
 		return nil, err
 	}
+	ctx, done := inFlight(ctx, g.p)
+	defer done()
 	return g.src.RawTx(ctx, hash)
 }
 
@@ -193,6 +246,8 @@ func (g gatedEth) ChainID(ctx context.Context) (*big.Int, error) {
 	if err := g.p.Check(); err != nil {
 		return nil, err
 	}
+	ctx, done := inFlight(ctx, g.p)
+	defer done()
 	return g.e.ChainID(ctx)
 }
 
@@ -200,6 +255,8 @@ func (g gatedEth) Balance(ctx context.Context, addr bchain.AddrDesc, at bchain.E
 	if err := g.p.Check(); err != nil {
 		return nil, err
 	}
+	ctx, done := inFlight(ctx, g.p)
+	defer done()
 	return g.e.Balance(ctx, addr, at)
 }
 
@@ -207,6 +264,8 @@ func (g gatedEth) Nonce(ctx context.Context, addr bchain.AddrDesc, at bchain.Eth
 	if err := g.p.Check(); err != nil {
 		return 0, err
 	}
+	ctx, done := inFlight(ctx, g.p)
+	defer done()
 	return g.e.Nonce(ctx, addr, at)
 }
 
@@ -214,6 +273,8 @@ func (g gatedEth) ContractInfo(ctx context.Context, contract bchain.AddrDesc) (*
 	if err := g.p.Check(); err != nil {
 		return nil, err
 	}
+	ctx, done := inFlight(ctx, g.p)
+	defer done()
 	return g.e.ContractInfo(ctx, contract)
 }
 
@@ -221,6 +282,8 @@ func (g gatedEth) TokenBalance(ctx context.Context, addr, contract bchain.AddrDe
 	if err := g.p.Check(); err != nil {
 		return nil, err
 	}
+	ctx, done := inFlight(ctx, g.p)
+	defer done()
 	return g.e.TokenBalance(ctx, addr, contract)
 }
 
@@ -228,6 +291,8 @@ func (g gatedEth) EIP1559Fees(ctx context.Context) (*bchain.EthFees, error) {
 	if err := g.p.Check(); err != nil {
 		return nil, err
 	}
+	ctx, done := inFlight(ctx, g.p)
+	defer done()
 	return g.e.EIP1559Fees(ctx)
 }
 
@@ -235,6 +300,8 @@ func (g gatedEth) GasPrice(ctx context.Context) (*big.Int, error) {
 	if err := g.p.Check(); err != nil {
 		return nil, err
 	}
+	ctx, done := inFlight(ctx, g.p)
+	defer done()
 	return g.e.GasPrice(ctx)
 }
 
@@ -242,6 +309,8 @@ func (g gatedEth) Tx(ctx context.Context, hash bchain.Hash) (*bchain.EthTx, erro
 	if err := g.p.Check(); err != nil {
 		return nil, err
 	}
+	ctx, done := inFlight(ctx, g.p)
+	defer done()
 	return g.e.Tx(ctx, hash)
 }
 
@@ -249,6 +318,8 @@ func (g gatedEth) InternalData(ctx context.Context, block bchain.Hash) ([]*bchai
 	if err := g.p.Check(); err != nil {
 		return nil, err
 	}
+	ctx, done := inFlight(ctx, g.p)
+	defer done()
 	return g.e.InternalData(ctx, block)
 }
 
@@ -256,6 +327,8 @@ func (g gatedEth) Call(ctx context.Context, call bchain.EthCall) ([]byte, error)
 	if err := g.p.Check(); err != nil {
 		return nil, err
 	}
+	ctx, done := inFlight(ctx, g.p)
+	defer done()
 	return g.e.Call(ctx, call)
 }
 
@@ -263,6 +336,8 @@ func (g gatedEth) EstimateGas(ctx context.Context, call bchain.EthCall) (uint64,
 	if err := g.p.Check(); err != nil {
 		return 0, err
 	}
+	ctx, done := inFlight(ctx, g.p)
+	defer done()
 	return g.e.EstimateGas(ctx, call)
 }
 
@@ -270,5 +345,7 @@ func (g gatedEth) Receipts(ctx context.Context, txs []bchain.Hash) ([]*bchain.Et
 	if err := g.p.Check(); err != nil {
 		return nil, err
 	}
+	ctx, done := inFlight(ctx, g.p)
+	defer done()
 	return g.e.Receipts(ctx, txs)
 }

@@ -185,7 +185,7 @@ func (s *UtxoService) scanChain(ctx context.Context, v *view, a *xpubAccount, c 
 			return 0, err
 		}
 		from := len(c.addrs)
-		to := max(from+want-(len(c.addrs)-last), minDerived, from+1)
+		to := min(max(from+want-(len(c.addrs)-last), minDerived, from+1), from+deriveChunk)
 		found, err := s.deriveAddrs(ctx, v, a, c, from, to)
 		if err != nil {
 			return 0, err
@@ -195,11 +195,21 @@ func (s *UtxoService) scanChain(ctx context.Context, v *view, a *xpubAccount, c 
 	return last, nil
 }
 
+// derived is how many addresses the account holds: its priority for a
+// derivation slot (fewest first).
+func (a *xpubAccount) derived() int {
+	n := 0
+	for i := range a.chains {
+		n += len(a.chains[i].addrs)
+	}
+	return n
+}
+
 // deriveAddrs appends addresses from..to-1 to a chain, holding one of the
 // cache's derivation slots, and returns the index of the last used one
 // among them (0 when none is).
 func (s *UtxoService) deriveAddrs(ctx context.Context, v *view, a *xpubAccount, c *xpubChain, from, to int) (int, error) {
-	if err := s.xpubs.startDerive(ctx); err != nil {
+	if err := s.xpubs.startDerive(ctx, a.derived()); err != nil {
 		return 0, err
 	}
 	defer s.xpubs.endDerive()

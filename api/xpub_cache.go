@@ -25,26 +25,23 @@ type xpubCache struct {
 	order   *list.List               // front: most recently used
 	// derive bounds the derivations running at once over all requests, so
 	// that a burst of large-gap queries queues instead of taking every core
-	// (and the memory of every half-built account) at the same time.
-	derive chan struct{}
+	// (and the memory of every half-built account) at the same time; it
+	// lets the smallest accounts in first (xpub_derive_gate.go).
+	derive *deriveGate
 }
 
 func newXpubCache(maxBytes int64) *xpubCache {
 	return &xpubCache{max: maxBytes, entries: map[string]*list.Element{}, order: list.New(),
-		derive: make(chan struct{}, max(1, runtime.NumCPU()/2))}
+		derive: newDeriveGate(max(1, runtime.NumCPU()/2))}
 }
 
-// startDerive waits for a derivation slot; the caller calls endDerive.
-func (c *xpubCache) startDerive(ctx context.Context) error {
-	select {
-	case c.derive <- struct{}{}:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+// startDerive waits for a derivation slot for an account chain that has
+// done addresses already; the caller calls endDerive.
+func (c *xpubCache) startDerive(ctx context.Context, done int) error {
+	return c.derive.acquire(ctx, done)
 }
 
-func (c *xpubCache) endDerive() { <-c.derive }
+func (c *xpubCache) endDerive() { c.derive.release() }
 
 // get returns the cached account for key, or a new one made by create and
 // inserted at no cost until put, so that concurrent requests for the same

@@ -14,7 +14,9 @@ import (
 	"github.com/openexplorer/blockbook/api"
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/electrum"
+	"github.com/openexplorer/blockbook/internal/listen"
 	"github.com/openexplorer/blockbook/mempool"
+	"github.com/openexplorer/blockbook/server"
 	"github.com/openexplorer/blockbook/syncer"
 )
 
@@ -24,6 +26,9 @@ type electrumOptions struct {
 	TCP, TLS, WS                     string // listen addresses; "" off
 	MaxConns, MaxConnsPerIP, MaxSubs int
 	MaxHistory, MaxRequestBytes      int
+	MaxBatch, MaxAnswerBytes         int
+	MaxSubsPerIP, MaxSubsTotal       int
+	MaxQueueBytes, MaxQueuedBytes    int
 	Banner, DonationAddress          string
 	RelayFeeSat                      int64
 	IdleTimeout                      time.Duration
@@ -41,6 +46,12 @@ func declareElectrumFlags(fs *flag.FlagSet, e *electrumOptions) {
 	fs.IntVar(&e.MaxSubs, "electrummaxsubs", electrum.DefaultMaxSubs, "most script hashes one Electrum connection may subscribe to")
 	fs.IntVar(&e.MaxHistory, "electrummaxhistory", electrum.DefaultMaxHistory, "most txs of a script hash an Electrum history, status or subscription reads (more: \"history too large\")")
 	fs.IntVar(&e.MaxRequestBytes, "electrummaxrequest", electrum.DefaultMaxRequestBytes, "largest Electrum message in bytes (a line, or a websocket message)")
+	fs.IntVar(&e.MaxSubsPerIP, "electrummaxsubsperip", electrum.DefaultMaxSubsPerIP, "most script hashes the Electrum connections of one client address may subscribe to")
+	fs.IntVar(&e.MaxSubsTotal, "electrummaxsubstotal", electrum.DefaultMaxSubsTotal, "most script hash subscriptions of all Electrum connections")
+	fs.IntVar(&e.MaxBatch, "electrummaxbatch", electrum.DefaultMaxBatch, "most calls in one Electrum batch")
+	fs.IntVar(&e.MaxAnswerBytes, "electrummaxanswer", electrum.DefaultMaxAnswerBytes, "most bytes one Electrum call or batch may produce; calls past it answer \"response too large\"")
+	fs.IntVar(&e.MaxQueueBytes, "electrummaxqueue", electrum.DefaultMaxQueueBytes, "most bytes of answers and notifications queued to one Electrum connection")
+	fs.IntVar(&e.MaxQueuedBytes, "electrummaxqueued", electrum.DefaultMaxQueuedBytes, "most bytes of answers and notifications queued to all Electrum connections")
 	fs.DurationVar(&e.IdleTimeout, "electrumidletimeout", electrum.DefaultIdleTimeout, "close Electrum connections that send nothing for this long")
 	fs.StringVar(&e.Banner, "electrumbanner", "", "server.banner's text (default: names the server and the coin)")
 	fs.StringVar(&e.DonationAddress, "electrumdonationaddress", "", "server.donation_address's answer")
@@ -66,12 +77,7 @@ func startElectrum(e stackEnv, stack *chainStack, svc api.Service, worker tipSou
 	if scripts == nil {
 		return nil, fmt.Errorf("%w: the query service does not answer by script hash; the Electrum server cannot run", bchain.ErrConfig)
 	}
-	srv, err := electrum.New(svc, scripts, electrum.Config{
-		MaxConns: o.MaxConns, MaxConnsPerIP: o.MaxConnsPerIP, MaxSubs: o.MaxSubs, MaxHistory: o.MaxHistory,
-		MaxRequestBytes: o.MaxRequestBytes, IdleTimeout: o.IdleTimeout, RelayFee: o.RelayFeeSat,
-		ServerVersion: "blockbook-go " + build.Version, Banner: o.Banner, DonationAddress: o.DonationAddress,
-		Hosts: electrumHosts(o), Log: e.log.With("server", "electrum"),
-	})
+	srv, err := newElectrumServer(e, svc, scripts)
 	if err != nil {
 		return nil, err
 	}
@@ -111,8 +117,9 @@ func startElectrum(e stackEnv, stack *chainStack, svc api.Service, worker tipSou
 		}
 	}
 	if o.WS != "" {
-		el.ws = &http.Server{Handler: srv.WebsocketHandler(), ReadHeaderTimeout: 10 * time.Second}
-		if err := listen("electrumws", o.WS, nil, el.ws.Serve); err != nil {
+		var serveWS func(net.Listener) error
+		el.ws, serveWS = electrumWSServer(e, srv)
+		if err := listen("electrumws", o.WS, nil, serveWS); err != nil {
 			return nil, err
 		}
 	}
@@ -128,6 +135,35 @@ func startElectrum(e stackEnv, stack *chainStack, svc api.Service, worker tipSou
 		stack.mempool.OnResolved(func(_ *mempool.Tx, descs []bchain.AddrDesc) { srv.OnMempoolTx(descs) })
 	}
 	return srv, nil
+}
+
+// newElectrumServer builds the server from the flags.
+func newElectrumServer(e stackEnv, svc api.Service, scripts api.ScriptQueries) (*electrum.Server, error) {
+	o := &e.o.Electrum
+	proxies, err := server.ParseTrustedProxies(e.o.WsTrustedProxies)
+	if err != nil {
+		return nil, fmt.Errorf("%w: -wstrustedproxies: %v", bchain.ErrConfig, err)
+	}
+	// The websocket's clients are named by the kit's one rule, as on the
+	// public port; TCP and TLS clients are their peers.
+	wsClient := func(r *http.Request) (string, bool) { return listen.Attribute(r, proxies, e.env.ClientIP) }
+	return electrum.New(svc, scripts, electrum.Config{
+		MaxConns: o.MaxConns, MaxConnsPerIP: o.MaxConnsPerIP, MaxSubs: o.MaxSubs, MaxHistory: o.MaxHistory,
+		MaxRequestBytes: o.MaxRequestBytes, IdleTimeout: o.IdleTimeout, RelayFee: o.RelayFeeSat,
+		MaxSubsPerIP: o.MaxSubsPerIP, MaxSubsTotal: o.MaxSubsTotal, MaxBatch: o.MaxBatch, MaxAnswerBytes: o.MaxAnswerBytes,
+		MaxQueueBytes: o.MaxQueueBytes, MaxQueuedBytes: o.MaxQueuedBytes,
+		ServerVersion: "blockbook-go " + build.Version, Banner: o.Banner, DonationAddress: o.DonationAddress,
+		Hosts: electrumHosts(o), Log: e.log.With("server", "electrum"), WSClient: wsClient,
+	})
+}
+
+// electrumWSServer is the websocket listener's HTTP server, from the
+// listener kit like every HTTP listener, and how it serves a listener.
+func electrumWSServer(e stackEnv, srv *electrum.Server) (*http.Server, func(net.Listener) error) {
+	kit := e.o.Listen.kit(false)
+	kit.Log = e.log.With("server", "electrumws")
+	ws := kit.Server(srv.WebsocketHandler())
+	return ws, func(ln net.Listener) error { return ws.Serve(kit.Listener(ln)) }
 }
 
 // electrumHosts are server.features' hosts: the ports of the listeners

@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"time"
 
 	"github.com/openexplorer/blockbook/api"
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
 	"github.com/openexplorer/blockbook/esplora"
+	"github.com/openexplorer/blockbook/server"
 )
 
 // esploraOptions are the flags of the Esplora REST listener.
@@ -31,7 +31,7 @@ func (e *esploraOptions) register(fs *flag.FlagSet) {
 
 // startEsplora starts the Esplora listener when -esplora is given; a
 // chain type without Esplora's queries is a configuration error.
-func startEsplora(srvs *servers, o *Options, e stackEnv, svc api.Service) error {
+func startEsplora(srvs *servers, o *Options, e stackEnv, svc api.Service, over *server.OverLimits) error {
 	if o.Esplora.Addr == "" {
 		return nil
 	}
@@ -50,10 +50,19 @@ func startEsplora(srvs *servers, o *Options, e stackEnv, svc api.Service) error 
 	if s, ok := svc.(esplora.AddressSearcher); ok && o.Esplora.AddressPrefix {
 		opts.AddressSearch = s
 	}
-	h := esplora.New(svc, scripts, eq, opts)
-	return srvs.start("esplora", o.Esplora.Addr, &esploraServer{srv: &http.Server{
-		Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second,
-	}})
+	var h http.Handler = esplora.New(svc, scripts, eq, opts)
+	// The public port's per-client budget, with its own buckets and
+	// Esplora's costs: the same client identity rule and defaults.
+	lim, err := restLimiter(o, e.env, over, e.reg, "esplora", esplora.RequestCost)
+	if err != nil {
+		return err
+	}
+	if lim != nil {
+		h = lim.Wrap(h)
+	}
+	kit := o.Listen.kit(e.tls != nil)
+	kit.Log = e.log.With("subsystem", "esplora")
+	return srvs.start("esplora", o.Esplora.Addr, &esploraServer{srv: kit.Server(h)})
 }
 
 // enableAddressPrefix makes the index keep the address-prefix rows with

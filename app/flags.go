@@ -70,6 +70,9 @@ type Options struct {
 	Limits limitOptions
 	// Esplora is the Esplora REST listener (esplora.go).
 	Esplora esploraOptions
+	// Listen is the listener kit's settings for every HTTP listener
+	// (listen.go).
+	Listen listenOptions
 	// Electrum is the Electrum server (electrum.go).
 	Electrum electrumOptions
 
@@ -177,6 +180,7 @@ func ParseFlags(args []string, stderr io.Writer) (*Options, error) {
 	declareReplicaFlags(fs, &o.Replica)
 	fs.StringVar(&o.Prof, "prof", "", "serve Go's pprof profiles on this address (e.g. 127.0.0.1:6060); keep it private")
 	declareElectrumFlags(fs, &o.Electrum)
+	declareListenFlags(fs, &o.Listen)
 	values := map[string]*string{}
 	for _, f := range acceptedFlags {
 		values[f.name] = declareAccepted(fs, f.name, f.def, f.usage, f.kind)

@@ -3,6 +3,7 @@ package app
 import (
 	"flag"
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -109,9 +110,10 @@ func (l *limitOptions) given(env string) {
 	l.fromEnv[env] = true
 }
 
-// restLimiter builds the public server's limiter (nil when every REST
-// limit is off).
-func restLimiter(o *Options, env *envSettings, over *server.OverLimits, reg prometheus.Registerer) (*server.RESTLimiter, error) {
+// restLimiter builds an HTTP listener's limiter (nil when every REST
+// limit is off): the public server's (name "rest", cost nil) or another
+// front's with its own buckets, metric and request cost.
+func restLimiter(o *Options, env *envSettings, over *server.OverLimits, reg prometheus.Registerer, name string, cost func(*http.Request) int) (*server.RESTLimiter, error) {
 	l := o.Limits
 	if l.RESTRate == 0 && l.RESTMaxConcurrent == 0 {
 		return nil, nil
@@ -123,6 +125,7 @@ func restLimiter(o *Options, env *envSettings, over *server.OverLimits, reg prom
 	return server.NewRESTLimiter(server.RESTLimitConfig{
 		Rate: l.RESTRate, Window: l.RESTWindow, Burst: l.RESTBurst, MaxConcurrent: l.RESTMaxConcurrent,
 		BlockDuration: l.RESTBlock, StateTTL: l.RESTStateTTL, TrustedProxies: proxies, ClientIP: env.ClientIP, Metrics: reg,
+		Name: name, Cost: cost,
 	}, over), nil
 }
 

@@ -119,7 +119,11 @@ type tipSource struct {
 // the request path (see bchain.Liveness); the api and /health read its
 // verdict. It stops with ctx.
 func newLiveness(ctx context.Context, e stackEnv) *bchain.Liveness {
-	live := bchain.NewLiveness(e.backend.Chain, bchain.LivenessConfig{Metrics: e.reg}, e.log)
+	chain := e.backend.Chain
+	if p, ok := chain.(interface{ ProbeChain() bchain.BlockChain }); ok {
+		chain = p.ProbeChain() // its own connections to the node (btc.Node)
+	}
+	live := bchain.NewLiveness(chain, bchain.LivenessConfig{Metrics: e.reg}, e.log)
 	go live.Run(ctx)
 	return live
 }
@@ -232,7 +236,7 @@ func serve(ctx context.Context, e stackEnv, stack *chainStack, worker tipSource,
 	if err != nil {
 		return err
 	}
-	limiter, err := restLimiter(o, e.env, over, e.reg)
+	limiter, err := restLimiter(o, e.env, over, e.reg, "rest", nil)
 	if err != nil {
 		return err
 	}
@@ -248,13 +252,14 @@ func serve(ctx context.Context, e stackEnv, stack *chainStack, worker tipSource,
 		}
 	}
 	if addr, prefix := binding(o.Public, "", e.backend.Params.PublicPort); addr != "" {
-		pcfg := server.PublicConfig{Addr: addr, Websocket: ws, ExplorerURL: o.ExplorerURL, Limiter: limiter, Wrap: func(h http.Handler) http.Handler { return withPrefix(prefix, true, h) }}
+		pcfg := server.PublicConfig{Addr: addr, Websocket: ws, ExplorerURL: o.ExplorerURL, Limiter: limiter, Wrap: func(h http.Handler) http.Handler { return withPrefix(prefix, true, h) },
+			Listener: o.Listen.kit(e.tls != nil)}
 		if err := srvs.start("public", addr, server.NewPublic(svc, pcfg, log, e.reg)); err != nil {
 			srvs.shutdown()
 			return err
 		}
 	}
-	if err := startEsplora(srvs, o, e, svc); err != nil {
+	if err := startEsplora(srvs, o, e, svc, over); err != nil {
 		srvs.shutdown()
 		return err
 	}
@@ -324,6 +329,9 @@ func (s *servers) start(name, addr string, srv httpServer) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("%w: %s server: %v", bchain.ErrConfig, name, err)
+	}
+	if name != "internal" { // the internal port is private: the balancer's checks are never refused
+		ln = s.o.Listen.kit(s.tls != nil).Listener(ln)
 	}
 	if s.tls != nil {
 		ln = tls.NewListener(ln, s.tls)

@@ -75,6 +75,7 @@ type Liveness struct {
 	fails    int
 	infoAt   time.Time
 	infoOnce chan struct{} // closed after the first chain info attempt
+	down     chan struct{} // closed when the node is marked unresponsive
 
 	responding prometheus.Gauge
 	failures   prometheus.Counter
@@ -87,7 +88,7 @@ func NewLiveness(chain BlockChain, cfg LivenessConfig, log *slog.Logger) *Livene
 		log = slog.Default()
 	}
 	l := &Liveness{chain: chain, cfg: cfg, log: log.With("subsystem", "liveness"),
-		state: NodeLiveness{Responding: true}, infoOnce: make(chan struct{}),
+		state: NodeLiveness{Responding: true}, infoOnce: make(chan struct{}), down: make(chan struct{}),
 		responding: prometheus.NewGauge(prometheus.GaugeOpts{Name: "blockbook_node_responding",
 			Help: "1 while the node answers the liveness probe, 0 once it is considered unresponsive"}),
 		failures: prometheus.NewCounter(prometheus.CounterOpts{Name: "blockbook_node_probe_failures_total",
@@ -166,6 +167,7 @@ func (l *Liveness) record(height uint32, err error) {
 	if err == nil {
 		if !l.state.Responding {
 			l.log.Info("node answers again", "height", height, "down for", time.Since(l.state.LastOK).Round(time.Second))
+			l.down = make(chan struct{})
 		}
 		l.fails = 0
 		l.responding.Set(1)
@@ -177,9 +179,18 @@ func (l *Liveness) record(height uint32, err error) {
 	l.state.Err = err.Error()
 	if l.fails >= l.cfg.Failures && l.state.Responding {
 		l.state.Responding = false
+		close(l.down) // ends the node calls in flight (api's gate)
 		l.responding.Set(0)
 		l.log.Warn("node is not responding; node-bound requests fail fast until it answers", "err", err)
 	}
+}
+
+// Down returns a channel closed once the node is marked unresponsive
+// (already closed while it is).
+func (l *Liveness) Down() <-chan struct{} {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return l.down
 }
 
 // State returns the last verdict.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode"
 )
 
 // Checkpoints: a consistent copy of a running index in another directory,
@@ -65,6 +66,11 @@ func CheckCheckpointDir(dir, datadir string) error {
 	if filepath.Clean(dir) != dir || strings.ContainsRune(dir, 0) {
 		return fmt.Errorf("%w: %q is not a clean path (no \".\" or \"..\" elements, no trailing slash)", ErrCheckpointTarget, dir)
 	}
+	// A newline or escape in a name would forge log lines and confuse
+	// the scripts that copy the checkpoint.
+	if strings.IndexFunc(dir, unicode.IsControl) >= 0 {
+		return fmt.Errorf("%w: %q has a control character", ErrCheckpointTarget, dir)
+	}
 	if _, err := os.Lstat(dir); err == nil {
 		return fmt.Errorf("%w: %s already exists (a checkpoint goes into a new directory)", ErrCheckpointTarget, dir)
 	} else if !errors.Is(err, fs.ErrNotExist) {
@@ -76,11 +82,26 @@ func CheckCheckpointDir(dir, datadir string) error {
 	}
 	if datadir != "" {
 		abs, err := filepath.Abs(datadir)
-		if err == nil && (dir == abs || strings.HasPrefix(dir, abs+string(filepath.Separator))) {
+		if err == nil && inside(dir, abs) {
 			return fmt.Errorf("%w: %s is inside the datadir %s", ErrCheckpointTarget, dir, abs)
+		}
+		// The same with symlinks resolved: a parent that links into the
+		// datadir would put the checkpoint inside it all the same.
+		realParent, perr := filepath.EvalSymlinks(parent)
+		realData, derr := filepath.EvalSymlinks(abs)
+		if perr != nil || derr != nil {
+			realData = abs
+		}
+		if perr == nil && err == nil && inside(filepath.Join(realParent, filepath.Base(dir)), realData) {
+			return fmt.Errorf("%w: %s resolves to a place inside the datadir %s", ErrCheckpointTarget, dir, realData)
 		}
 	}
 	return nil
+}
+
+// inside reports whether path is dir or below it (both clean).
+func inside(path, dir string) bool {
+	return path == dir || strings.HasPrefix(path, dir+string(filepath.Separator))
 }
 
 // Checkpoint writes a consistent copy of the index into dir, a new

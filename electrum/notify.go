@@ -28,6 +28,10 @@ type hub struct {
 	mu      sync.RWMutex
 	bySH    map[[32]byte]map[*session]struct{}
 	headers map[*session]struct{}
+	// subs counts the subscriptions, in all and per client address, for
+	// MaxSubsTotal and MaxSubsPerIP (each costs about subBytes).
+	subs      int
+	subsPerIP map[string]int
 
 	cmu   sync.Mutex
 	cache map[statusKey]statusEntry
@@ -58,7 +62,7 @@ type headerNote struct {
 
 func newHub(s *Server) *hub {
 	h := &hub{s: s, bySH: map[[32]byte]map[*session]struct{}{}, headers: map[*session]struct{}{},
-		cache: map[statusKey]statusEntry{}}
+		cache: map[statusKey]statusEntry{}, subsPerIP: map[string]int{}}
 	h.gen.Store(1)
 	return h
 }
@@ -71,7 +75,33 @@ func (h *hub) subscribe(ss *session, sh [32]byte) {
 		m = map[*session]struct{}{}
 		h.bySH[sh] = m
 	}
-	m[ss] = struct{}{}
+	if _, ok := m[ss]; !ok {
+		m[ss] = struct{}{}
+		h.subs++
+		h.subsPerIP[ss.ip]++
+	}
+}
+
+// admitSub refuses a new subscription of ss over the server's or its
+// address's cap.
+func (h *hub) admitSub(ss *session) *rpcError {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	switch cfg := h.s.cfg; {
+	case h.subs >= cfg.MaxSubsTotal:
+		return newErr(codeExcessive, "too many subscriptions on this server (limit %d)", cfg.MaxSubsTotal)
+	case h.subsPerIP[ss.ip] >= cfg.MaxSubsPerIP:
+		return newErr(codeExcessive, "too many subscriptions from your address (limit %d)", cfg.MaxSubsPerIP)
+	}
+	return nil
+}
+
+// Subscriptions is the number of script hash subscriptions of all
+// connections.
+func (s *Server) Subscriptions() int {
+	s.hub.mu.RLock()
+	defer s.hub.mu.RUnlock()
+	return s.hub.subs
 }
 
 func (h *hub) unsubscribe(ss *session, sh [32]byte) {
@@ -82,7 +112,13 @@ func (h *hub) unsubscribe(ss *session, sh [32]byte) {
 
 func (h *hub) unsubscribeLocked(ss *session, sh [32]byte) {
 	m := h.bySH[sh]
-	delete(m, ss)
+	if _, ok := m[ss]; ok {
+		delete(m, ss)
+		h.subs--
+		if h.subsPerIP[ss.ip]--; h.subsPerIP[ss.ip] <= 0 {
+			delete(h.subsPerIP, ss.ip)
+		}
+	}
 	if len(m) == 0 {
 		delete(h.bySH, sh)
 		h.cmu.Lock()

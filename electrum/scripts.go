@@ -213,6 +213,9 @@ func scripthashSubscribe(ctx context.Context, ss *session, p params) (any, error
 		if len(ss.subs) >= ss.s.cfg.MaxSubs {
 			return nil, newErr(codeExcessive, "too many subscriptions on this connection (limit %d)", ss.s.cfg.MaxSubs)
 		}
+		if e := ss.s.hub.admitSub(ss); e != nil {
+			return nil, e
+		}
 		sub = &subscription{}
 	}
 	st, script, err := ss.s.hub.status(ctx, sh, sub.script, ss.v16())

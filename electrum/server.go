@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"sync"
 	"time"
 
 	"github.com/openexplorer/blockbook/api"
+	"github.com/openexplorer/blockbook/internal/listen"
 )
 
 // Protocol versions this server speaks.
@@ -20,9 +22,14 @@ const (
 
 // Defaults of Config's limits.
 const (
-	DefaultMaxConns        = 10_000
-	DefaultMaxConnsPerIP   = 1_000
-	DefaultMaxSubs         = 100_000
+	DefaultMaxConns      = 10_000
+	DefaultMaxConnsPerIP = 1_000
+	// Subscriptions cost about subBytes each (measured by
+	// TestSubscriptionMemory): a connection may hold a large wallet's,
+	// an address 2.5 times that, the server about 500 MB of them.
+	DefaultMaxSubs         = 40_000
+	DefaultMaxSubsPerIP    = 100_000
+	DefaultMaxSubsTotal    = 1_000_000
 	DefaultMaxRequestBytes = 1_000_000
 	// DefaultMaxHistory serves an address with 100,000 txs (the Electrum
 	// wallet asks for whole histories).
@@ -42,10 +49,15 @@ type Config struct {
 	// MaxConns caps the open connections, MaxConnsPerIP those of one
 	// client address.
 	MaxConns, MaxConnsPerIP int
-	// MaxSubs caps the script hashes one connection subscribes to.
-	MaxSubs int
+	// MaxSubs caps the script hashes one connection subscribes to,
+	// MaxSubsPerIP those of one client address, MaxSubsTotal all.
+	MaxSubs, MaxSubsPerIP, MaxSubsTotal int
 	// MaxRequestBytes caps one message (a line, a websocket message).
 	MaxRequestBytes int
+	// MaxBatch caps the calls of one batch; MaxAnswerBytes what one call
+	// or batch may produce; MaxQueueBytes the bytes queued to one
+	// connection, MaxQueuedBytes to all (budget.go).
+	MaxBatch, MaxAnswerBytes, MaxQueueBytes, MaxQueuedBytes int
 	// MaxHistory caps the txs of a script hash that history, status and
 	// subscription answers read; more answer "history too large".
 	MaxHistory int
@@ -62,6 +74,10 @@ type Config struct {
 	// Banner and DonationAddress answer server.banner and
 	// server.donation_address.
 	Banner, DonationAddress string
+	// WSClient names the client of a websocket connection by the listener
+	// kit's rule (X-Real-Ip from trusted proxies; exempt: a local peer
+	// naming no client). Nil: the TCP peer.
+	WSClient func(*http.Request) (ip string, exempt bool)
 	// Hosts are server.features' hosts: host name to its ports.
 	Hosts map[string]HostPorts
 	Log   *slog.Logger
@@ -82,8 +98,14 @@ func (c *Config) defaults() {
 	setDefault(&c.MaxConns, DefaultMaxConns)
 	setDefault(&c.MaxConnsPerIP, DefaultMaxConnsPerIP)
 	setDefault(&c.MaxSubs, DefaultMaxSubs)
+	setDefault(&c.MaxSubsPerIP, DefaultMaxSubsPerIP)
+	setDefault(&c.MaxSubsTotal, DefaultMaxSubsTotal)
 	setDefault(&c.MaxRequestBytes, DefaultMaxRequestBytes)
 	setDefault(&c.MaxHistory, DefaultMaxHistory)
+	setDefault(&c.MaxBatch, DefaultMaxBatch)
+	setDefault(&c.MaxAnswerBytes, DefaultMaxAnswerBytes)
+	setDefault(&c.MaxQueueBytes, DefaultMaxQueueBytes)
+	setDefault(&c.MaxQueuedBytes, DefaultMaxQueuedBytes)
 	if c.IdleTimeout <= 0 {
 		c.IdleTimeout = DefaultIdleTimeout
 	}
@@ -139,6 +161,7 @@ type Server struct {
 	closed    bool
 	wg        sync.WaitGroup
 
+	queued       *budget // bytes queued to every connection
 	hub          *hub
 	fees         histogramCache
 	headerHashes headerHashCache
@@ -161,7 +184,7 @@ func New(svc api.Service, scripts api.ScriptQueries, cfg Config) (*Server, error
 	cfg.defaults()
 	ctx, stop := context.WithCancel(context.Background())
 	s := &Server{svc: svc, scripts: scripts, cfg: cfg, log: cfg.Log, sessions: map[*session]struct{}{},
-		perIP: map[string]int{}, ctx: ctx, stop: stop}
+		perIP: map[string]int{}, ctx: ctx, stop: stop, queued: newBudget(int64(cfg.MaxQueuedBytes))}
 	s.hub = newHub(s)
 	return s, nil
 }
@@ -194,7 +217,7 @@ func (s *Server) Serve(ln net.Listener) error {
 			return fmt.Errorf("electrum: accept: %w", err)
 		}
 		delay = 0
-		s.startSession(newLineConn(c, s.cfg.MaxRequestBytes), remoteIP(c.RemoteAddr()))
+		s.startSession(newLineConn(c, s.cfg.MaxRequestBytes), listen.IPKey(remoteIP(c.RemoteAddr())))
 	}
 }
 
@@ -225,10 +248,12 @@ func (s *Server) admit(ip string) *rpcError {
 		return newErr(codeExcessive, "server is shutting down")
 	case len(s.sessions) >= s.cfg.MaxConns:
 		return newErr(codeExcessive, "too many connections (limit %d)", s.cfg.MaxConns)
-	case s.perIP[ip] >= s.cfg.MaxConnsPerIP:
+	case ip != "" && s.perIP[ip] >= s.cfg.MaxConnsPerIP:
 		return newErr(codeExcessive, "too many connections from your address (limit %d)", s.cfg.MaxConnsPerIP)
 	}
-	s.perIP[ip]++
+	if ip != "" { // "": an exempt client (a local proxy naming no one)
+		s.perIP[ip]++
+	}
 	return nil
 }
 
@@ -248,6 +273,9 @@ func (s *Server) startSession(c frameConn, ip string) {
 func (s *Server) release(ip string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if ip == "" {
+		return
+	}
 	if s.perIP[ip]--; s.perIP[ip] <= 0 {
 		delete(s.perIP, ip)
 	}
@@ -274,6 +302,10 @@ func (s *Server) runAdmitted(c frameConn, ip string) {
 	s.mu.Unlock()
 	s.release(ip)
 }
+
+// QueuedBytes is the bytes of answers and notifications queued to all
+// connections and not yet written.
+func (s *Server) QueuedBytes() int64 { return s.queued.Used() }
 
 // Sessions is the number of open connections.
 func (s *Server) Sessions() int {

@@ -24,13 +24,16 @@ const (
 // and a notification are never reordered; a reader and a writer
 // goroutine move frames.
 type session struct {
-	s    *Server
-	c    frameConn
-	ip   string
-	out  chan []byte
-	done chan struct{}
-	once sync.Once
-	wake chan struct{}
+	s   *Server
+	c   frameConn
+	ip  string
+	out chan []byte
+	// queue counts the bytes of out against MaxQueueBytes (and, through
+	// the server's budget, against MaxQueuedBytes).
+	queue *budget
+	done  chan struct{}
+	once  sync.Once
+	wake  chan struct{}
 
 	// Owned by the worker.
 	version    string // negotiated; "" until server.version or the first call
@@ -54,7 +57,7 @@ type subscription struct {
 }
 
 func newSession(s *Server, c frameConn, ip string) *session {
-	return &session{s: s, c: c, ip: ip, out: make(chan []byte, outQueue), done: make(chan struct{}),
+	return &session{s: s, c: c, ip: ip, out: make(chan []byte, outQueue), queue: newBudget(int64(s.cfg.MaxQueueBytes)), done: make(chan struct{}),
 		wake: make(chan struct{}, 1), subs: map[[32]byte]*subscription{}, dirty: map[[32]byte][]byte{}}
 }
 
@@ -76,6 +79,14 @@ func (ss *session) run() {
 	defer func() {
 		ss.close()
 		wg.Wait()
+		for { // give back what was queued and never written
+			select {
+			case b := <-ss.out:
+				ss.sent(len(b))
+			default:
+				return
+			}
+		}
 	}()
 	for {
 		select {
@@ -126,7 +137,9 @@ func (ss *session) writer() {
 		select {
 		case b := <-ss.out:
 			_ = ss.c.SetWriteDeadline(time.Now().Add(ss.s.cfg.WriteTimeout))
-			if err := ss.c.WriteFrame(b); err != nil {
+			err := ss.c.WriteFrame(b)
+			ss.sent(len(b))
+			if err != nil {
 				ss.close()
 				return
 			}
@@ -136,13 +149,46 @@ func (ss *session) writer() {
 	}
 }
 
-// send queues a frame; it waits while the queue is full (the writer's
-// deadline bounds that) and drops it once the session ended.
+// send queues a frame; it waits while the queue is full in frames or in
+// bytes (this connection's MaxQueueBytes, all connections'
+// MaxQueuedBytes) and drops it once the session ended. A client that
+// does not read for WriteTimeout while a frame waits is disconnected:
+// the wait is what pushes back on a client that pipelines without
+// reading (the worker stops, so the reader stops reading it).
 func (ss *session) send(b []byte) {
+	n := int64(len(b))
+	deadline := time.NewTimer(ss.s.cfg.WriteTimeout)
+	defer deadline.Stop()
+	for {
+		alone := ss.queue.Used() == 0
+		if ss.queue.tryTake(n, alone) {
+			if ss.s.queued.tryTake(n, alone) {
+				break
+			}
+			ss.queue.give(n)
+		}
+		select {
+		case <-ss.queue.wait():
+		case <-ss.s.queued.wait():
+		case <-deadline.C:
+			ss.s.log.Debug("electrum client does not read; disconnected", "ip", ss.ip, "queued", ss.queue.Used())
+			ss.close()
+			return
+		case <-ss.done:
+			return
+		}
+	}
 	select {
 	case ss.out <- b:
 	case <-ss.done:
+		ss.sent(len(b))
 	}
+}
+
+// sent gives back a frame's bytes once written or dropped.
+func (ss *session) sent(n int) {
+	ss.queue.give(int64(n))
+	ss.s.queued.give(int64(n))
 }
 
 // flush waits (briefly) until the writer has taken every queued frame,
@@ -167,12 +213,11 @@ func (ss *session) handle(f []byte) {
 			ss.send(errorFrame(nil, newErr(codeInvalidRequest, "empty batch")))
 			return
 		}
-		answers := make([]json.RawMessage, 0, len(batch))
-		for _, raw := range batch {
-			if a := ss.call(raw); a != nil {
-				answers = append(answers, a)
-			}
+		if len(batch) > ss.s.cfg.MaxBatch {
+			ss.send(errorFrame(nil, newErr(codeExcessive, "batch too large: %d calls (limit %d)", len(batch), ss.s.cfg.MaxBatch)))
+			return
 		}
+		answers := ss.callBatch(batch)
 		if len(answers) > 0 {
 			b, err := json.Marshal(answers)
 			if err != nil {
@@ -189,6 +234,61 @@ func (ss *session) handle(f []byte) {
 		ss.flush()
 		ss.close()
 	}
+}
+
+// callBatch answers a batch's calls while their answers fit in
+// MaxAnswerBytes together; the calls after that are not run and are
+// answered "response too large", as ElectrumX answers past its MAX_SEND,
+// so that a batch of 10,000 header calls cannot become a 400 MB answer.
+//
+// The answers being built count against the server's MaxQueuedBytes with
+// the queued ones (they are held the same way): past it, the rest of the
+// batch answers "server busy" (-102), so that many batches at once cannot
+// hold MaxAnswerBytes each.
+func (ss *session) callBatch(batch []json.RawMessage) []json.RawMessage {
+	answers := make([]json.RawMessage, 0, len(batch))
+	size, limit := 0, ss.s.cfg.MaxAnswerBytes
+	defer func() { ss.s.queued.give(int64(size)) }()
+	var refuse *rpcError
+	for _, raw := range batch {
+		if refuse == nil && size > limit {
+			refuse = tooLarge(limit)
+		}
+		if refuse != nil {
+			var id struct {
+				ID json.RawMessage `json:"id"`
+			}
+			if json.Unmarshal(raw, &id) == nil && (len(id.ID) == 0 || string(id.ID) == "null") {
+				continue // a notification: no answer
+			}
+			answers = append(answers, errorFrame(id.ID, refuse))
+			continue
+		}
+		if a := ss.call(raw); a != nil {
+			if !ss.s.queued.tryTake(int64(len(a)), size == 0) {
+				refuse = newErr(codeBusy, "server busy: too many answers in progress, retry later")
+				answers = append(answers, errorFrame(idOf(raw), refuse))
+				continue
+			}
+			answers = append(answers, a)
+			size += len(a)
+		}
+	}
+	return answers
+}
+
+// idOf is a call's id (null when it has none or cannot be read).
+func idOf(raw json.RawMessage) json.RawMessage {
+	var id struct {
+		ID json.RawMessage `json:"id"`
+	}
+	_ = json.Unmarshal(raw, &id) // unreadable: null
+	return id.ID
+}
+
+// tooLarge is the answer to a call past the byte cap.
+func tooLarge(limit int) *rpcError {
+	return newErr(codeExcessive, "response too large (over %d bytes for this call or batch)", limit)
 }
 
 // ending reports whether the session must end after its answer (failed
@@ -220,6 +320,9 @@ func (ss *session) call(raw json.RawMessage) []byte {
 	b, err := resultFrame(req.ID, result)
 	if err != nil {
 		return errorFrame(req.ID, ss.s.wireError(req.Method, err))
+	}
+	if len(b) > ss.s.cfg.MaxAnswerBytes {
+		return errorFrame(req.ID, tooLarge(ss.s.cfg.MaxAnswerBytes))
 	}
 	return b
 }

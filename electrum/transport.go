@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"github.com/openexplorer/blockbook/internal/listen"
 )
 
 // frameConn is a connection that carries one JSON-RPC message per frame:
@@ -105,7 +107,14 @@ func (s *Server) WebsocketHandler() http.Handler {
 		Subprotocols: nil,
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ip := remoteIPString(r.RemoteAddr)
+		ip := listen.IPKey(remoteIPString(r.RemoteAddr))
+		if s.cfg.WSClient != nil {
+			name, exempt := s.cfg.WSClient(r)
+			ip = listen.IPKey(name)
+			if exempt {
+				ip = ""
+			}
+		}
 		if e := s.admit(ip); e != nil {
 			http.Error(w, e.Message, http.StatusServiceUnavailable)
 			return

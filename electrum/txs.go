@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 
+	"github.com/openexplorer/blockbook/api"
 	"github.com/openexplorer/blockbook/bchain"
 )
 
@@ -140,7 +141,13 @@ func txBroadcast(ctx context.Context, ss *session, p params) (any, error) {
 	}
 	res, err := ss.s.svc.SendTx(ctx, raw)
 	if err != nil {
-		return nil, badRequest("the transaction was rejected by network rules.\n\n%v", err)
+		// Only the node's verdict on the tx is the client's to read; a
+		// node that does not answer is code 2 without its internals
+		// (wireError), never a "rejection" quoting the node's URL.
+		if ue, ok := api.AsUserError(err); ok {
+			return nil, badRequest("the transaction was rejected by network rules.\n\n%s", ue.Msg)
+		}
+		return nil, err
 	}
 	return res.Result, nil
 }
@@ -176,7 +183,10 @@ func txBroadcastPackage(ctx context.Context, ss *session, p params) (any, error)
 	}
 	v, rejected, err := pb.BroadcastPackage(ctx, raws)
 	if err != nil {
-		return nil, badRequest("the tx package was rejected by network rules.\n\n%v", err)
+		if ue, ok := api.AsUserError(err); ok {
+			return nil, badRequest("the tx package was rejected by network rules.\n\n%s", ue.Msg)
+		}
+		return nil, err
 	}
 	if verbose {
 		return v, nil

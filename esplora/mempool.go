@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/openexplorer/blockbook/api"
+	"github.com/openexplorer/blockbook/bchain"
 )
 
 // The mempool routes and fee estimates.
@@ -113,6 +114,11 @@ func (s *Server) feeEstimates(ctx context.Context) (*reply, error) {
 		if err != nil || len(est) != 1 {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
+			}
+			// A node that does not answer is a 503, as on every front;
+			// a target it cannot estimate is only left out.
+			if errors.Is(err, bchain.ErrNodeUnavailable) {
+				return nil, err
 			}
 			continue
 		}

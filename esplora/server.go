@@ -19,6 +19,7 @@ import (
 
 	"github.com/openexplorer/blockbook/api"
 	"github.com/openexplorer/blockbook/bchain"
+	"github.com/openexplorer/blockbook/internal/listen"
 )
 
 // Esplora's page sizes and limits (electrs' constants).
@@ -170,8 +171,7 @@ func acceptsJSON(r *http.Request) bool {
 }
 
 func writeText(w http.ResponseWriter, status int, contentType string, body []byte) {
-	w.Header().Set("Content-Type", contentType)
-	w.Header().Set("Access-Control-Allow-Origin", "*")
+	listen.SafeHeaders(w, contentType)
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
 }
@@ -181,11 +181,11 @@ func writeText(w http.ResponseWriter, status int, contentType string, body []byt
 func (s *Server) route(ctx context.Context, r *http.Request) (*reply, error) {
 	rest, ok := strings.CutPrefix(r.URL.Path, "/api/")
 	if !ok {
-		return nil, notFound(fmt.Sprintf("endpoint does not exist %q", r.URL.Path))
+		return nil, noEndpoint(r.URL.Path)
 	}
 	seg := strings.Split(rest, "/")
 	if len(seg) > 5 {
-		return nil, notFound(fmt.Sprintf("endpoint does not exist %q", "/"+rest))
+		return nil, noEndpoint("/" + rest)
 	}
 	p := make([]string, 5)
 	copy(p, seg)
@@ -219,9 +219,15 @@ func (s *Server) route(ctx context.Context, r *http.Request) (*reply, error) {
 		err = errNoRoute
 	}
 	if errors.Is(err, errNoRoute) {
-		return nil, notFound(fmt.Sprintf("endpoint does not exist %q", "/"+rest))
+		return nil, noEndpoint("/" + rest)
 	}
 	return rep, err
+}
+
+// noEndpoint is electrs' 404, quoting at most listen.MaxEcho bytes of the
+// path: a 900 KB path must not come back as a 900 KB answer.
+func noEndpoint(path string) error {
+	return notFound(fmt.Sprintf("endpoint does not exist %q", listen.Bound(path, listen.MaxEcho)))
 }
 
 // errNoRoute is a path no route matches (answered 404 by route).
@@ -231,7 +237,7 @@ var errNoRoute = errors.New("no route")
 func (s *Server) postTx(ctx context.Context, r *http.Request) (*reply, error) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxBodySize+1))
 	if err != nil {
-		return nil, badRequest(err.Error())
+		return nil, badRequest("cannot read the request body")
 	}
 	if len(body) > maxBodySize {
 		return nil, &httpError{status: http.StatusRequestEntityTooLarge, msg: "Request body too large"}

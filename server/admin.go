@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -48,7 +49,7 @@ type AdminConfig struct {
 // Admin registers /admin on the internal server.
 func (i *Internal) Admin(cfg AdminConfig) {
 	cfg.User, cfg.Password = strings.TrimSpace(cfg.User), strings.TrimSpace(cfg.Password)
-	a := &admin{cfg: cfg}
+	a := &admin{cfg: cfg, sleep: time.Sleep}
 	i.mux.Handle("/admin", a.guard(http.HandlerFunc(a.index)))
 	i.mux.Handle("/admin/{$}", a.guard(http.HandlerFunc(a.index)))
 	i.mux.Handle("/admin/runtime-settings/", a.guard(http.HandlerFunc(a.settings)))
@@ -57,7 +58,37 @@ func (i *Internal) Admin(cfg AdminConfig) {
 	i.mux.Handle("/admin/", a.guard(http.NotFoundHandler()))
 }
 
-type admin struct{ cfg AdminConfig }
+type admin struct {
+	cfg   AdminConfig
+	sleep func(time.Duration)
+
+	// failMu serializes the answers to wrong credentials, each after a
+	// delay that grows with the failures in a row: guesses in parallel
+	// gain nothing, and the operator's right password is never delayed.
+	failMu   sync.Mutex
+	fails    int
+	lastFail time.Time
+}
+
+// Wrong-credential delays: failDelay per failure in a row, at most
+// maxFailDelay; the count is forgotten after failMemory without one.
+const (
+	failDelay    = 100 * time.Millisecond
+	maxFailDelay = 2 * time.Second
+	failMemory   = 10 * time.Minute
+)
+
+// failed waits out a wrong guess.
+func (a *admin) failed() {
+	a.failMu.Lock()
+	defer a.failMu.Unlock()
+	if time.Since(a.lastFail) > failMemory {
+		a.fails = 0
+	}
+	a.fails++
+	a.lastFail = time.Now()
+	a.sleep(min(time.Duration(a.fails)*failDelay, maxFailDelay))
+}
 
 // guard answers 503 unless credentials are configured and 401 unless the
 // request carries them. Hashing both sides makes the comparison take the
@@ -72,6 +103,9 @@ func (a *admin) guard(h http.Handler) http.Handler {
 		u, p, ok := r.BasicAuth()
 		got := sha256.Sum256([]byte(u + "\x00" + p))
 		if !ok || subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
+			if ok { // a guess, not a browser's first unauthenticated try
+				a.failed()
+			}
 			w.Header().Set("WWW-Authenticate", `Basic realm="blockbook admin", charset="UTF-8"`)
 			writeJSON(w, http.StatusUnauthorized, errorBody{"Unauthorized"})
 			return

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -43,5 +44,32 @@ func TestAdminAuth(t *testing.T) {
 	adminServer("", "").ServeHTTP(w, httptest.NewRequest("POST", "/admin/anything", nil))
 	if w.Code != http.StatusServiceUnavailable {
 		t.Errorf("unknown admin path: %d", w.Code)
+	}
+}
+
+// Wrong passwords are answered after a delay that grows with the failures
+// in a row (one at a time, whatever the parallelism); the right password
+// is never delayed.
+func TestAdminWrongPasswordDelay(t *testing.T) {
+	var slept []time.Duration
+	a := &admin{cfg: AdminConfig{User: "u", Password: "p"}, sleep: func(d time.Duration) { slept = append(slept, d) }}
+	h := a.guard(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) }))
+	try := func(pass string) int {
+		r := httptest.NewRequest("GET", "/admin", nil)
+		r.SetBasicAuth("u", pass)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		return w.Code
+	}
+	for i := 0; i < 25; i++ {
+		if c := try("wrong"); c != http.StatusUnauthorized {
+			t.Fatalf("wrong password: %d", c)
+		}
+	}
+	if c := try("p"); c != http.StatusOK {
+		t.Fatalf("right password: %d", c)
+	}
+	if len(slept) != 25 || slept[0] != failDelay || slept[4] != 5*failDelay || slept[24] != maxFailDelay {
+		t.Fatalf("delays %v", slept)
 	}
 }

@@ -1,96 +1,52 @@
 package server
 
 import (
-	"fmt"
-	"math"
 	"net/http"
 	"net/netip"
-	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
+	"github.com/openexplorer/blockbook/internal/listen"
 )
 
-// RESTLimitConfig limits what one client may ask of the public HTTP server
-// (REST API and explorer pages), as Blockbook's <NET>_REST_UI_* variables
-// do. A zero field disables its limit.
-type RESTLimitConfig struct {
-	// Rate requests may start per Window, with Burst at once (a token
-	// bucket per client key).
-	Rate   int
-	Window time.Duration
-	Burst  int
-	// MaxConcurrent is the cost units one client may have in flight; a
-	// plain request costs 1, a heavy one more (see requestCost).
-	MaxConcurrent int
-	// BlockDuration blocks a client that breached the limits in separate
-	// episodes (at least breachGap apart) blockAfter times.
-	BlockDuration time.Duration
-	// StateTTL is how long an idle client's state is kept.
-	StateTTL time.Duration
-	// TrustedProxies and ClientIP attribute requests (as for the websocket).
-	TrustedProxies []netip.Prefix
-	ClientIP       ClientIPConfig
-	// Metrics, when set, gets blockbook_rest_limit_rejections_total.
-	Metrics prometheus.Registerer
-}
-
-const (
-	breachGap  = 10 * time.Second // a burst of 429s is one episode
-	blockAfter = 3                // episodes before a temporary block
+// The per-client limits and the client identity rule live in the listener
+// kit (internal/listen), shared by every front; these names keep the
+// public server's API.
+type (
+	// RESTLimitConfig limits what one client may ask of the public HTTP
+	// server (REST API and explorer pages).
+	RESTLimitConfig = listen.LimitConfig
+	// RESTLimiter enforces RESTLimitConfig.
+	RESTLimiter = listen.Limiter
+	// ClientIPConfig is how the client of a request is told from proxies.
+	ClientIPConfig = listen.ClientIPConfig
+	// OverLimits lists the clients over a limit, for /admin.
+	OverLimits = listen.OverLimits
+	// OverLimit is one client over a limit.
+	OverLimit = listen.OverLimit
 )
 
-// RESTLimiter enforces RESTLimitConfig; it also lists the clients that
-// went over the limits for /admin.
-type RESTLimiter struct {
-	cfg RESTLimitConfig
-	now func() time.Time
-
-	mu      sync.Mutex
-	clients map[string]*restClient
-	over    *overList
-	swept   time.Time
-
-	rejected *prometheus.CounterVec // by limit; nil without Metrics
-}
-
-type restClient struct {
-	tokens   float64
-	refilled time.Time
-	inFlight int
-	seen     time.Time
-	episodes int
-	breach   time.Time
-	blocked  time.Time // blocked until
-}
-
-// NewRESTLimiter builds a limiter; over (shared with the websocket, may be
-// nil) records the clients over the limits.
+// NewRESTLimiter builds the public server's limiter: its cost and its
+// exempt routes are the public server's unless cfg names others.
 func NewRESTLimiter(cfg RESTLimitConfig, over *OverLimits) *RESTLimiter {
-	if cfg.Window <= 0 {
-		cfg.Window = time.Minute
+	if cfg.Cost == nil {
+		cfg.Cost = requestCost
 	}
-	if cfg.Burst <= 0 {
-		cfg.Burst = max(cfg.Rate, 1)
+	if cfg.Exempt == nil {
+		cfg.Exempt = exemptPath
 	}
-	if cfg.StateTTL <= 0 {
-		cfg.StateTTL = 10 * time.Minute
-	}
-	l := &RESTLimiter{cfg: cfg, now: time.Now, clients: map[string]*restClient{}}
-	if over != nil {
-		l.over = over.rest
-	}
-	if cfg.Metrics != nil {
-		l.rejected = prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "blockbook_rest_limit_rejections_total", Help: "Public HTTP requests answered 429, by the limit they hit",
-		}, []string{"limit"})
-		cfg.Metrics.MustRegister(l.rejected)
-	}
-	return l
+	return listen.NewLimiter(cfg, over)
 }
+
+// NewOverLimits keeps each client for ttl after its last excess.
+func NewOverLimits(ttl time.Duration) *OverLimits { return listen.NewOverLimits(ttl) }
+
+// ParseTrustedProxies parses a comma-separated list of CIDRs or addresses.
+func ParseTrustedProxies(s string) ([]netip.Prefix, error) { return listen.ParseTrustedProxies(s) }
+
+// CloudflareRanges returns Cloudflare's published edge ranges.
+func CloudflareRanges() []netip.Prefix { return listen.CloudflareRanges() }
 
 // exemptPath are the routes no limit applies to: static files, the API
 // docs and the websocket (which has its own limits).
@@ -128,221 +84,4 @@ func requestCost(r *http.Request) int {
 		cost++
 	}
 	return cost
-}
-
-// Wrap applies the limits to h. A CORS preflight never counts.
-func (l *RESTLimiter) Wrap(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodOptions || exemptPath(r.URL.Path) {
-			h.ServeHTTP(w, r)
-			return
-		}
-		ip, exempt := attribute(r, l.cfg.TrustedProxies, l.cfg.ClientIP)
-		if exempt {
-			h.ServeHTTP(w, r)
-			return
-		}
-		cost := requestCost(r)
-		if msg, retry := l.acquire(ip, cost); msg != "" {
-			w.Header().Set("Retry-After", strconv.Itoa(retry))
-			writeJSON(w, http.StatusTooManyRequests, errorBody{msg})
-			return
-		}
-		defer l.release(ip, l.concCost(cost))
-		h.ServeHTTP(w, r)
-	})
-}
-
-// attribute names the client of a request; exempt is a loopback, private
-// or trusted-proxy peer that names no client (the operator's own tools, or
-// a proxy that forwards no address: limiting it would limit everyone).
-func attribute(r *http.Request, forwardedFor []netip.Prefix, cfg ClientIPConfig) (ip string, exempt bool) {
-	ip = clientIP(r, forwardedFor, cfg)
-	peer, ok := parseHost(r.RemoteAddr)
-	if !ok || peer.String() != ip {
-		return ip, false
-	}
-	local := peer.IsLoopback() || peer.IsPrivate()
-	return ip, local || isTrusted(peer, forwardedFor) || isTrusted(peer, cfg.RealIPProxies)
-}
-
-// concCost is a request's share of the concurrency limit; capped, so that
-// even the heaviest request can run alone.
-func (l *RESTLimiter) concCost(cost int) int { return min(cost, max(l.cfg.MaxConcurrent, 1)) }
-
-// acquire takes cost tokens and concurrency units for ip (a request costs
-// its weight in both, capped by the burst and the concurrency limit); a
-// non-empty message says which limit refused and the seconds to wait.
-func (l *RESTLimiter) acquire(ip string, cost int) (string, int) {
-	rateCost, conc := float64(min(cost, l.cfg.Burst)), l.concCost(cost)
-	key, now := ipKey(ip), l.now()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.sweep(now)
-	c := l.clients[ip]
-	if c == nil {
-		c = &restClient{tokens: float64(l.cfg.Burst), refilled: now}
-		l.clients[ip] = c
-	}
-	c.seen = now
-	if now.Before(c.blocked) {
-		if l.rejected != nil {
-			l.rejected.WithLabelValues("blocked").Inc()
-		}
-		return "Too many requests: this client is blocked for a while after repeated excess", int(c.blocked.Sub(now).Seconds()) + 1
-	}
-	// The rate is counted per key (IPv6 per /64), the block per address.
-	k := l.clients[key]
-	if k == nil {
-		k = &restClient{tokens: float64(l.cfg.Burst), refilled: now}
-		l.clients[key] = k
-	}
-	k.seen = now
-	if l.cfg.Rate > 0 {
-		perSec := float64(l.cfg.Rate) / l.cfg.Window.Seconds()
-		// now was read before the lock: a request that waited for it may
-		// carry an older time than the last refill, which must not take
-		// tokens away (under load that emptied a large bucket at once).
-		if elapsed := now.Sub(k.refilled); elapsed > 0 {
-			k.tokens = math.Min(float64(l.cfg.Burst), k.tokens+elapsed.Seconds()*perSec)
-			k.refilled = now
-		}
-		if k.tokens < rateCost {
-			l.breached(ip, c, now, "rate")
-			return fmt.Sprintf("Too many requests: this request costs %d of the %d this client may spend per %s", int(rateCost), l.cfg.Rate, l.cfg.Window), int((rateCost-k.tokens)/perSec) + 1
-		}
-	}
-	if l.cfg.MaxConcurrent > 0 && k.inFlight+conc > l.cfg.MaxConcurrent {
-		l.breached(ip, c, now, "concurrency")
-		return fmt.Sprintf("Too many requests in progress: this request costs %d of the %d this client may have running", conc, l.cfg.MaxConcurrent), 1
-	}
-	if l.cfg.Rate > 0 {
-		k.tokens -= rateCost
-	}
-	k.inFlight += conc
-	return "", 0
-}
-
-func (l *RESTLimiter) release(ip string, cost int) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if k := l.clients[ipKey(ip)]; k != nil {
-		k.inFlight -= cost
-	}
-}
-
-// breached records an excess; separate episodes may lead to a block.
-func (l *RESTLimiter) breached(ip string, c *restClient, now time.Time, which string) {
-	l.over.add(ip, which, now)
-	if l.rejected != nil {
-		l.rejected.WithLabelValues(which).Inc()
-	}
-	if l.cfg.BlockDuration <= 0 || now.Sub(c.breach) < breachGap {
-		return
-	}
-	c.breach = now
-	if c.episodes++; c.episodes >= blockAfter && blockable(ip) {
-		c.blocked, c.episodes = now.Add(l.cfg.BlockDuration), 0
-		l.over.add(ip, "blocked", now)
-	}
-}
-
-// blockable: local addresses are never blocked (they may stand for many
-// clients behind a misconfigured proxy).
-func blockable(ip string) bool {
-	a, err := netip.ParseAddr(ip)
-	return err == nil && !a.IsLoopback() && !a.IsPrivate() && !a.IsLinkLocalUnicast()
-}
-
-// sweep forgets idle clients, at most once a minute.
-func (l *RESTLimiter) sweep(now time.Time) {
-	if now.Sub(l.swept) < time.Minute {
-		return
-	}
-	l.swept = now
-	for k, c := range l.clients {
-		if c.inFlight <= 0 && now.Sub(c.seen) > l.cfg.StateTTL && !now.Before(c.blocked) {
-			delete(l.clients, k)
-		}
-	}
-}
-
-// OverLimits lists the clients that went over a limit recently, per
-// surface, for /admin.
-type OverLimits struct {
-	rest, ws *overList
-}
-
-// NewOverLimits keeps each client for ttl after its last excess.
-func NewOverLimits(ttl time.Duration) *OverLimits {
-	return &OverLimits{rest: newOverList(ttl), ws: newOverList(ttl)}
-}
-
-// OverLimit is one client over a limit.
-type OverLimit struct {
-	IP    string    `json:"ip"`
-	Limit string    `json:"limit"` // which limit it hit last
-	Count int       `json:"count"`
-	Last  time.Time `json:"last"`
-}
-
-// List returns the REST and websocket clients, most recent first.
-func (o *OverLimits) List() (rest, ws []OverLimit) { return o.rest.list(), o.ws.list() }
-
-type overList struct {
-	ttl time.Duration
-	now func() time.Time
-	mu  sync.Mutex
-	m   map[string]*OverLimit
-}
-
-func newOverList(ttl time.Duration) *overList {
-	return &overList{ttl: ttl, now: time.Now, m: map[string]*OverLimit{}}
-}
-
-// maxOverListed bounds the list's memory under a flood of addresses.
-const maxOverListed = 10000
-
-func (o *overList) add(ip, limit string, now time.Time) {
-	if o == nil {
-		return
-	}
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	e := o.m[ip]
-	if e == nil {
-		if len(o.m) >= maxOverListed {
-			o.expire(now)
-			if len(o.m) >= maxOverListed {
-				return
-			}
-		}
-		e = &OverLimit{IP: ip}
-		o.m[ip] = e
-	}
-	e.Limit, e.Last = limit, now
-	e.Count++
-}
-
-func (o *overList) expire(now time.Time) {
-	for k, e := range o.m {
-		if now.Sub(e.Last) > o.ttl {
-			delete(o.m, k)
-		}
-	}
-}
-
-func (o *overList) list() []OverLimit {
-	if o == nil {
-		return nil
-	}
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.expire(o.now())
-	out := make([]OverLimit, 0, len(o.m))
-	for _, e := range o.m {
-		out = append(out, *e)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Last.After(out[j].Last) })
-	return out
 }

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"github.com/openexplorer/blockbook/internal/listen"
+
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -20,19 +22,13 @@ func (s *Websocket) admit(w http.ResponseWriter, ip, key string) bool {
 			return false
 		}
 	}
-	if !s.perIP.acquire(key) {
+	if !s.perIP.Acquire(key) {
 		s.m.rejected.WithLabelValues("per_ip_limit").Inc()
-		s.cfg.Over.wsAdd(ip, "connections")
+		s.cfg.Over.AddWS(ip, "connections")
 		http.Error(w, fmt.Sprintf("Too many websocket connections from this address (limit %d)", s.cfg.MaxConnsPerIP), http.StatusTooManyRequests)
 		return false
 	}
 	return true
-}
-
-func (o *OverLimits) wsAdd(ip, limit string) {
-	if o != nil {
-		o.ws.add(ip, limit, time.Now())
-	}
 }
 
 // msgRate approximates a sliding window with two fixed ones: the previous
@@ -75,8 +71,8 @@ func (c *wsConn) overMessageRate() bool {
 		return false
 	}
 	c.s.m.rejected.WithLabelValues("message_rate").Inc()
-	cfg.Over.wsAdd(c.ip, "messages")
-	if cfg.IPBlockDuration > 0 && blockable(c.ip) {
+	cfg.Over.AddWS(c.ip, "messages")
+	if cfg.IPBlockDuration > 0 && listen.Blockable(c.ip) {
 		c.s.blocked.block(c.ip, time.Now().Add(cfg.IPBlockDuration))
 	}
 	return true
@@ -102,7 +98,7 @@ func (c *wsConn) accountInfoLimited(req *wsRequest) bool {
 		return false
 	}
 	if len(c.descriptors) >= limit {
-		c.s.cfg.Over.wsAdd(c.ip, "getAccountInfo")
+		c.s.cfg.Over.AddWS(c.ip, "getAccountInfo")
 		return true
 	}
 	if c.descriptors == nil {
@@ -123,14 +119,14 @@ func newBlocklist() *blocklist { return &blocklist{m: map[string]time.Time{}} }
 func (b *blocklist) block(ip string, until time.Time) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if len(b.m) >= maxOverListed {
+	if len(b.m) >= listen.MaxOverListed {
 		now := time.Now()
 		for k, t := range b.m {
 			if now.After(t) {
 				delete(b.m, k)
 			}
 		}
-		if len(b.m) >= maxOverListed {
+		if len(b.m) >= listen.MaxOverListed {
 			return
 		}
 	}

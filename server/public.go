@@ -4,6 +4,8 @@
 package server
 
 import (
+	"github.com/openexplorer/blockbook/internal/listen"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -29,6 +31,9 @@ type PublicConfig struct {
 	Wrap func(http.Handler) http.Handler
 	// RequestTimeout bounds the work of one request.
 	RequestTimeout time.Duration
+	// Listener are the listener kit's timeouts (zero: the defaults for
+	// RequestTimeout); its caps are applied by whoever listens.
+	Listener listen.HTTP
 	// Websocket, when set, is served at /websocket.
 	Websocket *Websocket
 	// ExplorerURL, when set (Blockbook's -explorer), makes the explorer's tx
@@ -68,16 +73,13 @@ func NewPublic(svc api.Service, cfg PublicConfig, log *slog.Logger, reg promethe
 	}
 	// Outermost, so that a preflight never reaches a handler or a limit.
 	h = corsPreflight(h)
-	p.srv = &http.Server{
-		Addr:              cfg.Addr,
-		Handler:           h,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      cfg.RequestTimeout + 30*time.Second,
-		IdleTimeout:       120 * time.Second,
-		MaxHeaderBytes:    1 << 20,
-		ErrorLog:          slog.NewLogLogger(p.log.Handler(), slog.LevelDebug),
+	kit := cfg.Listener
+	if kit.Timeouts == (listen.Timeouts{}) {
+		kit.Timeouts = listen.DefaultTimeouts(cfg.RequestTimeout)
 	}
+	kit.Log = p.log
+	p.srv = kit.Server(h)
+	p.srv.Addr = cfg.Addr
 	return p
 }
 
@@ -253,10 +255,7 @@ func (p *Public) writeError(w http.ResponseWriter, r *http.Request, endpoint str
 
 func writeJSON(w http.ResponseWriter, code int, data any) int {
 	h := w.Header()
-	h.Set("Content-Type", "application/json; charset=utf-8")
-	h.Set("Access-Control-Allow-Origin", "*")
-	// Error texts echo input: a browser must never sniff them as HTML.
-	h.Set("X-Content-Type-Options", "nosniff")
+	listen.SafeHeaders(w, "application/json; charset=utf-8")
 	if raw, ok := data.(json.RawMessage); ok {
 		w.WriteHeader(code)
 		_, _ = w.Write(append(raw, '\n'))

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"github.com/openexplorer/blockbook/internal/listen"
+
 	"context"
 	"log/slog"
 	"net/http"
@@ -99,7 +101,7 @@ type Websocket struct {
 	m        *wsMetrics
 	upgrader websocket.Upgrader
 	origins  map[string]bool
-	perIP    *ipLimiter
+	perIP    *listen.IPLimiter
 	blocked  *blocklist
 	hub      *hub
 	active   chan struct{} // server-wide request slots
@@ -117,7 +119,7 @@ func NewWebsocket(svc api.Service, cfg WebsocketConfig, log *slog.Logger, reg pr
 	cfg.defaults()
 	s := &Websocket{
 		svc: svc, caps: svc.Capabilities(), cfg: cfg, log: log.With("subsystem", "websocket"), m: newWSMetrics(reg),
-		perIP: newIPLimiter(cfg.MaxConnsPerIP), active: make(chan struct{}, cfg.MaxActiveRequests),
+		perIP: listen.NewIPLimiter(cfg.MaxConnsPerIP), active: make(chan struct{}, cfg.MaxActiveRequests),
 		conns: map[*wsConn]struct{}{}, blocked: newBlocklist(),
 	}
 	s.hub = newHub(s)
@@ -172,8 +174,8 @@ func (s *Websocket) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Server shutting down", http.StatusServiceUnavailable)
 		return
 	}
-	ip, exempt := attribute(r, s.cfg.TrustedProxies, s.cfg.ClientIP)
-	key := ipKey(ip)
+	ip, exempt := listen.Attribute(r, s.cfg.TrustedProxies, s.cfg.ClientIP)
+	key := listen.IPKey(ip)
 	if exempt {
 		key = "" // the operator's own tools or a proxy naming no client
 	}
@@ -181,14 +183,14 @@ func (s *Websocket) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !s.checkOrigin(r) {
-		s.perIP.release(key)
+		s.perIP.Release(key)
 		s.m.rejected.WithLabelValues("origin").Inc()
 		http.Error(w, "Origin not allowed", http.StatusForbidden)
 		return
 	}
 	ws, err := s.upgrader.Upgrade(w, r, nil)
 	if err != nil {
-		s.perIP.release(key)
+		s.perIP.Release(key)
 		s.m.rejected.WithLabelValues("upgrade").Inc()
 		return
 	}
@@ -210,7 +212,7 @@ func (s *Websocket) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // disconnected forgets a connection once both its loops stopped.
 func (s *Websocket) disconnected(c *wsConn) {
 	s.hub.forget(c)
-	s.perIP.release(c.ipKey)
+	s.perIP.Release(c.ipKey)
 	s.mu.Lock()
 	delete(s.conns, c)
 	s.mu.Unlock()

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"github.com/openexplorer/blockbook/internal/listen"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -288,11 +290,11 @@ func TestClientIP(t *testing.T) {
 		if tc.xff != "" {
 			r.Header.Set("X-Forwarded-For", tc.xff)
 		}
-		if got := clientIP(r, trusted, ClientIPConfig{}); got != tc.want {
+		if got := listen.ClientIP(r, trusted, ClientIPConfig{}); got != tc.want {
 			t.Errorf("peer %s xff %q: %s, want %s", tc.peer, tc.xff, got, tc.want)
 		}
 	}
-	if ipKey("2001:db8:1:2:3:4:5:6") != ipKey("2001:db8:1:2:ffff::1") || ipKey("2001:db8:1:2::1") == ipKey("2001:db8:1:3::1") {
+	if listen.IPKey("2001:db8:1:2:3:4:5:6") != listen.IPKey("2001:db8:1:2:ffff::1") || listen.IPKey("2001:db8:1:2::1") == listen.IPKey("2001:db8:1:3::1") {
 		t.Fatal("IPv6 clients must be grouped per /64")
 	}
 	if _, err := ParseTrustedProxies("10.0.0.0/8, 192.0.2.1, ::1"); err != nil {

@@ -78,6 +78,18 @@ func newRPCClient(url, user, pass string, timeout time.Duration, log *slog.Logge
 	return c
 }
 
+// probeClient is a client of the same node for the liveness probe: its
+// own connections (a probe never waits for one that user traffic holds),
+// no retries (a failed probe is the verdict), no metrics of its own.
+func (c *rpcClient) probeClient() *rpcClient {
+	return &rpcClient{
+		url: c.url, user: c.user, pass: c.pass, timeout: c.timeout, retries: 0, backoff: c.backoff, log: c.log,
+		http:    &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2, IdleConnTimeout: 90 * time.Second}},
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "blockbook_probe_rpc_latency_seconds", Help: "Latency of the liveness probe's node calls (not registered)."}, []string{"method"}),
+		errors:  prometheus.NewCounterVec(prometheus.CounterOpts{Name: "blockbook_probe_rpc_errors_total", Help: "Failed liveness probe node calls (not registered)."}, []string{"method", "kind"}),
+	}
+}
+
 // call invokes method and decodes its result into out (when non-nil).
 // Transport failures and garbage answers are retried a few times with
 // backoff and then reported as bchain.ErrNodeUnavailable; an error object
@@ -90,6 +102,11 @@ func (c *rpcClient) call(ctx context.Context, method string, params []any, out a
 	if err != nil {
 		return fmt.Errorf("rpc %s: encode request: %w", method, err)
 	}
+	// rpc_timeout bounds the call, retries included: a request that
+	// reached a node which then froze ends at rpc_timeout, not when the
+	// node thaws (each attempt had its own timeout, four in a row).
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
 	delay := c.backoff
 	for attempt := 0; ; attempt++ {
 		start := time.Now()

@@ -52,6 +52,15 @@ var (
 	_ bchain.FeeEstimator   = (*Node)(nil)
 )
 
+// ProbeChain is the node for the liveness probe: the same node over its
+// own HTTP connections, so that no load of user requests on the shared
+// client can make the probe misjudge a healthy node.
+func (n *Node) ProbeChain() bchain.BlockChain {
+	p := &Node{rpc: n.rpc.probeClient(), parser: n.parser, log: n.log}
+	p.dialect.Store(n.dialect.Load())
+	return p
+}
+
 // Dialect detects (once) whether the node is Bitcoin Core or btcd:
 // getnetworkinfo exists only in Core (btcd answers "Command unimplemented").
 func (n *Node) Dialect(ctx context.Context) (dialect, error) {

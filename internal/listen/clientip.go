@@ -1,4 +1,4 @@
-package server
+package listen
 
 import (
 	"net"
@@ -28,13 +28,13 @@ type ClientIPConfig struct {
 	PseudoIPv4 bool
 }
 
-// clientIP is the address a connection is attributed to. A peer in
+// ClientIP is the address a connection is attributed to. A peer in
 // forwardedFor (-wstrustedproxies) is a proxy whose X-Forwarded-For is
 // followed: the nearest untrusted address, walking from the right (the
 // entries proxies appended). Any other peer is attributed by cfg (see
 // realClientIP). Headers from other peers are ignored, so clients cannot
 // forge them.
-func clientIP(r *http.Request, forwardedFor []netip.Prefix, cfg ClientIPConfig) string {
+func ClientIP(r *http.Request, forwardedFor []netip.Prefix, cfg ClientIPConfig) string {
 	peer, ok := parseHost(r.RemoteAddr)
 	if !ok {
 		return r.RemoteAddr
@@ -113,9 +113,9 @@ func isTrusted(a netip.Addr, trusted []netip.Prefix) bool {
 	return false
 }
 
-// ipKey groups addresses for the per-IP limit: IPv6 clients usually hold
+// IPKey groups addresses for the per-IP limit: IPv6 clients usually hold
 // a whole /64, so they are counted per /64.
-func ipKey(ip string) string {
+func IPKey(ip string) string {
 	a, err := netip.ParseAddr(ip)
 	if err != nil {
 		return ip
@@ -153,16 +153,18 @@ func ParseTrustedProxies(s string) ([]netip.Prefix, error) {
 	return out, nil
 }
 
-// ipLimiter counts open connections per key; max 0 disables it.
-type ipLimiter struct {
+// IPLimiter counts open connections per key; max 0 disables it.
+type IPLimiter struct {
 	max int
 	mu  sync.Mutex
 	n   map[string]int
 }
 
-func newIPLimiter(limit int) *ipLimiter { return &ipLimiter{max: limit, n: map[string]int{}} }
+// NewIPLimiter allows limit open connections per key.
+func NewIPLimiter(limit int) *IPLimiter { return &IPLimiter{max: limit, n: map[string]int{}} }
 
-func (l *ipLimiter) acquire(key string) bool {
+// Acquire takes a place for key; false when it has none left.
+func (l *IPLimiter) Acquire(key string) bool {
 	if l.max <= 0 || key == "" { // "" is an exempt client
 		return true
 	}
@@ -175,7 +177,8 @@ func (l *ipLimiter) acquire(key string) bool {
 	return true
 }
 
-func (l *ipLimiter) release(key string) {
+// Release gives back a place of key.
+func (l *IPLimiter) Release(key string) {
 	if l.max <= 0 || key == "" {
 		return
 	}

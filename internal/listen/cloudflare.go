@@ -1,4 +1,4 @@
-package server
+package listen
 
 import "net/netip"
 

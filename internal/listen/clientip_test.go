@@ -1,4 +1,4 @@
-package server
+package listen
 
 import (
 	"net/http/httptest"
@@ -36,7 +36,7 @@ func TestRealClientIP(t *testing.T) {
 		for k, v := range tc.hdr {
 			r.Header.Set(k, v)
 		}
-		if got := clientIP(r, nil, tc.cfg); got != tc.want {
+		if got := ClientIP(r, nil, tc.cfg); got != tc.want {
 			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
 		}
 	}
@@ -45,7 +45,7 @@ func TestRealClientIP(t *testing.T) {
 	r.RemoteAddr = "10.1.1.1:1"
 	r.Header.Set("X-Forwarded-For", "203.0.113.5")
 	r.Header.Set("X-Real-Ip", "1.1.1.1")
-	if got := clientIP(r, []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}, cf); got != "203.0.113.5" {
+	if got := ClientIP(r, []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}, cf); got != "203.0.113.5" {
 		t.Errorf("X-Forwarded-For from a -wstrustedproxies peer: %s", got)
 	}
 }

@@ -1,0 +1,64 @@
+package app
+
+import (
+	"flag"
+	"net"
+	"time"
+
+	"github.com/openexplorer/blockbook/internal/listen"
+)
+
+// listenOptions are the listener kit's settings, the same for every HTTP
+// listener (public, Esplora, Electrum's websocket): each gets its own
+// connection counts with these caps. Zero fields take the defaults
+// (Options built without flags, as the tests do).
+type listenOptions struct {
+	MaxConns, MaxConnsPerClient int
+	ReadTimeout, WriteTimeout   time.Duration
+	IdleTimeout                 time.Duration
+}
+
+// Defaults of the listener kit's flags (docs/operations.md, "Every
+// listener's limits").
+const (
+	defaultListenMaxConns          = 4096
+	defaultListenMaxConnsPerClient = 256
+	defaultListenReadTimeout       = 30 * time.Second
+	defaultListenWriteTimeout      = 90 * time.Second // the 60 s request timeout plus 30 s to read the answer
+	defaultListenIdleTimeout       = 120 * time.Second
+)
+
+func declareListenFlags(fs *flag.FlagSet, l *listenOptions) {
+	fs.IntVar(&l.MaxConns, "listenmaxconns", defaultListenMaxConns, "open connections each HTTP listener (public, -esplora, -electrumws) accepts; more are answered 503 and closed")
+	fs.IntVar(&l.MaxConnsPerClient, "listenmaxconnsperclient", defaultListenMaxConnsPerClient, "open connections of one client address (IPv6: per /64) on each HTTP listener; loopback and private peers (proxies) are exempt")
+	fs.DurationVar(&l.ReadTimeout, "listenreadtimeout", defaultListenReadTimeout, "time to read a whole request, body included, on the HTTP listeners")
+	fs.DurationVar(&l.WriteTimeout, "listenwritetimeout", defaultListenWriteTimeout, "time to work on and write one answer on the HTTP listeners (websockets keep their own)")
+	fs.DurationVar(&l.IdleTimeout, "listenidletimeout", defaultListenIdleTimeout, "keep-alive HTTP connections idle this long are closed")
+}
+
+// kit is the listener kit's configuration for one HTTP listener; tls is
+// whether it speaks TLS (an excess connection is then closed without an
+// HTTP answer, which would not be readable).
+func (l listenOptions) kit(tls bool) listen.HTTP {
+	or := func(v, d int) int {
+		if v <= 0 {
+			return d
+		}
+		return v
+	}
+	ord := func(v, d time.Duration) time.Duration {
+		if v <= 0 {
+			return d
+		}
+		return v
+	}
+	k := listen.HTTP{
+		Timeouts: listen.Timeouts{ReadHeader: 10 * time.Second, Read: ord(l.ReadTimeout, defaultListenReadTimeout),
+			Write: ord(l.WriteTimeout, defaultListenWriteTimeout), Idle: ord(l.IdleTimeout, defaultListenIdleTimeout)},
+		Caps: listen.Caps{MaxConns: or(l.MaxConns, defaultListenMaxConns), MaxConnsPerClient: or(l.MaxConnsPerClient, defaultListenMaxConnsPerClient)},
+	}
+	if tls {
+		k.Refuse = func(net.Conn, bool) {}
+	}
+	return k
+}

@@ -1,0 +1,270 @@
+package e2e
+
+// Campaign 6: abuse (issue 47). Every listener at once under the attacks
+// of issue 47's table, while a well-behaved client of each front and the
+// load balancer's /health must see nothing of it.
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+var (
+	abuseScaleFlag = flag.Int("torture.abuse.scale", 0, "abuse: attackers of each kind (short 5, full 100)")
+	abuseDurFlag   = flag.Duration("torture.abuse.duration", 0, "abuse: how long the attacks run (short 10s, full 3m)")
+)
+
+// TestTortureAbuse runs blockbook as a child (its memory its own) with the
+// default limits, Esplora and Electrum on, and for the campaign's
+// duration: Electrum clients that pipeline header batches and never read,
+// Electrum batch bombs (1,000 header calls each), subscription floods,
+// Esplora slow bodies, non-readers and 900 KB paths, and heavy requests of
+// one named client on Esplora and the public port. Meanwhile every 250 ms
+// a victim (another named client) asks each front once, and /health is
+// read. Required: the victims and /health never fail, and the server's
+// RSS stays within 1 GiB of where it started.
+func TestTortureAbuse(t *testing.T) {
+	scale := tortureSize(*abuseScaleFlag, 5, 100)
+	dur := tortureDuration(*abuseDurFlag, 10*time.Second, 3*time.Minute)
+	st := &demoStack{node: startNode(t), g: demoChain(t), dataDir: t.TempDir()}
+	submit(t, st.g, st.node, 1)
+	cfg := writeConfig(t, st.node, nil)
+	esplora, electrum, internal := freePort(t), freePort(t), freePort(t)
+	c := startChild(t, cfg, st.dataDir, "-esplora="+esplora, "-electrum="+electrum, "-internal="+internal,
+		"-listenreadtimeout=5s", "-listenwritetimeout=10s")
+	h, hash := st.g.Tip()
+	waitTip(t, c.base, h, hash.String(), c.logs)
+	rssStart, _ := vmRSS(t, c.cmd.Process.Pid)
+	addr := firstAddressOf(t, c.base)
+
+	ctx, stop := context.WithTimeout(context.Background(), dur)
+	defer stop()
+	var attacks sync.WaitGroup
+	var sent atomic.Int64
+	attack := func(n int, f func(ctx context.Context)) {
+		for range n {
+			attacks.Add(1)
+			go func() { defer attacks.Done(); f(ctx) }()
+		}
+	}
+	attack(scale, func(ctx context.Context) { electrumNonReader(ctx, electrum, &sent) })
+	attack(scale, func(ctx context.Context) { electrumBatchBomb(ctx, electrum, &sent) })
+	attack(scale, func(ctx context.Context) { esploraSlowBody(ctx, esplora, &sent) })
+	attack(scale, func(ctx context.Context) {
+		loopGet(ctx, "http://"+esplora+"/api/"+strings.Repeat("a", 900_000), "", &sent)
+	})
+	attack(scale, func(ctx context.Context) {
+		loopGet(ctx, "http://"+esplora+"/api/address/"+addr+"/txs", "203.0.113.90", &sent)
+	})
+	attack(scale, func(ctx context.Context) {
+		loopGet(ctx, c.base+"/api/v2/address/"+addr+"?details=txs&pageSize=1000", "203.0.113.91", &sent)
+	})
+
+	// The victims, and the balancer's /health.
+	fails, asked := map[string]int{}, 0
+	var rssPeak int64
+	victims := []struct{ name, url string }{
+		{"/health", "http://" + internal + "/health"},
+		{"public", c.base + "/api/v2"},
+		{"esplora", "http://" + esplora + "/api/blocks/tip/height"},
+	}
+	client := &http.Client{Timeout: 10 * time.Second}
+	for ctx.Err() == nil {
+		for _, v := range victims {
+			req, _ := http.NewRequest("GET", v.url, nil)
+			req.Header.Set("X-Real-Ip", "198.51.100.99")
+			resp, err := client.Do(req)
+			asked++
+			if err != nil {
+				fails[v.name]++
+				continue
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 200 {
+				fails[v.name]++
+			}
+		}
+		if err := electrumPing(electrum); err != nil {
+			fails["electrum"]++
+		}
+		asked++
+		if rss, _ := vmRSS(t, c.cmd.Process.Pid); rss > rssPeak {
+			rssPeak = rss
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	attacks.Wait()
+	rssEnd, _ := vmRSS(t, c.cmd.Process.Pid)
+	tortureReport(t, "abuse", "%d attackers of each of 6 kinds for %v (%d attack requests): victim requests %d, failed %v; server RSS start %d MiB, peak %d MiB, end %d MiB",
+		scale, dur, sent.Load(), asked, fails, rssStart>>20, rssPeak>>20, rssEnd>>20)
+	for name, n := range fails {
+		t.Errorf("%s failed %d times under the attacks", name, n)
+	}
+	if rssPeak > rssStart+1<<30 {
+		t.Errorf("server RSS peaked at %d MiB from %d MiB", rssPeak>>20, rssStart>>20)
+	}
+	if t.Failed() {
+		t.Log(tail(c.logs.String(), 40))
+	}
+}
+
+func firstAddressOf(t *testing.T, base string) string {
+	var blk struct {
+		Txs []struct {
+			Vout []struct {
+				Addresses []string `json:"addresses"`
+			} `json:"vout"`
+		} `json:"txs"`
+	}
+	getJSON(t, base+"/api/v2/block/1", 200, &blk)
+	return blk.Txs[0].Vout[0].Addresses[0]
+}
+
+// headerCalls is a batch of n header calls, as one line.
+func headerCalls(n int) []byte {
+	calls := make([]string, n)
+	for i := range calls {
+		calls[i] = fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"blockchain.block.headers","params":[0,2016]}`, i)
+	}
+	return []byte("[" + strings.Join(calls, ",") + "]\n")
+}
+
+// dialUntil dials addr with the campaign's context as the deadline.
+func dialUntil(ctx context.Context, addr string) (net.Conn, error) {
+	var d net.Dialer
+	return d.DialContext(ctx, "tcp", addr)
+}
+
+// electrumNonReader subscribes to headers, then pipelines header batches
+// and never reads, reconnecting when dropped.
+func electrumNonReader(ctx context.Context, addr string, sent *atomic.Int64) {
+	line := append([]byte(`{"jsonrpc":"2.0","id":0,"method":"blockchain.headers.subscribe","params":[]}`+"\n"), headerCalls(3)...)
+	for ctx.Err() == nil {
+		conn, err := dialUntil(ctx, addr)
+		if err != nil {
+			return
+		}
+		stop := context.AfterFunc(ctx, func() { _ = conn.Close() })
+		for ctx.Err() == nil {
+			if _, err := conn.Write(line); err != nil {
+				break
+			}
+			sent.Add(1)
+		}
+		stop()
+		_ = conn.Close()
+	}
+}
+
+// electrumBatchBomb sends batches of 1,000 header calls and reads the
+// answers.
+func electrumBatchBomb(ctx context.Context, addr string, sent *atomic.Int64) {
+	line := headerCalls(1000)
+	for ctx.Err() == nil {
+		conn, err := dialUntil(ctx, addr)
+		if err != nil {
+			return
+		}
+		stop := context.AfterFunc(ctx, func() { _ = conn.Close() })
+		r := bufio.NewReaderSize(conn, 1<<20)
+		for ctx.Err() == nil {
+			if _, err := conn.Write(line); err != nil {
+				break
+			}
+			sent.Add(1)
+			if skipLine(r) != nil {
+				break
+			}
+		}
+		stop()
+		_ = conn.Close()
+	}
+}
+
+// skipLine reads past the next newline without keeping the line.
+func skipLine(r *bufio.Reader) error {
+	for {
+		_, err := r.ReadSlice('\n')
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return err
+		}
+	}
+}
+
+// esploraSlowBody opens a POST and sends its body a byte a second.
+func esploraSlowBody(ctx context.Context, addr string, sent *atomic.Int64) {
+	for ctx.Err() == nil {
+		conn, err := dialUntil(ctx, addr)
+		if err != nil {
+			return
+		}
+		stop := context.AfterFunc(ctx, func() { _ = conn.Close() })
+		_, err = conn.Write([]byte("POST /api/tx HTTP/1.1\r\nHost: abuse\r\nContent-Length: 100000\r\n\r\n"))
+		sent.Add(1)
+		for err == nil && ctx.Err() == nil {
+			time.Sleep(time.Second)
+			_, err = conn.Write([]byte("0"))
+		}
+		stop()
+		_ = conn.Close()
+	}
+}
+
+// loopGet asks url again and again as client (X-Real-Ip; "" for none).
+func loopGet(ctx context.Context, url, client string, sent *atomic.Int64) {
+	hc := &http.Client{Timeout: 30 * time.Second}
+	for ctx.Err() == nil {
+		req, err := http.NewRequestWithContext(ctx, "GET", url, nil)
+		if err != nil {
+			return
+		}
+		if client != "" {
+			req.Header.Set("X-Real-Ip", client)
+		}
+		resp, err := hc.Do(req)
+		sent.Add(1)
+		if err != nil {
+			time.Sleep(50 * time.Millisecond)
+			continue
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+}
+
+// electrumPing connects, negotiates and pings: a well-behaved wallet.
+func electrumPing(addr string) error {
+	conn, err := net.DialTimeout("tcp", addr, 10*time.Second)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := conn.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"server.version","params":["victim","1.4"]}` + "\n" +
+		`{"jsonrpc":"2.0","id":2,"method":"server.ping","params":[]}` + "\n")); err != nil {
+		return err
+	}
+	r := bufio.NewReader(conn)
+	for i := 0; i < 2; i++ {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			return err
+		}
+		if strings.Contains(line, `"error"`) {
+			return fmt.Errorf("electrum: %s", line)
+		}
+	}
+	return nil
+}
