@@ -117,6 +117,9 @@ type esploraFacts struct {
 	PendingWeight int64 `json:"pendingWeight"`
 	// Each pending tx's fee and weight (cpfp/:txid).
 	PendingTxs []pendingTxFacts `json:"pendingTxs"`
+	// MempoolSpace: the facts above for mempool.space's /v1 routes are
+	// given, and the script checks them.
+	MempoolSpace bool `json:"mempoolSpace"`
 }
 
 type pendingTxFacts struct {
@@ -417,7 +420,7 @@ func esploraFactsOf(t *testing.T, st *demoStack, pending []*wire.MsgTx) *esplora
 	led := g.Ledger()
 	blocks := g.Blocks()
 	tipH, tipHash := g.Tip()
-	f := &esploraFacts{TipHeight: tipH, TipHash: tipHash.String()}
+	f := &esploraFacts{TipHeight: tipH, TipHash: tipHash.String(), MempoolSpace: true}
 	outs := map[wire.OutPoint]int64{}
 	for _, b := range blocks {
 		for _, tx := range b.Transactions {

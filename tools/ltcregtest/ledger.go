@@ -263,13 +263,15 @@ func (r *replay) placeUtxos() error {
 			if c := cmp.Compare(ty.Height, tx.Height); c != 0 {
 				return c
 			}
+			// Blockbook's order in a block: spend-only txs, then paying
+			// ones, each newest first (chaingen.AddressLedger.Txids).
 			if px, py := a.Pays[x], a.Pays[y]; px != py {
-				if px {
+				if py {
 					return -1
 				}
 				return 1
 			}
-			return cmp.Compare(tx.Position, ty.Position)
+			return cmp.Compare(ty.Position, tx.Position)
 		})
 		us := unspent[addr]
 		slices.SortFunc(us, func(x, y placed) int {
