@@ -128,9 +128,8 @@ var pushdataSpec = sync.OnceValues(func() (*openapicheck.Checker, error) {
 	return openapicheck.New(server.OpenAPISpec())
 })
 
-// pushdataSearch posts a search, checks the answer against the OpenAPI
-// spec, and decodes it (status 200) or returns the status and error text.
-func pushdataSearch(t *testing.T, base string, body string) (int, *api.PushdataSearch, string) {
+// postPushdata posts a search body and returns the status and the answer.
+func postPushdata(t *testing.T, base, body string) (int, []byte) {
 	t.Helper()
 	resp, err := httpClient.Post(base+"/api/v2/pushdata/search", "application/json", strings.NewReader(body))
 	if err != nil {
@@ -141,22 +140,30 @@ func pushdataSearch(t *testing.T, base string, body string) (int, *api.PushdataS
 	if err != nil {
 		t.Fatal(err)
 	}
+	return resp.StatusCode, data
+}
+
+// pushdataSearch posts a search, checks the answer against the OpenAPI
+// spec, and decodes it (status 200) or returns the status and error text.
+func pushdataSearch(t *testing.T, base string, body string) (int, *api.PushdataSearch, string) {
+	t.Helper()
+	status, data := postPushdata(t, base, body)
 	c, err := pushdataSpec()
 	if err != nil {
 		t.Fatal(err)
 	}
 	op := openapicheck.Op{Method: http.MethodPost, Path: "/api/v2/pushdata/search"}
-	if err := c.CheckAnswer(op, resp.StatusCode, data); err != nil {
+	if err := c.CheckAnswer(op, status, data); err != nil {
 		t.Fatalf("answer against the OpenAPI spec: %v\n%s", err, truncateBytes(data, 600))
 	}
-	if resp.StatusCode != 200 {
+	if status != 200 {
 		var e struct {
 			Error string `json:"error"`
 		}
 		if err := json.Unmarshal(data, &e); err != nil {
-			t.Fatalf("status %d, body %s", resp.StatusCode, data)
+			t.Fatalf("status %d, body %s", status, data)
 		}
-		return resp.StatusCode, nil, e.Error
+		return status, nil, e.Error
 	}
 	var res api.PushdataSearch
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -289,17 +296,9 @@ func fmtMatches(ms []api.PushdataMatch) string {
 // golden file; the status must be code.
 func pushdataGolden(t *testing.T, base, body string, code int) []byte {
 	t.Helper()
-	resp, err := httpClient.Post(base+"/api/v2/pushdata/search", "application/json", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resp.StatusCode != code {
-		t.Fatalf("search %s: %d, want %d: %s", body, resp.StatusCode, code, truncateBytes(data, 300))
+	status, data := postPushdata(t, base, body)
+	if status != code {
+		t.Fatalf("search %s: %d, want %d: %s", body, status, code, truncateBytes(data, 300))
 	}
 	var out bytes.Buffer
 	if err := json.Indent(&out, data, "", "  "); err != nil {
