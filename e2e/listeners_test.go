@@ -221,8 +221,12 @@ func checkElectrumNonReaders(t *testing.T, ls *listenersStack) {
 	if bad > 0 {
 		t.Errorf("/health answered other than 200 %d times while the node was fine", bad)
 	}
-	if limit := int64(testMaxQueued + 64<<20); grown > limit {
-		t.Errorf("the heap grew %d MB under %d non-readers, more than the %d MB queued budget plus 64 MB", grown>>20, clients, testMaxQueued>>20)
+	// The heap is the whole test process's (the instance's other work
+	// included): 38 MB grew here locally and 90 MB once on a loaded CI
+	// machine, so the slack is 128 MB, still a quarter of what queueing by
+	// count holds.
+	if limit := int64(testMaxQueued + 128<<20); grown > limit || limit > unbounded/3 {
+		t.Errorf("the heap grew %d MB under %d non-readers (unbounded %d MB), more than the %d MB queued budget plus 128 MB", grown>>20, clients, unbounded>>20, testMaxQueued>>20)
 	}
 	for _, c := range conns {
 		_ = c.Close()

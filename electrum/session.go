@@ -217,13 +217,8 @@ func (ss *session) handle(f []byte) {
 			ss.send(errorFrame(nil, newErr(codeExcessive, "batch too large: %d calls (limit %d)", len(batch), ss.s.cfg.MaxBatch)))
 			return
 		}
-		answers := ss.callBatch(batch)
-		if len(answers) > 0 {
-			b, err := json.Marshal(answers)
-			if err != nil {
-				b = errorFrame(nil, newErr(codeInternal, "internal error"))
-			}
-			ss.send(b)
+		if answers := ss.callBatch(batch); len(answers) > 0 {
+			ss.send(joinBatch(answers))
 		}
 		return
 	}
@@ -275,6 +270,25 @@ func (ss *session) callBatch(batch []json.RawMessage) []json.RawMessage {
 		}
 	}
 	return answers
+}
+
+// joinBatch frames a batch's answers as one JSON array, sized once: the
+// answers are our own encodings, so json.Marshal's validating copy (and
+// its buffer doubling) would only hold the batch twice more.
+func joinBatch(answers []json.RawMessage) []byte {
+	n := 1 + len(answers)
+	for _, a := range answers {
+		n += len(a)
+	}
+	b := make([]byte, 0, n)
+	b = append(b, '[')
+	for i, a := range answers {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, a...)
+	}
+	return append(b, ']')
 }
 
 // idOf is a call's id (null when it has none or cannot be read).
