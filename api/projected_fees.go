@@ -21,11 +21,13 @@ type MempoolProjection interface {
 
 // ProjectedFeeQueries answers fee questions from the projected blocks of
 // our own mempool: mempool.space's fees/mempool-blocks, fees/recommended
-// and fees/precise, and Electrum's fee histogram.
+// and fees/precise, and the rates Electrum's fee histogram bins.
 type ProjectedFeeQueries interface {
 	MempoolBlocks(ctx context.Context) ([]projected.MempoolBlock, error)
 	RecommendedFees(ctx context.Context, precise bool) (*projected.RecommendedFees, error)
-	FeeHistogram(ctx context.Context) ([][2]uint64, error)
+	// FeeRates lists the projection's txs with the rate each is mined at
+	// (projected.Snapshot.TxRates).
+	FeeRates(ctx context.Context) ([]projected.TxRate, error)
 	Cpfp(ctx context.Context, txid string) (*CpfpInfo, error)
 }
 
@@ -92,12 +94,12 @@ func (f projectedFees) RecommendedFees(ctx context.Context, precise bool) (*proj
 	return &r, nil
 }
 
-func (f projectedFees) FeeHistogram(context.Context) ([][2]uint64, error) {
+func (f projectedFees) FeeRates(context.Context) ([]projected.TxRate, error) {
 	s, err := f.snapshot()
 	if err != nil {
 		return nil, err
 	}
-	return s.FeeHistogram(), nil
+	return s.TxRates(), nil
 }
 
 // Cpfp answers cpfp/:txid: a mempool tx's in-mempool ancestors, the txs

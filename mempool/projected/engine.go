@@ -41,9 +41,12 @@ type Snapshot struct {
 	summaries []MempoolBlock
 	// The blocks' txs in block order (Blocks' Txids and Rates are slices
 	// of these), and for each the index where its package starts.
-	txids []bchain.Hash
-	rates []float64
-	pkgs  []int32
+	txids  []bchain.Hash
+	rates  []float64
+	vsizes []uint32
+	pkgs   []int32
+	// spare are the overflow txs as TxRates lists them.
+	spare []TxRate
 }
 
 // MempoolBlocks is the fees/mempool-blocks answer. The slice is shared:
@@ -62,6 +65,24 @@ func (s *Snapshot) PreciseFees(minFee float64) RecommendedFees {
 
 // FeeHistogram is Electrum's mempool.get_fee_histogram answer.
 func (s *Snapshot) FeeHistogram() [][2]uint64 { return s.histogram.Pairs() }
+
+// TxRate is a tx's fee rate (sat/vB) and vsize.
+type TxRate struct {
+	Rate  float64
+	VSize uint32
+}
+
+// TxRates lists every tx of the projection with the rate it is mined at:
+// its package's (Blocks' Rates), or its own for a tx in no block. It is
+// what Electrum's mempool.get_fee_histogram bins (a CPFP parent counts at
+// the rate its child pays for it, as a miner sees it). A new slice.
+func (s *Snapshot) TxRates() []TxRate {
+	out := make([]TxRate, 0, len(s.rates)+len(s.spare))
+	for i, r := range s.rates {
+		out = append(out, TxRate{Rate: r, VSize: s.vsizes[i]})
+	}
+	return append(out, s.spare...)
+}
 
 // Engine keeps a mempool's txs and projects them into blocks. Writers are
 // serialised; readers take snapshots without locking.
@@ -181,6 +202,7 @@ func (e *Engine) build() *Snapshot {
 	s.summaries = make([]MempoolBlock, nb)
 	txids := make([]bchain.Hash, len(b.seq))
 	rates := make([]float64, len(b.seq))
+	s.vsizes = make([]uint32, len(b.seq))
 	s.txids, s.rates, s.pkgs = txids, rates, slices.Clone(b.pkgs)
 	// Only a block's first 1.2 blocks' worth of vbytes enters its stats.
 	sizeLimit := float64(p.BlockWeight/4) * 1.2
@@ -202,6 +224,7 @@ func (e *Engine) build() *Snapshot {
 			n := &g.nodes[slot]
 			rate := b.w[slot].rate
 			pb.Txids[j], pb.Rates[j] = n.txid, rate
+			s.vsizes[at-len(slots)+j] = (n.weight + 3) / 4
 			t := statTx{Weight: n.weight, Fee: n.fee, Rate: rate}
 			if online != nil {
 				online.add(t)
@@ -225,7 +248,10 @@ func (e *Engine) build() *Snapshot {
 	}
 	for _, slot := range b.overflow {
 		if !b.w[slot].used {
-			s.Overflow = append(s.Overflow, g.nodes[slot].txid)
+			n := &g.nodes[slot]
+			vsize := max((n.weight+3)/4, 1)
+			s.Overflow = append(s.Overflow, n.txid)
+			s.spare = append(s.spare, TxRate{Rate: float64(n.fee) / float64(vsize), VSize: vsize})
 		}
 	}
 	return s
