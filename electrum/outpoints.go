@@ -1,6 +1,7 @@
 package electrum
 
 import (
+	"bytes"
 	"context"
 	"encoding/hex"
 
@@ -72,6 +73,9 @@ func parseOutpoint(p params, hint bool) (outpoint, error) {
 	vout, err := p.nonNegInt(1, "txout_idx", 0, true)
 	if err != nil {
 		return outpoint{}, err
+	}
+	if bytes.HasPrefix(bytes.TrimSpace(p[1]), []byte{'"'}) { // nonNegInt takes "5" too
+		return outpoint{}, invalidParams("txout_idx must be a non-negative integer")
 	}
 	if hint && p.has(2) {
 		spk, err := p.str(2, "spk_hint")
