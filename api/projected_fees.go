@@ -25,10 +25,17 @@ type MempoolProjection interface {
 type ProjectedFeeQueries interface {
 	MempoolBlocks(ctx context.Context) ([]projected.MempoolBlock, error)
 	RecommendedFees(ctx context.Context, precise bool) (*projected.RecommendedFees, error)
-	// FeeRates lists the projection's txs with the rate each is mined at
-	// (projected.Snapshot.TxRates).
-	FeeRates(ctx context.Context) ([]projected.TxRate, error)
+	// Projection is the latest projection (Electrum bins its TxRates,
+	// once per snapshot).
+	Projection(ctx context.Context) (ProjectedSnapshot, error)
 	Cpfp(ctx context.Context, txid string) (*CpfpInfo, error)
+}
+
+// ProjectedSnapshot is one projection of the mempool (a
+// *projected.Snapshot): the same value until the next projection.
+type ProjectedSnapshot interface {
+	// TxRates lists the txs at the rates they are mined at.
+	TxRates() []projected.TxRate
 }
 
 // CpfpInfo is mempool.space's cpfp/:txid. A tx not in the mempool has
@@ -94,12 +101,12 @@ func (f projectedFees) RecommendedFees(ctx context.Context, precise bool) (*proj
 	return &r, nil
 }
 
-func (f projectedFees) FeeRates(context.Context) ([]projected.TxRate, error) {
+func (f projectedFees) Projection(context.Context) (ProjectedSnapshot, error) {
 	s, err := f.snapshot()
 	if err != nil {
 		return nil, err
 	}
-	return s.TxRates(), nil
+	return s, nil
 }
 
 // Cpfp answers cpfp/:txid: a mempool tx's in-mempool ancestors, the txs

@@ -147,7 +147,7 @@ func (f *outpointFlow) checkHistogram(prevs []chaingen.Coin, coinValue int64) {
 		if time.Now().After(deadline) {
 			f.t.Fatalf("fee histogram %v, want %v (the pair at its package rate)", got, want)
 		}
-		time.Sleep(500 * time.Millisecond) // the histogram is kept 10 s
+		time.Sleep(100 * time.Millisecond) // until the projection has the pair
 	}
 	if want[0][0] < 10 {
 		f.t.Fatalf("package rate %v: not a CPFP package", want)

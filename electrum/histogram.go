@@ -8,13 +8,17 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/openexplorer/blockbook/api"
 )
 
-// histogramCache keeps the fee histogram for a while: it reads the whole
-// mempool (or the projection's every tx).
+// histogramCache keeps the fee histogram: the node's mempool's for a
+// while (it reads the whole mempool), the projection's until the next
+// projection.
 type histogramCache struct {
 	mu   sync.Mutex
 	at   time.Time
+	snap api.ProjectedSnapshot // the projection binned; nil: the mempool's
 	hist [][2]float64
 }
 
@@ -30,39 +34,48 @@ func feeHistogram(ctx context.Context, ss *session, _ params) (any, error) {
 	c := &ss.s.fees
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.hist != nil && time.Since(c.at) < histogramTTL {
+	if snap := ss.s.projection(ctx); snap != nil {
+		if c.snap != snap {
+			c.hist, c.snap = compactHistogram(projectedRates(snap)), snap
+		}
 		return c.hist, nil
 	}
-	rates, ok := ss.s.projectedRates(ctx)
-	if !ok {
-		var err error
-		if rates, err = ss.s.mempoolRates(ctx); err != nil {
-			return nil, err
-		}
+	if c.hist != nil && c.snap == nil && time.Since(c.at) < histogramTTL {
+		return c.hist, nil
 	}
-	c.hist, c.at = compactHistogram(rates), time.Now()
+	rates, err := ss.s.mempoolRates(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c.hist, c.snap, c.at = compactHistogram(rates), nil, time.Now()
 	return c.hist, nil
 }
 
-// projectedRates are the rates of the projected blocks' txs, each at the
-// rate its package is mined at; false when the service keeps no
-// projection or it does not follow the node now (the node's mempool
-// answers then).
-func (s *Server) projectedRates(ctx context.Context) ([]feeRate, bool) {
+// projection is the service's latest projected blocks; nil when it keeps
+// none or it does not follow the node now (the node's mempool answers
+// then).
+func (s *Server) projection(ctx context.Context) api.ProjectedSnapshot {
 	pf := s.svc.Capabilities().ProjectedFees
 	if pf == nil {
-		return nil, false
+		return nil
 	}
-	txs, err := pf.FeeRates(ctx)
+	snap, err := pf.Projection(ctx)
 	if err != nil {
 		s.log.Debug("fee histogram from the mempool: no projection", "err", err)
-		return nil, false
+		return nil
 	}
+	return snap
+}
+
+// projectedRates are the projection's txs, each at the rate its package
+// is mined at.
+func projectedRates(snap api.ProjectedSnapshot) []feeRate {
+	txs := snap.TxRates()
 	out := make([]feeRate, len(txs))
 	for i, t := range txs {
 		out[i] = feeRate{t.Rate, int(t.VSize)}
 	}
-	return out, true
+	return out
 }
 
 // mempoolRates are the pending txs' own fee rates, from the mempool's
