@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bytes"
 	"fmt"
 	"reflect"
 	"strings"
@@ -134,9 +133,9 @@ func (f *outpointFlow) checkHistogram(prevs []chaingen.Coin, coinValue int64) {
 		in += p.Value
 	}
 	fee := in - outSum(parent) + coinValue - outSum(child)
-	weight := txWeight(f.t, parent) + txWeight(f.t, child)
+	weight := parent.SerializeSizeStripped()*3 + parent.SerializeSize() + child.SerializeSizeStripped()*3 + child.SerializeSize()
 	rate := float64(fee) / (float64(weight) / 4)
-	want := [][2]float64{{float64(int(rate*10)) / 10, float64(vsizeOf(f.t, parent) + vsizeOf(f.t, child))}}
+	want := [][2]float64{{float64(int(rate*10)) / 10, float64(vsize(parent) + vsize(child))}}
 	deadline := time.Now().Add(waitFor)
 	var got [][2]float64
 	for {
@@ -161,19 +160,6 @@ func outSum(tx *wire.MsgTx) int64 {
 	}
 	return s
 }
-
-func txWeight(t *testing.T, tx *wire.MsgTx) int {
-	var full, stripped bytes.Buffer
-	if err := tx.Serialize(&full); err != nil {
-		t.Fatal(err)
-	}
-	if err := tx.SerializeNoWitness(&stripped); err != nil {
-		t.Fatal(err)
-	}
-	return 3*stripped.Len() + full.Len()
-}
-
-func vsizeOf(t *testing.T, tx *wire.MsgTx) int { return (txWeight(t, tx) + 3) / 4 }
 
 // confirmed checks the notifications of the pair's block at height h.
 func (f *outpointFlow) confirmed(h int32) {

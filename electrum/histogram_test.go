@@ -1,7 +1,6 @@
 package electrum
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"testing"
@@ -46,14 +45,7 @@ func TestFeeHistogramFromProjection(t *testing.T) {
 	s := serve(t, f, Config{}, func(c *api.Config) { c.Projection = proj })
 	vsize := map[bchain.Hash]int{}
 	for _, tx := range f.Pending {
-		var full, stripped bytes.Buffer
-		if err := tx.Serialize(&full); err != nil {
-			t.Fatal(err)
-		}
-		if err := tx.SerializeNoWitness(&stripped); err != nil {
-			t.Fatal(err)
-		}
-		vsize[toHash(t, tx.TxHash())] = (3*stripped.Len() + full.Len() + 3) / 4
+		vsize[toHash(t, tx.TxHash())] = (3*tx.SerializeSizeStripped() + tx.SerializeSize() + 3) / 4
 	}
 	deadline := time.Now().Add(ioGuard)
 	snap := proj.Snapshot()
