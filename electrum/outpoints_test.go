@@ -14,11 +14,8 @@ import (
 	"github.com/openexplorer/blockbook/tools/apitest"
 )
 
-// opWant is an outpoint's expected status, from the chain's blocks and
-// the node's pending txs (not from the index).
+// opWant is the tx that spends an output, and its height.
 type opWant struct {
-	funded        bool
-	height        int64
 	spender       string
 	spenderHeight int64
 }
