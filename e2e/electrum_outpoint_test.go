@@ -16,23 +16,25 @@ import (
 // outpointFlow follows Electrum outpoint subscriptions (electrum-protocol
 // PR #2) through a CPFP pair's life on btcd, inside TestElectrumE2E: a
 // 1 sat/vB parent paying an output that a 41 sat/vB child spends, both
-// broadcast, mined in the block of that test's payment, and reorged away
-// with it. The same pair checks mempool.get_fee_histogram against the
+// broadcast, the child replaced (RBF), the parent and the replacement
+// mined in the block of that test's payment, and reorged away with it. The same pair checks mempool.get_fee_histogram against the
 // projected blocks: the parent is binned at the package's rate.
 type outpointFlow struct {
 	t    *testing.T
 	c    *electrumClient
 	pair []*wire.MsgTx
 	// ops are the outpoints followed: the output the child spends, the
-	// child's output, and the confirmed output the parent spends.
+	// replaced child's output, and the confirmed output the parent spends.
 	ops [3]wire.OutPoint
+	// told is the status each was last notified (by key).
+	told map[string]string
 }
 
 // startOutpointFlow subscribes to the outpoints before the pair exists,
 // broadcasts the pair and checks each notification and the histogram.
 func startOutpointFlow(t *testing.T, addr string, g *chaingen.Generator, node *regtest.Node) *outpointFlow {
 	t.Helper()
-	f := &outpointFlow{t: t, c: dialElectrum(t, addr)}
+	f := &outpointFlow{t: t, c: dialElectrum(t, addr), told: map[string]string{}}
 	f.c.ok("server.version", "e2e-outpoints", "1.6")
 	if feat := f.c.ok("server.features"); !strings.Contains(string(feat), `"method_flavours":{"blockchain.outpoint.subscribe":{"requires_spk_hint":false}}`) {
 		t.Fatalf("1.6 features: %s", feat)
@@ -96,6 +98,17 @@ func startOutpointFlow(t *testing.T, addr string, g *chaingen.Generator, node *r
 	f.waitNote(0, fmt.Sprintf(`{"height":0,"spender_txhash":"%s","spender_height":-1}`, cid))
 	f.waitNote(1, `{"height":-1}`)
 	f.checkHistogram(prevs, coin[0].Value)
+	// RBF: a replacement spends the same output and is notified at once;
+	// the replaced child's output stays pending until the next block.
+	child2, err := g.Replace(child, coin, nil, 60)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := node.SendRawTransaction(t.Context(), child2); err != nil {
+		t.Fatal(err)
+	}
+	f.waitNote(0, fmt.Sprintf(`{"height":0,"spender_txhash":"%s","spender_height":-1}`, child2.TxHash()))
+	f.pair[1] = child2
 	// Bad input next to the subscriptions: clear errors, the session goes on.
 	for _, bad := range [][]any{{"xyz", 0}, {parent.TxHash().String(), -1}, {parent.TxHash().String(), "0"}, {7, 0}} {
 		if _, e := f.c.try("blockchain.outpoint.get_status", bad...); !strings.Contains(string(e), `"code":`) {
@@ -120,6 +133,7 @@ func (f *outpointFlow) waitNote(i int, want string) {
 	f.c.waitNote("blockchain.outpoint.subscribe", func(n electrumNote) bool {
 		return len(n.Params) == 2 && string(n.Params[0]) == key && string(n.Params[1]) == want
 	})
+	f.told[key] = want
 }
 
 // checkHistogram waits until the histogram shows the pair (the mempool
@@ -166,7 +180,7 @@ func (f *outpointFlow) confirmed(h int32) {
 	f.t.Helper()
 	pid, cid := f.pair[0].TxHash().String(), f.pair[1].TxHash().String()
 	f.waitNote(0, fmt.Sprintf(`{"height":%d,"spender_txhash":"%s","spender_height":%d}`, h, cid, h))
-	f.waitNote(1, fmt.Sprintf(`{"height":%d}`, h))
+	f.waitNote(1, `{}`) // the replaced child is gone
 	f.waitNote(2, fmt.Sprintf(`{"height":%d,"spender_txhash":"%s","spender_height":%d}`, f.confirmedHeight(f.ops[2]), pid, h))
 }
 
@@ -176,7 +190,7 @@ func (f *outpointFlow) confirmed(h int32) {
 func (f *outpointFlow) reorged(minedAt int32) {
 	f.t.Helper()
 	deadline := time.Now().Add(waitFor)
-	last := map[string]string{}
+	last := f.told
 	for {
 		done := true
 		for _, op := range f.ops {
