@@ -34,6 +34,7 @@ type outpointFlow struct {
 // broadcasts the pair and checks each notification and the histogram.
 func startOutpointFlow(t *testing.T, addr string, g *chaingen.Generator, node *regtest.Node) *outpointFlow {
 	t.Helper()
+	start := time.Now()
 	f := &outpointFlow{t: t, c: dialElectrum(t, addr), told: map[string]string{}}
 	f.c.ok("server.version", "e2e-outpoints", "1.6")
 	if feat := f.c.ok("server.features"); !strings.Contains(string(feat), `"method_flavours":{"blockchain.outpoint.subscribe":{"requires_spk_hint":false}}`) {
@@ -115,6 +116,7 @@ func startOutpointFlow(t *testing.T, addr string, g *chaingen.Generator, node *r
 			t.Errorf("get_status %v: %s", bad, e)
 		}
 	}
+	t.Logf("outpoints and histogram before the block: %v", time.Since(start).Round(time.Millisecond))
 	return f
 }
 
