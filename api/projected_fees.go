@@ -27,6 +27,26 @@ type ProjectedFeeQueries interface {
 	RecommendedFees(ctx context.Context, precise bool) (*projected.RecommendedFees, error)
 	FeeHistogram(ctx context.Context) ([][2]uint64, error)
 	Cpfp(ctx context.Context, txid string) (*CpfpInfo, error)
+	// MempoolSummary is the projection's size and the node's minimum fee
+	// (mempool.space's mempoolInfo).
+	MempoolSummary(ctx context.Context) (*MempoolSummary, error)
+	// TxPositions places mempool txs in the projected blocks; txs in no
+	// block are left out.
+	TxPositions(ctx context.Context, txids map[bchain.Hash]struct{}) (map[bchain.Hash]TxPosition, error)
+}
+
+// TxPosition is mempool.space's position of a mempool tx: its projected
+// block, and the vbytes before its middle in that block.
+type TxPosition = projected.Position
+
+// MempoolSummary is what the projection knows of the whole mempool: its
+// txs with resolved fees (Size), their vbytes and fees, and the node's
+// minimum fee in sat/kvB.
+type MempoolSummary struct {
+	Size     int
+	VBytes   float64
+	TotalFee uint64
+	MinFee   int64
 }
 
 // CpfpInfo is mempool.space's cpfp/:txid. A tx not in the mempool has
@@ -127,4 +147,29 @@ func (f projectedFees) Cpfp(_ context.Context, txid string) (*CpfpInfo, error) {
 		Ancestors: relatives(c.Ancestors), BestDescendant: json.RawMessage("null"), Descendants: &descendants,
 		EffectiveFeePerVsize: &c.EffectiveFeePerVsize, Sigops: &c.Sigops, Fee: &c.Fee, AdjustedVsize: &c.AdjustedVsize,
 	}, nil
+}
+
+func (f projectedFees) MempoolSummary(ctx context.Context) (*MempoolSummary, error) {
+	s, err := f.snapshot()
+	if err != nil {
+		return nil, err
+	}
+	perKvB, err := f.minFee.MempoolMinFee(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("minimum fee: %w", err)
+	}
+	out := &MempoolSummary{Size: s.Count, MinFee: perKvB}
+	for _, b := range s.MempoolBlocks() {
+		out.VBytes += b.BlockVSize
+		out.TotalFee += b.TotalFees
+	}
+	return out, nil
+}
+
+func (f projectedFees) TxPositions(_ context.Context, txids map[bchain.Hash]struct{}) (map[bchain.Hash]TxPosition, error) {
+	s, err := f.snapshot()
+	if err != nil {
+		return nil, err
+	}
+	return s.Positions(txids), nil
 }

@@ -188,6 +188,9 @@ type Config struct {
 	// minimum fee), answers ProjectedFees from the mempool's projected
 	// blocks.
 	Projection MempoolProjection
+	// Replacements, when set, answers Replacements from the mempool's
+	// RBF history.
+	Replacements MempoolReplacements
 	// AltFees is Blockbook's alternative fee provider
 	// (alternative_estimate_fee): estimateFee and the confirmation ETAs ask
 	// it first and the node when it fails; longTermFeeRate asks the node.
@@ -307,6 +310,9 @@ func NewUtxoService(d Store, b *bchain.Backend, sync SyncStatus, cfg Config) *Ut
 	}
 	if cfg.Projection != nil && b.MinFee != nil {
 		s.caps.ProjectedFees = projectedFees{p: cfg.Projection, minFee: b.MinFee}
+	}
+	if cfg.Replacements != nil {
+		s.caps.Replacements = replacementQueries{cfg.Replacements}
 	}
 	return s
 }

@@ -71,3 +71,36 @@ func (s *Snapshot) position(txid bchain.Hash) int {
 	}
 	return -1
 }
+
+// Position is where a tx sits in the projection, as mempool.space's
+// txPosition gives it: its block's index, and the vbytes of the block
+// before it plus half its own (the middle of the tx).
+type Position struct {
+	Block int     `json:"block"`
+	VSize float64 `json:"vsize"`
+}
+
+// Positions finds the given txs in the projection in one pass; txs in no
+// block (not in the mempool, or unmineable) are left out.
+func (s *Snapshot) Positions(want map[bchain.Hash]struct{}) map[bchain.Hash]Position {
+	out := map[bchain.Hash]Position{}
+	if len(want) == 0 {
+		return out
+	}
+	at := 0
+	for b := range s.Blocks {
+		var vsize float64
+		for range s.Blocks[b].Txids {
+			v := float64(s.weights[at]) / 4
+			if _, ok := want[s.txids[at]]; ok {
+				out[s.txids[at]] = Position{Block: b, VSize: vsize + v/2}
+				if len(out) == len(want) {
+					return out
+				}
+			}
+			vsize += v
+			at++
+		}
+	}
+	return out
+}

@@ -41,9 +41,10 @@ type Snapshot struct {
 	summaries []MempoolBlock
 	// The blocks' txs in block order (Blocks' Txids and Rates are slices
 	// of these), and for each the index where its package starts.
-	txids []bchain.Hash
-	rates []float64
-	pkgs  []int32
+	txids   []bchain.Hash
+	rates   []float64
+	pkgs    []int32
+	weights []uint32
 }
 
 // MempoolBlocks is the fees/mempool-blocks answer. The slice is shared:
@@ -182,6 +183,7 @@ func (e *Engine) build() *Snapshot {
 	txids := make([]bchain.Hash, len(b.seq))
 	rates := make([]float64, len(b.seq))
 	s.txids, s.rates, s.pkgs = txids, rates, slices.Clone(b.pkgs)
+	s.weights = make([]uint32, len(b.seq))
 	// Only a block's first 1.2 blocks' worth of vbytes enters its stats.
 	sizeLimit := float64(p.BlockWeight/4) * 1.2
 	at := 0
@@ -202,6 +204,7 @@ func (e *Engine) build() *Snapshot {
 			n := &g.nodes[slot]
 			rate := b.w[slot].rate
 			pb.Txids[j], pb.Rates[j] = n.txid, rate
+			s.weights[at-len(slots)+j] = n.weight
 			t := statTx{Weight: n.weight, Fee: n.fee, Rate: rate}
 			if online != nil {
 				online.add(t)
