@@ -1,9 +1,14 @@
 package e2e
 
 import (
+	"bufio"
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -293,7 +298,10 @@ func TestE2EMempoolSpaceWebsocket(t *testing.T) {
 		t.Errorf("the replacement tree is not marked mined once its tx confirmed")
 	}
 	checkMempoolSpaceTxRoutes(t, esplora, g)
+	runMempoolWSScript(t, st, esplora)
 }
+
+const mempoolWSScript = "../tools/js/mempool-ws.mjs"
 
 func asCloseError(err error, ce **websocket.CloseError) bool {
 	c, ok := err.(*websocket.CloseError)
@@ -413,4 +421,57 @@ func checkMempoolSpaceTxRoutes(t *testing.T, esplora string, g *chaingen.Generat
 			t.Errorf("POST %s: content type %q, want JSON", c.path, resp.Header.Get("Content-Type"))
 		}
 	}
+}
+
+// runMempoolWSScript drives the websocket with mempool.js's own client
+// (tools/js/mempool-ws.mjs): a payment pushed while pending, then mined.
+func runMempoolWSScript(t *testing.T, st *demoStack, esplora string) {
+	t.Helper()
+	node := esploraPrereqs(t)
+	g := st.g
+	addr := mempoolAddr(t, g, chaingen.P2WPKH, 90)
+	ctx, cancel := context.WithTimeout(context.Background(), esploraClientWait)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, mempoolWSScript, esplora, addr, strconv.Itoa(int(g.Height())))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(out)
+	expect := func(want string) string {
+		t.Helper()
+		if !sc.Scan() || !strings.HasPrefix(sc.Text(), want) {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			t.Fatalf("mempool-ws.mjs: got %q, want %q\n%s", sc.Text(), want, stderr.String())
+		}
+		return sc.Text()
+	}
+	expect("ready")
+	pay, err := g.CreatePayment([]chaingen.Output{{Address: addr, Value: 120_000}}, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := sendTx(t, st, pay)
+	fmt.Fprintln(in, id)
+	expect("pending")
+	if _, err := g.AddBlock(pay); err != nil {
+		t.Fatal(err)
+	}
+	submit(t, g, st.node, g.Height())
+	fmt.Fprintln(in, "mined")
+	done := expect("done ")
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("mempool-ws.mjs: %v\n%s", err, stderr.String())
+	}
+	t.Logf("mempool-ws.mjs: %s", done)
 }

@@ -1,0 +1,123 @@
+// Drives mempool.space's websocket (/api/v1/ws) on our Esplora listener
+// through the real client, @mempool/mempool.js's websocket functions
+// (e2e/mempoolspace_ws_test.go runs it).
+//
+// usage: node mempool-ws.mjs <base url> <address> <tip height>
+//
+// The script talks with the Go test over stdin and stdout:
+//   it prints "ready" once init, want and the trackings are answered; the
+//   test then broadcasts a payment to <address> and writes its txid;
+//   the script prints "pending" once the client saw that tx pushed
+//   (address-transactions, multi-address-transactions, a projected block
+//   holding it, txPosition); the test mines it and the script prints
+//   "done <n> checks" once the block, txConfirmed and block-transactions
+//   came. A mismatch prints "FAIL <what>" and exits 1.
+import { createInterface } from 'node:readline';
+import { createRequire } from 'node:module';
+
+import mempoolJS from '@mempool/mempool.js';
+
+const require = createRequire(import.meta.url);
+const version = require('@mempool/mempool.js/package.json').version;
+
+const [base, address, tipText] = process.argv.slice(2);
+if (!base || !address || !tipText) {
+    console.error('usage: node mempool-ws.mjs <base url> <address> <tip height>');
+    process.exit(2);
+}
+const tip = Number(tipText);
+let checks = 0;
+function fail(what) {
+    console.log(`FAIL ${what}`);
+    process.exit(1);
+}
+function ok(what) {
+    checks++;
+    console.error(`ok ${what}`);
+}
+process.on('unhandledRejection', (e) => fail(`unhandled rejection: ${e?.stack ?? e}`));
+if (version !== '3.0.0') fail(`@mempool/mempool.js version ${version}, want 3.0.0`);
+
+const url = new URL(base);
+const { bitcoin: { websocket } } = mempoolJS({ hostname: url.host, protocol: url.protocol.replace(':', ''), network: 'main' });
+
+// Messages are queued; next() waits for one holding every key asked for.
+const queue = [];
+let waiter = null;
+const ws = websocket.wsInit(); // sends {"action":"init"} on open
+ws.on('message', (data) => {
+    const m = JSON.parse(data.toString());
+    queue.push(m);
+    if (waiter) waiter();
+});
+ws.on('close', (code, reason) => fail(`connection closed: ${code} ${reason}`));
+ws.on('error', (e) => fail(`websocket error: ${e.message}`));
+
+async function next(what, keys, check = () => true) {
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+        while (queue.length) {
+            const m = queue.shift();
+            if (keys.every((k) => k in m) && check(m)) {
+                ok(what);
+                return m;
+            }
+        }
+        if (Date.now() > deadline) fail(`${what}: no message with ${keys}`);
+        await new Promise((resolve) => {
+            waiter = resolve;
+            setTimeout(resolve, 500);
+        });
+        waiter = null;
+    }
+}
+
+const lines = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
+async function readLine() {
+    const { value, done } = await lines.next();
+    if (done) fail('stdin closed');
+    return value.trim();
+}
+
+const init = await next('wsInit: init data', ['blocks', 'mempool-blocks', 'mempoolInfo', 'fees', 'da']);
+if (init.blocks.length !== 8 || init.blocks[7].height !== tip) fail(`init blocks: ${JSON.stringify(init.blocks.map((b) => b.height))}`);
+if (typeof init.fees.fastestFee !== 'number' || typeof init.mempoolInfo.size !== 'number') fail(`init stats: ${JSON.stringify(init.fees)}`);
+websocket.wsWantData(ws, ['blocks', 'mempool-blocks', 'stats']);
+await next('wsWantData: blocks, mempool-blocks, stats', ['blocks', 'mempool-blocks', 'mempoolInfo', 'vBytesPerSecond', 'fees', 'da']);
+websocket.wsTrackAddress(ws, address);
+websocket.wsTrackAddresses(ws, [address]);
+websocket.wsTrackRbfSummary(ws);
+websocket.wsTrackMempoolBlock(ws, 0);
+await next('wsTrackMempoolBlock: answered as not served', ['track-mempool-block-error']);
+console.log('ready');
+
+const txid = await readLine();
+websocket.wsTrackTransaction(ws, txid);
+const pushed = await next('wsTrackAddress: address-transactions', ['address-transactions'],
+    (m) => m['address-transactions'].some((t) => t.txid === txid && t.status.confirmed === false));
+if (!('multi-address-transactions' in pushed)) {
+    await next('wsTrackAddresses: multi-address-transactions', ['multi-address-transactions'],
+        (m) => m['multi-address-transactions'][address]?.mempool.some((t) => t.txid === txid));
+} else {
+    ok('wsTrackAddresses: multi-address-transactions');
+}
+await next('wsTrackTransaction: txPosition', ['txPosition'], (m) => m.txPosition.txid === txid && m.txPosition.position.block === 0);
+await next('mempool-blocks holding the tx', ['mempool-blocks', 'mempoolInfo'], (m) => m['mempool-blocks'].length >= 1 && m.mempoolInfo.size >= 1);
+console.log('pending');
+
+await readLine();
+const mined = await next('block with txConfirmed and block-transactions', ['block', 'txConfirmed', 'block-transactions']);
+if (mined.block.height !== tip + 1 || mined.txConfirmed !== txid || !mined['block-transactions'].some((t) => t.txid === txid && t.status.confirmed)) {
+    fail(`block message: ${JSON.stringify({ height: mined.block.height, txConfirmed: mined.txConfirmed })}`);
+}
+websocket.wsStopTrackingTransaction(ws);
+websocket.wsStopTrackingAddress(ws);
+websocket.wsStopTrackingAddresses(ws);
+websocket.wsStopTrackingRbfSummary(ws);
+websocket.wsStopData(ws);
+ws.send(JSON.stringify({ action: 'ping' }));
+await next('still served after the stop messages', ['pong']);
+ws.removeAllListeners('close');
+ws.close();
+console.log(`done ${checks} checks`);
+process.exit(0);
