@@ -1,6 +1,7 @@
 package mempool
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/openexplorer/blockbook/bchain"
@@ -112,6 +113,25 @@ func (r *Replacements) add(replaced []*Tx, tx *Tx) {
 	for len(r.trees) > r.maxTrees && len(r.events) > 0 {
 		r.evictOldest()
 	}
+	if len(r.events) > 2*r.maxTrees+16 {
+		r.compactEvents()
+	}
+}
+
+// compactEvents keeps each tree's latest event only: a tx replaced again
+// and again adds events but no trees.
+func (r *Replacements) compactEvents() {
+	seen := map[bchain.Hash]bool{}
+	keep := make([]bchain.Hash, 0, len(r.trees))
+	for i := len(r.events) - 1; i >= 0; i-- {
+		root, ok := r.treeOf[r.events[i]]
+		if ok && !seen[root] {
+			seen[root] = true
+			keep = append(keep, r.events[i])
+		}
+	}
+	slices.Reverse(keep)
+	r.events = keep
 }
 
 func (r *Replacements) mapTree(t *RbfTree, root bchain.Hash) {
