@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -266,6 +268,10 @@ func TestE2EMempoolSpaceWebsocket(t *testing.T) {
 		t.Fatalf("rbfLatest with the rbfTransaction: %s", m["rbfLatest"])
 	}
 	checkRbfRoutes(t, esplora, id, idR)
+	gs := newGoldenSet(t, filepath.Join(goldenDir, "mempoolspace-txs"), "TestE2EMempoolSpaceWebsocket")
+	gs.check("tx-rbf-replaced", normalizeRbf(fetchGolden(t, esplora+"/api/v1/tx/"+id+"/rbf", 200)))
+	gs.check("tx-rbf-none", fetchGolden(t, esplora+"/api/v1/tx/"+strings.Repeat("ab", 32)+"/rbf", 200))
+	gs.check("replacements", normalizeRbf(fetchGolden(t, esplora+"/api/v1/replacements", 200)))
 
 	// Mined: the block, the confirmed tx for both trackings, txConfirmed.
 	ws.send(map[string]any{"track-tx": idR})
@@ -298,6 +304,13 @@ func TestE2EMempoolSpaceWebsocket(t *testing.T) {
 		t.Errorf("the replacement tree is not marked mined once its tx confirmed")
 	}
 	checkMempoolSpaceTxRoutes(t, esplora, g)
+	for _, kind := range []chaingen.ScriptKind{chaingen.P2PKH, chaingen.P2SHP2WPKH, chaingen.P2WPKH, chaingen.P2TR} {
+		gs.check("validate-address-"+kind.String(), fetchGolden(t, esplora+"/api/v1/validate-address/"+mempoolAddr(t, g, kind, 80), 200))
+	}
+	gs.check("validate-address-invalid", fetchGolden(t, esplora+"/api/v1/validate-address/bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4", 200))
+	gs.check("error-validate-address", fetchGolden(t, esplora+"/api/v1/validate-address/a-b", 400))
+	gs.check("error-tx-rbf", fetchGolden(t, esplora+"/api/v1/tx/xyz/rbf", 400))
+	gs.finish()
 	runMempoolWSScript(t, st, esplora)
 }
 
@@ -474,4 +487,13 @@ func runMempoolWSScript(t *testing.T, st *demoStack, esplora string) {
 		t.Fatalf("mempool-ws.mjs: %v\n%s", err, stderr.String())
 	}
 	t.Logf("mempool-ws.mjs: %s", done)
+}
+
+// rbfTimes are the fields of an RBF tree that depend on when the test ran.
+var rbfTimes = regexp.MustCompile(`"(time|interval)": [0-9]+`)
+
+// normalizeRbf replaces the first-seen times and intervals of an RBF
+// answer (the clock's) with 0.
+func normalizeRbf(b []byte) []byte {
+	return rbfTimes.ReplaceAll(b, []byte(`"$1": 0`))
 }

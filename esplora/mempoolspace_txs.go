@@ -76,7 +76,7 @@ type addressInfo struct {
 	WitnessVersion *int    `json:"witness_version,omitempty"`
 	WitnessProgram string  `json:"witness_program,omitempty"`
 	Error          *string `json:"error,omitempty"`
-	ErrorLocations []int   `json:"error_locations,omitempty"`
+	ErrorLocations *[]int  `json:"error_locations,omitempty"`
 }
 
 // invalidAddressText is Bitcoin Core's validateaddress error for a string
@@ -92,7 +92,7 @@ func (s *Server) validateAddress(address string) (*reply, error) {
 	script, err := s.svc.AddrDesc(address)
 	if err != nil || len(script) == 0 {
 		msg := invalidAddressText
-		return jsonReply(addressInfo{Error: &msg, ErrorLocations: []int{}})
+		return jsonReply(addressInfo{Error: &msg, ErrorLocations: &[]int{}})
 	}
 	t, f := true, false
 	out := addressInfo{IsValid: true, Address: address, ScriptPubKey: hex.EncodeToString(script), IsScript: &f, IsWitness: &f}
