@@ -163,9 +163,7 @@ func (w *mpWS) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return // the upgrader answered
 	}
-	ws.SetReadLimit(int64(w.cfg.MaxMessageBytes) + 1<<10) // frames past our own check
-	c := &wsConn{w: w, ws: ws, ip: r.RemoteAddr, wake: make(chan struct{}, 1), writing: make(chan struct{}),
-		wants: map[string]bool{}, addrs: map[string]bchain.AddrDesc{}, multi: map[string]bool{}}
+	c := newWSConn(w, ws)
 	w.mu.Lock()
 	if w.closed {
 		w.mu.Unlock()
@@ -174,7 +172,7 @@ func (w *mpWS) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	}
 	w.conns[c] = struct{}{}
 	w.mu.Unlock()
-	go c.writeLoop()
+	go c.WriteLoop()
 	go c.readLoop()
 }
 
@@ -212,7 +210,7 @@ func (w *mpWS) close() {
 	}
 	w.mu.Unlock()
 	for _, c := range conns {
-		c.closeWith(websocket.CloseGoingAway, "server shutting down")
+		c.CloseWith(websocket.CloseGoingAway, "server shutting down")
 	}
 }
 
