@@ -95,14 +95,24 @@ func (f projectedFees) MempoolBlocks(context.Context) ([]projected.MempoolBlock,
 	return s.MempoolBlocks(), nil
 }
 
-func (f projectedFees) RecommendedFees(ctx context.Context, precise bool) (*projected.RecommendedFees, error) {
+// withMinFee is the latest projection and the node's minimum fee in
+// sat/kvB.
+func (f projectedFees) withMinFee(ctx context.Context) (*projected.Snapshot, int64, error) {
 	s, err := f.snapshot()
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	perKvB, err := f.minFee.MempoolMinFee(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("minimum fee: %w", err)
+		return nil, 0, fmt.Errorf("minimum fee: %w", err)
+	}
+	return s, perKvB, nil
+}
+
+func (f projectedFees) RecommendedFees(ctx context.Context, precise bool) (*projected.RecommendedFees, error) {
+	s, perKvB, err := f.withMinFee(ctx)
+	if err != nil {
+		return nil, err
 	}
 	minFee := float64(perKvB) / 1000 // sat/vB
 	r := s.RecommendedFees(minFee)
@@ -150,13 +160,9 @@ func (f projectedFees) Cpfp(_ context.Context, txid string) (*CpfpInfo, error) {
 }
 
 func (f projectedFees) MempoolSummary(ctx context.Context) (*MempoolSummary, error) {
-	s, err := f.snapshot()
+	s, perKvB, err := f.withMinFee(ctx)
 	if err != nil {
 		return nil, err
-	}
-	perKvB, err := f.minFee.MempoolMinFee(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("minimum fee: %w", err)
 	}
 	out := &MempoolSummary{Size: s.Count, MinFee: perKvB}
 	for _, b := range s.MempoolBlocks() {

@@ -1,20 +1,17 @@
 package e2e
 
 import (
-	"bufio"
-	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"os/exec"
+	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/btcsuite/btcd/wire/v2"
 	"github.com/gorilla/websocket"
 
 	"github.com/openexplorer/blockbook/tools/chaingen"
@@ -442,51 +439,31 @@ func runMempoolWSScript(t *testing.T, st *demoStack, esplora string) {
 	t.Helper()
 	node := esploraPrereqs(t)
 	g := st.g
-	addr := mempoolAddr(t, g, chaingen.P2WPKH, 90)
-	ctx, cancel := context.WithTimeout(context.Background(), esploraClientWait)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, mempoolWSScript, esplora, addr, strconv.Itoa(int(g.Height())))
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	in, err := cmd.StdinPipe()
+	facts, err := json.Marshal(map[string]any{"address": mempoolAddr(t, g, chaingen.P2WPKH, 90), "tip": g.Height()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
+	path := filepath.Join(t.TempDir(), "mempool-ws-facts.json")
+	if err := os.WriteFile(path, facts, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(out)
-	expect := func(want string) string {
-		t.Helper()
-		if !sc.Scan() || !strings.HasPrefix(sc.Text(), want) {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-			t.Fatalf("mempool-ws.mjs: got %q, want %q\n%s", sc.Text(), want, stderr.String())
+	var pay *wire.MsgTx
+	runClientScript(t, node, mempoolWSScript, esplora, path, st.inst.logs, func(line string) (string, bool) {
+		switch line {
+		case "ready": // the client tracks the address: pay it
+			if pay, err = g.CreatePayment([]chaingen.Output{{Address: mempoolAddr(t, g, chaingen.P2WPKH, 90), Value: 120_000}}, 4); err != nil {
+				return "error " + err.Error(), true
+			}
+			return sendTx(t, st, pay), true
+		case "pending": // the client saw it pending: mine it
+			if _, err := g.AddBlock(pay); err != nil {
+				return "error " + err.Error(), true
+			}
+			submit(t, g, st.node, g.Height())
+			return "mined", true
 		}
-		return sc.Text()
-	}
-	expect("ready")
-	pay, err := g.CreatePayment([]chaingen.Output{{Address: addr, Value: 120_000}}, 4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := sendTx(t, st, pay)
-	fmt.Fprintln(in, id)
-	expect("pending")
-	if _, err := g.AddBlock(pay); err != nil {
-		t.Fatal(err)
-	}
-	submit(t, g, st.node, g.Height())
-	fmt.Fprintln(in, "mined")
-	done := expect("done ")
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("mempool-ws.mjs: %v\n%s", err, stderr.String())
-	}
-	t.Logf("mempool-ws.mjs: %s", done)
+		return "", false
+	})
 }
 
 // rbfTimes are the fields of an RBF tree that depend on when the test ran.

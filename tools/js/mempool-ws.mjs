@@ -2,16 +2,17 @@
 // through the real client, @mempool/mempool.js's websocket functions
 // (e2e/mempoolspace_ws_test.go runs it).
 //
-// usage: node mempool-ws.mjs <base url> <address> <tip height>
+// usage: node mempool-ws.mjs <base url> <facts.json>  ({address, tip})
 //
 // The script talks with the Go test over stdin and stdout:
 //   it prints "ready" once init, want and the trackings are answered; the
-//   test then broadcasts a payment to <address> and writes its txid;
+//   test then broadcasts a payment to the address and writes its txid;
 //   the script prints "pending" once the client saw that tx pushed
 //   (address-transactions, multi-address-transactions, a projected block
 //   holding it, txPosition); the test mines it and the script prints
 //   "done <n> checks" once the block, txConfirmed and block-transactions
 //   came. A mismatch prints "FAIL <what>" and exits 1.
+import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { createRequire } from 'node:module';
 
@@ -20,12 +21,12 @@ import mempoolJS from '@mempool/mempool.js';
 const require = createRequire(import.meta.url);
 const version = require('@mempool/mempool.js/package.json').version;
 
-const [base, address, tipText] = process.argv.slice(2);
-if (!base || !address || !tipText) {
-    console.error('usage: node mempool-ws.mjs <base url> <address> <tip height>');
+const [base, factsPath] = process.argv.slice(2);
+if (!base || !factsPath) {
+    console.error('usage: node mempool-ws.mjs <base url> <facts.json>');
     process.exit(2);
 }
-const tip = Number(tipText);
+const { address, tip } = JSON.parse(readFileSync(factsPath, 'utf8'));
 let checks = 0;
 function fail(what) {
     console.log(`FAIL ${what}`);
@@ -33,7 +34,7 @@ function fail(what) {
 }
 function ok(what) {
     checks++;
-    console.error(`ok ${what}`);
+    console.log(`ok ${what}`);
 }
 process.on('unhandledRejection', (e) => fail(`unhandled rejection: ${e?.stack ?? e}`));
 if (version !== '3.0.0') fail(`@mempool/mempool.js version ${version}, want 3.0.0`);
@@ -76,6 +77,7 @@ const lines = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
 async function readLine() {
     const { value, done } = await lines.next();
     if (done) fail('stdin closed');
+    if (value.startsWith('error')) fail(`the test: ${value}`);
     return value.trim();
 }
 
