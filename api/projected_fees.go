@@ -33,6 +33,22 @@ type ProjectedFeeQueries interface {
 	// TxPositions places mempool txs in the projected blocks; txs in no
 	// block are left out.
 	TxPositions(ctx context.Context, txids map[bchain.Hash]struct{}) (map[bchain.Hash]TxPosition, error)
+	// ProjectedBlockTxs lists projected block i's txs in block order; nil
+	// past the last block.
+	ProjectedBlockTxs(ctx context.Context, i int) ([]ProjectedTx, error)
+}
+
+// ProjectedTx is a tx of a projected block, with mempool.space's figures
+// (its TransactionStripped): vsize is weight / 4, rate the effective rate
+// of its package in sat/vB; value and time (first seen) come from the
+// mempool, 0 for a tx it no longer holds.
+type ProjectedTx struct {
+	Txid  bchain.Hash
+	Fee   uint64
+	VSize float64
+	Value uint64
+	Rate  float64
+	Time  int64
 }
 
 // TxPosition is mempool.space's position of a mempool tx: its projected
@@ -74,6 +90,7 @@ type CpfpRelative struct {
 type projectedFees struct {
 	p      MempoolProjection
 	minFee bchain.MinFeeSource
+	pool   Mempool // nil: no values and times in ProjectedBlockTxs
 }
 
 var _ ProjectedFeeQueries = projectedFees{}
@@ -178,4 +195,29 @@ func (f projectedFees) TxPositions(_ context.Context, txids map[bchain.Hash]stru
 		return nil, err
 	}
 	return s.Positions(txids), nil
+}
+
+func (f projectedFees) ProjectedBlockTxs(_ context.Context, i int) ([]ProjectedTx, error) {
+	s, err := f.snapshot()
+	if err != nil {
+		return nil, err
+	}
+	txs := s.BlockTxs(i)
+	if txs == nil {
+		return nil, nil
+	}
+	out := make([]ProjectedTx, len(txs))
+	for j, t := range txs {
+		out[j] = ProjectedTx{Txid: t.Txid, Fee: t.Fee, VSize: float64(t.Weight) / 4, Rate: t.Rate}
+		if f.pool == nil {
+			continue
+		}
+		if tx, ok := f.pool.Tx(t.Txid); ok {
+			out[j].Time = tx.FirstSeen
+			for _, o := range tx.Vout {
+				out[j].Value += o.Value
+			}
+		}
+	}
+	return out, nil
 }

@@ -309,7 +309,7 @@ func NewUtxoService(d Store, b *bchain.Backend, sync SyncStatus, cfg Config) *Ut
 		s.caps.FeeEstimates = utxoFees{s: s, est: b.Fees}
 	}
 	if cfg.Projection != nil && b.MinFee != nil {
-		s.caps.ProjectedFees = projectedFees{p: cfg.Projection, minFee: b.MinFee}
+		s.caps.ProjectedFees = projectedFees{p: cfg.Projection, minFee: b.MinFee, pool: cfg.Mempool}
 	}
 	if cfg.Replacements != nil {
 		s.caps.Replacements = replacementQueries{cfg.Replacements}

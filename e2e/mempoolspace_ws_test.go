@@ -27,7 +27,8 @@ type mpWSClient struct {
 	t    *testing.T
 	c    *websocket.Conn
 	msgs chan map[string]json.RawMessage
-	done chan error // the read error that ended the connection
+	done chan error                   // the read error that ended the connection
+	kept []map[string]json.RawMessage // read, not yet taken by await
 }
 
 func dialMpWS(t *testing.T, esplora string) *mpWSClient {
@@ -72,10 +73,24 @@ func (w *mpWSClient) send(v any) {
 	}
 }
 
-// await reads messages until one has every key of keys and passes check
-// (nil: any); the messages skipped are dropped. It returns that message.
+// await returns the first message, kept or new, that has every key of
+// keys and passes check (nil: any); the others are kept for later calls.
 func (w *mpWSClient) await(what string, keys []string, check func(map[string]json.RawMessage) bool) map[string]json.RawMessage {
 	w.t.Helper()
+	match := func(m map[string]json.RawMessage) bool {
+		for _, k := range keys {
+			if _, ok := m[k]; !ok {
+				return false
+			}
+		}
+		return check == nil || check(m)
+	}
+	for i, m := range w.kept {
+		if match(m) {
+			w.kept = append(w.kept[:i], w.kept[i+1:]...)
+			return m
+		}
+	}
 	timeout := time.After(waitFor)
 	for {
 		select {
@@ -83,15 +98,10 @@ func (w *mpWSClient) await(what string, keys []string, check func(map[string]jso
 			if !ok {
 				w.t.Fatalf("%s: connection closed: %v", what, <-w.done)
 			}
-			all := true
-			for _, k := range keys {
-				if _, ok := m[k]; !ok {
-					all = false
-				}
-			}
-			if all && (check == nil || check(m)) {
+			if match(m) {
 				return m
 			}
+			w.kept = append(w.kept, m)
 		case <-timeout:
 			w.t.Fatalf("%s: no message with %v", what, keys)
 		}
@@ -163,6 +173,8 @@ func TestE2EMempoolSpaceWebsocket(t *testing.T) {
 		{map[string]any{"track-addresses": "x"}, "track-addresses-error", "array of addresses"},
 		{map[string]any{"track-address": "bc1notanaddress"}, "track-address-error", "not an address"},
 		{map[string]any{"track-tx": "xyz"}, "track-tx-error", "not a txid"},
+		{map[string]any{"track-mempool-block": 8}, "track-mempool-block-error", "not a projected block index"},
+		{map[string]any{"track-mempool-block": "0"}, "track-mempool-block-error", "not a projected block index"},
 	} {
 		ws.send(bad.frame)
 		m := ws.await(fmt.Sprintf("bad frame %v", bad.frame), []string{bad.key}, nil)

@@ -6,6 +6,7 @@ import (
 	"math"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -106,6 +107,10 @@ type mpWS struct {
 	latest  []strippedTx // newest first, at most latestTxs
 	rate    [rateWindow]rateBucket
 	lastRbf uint64 // hub goroutine only: the RBF history's version last pushed
+	// lastBlockTxs hashes each tracked projected block's txs as last
+	// pushed (hub goroutine only); seq numbers the pushes.
+	lastBlockTxs map[int]uint64
+	seq          atomic.Uint64
 }
 
 type blockNote struct {
@@ -138,7 +143,7 @@ func newMpWS(s *Server, cfg WSConfig) *mpWS {
 	cfg.defaults()
 	w := &mpWS{s: s, cfg: cfg, log: s.log.With("front", "mempool.space websocket"),
 		conns: map[*wsConn]struct{}{}, byDesc: map[string]map[*wsConn]struct{}{},
-		wake: make(chan struct{}, 1), txJobs: make(chan txJob, wsTxQueue)}
+		wake: make(chan struct{}, 1), txJobs: make(chan txJob, wsTxQueue), lastBlockTxs: map[int]uint64{}}
 	w.upgrader = websocket.Upgrader{
 		ReadBufferSize: 4 << 10, WriteBufferSize: 16 << 10, WriteBufferPool: &sync.Pool{}, EnableCompression: true,
 		// mempool.space's own frontend connects from any origin.

@@ -31,6 +31,7 @@ type wsConn struct {
 	multi        map[string]bool            // the addresses of track-addresses
 	rbf          string                     // track-rbf: "all", "fullRbf" or ""
 	rbfSum       bool                       // track-rbf-summary
+	mempoolBlock int                        // track-mempool-block (-1 none)
 	stamps       []time.Time                // readLoop only: message times in the window
 }
 
@@ -38,7 +39,7 @@ func newWSConn(w *mpWS, ws *websocket.Conn) *wsConn {
 	return &wsConn{
 		Conn: wsconn.New(ws, wsconn.Config{MaxQueueBytes: w.cfg.MaxQueueBytes, MaxMessageBytes: int64(w.cfg.MaxMessageBytes),
 			PingInterval: w.cfg.PingInterval, WriteTimeout: wsWriteTimeout}),
-		w: w, wants: map[string]bool{}, addrs: map[string]bchain.AddrDesc{}, multi: map[string]bool{},
+		w: w, wants: map[string]bool{}, addrs: map[string]bchain.AddrDesc{}, multi: map[string]bool{}, mempoolBlock: -1,
 	}
 }
 

@@ -112,9 +112,9 @@ func (w *mpWS) handle(c *wsConn, data []byte) {
 			w.trackRbf(c, k, raw, d, out)
 		}
 	}
-	if _, ok := msg["track-mempool-block"]; ok {
+	if raw, ok := msg["track-mempool-block"]; ok {
 		known = true
-		out.addValue("track-mempool-block-error", "track-mempool-block is not served here: projected block contents are not pushed")
+		w.trackMempoolBlock(c, raw, d, out)
 	}
 	if action == "ping" {
 		out.add("pong", json.RawMessage("true"))
@@ -299,4 +299,25 @@ func (w *mpWS) trackAddresses(c *wsConn, raw json.RawMessage, out *wsMsg) {
 		out.addValue("track-addresses-error", fmt.Sprintf("track-addresses: not addresses of this chain (left out): %q", bad))
 	}
 	w.setAddrs(c, nil, nil, m)
+}
+
+// trackMempoolBlock follows projected block i (0-7; -1 stops): its txs now
+// and whenever they change, as projected-block-transactions.
+func (w *mpWS) trackMempoolBlock(c *wsConn, raw json.RawMessage, d *wsData, out *wsMsg) {
+	var i float64
+	err := json.Unmarshal(raw, &i)
+	valid := err == nil && i == float64(int(i)) && i >= 0 && i < mempoolBlocks
+	c.mu.Lock()
+	c.mempoolBlock = -1
+	if valid {
+		c.mempoolBlock = int(i)
+	}
+	c.mu.Unlock()
+	if !valid {
+		if i != -1 || err != nil {
+			out.addValue("track-mempool-block-error", fmt.Sprintf("track-mempool-block: not a projected block index (0 to %d); tracking stopped", mempoolBlocks-1))
+		}
+		return
+	}
+	out.add("projected-block-transactions", d.blockTxsMsg(int(i)))
 }

@@ -3,6 +3,9 @@ package esplora
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"math"
 
 	"github.com/openexplorer/blockbook/api"
 	"github.com/openexplorer/blockbook/bchain"
@@ -200,10 +203,13 @@ func (w *mpWS) pushMempool(ctx context.Context) {
 	if len(conns) == 0 {
 		return
 	}
+	w.seq.Add(1)
 	d := w.newData(ctx)
 	pos := d.positions(trackedTxs(conns))
+	changed := d.changedBlocks(conns)
 	for _, c := range conns {
 		out := &wsMsg{}
+		d.addMempoolBlock(c, changed, out)
 		c.mu.Lock()
 		stats, blocks, tx := c.wants["stats"], c.wants["mempool-blocks"], c.trackTx
 		c.mu.Unlock()
@@ -475,5 +481,77 @@ func (w *mpWS) addReplaced(c *wsConn, txid bchain.Hash, key string, out *wsMsg) 
 	c.mu.Unlock()
 	if !told {
 		out.addValue(key, map[string]string{"txid": by})
+	}
+}
+
+// mempoolBlocks is mempool.space's MEMPOOL_BLOCKS_AMOUNT.
+const mempoolBlocks = 8
+
+// blockTxs is projected block i's txs in mempool.space's compressed form
+// ([txid, fee, vsize, value, rate, flags, time]; flags 0: we do not
+// classify txs), encoded once per push.
+func (d *wsData) blockTxs(i int) json.RawMessage {
+	key := fmt.Sprintf("block-txs-%d", i)
+	if v, ok := d.cache[key]; ok {
+		return v
+	}
+	var b json.RawMessage
+	if pf := d.w.s.caps.ProjectedFees; pf != nil {
+		if txs, err := pf.ProjectedBlockTxs(d.ctx, i); err == nil {
+			list := make([][7]any, len(txs))
+			for j, t := range txs {
+				list[j] = [7]any{t.Txid.String(), t.Fee, t.VSize, t.Value, math.Round(t.Rate*100) / 100, 0, t.Time}
+			}
+			b, _ = json.Marshal(list)
+		}
+	}
+	d.cache[key] = b
+	return b
+}
+
+// blockTxsMsg is projected-block-transactions with every tx of block i.
+func (d *wsData) blockTxsMsg(i int) json.RawMessage {
+	txs := d.blockTxs(i)
+	if txs == nil {
+		return nil
+	}
+	b, _ := json.Marshal(struct {
+		Index             int             `json:"index"`
+		Sequence          uint64          `json:"sequence"`
+		BlockTransactions json.RawMessage `json:"blockTransactions"`
+	}{i, d.w.seq.Load(), txs})
+	return b
+}
+
+// changedBlocks reports which tracked projected blocks changed since the
+// last push (hub goroutine only).
+func (d *wsData) changedBlocks(conns []*wsConn) map[int]bool {
+	out := map[int]bool{}
+	for _, c := range conns {
+		c.mu.Lock()
+		i := c.mempoolBlock
+		c.mu.Unlock()
+		if i < 0 || out[i] {
+			continue
+		}
+		h := fnv.New64a()
+		_, _ = h.Write(d.blockTxs(i))
+		sum := h.Sum64()
+		if d.w.lastBlockTxs[i] != sum {
+			out[i] = true
+			d.w.lastBlockTxs[i] = sum
+		}
+	}
+	return out
+}
+
+// addMempoolBlock adds projected-block-transactions for c's tracked block
+// when it changed.
+func (d *wsData) addMempoolBlock(c *wsConn, changed map[int]bool, out *wsMsg) {
+	c.mu.Lock()
+	i := c.mempoolBlock
+	c.mu.Unlock()
+	if i >= 0 && changed[i] {
+		out.add("projected-block-transactions", d.blockTxsMsg(i))
 	}
 }

@@ -104,3 +104,29 @@ func (s *Snapshot) Positions(want map[bchain.Hash]struct{}) map[bchain.Hash]Posi
 	}
 	return out
 }
+
+// BlockTx is a tx of a projected block: its fee, weight and the rate of
+// the package it went in with.
+type BlockTx struct {
+	Txid   bchain.Hash
+	Fee    uint64
+	Weight uint32
+	Rate   float64
+}
+
+// BlockTxs lists projected block i's txs in block order (nil past the
+// last block).
+func (s *Snapshot) BlockTxs(i int) []BlockTx {
+	if i < 0 || i >= len(s.Blocks) {
+		return nil
+	}
+	at := 0
+	for b := range i {
+		at += len(s.Blocks[b].Txids)
+	}
+	out := make([]BlockTx, len(s.Blocks[i].Txids))
+	for j := range out {
+		out[j] = BlockTx{Txid: s.txids[at+j], Fee: s.fees[at+j], Weight: s.weights[at+j], Rate: s.rates[at+j]}
+	}
+	return out
+}

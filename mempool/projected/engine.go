@@ -45,6 +45,7 @@ type Snapshot struct {
 	rates   []float64
 	pkgs    []int32
 	weights []uint32
+	fees    []uint64
 }
 
 // MempoolBlocks is the fees/mempool-blocks answer. The slice is shared:
@@ -184,6 +185,7 @@ func (e *Engine) build() *Snapshot {
 	rates := make([]float64, len(b.seq))
 	s.txids, s.rates, s.pkgs = txids, rates, slices.Clone(b.pkgs)
 	s.weights = make([]uint32, len(b.seq))
+	s.fees = make([]uint64, len(b.seq))
 	// Only a block's first 1.2 blocks' worth of vbytes enters its stats.
 	sizeLimit := float64(p.BlockWeight/4) * 1.2
 	at := 0
@@ -204,7 +206,7 @@ func (e *Engine) build() *Snapshot {
 			n := &g.nodes[slot]
 			rate := b.w[slot].rate
 			pb.Txids[j], pb.Rates[j] = n.txid, rate
-			s.weights[at-len(slots)+j] = n.weight
+			s.weights[at-len(slots)+j], s.fees[at-len(slots)+j] = n.weight, n.fee
 			t := statTx{Weight: n.weight, Fee: n.fee, Rate: rate}
 			if online != nil {
 				online.add(t)

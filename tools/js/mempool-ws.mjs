@@ -42,13 +42,13 @@ if (version !== '3.0.0') fail(`@mempool/mempool.js version ${version}, want 3.0.
 const url = new URL(base);
 const { bitcoin: { websocket } } = mempoolJS({ hostname: url.host, protocol: url.protocol.replace(':', ''), network: 'main' });
 
-// Messages are queued; next() waits for one holding every key asked for.
+// Messages are kept; next() finds the first one holding every key asked
+// for that passes check (one push may answer several calls).
 const queue = [];
 let waiter = null;
 const ws = websocket.wsInit(); // sends {"action":"init"} on open
 ws.on('message', (data) => {
-    const m = JSON.parse(data.toString());
-    queue.push(m);
+    queue.push(JSON.parse(data.toString()));
     if (waiter) waiter();
 });
 ws.on('close', (code, reason) => fail(`connection closed: ${code} ${reason}`));
@@ -57,14 +57,12 @@ ws.on('error', (e) => fail(`websocket error: ${e.message}`));
 async function next(what, keys, check = () => true) {
     const deadline = Date.now() + 60_000;
     for (;;) {
-        while (queue.length) {
-            const m = queue.shift();
-            if (keys.every((k) => k in m) && check(m)) {
-                ok(what);
-                return m;
-            }
+        const m = queue.find((m) => keys.every((k) => k in m) && check(m));
+        if (m) {
+            ok(what);
+            return m;
         }
-        if (Date.now() > deadline) fail(`${what}: no message with ${keys}`);
+        if (Date.now() > deadline) fail(`${what}: no message with ${keys}; kept: ${JSON.stringify(queue).slice(0, 3000)}`);
         await new Promise((resolve) => {
             waiter = resolve;
             setTimeout(resolve, 500);
@@ -90,7 +88,8 @@ websocket.wsTrackAddress(ws, address);
 websocket.wsTrackAddresses(ws, [address]);
 websocket.wsTrackRbfSummary(ws);
 websocket.wsTrackMempoolBlock(ws, 0);
-await next('wsTrackMempoolBlock: answered as not served', ['track-mempool-block-error']);
+await next('wsTrackMempoolBlock: projected block 0', ['projected-block-transactions'],
+    (m) => m['projected-block-transactions'].index === 0 && Array.isArray(m['projected-block-transactions'].blockTransactions));
 console.log('ready');
 
 const txid = await readLine();
@@ -104,7 +103,17 @@ if (!('multi-address-transactions' in pushed)) {
     ok('wsTrackAddresses: multi-address-transactions');
 }
 await next('wsTrackTransaction: txPosition', ['txPosition'], (m) => m.txPosition.txid === txid && m.txPosition.position.block === 0);
-await next('mempool-blocks holding the tx', ['mempool-blocks', 'mempoolInfo'], (m) => m['mempool-blocks'].length >= 1 && m.mempoolInfo.size >= 1);
+{
+    // The push that projected the tx carries block 0's new contents too.
+    const tx = (m) => m['projected-block-transactions']?.blockTransactions.find((t) => t[0] === txid);
+    const got = await next('mempool-blocks and projected block 0 holding the tx', ['mempool-blocks', 'mempoolInfo', 'projected-block-transactions'],
+        (m) => m['mempool-blocks'].length >= 1 && m.mempoolInfo.size >= 1 && !!tx(m));
+    const [, fee, vsize, value, rate, flags, time] = tx(got);
+    // rate is its package's effective rate, rounded to 2 decimals.
+    if (!(fee > 0 && vsize > 0 && value > 0 && Math.abs(rate - fee / vsize) < 0.1 && flags === 0 && time > 0)) {
+        fail(`compressed tx: ${JSON.stringify(tx(got))}`);
+    }
+}
 console.log('pending');
 
 await readLine();
