@@ -143,6 +143,11 @@ func (c *Conn) ReadLoop(handle func(kind int, data []byte)) {
 			if c.cfg.OnTooBig != nil {
 				c.cfg.OnTooBig()
 			}
+			// Reading the rest of a frame a little too large (briefly,
+			// boundedly) lets the close frame arrive: a socket closed with
+			// unread data resets the connection, and the client may lose it.
+			_ = c.ws.SetReadDeadline(time.Now().Add(time.Second))
+			_, _ = io.Copy(io.Discard, io.LimitReader(r, drainBytes))
 			c.CloseWith(websocket.CloseMessageTooBig, fmt.Sprintf("message larger than %d bytes", limit))
 			return
 		}
@@ -150,6 +155,9 @@ func (c *Conn) ReadLoop(handle func(kind int, data []byte)) {
 		handle(kind, data)
 	}
 }
+
+// drainBytes bounds what is read of a frame past the limit.
+const drainBytes = 1 << 20
 
 // compressAbove is the size from which messages are compressed (when the
 // client negotiated permessage-deflate).

@@ -18,6 +18,8 @@ import { createRequire } from 'node:module';
 
 import mempoolJS from '@mempool/mempool.js';
 
+import { fail, ok, done } from './checks.mjs';
+
 const require = createRequire(import.meta.url);
 const version = require('@mempool/mempool.js/package.json').version;
 
@@ -27,15 +29,6 @@ if (!base || !factsPath) {
     process.exit(2);
 }
 const { address, tip } = JSON.parse(readFileSync(factsPath, 'utf8'));
-let checks = 0;
-function fail(what) {
-    console.log(`FAIL ${what}`);
-    process.exit(1);
-}
-function ok(what) {
-    checks++;
-    console.log(`ok ${what}`);
-}
 process.on('unhandledRejection', (e) => fail(`unhandled rejection: ${e?.stack ?? e}`));
 if (version !== '3.0.0') fail(`@mempool/mempool.js version ${version}, want 3.0.0`);
 
@@ -130,5 +123,4 @@ ws.send(JSON.stringify({ action: 'ping' }));
 await next('still served after the stop messages', ['pong']);
 ws.removeAllListeners('close');
 ws.close();
-console.log(`done ${checks} checks`);
-process.exit(0);
+done();
