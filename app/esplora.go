@@ -11,7 +11,9 @@ import (
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
 	"github.com/openexplorer/blockbook/esplora"
+	"github.com/openexplorer/blockbook/mempool"
 	"github.com/openexplorer/blockbook/server"
+	"github.com/openexplorer/blockbook/syncer"
 )
 
 // esploraOptions are the flags of the Esplora REST listener.
@@ -31,7 +33,7 @@ func (e *esploraOptions) register(fs *flag.FlagSet) {
 
 // startEsplora starts the Esplora listener when -esplora is given; a
 // chain type without Esplora's queries is a configuration error.
-func startEsplora(srvs *servers, o *Options, e stackEnv, svc api.Service, over *server.OverLimits) error {
+func startEsplora(srvs *servers, o *Options, e stackEnv, stack *chainStack, worker tipSource, svc api.Service, over *server.OverLimits) error {
 	if o.Esplora.Addr == "" {
 		return nil
 	}
@@ -50,7 +52,8 @@ func startEsplora(srvs *servers, o *Options, e stackEnv, svc api.Service, over *
 	if s, ok := svc.(esplora.AddressSearcher); ok && o.Esplora.AddressPrefix {
 		opts.AddressSearch = s
 	}
-	var h http.Handler = esplora.New(svc, scripts, eq, opts)
+	front := esplora.New(svc, scripts, eq, opts)
+	var h http.Handler = front
 	// The public port's per-client budget, with its own buckets and
 	// Esplora's costs: the same client identity rule and defaults.
 	lim, err := restLimiter(o, e.env, over, e.reg, "esplora", esplora.RequestCost)
@@ -62,7 +65,46 @@ func startEsplora(srvs *servers, o *Options, e stackEnv, svc api.Service, over *
 	}
 	kit := o.Listen.kit(e.tls != nil)
 	kit.Log = e.log.With("subsystem", "esplora")
-	return srvs.start("esplora", o.Esplora.Addr, &esploraServer{srv: kit.Server(h)})
+	wsCtx, stopWS := context.WithCancel(context.Background())
+	if err := srvs.start("esplora", o.Esplora.Addr, &esploraServer{srv: kit.Server(h), front: front, stopWS: stopWS}); err != nil {
+		stopWS()
+		return err
+	}
+	feedEsploraWS(wsCtx, srvs, stack, worker, front)
+	return nil
+}
+
+// feedEsploraWS runs mempool.space's websocket on the Esplora listener:
+// the sync worker's blocks, the mempool's txs and the projection's
+// rebuilds reach its clients, as they reach the Blockbook websocket's.
+func feedEsploraWS(ctx context.Context, srvs *servers, stack *chainStack, worker tipSource, front *esplora.Server) {
+	srvs.wg.Add(1)
+	go func() {
+		defer srvs.wg.Done()
+		front.RunWS(ctx)
+	}()
+	worker.onBlock(func(ev syncer.BlockEvent) {
+		if ev.HasTip && !ev.Disconnected {
+			front.OnBlock(ev.Tip.Height, ev.Tip.Hash, ev.Connected)
+		}
+	})
+	if stack.mempool == nil {
+		return
+	}
+	stack.mempool.OnTx(func(tx *mempool.Tx) {
+		fee, _ := tx.Fee()
+		var value uint64
+		for _, o := range tx.Vout {
+			value += o.Value
+		}
+		front.OnMempoolTx(esplora.MempoolTx{Txid: tx.Txid, Descs: tx.Descs(), Weight: tx.Weight(), Fee: fee, Value: value})
+	})
+	stack.mempool.OnResolved(func(tx *mempool.Tx, descs []bchain.AddrDesc) {
+		front.OnMempoolTx(esplora.MempoolTx{Txid: tx.Txid, Descs: descs})
+	})
+	if stack.projection != nil {
+		stack.projection.OnRefresh(front.OnProjection)
+	}
 }
 
 // enableAddressPrefix makes the index keep the address-prefix rows with
@@ -90,8 +132,13 @@ func (n addressNamer) DescAddress(desc bchain.AddrDesc) (string, bool) {
 	return addrs[0], true
 }
 
-// esploraServer is the listener's http.Server as servers runs it.
-type esploraServer struct{ srv *http.Server }
+// esploraServer is the listener's http.Server as servers runs it, with
+// the websocket its Shutdown does not close.
+type esploraServer struct {
+	srv    *http.Server
+	front  *esplora.Server
+	stopWS context.CancelFunc
+}
 
 func (s *esploraServer) Serve(ln net.Listener) error {
 	if err := s.srv.Serve(ln); err != nil && err != http.ErrServerClosed {
@@ -100,4 +147,8 @@ func (s *esploraServer) Serve(ln net.Listener) error {
 	return nil
 }
 
-func (s *esploraServer) Shutdown(ctx context.Context) error { return s.srv.Shutdown(ctx) }
+func (s *esploraServer) Shutdown(ctx context.Context) error {
+	s.stopWS()
+	s.front.CloseWS()
+	return s.srv.Shutdown(ctx)
+}

@@ -41,10 +41,11 @@ type Snapshot struct {
 	summaries []MempoolBlock
 	// The blocks' txs in block order (Blocks' Txids and Rates are slices
 	// of these), and for each the index where its package starts.
-	txids  []bchain.Hash
-	rates  []float64
-	vsizes []uint32
-	pkgs   []int32
+	txids   []bchain.Hash
+	rates   []float64
+	pkgs    []int32
+	weights []uint32
+	fees    []uint64
 	// spare are the overflow txs as TxRates lists them.
 	spare []TxRate
 }
@@ -79,7 +80,7 @@ type TxRate struct {
 func (s *Snapshot) TxRates() []TxRate {
 	out := make([]TxRate, 0, len(s.rates)+len(s.spare))
 	for i, r := range s.rates {
-		out = append(out, TxRate{Rate: r, VSize: s.vsizes[i]})
+		out = append(out, TxRate{Rate: r, VSize: (s.weights[i] + 3) / 4})
 	}
 	return append(out, s.spare...)
 }
@@ -202,8 +203,9 @@ func (e *Engine) build() *Snapshot {
 	s.summaries = make([]MempoolBlock, nb)
 	txids := make([]bchain.Hash, len(b.seq))
 	rates := make([]float64, len(b.seq))
-	s.vsizes = make([]uint32, len(b.seq))
 	s.txids, s.rates, s.pkgs = txids, rates, slices.Clone(b.pkgs)
+	s.weights = make([]uint32, len(b.seq))
+	s.fees = make([]uint64, len(b.seq))
 	// Only a block's first 1.2 blocks' worth of vbytes enters its stats.
 	sizeLimit := float64(p.BlockWeight/4) * 1.2
 	at := 0
@@ -224,7 +226,7 @@ func (e *Engine) build() *Snapshot {
 			n := &g.nodes[slot]
 			rate := b.w[slot].rate
 			pb.Txids[j], pb.Rates[j] = n.txid, rate
-			s.vsizes[at-len(slots)+j] = (n.weight + 3) / 4
+			s.weights[at-len(slots)+j], s.fees[at-len(slots)+j] = n.weight, n.fee
 			t := statTx{Weight: n.weight, Fee: n.fee, Rate: rate}
 			if online != nil {
 				online.add(t)
