@@ -19,7 +19,7 @@ var (
 	errBadAccount      = &Error{Code: 7, Message: "Invalid account identifier"}
 	errBadCurrency     = &Error{Code: 8, Message: "Unsupported currency"}
 	errNotImplemented  = &Error{Code: 9, Message: "Endpoint not implemented"}
-	errUnavailable     = &Error{Code: 10, Message: "Index not ready", Retriable: true}
+	errUnavailable     = &Error{Code: 10, Message: "Service unavailable", Retriable: true}
 	errInternal        = &Error{Code: 11, Message: "Internal error", Retriable: true}
 	errRequestRejected = &Error{Code: 12, Message: "Request rejected"}
 )

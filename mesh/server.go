@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/openexplorer/blockbook/api"
+	"github.com/openexplorer/blockbook/bchain"
 )
 
 // Version is the version of the Mesh specification we answer (1.5.1,
@@ -145,6 +146,8 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	case ok:
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
 		m = &meshError{e: errUnavailable, details: "request timed out", cause: err}
+	case errors.Is(err, bchain.ErrNodeUnavailable):
+		m = &meshError{e: errUnavailable, details: "the blockchain node is not responding", cause: err}
 	default:
 		if ue, isUser := api.AsUserError(err); isUser {
 			m = &meshError{e: errRequestRejected, details: ue.Msg, cause: err}
