@@ -76,6 +76,7 @@ func New(svc api.Service, ledger api.LedgerQueries, esq api.EsploraQueries, opts
 		"/mempool/transaction": s.mempoolTransaction,
 		"/account/balance":     s.accountBalance,
 		"/account/coins":       s.accountCoins,
+		"/search/transactions": s.searchTransactions,
 	}
 	for _, p := range unimplemented {
 		s.routes[p] = func(context.Context, []byte) (any, error) {
@@ -90,13 +91,15 @@ func New(svc api.Service, ledger api.LedgerQueries, esq api.EsploraQueries, opts
 var unimplemented = []string{
 	"/construction/derive", "/construction/preprocess", "/construction/metadata", "/construction/payloads",
 	"/construction/combine", "/construction/parse", "/construction/hash", "/construction/submit",
-	"/call", "/events/blocks", "/search/transactions",
+	"/call", "/events/blocks",
 }
 
 // RequestCost weighs a request for the per-client budget in the public
-// port's units: a block with all its operations 3, anything else 1.
+// port's units: a block with all its operations, or a search (which may
+// read an account's whole history), 3; anything else 1.
 func RequestCost(r *http.Request) int {
-	if r.URL.Path == "/block" {
+	switch r.URL.Path {
+	case "/block", "/search/transactions":
 		return 3
 	}
 	return 1
