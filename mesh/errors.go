@@ -22,10 +22,16 @@ var (
 	errUnavailable     = &Error{Code: 10, Message: "Service unavailable", Retriable: true}
 	errInternal        = &Error{Code: 11, Message: "Internal error", Retriable: true}
 	errRequestRejected = &Error{Code: 12, Message: "Request rejected"}
+	errBadIntent       = &Error{Code: 13, Message: "Invalid operations"}
+	errBadPublicKey    = &Error{Code: 14, Message: "Invalid public key"}
+	errBadSignature    = &Error{Code: 15, Message: "Invalid signature"}
+	errBadTxBlob       = &Error{Code: 16, Message: "Invalid transaction"}
+	errTxRejected      = &Error{Code: 17, Message: "Transaction rejected by the node"}
 )
 
 var allErrors = []*Error{errUnknownNetwork, errBadRequest, errBadBlock, errBlockNotFound, errBadTx,
-	errTxNotFound, errBadAccount, errBadCurrency, errNotImplemented, errUnavailable, errInternal, errRequestRejected}
+	errTxNotFound, errBadAccount, errBadCurrency, errNotImplemented, errUnavailable, errInternal, errRequestRejected,
+	errBadIntent, errBadPublicKey, errBadSignature, errBadTxBlob, errTxRejected}
 
 // meshError is an answer of one of the errors above with its details.
 type meshError struct {

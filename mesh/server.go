@@ -77,6 +77,15 @@ func New(svc api.Service, ledger api.LedgerQueries, esq api.EsploraQueries, opts
 		"/account/balance":     s.accountBalance,
 		"/account/coins":       s.accountCoins,
 		"/search/transactions": s.searchTransactions,
+		// The Construction API (construction*.go).
+		"/construction/derive":     s.constructionDerive,
+		"/construction/preprocess": s.constructionPreprocess,
+		"/construction/metadata":   s.constructionMetadata,
+		"/construction/payloads":   s.constructionPayloads,
+		"/construction/combine":    s.constructionCombine,
+		"/construction/parse":      s.constructionParse,
+		"/construction/hash":       s.constructionHash,
+		"/construction/submit":     s.constructionSubmit,
 	}
 	for _, p := range unimplemented {
 		s.routes[p] = func(context.Context, []byte) (any, error) {
@@ -88,11 +97,7 @@ func New(svc api.Service, ledger api.LedgerQueries, esq api.EsploraQueries, opts
 
 // unimplemented are the specification's endpoints not served yet: they
 // answer errNotImplemented (docs/api.md).
-var unimplemented = []string{
-	"/construction/derive", "/construction/preprocess", "/construction/metadata", "/construction/payloads",
-	"/construction/combine", "/construction/parse", "/construction/hash", "/construction/submit",
-	"/call", "/events/blocks",
-}
+var unimplemented = []string{"/call", "/events/blocks"}
 
 // RequestCost weighs a request for the per-client budget in the public
 // port's units: a block with all its operations, or a search (which may

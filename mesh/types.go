@@ -58,13 +58,15 @@ type Currency struct {
 // Amount is a signed value in the coin's smallest unit, as a decimal
 // string.
 type Amount struct {
-	Value    string    `json:"value"`
-	Currency *Currency `json:"currency"`
+	Value    string         `json:"value"`
+	Currency *Currency      `json:"currency"`
+	Metadata map[string]any `json:"metadata,omitempty"`
 }
 
 // OperationIdentifier places an operation in its tx.
 type OperationIdentifier struct {
-	Index int64 `json:"index"`
+	Index        int64  `json:"index"`
+	NetworkIndex *int64 `json:"network_index,omitempty"`
 }
 
 // CoinIdentifier is an outpoint, "txid:vout".
@@ -80,13 +82,14 @@ type CoinChange struct {
 
 // Operation is one balance change of one account.
 type Operation struct {
-	OperationIdentifier OperationIdentifier `json:"operation_identifier"`
-	Type                string              `json:"type"`
-	Status              string              `json:"status,omitempty"`
-	Account             *AccountIdentifier  `json:"account,omitempty"`
-	Amount              *Amount             `json:"amount,omitempty"`
-	CoinChange          *CoinChange         `json:"coin_change,omitempty"`
-	Metadata            map[string]any      `json:"metadata,omitempty"`
+	OperationIdentifier OperationIdentifier   `json:"operation_identifier"`
+	RelatedOperations   []OperationIdentifier `json:"related_operations,omitempty"`
+	Type                string                `json:"type"`
+	Status              string                `json:"status,omitempty"`
+	Account             *AccountIdentifier    `json:"account,omitempty"`
+	Amount              *Amount               `json:"amount,omitempty"`
+	CoinChange          *CoinChange           `json:"coin_change,omitempty"`
+	Metadata            map[string]any        `json:"metadata,omitempty"`
 }
 
 // Transaction is a tx's operations.
@@ -108,6 +111,28 @@ type Block struct {
 type Coin struct {
 	CoinIdentifier CoinIdentifier `json:"coin_identifier"`
 	Amount         Amount         `json:"amount"`
+}
+
+// PublicKey is a key in hex with its curve.
+type PublicKey struct {
+	HexBytes  string `json:"hex_bytes"`
+	CurveType string `json:"curve_type"`
+}
+
+// SigningPayload is what one key signs.
+type SigningPayload struct {
+	Address           string             `json:"address,omitempty"`
+	AccountIdentifier *AccountIdentifier `json:"account_identifier,omitempty"`
+	HexBytes          string             `json:"hex_bytes"`
+	SignatureType     string             `json:"signature_type,omitempty"`
+}
+
+// Signature is a signature of a payload by a key.
+type Signature struct {
+	SigningPayload SigningPayload `json:"signing_payload"`
+	PublicKey      PublicKey      `json:"public_key"`
+	SignatureType  string         `json:"signature_type"`
+	HexBytes       string         `json:"hex_bytes"`
 }
 
 // Error is the Mesh error object.
