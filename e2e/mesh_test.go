@@ -20,7 +20,8 @@ import (
 // default limits: check:data's reconciliation over HTTP (every answer
 // validated against the Mesh specification with closed schemas), the
 // balances at the tip against chaingen's ledger, Mesh errors for bad
-// input, and the per-client budget on the listener.
+// input, the per-client budget on the listener, and a payment built,
+// signed and submitted through the Construction API (meshConstruction).
 func TestE2EMesh(t *testing.T) {
 	addr := make(chan string, 1)
 	limits := withDefaultLimits(t)
@@ -121,6 +122,7 @@ func TestE2EMesh(t *testing.T) {
 	if code, _, err := meshPost(base+"/network/status", "203.0.113.81", map[string]any{"network_identifier": c.Network}); err != nil || code != 200 {
 		t.Errorf("another client: %d %v", code, err)
 	}
+	meshConstruction(t, st, c)
 	if t.Failed() {
 		t.Log(tail(st.inst.logs.String(), 30))
 	}

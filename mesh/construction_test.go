@@ -12,7 +12,6 @@ import (
 
 	"github.com/btcsuite/btcd/address/v2"
 	"github.com/btcsuite/btcd/btcec/v2"
-	"github.com/btcsuite/btcd/btcec/v2/ecdsa"
 	"github.com/btcsuite/btcd/txscript/v2"
 	"github.com/btcsuite/btcd/wire/v2"
 
@@ -26,20 +25,16 @@ func testKey(seed string) *btcec.PrivateKey {
 	return k
 }
 
-func pubKeyJSON(k *btcec.PrivateKey) map[string]any {
-	return map[string]any{"hex_bytes": hex.EncodeToString(k.PubKey().SerializeCompressed()), "curve_type": "secp256k1"}
-}
+var pubKeyJSON = meshcheck.PublicKey
 
 // signPayload signs a payload as a Mesh signer does: ecdsa, r ‖ s.
 func signPayload(t *testing.T, k *btcec.PrivateKey, payload map[string]any) map[string]any {
 	t.Helper()
-	h, err := hex.DecodeString(payload["hex_bytes"].(string))
+	sig, err := meshcheck.Sign(k, payload)
 	if err != nil {
 		t.Fatal(err)
 	}
-	compact := ecdsa.SignCompact(k, h, true) // recovery byte ‖ r ‖ s
-	return map[string]any{"signing_payload": payload, "public_key": pubKeyJSON(k), "signature_type": "ecdsa",
-		"hex_bytes": hex.EncodeToString(compact[1:])}
+	return sig
 }
 
 type construction struct {
