@@ -252,18 +252,7 @@ func (s *UtxoService) LedgerCoins(ctx context.Context, desc bchain.AddrDesc, wit
 		return nil, err
 	}
 	defer v.release()
-	out := []ScriptUtxo{}
-	err = db.IterateUtxos(v.snap, desc, func(u *db.Utxo) (bool, error) {
-		if len(out) >= s.cfg.Limits.MaxUtxos {
-			return false, userErr("Address has more than %d unspent outputs", s.cfg.Limits.MaxUtxos)
-		}
-		out = append(out, ScriptUtxo{Txid: u.Txid, Vout: u.Vout, Height: u.Height, Value: int64(u.Value)})
-		return true, nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, chainOrderUtxos(v, desc, out)
+	return s.confirmedUtxos(ctx, v, desc, false)
 }
 
 // LedgerMempool lists the pending txids.

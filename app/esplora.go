@@ -50,10 +50,14 @@ func startEsplora(srvs *servers, o *Options, e stackEnv, svc api.Service, over *
 	if s, ok := svc.(esplora.AddressSearcher); ok && o.Esplora.AddressPrefix {
 		opts.AddressSearch = s
 	}
-	var h http.Handler = esplora.New(svc, scripts, eq, opts)
-	// The public port's per-client budget, with its own buckets and
-	// Esplora's costs: the same client identity rule and defaults.
-	lim, err := restLimiter(o, e.env, over, e.reg, "esplora", esplora.RequestCost)
+	return startFront(srvs, o, e, over, "esplora", o.Esplora.Addr, esplora.New(svc, scripts, eq, opts), esplora.RequestCost)
+}
+
+// startFront serves a protocol front on its own listener from the kit,
+// behind the public port's per-client budget (its own buckets, the front's
+// costs, the same client identity rule and defaults).
+func startFront(srvs *servers, o *Options, e stackEnv, over *server.OverLimits, name, addr string, h http.Handler, cost func(*http.Request) int) error {
+	lim, err := restLimiter(o, e.env, over, e.reg, name, cost)
 	if err != nil {
 		return err
 	}
@@ -61,8 +65,8 @@ func startEsplora(srvs *servers, o *Options, e stackEnv, svc api.Service, over *
 		h = lim.Wrap(h)
 	}
 	kit := o.Listen.kit(e.tls != nil)
-	kit.Log = e.log.With("subsystem", "esplora")
-	return srvs.start("esplora", o.Esplora.Addr, &esploraServer{srv: kit.Server(h)})
+	kit.Log = e.log.With("subsystem", name)
+	return srvs.start(name, addr, &frontServer{name: name, srv: kit.Server(h)})
 }
 
 // enableAddressPrefix makes the index keep the address-prefix rows with
@@ -90,14 +94,17 @@ func (n addressNamer) DescAddress(desc bchain.AddrDesc) (string, bool) {
 	return addrs[0], true
 }
 
-// esploraServer is the listener's http.Server as servers runs it.
-type esploraServer struct{ srv *http.Server }
+// frontServer is a front's http.Server as servers runs it.
+type frontServer struct {
+	name string
+	srv  *http.Server
+}
 
-func (s *esploraServer) Serve(ln net.Listener) error {
+func (s *frontServer) Serve(ln net.Listener) error {
 	if err := s.srv.Serve(ln); err != nil && err != http.ErrServerClosed {
-		return fmt.Errorf("esplora: %w", err)
+		return fmt.Errorf("%s: %w", s.name, err)
 	}
 	return nil
 }
 
-func (s *esploraServer) Shutdown(ctx context.Context) error { return s.srv.Shutdown(ctx) }
+func (s *frontServer) Shutdown(ctx context.Context) error { return s.srv.Shutdown(ctx) }

@@ -1,11 +1,8 @@
 package app
 
 import (
-	"context"
 	"flag"
 	"fmt"
-	"net"
-	"net/http"
 
 	"github.com/openexplorer/blockbook/api"
 	"github.com/openexplorer/blockbook/bchain"
@@ -20,7 +17,7 @@ type meshOptions struct {
 }
 
 func (m *meshOptions) register(fs *flag.FlagSet) {
-	fs.StringVar(&m.Addr, "mesh", "", "serve Coinbase's Mesh (Rosetta) Data API, JSON over POST, on this binding [address]:port (Bitcoin-type coins; default: off)")
+	fs.StringVar(&m.Addr, "mesh", "", "serve Coinbase's Mesh (Rosetta) API (data, and construction of P2WPKH spends), JSON over POST, on this binding [address]:port (Bitcoin-type coins; default: off)")
 }
 
 // startMesh starts the Mesh listener when -mesh is given; a chain type
@@ -35,32 +32,9 @@ func startMesh(srvs *servers, o *Options, e stackEnv, svc api.Service, over *ser
 		return fmt.Errorf("%w: -mesh serves Bitcoin-type coins only, not %s", bchain.ErrConfig, e.backend.Type)
 	}
 	p := e.backend.Params
-	var h http.Handler = mesh.New(svc, ledger, esq, mesh.Options{
+	h := mesh.New(svc, ledger, esq, mesh.Options{
 		Blockchain: p.Name, Network: p.Network, Symbol: p.Shortcut, Decimals: p.Decimals,
 		MiddlewareVersion: build.Version, Log: e.log,
 	})
-	// The public port's per-client budget, with its own buckets and the
-	// Mesh request costs.
-	lim, err := restLimiter(o, e.env, over, e.reg, "mesh", mesh.RequestCost)
-	if err != nil {
-		return err
-	}
-	if lim != nil {
-		h = lim.Wrap(h)
-	}
-	kit := o.Listen.kit(e.tls != nil)
-	kit.Log = e.log.With("subsystem", "mesh")
-	return srvs.start("mesh", o.Mesh.Addr, &meshServer{srv: kit.Server(h)})
+	return startFront(srvs, o, e, over, "mesh", o.Mesh.Addr, h, mesh.RequestCost)
 }
-
-// meshServer is the listener's http.Server as servers runs it.
-type meshServer struct{ srv *http.Server }
-
-func (s *meshServer) Serve(ln net.Listener) error {
-	if err := s.srv.Serve(ln); err != nil && err != http.ErrServerClosed {
-		return fmt.Errorf("mesh: %w", err)
-	}
-	return nil
-}
-
-func (s *meshServer) Shutdown(ctx context.Context) error { return s.srv.Shutdown(ctx) }

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"strconv"
 	"testing"
@@ -66,12 +65,7 @@ func meshConstruction(t *testing.T, st *demoStack, c *meshcheck.Client) {
 	}
 	cur := map[string]any{"symbol": "rBTC", "decimals": 8}
 	op := func(i int, typ, acct string, v int64, coin string) map[string]any {
-		o := map[string]any{"operation_identifier": map[string]any{"index": i}, "type": typ,
-			"account": map[string]any{"address": acct}, "amount": map[string]any{"value": fmt.Sprint(v), "currency": cur}}
-		if coin != "" {
-			o["coin_change"] = map[string]any{"coin_identifier": map[string]any{"identifier": coin}, "coin_action": "coin_spent"}
-		}
-		return o
+		return meshcheck.IntentOp(i, typ, acct, v, coin, cur)
 	}
 	const paid = 1_234_567
 	coin := coins.Coins[0].CoinIdentifier.Identifier

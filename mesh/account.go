@@ -74,10 +74,7 @@ type accountBalanceResponse struct {
 
 func (s *Server) accountBalance(ctx context.Context, body []byte) (any, error) {
 	var req accountBalanceRequest
-	if err := decode(body, &req); err != nil {
-		return nil, err
-	}
-	if err := s.checkNetwork(req.NetworkIdentifier); err != nil {
+	if err := s.read(body, &req); err != nil {
 		return nil, err
 	}
 	desc, err := s.accountDesc(req.AccountIdentifier)
@@ -105,10 +102,7 @@ type accountCoinsResponse struct {
 
 func (s *Server) accountCoins(ctx context.Context, body []byte) (any, error) {
 	var req accountCoinsRequest
-	if err := decode(body, &req); err != nil {
-		return nil, err
-	}
-	if err := s.checkNetwork(req.NetworkIdentifier); err != nil {
+	if err := s.read(body, &req); err != nil {
 		return nil, err
 	}
 	desc, err := s.accountDesc(req.AccountIdentifier)
@@ -142,10 +136,7 @@ type mempoolResponse struct {
 
 func (s *Server) mempool(ctx context.Context, body []byte) (any, error) {
 	var req networkRequest
-	if err := decode(body, &req); err != nil {
-		return nil, err
-	}
-	if err := s.checkNetwork(req.NetworkIdentifier); err != nil {
+	if err := s.read(body, &req); err != nil {
 		return nil, err
 	}
 	txids := s.ledger.LedgerMempool(ctx)
@@ -158,18 +149,12 @@ func (s *Server) mempool(ctx context.Context, body []byte) (any, error) {
 
 func (s *Server) mempoolTransaction(ctx context.Context, body []byte) (any, error) {
 	var req mempoolTransactionRequest
-	if err := decode(body, &req); err != nil {
+	if err := s.read(body, &req); err != nil {
 		return nil, err
 	}
-	if err := s.checkNetwork(req.NetworkIdentifier); err != nil {
-		return nil, err
-	}
-	if req.TransactionIdentifier == nil {
-		return nil, fail(errBadRequest, "transaction_identifier is required")
-	}
-	txid, err := parseHash(req.TransactionIdentifier.Hash)
+	txid, err := parseTxid(req.TransactionIdentifier)
 	if err != nil {
-		return nil, fail(errBadTx, "hash %q: %v", truncate(req.TransactionIdentifier.Hash, 80), err)
+		return nil, err
 	}
 	lt, err := s.ledger.LedgerTx(ctx, txid)
 	if err != nil {

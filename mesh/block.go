@@ -86,12 +86,21 @@ func parseHash(v string) (bchain.Hash, error) {
 	return bchain.ParseHash(strings.ToLower(v))
 }
 
+// parseTxid reads a required transaction identifier.
+func parseTxid(id *TransactionIdentifier) (bchain.Hash, error) {
+	if id == nil {
+		return bchain.Hash{}, fail(errBadRequest, "transaction_identifier is required")
+	}
+	txid, err := parseHash(id.Hash)
+	if err != nil {
+		return txid, fail(errBadTx, "hash %q: %v", truncate(id.Hash, 80), err)
+	}
+	return txid, nil
+}
+
 func (s *Server) block(ctx context.Context, body []byte) (any, error) {
 	var req blockRequest
-	if err := decode(body, &req); err != nil {
-		return nil, err
-	}
-	if err := s.checkNetwork(req.NetworkIdentifier); err != nil {
+	if err := s.read(body, &req); err != nil {
 		return nil, err
 	}
 	if req.BlockIdentifier == nil {
@@ -123,10 +132,7 @@ func (s *Server) block(ctx context.Context, body []byte) (any, error) {
 
 func (s *Server) blockTransaction(ctx context.Context, body []byte) (any, error) {
 	var req blockTransactionRequest
-	if err := decode(body, &req); err != nil {
-		return nil, err
-	}
-	if err := s.checkNetwork(req.NetworkIdentifier); err != nil {
+	if err := s.read(body, &req); err != nil {
 		return nil, err
 	}
 	if req.BlockIdentifier == nil || req.TransactionIdentifier == nil {
@@ -137,9 +143,9 @@ func (s *Server) blockTransaction(ctx context.Context, body []byte) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	txid, err := parseHash(req.TransactionIdentifier.Hash)
+	txid, err := parseTxid(req.TransactionIdentifier)
 	if err != nil {
-		return nil, fail(errBadTx, "hash %q: %v", truncate(req.TransactionIdentifier.Hash, 80), err)
+		return nil, err
 	}
 	lt, err := s.ledger.LedgerTx(ctx, txid)
 	if err != nil {

@@ -21,9 +21,9 @@ import (
 const defaultConfTarget = 2
 
 type deriveRequest struct {
-	NetworkIdentifier *NetworkIdentifier `json:"network_identifier"`
-	PublicKey         *PublicKey         `json:"public_key"`
-	Metadata          map[string]any     `json:"metadata,omitempty"`
+	netRequest
+	PublicKey *PublicKey     `json:"public_key"`
+	Metadata  map[string]any `json:"metadata,omitempty"`
 }
 
 type deriveResponse struct {
@@ -57,10 +57,7 @@ func p2wpkh(compressed []byte) []byte {
 
 func (s *Server) constructionDerive(_ context.Context, body []byte) (any, error) {
 	var req deriveRequest
-	if err := decode(body, &req); err != nil {
-		return nil, err
-	}
-	if err := s.checkNetwork(req.NetworkIdentifier); err != nil {
+	if err := s.read(body, &req); err != nil {
 		return nil, err
 	}
 	_, raw, err := parsePublicKey(req.PublicKey)
@@ -75,10 +72,10 @@ func (s *Server) constructionDerive(_ context.Context, body []byte) (any, error)
 }
 
 type operationsRequest struct {
-	NetworkIdentifier *NetworkIdentifier `json:"network_identifier"`
-	Operations        []Operation        `json:"operations"`
-	Metadata          map[string]any     `json:"metadata,omitempty"`
-	PublicKeys        []PublicKey        `json:"public_keys,omitempty"`
+	netRequest
+	Operations []Operation    `json:"operations"`
+	Metadata   map[string]any `json:"metadata,omitempty"`
+	PublicKeys []PublicKey    `json:"public_keys,omitempty"`
 }
 
 type preprocessResponse struct {
@@ -87,10 +84,7 @@ type preprocessResponse struct {
 
 func (s *Server) readOperations(body []byte) (*intent, error) {
 	var req operationsRequest
-	if err := decode(body, &req); err != nil {
-		return nil, err
-	}
-	if err := s.checkNetwork(req.NetworkIdentifier); err != nil {
+	if err := s.read(body, &req); err != nil {
 		return nil, err
 	}
 	return s.readIntent(req.Operations)
@@ -105,8 +99,8 @@ func (s *Server) constructionPreprocess(_ context.Context, body []byte) (any, er
 }
 
 type metadataRequest struct {
-	NetworkIdentifier *NetworkIdentifier `json:"network_identifier"`
-	Options           struct {
+	netRequest
+	Options struct {
 		EstimatedVsize     int64 `json:"estimated_vsize"`
 		ConfirmationTarget int   `json:"confirmation_target,omitempty"`
 	} `json:"options"`
@@ -122,10 +116,7 @@ type metadataResponse struct {
 // node's rate for the confirmation target (our estimator, as estimateFee).
 func (s *Server) constructionMetadata(ctx context.Context, body []byte) (any, error) {
 	var req metadataRequest
-	if err := decode(body, &req); err != nil {
-		return nil, err
-	}
-	if err := s.checkNetwork(req.NetworkIdentifier); err != nil {
+	if err := s.read(body, &req); err != nil {
 		return nil, err
 	}
 	o := req.Options
@@ -182,9 +173,9 @@ func (s *Server) constructionPayloads(_ context.Context, body []byte) (any, erro
 }
 
 type combineRequest struct {
-	NetworkIdentifier   *NetworkIdentifier `json:"network_identifier"`
-	UnsignedTransaction string             `json:"unsigned_transaction"`
-	Signatures          []Signature        `json:"signatures"`
+	netRequest
+	UnsignedTransaction string      `json:"unsigned_transaction"`
+	Signatures          []Signature `json:"signatures"`
 }
 
 type combineResponse struct {
@@ -196,10 +187,7 @@ type combineResponse struct {
 // and that the signature is valid for the input's sighash.
 func (s *Server) constructionCombine(_ context.Context, body []byte) (any, error) {
 	var req combineRequest
-	if err := decode(body, &req); err != nil {
-		return nil, err
-	}
-	if err := s.checkNetwork(req.NetworkIdentifier); err != nil {
+	if err := s.read(body, &req); err != nil {
 		return nil, err
 	}
 	tx, blob, scripts, err := s.readBlob(req.UnsignedTransaction)
@@ -283,9 +271,9 @@ func witness(sig *Signature, hash, script []byte) (wire.TxWitness, error) {
 }
 
 type parseRequest struct {
-	NetworkIdentifier *NetworkIdentifier `json:"network_identifier"`
-	Signed            *bool              `json:"signed"`
-	Transaction       string             `json:"transaction"`
+	netRequest
+	Signed      *bool  `json:"signed"`
+	Transaction string `json:"transaction"`
 }
 
 type parseResponse struct {
@@ -295,10 +283,7 @@ type parseResponse struct {
 
 func (s *Server) constructionParse(_ context.Context, body []byte) (any, error) {
 	var req parseRequest
-	if err := decode(body, &req); err != nil {
-		return nil, err
-	}
-	if err := s.checkNetwork(req.NetworkIdentifier); err != nil {
+	if err := s.read(body, &req); err != nil {
 		return nil, err
 	}
 	if req.Signed == nil {
@@ -325,8 +310,8 @@ func (s *Server) constructionParse(_ context.Context, body []byte) (any, error) 
 }
 
 type signedRequest struct {
-	NetworkIdentifier *NetworkIdentifier `json:"network_identifier"`
-	SignedTransaction string             `json:"signed_transaction"`
+	netRequest
+	SignedTransaction string `json:"signed_transaction"`
 }
 
 type txIdentifierResponse struct {
@@ -336,10 +321,7 @@ type txIdentifierResponse struct {
 // readSigned reads a signed_transaction request.
 func (s *Server) readSigned(body []byte) (*wire.MsgTx, error) {
 	var req signedRequest
-	if err := decode(body, &req); err != nil {
-		return nil, err
-	}
-	if err := s.checkNetwork(req.NetworkIdentifier); err != nil {
+	if err := s.read(body, &req); err != nil {
 		return nil, err
 	}
 	tx, _, _, err := s.readBlob(req.SignedTransaction)

@@ -72,12 +72,7 @@ func TestConstructionOffline(t *testing.T) {
 	amounts := []int64{70_000, 50_000}
 	cur := map[string]any{"symbol": "BTC", "decimals": 8}
 	op := func(i int, typ, acct string, v int64, coin string) map[string]any {
-		o := map[string]any{"operation_identifier": map[string]any{"index": i}, "type": typ,
-			"account": map[string]any{"address": acct}, "amount": map[string]any{"value": fmt.Sprint(v), "currency": cur}}
-		if coin != "" {
-			o["coin_change"] = map[string]any{"coin_identifier": map[string]any{"identifier": coin}, "coin_action": "coin_spent"}
-		}
-		return o
+		return meshcheck.IntentOp(i, typ, acct, v, coin, cur)
 	}
 	payee := f.DemoAddress
 	ops := []any{op(0, "INPUT", addrs[0], -amounts[0], coins[0]), op(1, "INPUT", addrs[1], -amounts[1], coins[1]),

@@ -12,37 +12,10 @@ import (
 	"github.com/openexplorer/blockbook/tools/meshcheck"
 )
 
-type blockID struct {
-	Index int64  `json:"index"`
-	Hash  string `json:"hash"`
-}
-
-type operation struct {
-	OperationIdentifier struct {
-		Index int64 `json:"index"`
-	} `json:"operation_identifier"`
-	Type    string `json:"type"`
-	Status  string `json:"status"`
-	Account *struct {
-		Address string `json:"address"`
-	} `json:"account"`
-	Amount *struct {
-		Value string `json:"value"`
-	} `json:"amount"`
-	CoinChange *struct {
-		CoinIdentifier struct {
-			Identifier string `json:"identifier"`
-		} `json:"coin_identifier"`
-		CoinAction string `json:"coin_action"`
-	} `json:"coin_change"`
-}
-
-type transaction struct {
-	TransactionIdentifier struct {
-		Hash string `json:"hash"`
-	} `json:"transaction_identifier"`
-	Operations []operation `json:"operations"`
-}
+type (
+	blockID     = meshcheck.BlockID
+	transaction = meshcheck.Transaction
+)
 
 func TestNetwork(t *testing.T) {
 	f := newFixture(t)
@@ -92,7 +65,7 @@ func TestNetwork(t *testing.T) {
 		t.Fatal(err)
 	}
 	tip := f.TipHeight()
-	if st.Current != (blockID{int64(tip), f.BlockHash(tip)}) || st.Genesis != (blockID{0, f.BlockHash(0)}) || st.Oldest != st.Genesis {
+	if st.Current != (blockID{Index: int64(tip), Hash: f.BlockHash(tip)}) || st.Genesis != (blockID{Index: 0, Hash: f.BlockHash(0)}) || st.Oldest != st.Genesis {
 		t.Errorf("status %+v, want tip %d %s", st, tip, f.BlockHash(tip))
 	}
 	if want := f.Block(tip).Header.Timestamp.UnixMilli(); st.Timestamp != want {
@@ -127,12 +100,12 @@ func TestBlockAndTx(t *testing.T) {
 			}
 		}
 		b := byIndex.Block
-		if b.BlockIdentifier != (blockID{int64(h), hash}) || !reflect.DeepEqual(byHash, byIndex) || !reflect.DeepEqual(byBoth, byIndex) {
+		if b.BlockIdentifier != (blockID{Index: int64(h), Hash: hash}) || !reflect.DeepEqual(byHash, byIndex) || !reflect.DeepEqual(byBoth, byIndex) {
 			t.Errorf("block %d: by index %v, by hash %v, by both %v", h, b.BlockIdentifier, byHash.Block.BlockIdentifier, byBoth.Block.BlockIdentifier)
 		}
-		wantParent := blockID{int64(h), hash}
+		wantParent := blockID{Index: int64(h), Hash: hash}
 		if h > 0 {
-			wantParent = blockID{int64(h - 1), f.BlockHash(h - 1)}
+			wantParent = blockID{Index: int64(h - 1), Hash: f.BlockHash(h - 1)}
 		}
 		raw := f.Block(h)
 		if b.Parent != wantParent || b.Timestamp != raw.Header.Timestamp.UnixMilli() || len(b.Transactions) != len(raw.Transactions) {

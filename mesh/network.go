@@ -58,10 +58,7 @@ type networkOptionsResponse struct {
 
 func (s *Server) networkOptions(ctx context.Context, body []byte) (any, error) {
 	var req networkRequest
-	if err := decode(body, &req); err != nil {
-		return nil, err
-	}
-	if err := s.checkNetwork(req.NetworkIdentifier); err != nil {
+	if err := s.read(body, &req); err != nil {
 		return nil, err
 	}
 	nodeVersion := s.opts.NodeVersion
@@ -105,10 +102,7 @@ type networkStatusResponse struct {
 
 func (s *Server) networkStatus(ctx context.Context, body []byte) (any, error) {
 	var req networkRequest
-	if err := decode(body, &req); err != nil {
-		return nil, err
-	}
-	if err := s.checkNetwork(req.NetworkIdentifier); err != nil {
+	if err := s.read(body, &req); err != nil {
 		return nil, err
 	}
 	tip, err := s.tip(ctx)

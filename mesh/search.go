@@ -20,7 +20,7 @@ const (
 )
 
 type searchRequest struct {
-	NetworkIdentifier     *NetworkIdentifier     `json:"network_identifier"`
+	netRequest
 	Operator              *string                `json:"operator,omitempty"`
 	MaxBlock              *int64                 `json:"max_block,omitempty"`
 	Offset                *int64                 `json:"offset,omitempty"`
@@ -58,10 +58,7 @@ type txPlace struct {
 // status, success, type and currency filters then select among them.
 func (s *Server) searchTransactions(ctx context.Context, body []byte) (any, error) {
 	var req searchRequest
-	if err := decode(body, &req); err != nil {
-		return nil, err
-	}
-	if err := s.checkNetwork(req.NetworkIdentifier); err != nil {
+	if err := s.read(body, &req); err != nil {
 		return nil, err
 	}
 	or := false
@@ -192,9 +189,9 @@ func (s *Server) searchSets(ctx context.Context, req *searchRequest) ([]map[bcha
 		sets = append(sets, set)
 	}
 	if req.TransactionIdentifier != nil {
-		txid, err := parseHash(req.TransactionIdentifier.Hash)
+		txid, err := parseTxid(req.TransactionIdentifier)
 		if err != nil {
-			return nil, fail(errBadTx, "hash %q: %v", truncate(req.TransactionIdentifier.Hash, 80), err)
+			return nil, err
 		}
 		set, err := s.placed(ctx, txid)
 		if err != nil {

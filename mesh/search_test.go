@@ -35,7 +35,7 @@ func search(t *testing.T, f *fixture, q map[string]any) []string {
 		}
 		for _, bt := range a.Transactions {
 			ref := f.Tx(bt.Transaction.TransactionIdentifier.Hash)
-			if ref == nil || bt.BlockIdentifier != (blockID{int64(ref.Height), f.BlockHash(ref.Height)}) {
+			if ref == nil || bt.BlockIdentifier != (blockID{Index: int64(ref.Height), Hash: f.BlockHash(ref.Height)}) {
 				t.Fatalf("search %v: tx %s in block %v", q, bt.Transaction.TransactionIdentifier.Hash, bt.BlockIdentifier)
 			}
 			out = append(out, bt.Transaction.TransactionIdentifier.Hash)

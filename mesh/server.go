@@ -193,6 +193,22 @@ func decode(body []byte, v any) error {
 	return nil
 }
 
+// netRequest is the network identifier every request but /network/list
+// carries (embedded, so its field reads as the request's own).
+type netRequest struct {
+	NetworkIdentifier *NetworkIdentifier `json:"network_identifier"`
+}
+
+func (r *netRequest) network() *NetworkIdentifier { return r.NetworkIdentifier }
+
+// read decodes a request and accepts only the network served.
+func (s *Server) read(body []byte, req interface{ network() *NetworkIdentifier }) error {
+	if err := decode(body, req); err != nil {
+		return err
+	}
+	return s.checkNetwork(req.network())
+}
+
 // checkNetwork accepts only the one network served.
 func (s *Server) checkNetwork(n *NetworkIdentifier) error {
 	if n == nil {

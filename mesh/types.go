@@ -146,35 +146,35 @@ type Error struct {
 // Requests.
 
 type networkRequest struct {
-	NetworkIdentifier *NetworkIdentifier `json:"network_identifier"`
-	Metadata          map[string]any     `json:"metadata,omitempty"`
+	netRequest
+	Metadata map[string]any `json:"metadata,omitempty"`
 }
 
 type blockRequest struct {
-	NetworkIdentifier *NetworkIdentifier      `json:"network_identifier"`
-	BlockIdentifier   *PartialBlockIdentifier `json:"block_identifier"`
+	netRequest
+	BlockIdentifier *PartialBlockIdentifier `json:"block_identifier"`
 }
 
 type blockTransactionRequest struct {
-	NetworkIdentifier     *NetworkIdentifier     `json:"network_identifier"`
+	netRequest
 	BlockIdentifier       *BlockIdentifier       `json:"block_identifier"`
 	TransactionIdentifier *TransactionIdentifier `json:"transaction_identifier"`
 }
 
 type mempoolTransactionRequest struct {
-	NetworkIdentifier     *NetworkIdentifier     `json:"network_identifier"`
+	netRequest
 	TransactionIdentifier *TransactionIdentifier `json:"transaction_identifier"`
 }
 
 type accountBalanceRequest struct {
-	NetworkIdentifier *NetworkIdentifier      `json:"network_identifier"`
+	netRequest
 	AccountIdentifier *AccountIdentifier      `json:"account_identifier"`
 	BlockIdentifier   *PartialBlockIdentifier `json:"block_identifier,omitempty"`
 	Currencies        []Currency              `json:"currencies,omitempty"`
 }
 
 type accountCoinsRequest struct {
-	NetworkIdentifier *NetworkIdentifier `json:"network_identifier"`
+	netRequest
 	AccountIdentifier *AccountIdentifier `json:"account_identifier"`
 	IncludeMempool    *bool              `json:"include_mempool"`
 	Currencies        []Currency         `json:"currencies,omitempty"`

@@ -65,39 +65,55 @@ func (e *AnswerError) Error() string {
 	return fmt.Sprintf("Mesh error %d %q (HTTP %d) %v", e.Code, e.Message, e.Status, e.Details)
 }
 
-// The parts of the answers the reconciliation reads.
+// The parts of the answers the reconciliation (and the tests) read.
+
+// BlockID is a block identifier.
+type BlockID struct {
+	Index int64  `json:"index"`
+	Hash  string `json:"hash"`
+}
+
+// Operation is an operation as answered.
+type Operation struct {
+	OperationIdentifier struct {
+		Index int64 `json:"index"`
+	} `json:"operation_identifier"`
+	Type    string `json:"type"`
+	Status  string `json:"status"`
+	Account *struct {
+		Address string `json:"address"`
+	} `json:"account"`
+	Amount     *amount `json:"amount"`
+	CoinChange *struct {
+		CoinIdentifier struct {
+			Identifier string `json:"identifier"`
+		} `json:"coin_identifier"`
+		CoinAction string `json:"coin_action"`
+	} `json:"coin_change"`
+}
+
+// Transaction is a tx with its operations as answered.
+type Transaction struct {
+	TransactionIdentifier struct {
+		Hash string `json:"hash"`
+	} `json:"transaction_identifier"`
+	Operations []Operation `json:"operations"`
+}
+
+type amount struct {
+	Value string `json:"value"`
+}
+
 type (
-	blockID struct {
-		Index int64  `json:"index"`
-		Hash  string `json:"hash"`
-	}
-	amount struct {
-		Value string `json:"value"`
-	}
-	operation struct {
-		Type    string `json:"type"`
-		Account *struct {
-			Address string `json:"address"`
-		} `json:"account"`
-		Amount     *amount `json:"amount"`
-		CoinChange *struct {
-			CoinIdentifier struct {
-				Identifier string `json:"identifier"`
-			} `json:"coin_identifier"`
-			CoinAction string `json:"coin_action"`
-		} `json:"coin_change"`
-	}
 	blockAnswer struct {
 		Block struct {
-			BlockIdentifier       blockID `json:"block_identifier"`
-			ParentBlockIdentifier blockID `json:"parent_block_identifier"`
-			Transactions          []struct {
-				Operations []operation `json:"operations"`
-			} `json:"transactions"`
+			BlockIdentifier       BlockID       `json:"block_identifier"`
+			ParentBlockIdentifier BlockID       `json:"parent_block_identifier"`
+			Transactions          []Transaction `json:"transactions"`
 		} `json:"block"`
 	}
 	balanceAnswer struct {
-		BlockIdentifier blockID  `json:"block_identifier"`
+		BlockIdentifier BlockID  `json:"block_identifier"`
 		Balances        []amount `json:"balances"`
 	}
 )
@@ -128,13 +144,13 @@ type Report struct {
 // pseudo-accounts whose balance is not tracked) are not asked for.
 func (c *Client) Reconcile(skip map[string]bool) (*Report, error) {
 	var status struct {
-		Current blockID `json:"current_block_identifier"`
+		Current BlockID `json:"current_block_identifier"`
 	}
 	if err := c.Call("/network/status", nil, &status); err != nil {
 		return nil, err
 	}
 	r := &Report{Balances: map[string]int64{}, Coins: map[string]Coin{}}
-	var prev blockID
+	var prev BlockID
 	for h := int64(0); h <= status.Current.Index; h++ {
 		var b blockAnswer
 		if err := c.Call("/block", map[string]any{"block_identifier": map[string]any{"index": h}}, &b); err != nil {
@@ -170,7 +186,7 @@ func (c *Client) Reconcile(skip map[string]bool) (*Report, error) {
 }
 
 // apply books one operation and keeps the coin set.
-func (r *Report) apply(h int64, op operation, changed map[string]bool) error {
+func (r *Report) apply(h int64, op Operation, changed map[string]bool) error {
 	if op.Amount == nil {
 		return nil // the coinbase's input
 	}
@@ -206,7 +222,7 @@ func (r *Report) apply(h int64, op operation, changed map[string]bool) error {
 	return nil
 }
 
-func (r *Report) compare(c *Client, acct string, at blockID) error {
+func (r *Report) compare(c *Client, acct string, at BlockID) error {
 	var bal balanceAnswer
 	err := c.Call("/account/balance", map[string]any{
 		"account_identifier": map[string]any{"address": acct},

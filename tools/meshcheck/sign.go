@@ -25,3 +25,14 @@ func Sign(k *btcec.PrivateKey, payload map[string]any) (map[string]any, error) {
 	return map[string]any{"signing_payload": payload, "public_key": PublicKey(k), "signature_type": "ecdsa",
 		"hex_bytes": hex.EncodeToString(compact[1:])}, nil
 }
+
+// IntentOp is an intent operation of the Construction API: typ INPUT with
+// the coin it spends (a negative value), or OUTPUT (coin "").
+func IntentOp(index int, typ, account string, value int64, coin string, currency map[string]any) map[string]any {
+	o := map[string]any{"operation_identifier": map[string]any{"index": index}, "type": typ,
+		"account": map[string]any{"address": account}, "amount": map[string]any{"value": fmt.Sprint(value), "currency": currency}}
+	if coin != "" {
+		o["coin_change"] = map[string]any{"coin_identifier": map[string]any{"identifier": coin}, "coin_action": "coin_spent"}
+	}
+	return o
+}
