@@ -109,28 +109,33 @@ func (s *Server) searchTransactions(ctx context.Context, body []byte) (any, erro
 		pa, pb := matches[a], matches[b]
 		return cmp.Or(cmp.Compare(pb.height, pa.height), cmp.Compare(pb.pos, pa.pos))
 	})
+	return s.searchAnswer(ctx, ids, matches, req.Type, offset, limit)
+}
+
+// searchAnswer renders the page of ids from offset. A type filter needs
+// each tx's operations: it is applied before paging, on at most
+// maxSearchTxs txs.
+func (s *Server) searchAnswer(ctx context.Context, ids []bchain.Hash, matches map[bchain.Hash]txPlace, typ *string, offset, limit int64) (*searchResponse, error) {
 	out := &searchResponse{Transactions: []blockTransaction{}}
-	// A type filter needs each tx's operations: it is applied before
-	// paging, on at most maxSearchTxs txs.
 	for i := 0; i < len(ids); i++ {
-		if req.Type == nil && (int64(i) < offset || int64(len(out.Transactions)) >= limit) {
+		if typ == nil && (int64(i) < offset || int64(len(out.Transactions)) >= limit) {
 			continue
 		}
 		bt, err := s.confirmedTransaction(ctx, ids[i], matches[ids[i]].height)
 		if err != nil {
 			return nil, err
 		}
-		if req.Type != nil && !hasType(bt.Transaction, *req.Type) {
+		if typ != nil && !hasType(bt.Transaction, *typ) {
 			continue
 		}
 		n := out.TotalCount
 		out.TotalCount++
-		if req.Type != nil && (n < offset || int64(len(out.Transactions)) >= limit) {
+		if typ != nil && (n < offset || int64(len(out.Transactions)) >= limit) {
 			continue
 		}
 		out.Transactions = append(out.Transactions, *bt)
 	}
-	if req.Type == nil {
+	if typ == nil {
 		out.TotalCount = int64(len(ids))
 	}
 	if next := offset + int64(len(out.Transactions)); next < out.TotalCount {
