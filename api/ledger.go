@@ -191,20 +191,29 @@ func (s *UtxoService) LedgerBalance(ctx context.Context, desc bchain.AddrDesc, h
 	if fromTop {
 		from, to = v.tip.Height, height+1
 	}
+	// The txs' records are read in batches (one multi-key read each).
+	batch := make([]db.AddrTx, 0, ledgerBatch)
+	flush := func() error {
+		d, err := txDeltas(v, batch)
+		sum, n, batch = sum+d, n+len(batch), batch[:0]
+		return err
+	}
 	err = db.IterateAddrTxs(v.snap, desc, from, to, func(row db.AddrTxsAt) (bool, error) {
 		if err := ctx.Err(); err != nil {
 			return false, err
 		}
 		for _, tx := range row.Txs {
-			d, err := txDelta(v, tx)
-			if err != nil {
-				return false, err
+			if batch = append(batch, tx); len(batch) == ledgerBatch {
+				if err := flush(); err != nil {
+					return false, err
+				}
 			}
-			sum += d
-			n++
 		}
 		return true, nil
 	})
+	if err == nil {
+		err = flush()
+	}
 	if err != nil {
 		return 0, 0, err
 	}
@@ -214,25 +223,38 @@ func (s *UtxoService) LedgerBalance(ctx context.Context, desc bchain.AddrDesc, h
 	return sum, n, nil
 }
 
-// txDelta is what one tx of an address row moved for that address: its
-// outputs (codes v) paid, its inputs (codes ^v) spent.
-func txDelta(v *view, tx db.AddrTx) (int64, error) {
-	ta, err := db.ReadTxAddresses(v.snap, tx.Txid)
+// ledgerBatch is how many txs' records LedgerBalance reads at once.
+const ledgerBatch = 512
+
+// txDeltas is what txs of an address's rows moved for that address: their
+// outputs (codes v) paid, their inputs (codes ^v) spent.
+func txDeltas(v *view, txs []db.AddrTx) (int64, error) {
+	if len(txs) == 0 {
+		return 0, nil
+	}
+	txids := make([]bchain.Hash, len(txs))
+	for i := range txs {
+		txids[i] = txs[i].Txid
+	}
+	tas, err := db.ReadManyTxAddresses(v.snap, txids)
 	if err != nil {
 		return 0, err
 	}
-	if ta == nil {
-		return 0, fmt.Errorf("%w: indexed tx %s has no txAddresses row", db.ErrCorrupt, tx.Txid)
-	}
 	var d int64
-	for _, c := range tx.Indexes {
-		switch {
-		case c >= 0 && int(c) < len(ta.Outputs):
-			d += int64(ta.Outputs[c].Value)
-		case c < 0 && int(^c) < len(ta.Inputs):
-			d -= int64(ta.Inputs[^c].Value)
-		default:
-			return 0, fmt.Errorf("%w: address row of tx %s names io %d out of range", db.ErrCorrupt, tx.Txid, c)
+	for i, tx := range txs {
+		ta := tas[i]
+		if ta == nil {
+			return 0, fmt.Errorf("%w: indexed tx %s has no txAddresses row", db.ErrCorrupt, tx.Txid)
+		}
+		for _, c := range tx.Indexes {
+			switch {
+			case c >= 0 && int(c) < len(ta.Outputs):
+				d += int64(ta.Outputs[c].Value)
+			case c < 0 && int(^c) < len(ta.Inputs):
+				d -= int64(ta.Inputs[^c].Value)
+			default:
+				return 0, fmt.Errorf("%w: address row of tx %s names io %d out of range", db.ErrCorrupt, tx.Txid, c)
+			}
 		}
 	}
 	return d, nil
