@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/openexplorer/blockbook/app"
+	"github.com/openexplorer/blockbook/tools/chaingen"
 	"github.com/openexplorer/blockbook/tools/meshcheck"
 )
 
@@ -20,8 +21,9 @@ import (
 // default limits: check:data's reconciliation over HTTP (every answer
 // validated against the Mesh specification with closed schemas), the
 // balances at the tip against chaingen's ledger, Mesh errors for bad
-// input, the per-client budget on the listener, and a payment built,
-// signed and submitted through the Construction API (meshConstruction).
+// input, the per-client budget on the listener, a payment built, signed
+// and submitted through the Construction API (meshConstruction), and the
+// reconciliation again after a reorg of depth 3.
 func TestE2EMesh(t *testing.T) {
 	addr := make(chan string, 1)
 	limits := withDefaultLimits(t)
@@ -51,25 +53,8 @@ func TestE2EMesh(t *testing.T) {
 	c := &meshcheck.Client{Checker: k, Network: map[string]any{"blockchain": "Regtest", "network": "regtest"},
 		Post: func(path string, body any) (int, []byte, error) { return meshPost(base+path, "", body) }}
 
-	start := time.Now()
-	r, err := c.Reconcile(map[string]bool{"unspendable": true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range r.Mismatches {
-		t.Error(m)
-	}
-	h, _ := st.g.Tip()
-	if r.Blocks != int(h)+1 {
-		t.Errorf("walked %d blocks, the chain has %d", r.Blocks, h+1)
-	}
-	t.Logf("reconciled %d blocks, %d txs, %d operations, %d accounts with %d balance checks in %v",
-		r.Blocks, r.Txs, r.Operations, len(r.Balances), r.BalanceChecks, time.Since(start).Round(time.Millisecond))
-	for addr, a := range st.g.Ledger().Addresses {
-		if r.Balances[addr] != a.Balance {
-			t.Errorf("%s: operations sum to %d, chaingen's ledger has %d", addr, r.Balances[addr], a.Balance)
-		}
-	}
+	meshReconcile(t, c, st.g)
+	h := st.g.Height()
 
 	// Bad input: Mesh errors with their codes, HTTP 500.
 	for name, b := range map[string]struct {
@@ -123,8 +108,55 @@ func TestE2EMesh(t *testing.T) {
 		t.Errorf("another client: %d %v", code, err)
 	}
 	meshConstruction(t, st, c)
+
+	// A reorg of depth 3 (the construction's blocks leave the chain):
+	// /block answers the branch's blocks, and the walk reconciles again.
+	fork := st.g.Height() - 3
+	var before struct {
+		Block struct {
+			BlockIdentifier meshcheck.BlockID `json:"block_identifier"`
+		} `json:"block"`
+	}
+	if err := c.Call("/block", map[string]any{"block_identifier": map[string]any{"index": fork + 1}}, &before); err != nil {
+		t.Fatal(err)
+	}
+	branch := competingBranch(t, st.g, st.node, fork, 1, "mesh-reorg")
+	bh, bhash := branch.Tip()
+	waitTip(t, st.inst.base, bh, bhash.String(), st.inst.logs)
+	after := before
+	if err := c.Call("/block", map[string]any{"block_identifier": map[string]any{"index": fork + 1}}, &after); err != nil {
+		t.Fatal(err)
+	}
+	if after.Block.BlockIdentifier.Hash == before.Block.BlockIdentifier.Hash || after.Block.BlockIdentifier.Hash != branch.Blocks()[fork+1].BlockHash().String() {
+		t.Errorf("block %d after the reorg: %v (before %v)", fork+1, after.Block.BlockIdentifier, before.Block.BlockIdentifier)
+	}
+	meshReconcile(t, c, branch)
 	if t.Failed() {
 		t.Log(tail(st.inst.logs.String(), 30))
+	}
+}
+
+// meshReconcile walks the chain as check:data does and compares the tip's
+// balances with chaingen's ledger of g's chain.
+func meshReconcile(t *testing.T, c *meshcheck.Client, g *chaingen.Generator) {
+	t.Helper()
+	start := time.Now()
+	r, err := c.Reconcile(map[string]bool{"unspendable": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range r.Mismatches {
+		t.Error(m)
+	}
+	if h := g.Height(); r.Blocks != int(h)+1 {
+		t.Errorf("walked %d blocks, the chain has %d", r.Blocks, h+1)
+	}
+	t.Logf("reconciled %d blocks, %d txs, %d operations, %d accounts with %d balance checks in %v",
+		r.Blocks, r.Txs, r.Operations, len(r.Balances), r.BalanceChecks, time.Since(start).Round(time.Millisecond))
+	for addr, a := range g.Ledger().Addresses {
+		if r.Balances[addr] != a.Balance {
+			t.Errorf("%s: operations sum to %d, chaingen's ledger has %d", addr, r.Balances[addr], a.Balance)
+		}
 	}
 }
 
