@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
-	"math/big"
 	"strconv"
 	"strings"
 
@@ -256,15 +255,4 @@ func (it *intent) vsize() int64 {
 		n += 9 + int64(len(o.script))
 	}
 	return n
-}
-
-func (it *intent) fee() int64 {
-	var f big.Int
-	for _, in := range it.inputs {
-		f.Add(&f, big.NewInt(in.amount))
-	}
-	for _, o := range it.outputs {
-		f.Sub(&f, big.NewInt(o.amount))
-	}
-	return f.Int64()
 }
