@@ -1,0 +1,83 @@
+package server
+
+import (
+	"context"
+	"math"
+	"strconv"
+	"sync"
+
+	"github.com/openexplorer/blockbook/api"
+)
+
+// Fee range and fill of the blocks in the explorer's lists, from the api's
+// block statistics (Bitcoin-type chains; computed once per block and kept).
+
+// defaultBlockWeight is Bitcoin's full block, when the config names none.
+const defaultBlockWeight = 4_000_000
+
+// blockList is a page of blocks with their fees where known.
+type blockList struct {
+	Blocks []blockRow
+	Fees   bool // the fee columns are shown
+}
+
+type blockRow struct {
+	api.BlockSummary
+	Fee *blockFee
+}
+
+// blockFee is what a list shows of a block's fees: its txs' fee rates
+// (lowest, median by weight, highest; sat/vB) and how full it is.
+type blockFee struct {
+	Min, Median, Max string
+	Fill             float64 // percent of the block weight
+	FillW            float64 // bar width in a 100-unit box
+}
+
+// blockStatsWorkers bounds the blocks whose statistics are read at once.
+const blockStatsWorkers = 4
+
+// blockList adds the fee figures to a page of blocks; a block whose
+// statistics fail shows without them (the list is still worth showing).
+func (e *explorer) blockList(ctx context.Context, b *api.Blocks) blockList {
+	out := blockList{Blocks: make([]blockRow, len(b.Blocks))}
+	for i := range b.Blocks {
+		out.Blocks[i].BlockSummary = b.Blocks[i]
+	}
+	cs := e.caps.ChainStats
+	if cs == nil {
+		return out
+	}
+	out.Fees = true
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, blockStatsWorkers)
+	for i := range out.Blocks {
+		row := &out.Blocks[i]
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			st, err := cs.BlockStats(ctx, row.Height)
+			if err != nil || st == nil {
+				if err != nil && ctx.Err() == nil {
+					e.log.Warn("block statistics unavailable", "height", row.Height, "err", err)
+				}
+				return
+			}
+			row.Fee = e.blockFee(st)
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+func (e *explorer) blockFee(st *api.BlockStats) *blockFee {
+	f := &blockFee{}
+	if st.Txs > 1 {
+		f.Min, f.Median, f.Max = strconv.FormatUint(st.MinFeeRate, 10), strconv.FormatUint(st.FeeRatePercentiles[2], 10), strconv.FormatUint(st.MaxFeeRate, 10)
+	}
+	fill := float64(st.TotalWeight) / float64(e.maxWeight) * 100
+	f.Fill = math.Round(fill*10) / 10
+	f.FillW = round1(math.Max(math.Min(fill, 100), 0.5))
+	return f
+}

@@ -1,0 +1,154 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"math/big"
+	"net/http"
+	"net/url"
+
+	"github.com/openexplorer/blockbook/api"
+)
+
+// The balance-history chart of address and account pages: the api's
+// balance history (the same buckets as REST balancehistory), a range chosen
+// by plain links (no script), drawn as SVG with a data table behind it.
+
+// historyRange is one choice of the chart's span, ending at the tip's time
+// (not the clock's: a chain whose last block is old still shows its end).
+type historyRange struct {
+	key, label string
+	span       int64 // seconds; 0 for the whole history
+}
+
+var historyRanges = []historyRange{
+	{"day", "24 hours", 86400}, {"week", "7 days", 7 * 86400}, {"month", "30 days", 30 * 86400},
+	{"year", "1 year", 365 * 86400}, {"all", "All", 0},
+}
+
+// bucketWidths are the periods a chart may group by; each divides the
+// next, and the api aligns buckets to multiples of the width since the
+// epoch, so buckets of the finest width merge exactly into coarser ones.
+var bucketWidths = []int64{3600, 6 * 3600, 86400, 7 * 86400, 28 * 86400, 364 * 86400}
+
+// maxChartBuckets bounds the periods of a chart, for bars that stay visible.
+const maxChartBuckets = 60
+
+// historyRow is one period of the chart's data table.
+type historyRow struct {
+	Time           int64
+	Txs            uint32
+	Received, Sent *api.Amount
+	Balance        *api.Amount // after the period
+}
+
+// balanceChart is what the templates draw.
+type balanceChart struct {
+	Ranges  []filterTab
+	Label   string // the chosen range's label
+	From    int64  // the balancehistory query the rows equal: from, groupBy
+	GroupBy int64
+	Opening *api.Amount // the balance before From
+	Rows    []historyRow
+	Note    string // why there is no chart (the history is too long to read)
+	Plot    *chartPlot
+}
+
+// balanceHistory builds the chart of descriptor (an address, xpub or
+// descriptor) for the range the request names; base is the page's path.
+func (e *explorer) balanceHistory(r *http.Request, descriptor, base string, gap int) (*balanceChart, error) {
+	q := r.URL.Query()
+	rng := historyRanges[len(historyRanges)-1]
+	for _, h := range historyRanges {
+		if h.key == q.Get("range") {
+			rng = h
+		}
+	}
+	c := &balanceChart{Label: rng.label, Opening: api.NewAmount(0)}
+	for _, h := range historyRanges {
+		lq := url.Values{}
+		for k, v := range q {
+			if k != "page" {
+				lq[k] = v
+			}
+		}
+		lq.Set("range", h.key)
+		c.Ranges = append(c.Ranges, filterTab{Label: h.label, Href: base + "?" + lq.Encode() + "#history", Current: h.key == rng.key})
+	}
+	tip, err := e.tipTime(r.Context())
+	if err != nil {
+		return nil, err
+	}
+	// One read at the finest width; the range and the coarser periods are
+	// cut from it here.
+	hist, err := e.svc.BalanceHistory(r.Context(), descriptor, api.BalanceHistoryQuery{GroupBy: uint32(bucketWidths[0]), Gap: gap, REST: true})
+	if ue, ok := api.AsUserError(err); ok && !api.IsNotFound(err) {
+		c.Note = ue.Msg
+		return c, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	start := tip - rng.span
+	if rng.span == 0 {
+		start = tip
+		if len(hist) > 0 {
+			start = min(hist[0].Time, tip)
+		}
+	}
+	end := max(tip, start+1)
+	if len(hist) > 0 {
+		end = max(end, hist[len(hist)-1].Time+bucketWidths[0])
+	}
+	c.GroupBy = bucketWidths[len(bucketWidths)-1]
+	for _, w := range bucketWidths {
+		if (end-start+w-1)/w <= maxChartBuckets {
+			c.GroupBy = w
+			break
+		}
+	}
+	c.From = start - start%c.GroupBy
+	bal := new(big.Int)
+	for _, h := range hist {
+		delta := new(big.Int).Sub(amountInt(h.Received), amountInt(h.Sent))
+		bal.Add(bal, delta)
+		if h.Time < c.From {
+			amountInt(c.Opening).Add(amountInt(c.Opening), delta)
+			continue
+		}
+		t := h.Time - h.Time%c.GroupBy
+		if n := len(c.Rows); n == 0 || c.Rows[n-1].Time != t {
+			c.Rows = append(c.Rows, historyRow{Time: t, Received: api.NewAmount(0), Sent: api.NewAmount(0), Balance: api.NewAmount(0)})
+		}
+		row := &c.Rows[len(c.Rows)-1]
+		row.Txs += h.Txs
+		amountInt(row.Received).Add(amountInt(row.Received), amountInt(h.Received))
+		amountInt(row.Sent).Add(amountInt(row.Sent), amountInt(h.Sent))
+		amountInt(row.Balance).Set(bal)
+	}
+	c.Plot = plotHistory(c, c.From, max(end, c.From+c.GroupBy), e.loadedCoin())
+	return c, nil
+}
+
+// tipTime is the best block's time (0 without blocks).
+func (e *explorer) tipTime(ctx context.Context) (int64, error) {
+	b, err := e.svc.Blocks(ctx, 1, 1)
+	if err != nil {
+		return 0, err
+	}
+	if len(b.Blocks) == 0 {
+		return 0, nil
+	}
+	return b.Blocks[0].Time, nil
+}
+
+// chartOrNote keeps a page up when its chart fails: the chart's error
+// becomes a note, except a cancelled or timed-out request, which fails the
+// page as any other read would.
+func (e *explorer) chartOrNote(c *balanceChart, err error) (*balanceChart, error) {
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return c, err
+	}
+	e.log.Warn("balance chart failed", "err", err)
+	return &balanceChart{Note: "The balance history is not available now."}, nil
+}
