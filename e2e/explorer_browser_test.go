@@ -25,7 +25,8 @@ import (
 // The explorer in a real browser: Debian's headless Chromium, driven with
 // chromedp, loads every kind of page at desktop and phone widths (and in
 // the dark scheme), follows search and links, submits the send form with
-// garbage, shows a raw tx and copies a hash. Pages must not scroll
+// garbage, shows a raw tx and copies a hash; axe-core finds no serious
+// accessibility problem on any page kind in either scheme. Pages must not scroll
 // sideways, throw script errors, break the content security policy or load
 // anything from another host. Screenshots are left in
 // $BLOCKBOOK_ARTIFACTS/explorer-screenshots (or a logged temp dir).
@@ -144,6 +145,17 @@ func TestE2EExplorerBrowser(t *testing.T) {
 		b.screenshot("desktop-dark-address")
 		b.open("/tx/" + plainTx)
 		b.screenshot("desktop-dark-tx")
+	})
+	t.Run("axe", func(t *testing.T) {
+		b.t = t
+		src := axeSource(t)
+		for _, dark := range []bool{false, true} {
+			b.viewport(viewports[0], dark)
+			for _, p := range append(pages, struct{ name, path, h1 string }{"address-day", "/address/" + busiest + "?range=day", "Address"}) {
+				b.open(p.path)
+				b.checkAxe(src, fmt.Sprintf("%s (dark %v)", p.path, dark))
+			}
+		}
 	})
 	b.t = t
 	b.checkProblems()

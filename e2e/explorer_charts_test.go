@@ -317,7 +317,7 @@ func checkFlow(t *testing.T, p *htmlPage, ot *oracleTx) {
 		total += v
 	}
 	for i, o := range ot.tx.TxOut {
-		want := math.Max(float64(o.Value)/float64(total)*240, 1)
+		want := math.Max(float64(o.Value)/float64(total)*180, 1)
 		if math.Abs(out[i]-want) > 0.2 {
 			t.Errorf("%s: output %d band %.1f high, want %.1f (value %d of %d)", p.path, i, out[i], want, o.Value, total)
 		}

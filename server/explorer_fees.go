@@ -126,6 +126,12 @@ func blockViews(blocks []projected.MempoolBlock) []mempoolBlockView {
 		if n := len(b.FeeRange); n > 0 {
 			v.Min, v.Max = rate(b.FeeRange[0]), rate(b.FeeRange[n-1])
 		}
+		if b.NTx == 1 && b.BlockVSize > 0 {
+			// mempool.space gives a block of one tx zero rates (it takes
+			// the tx for a coinbase); the tx's own rate says more.
+			r := rate(float64(b.TotalFees) / b.BlockVSize)
+			v.Median, v.Min, v.Max, v.Level = r, r, r, feeLevel(float64(b.TotalFees)/b.BlockVSize)
+		}
 		out = append(out, v)
 	}
 	return out

@@ -14,7 +14,7 @@ import (
 
 const (
 	flowW       = 600
-	flowH       = 240 // the bands' total height, gaps left out
+	flowH       = 180 // the bands' total height, gaps left out
 	flowGap     = 3
 	flowBandW   = 14
 	flowMaxSide = 24 // bands per side; the rest merge into one
