@@ -118,9 +118,16 @@ func chartAddresses(o *oracle) []string {
 	return append(all[:1:1], all[len(all)/3], all[len(all)/2], all[len(all)-1])
 }
 
-// checkChartTable reads the chart's data table and compares it with the
-// API's balancehistory for the same from and groupBy, and with the ledger.
-func checkChartTable(t *testing.T, base string, p *htmlPage, addr string, o *oracle) {
+// chartTable is what a page's balance chart table says: the query it
+// equals (from, groupBy), the opening balance and one row per period
+// ("time | txs | received | sent | balance after").
+type chartTable struct {
+	from, groupBy int64
+	opening       string
+	rows          []string
+}
+
+func readChartTable(t *testing.T, p *htmlPage) chartTable {
 	t.Helper()
 	if p.status != 200 {
 		t.Fatalf("%s: status %d", p.path, p.status)
@@ -129,24 +136,49 @@ func checkChartTable(t *testing.T, base string, p *htmlPage, addr string, o *ora
 	if tbl == nil {
 		t.Fatalf("%s: no chart data table (%s)", p.path, text(p.byID("history-note")))
 	}
-	from, err1 := strconv.ParseInt(attr(tbl, "data-from"), 10, 64)
-	groupBy, err2 := strconv.ParseInt(attr(tbl, "data-groupby"), 10, 64)
-	if err1 != nil || err2 != nil || groupBy <= 0 {
+	var c chartTable
+	var err1, err2 error
+	c.from, err1 = strconv.ParseInt(attr(tbl, "data-from"), 10, 64)
+	c.groupBy, err2 = strconv.ParseInt(attr(tbl, "data-groupby"), 10, 64)
+	if err1 != nil || err2 != nil || c.groupBy <= 0 {
 		t.Fatalf("%s: table without from/groupBy", p.path)
 	}
-	var got []string
-	opening := ""
 	for _, tr := range findAll(tbl, func(n *html.Node) bool { return isElem(n, "tr") && attr(n, "data-time") != "" }) {
 		cells := findAll(tr, func(n *html.Node) bool { return isElem(n, "td") })
 		if hasClass(tr, "opening") {
-			opening = text(cells[4])
+			c.opening = text(cells[4])
 			continue
 		}
-		got = append(got, strings.Join([]string{attr(tr, "data-time"), text(cells[1]), text(cells[2]), text(cells[3]), text(cells[4])}, " | "))
+		c.rows = append(c.rows, strings.Join([]string{attr(tr, "data-time"), text(cells[1]), text(cells[2]), text(cells[3]), text(cells[4])}, " | "))
 	}
-	// The API's buckets for the same query.
+	if len(c.rows) > 0 && len(findAll(p.doc, func(n *html.Node) bool { return isElem(n, "path") && hasClass(n, "line") })) != 1 {
+		t.Errorf("%s: a table of %d periods but no balance line", p.path, len(c.rows))
+	}
+	return c
+}
+
+// apiChartRows are the rows the API's balancehistory gives for the same
+// query, balances counted from open (satoshi).
+func apiChartRows(t *testing.T, base, desc string, c chartTable, open int64) []string {
+	t.Helper()
 	var hist []api.BalanceHistory
-	getJSON(t, fmt.Sprintf("%s/api/v2/balancehistory/%s?from=%d&groupBy=%d", base, url.PathEscape(addr), from, groupBy), 200, &hist)
+	getJSON(t, fmt.Sprintf("%s/api/v2/balancehistory/%s?from=%d&groupBy=%d", base, url.PathEscape(desc), c.from, c.groupBy), 200, &hist)
+	var out []string
+	bal := open
+	for _, h := range hist {
+		r, s := (*big.Int)(h.Received).Int64(), (*big.Int)(h.Sent).Int64()
+		bal += r - s
+		out = append(out, strings.Join([]string{fmt.Sprint(h.Time), fmtNum(int64(h.Txs)), fmtCoin(r), fmtCoin(s), fmtCoin(bal)}, " | "))
+	}
+	return out
+}
+
+// checkChartTable reads the chart's data table and compares it with the
+// API's balancehistory for the same from and groupBy, and with the ledger.
+func checkChartTable(t *testing.T, base string, p *htmlPage, addr string, o *oracle) {
+	t.Helper()
+	c := readChartTable(t, p)
+	from, groupBy, got := c.from, c.groupBy, c.rows
 	// The ledger's: each tx's received and sent by block time.
 	type bucket struct {
 		txs            int64
@@ -183,27 +215,22 @@ func checkChartTable(t *testing.T, base string, p *htmlPage, addr string, o *ora
 	if final != o.ledger.Addresses[addr].Balance {
 		t.Fatalf("oracle bug: %s sums to %d, the ledger says %d", addr, final, o.ledger.Addresses[addr].Balance)
 	}
-	if opening != fmtCoin(open) {
-		t.Errorf("%s: opening balance %q, the ledger %q", p.path, opening, fmtCoin(open))
+	if c.opening != fmtCoin(open) {
+		t.Errorf("%s: opening balance %q, the ledger %q", p.path, c.opening, fmtCoin(open))
 	}
 	var keys []int64
 	for k := range ledger {
 		keys = append(keys, k)
 	}
 	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
-	var want, fromAPI []string
+	var want []string
 	bal := open
 	for _, k := range keys {
 		b := ledger[k]
 		bal += b.received - b.sent
 		want = append(want, strings.Join([]string{fmt.Sprint(k), fmtNum(b.txs), fmtCoin(b.received), fmtCoin(b.sent), fmtCoin(bal)}, " | "))
 	}
-	bal = open
-	for _, h := range hist {
-		r, s := (*big.Int)(h.Received).Int64(), (*big.Int)(h.Sent).Int64()
-		bal += r - s
-		fromAPI = append(fromAPI, strings.Join([]string{fmt.Sprint(h.Time), fmtNum(int64(h.Txs)), fmtCoin(r), fmtCoin(s), fmtCoin(bal)}, " | "))
-	}
+	fromAPI := apiChartRows(t, base, addr, c, open)
 	if !slices.Equal(got, fromAPI) {
 		t.Errorf("%s: the chart's table differs from balancehistory?from=%d&groupBy=%d: %s", p.path, from, groupBy, firstDiff(got, fromAPI))
 	}
@@ -212,9 +239,6 @@ func checkChartTable(t *testing.T, base string, p *htmlPage, addr string, o *ora
 	}
 	if len(got) > 0 && !strings.HasSuffix(got[len(got)-1], "| "+fmtCoin(o.ledger.Addresses[addr].Balance)) {
 		t.Errorf("%s: the chart ends at %q, the balance is %s", p.path, got[len(got)-1], fmtCoin(o.ledger.Addresses[addr].Balance))
-	}
-	if len(got) > 0 && len(findAll(p.doc, func(n *html.Node) bool { return isElem(n, "path") && hasClass(n, "line") })) != 1 {
-		t.Errorf("%s: a table of %d periods but no balance line", p.path, len(got))
 	}
 }
 
