@@ -34,6 +34,22 @@ var bucketWidths = []int64{3600, 6 * 3600, 86400, 7 * 86400, 28 * 86400, 364 * 8
 // maxChartBuckets bounds the periods of a chart, for bars that stay visible.
 const maxChartBuckets = 60
 
+// explorerChartTxs caps the txs a chart reads: it is drawn on every view
+// of a page, where the REST cap (a quarter of a million) would be too
+// slow. A longer history gets a note; a shorter range may still fit.
+const explorerChartTxs = 20_000
+
+// chartWidth is the finest bucket width giving at most maxChartBuckets
+// periods over span seconds.
+func chartWidth(span int64) int64 {
+	for _, w := range bucketWidths {
+		if (span+w-1)/w <= maxChartBuckets {
+			return w
+		}
+	}
+	return bucketWidths[len(bucketWidths)-1]
+}
+
 // historyRow is one period of the chart's data table.
 type historyRow struct {
 	Time           int64
@@ -56,7 +72,7 @@ type balanceChart struct {
 
 // balanceHistory builds the chart of descriptor (an address, xpub or
 // descriptor) for the range the request names; base is the page's path.
-func (e *explorer) balanceHistory(r *http.Request, descriptor, base string, gap int) (*balanceChart, error) {
+func (e *explorer) balanceHistory(r *http.Request, descriptor, base string, gap int, balance *api.Amount) (*balanceChart, error) {
 	q := r.URL.Query()
 	rng := historyRanges[len(historyRanges)-1]
 	for _, h := range historyRanges {
@@ -79,9 +95,15 @@ func (e *explorer) balanceHistory(r *http.Request, descriptor, base string, gap 
 	if err != nil {
 		return nil, err
 	}
-	// One read at the finest width; the range and the coarser periods are
-	// cut from it here.
-	hist, err := e.svc.BalanceHistory(r.Context(), descriptor, api.BalanceHistoryQuery{GroupBy: uint32(bucketWidths[0]), Gap: gap, REST: true})
+	hq := api.BalanceHistoryQuery{GroupBy: uint32(bucketWidths[0]), Gap: gap, REST: true, MaxTxs: explorerChartTxs}
+	if rng.span > 0 {
+		// A range reads only its own txs, at its own width.
+		c.GroupBy = chartWidth(rng.span)
+		c.From = tip - rng.span
+		c.From -= c.From % c.GroupBy
+		hq.From, hq.GroupBy = c.From, uint32(c.GroupBy)
+	}
+	hist, err := e.svc.BalanceHistory(r.Context(), descriptor, hq)
 	if ue, ok := api.AsUserError(err); ok && !api.IsNotFound(err) {
 		c.Note = ue.Msg
 		return c, nil
@@ -89,33 +111,33 @@ func (e *explorer) balanceHistory(r *http.Request, descriptor, base string, gap 
 	if err != nil {
 		return nil, err
 	}
-	start := tip - rng.span
-	if rng.span == 0 {
-		start = tip
-		if len(hist) > 0 {
-			start = min(hist[0].Time, tip)
-		}
-	}
-	end := max(tip, start+1)
+	end := max(tip, c.From+1)
 	if len(hist) > 0 {
-		end = max(end, hist[len(hist)-1].Time+bucketWidths[0])
+		end = max(end, hist[len(hist)-1].Time+int64(hq.GroupBy))
 	}
-	c.GroupBy = bucketWidths[len(bucketWidths)-1]
-	for _, w := range bucketWidths {
-		if (end-start+w-1)/w <= maxChartBuckets {
-			c.GroupBy = w
-			break
-		}
-	}
-	c.From = start - start%c.GroupBy
 	bal := new(big.Int)
-	for _, h := range hist {
-		delta := new(big.Int).Sub(amountInt(h.Received), amountInt(h.Sent))
-		bal.Add(bal, delta)
-		if h.Time < c.From {
-			amountInt(c.Opening).Add(amountInt(c.Opening), delta)
-			continue
+	if rng.span == 0 {
+		// The whole history, read at the finest width and merged here
+		// into periods that fit the chart.
+		start := end - 1
+		if len(hist) > 0 {
+			start = hist[0].Time
 		}
+		c.GroupBy = chartWidth(end - start)
+		c.From = start - start%c.GroupBy
+	} else if balance != nil {
+		// The balance before the range: the confirmed balance less what
+		// the range moved.
+		bal.Set(amountInt(balance))
+		for _, h := range hist {
+			bal.Sub(bal, amountInt(h.Received))
+			bal.Add(bal, amountInt(h.Sent))
+		}
+	}
+	amountInt(c.Opening).Set(bal)
+	for _, h := range hist {
+		bal.Add(bal, amountInt(h.Received))
+		bal.Sub(bal, amountInt(h.Sent))
 		t := h.Time - h.Time%c.GroupBy
 		if n := len(c.Rows); n == 0 || c.Rows[n-1].Time != t {
 			c.Rows = append(c.Rows, historyRow{Time: t, Received: api.NewAmount(0), Sent: api.NewAmount(0), Balance: api.NewAmount(0)})
