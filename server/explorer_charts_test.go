@@ -1,7 +1,11 @@
 package server
 
 import (
+	"context"
+	"errors"
+	"log/slog"
 	"math"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -112,5 +116,50 @@ func TestPlotHistory(t *testing.T) {
 	}
 	if p.YTicks[2].Label != "400 BTC" {
 		t.Errorf("top label %q", p.YTicks[2].Label)
+	}
+}
+
+// historyFake answers the chart's two questions; any other call panics
+// (its api.Service is nil).
+type historyFake struct {
+	api.Service
+	reads int
+	err   error
+}
+
+func (f *historyFake) Blocks(context.Context, int, int) (*api.Blocks, error) {
+	return &api.Blocks{Blocks: []api.BlockSummary{{Height: 9, Time: 100 * 86400}}}, nil
+}
+
+func (f *historyFake) BalanceHistory(_ context.Context, _ string, q api.BalanceHistoryQuery) ([]api.BalanceHistory, error) {
+	f.reads++
+	if q.MaxTxs != explorerChartTxs {
+		return nil, errors.New("the chart read without its cap")
+	}
+	return nil, f.err
+}
+
+func TestChartTooLong(t *testing.T) {
+	f := &historyFake{}
+	e := &explorer{svc: f, log: slog.New(slog.DiscardHandler)}
+	r := httptest.NewRequest("GET", "/address/x", nil)
+	// The whole history of a whale: known too long from its tx count, so
+	// not read at all.
+	c, err := e.balanceHistory(r, "x", "/address/x", 0, api.NewAmount(5), explorerChartTxs+1)
+	if err != nil || f.reads != 0 || !strings.Contains(c.Note, "2,000") || len(c.Ranges) != len(historyRanges) {
+		t.Fatalf("whole history of a whale: %v, %d reads, %+v", err, f.reads, c)
+	}
+	// A range over the cap: the api's refusal becomes a note.
+	f.err = &api.Error{Msg: "More than 2000 transactions in the range"}
+	r = httptest.NewRequest("GET", "/address/x?range=day", nil)
+	c, err = e.balanceHistory(r, "x", "/address/x", 0, api.NewAmount(5), explorerChartTxs+1)
+	if err != nil || f.reads != 1 || !strings.Contains(c.Note, "shorter") || c.Plot != nil {
+		t.Fatalf("a range over the cap: %v, %d reads, %+v", err, f.reads, c)
+	}
+	// Another failure fails the chart, not the page.
+	f.err = errors.New("disk on fire")
+	c, err = e.chartOrNote(e.balanceHistory(r, "x", "/address/x", 0, api.NewAmount(5), 10))
+	if err != nil || c.Note == "" {
+		t.Fatalf("a failing read: %v %+v", err, c)
 	}
 }

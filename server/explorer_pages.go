@@ -155,7 +155,7 @@ func (e *explorer) address(r *http.Request) (*result, error) {
 	}
 	base := "/address/" + url.PathEscape(a.Address)
 	page := &addressPage{Addr: a, QR: newQR(a.Address), txSection: newTxSection(a, base, nil, filter)}
-	if page.History, err = e.chartOrNote(e.balanceHistory(r, a.Address, base, 0, a.Balance)); err != nil {
+	if page.History, err = e.chartOrNote(e.balanceHistory(r, a.Address, base, 0, a.Balance, a.Txs)); err != nil {
 		return nil, err
 	}
 	return &result{tmpl: "address", title: "Address " + shortHash(a.Address), page: page,

@@ -62,7 +62,7 @@ func (e *explorer) xpub(r *http.Request) (*result, error) {
 	}
 	keep.Set("tokens", tokens)
 	page.txSection = newTxSection(a, base, keep, filter)
-	if page.History, err = e.chartOrNote(e.balanceHistory(r, a.Address, base, api.ParseInt(q.Get("gap")), a.Balance)); err != nil {
+	if page.History, err = e.chartOrNote(e.balanceHistory(r, a.Address, base, api.ParseInt(q.Get("gap")), a.Balance, a.Txs)); err != nil {
 		return nil, err
 	}
 	return &result{tmpl: "xpub", title: page.Heading + " " + shortHash(a.Address), page: page,
