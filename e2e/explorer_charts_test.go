@@ -94,9 +94,17 @@ func TestE2EExplorerCharts(t *testing.T) {
 			p := fetchPage(t, base, "/tx/"+txid)
 			pages = append(pages, p)
 			checkFlow(t, p, ot)
+			if got := p.textOf(t, "tx-feeplace"); !strings.Contains(got, "its block's txs paid") {
+				t.Errorf("%s: fee rate's place %q", p.path, got)
+			}
 			break
 		}
-		pages = append(pages, fetchPage(t, base, "/tx/"+pendingIDs[0]))
+		// The 80 sat/vB tx leads the projection.
+		pp := fetchPage(t, base, "/tx/"+pendingIDs[len(pendingIDs)-1])
+		if got := pp.textOf(t, "tx-feeplace"); got != "(projected in the next block)" {
+			t.Errorf("pending tx: fee rate's place %q", got)
+		}
+		pages = append(pages, pp)
 	})
 	t.Run("no-inline", func(t *testing.T) { noInlineStyleOrScript(t, pages) })
 	if t.Failed() {

@@ -2,7 +2,9 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"math/big"
 	"strconv"
 	"sync"
 
@@ -80,4 +82,42 @@ func (e *explorer) blockFee(st *api.BlockStats) *blockFee {
 	f.Fill = math.Round(fill*10) / 10
 	f.FillW = round1(math.Max(math.Min(fill, 100), 0.5))
 	return f
+}
+
+// feePlace tells where a Bitcoin-type tx's fee rate stands: among its
+// block's txs (the block's percentiles by weight), or for a pending tx the
+// projected block it would go in; "" when unknown.
+func (e *explorer) feePlace(ctx context.Context, tx *api.Tx) string {
+	if tx.EthereumSpecific != nil || tx.Fees == nil || tx.VSize <= 0 || isCoinbase(tx) {
+		return ""
+	}
+	f, _ := new(big.Float).SetInt(amountInt(tx.Fees)).Float64()
+	r := f / float64(tx.VSize)
+	if tx.BlockHeight >= 0 {
+		if e.caps.ChainStats == nil {
+			return ""
+		}
+		st, err := e.caps.ChainStats.BlockStats(ctx, uint32(tx.BlockHeight))
+		if err != nil || st == nil || st.Txs < 2 {
+			return ""
+		}
+		p := st.FeeRatePercentiles
+		return fmt.Sprintf("its block's txs paid %d–%d sat/vB, median %d (10th to 90th percentile by weight)", p[0], p[4], p[2])
+	}
+	if e.caps.ProjectedFees == nil {
+		return ""
+	}
+	blocks, err := e.caps.ProjectedFees.MempoolBlocks(ctx)
+	if err != nil {
+		return ""
+	}
+	for i, b := range blocks {
+		if len(b.FeeRange) > 0 && r >= b.FeeRange[0] || i == len(blocks)-1 {
+			if i == 0 {
+				return "projected in the next block"
+			}
+			return fmt.Sprintf("projected in block %d of the mempool (in about %d minutes)", i+1, (i+1)*10)
+		}
+	}
+	return ""
 }

@@ -53,9 +53,10 @@ func (e *explorer) block(r *http.Request) (*result, error) {
 }
 
 type txPage struct {
-	Tx      *api.Tx
-	ShowHex bool
-	Flow    *flowPlot
+	Tx       *api.Tx
+	ShowHex  bool
+	Flow     *flowPlot
+	FeePlace string // where the fee rate stands in its block or the mempool
 }
 
 func (e *explorer) tx(r *http.Request) (*result, error) {
@@ -64,7 +65,7 @@ func (e *explorer) tx(r *http.Request) (*result, error) {
 		return nil, err
 	}
 	return &result{tmpl: "tx", title: "Transaction " + shortHash(tx.Txid),
-		page: txPage{Tx: tx, ShowHex: r.URL.Query().Get("hex") == "1", Flow: newFlow(tx, e.loadedCoin())}}, nil
+		page: txPage{Tx: tx, ShowHex: r.URL.Query().Get("hex") == "1", Flow: newFlow(tx, e.loadedCoin()), FeePlace: e.feePlace(r.Context(), tx)}}, nil
 }
 
 // spending redirects to the tx spending an output (Blockbook's
