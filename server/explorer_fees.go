@@ -8,7 +8,6 @@ import (
 	"strconv"
 
 	"github.com/openexplorer/blockbook/api"
-	"github.com/openexplorer/blockbook/mempool/projected"
 )
 
 // The start page's fee panel: the mempool's projected blocks as
@@ -26,7 +25,7 @@ const maxShownBlocks = 8
 
 type feePanel struct {
 	Blocks      []mempoolBlockView
-	Recommended *projected.RecommendedFees
+	Recommended *api.RecommendedFees
 	Histogram   []histRow
 	Estimates   []nodeEstimate // the node's, when there is no projection
 	Note        string         // why neither is shown
@@ -112,7 +111,7 @@ func (e *explorer) perUnitRate(perUnit string) string {
 	return formatAmount(v, 3) + " sat/vB"
 }
 
-func blockViews(blocks []projected.MempoolBlock) []mempoolBlockView {
+func blockViews(blocks []api.MempoolBlock) []mempoolBlockView {
 	var out []mempoolBlockView
 	for i, b := range blocks {
 		if i == maxShownBlocks {

@@ -76,24 +76,8 @@ type balanceChart struct {
 // descriptor) for the range the request names; base is the page's path,
 // balance and txs the confirmed balance and tx count the page shows.
 func (e *explorer) balanceHistory(r *http.Request, descriptor, base string, gap int, balance *api.Amount, txs int) (*balanceChart, error) {
-	q := r.URL.Query()
-	rng := historyRanges[len(historyRanges)-1]
-	for _, h := range historyRanges {
-		if h.key == q.Get("range") {
-			rng = h
-		}
-	}
-	c := &balanceChart{Label: rng.label, Opening: api.NewAmount(0)}
-	for _, h := range historyRanges {
-		lq := url.Values{}
-		for k, v := range q {
-			if k != "page" {
-				lq[k] = v
-			}
-		}
-		lq.Set("range", h.key)
-		c.Ranges = append(c.Ranges, filterTab{Label: h.label, Href: base + "?" + lq.Encode() + "#history", Current: h.key == rng.key})
-	}
+	rng, tabs := rangeTabs(r.URL.Query(), base)
+	c := &balanceChart{Label: rng.label, Opening: api.NewAmount(0), Ranges: tabs}
 	if rng.span == 0 && txs > explorerChartTxs {
 		// Known too long from the page's tx count: no read at all.
 		c.Note = fmt.Sprintf("The whole history (%s transactions) is more than the chart reads on a page view (%s); choose a range above, or ask the API's balancehistory.",
@@ -160,6 +144,29 @@ func (e *explorer) balanceHistory(r *http.Request, descriptor, base string, gap 
 	}
 	c.Plot = plotHistory(c, c.From, max(end, c.From+c.GroupBy), e.loadedCoin())
 	return c, nil
+}
+
+// rangeTabs returns the range the query names (all by default) and the
+// links to every range, keeping the page's other parameters but its page.
+func rangeTabs(q url.Values, base string) (historyRange, []filterTab) {
+	rng := historyRanges[len(historyRanges)-1]
+	for _, h := range historyRanges {
+		if h.key == q.Get("range") {
+			rng = h
+		}
+	}
+	var tabs []filterTab
+	for _, h := range historyRanges {
+		lq := url.Values{}
+		for k, v := range q {
+			if k != "page" {
+				lq[k] = v
+			}
+		}
+		lq.Set("range", h.key)
+		tabs = append(tabs, filterTab{Label: h.label, Href: base + "?" + lq.Encode() + "#history", Current: h.key == rng.key})
+	}
+	return rng, tabs
 }
 
 // tipTime is the best block's time (0 without blocks).
