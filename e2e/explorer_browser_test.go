@@ -146,6 +146,34 @@ func TestE2EExplorerBrowser(t *testing.T) {
 		b.open("/tx/" + plainTx)
 		b.screenshot("desktop-dark-tx")
 	})
+	t.Run("no-js", func(t *testing.T) {
+		// With scripts off the pictures are all there and the chart's
+		// range links work (they are plain links).
+		b.t = t
+		b.viewport(viewports[0], false)
+		if _, err := chromedp.Call(b.ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
+			t.Fatal(err)
+		}
+		b.open("/address/" + busiest)
+		b.click(`#history + nav a.tab`, "/address/")
+		if !b.eval(`document.querySelector('nav.tabs .tab.cur').textContent === '24 hours' && document.querySelectorAll('svg.plot').length === 2 && !!document.querySelector('svg.qr')`) {
+			t.Error("with scripts off the chart's first range link does not show that range's chart")
+		}
+		if b.eval(`!document.querySelector('button.copy').hidden`) {
+			t.Error("scripts are not off: the copy buttons show")
+		}
+		b.open("/")
+		if !b.eval(`document.querySelectorAll('#mempool-blocks li').length > 0`) {
+			t.Error("with scripts off the start page has no projected blocks")
+		}
+		b.open("/tx/" + bigTx)
+		if !b.eval(`document.querySelectorAll('svg.flowplot rect.band').length > 2`) {
+			t.Error("with scripts off the tx page has no flow picture")
+		}
+		if _, err := chromedp.Call(b.ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: false}); err != nil {
+			t.Fatal(err)
+		}
+	})
 	t.Run("axe", func(t *testing.T) {
 		b.t = t
 		src := axeSource(t)
