@@ -3,7 +3,8 @@ package e2e
 // The explorer's pictures against the demo chain: the balance chart's data
 // table equals the balancehistory API and chaingen's ledger for every
 // range; the start page's projected blocks hold the mempool; the blocks
-// list's fee range and fill equal what the raw blocks give; the tx flow's
+// list's fee range and a block page's fee rates equal what the raw blocks
+// give; the tx flow's
 // bands are proportional to the values; no page carries inline style or
 // script (the CSP forbids them); html-validate passes on every new page.
 // Everything is read without JavaScript (plain HTTP).
@@ -85,6 +86,19 @@ func TestE2EExplorerCharts(t *testing.T) {
 		p := fetchPage(t, base, "/blocks")
 		pages = append(pages, p)
 		checkBlockFees(t, p, o)
+	})
+	t.Run("block-fees", func(t *testing.T) {
+		h := int(o.ledger.TipHeight)
+		p := fetchPage(t, base, fmt.Sprintf("/block/%d", h))
+		pages = append(pages, p)
+		cells := findAll(p.byID("block-feerates"), func(n *html.Node) bool { return isElem(n, "td") })
+		lo, hi := o.feeRange(h)
+		if len(cells) != 7 {
+			t.Fatalf("block %d: %d fee-rate cells, want 7", h, len(cells))
+		}
+		if text(cells[0]) != fmt.Sprint(lo) || text(cells[6]) != fmt.Sprint(hi) {
+			t.Errorf("block %d: fee rates lowest %q, highest %q; want %d and %d", h, text(cells[0]), text(cells[6]), lo, hi)
+		}
 	})
 	t.Run("tx-flow", func(t *testing.T) {
 		for txid, ot := range o.txs {
@@ -294,20 +308,7 @@ func checkBlockFees(t *testing.T, p *htmlPage, o *oracle) {
 		if err != nil {
 			t.Fatalf("block link %q", links[0])
 		}
-		lo, hi := uint64(math.MaxUint64), uint64(0)
-		for _, tx := range o.blocks[h].Transactions[1:] {
-			ot := o.txs[tx.TxHash().String()]
-			fee := int64(0)
-			for _, v := range ot.inValues {
-				fee += v
-			}
-			for _, out := range tx.TxOut {
-				fee -= out.Value
-			}
-			weight := int64(tx.SerializeSizeStripped()*3 + tx.SerializeSize())
-			r := uint64(fee * 4 / weight)
-			lo, hi = min(lo, r), max(hi, r)
-		}
+		lo, hi := o.feeRange(h)
 		got := text(cells[0])
 		want := "no fees"
 		if len(o.blocks[h].Transactions) > 1 {
@@ -321,6 +322,25 @@ func checkBlockFees(t *testing.T, p *htmlPage, o *oracle) {
 	if rows == 0 {
 		t.Fatal("the blocks list shows no fee ranges")
 	}
+}
+
+// feeRange is the lowest and highest fee rate of a block's txs
+// (fee*4/weight, truncated, as getblockstats).
+func (o *oracle) feeRange(h int) (lo, hi uint64) {
+	lo = math.MaxUint64
+	for _, tx := range o.blocks[h].Transactions[1:] {
+		ot := o.txs[tx.TxHash().String()]
+		fee := int64(0)
+		for _, v := range ot.inValues {
+			fee += v
+		}
+		for _, out := range tx.TxOut {
+			fee -= out.Value
+		}
+		r := uint64(fee * 4 / int64(tx.SerializeSizeStripped()*3+tx.SerializeSize()))
+		lo, hi = min(lo, r), max(hi, r)
+	}
+	return lo, hi
 }
 
 // checkFlow: one band per input and output and one for the fee, heights

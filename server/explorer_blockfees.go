@@ -121,3 +121,38 @@ func (e *explorer) feePlace(ctx context.Context, tx *api.Tx) string {
 	}
 	return ""
 }
+
+// feeDist is a block's fee-rate distribution: its txs' rates at the
+// percentiles by weight, with the lowest and highest, as bars.
+type feeDist struct {
+	Points []feePoint
+	Fill   float64
+}
+
+type feePoint struct {
+	Label string
+	Rate  uint64
+	X, Y  float64 // the bar in a 280×100 box
+	H     float64
+}
+
+// blockFeeDist reads the block's statistics; nil without them or fees.
+func (e *explorer) blockFeeDist(ctx context.Context, height uint32) *feeDist {
+	if e.caps.ChainStats == nil {
+		return nil
+	}
+	st, err := e.caps.ChainStats.BlockStats(ctx, height)
+	if err != nil || st == nil || st.Txs < 2 {
+		return nil
+	}
+	p := st.FeeRatePercentiles
+	rates := []uint64{st.MinFeeRate, p[0], p[1], p[2], p[3], p[4], st.MaxFeeRate}
+	labels := []string{"lowest", "10th", "25th", "median", "75th", "90th", "highest"}
+	top := float64(max(st.MaxFeeRate, 1))
+	d := &feeDist{Fill: e.blockFee(st).Fill}
+	for i, r := range rates {
+		h := math.Max(float64(r)/top*90, 1)
+		d.Points = append(d.Points, feePoint{Label: labels[i], Rate: r, X: float64(i*40 + 4), Y: round1(100 - h), H: round1(h)})
+	}
+	return d
+}

@@ -48,8 +48,15 @@ func (e *explorer) block(r *http.Request) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &result{tmpl: "block", title: "Block " + groupDigits(int64(b.Height)), page: b,
+	page := blockPage{Block: b, Fees: e.blockFeeDist(r.Context(), b.Height)}
+	return &result{tmpl: "block", title: "Block " + groupDigits(int64(b.Height)), page: page,
 		pager: newPager(r, b.Page, b.TotalPages, false)}, nil
+}
+
+// blockPage is a block with its fee-rate distribution (Bitcoin-type).
+type blockPage struct {
+	*api.Block
+	Fees *feeDist
 }
 
 type txPage struct {
