@@ -4,9 +4,9 @@ package e2e
 // table equals the balancehistory API and chaingen's ledger for every
 // range; the start page's projected blocks hold the mempool; the blocks
 // list's fee range and a block page's fee rates equal what the raw blocks
-// give; the tx flow's
-// bands are proportional to the values; no page carries inline style or
-// script (the CSP forbids them); html-validate passes on every new page.
+// give; the tx flow's bands are proportional to the values; no page carries
+// inline style or script (the CSP forbids them); html-validate passes on
+// every new page.
 // Everything is read without JavaScript (plain HTTP).
 
 import (
