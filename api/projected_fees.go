@@ -19,6 +19,13 @@ type MempoolProjection interface {
 	Cpfp(txid bchain.Hash) (projected.Cpfp, bool)
 }
 
+// MempoolBlock and RecommendedFees are the projection's answers, named here
+// for the fronts, which reach the mempool only through api.
+type (
+	MempoolBlock    = projected.MempoolBlock
+	RecommendedFees = projected.RecommendedFees
+)
+
 // ProjectedFeeQueries answers fee questions from the projected blocks of
 // our own mempool: mempool.space's fees/mempool-blocks, fees/recommended
 // and fees/precise, and the rates Electrum's fee histogram bins.
