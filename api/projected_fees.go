@@ -79,6 +79,9 @@ type MempoolSummary struct {
 type ProjectedSnapshot interface {
 	// TxRates lists the txs at the rates they are mined at.
 	TxRates() []projected.TxRate
+	// FeeHistogram is the mempool's vsize by fee rate, in power-of-two
+	// bins (the explorer's histogram).
+	FeeHistogram() [][2]uint64
 }
 
 // CpfpInfo is mempool.space's cpfp/:txid. A tx not in the mempool has

@@ -66,12 +66,12 @@ func (e *explorer) feePanel(ctx context.Context) (*feePanel, error) {
 		if err == nil {
 			p.Recommended, err = pf.RecommendedFees(ctx, false)
 		}
-		var hist [][2]uint64
+		var snap api.ProjectedSnapshot
 		if err == nil {
-			hist, err = pf.FeeHistogram(ctx)
+			snap, err = pf.Projection(ctx)
 		}
 		if err == nil {
-			p.Blocks, p.Histogram = blockViews(blocks), histRows(hist)
+			p.Blocks, p.Histogram = blockViews(blocks), histRows(snap.FeeHistogram())
 			return p, nil
 		}
 		if ctx.Err() != nil {
