@@ -42,34 +42,15 @@ func findPayload(outputs [][]byte) (payload []byte, flaw Flaw, found bool) {
 		}
 		payload = []byte{}
 		for i := 2; i < len(s); {
-			op := s[i]
-			i++
-			var n int
+			_, data, next, ok := instruction(s, i)
 			switch {
-			case op <= 0x4b: // OP_0 (empty push) and direct pushes
-				n = int(op)
-			case op == opPushdata1, op == opPushdata2, op == opPushdata4:
-				width := 1 << (op - opPushdata1) // 1, 2 or 4 length bytes
-				if len(s)-i < width {
-					return nil, FlawInvalidScript, true
-				}
-				var l uint64
-				for k := width - 1; k >= 0; k-- {
-					l = l<<8 | uint64(s[i+k])
-				}
-				i += width
-				if l > uint64(len(s)-i) {
-					return nil, FlawInvalidScript, true
-				}
-				n = int(l)
-			default:
+			case !ok:
+				return nil, FlawInvalidScript, true
+			case data == nil:
 				return nil, FlawOpcode, true
 			}
-			if n > len(s)-i {
-				return nil, FlawInvalidScript, true
-			}
-			payload = append(payload, s[i:i+n]...)
-			i += n
+			payload = append(payload, data...)
+			i = next
 		}
 		return payload, FlawNone, true
 	}
@@ -283,4 +264,69 @@ func readEdicts(ints []U128, nOutputs int, setFlaw func(Flaw)) []Edict {
 		edicts = append(edicts, Edict{ID: next, Amount: ints[i+2], Output: uint32(out)})
 	}
 	return edicts
+}
+
+// instruction reads the script instruction at i: its opcode, its pushed
+// bytes (non-nil, maybe empty, for push opcodes; nil for any other) and
+// where the next one starts. ok is false for a push running past the end.
+func instruction(s []byte, i int) (op byte, data []byte, next int, ok bool) {
+	op = s[i]
+	i++
+	var n int
+	switch {
+	case op <= 0x4b: // OP_0 (an empty push) and the direct pushes
+		n = int(op)
+	case op == opPushdata1, op == opPushdata2, op == opPushdata4:
+		width := 1 << (op - opPushdata1) // 1, 2 or 4 length bytes
+		if len(s)-i < width {
+			return op, nil, 0, false
+		}
+		var l uint64
+		for k := width - 1; k >= 0; k-- {
+			l = l<<8 | uint64(s[i+k])
+		}
+		i += width
+		if l > uint64(len(s)-i) {
+			return op, nil, 0, false
+		}
+		n = int(l)
+	default:
+		return op, nil, i, true
+	}
+	if n > len(s)-i {
+		return op, nil, 0, false
+	}
+	return op, s[i : i+n : i+n], i + n, true
+}
+
+// taprootAnnex starts the optional last witness element (BIP 341).
+const taprootAnnex = 0x50
+
+// Tapscript is the script a witness would reveal if it spent a taproot
+// output by its script path: the element before the control block, after
+// dropping an annex. It does not check that the spent output is taproot.
+func Tapscript(witness [][]byte) []byte {
+	n := len(witness)
+	if n >= 3 && len(witness[n-1]) > 0 && witness[n-1][0] == taprootAnnex {
+		return witness[n-3]
+	}
+	if n >= 2 {
+		return witness[n-2]
+	}
+	return nil
+}
+
+// ScriptPushes calls fn with each push of a script, in order, until fn
+// returns false or an instruction runs past the end.
+func ScriptPushes(s []byte, fn func(push []byte) bool) {
+	for i := 0; i < len(s); {
+		_, data, next, ok := instruction(s, i)
+		if !ok {
+			return
+		}
+		if data != nil && !fn(data) {
+			return
+		}
+		i = next
+	}
 }
