@@ -142,46 +142,14 @@ func (b *block) tx(tx *Tx) error {
 			return err
 		}
 	}
-	burned := map[RuneID]U128{}
-	if art != nil && art.Cenotaph != nil {
-		for id, v := range unallocated {
-			if err := add(burned, id, v); err != nil {
-				return err
-			}
-		}
-	} else {
-		vout := -1
-		if art != nil && art.Runestone.Pointer != nil {
-			vout = int(*art.Runestone.Pointer)
-		} else {
-			vout = firstSpendable(tx.Outputs)
-		}
-		for id, v := range unallocated {
-			if v.IsZero() {
-				continue
-			}
-			target := burned
-			if vout >= 0 {
-				target = allocated[vout]
-			}
-			if err := add(target, id, v); err != nil {
-				return err
-			}
-		}
+	burned, err := settle(tx, art, unallocated, allocated)
+	if err != nil {
+		return err
 	}
 	for vout, m := range allocated {
-		if len(m) == 0 {
-			continue
+		if len(m) > 0 && !runestone.IsOpReturn(tx.Outputs[vout]) {
+			b.changes.Created[Pos{b.height, tx.Index, uint32(vout)}] = sorted(m)
 		}
-		if runestone.IsOpReturn(tx.Outputs[vout]) {
-			for id, v := range m {
-				if err := add(burned, id, v); err != nil {
-					return err
-				}
-			}
-			continue
-		}
-		b.changes.Created[Pos{b.height, tx.Index, uint32(vout)}] = sorted(m)
 	}
 	for id, v := range burned {
 		e, err := b.entry(id)
@@ -238,4 +206,43 @@ func Genesis(net runestone.Network) *Entry {
 	symbol := '\u29c9'
 	return &Entry{ID: RuneID{Block: 1}, Rune: name, Spacers: 128, Symbol: &symbol, Turbo: true,
 		Terms: &runestone.Terms{Amount: &one, Cap: &capv, HeightStart: &start, HeightEnd: &end}}
+}
+
+// settle gives what the edicts left to the pointer's output or the first
+// non-OP_RETURN one (a cenotaph burns it all, as does a tx with no such
+// output), and returns what is burned, runes sent to OP_RETURN outputs
+// included.
+func settle(tx *Tx, art *runestone.Artifact, unallocated map[RuneID]U128, allocated []map[RuneID]U128) (map[RuneID]U128, error) {
+	burned := map[RuneID]U128{}
+	vout := -1
+	switch {
+	case art != nil && art.Cenotaph != nil:
+	case art != nil && art.Runestone.Pointer != nil:
+		vout = int(*art.Runestone.Pointer)
+	default:
+		vout = firstSpendable(tx.Outputs)
+	}
+	for id, v := range unallocated {
+		if v.IsZero() {
+			continue
+		}
+		target := burned
+		if vout >= 0 {
+			target = allocated[vout]
+		}
+		if err := add(target, id, v); err != nil {
+			return nil, err
+		}
+	}
+	for i, m := range allocated {
+		if !runestone.IsOpReturn(tx.Outputs[i]) {
+			continue
+		}
+		for id, v := range m {
+			if err := add(burned, id, v); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return burned, nil
 }
