@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -62,6 +63,14 @@ func parseRuneID(s string) (runestone.RuneID, bool) {
 // Rune answers a rune by its id (block:tx) or its name (with or without
 // spacers, • or .).
 func (s *UtxoService) Rune(_ context.Context, q string) (*RuneInfo, error) {
+	id, byID := parseRuneID(q)
+	var name runestone.SpacedRune
+	if !byID {
+		var err error
+		if name, err = runestone.ParseSpacedRune(q); err != nil {
+			return nil, userErr("rune %q: not an id (block:tx) nor a name: %v", truncate(q, 80), err)
+		}
+	}
 	v, err := s.newView()
 	if err != nil {
 		return nil, err
@@ -73,13 +82,9 @@ func (s *UtxoService) Rune(_ context.Context, q string) (*RuneInfo, error) {
 		return nil, errRunesOff
 	}
 	var e *runes.Entry
-	if id, ok := parseRuneID(q); ok {
+	if byID {
 		e, err = runes.ReadEntry(v.snap, id)
 	} else {
-		name, perr := runestone.ParseSpacedRune(q)
-		if perr != nil {
-			return nil, userErr("rune %q: not an id (block:tx) nor a name: %v", truncate(q, 80), perr)
-		}
 		e, err = runes.ReadEntryByName(v.snap, name.Rune)
 	}
 	if err != nil {
@@ -112,4 +117,40 @@ func runeInfo(e *runes.Entry) *RuneInfo {
 		}
 	}
 	return r
+}
+
+// RuneBalance is an amount of one rune an address holds, in atomic units.
+type RuneBalance struct {
+	ID           string `json:"id"`
+	SpacedName   string `json:"spacedName"`
+	Amount       string `json:"amount"`
+	Divisibility uint8  `json:"divisibility"`
+	Symbol       string `json:"symbol,omitempty"`
+}
+
+// addressRunes reads an address's rune balances for runes=true.
+func addressRunes(r db.Reader, desc []byte) (*[]RuneBalance, error) {
+	if on, err := db.OptionalMarked(r, runes.Name); err != nil {
+		return nil, err
+	} else if !on {
+		return nil, errRunesOff
+	}
+	bal, err := runes.ReadAddress(r, desc)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]RuneBalance, 0, len(bal))
+	for _, b := range bal {
+		e, err := runes.ReadEntry(r, b.ID)
+		if err != nil {
+			return nil, err
+		}
+		if e == nil {
+			return nil, fmt.Errorf("%w: rune %s held but not etched", db.ErrCorrupt, b.ID)
+		}
+		info := runeInfo(e)
+		out = append(out, RuneBalance{ID: info.ID, SpacedName: info.SpacedName, Amount: b.Amount.String(),
+			Divisibility: e.Divisibility, Symbol: info.Symbol})
+	}
+	return &out, nil
 }
