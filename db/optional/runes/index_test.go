@@ -11,6 +11,7 @@ import (
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/bchain/coins/btc"
 	"github.com/openexplorer/blockbook/db"
+	"github.com/openexplorer/blockbook/db/dbtest"
 	"github.com/openexplorer/blockbook/db/memdb"
 	"github.com/openexplorer/blockbook/db/optional/runes/runestone"
 )
@@ -180,7 +181,7 @@ func TestIndexLedgerAndReorg(t *testing.T) {
 	}
 	fresh := newIndex(t)
 	connectAll(t, fresh, f.blocks)
-	requireIdentical(t, x, fresh)
+	dbtest.RequireIdentical(t, x, fresh)
 }
 
 // A bulk load in rounds small enough to split the scenario reads the rows
@@ -204,17 +205,6 @@ func TestIndexBulkEqualsPerBlock(t *testing.T) {
 			t.Fatal(err)
 		}
 		checkLedger(t, x, g)
-		requireIdentical(t, x, want)
-	}
-}
-
-func requireIdentical(t *testing.T, a, b *db.UtxoIndex) {
-	t.Helper()
-	diffs, err := db.Diff(a.DB(), b.DB(), db.ColumnFamilies(bchain.ChainBitcoinType), 10)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range diffs {
-		t.Error(d)
+		dbtest.RequireIdentical(t, x, want)
 	}
 }
