@@ -81,7 +81,8 @@ func coin(tx *wire.MsgTx, vout uint32) chaingen.Coin {
 // taproot commitment, checked in db/optional/runes), mint it, move it by
 // edict, burn it with a cenotaph, and a reorg replaces the last blocks;
 // every address's runes=true answer and the rune's entry equal the
-// generator's ledger, before and after.
+// generator's ledger, before and after, and the reorged index equals a
+// fresh sync of the final chain.
 func TestE2ERunes(t *testing.T) {
 	st := startDemoStack(t, map[string]any{"runes_index": true})
 	node, g, inst := st.node, st.g, st.inst
@@ -135,6 +136,15 @@ func TestE2ERunes(t *testing.T) {
 	waitTip(t, inst.base, h, hash.String(), inst.logs)
 	checkRunes(t, inst.base, c.addrs, ledger, rid, "2", "10")
 
+	t.Run("bad input and the route's answers", func(t *testing.T) {
+		var e struct{ Error string }
+		getJSON(t, inst.base+"/api/v2/rune/A%E2%80%A2%E2%80%A2B", 400, &e)
+		getJSON(t, inst.base+"/api/v2/rune/999999:9", 400, &e)
+		if e.Error == "" {
+			t.Error("no error text for an unknown rune")
+		}
+	})
+
 	t.Run("after a reorg", func(t *testing.T) {
 		f, err := g.Fork(forkAt, "runes-reorg")
 		if err != nil {
@@ -150,16 +160,11 @@ func TestE2ERunes(t *testing.T) {
 		h, hash := f.Tip()
 		waitTip(t, inst.base, h, hash.String(), inst.logs)
 		checkRunes(t, inst.base, c.addrs, forkLedger, rid, "2", "0")
+		// and the index equals a fresh sync of the final chain, byte for byte
+		inst.stop(t)
+		compareIndexes(t, st.dataDir, referenceIndex(t, st.cfg, h, hash.String()))
 	})
 
-	t.Run("bad input and the route's answers", func(t *testing.T) {
-		var e struct{ Error string }
-		getJSON(t, inst.base+"/api/v2/rune/A%E2%80%A2%E2%80%A2B", 400, &e)
-		getJSON(t, inst.base+"/api/v2/rune/999999:9", 400, &e)
-		if e.Error == "" {
-			t.Error("no error text for an unknown rune")
-		}
-	})
 }
 
 // checkRunes compares each address's runes with the ledger and the rune's
