@@ -106,6 +106,9 @@ func (x *Index) ConnectBlock(w db.RowWriter, b *db.OptionalBlock) error {
 	if err := x.settle(ib.Height, true); err != nil {
 		return err
 	}
+	if ib.Height < runestone.FirstRuneHeight(x.net) {
+		return nil // before activation no block has runes (mainnet's first 840,000)
+	}
 	txs, descs := ledgerTxs(blk, ib)
 	ch, err := ApplyBlock(state{x}, x.net, ib.Height, blk.Time, txs)
 	if err != nil {
