@@ -1,8 +1,8 @@
 package e2e
 
 import (
-	"fmt"
 	"maps"
+	"strconv"
 	"testing"
 
 	"github.com/btcsuite/btcd/wire/v2"
@@ -180,8 +180,10 @@ func checkRunes(t *testing.T, base string, addrs []string, ledger runesLedger, r
 			t.Fatalf("%s: no runes field with runes=true", a)
 		}
 		for _, b := range *got.Runes {
-			var v uint64
-			fmt.Sscan(b.Amount, &v)
+			v, err := strconv.ParseUint(b.Amount, 10, 64)
+			if err != nil {
+				t.Fatalf("%s: amount %q: %v", a, b.Amount, err)
+			}
 			have[b.ID] = v
 		}
 		want := ledger[a]

@@ -218,10 +218,7 @@ func TestJudgeDecipher(t *testing.T) {
 // names and commitments against the judge.
 func TestJudgeNames(t *testing.T) {
 	rng := rand.New(rand.NewPCG(43, 1))
-	var names []U128
-	for _, v := range []U128{{}, U64(25), U64(26), U64(27), U64(2055900680524219742), steps[12], steps[26], MaxU128, {Hi: 1}} {
-		names = append(names, v)
-	}
+	names := []U128{{}, U64(25), U64(26), U64(27), U64(2055900680524219742), steps[12], steps[26], MaxU128, {Hi: 1}}
 	for range 50 {
 		names = append(names, U128{Hi: rng.Uint64() >> rng.IntN(64), Lo: rng.Uint64()})
 	}

@@ -127,21 +127,20 @@ func ParseRune(s string) (Rune, error) {
 		return Rune{}, errors.New("empty rune name")
 	}
 	var x U128
-	ok := true
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c < 'A' || c > 'Z' {
 			r, _ := utf8.DecodeRuneInString(s[i:])
 			return Rune{}, fmt.Errorf("invalid character %q in rune name", r)
 		}
-		var ok1, ok2, ok3 bool = true, true, true
+		ok := true
 		if i > 0 {
-			x, ok1 = x.Add(U64(1))
+			x, ok = x.Add(U64(1))
 		}
+		var ok2, ok3 bool
 		x, ok2 = x.Mul(U64(26))
 		x, ok3 = x.Add(U64(uint64(c - 'A')))
-		ok = ok && ok1 && ok2 && ok3
-		if !ok {
+		if !ok || !ok2 || !ok3 {
 			return Rune{}, errRuneRange
 		}
 	}
