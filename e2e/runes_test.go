@@ -10,6 +10,7 @@ import (
 	"github.com/openexplorer/blockbook/api"
 	"github.com/openexplorer/blockbook/db/optional/runes/runestone"
 	"github.com/openexplorer/blockbook/tools/chaingen"
+	"github.com/openexplorer/blockbook/tools/openapicheck"
 )
 
 // runesLedger is what the test meant each address to hold, by rune id.
@@ -203,6 +204,10 @@ func checkRunes(t *testing.T, base string, addrs []string, ledger runesLedger, r
 	if held == 0 {
 		t.Fatal("the ledger holds no runes: the test proves little")
 	}
+	// the answers as the OpenAPI document describes them
+	l := &liveCheck{t: t, c: openAPIChecker(t), base: base, asked: map[openapicheck.Op]int{}}
+	l.get("/api/v2/rune/"+rid, 200)
+	l.get("/api/v2/address/"+addrs[0]+"?runes=true", 200)
 	var r api.RuneInfo
 	getJSON(t, base+"/api/v2/rune/"+rid, 200, &r)
 	if r.Mints != mints || r.Burned != burned || r.Premine != "1000" || r.Divisibility != 1 || r.Symbol != "R" {
