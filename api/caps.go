@@ -42,6 +42,10 @@ type Capabilities struct {
 	// Pushdata searches the pushdata index (pushdata.go); Bitcoin-type
 	// services offer it, and answer that the index is off when it is.
 	Pushdata PushdataQueries
+	// Runes answers rune entries from the Runes index (runes.go);
+	// Bitcoin-type services offer it, and answer that the index is off
+	// when it is.
+	Runes RuneQueries
 	// ChainStats answers block statistics and the difficulty epoch
 	// (block_stats.go, difficulty.go); Bitcoin-type services offer it.
 	ChainStats ChainStatsQueries
@@ -139,6 +143,7 @@ const (
 	CapPushdata
 	CapChainStats
 	CapReplacements
+	CapRunes
 )
 
 var capabilityNames = [...]string{
@@ -149,6 +154,7 @@ var capabilityNames = [...]string{
 	CapPushdata:      "pushdata search",
 	CapChainStats:    "chain statistics",
 	CapReplacements:  "RBF replacements",
+	CapRunes:         "runes",
 }
 
 func (c Capability) String() string {
@@ -190,6 +196,7 @@ var notSupportedTexts = map[Capability]map[bchain.ChainType]string{
 	CapContracts: {bchain.ChainBitcoinType: "getContractInfo is not supported on this coin"}, // Blockbook's, REST and websocket
 	CapRPCCall:   {bchain.ChainBitcoinType: "rpcCall is not supported for Bitcoin-type coins"},
 	CapPushdata:  {bchain.ChainEthereumType: "Pushdata search is not supported for Ethereum-type coins"},
+	CapRunes:     {bchain.ChainEthereumType: "Runes are not supported for Ethereum-type coins"},
 	CapFeeEstimates: {
 		bchain.ChainBitcoinType:  "Fee estimation is not supported for this coin",
 		bchain.ChainEthereumType: "Fee estimation is not supported for this coin",

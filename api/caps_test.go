@@ -36,6 +36,7 @@ func has(c Capabilities) map[Capability]bool {
 		CapFeeEstimates: c.FeeEstimates != nil, CapFeeStats: c.FeeStats != nil, CapScripts: c.Scripts != nil,
 		CapProjectedFees: c.ProjectedFees != nil,
 		CapPushdata:      c.Pushdata != nil,
+		CapRunes:         c.Runes != nil,
 		CapChainStats:    c.ChainStats != nil,
 		CapReplacements:  c.Replacements != nil,
 	}
@@ -44,7 +45,7 @@ func has(c Capabilities) map[Capability]bool {
 // Each chain type offers what it has; accounts and fee estimation follow
 // the parser and the node.
 func TestCapabilitiesOfServices(t *testing.T) {
-	utxoAlways := []Capability{CapUtxos, CapBlockFilters, CapMempoolFilters, CapRawBlocks, CapRawTxs, CapTxSpecific, CapFeeStats, CapScripts, CapPushdata, CapChainStats}
+	utxoAlways := []Capability{CapUtxos, CapBlockFilters, CapMempoolFilters, CapRawBlocks, CapRawTxs, CapTxSpecific, CapFeeStats, CapScripts, CapPushdata, CapChainStats, CapRunes}
 	ethAlways := []Capability{CapContracts, CapRPCCall}
 	for _, tc := range []struct {
 		name  string

@@ -100,6 +100,9 @@ type AddressQuery struct {
 	// latest block besides the pending one (REST and websocket
 	// confirmedNonce).
 	ConfirmedNonce bool
+	// Runes (Bitcoin networks with the Runes index) asks for the
+	// address's rune balances; off by default (see Address.Runes).
+	Runes bool
 }
 
 // Tokens selects the derived addresses an account answer lists.
@@ -143,6 +146,7 @@ func ParseAddressQuery(q url.Values) AddressQuery {
 		Contract:   strings.TrimSpace(q.Get("contract")),
 		// As Blockbook: strconv.ParseBool, anything else is false.
 		ConfirmedNonce: parseBool(q.Get("confirmedNonce")),
+		Runes:          parseBool(q.Get("runes")),
 	}
 }
 

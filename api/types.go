@@ -170,6 +170,11 @@ type Address struct {
 	// StakingPools (Ethereum-type chains with a staking pool configured):
 	// the address's part in each pool, where it has one.
 	StakingPools []StakingPool `json:"stakingPools,omitempty"`
+	// Runes (Bitcoin networks, runes=true, the Runes index on): the
+	// address's confirmed rune balances. Only when asked: wallets that
+	// read every token entry of a Bitcoin account as a token
+	// (@trezor/blockchain-link) would otherwise change their accounts.
+	Runes *[]RuneBalance `json:"runes,omitempty"`
 }
 
 // Utxo is an unspent output.

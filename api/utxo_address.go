@@ -54,6 +54,11 @@ func (s *UtxoService) Address(ctx context.Context, address string, q AddressQuer
 	if err != nil {
 		return nil, err
 	}
+	if q.Runes {
+		if out.Runes, err = addressRunes(v.snap, desc); err != nil {
+			return nil, err
+		}
+	}
 	if q.Secondary != "" {
 		if val, ok := s.secondaryValue(ctx, new(big.Int).SetUint64(bal.Balance), q.Secondary); ok {
 			out.SecondaryValue = val

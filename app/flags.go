@@ -33,8 +33,11 @@ type Options struct {
 	// PushdataIndex is -pushdataindex (or the config's pushdata_index):
 	// keep the pushdata index (optional.go).
 	PushdataIndex bool
-	DryRun        bool
-	Prof          string
+	// RunesIndex is -runesindex (or the config's runes_index): keep the
+	// Runes index (db/optional/runes).
+	RunesIndex bool
+	DryRun     bool
+	Prof       string
 
 	// Replica runs an API-only process over the index of a primary
 	// process on the same datadir (replica.go).
@@ -154,6 +157,7 @@ func ParseFlags(args []string, stderr io.Writer) (*Options, error) {
 	fs.Int64Var(&o.DBReserveMB, "dbreservemb", 256, "free space in MB the datadir's filesystem keeps: index writes that would leave less pause (reads go on) until there is space; 0 turns the check off")
 	fs.IntVar(&o.BulkThreshold, "bulkthreshold", 500, "load blocks in bulk (sorted files ingested per round) when at least this many behind the node; 0 disables")
 	fs.BoolVar(&o.NoTxCache, "notxcache", false, "do not cache transactions fetched from the node")
+	fs.BoolVar(&o.RunesIndex, "runesindex", false, "keep the Runes index that /api/v2/rune and the runes parameter read (Bitcoin networks only; also the config key runes_index; an empty datadir only; default: off)")
 	fs.BoolVar(&o.PushdataIndex, "pushdataindex", false, "keep the pushdata index that POST /api/v2/pushdata/search reads (Bitcoin-type coins; also the config key pushdata_index; an empty datadir only; default: off)")
 	fs.BoolVar(&o.DryRun, "dryrun", false, "check the configuration, the database and the node, then exit (Blockbook's downloads blocks without indexing them)")
 	fs.BoolVar(&o.ComputeDBStats, "computedbstats", false, "print the rows and bytes of each column family and the database size on disk, then exit")

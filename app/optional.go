@@ -5,6 +5,8 @@ import (
 
 	"github.com/openexplorer/blockbook/db"
 	"github.com/openexplorer/blockbook/db/optional/pushdata"
+	"github.com/openexplorer/blockbook/db/optional/runes"
+	"github.com/openexplorer/blockbook/db/optional/runes/runestone"
 )
 
 // enableOptionalIndexes switches on the optional indexes the flags and
@@ -26,6 +28,33 @@ func enableOptionalIndexes(e stackEnv, x *db.UtxoIndex) error {
 	}
 	if on && !want {
 		e.log.Info("the index keeps the pushdata rows it was built with (-pushdataindex)")
+	}
+	return enableRunes(e, x)
+}
+
+// runesNetworks maps the Bitcoin coins' names to their runes network
+// (activation height and name unlocking).
+var runesNetworks = map[string]runestone.Network{
+	"Bitcoin": runestone.Mainnet, "Testnet": runestone.Testnet3, "Testnet4": runestone.Testnet4,
+	"Signet": runestone.Signet, "Regtest": runestone.Regtest,
+}
+
+// enableRunes switches the Runes index on for Bitcoin networks.
+func enableRunes(e stackEnv, x *db.UtxoIndex) error {
+	want := e.o.RunesIndex || e.cfg.RunesIndex
+	net, bitcoin := runesNetworks[e.cfg.CoinName]
+	if want && !bitcoin {
+		return fmt.Errorf("-runesindex (runes_index): runes live on Bitcoin networks only, not on %s", e.cfg.CoinName)
+	}
+	if !bitcoin {
+		return nil
+	}
+	on, err := x.EnableOptional(runes.New(e.d, net), want)
+	if err != nil {
+		return fmt.Errorf("-runesindex (runes_index): %w", err)
+	}
+	if on && !want {
+		e.log.Info("the index keeps the runes rows it was built with (-runesindex)")
 	}
 	return nil
 }

@@ -71,6 +71,10 @@ type Config struct {
 	// /api/v2/pushdata/search. It can be switched on only over an empty
 	// datadir.
 	PushdataIndex bool `json:"pushdata_index"`
+	// RunesIndex keeps the Runes index (-runesindex): rune balances per
+	// output and address, and rune entries, for /api/v2/rune and the
+	// runes parameter. Bitcoin networks only; an empty datadir only.
+	RunesIndex bool `json:"runes_index"`
 
 	// Ethereum-type keys (Blockbook's names).
 

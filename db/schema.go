@@ -60,6 +60,7 @@ const (
 	CFAddressAliases // 'a' ‖ address ‖ u32be(^height) → name; 'b' ‖ u32be(height) → addresses
 	// Bitcoin-type, kept with -pushdataindex (db/optional/pushdata).
 	CFPushdata // sha256(push) ‖ u32be(height) ‖ uv(index) ‖ uv(n << 1 | input) → (empty)
+	CFRunes    // Bitcoin-type, -runesindex (db/optional/runes): first byte 'o', 'e', 'n', 'a', 'u' or 'c'
 	numCF
 )
 
@@ -119,11 +120,10 @@ var cfInfos = [numCF]cfInfo{
 
 	CFBlockTxids: {name: "blockTxids", storage: Storage{Scanned: true, Random: true, Appended: true}},
 
-	CFAddressPrefix: {name: "addressPrefix"},
-
+	CFAddressPrefix:  {name: "addressPrefix"},
 	CFAddressAliases: {name: "addressAliases"},
-
-	CFPushdata: {name: "pushdata", optional: true, storage: Storage{Scanned: true}},
+	CFPushdata:       {name: "pushdata", optional: true, storage: Storage{Scanned: true}},
+	CFRunes:          {name: "runes", optional: true},
 }
 
 func (c CF) String() string {
@@ -144,7 +144,7 @@ func ColumnFamilies(t bchain.ChainType) []CF {
 	switch t {
 	case bchain.ChainBitcoinType:
 		return []CF{CFDefault, CFHeight, CFAddresses, CFAddressBalance, CFAddressUtxos,
-			CFTxAddresses, CFSpends, CFBlockTxs, CFBlockFilter, CFBlockTxids, CFAddressPrefix, CFPushdata, CFTransactions, CFFiatRates}
+			CFTxAddresses, CFSpends, CFBlockTxs, CFBlockFilter, CFBlockTxids, CFAddressPrefix, CFPushdata, CFRunes, CFTransactions, CFFiatRates}
 	case bchain.ChainEthereumType:
 		return []CF{CFDefault, CFHeight, CFAddresses, CFAddressContracts, CFInternalData, CFContracts,
 			CFBlockTxs, CFBlockInternalDataErrors, CFAddressAliases, CFTransactions, CFFiatRates}

@@ -328,6 +328,9 @@ func (l *liveCheck) bitcoinReads(g *chaingen.Generator) {
 	// This index is built without the pushdata index (its answers are
 	// checked in TestE2EPushdata).
 	l.do(http.MethodPost, "/api/v2/pushdata/search", `{"hashes": ["`+strings.Repeat("ab", 32)+`"]}`, 400)
+	// nor the Runes index (TestE2ERunes checks its answers against the spec)
+	l.get("/api/v2/rune/840000:3", 400)
+	l.get("/api/v2/address/"+addr(chaingen.P2TR)+"?runes=true", 400)
 }
 
 // bitcoinSends broadcasts two payments, by GET and by POST (and one again,
@@ -410,5 +413,6 @@ func TestOpenAPIEthereumAnswers(t *testing.T) {
 	l.do(http.MethodPost, "/api/v2/sendtx", "zz", 400)
 	// Bitcoin-type only: the documented "not supported" answer.
 	l.do(http.MethodPost, "/api/v2/pushdata/search", `{"hashes": []}`, 400)
+	l.get("/api/v2/rune/UNCOMMON.GOODS", 400)
 	l.everyOperationAsked()
 }

@@ -30,6 +30,7 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 		"BlockFilter": api.BlockFilterEntry{}, "FiatTicker": api.FiatTicker{}, "AvailableCurrencies": api.AvailableVsCurrencies{},
 		"ReplicaInfo": api.ReplicaInfo{}, "StakingPool": api.StakingPool{},
 		"PushdataSearch": api.PushdataSearch{}, "PushdataMatch": api.PushdataMatch{},
+		"Rune": api.RuneInfo{}, "RuneTerms": api.RuneTerms{}, "RuneBalance": api.RuneBalance{},
 	}
 	for name, s := range c.Doc.Components.Schemas {
 		if _, ok := types[name]; !ok && len(s.Value.Properties) > 0 && name != "TxSpecific" {

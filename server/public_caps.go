@@ -73,6 +73,12 @@ func (p *Public) capabilityRoutes() {
 	})
 	p.handle("GET /api/v2/block-filters/", "block-filters", p.blockFilters)
 	p.handle("POST /api/v2/pushdata/search", "pushdata-search", p.pushdataSearch)
+	p.handle("GET /api/v2/rune/{rune}", "rune", func(r *http.Request) (any, error) {
+		if p.caps.Runes == nil {
+			return nil, p.caps.NotSupported(api.CapRunes)
+		}
+		return p.caps.Runes.Rune(r.Context(), r.PathValue("rune"))
+	})
 }
 
 // blockFilters serves /api/v2/block-filters/ (and, like Blockbook's

@@ -15,6 +15,7 @@ import (
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/bchain/coins/btc"
 	"github.com/openexplorer/blockbook/db"
+	"github.com/openexplorer/blockbook/db/dbtest"
 	"github.com/openexplorer/blockbook/db/memdb"
 	"github.com/openexplorer/blockbook/tools/chaingen"
 )
@@ -119,17 +120,6 @@ func connect(t *testing.T, x *db.UtxoIndex, blocks []*bchain.Block) {
 		if err := x.ConnectBlock(b); err != nil {
 			t.Fatalf("connect %d: %v", b.Height, err)
 		}
-	}
-}
-
-func requireIdentical(t *testing.T, a, b *db.UtxoIndex) {
-	t.Helper()
-	diffs, err := db.Diff(a.DB(), b.DB(), db.ColumnFamilies(bchain.ChainBitcoinType), 10)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range diffs {
-		t.Error(d)
 	}
 }
 
@@ -248,11 +238,11 @@ func TestReorgExact(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		requireIdentical(t, x, before)
+		dbtest.RequireIdentical(t, x, before)
 		connect(t, x, c.fork[c.forkAt+1:])
 		fresh := newIndex(t, keep)
 		connect(t, fresh, c.fork)
-		requireIdentical(t, x, fresh)
+		dbtest.RequireIdentical(t, x, fresh)
 	}
 }
 
@@ -276,7 +266,7 @@ func TestBulkEqualsPerBlock(t *testing.T) {
 			t.Fatal(err)
 		}
 		connect(t, x, c.main[100:])
-		requireIdentical(t, x, ref)
+		dbtest.RequireIdentical(t, x, ref)
 	}
 }
 

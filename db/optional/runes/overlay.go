@@ -1,0 +1,92 @@
+package runes
+
+// overlay.go: the runes rows written but not yet in the database.
+//
+// Unlike the write-once optional indexes, a block's runes rows depend on
+// earlier ones (an output's runes come from the outputs it spends), so the
+// index reads its own rows. Those of the last blocks may not be in the
+// database yet: a bulk round holds many blocks' rows in memory until it is
+// ingested, and a block's batch is written after ConnectBlock returns. The
+// overlay keeps the rows the index has handed out, per block, until the
+// database's tip shows them durable (a connect at height h once the tip is
+// at h or above, a disconnect of h once it is below h; rounds and batches
+// commit in order), and drops a block's rows that never landed (a failed
+// write, retried) when the next call shows it.
+
+type ovValue struct {
+	v   []byte // nil: deleted
+	seq uint64 // the op that wrote it last
+}
+
+type ovOp struct {
+	seq     uint64
+	height  uint32
+	connect bool
+	rows    map[string][]byte
+}
+
+type overlay struct {
+	ops []*ovOp
+	cur map[string]ovValue
+	seq uint64
+}
+
+// get returns the pending value of a key (nil if deleted); found false
+// means the database has the current value.
+func (o *overlay) get(k []byte) (v []byte, found bool) {
+	x, ok := o.cur[string(k)]
+	return x.v, ok
+}
+
+// settle drops the ops the database tip shows durable, then those that a
+// new op at height (connect or disconnect) shows failed.
+func (o *overlay) settle(tip uint32, hasTip bool, height uint32, connect bool) {
+	for len(o.ops) > 0 {
+		f := o.ops[0]
+		durable := (f.connect && hasTip && tip >= f.height) || (!f.connect && (!hasTip || tip < f.height))
+		if !durable {
+			break
+		}
+		o.ops = o.ops[1:]
+		for k := range f.rows {
+			if o.cur[k].seq == f.seq {
+				delete(o.cur, k)
+			}
+		}
+	}
+	stale := false
+	for len(o.ops) > 0 {
+		l := o.ops[len(o.ops)-1]
+		failed := !l.connect || (connect && l.height >= height) || (!connect && l.height > height)
+		if !failed {
+			break
+		}
+		o.ops = o.ops[:len(o.ops)-1]
+		stale = true
+	}
+	if stale || len(o.ops) == 0 {
+		o.cur = map[string]ovValue{}
+		for _, op := range o.ops {
+			for k, v := range op.rows {
+				o.cur[k] = ovValue{v: v, seq: op.seq}
+			}
+		}
+	}
+}
+
+// begin starts the rows of a new op.
+func (o *overlay) begin(height uint32, connect bool) *ovOp {
+	o.seq++
+	op := &ovOp{seq: o.seq, height: height, connect: connect, rows: map[string][]byte{}}
+	o.ops = append(o.ops, op)
+	return op
+}
+
+// set records a row of op (v nil: a delete).
+func (o *overlay) set(op *ovOp, k, v []byte) {
+	op.rows[string(k)] = v
+	if o.cur == nil {
+		o.cur = map[string]ovValue{}
+	}
+	o.cur[string(k)] = ovValue{v: v, seq: op.seq}
+}
