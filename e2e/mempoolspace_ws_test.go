@@ -290,9 +290,14 @@ func TestE2EMempoolSpaceWebsocket(t *testing.T) {
 	if _, err := g.AddBlock(repl); err != nil {
 		t.Fatal(err)
 	}
+	mined := time.Now()
 	submit(t, g, st.node, g.Height())
 	h, hash := g.Tip()
 	m = ws.await("block", []string{"block", "txConfirmed", "block-transactions", "multi-address-transactions"}, nil)
+	t.Logf("push after a block: %v from its submission to the node", time.Since(mined).Round(time.Millisecond))
+	if time.Since(mined) > 3*time.Second {
+		t.Errorf("the block's message came %v after the block (the sync worker polls every second at most)", time.Since(mined))
+	}
 	if blk := decode[blockID](t, m["block"]); blk.ID != hash.String() || blk.Height != h {
 		t.Fatalf("block: %s", m["block"])
 	}
