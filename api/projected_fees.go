@@ -19,13 +19,22 @@ type MempoolProjection interface {
 	Cpfp(txid bchain.Hash) (projected.Cpfp, bool)
 }
 
+// MempoolBlock and RecommendedFees are the projection's answers, named here
+// for the fronts, which reach the mempool only through api.
+type (
+	MempoolBlock    = projected.MempoolBlock
+	RecommendedFees = projected.RecommendedFees
+)
+
 // ProjectedFeeQueries answers fee questions from the projected blocks of
 // our own mempool: mempool.space's fees/mempool-blocks, fees/recommended
-// and fees/precise, and Electrum's fee histogram.
+// and fees/precise, and the rates Electrum's fee histogram bins.
 type ProjectedFeeQueries interface {
 	MempoolBlocks(ctx context.Context) ([]projected.MempoolBlock, error)
 	RecommendedFees(ctx context.Context, precise bool) (*projected.RecommendedFees, error)
-	FeeHistogram(ctx context.Context) ([][2]uint64, error)
+	// Projection is the latest projection (Electrum bins its TxRates,
+	// once per snapshot).
+	Projection(ctx context.Context) (ProjectedSnapshot, error)
 	Cpfp(ctx context.Context, txid string) (*CpfpInfo, error)
 	// MempoolSummary is the projection's size and the node's minimum fee
 	// (mempool.space's mempoolInfo).
@@ -63,6 +72,16 @@ type MempoolSummary struct {
 	VBytes   float64
 	TotalFee uint64
 	MinFee   int64
+}
+
+// ProjectedSnapshot is one projection of the mempool (a
+// *projected.Snapshot): the same value until the next projection.
+type ProjectedSnapshot interface {
+	// TxRates lists the txs at the rates they are mined at.
+	TxRates() []projected.TxRate
+	// FeeHistogram is the mempool's vsize by fee rate, in power-of-two
+	// bins (the explorer's histogram).
+	FeeHistogram() [][2]uint64
 }
 
 // CpfpInfo is mempool.space's cpfp/:txid. A tx not in the mempool has
@@ -139,12 +158,12 @@ func (f projectedFees) RecommendedFees(ctx context.Context, precise bool) (*proj
 	return &r, nil
 }
 
-func (f projectedFees) FeeHistogram(context.Context) ([][2]uint64, error) {
+func (f projectedFees) Projection(context.Context) (ProjectedSnapshot, error) {
 	s, err := f.snapshot()
 	if err != nil {
 		return nil, err
 	}
-	return s.FeeHistogram(), nil
+	return s, nil
 }
 
 // Cpfp answers cpfp/:txid: a mempool tx's in-mempool ancestors, the txs

@@ -135,12 +135,17 @@ type Limits struct {
 	MaxHistoryTxs, MaxHistoryTxsREST int
 }
 
-// historyCap is the balance-history cap of the surface that asks (0: none).
+// historyCap is the balance-history cap of the surface that asks (0: none),
+// lowered to the query's own MaxTxs when it has one.
 func (l *Limits) historyCap(q BalanceHistoryQuery) int {
+	c := max(l.MaxHistoryTxs, 0)
 	if q.REST {
-		return max(l.MaxHistoryTxsREST, 0)
+		c = max(l.MaxHistoryTxsREST, 0)
 	}
-	return max(l.MaxHistoryTxs, 0)
+	if q.MaxTxs > 0 && (c == 0 || q.MaxTxs < c) {
+		return q.MaxTxs
+	}
+	return c
 }
 
 func (l *Limits) defaults() {

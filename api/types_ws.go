@@ -41,6 +41,9 @@ type BalanceHistoryQuery struct {
 	// REST marks a query of the REST API, which has its own cap
 	// (Limits.MaxHistoryTxsREST).
 	REST bool
+	// MaxTxs, when set, is a lower cap than the surface's (the explorer's
+	// chart, read on every page view).
+	MaxTxs int
 }
 
 // check refuses list parameters beyond their bounds (currencies).

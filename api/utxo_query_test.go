@@ -194,4 +194,7 @@ func TestBalanceHistory(t *testing.T) {
 	if _, err = split.BalanceHistory(ctx, addr, api.BalanceHistoryQuery{}); err != nil {
 		t.Fatalf("uncapped websocket history: %v", err)
 	}
+	// A query's own MaxTxs lowers the surface's cap (the explorer's chart).
+	_, err = split.BalanceHistory(ctx, addr, api.BalanceHistoryQuery{MaxTxs: 1})
+	wantUserError(t, err, "More than 1 transactions in the range")
 }

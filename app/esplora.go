@@ -53,10 +53,23 @@ func startEsplora(srvs *servers, o *Options, e stackEnv, stack *chainStack, work
 		opts.AddressSearch = s
 	}
 	front := esplora.New(svc, scripts, eq, opts)
-	var h http.Handler = front
-	// The public port's per-client budget, with its own buckets and
-	// Esplora's costs: the same client identity rule and defaults.
-	lim, err := restLimiter(o, e.env, over, e.reg, "esplora", esplora.RequestCost)
+	wsCtx, stopWS := context.WithCancel(context.Background())
+	// The websocket's connections are hijacked: Shutdown does not close them.
+	closeWS := func() { stopWS(); front.CloseWS() }
+	if err := startFront(srvs, o, e, over, "esplora", o.Esplora.Addr, front, esplora.RequestCost, closeWS); err != nil {
+		stopWS()
+		return err
+	}
+	feedEsploraWS(wsCtx, srvs, stack, worker, front)
+	return nil
+}
+
+// startFront serves a protocol front on its own listener from the kit,
+// behind the public port's per-client budget (its own buckets, the front's
+// costs, the same client identity rule and defaults); onShutdown (if any)
+// runs before the listener's Shutdown.
+func startFront(srvs *servers, o *Options, e stackEnv, over *server.OverLimits, name, addr string, h http.Handler, cost func(*http.Request) int, onShutdown func()) error {
+	lim, err := restLimiter(o, e.env, over, e.reg, name, cost)
 	if err != nil {
 		return err
 	}
@@ -64,14 +77,8 @@ func startEsplora(srvs *servers, o *Options, e stackEnv, stack *chainStack, work
 		h = lim.Wrap(h)
 	}
 	kit := o.Listen.kit(e.tls != nil)
-	kit.Log = e.log.With("subsystem", "esplora")
-	wsCtx, stopWS := context.WithCancel(context.Background())
-	if err := srvs.start("esplora", o.Esplora.Addr, &esploraServer{srv: kit.Server(h), front: front, stopWS: stopWS}); err != nil {
-		stopWS()
-		return err
-	}
-	feedEsploraWS(wsCtx, srvs, stack, worker, front)
-	return nil
+	kit.Log = e.log.With("subsystem", name)
+	return srvs.start(name, addr, &frontServer{name: name, srv: kit.Server(h), onShutdown: onShutdown})
 }
 
 // feedEsploraWS runs mempool.space's websocket on the Esplora listener:
@@ -132,23 +139,23 @@ func (n addressNamer) DescAddress(desc bchain.AddrDesc) (string, bool) {
 	return addrs[0], true
 }
 
-// esploraServer is the listener's http.Server as servers runs it, with
-// the websocket its Shutdown does not close.
-type esploraServer struct {
-	srv    *http.Server
-	front  *esplora.Server
-	stopWS context.CancelFunc
+// frontServer is a front's http.Server as servers runs it.
+type frontServer struct {
+	name       string
+	srv        *http.Server
+	onShutdown func()
 }
 
-func (s *esploraServer) Serve(ln net.Listener) error {
+func (s *frontServer) Serve(ln net.Listener) error {
 	if err := s.srv.Serve(ln); err != nil && err != http.ErrServerClosed {
-		return fmt.Errorf("esplora: %w", err)
+		return fmt.Errorf("%s: %w", s.name, err)
 	}
 	return nil
 }
 
-func (s *esploraServer) Shutdown(ctx context.Context) error {
-	s.stopWS()
-	s.front.CloseWS()
+func (s *frontServer) Shutdown(ctx context.Context) error {
+	if s.onShutdown != nil {
+		s.onShutdown()
+	}
 	return s.srv.Shutdown(ctx)
 }

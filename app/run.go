@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"fmt"
@@ -253,13 +254,17 @@ func serve(ctx context.Context, e stackEnv, stack *chainStack, worker tipSource,
 	}
 	if addr, prefix := binding(o.Public, "", e.backend.Params.PublicPort); addr != "" {
 		pcfg := server.PublicConfig{Addr: addr, Websocket: ws, ExplorerURL: o.ExplorerURL, Limiter: limiter, Wrap: func(h http.Handler) http.Handler { return withPrefix(prefix, true, h) },
-			Listener: o.Listen.kit(e.tls != nil)}
+			Listener: o.Listen.kit(e.tls != nil), MaxBlockWeight: cmp.Or(o.ProjectedBlockWeight, e.backend.Params.MaxBlockWeight)}
 		if err := srvs.start("public", addr, server.NewPublic(svc, pcfg, log, e.reg)); err != nil {
 			srvs.shutdown()
 			return err
 		}
 	}
 	if err := startEsplora(srvs, o, e, stack, worker, svc, over); err != nil {
+		srvs.shutdown()
+		return err
+	}
+	if err := startMesh(srvs, o, e, svc, over); err != nil {
 		srvs.shutdown()
 		return err
 	}

@@ -4,8 +4,8 @@ package e2e
 // scenario shows its status, parties, token transfers (with the token's
 // decimals) and internal transfers as the ledger has them; address pages
 // show nonce, counters and tokens held, contract pages the contract's
-// metadata; pages pass html-validate and fit desktop and phone widths in
-// Chromium.
+// metadata; pages pass html-validate, carry no inline style or script, fit
+// desktop and phone widths in Chromium and pass axe-core in both schemes.
 
 import (
 	"fmt"
@@ -111,6 +111,7 @@ func (e *ethE2E) checkExplorer(t *testing.T) {
 		t.Errorf("only %d kinds of pages checked: %v", len(kinds), kinds)
 	}
 	validateHTML(t, pages)
+	noInlineStyleOrScript(t, pages)
 
 	// In Chromium at desktop and phone widths: the pages fit, and the
 	// token links lead to the token's page.
@@ -126,6 +127,16 @@ func (e *ethE2E) checkExplorer(t *testing.T) {
 		b.open(paths["tx-tokens"])
 		b.click("#token-transfer-list td a", "/address/0x")
 		b.expectH1("Address")
+	}
+	// axe-core on the Ethereum page kinds, light and dark.
+	src := axeSource(t)
+	for _, dark := range []bool{false, true} {
+		b.viewport(viewports[0], dark)
+		for _, kind := range []string{"/", "tx-tokens", "address-tokens", "contract"} {
+			path := paths[kind]
+			b.open(path)
+			b.checkAxe(src, fmt.Sprintf("%s (dark %v)", path, dark))
+		}
 	}
 	b.checkProblems()
 }

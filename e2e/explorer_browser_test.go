@@ -25,7 +25,8 @@ import (
 // The explorer in a real browser: Debian's headless Chromium, driven with
 // chromedp, loads every kind of page at desktop and phone widths (and in
 // the dark scheme), follows search and links, submits the send form with
-// garbage, shows a raw tx and copies a hash. Pages must not scroll
+// garbage, shows a raw tx and copies a hash; axe-core finds no serious
+// accessibility problem on any page kind in either scheme. Pages must not scroll
 // sideways, throw script errors, break the content security policy or load
 // anything from another host. Screenshots are left in
 // $BLOCKBOOK_ARTIFACTS/explorer-screenshots (or a logged temp dir).
@@ -144,6 +145,51 @@ func TestE2EExplorerBrowser(t *testing.T) {
 		b.screenshot("desktop-dark-address")
 		b.open("/tx/" + plainTx)
 		b.screenshot("desktop-dark-tx")
+	})
+	t.Run("no-js", func(t *testing.T) {
+		// With scripts off the pictures are all there and the chart's
+		// range links work (they are plain links).
+		b.t = t
+		b.viewport(viewports[0], false)
+		if _, err := chromedp.Call(b.ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
+			t.Fatal(err)
+		}
+		b.open("/address/" + busiest)
+		b.click(`#history + nav a.tab`, "/address/")
+		if !b.eval(`document.querySelector('nav.tabs .tab.cur').textContent === '24 hours' && document.querySelectorAll('svg.plot').length === 2 && !!document.querySelector('svg.qr')`) {
+			t.Error("with scripts off the chart's first range link does not show that range's chart")
+		}
+		if b.eval(`!document.querySelector('button.copy').hidden`) {
+			t.Error("scripts are not off: the copy buttons show")
+		}
+		b.open("/")
+		if !b.eval(`document.querySelectorAll('#mempool-blocks li').length > 0`) {
+			t.Error("with scripts off the start page has no projected blocks")
+		}
+		b.open("/tx/" + bigTx)
+		if !b.eval(`document.querySelectorAll('svg.flowplot rect.band').length > 2`) {
+			t.Error("with scripts off the tx page has no flow picture")
+		}
+		if _, err := chromedp.Call(b.ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: false}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("axe", func(t *testing.T) {
+		b.t = t
+		src := axeSource(t)
+		// Each page kind once per scheme (the variants share their parts);
+		// the address page with a chart of periods and bars.
+		kinds := map[string]bool{"index": true, "blocks": true, "block": true, "tx-big": true, "tx-pending": true, "mempool": true, "sendtx": true, "not-found": true}
+		for _, dark := range []bool{false, true} {
+			b.viewport(viewports[0], dark)
+			for _, p := range append(pages, struct{ name, path, h1 string }{"address-day", "/address/" + busiest + "?range=day", "Address"}) {
+				if !kinds[p.name] && p.name != "address-day" || dark && (p.name == "blocks" || p.name == "mempool" || p.name == "tx-pending") {
+					continue
+				}
+				b.open(p.path)
+				b.checkAxe(src, fmt.Sprintf("%s (dark %v)", p.path, dark))
+			}
+		}
 	})
 	b.t = t
 	b.checkProblems()

@@ -16,7 +16,8 @@ import (
 
 // The HTML explorer against a real index of the demo chain on btcd: every
 // page reachable from the start page is fetched (every link must resolve,
-// every #fragment must exist), the visible facts of every block, tx and
+// every #fragment must exist), no page carries inline style or script (the
+// CSP would block them), the visible facts of every block, tx and
 // address page are compared with the chain's ledger, paging is followed to
 // the last item of every list, and every rendered page is checked with
 // html-validate.
@@ -87,6 +88,7 @@ func TestE2EExplorer(t *testing.T) {
 		}
 		extra = append(extra, checkSendTx(t, base, tx)...)
 	})
+	t.Run("no-inline", func(t *testing.T) { noInlineStyleOrScript(t, append(c.html(), extra...)) })
 	t.Run("html-validate", func(t *testing.T) { validateHTML(t, append(c.html(), extra...)) })
 
 	// Last: with the node gone, pages that need it say so politely.

@@ -48,6 +48,7 @@ func TestE2EExplorerAccounts(t *testing.T) {
 			pages = append(pages, p)
 		}
 	})
+	t.Run("no-inline", func(t *testing.T) { noInlineStyleOrScript(t, pages) })
 	t.Run("html-validate", func(t *testing.T) { validateHTML(t, pages) })
 	t.Run("browser", func(t *testing.T) { checkAccountBrowser(t, base, st.accts[2]) })
 }
@@ -75,6 +76,12 @@ func checkAccountPage(t *testing.T, st *xpubStack, base, desc string, l *chainge
 		if ch[1] != ch[2] {
 			t.Errorf("%s %q, want %q", ch[0], ch[1], ch[2])
 		}
+	}
+	// The balance chart: the API's history of the account, ending at its
+	// confirmed balance.
+	if c := readChartTable(t, p); !slices.Equal(c.rows, apiChartRows(t, base, desc, c, 0)) || c.opening != fmtCoin(0) ||
+		len(c.rows) == 0 || !strings.HasSuffix(c.rows[len(c.rows)-1], "| "+fmtCoin(l.Balance)) {
+		t.Errorf("balance chart: %s (opening %s, balance %s)", firstDiff(c.rows, apiChartRows(t, base, desc, c, 0)), c.opening, fmtCoin(l.Balance))
 	}
 	if got := cardTxids(p.byID("pending-txs")); !slices.Equal(got, pendingIDs) {
 		t.Errorf("pending section %v, want %v", got, pendingIDs)

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"html/template"
@@ -9,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -40,6 +42,8 @@ type explorer struct {
 	timeout time.Duration
 	pages   map[string]*template.Template
 	assets  *assets
+	// maxWeight is a full block's weight, the 100% of a block's fill.
+	maxWeight uint32
 
 	coin atomic.Pointer[coinInfo] // static coin parameters, fetched once
 }
@@ -74,7 +78,7 @@ type result struct {
 // paths are Blockbook's, so links people know keep working.
 func (p *Public) explorerRoutes() {
 	e := &explorer{svc: p.svc, caps: p.caps, log: p.log.With("part", "explorer"), metrics: p.metrics, timeout: p.cfg.RequestTimeout,
-		assets: loadAssets(static.Assets)}
+		assets: loadAssets(static.Assets), maxWeight: cmp.Or(p.cfg.MaxBlockWeight, defaultBlockWeight)}
 	e.pages = e.parseTemplates()
 	route := func(pattern, name string, h func(*http.Request) (*result, error)) {
 		p.mux.HandleFunc(pattern, e.handler(name, h))
@@ -109,15 +113,18 @@ func (p *Public) explorerRoutes() {
 	})
 }
 
+// sharedTemplates are parsed into every page; the other files are pages.
+var sharedTemplates = []string{"layout.html", "partials.html", "charts.html"}
+
 func (e *explorer) parseTemplates() map[string]*template.Template {
-	base := template.Must(template.New("").Funcs(e.funcs()).ParseFS(static.Templates, "layout.html", "partials.html"))
+	base := template.Must(template.New("").Funcs(e.funcs()).ParseFS(static.Templates, sharedTemplates...))
 	names, err := fs.Glob(static.Templates, "*.html")
 	if err != nil {
 		panic(err)
 	}
 	pages := map[string]*template.Template{}
 	for _, n := range names {
-		if n == "layout.html" || n == "partials.html" {
+		if slices.Contains(sharedTemplates, n) {
 			continue
 		}
 		pages[strings.TrimSuffix(n, ".html")] = template.Must(template.Must(base.Clone()).ParseFS(static.Templates, n))

@@ -57,6 +57,9 @@ func (e *explorer) funcs() template.FuncMap {
 		"short":        shortHash,
 		"num":          func(v any) string { return groupDigits(toInt64(v)) },
 		"bytes":        func(v any) string { return formatBytes(toInt64(v)) },
+		"period":       periodName,
+		"rate":         rate,
+		"mul":          func(a, b any) int64 { return toInt64(a) * toInt64(b) },
 		"add":          func(a, b any) int64 { return toInt64(a) + toInt64(b) },
 		"sub":          func(a, b any) int64 { return toInt64(a) - toInt64(b) },
 		"pagerAt": func(p *pager, label string) *pager {

@@ -15,7 +15,8 @@ import (
 
 type indexPage struct {
 	Status *api.SystemInfo
-	Blocks *api.Blocks
+	Blocks blockList
+	Fees   *feePanel
 }
 
 func (e *explorer) index(r *http.Request) (*result, error) {
@@ -27,7 +28,11 @@ func (e *explorer) index(r *http.Request) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &result{tmpl: "index", title: "Status", page: indexPage{Status: st, Blocks: blocks}}, nil
+	fees, err := e.feePanel(r.Context())
+	if err != nil {
+		return nil, err
+	}
+	return &result{tmpl: "index", title: "Status", page: indexPage{Status: st, Blocks: e.blockList(r.Context(), blocks), Fees: fees}}, nil
 }
 
 func (e *explorer) blocks(r *http.Request) (*result, error) {
@@ -35,7 +40,7 @@ func (e *explorer) blocks(r *http.Request) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &result{tmpl: "blocks", title: "Blocks", page: b, pager: newPager(r, b.Page, b.TotalPages, false)}, nil
+	return &result{tmpl: "blocks", title: "Blocks", page: e.blockList(r.Context(), b), pager: newPager(r, b.Page, b.TotalPages, false)}, nil
 }
 
 func (e *explorer) block(r *http.Request) (*result, error) {
@@ -43,13 +48,22 @@ func (e *explorer) block(r *http.Request) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &result{tmpl: "block", title: "Block " + groupDigits(int64(b.Height)), page: b,
+	page := blockPage{Block: b, Fees: e.blockFeeDist(r.Context(), b.Height)}
+	return &result{tmpl: "block", title: "Block " + groupDigits(int64(b.Height)), page: page,
 		pager: newPager(r, b.Page, b.TotalPages, false)}, nil
 }
 
+// blockPage is a block with its fee-rate distribution (Bitcoin-type).
+type blockPage struct {
+	*api.Block
+	Fees *feeDist
+}
+
 type txPage struct {
-	Tx      *api.Tx
-	ShowHex bool
+	Tx       *api.Tx
+	ShowHex  bool
+	Flow     *flowPlot
+	FeePlace string // where the fee rate stands in its block or the mempool
 }
 
 func (e *explorer) tx(r *http.Request) (*result, error) {
@@ -58,7 +72,7 @@ func (e *explorer) tx(r *http.Request) (*result, error) {
 		return nil, err
 	}
 	return &result{tmpl: "tx", title: "Transaction " + shortHash(tx.Txid),
-		page: txPage{Tx: tx, ShowHex: r.URL.Query().Get("hex") == "1"}}, nil
+		page: txPage{Tx: tx, ShowHex: r.URL.Query().Get("hex") == "1", Flow: newFlow(tx, e.loadedCoin()), FeePlace: e.feePlace(r.Context(), tx)}}, nil
 }
 
 // spending redirects to the tx spending an output (Blockbook's
@@ -133,7 +147,9 @@ func newTxSection(a *api.Address, base string, keep url.Values, filter string) t
 }
 
 type addressPage struct {
-	Addr *api.Address
+	Addr    *api.Address
+	QR      *qrSVG
+	History *balanceChart
 	txSection
 }
 
@@ -145,7 +161,11 @@ func (e *explorer) address(r *http.Request) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	page := &addressPage{Addr: a, txSection: newTxSection(a, "/address/"+url.PathEscape(a.Address), nil, filter)}
+	base := "/address/" + url.PathEscape(a.Address)
+	page := &addressPage{Addr: a, QR: newQR(a.Address), txSection: newTxSection(a, base, nil, filter)}
+	if page.History, err = e.chartOrNote(e.balanceHistory(r, a.Address, base, 0, a.Balance, a.Txs)); err != nil {
+		return nil, err
+	}
 	return &result{tmpl: "address", title: "Address " + shortHash(a.Address), page: page,
 		pager: newPager(r, a.Page, a.TotalPages, len(page.Confirmed) >= a.ItemsOnPage)}, nil
 }

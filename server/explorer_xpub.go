@@ -12,6 +12,8 @@ type xpubPage struct {
 	Heading   string
 	Addr      *api.Address
 	TokenTabs []filterTab
+	QR        *qrSVG
+	History   *balanceChart
 	txSection
 }
 
@@ -46,7 +48,7 @@ func (e *explorer) xpub(r *http.Request) (*result, error) {
 	if q.Has("gap") {
 		keep.Set("gap", q.Get("gap"))
 	}
-	page := &xpubPage{Heading: "Extended public key", Addr: a}
+	page := &xpubPage{Heading: "Extended public key", Addr: a, QR: newQR(a.Address)}
 	if strings.Contains(a.Address, "(") {
 		page.Heading = "Output descriptor"
 	}
@@ -60,6 +62,9 @@ func (e *explorer) xpub(r *http.Request) (*result, error) {
 	}
 	keep.Set("tokens", tokens)
 	page.txSection = newTxSection(a, base, keep, filter)
+	if page.History, err = e.chartOrNote(e.balanceHistory(r, a.Address, base, api.ParseInt(q.Get("gap")), a.Balance, a.Txs)); err != nil {
+		return nil, err
+	}
 	return &result{tmpl: "xpub", title: page.Heading + " " + shortHash(a.Address), page: page,
 		pager: newPager(r, a.Page, a.TotalPages, len(page.Confirmed) >= a.ItemsOnPage)}, nil
 }

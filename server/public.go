@@ -41,6 +41,9 @@ type PublicConfig struct {
 	ExplorerURL string
 	// Limiter, when set, limits each client (see limits.go).
 	Limiter *RESTLimiter
+	// MaxBlockWeight is a full block's weight (Bitcoin-type chains), what
+	// the explorer's block fill is measured against; 0: 4,000,000.
+	MaxBlockWeight uint32
 }
 
 // Public serves the REST API.

@@ -11,8 +11,8 @@ import (
 //go:embed templates/*.html assets/*
 var files embed.FS
 
-// Templates holds the explorer's html/template files: layout.html and
-// partials.html are shared, every other file is one page.
+// Templates holds the explorer's html/template files: layout.html,
+// partials.html and charts.html are shared, every other file is one page.
 var Templates = sub("templates")
 
 // Assets holds the files served under /static/.

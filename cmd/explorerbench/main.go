@@ -94,6 +94,7 @@ func run(o benchOpts) error {
 		{fmt.Sprintf("address page %d (HTML)", pages/2), fmt.Sprintf("/address/%s?page=%d", target, pages/2)},
 		{fmt.Sprintf("address page %d, the last (HTML)", pages), fmt.Sprintf("/address/%s?page=%d", target, pages)},
 		{"address page 1, filter=outputs (HTML)", "/address/" + target + "?filter=outputs"},
+		{"address page 1, chart of 30 days (HTML)", "/address/" + target + "?range=month"},
 		{"REST address txslight, 25 per page", "/api/v2/address/" + target + "?details=txslight&pageSize=25"},
 	}
 	body, err := get(base + kinds[0].path)

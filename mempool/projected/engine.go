@@ -46,6 +46,8 @@ type Snapshot struct {
 	pkgs    []int32
 	weights []uint32
 	fees    []uint64
+	// spare are the overflow txs as TxRates lists them.
+	spare []TxRate
 }
 
 // MempoolBlocks is the fees/mempool-blocks answer. The slice is shared:
@@ -64,6 +66,24 @@ func (s *Snapshot) PreciseFees(minFee float64) RecommendedFees {
 
 // FeeHistogram is Electrum's mempool.get_fee_histogram answer.
 func (s *Snapshot) FeeHistogram() [][2]uint64 { return s.histogram.Pairs() }
+
+// TxRate is a tx's fee rate (sat/vB) and vsize.
+type TxRate struct {
+	Rate  float64
+	VSize uint32
+}
+
+// TxRates lists every tx of the projection with the rate it is mined at:
+// its package's (Blocks' Rates), or its own for a tx in no block. It is
+// what Electrum's mempool.get_fee_histogram bins (a CPFP parent counts at
+// the rate its child pays for it, as a miner sees it). A new slice.
+func (s *Snapshot) TxRates() []TxRate {
+	out := make([]TxRate, 0, len(s.rates)+len(s.spare))
+	for i, r := range s.rates {
+		out = append(out, TxRate{Rate: r, VSize: (s.weights[i] + 3) / 4})
+	}
+	return append(out, s.spare...)
+}
 
 // Engine keeps a mempool's txs and projects them into blocks. Writers are
 // serialised; readers take snapshots without locking.
@@ -230,7 +250,10 @@ func (e *Engine) build() *Snapshot {
 	}
 	for _, slot := range b.overflow {
 		if !b.w[slot].used {
-			s.Overflow = append(s.Overflow, g.nodes[slot].txid)
+			n := &g.nodes[slot]
+			vsize := max((n.weight+3)/4, 1)
+			s.Overflow = append(s.Overflow, n.txid)
+			s.spare = append(s.spare, TxRate{Rate: float64(n.fee) / float64(vsize), VSize: vsize})
 		}
 	}
 	return s
