@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -236,7 +237,7 @@ func TestE2EMempoolSpaceWebsocket(t *testing.T) {
 	if e, ok := multi[a]; !ok || len(multi) != 1 || len(e.Mempool) != 1 || e.Mempool[0].Txid != id || len(e.Confirmed) != 0 {
 		t.Fatalf("multi-address-transactions: %s", m["multi-address-transactions"])
 	}
-	m = ws.await("mempool-blocks after the payment", []string{"mempool-blocks", "mempoolInfo", "fees"}, func(m map[string]json.RawMessage) bool {
+	ws.await("mempool-blocks after the payment", []string{"mempool-blocks", "mempoolInfo", "fees"}, func(m map[string]json.RawMessage) bool {
 		mb := decode[[]mempoolBlock](t, m["mempool-blocks"])
 		return len(mb) == 1 && *mb[0].NTx == 1
 	})
@@ -289,9 +290,14 @@ func TestE2EMempoolSpaceWebsocket(t *testing.T) {
 	if _, err := g.AddBlock(repl); err != nil {
 		t.Fatal(err)
 	}
+	mined := time.Now()
 	submit(t, g, st.node, g.Height())
 	h, hash := g.Tip()
 	m = ws.await("block", []string{"block", "txConfirmed", "block-transactions", "multi-address-transactions"}, nil)
+	t.Logf("push after a block: %v from its submission to the node", time.Since(mined).Round(time.Millisecond))
+	if time.Since(mined) > 3*time.Second {
+		t.Errorf("the block's message came %v after the block (the sync worker polls every second at most)", time.Since(mined))
+	}
 	if blk := decode[blockID](t, m["block"]); blk.ID != hash.String() || blk.Height != h {
 		t.Fatalf("block: %s", m["block"])
 	}
@@ -327,11 +333,7 @@ func TestE2EMempoolSpaceWebsocket(t *testing.T) {
 
 const mempoolWSScript = "../tools/js/mempool-ws.mjs"
 
-func asCloseError(err error, ce **websocket.CloseError) bool {
-	c, ok := err.(*websocket.CloseError)
-	*ce = c
-	return ok
-}
+func asCloseError(err error, ce **websocket.CloseError) bool { return errors.As(err, ce) }
 
 // checkRbfRoutes reads tx/:txid/rbf and replacements after old was
 // replaced by repl.
