@@ -27,5 +27,5 @@ func enableOptionalIndexes(e stackEnv, x *db.UtxoIndex) error {
 	if on && !want {
 		e.log.Info("the index keeps the pushdata rows it was built with (-pushdataindex)")
 	}
-	return nil
+	return enableSilentPayments(e, x)
 }

@@ -71,6 +71,10 @@ type Config struct {
 	// /api/v2/pushdata/search. It can be switched on only over an empty
 	// datadir.
 	PushdataIndex bool `json:"pushdata_index"`
+	// SilentPaymentsIndex keeps the Silent Payments tweak index
+	// (-silentpaymentsindex) that the -silentpayments listener serves;
+	// Bitcoin and its test networks only, over an empty datadir.
+	SilentPaymentsIndex bool `json:"silent_payments_index"`
 
 	// Ethereum-type keys (Blockbook's names).
 

@@ -240,3 +240,19 @@ func Get(r Reader, cf CF, key []byte) ([]byte, error) { return r.get(cf, key) }
 func Iterate(r Reader, cf CF, start, prefix []byte, fn func(k, v []byte) (bool, error)) error {
 	return r.iterate(cf, start, prefix, fn)
 }
+
+// SpentOutputsAt calls fn with the position (tx index, vout) of every
+// output created in the block at height that a confirmed tx spends: the
+// spends rows under the height, in key order. An optional index whose
+// answers follow later spends reads them here instead of keeping a copy
+// that reorgs would have to undo.
+func SpentOutputsAt(r Reader, height uint32, fn func(index, vout uint32)) error {
+	return r.iterate(CFSpends, nil, heightKey(height), func(k, _ []byte) (bool, error) {
+		_, index, vout, err := unpackSpendKey(k)
+		if err != nil {
+			return false, err
+		}
+		fn(index, vout)
+		return true, nil
+	})
+}

@@ -58,8 +58,8 @@ const (
 	CFAddressPrefix // address → (empty)
 	// Ethereum-type: ENS names of addresses (schema_eth_alias.go).
 	CFAddressAliases // 'a' ‖ address ‖ u32be(^height) → name; 'b' ‖ u32be(height) → addresses
-	// Bitcoin-type, kept with -pushdataindex (db/optional/pushdata).
-	CFPushdata // sha256(push) ‖ u32be(height) ‖ uv(index) ‖ uv(n << 1 | input) → (empty)
+	CFPushdata       // Bitcoin-type, -pushdataindex (db/optional/pushdata): sha256(push) ‖ u32be(height) ‖ uv(index) ‖ uv(n << 1 | input) → (empty)
+	CFSilentPayments // Bitcoin-type, -silentpaymentsindex (db/optional/silentpayments): u32be(height) ‖ u32be(index) → tweak ‖ taproot outputs
 	numCF
 )
 
@@ -123,7 +123,8 @@ var cfInfos = [numCF]cfInfo{
 
 	CFAddressAliases: {name: "addressAliases"},
 
-	CFPushdata: {name: "pushdata", optional: true, storage: Storage{Scanned: true}},
+	CFPushdata:       {name: "pushdata", optional: true, storage: Storage{Scanned: true}},
+	CFSilentPayments: {name: "silentPayments", optional: true, storage: Storage{Scanned: true, Appended: true}},
 }
 
 func (c CF) String() string {
@@ -144,7 +145,7 @@ func ColumnFamilies(t bchain.ChainType) []CF {
 	switch t {
 	case bchain.ChainBitcoinType:
 		return []CF{CFDefault, CFHeight, CFAddresses, CFAddressBalance, CFAddressUtxos,
-			CFTxAddresses, CFSpends, CFBlockTxs, CFBlockFilter, CFBlockTxids, CFAddressPrefix, CFPushdata, CFTransactions, CFFiatRates}
+			CFTxAddresses, CFSpends, CFBlockTxs, CFBlockFilter, CFBlockTxids, CFAddressPrefix, CFPushdata, CFSilentPayments, CFTransactions, CFFiatRates}
 	case bchain.ChainEthereumType:
 		return []CF{CFDefault, CFHeight, CFAddresses, CFAddressContracts, CFInternalData, CFContracts,
 			CFBlockTxs, CFBlockInternalDataErrors, CFAddressAliases, CFTransactions, CFFiatRates}

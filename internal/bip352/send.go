@@ -45,9 +45,9 @@ func LabeledSpend(scanPriv, spendPub []byte, m uint32) ([]byte, error) {
 	return c[:], nil
 }
 
-// SendOutputs are the x-only taproot keys paying each recipient in turn
-// (recipients sharing a scan key take k = 0, 1, … in their order).
-func SendOutputs(ins []SendInput, rcpts []Recipient) ([][32]byte, error) {
+// senderSecret is input_hash·a, from the eligible inputs' private keys
+// a_i (taproot ones negated to even Y) and every input's outpoint.
+func senderSecret(ins []SendInput) (btcec.ModNScalar, error) {
 	var a btcec.ModNScalar
 	bip := make([]Input, len(ins))
 	for i, in := range ins {
@@ -62,7 +62,7 @@ func SendOutputs(ins []SendInput, rcpts []Recipient) ([][32]byte, error) {
 		a.Add(&k)
 	}
 	if a.IsZero() {
-		return nil, fmt.Errorf("%w: the inputs' keys sum to zero", ErrBadKey)
+		return a, fmt.Errorf("%w: the inputs' keys sum to zero", ErrBadKey)
 	}
 	var ag btcec.JacobianPoint
 	btcec.ScalarBaseMultNonConst(&a, &ag)
@@ -70,9 +70,30 @@ func SendOutputs(ins []SendInput, rcpts []Recipient) ([][32]byte, error) {
 	low := smallestOutpoint(bip)
 	var h btcec.ModNScalar
 	if h.SetByteSlice(chainhash.TaggedHash([]byte("BIP0352/Inputs"), low[:], sumKey[:])[:]) || h.IsZero() {
-		return nil, fmt.Errorf("%w: input_hash", ErrBadKey)
+		return h, fmt.Errorf("%w: input_hash", ErrBadKey)
 	}
-	h.Mul(&a) // input_hash·a
+	return *h.Mul(&a), nil
+}
+
+// SendTweak is the tweak (input_hash·A) of a tx with these inputs, as the
+// sender knows it: (input_hash·a)·G.
+func SendTweak(ins []SendInput) ([33]byte, error) {
+	h, err := senderSecret(ins)
+	if err != nil {
+		return [33]byte{}, err
+	}
+	var p btcec.JacobianPoint
+	btcec.ScalarBaseMultNonConst(&h, &p)
+	return compressed(&p), nil
+}
+
+// SendOutputs are the x-only taproot keys paying each recipient in turn
+// (recipients sharing a scan key take k = 0, 1, … in their order).
+func SendOutputs(ins []SendInput, rcpts []Recipient) ([][32]byte, error) {
+	h, err := senderSecret(ins)
+	if err != nil {
+		return nil, err
+	}
 	next := map[[33]byte]uint32{}
 	out := make([][32]byte, 0, len(rcpts))
 	for _, r := range rcpts {
@@ -98,4 +119,13 @@ func SendOutputs(ins []SendInput, rcpts []Recipient) ([][32]byte, error) {
 		out = append(out, xonly(&p))
 	}
 	return out, nil
+}
+
+// SpendKey is the private key of an output a scan found: b_spend plus the
+// match's tweak.
+func SpendKey(spend *btcec.PrivateKey, m Match) *btcec.PrivateKey {
+	var t btcec.ModNScalar
+	t.SetBytes(&m.KeyTwk)
+	t.Add(&spend.Key)
+	return btcec.PrivKeyFromScalar(&t)
 }

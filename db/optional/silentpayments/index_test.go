@@ -1,0 +1,204 @@
+package silentpayments
+
+import (
+	"bytes"
+	"log/slog"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/btcsuite/btcd/chaincfg/v2"
+	"github.com/btcsuite/btcd/chainhash/v2"
+	"github.com/btcsuite/btcd/wire/v2"
+
+	"github.com/openexplorer/blockbook/bchain"
+	"github.com/openexplorer/blockbook/bchain/coins/btc"
+	"github.com/openexplorer/blockbook/db"
+	"github.com/openexplorer/blockbook/db/memdb"
+	"github.com/openexplorer/blockbook/internal/bip352"
+	"github.com/openexplorer/blockbook/tools/chaingen"
+)
+
+// testChain is a short demo chain (every script kind) with the Silent
+// Payments blocks on top, and a fork that replaces the block spending two
+// payments with two empty blocks; parsed by the real parser, built once.
+type testChain struct {
+	main, fork       []*bchain.Block
+	mainRaw, forkRaw []*wire.MsgBlock
+	sp               *chaingen.SPChain
+	recv             *chaingen.SPReceiver
+}
+
+var (
+	chainOnce sync.Once
+	chain     *testChain
+	chainErr  error
+)
+
+func spChains(t testing.TB) *testChain {
+	t.Helper()
+	chainOnce.Do(func() { chain, chainErr = buildChains() })
+	if chainErr != nil {
+		t.Fatal(chainErr)
+	}
+	return chain
+}
+
+func buildChains() (*testChain, error) {
+	params := &chaincfg.RegressionNetParams
+	g := chaingen.New(params, "silentpayments")
+	if err := g.Demo(chaingen.DemoSpec{Blocks: 115, TxsPerBlock: 2}); err != nil {
+		return nil, err
+	}
+	c := &testChain{recv: chaingen.NewSPReceiver("silentpayments")}
+	var err error
+	if c.sp, err = g.SilentPayments(c.recv); err != nil {
+		return nil, err
+	}
+	f, err := g.Fork(c.sp.PayHeight, "silentpayments-fork")
+	if err != nil {
+		return nil, err
+	}
+	for range 2 {
+		if _, err := f.AddBlock(); err != nil {
+			return nil, err
+		}
+	}
+	p := btc.NewParser(params)
+	parse := func(blocks []*wire.MsgBlock) ([]*bchain.Block, error) {
+		var out []*bchain.Block
+		for h, mb := range blocks {
+			var buf bytes.Buffer
+			if err := mb.Serialize(&buf); err != nil {
+				return nil, err
+			}
+			blk, err := p.ParseBlock(buf.Bytes())
+			if err != nil {
+				return nil, err
+			}
+			blk.Height = uint32(h)
+			out = append(out, blk)
+		}
+		return out, nil
+	}
+	c.mainRaw, c.forkRaw = g.Blocks(), f.Blocks()
+	if c.main, err = parse(c.mainRaw); err != nil {
+		return nil, err
+	}
+	if c.fork, err = parse(c.forkRaw); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// newIndex opens an empty in-memory index with the tweak index on.
+func newIndex(t *testing.T, keep int) *db.UtxoIndex {
+	t.Helper()
+	d, err := memdb.Open(db.Options{Path: t.TempDir(), ChainType: bchain.ChainBitcoinType, Coin: "Regtest", Network: "regtest",
+		Log: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(d.Close)
+	x, err := db.NewUtxoIndex(d, btc.NewParser(&chaincfg.RegressionNetParams), keep, db.FilterParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if on, err := x.EnableOptional(Index{}, true); err != nil || !on {
+		t.Fatalf("enable: %v %v", on, err)
+	}
+	return x
+}
+
+func connect(t *testing.T, x *db.UtxoIndex, blocks []*bchain.Block) {
+	t.Helper()
+	for _, b := range blocks {
+		if err := x.ConnectBlock(b); err != nil {
+			t.Fatalf("connect %d: %v", b.Height, err)
+		}
+	}
+}
+
+func requireIdentical(t *testing.T, a, b *db.UtxoIndex) {
+	t.Helper()
+	diffs, err := db.Diff(a.DB(), b.DB(), db.ColumnFamilies(bchain.ChainBitcoinType), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range diffs {
+		t.Error(d)
+	}
+}
+
+// oracleRows computes every row from the wire blocks, independently of
+// the index's prevout resolution: the spent outputs' scripts are looked up
+// among the chain's earlier outputs.
+func oracleRows(t *testing.T, blocks []*wire.MsgBlock) []Row {
+	t.Helper()
+	outs := map[wire.OutPoint][]byte{}
+	var rows []Row
+	for h, mb := range blocks {
+		for i, tx := range mb.Transactions {
+			r := Row{Height: uint32(h), Index: uint32(i)}
+			for n, o := range tx.TxOut {
+				outs[wire.OutPoint{Hash: tx.TxHash(), Index: uint32(n)}] = o.PkScript
+				if bip352.IsP2TR(o.PkScript) {
+					r.Outputs = append(r.Outputs, Output{Vout: uint32(n), Value: uint64(o.Value)})
+				}
+			}
+			if i == 0 || len(r.Outputs) == 0 {
+				continue
+			}
+			ins := make([]bip352.Input, len(tx.TxIn))
+			for j, in := range tx.TxIn {
+				prev, ok := outs[in.PreviousOutPoint]
+				if !ok {
+					t.Fatalf("block %d tx %d input %d: unknown prevout", h, i, j)
+				}
+				txid := in.PreviousOutPoint.Hash
+				slices.Reverse(txid[:])
+				ins[j] = bip352.Input{PrevTxid: txid, PrevVout: in.PreviousOutPoint.Index, ScriptSig: in.SignatureScript,
+					Witness: in.Witness, PrevScript: prev}
+			}
+			var ok bool
+			if r.Tweak, ok = bip352.Tweak(ins); ok {
+				rows = append(rows, r)
+			}
+		}
+	}
+	return rows
+}
+
+func storedRows(t *testing.T, x *db.UtxoIndex) []Row {
+	t.Helper()
+	var rows []Row
+	if err := db.Iterate(x.DB(), db.CFSilentPayments, nil, nil, func(k, v []byte) (bool, error) {
+		r, err := unpackRow(k, v)
+		rows = append(rows, r)
+		return true, err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
+// position finds a txid in the parsed chain.
+func position(t *testing.T, blocks []*bchain.Block, txid chainhash.Hash) (uint32, uint32) {
+	t.Helper()
+	want := bchain.Hash(displayOrder(txid))
+	for h, b := range blocks {
+		for i := range b.Txs {
+			if b.Txs[i].Txid == want {
+				return uint32(h), uint32(i)
+			}
+		}
+	}
+	t.Fatalf("tx %s not in the chain", txid)
+	return 0, 0
+}
+
+func displayOrder(h chainhash.Hash) [32]byte {
+	out := [32]byte(h)
+	slices.Reverse(out[:])
+	return out
+}
