@@ -18,9 +18,9 @@ func TestUnknownWitnessSkipsTx(t *testing.T) {
 		script []byte
 		skip   bool
 	}{
-		{append([]byte{0x52, 0x20}, bytes.Repeat([]byte{7}, 32)...), true}, // v2, 32 bytes
+		{append([]byte{0x52, 0x20}, bytes.Repeat([]byte{7}, 32)...), true},  // v2, 32 bytes
 		{append([]byte{0x60, 0x02}, 1, 2), true},                            // v16, 2 bytes
-		{append([]byte{0x52, 0x28}, bytes.Repeat([]byte{7}, 40)...), true}, // v2, 40 bytes
+		{append([]byte{0x52, 0x28}, bytes.Repeat([]byte{7}, 40)...), true},  // v2, 40 bytes
 		{append([]byte{0x52, 0x29}, bytes.Repeat([]byte{7}, 41)...), false}, // 41 bytes: no program
 		{append([]byte{0x52, 0x01}, 1), false},                              // 1 byte: no program
 		{append([]byte{0x00, 0x20}, bytes.Repeat([]byte{7}, 32)...), false}, // P2WSH

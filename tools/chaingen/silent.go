@@ -98,10 +98,10 @@ func (g *Generator) SilentPayments(r *SPReceiver) (*SPChain, error) {
 		labels []*uint32
 		values []int64
 	}{
-		{fund[0:1], []*uint32{nil}, []int64{coin1}},                      // P2PKH
-		{fund[1:2], []*uint32{one(1)}, []int64{coin1}},                   // P2WPKH, labeled
-		{fund[2:3], []*uint32{nil}, []int64{coin1}},                      // P2SH-P2WPKH
-		{fund[3:4], []*uint32{one(1)}, []int64{coin1 / 2}},               // P2TR key path, labeled
+		{fund[0:1], []*uint32{nil}, []int64{coin1}},                     // P2PKH
+		{fund[1:2], []*uint32{one(1)}, []int64{coin1}},                  // P2WPKH, labeled
+		{fund[2:3], []*uint32{nil}, []int64{coin1}},                     // P2SH-P2WPKH
+		{fund[3:4], []*uint32{one(1)}, []int64{coin1 / 2}},              // P2TR key path, labeled
 		{fund[4:6], []*uint32{nil, nil}, []int64{3 * coin1, 2 * coin1}}, // P2WPKH + P2TR, k = 0 and 1
 	}
 	var owned [][]*utxo
