@@ -1,13 +1,19 @@
 package app
 
 import (
+	"context"
 	"flag"
 	"fmt"
+	"net"
+	"net/http"
 	"slices"
 
+	"github.com/openexplorer/blockbook/api"
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
 	"github.com/openexplorer/blockbook/db/optional/silentpayments"
+	"github.com/openexplorer/blockbook/server"
+	"github.com/openexplorer/blockbook/sphttp"
 )
 
 // silentPaymentsOptions are the Silent Payments flags.
@@ -45,3 +51,40 @@ func enableSilentPayments(e stackEnv, x *db.UtxoIndex) error {
 	}
 	return nil
 }
+
+// startSilentPayments starts the tweak listener when -silentpayments is
+// given, with the public port's protections: the listener kit's timeouts
+// and connection caps, and the per-client budget with its own buckets.
+// An index without the tweaks answers every route that they are off.
+func startSilentPayments(srvs *servers, o *Options, e stackEnv, svc api.Service, over *server.OverLimits) error {
+	if o.SilentPayments.Addr == "" {
+		return nil
+	}
+	q, ok := svc.(api.TweakQueries)
+	if !ok || e.backend.Type != bchain.ChainBitcoinType {
+		return fmt.Errorf("%w: -silentpayments serves Bitcoin and its test networks only, not %s", bchain.ErrConfig, e.cfg.CoinName)
+	}
+	var h http.Handler = sphttp.New(q, sphttp.Options{Log: e.log})
+	lim, err := restLimiter(o, e.env, over, e.reg, "silentpayments", sphttp.RequestCost)
+	if err != nil {
+		return err
+	}
+	if lim != nil {
+		h = lim.Wrap(h)
+	}
+	kit := o.Listen.kit(e.tls != nil)
+	kit.Log = e.log.With("subsystem", "silentpayments")
+	return srvs.start("silentpayments", o.SilentPayments.Addr, &spServer{srv: kit.Server(h)})
+}
+
+// spServer is the listener's http.Server as servers runs it.
+type spServer struct{ srv *http.Server }
+
+func (s *spServer) Serve(ln net.Listener) error {
+	if err := s.srv.Serve(ln); err != nil && err != http.ErrServerClosed {
+		return fmt.Errorf("silentpayments: %w", err)
+	}
+	return nil
+}
+
+func (s *spServer) Shutdown(ctx context.Context) error { return s.srv.Shutdown(ctx) }

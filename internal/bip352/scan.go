@@ -115,12 +115,13 @@ func (s *Scanner) Scan(tweak []byte, outputs [][32]byte) ([]Match, error) {
 	tk.AsJacobian(&tp)
 	btcec.ScalarMultNonConst(&s.scan, &tp, &ecdh)
 	secret := compressed(&ecdh)
-	left := make([]*[32]byte, len(outputs))
-	for i := range outputs {
-		left[i] = &outputs[i]
+	// left holds the outputs not matched yet, by key (a key may repeat).
+	left := make(map[[32]byte]int, len(outputs))
+	for _, o := range outputs {
+		left[o]++
 	}
 	var found []Match
-	for k := uint32(0); k < KMax; k++ {
+	for k := uint32(0); k < KMax && len(left) > 0; k++ {
 		t, err := sharedTweak(secret[:], k)
 		if err != nil {
 			return found, err
@@ -128,30 +129,32 @@ func (s *Scanner) Scan(tweak []byte, outputs [][32]byte) ([]Match, error) {
 		var tg, pk btcec.JacobianPoint
 		btcec.ScalarBaseMultNonConst(&t, &tg)
 		btcec.AddNonConst(&s.spend, &tg, &pk)
-		m, at := s.matchOne(&pk, &t, left)
-		if at < 0 {
+		m, ok := s.matchOne(&pk, &t, outputs, left)
+		if !ok {
 			break
 		}
 		found = append(found, m)
-		left = append(left[:at], left[at+1:]...)
+		if left[m.Output]--; left[m.Output] == 0 {
+			delete(left, m.Output)
+		}
 	}
 	return found, nil
 }
 
 // matchOne looks for P_k among the outputs left, directly or through a
-// label (output − P_k, then −output − P_k); at is -1 when none matches.
-func (s *Scanner) matchOne(pk *btcec.JacobianPoint, t *btcec.ModNScalar, left []*[32]byte) (Match, int) {
-	want := xonly(pk)
-	for i, out := range left {
-		if *out == want {
-			return Match{Output: *out, KeyTwk: t.Bytes()}, i
-		}
+// label (output − P_k, then −output − P_k), in the outputs' order.
+func (s *Scanner) matchOne(pk *btcec.JacobianPoint, t *btcec.ModNScalar, outputs [][32]byte, left map[[32]byte]int) (Match, bool) {
+	if want := xonly(pk); left[want] > 0 {
+		return Match{Output: want, KeyTwk: t.Bytes()}, true
 	}
 	var negPk btcec.JacobianPoint
 	negPk.Set(pk)
 	negPk.ToAffine()
 	negPk.Y.Negate(1).Normalize()
-	for i, out := range left {
+	for _, out := range outputs {
+		if left[out] == 0 {
+			continue
+		}
 		key, err := schnorr.ParsePubKey(out[:])
 		if err != nil {
 			continue
@@ -165,12 +168,12 @@ func (s *Scanner) matchOne(pk *btcec.JacobianPoint, t *btcec.ModNScalar, left []
 				if l, ok := s.labels[compressed(&d)]; ok {
 					var twk btcec.ModNScalar
 					twk.Add2(t, &l.tweak)
-					return Match{Output: *out, KeyTwk: twk.Bytes(), Label: l.m, Labeled: true}, i
+					return Match{Output: out, KeyTwk: twk.Bytes(), Label: l.m, Labeled: true}, true
 				}
 			}
 			o.ToAffine()
 			o.Y.Negate(1).Normalize() // the other Y of the x-only output
 		}
 	}
-	return Match{}, -1
+	return Match{}, false
 }

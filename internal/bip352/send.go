@@ -88,27 +88,36 @@ func SendTweak(ins []SendInput) ([33]byte, error) {
 }
 
 // SendOutputs are the x-only taproot keys paying each recipient in turn
-// (recipients sharing a scan key take k = 0, 1, … in their order).
+// (recipients sharing a scan key take k = 0, 1, … in their order). More
+// than KMax recipients with one scan key fail, as the BIP's sender does.
 func SendOutputs(ins []SendInput, rcpts []Recipient) ([][32]byte, error) {
 	h, err := senderSecret(ins)
 	if err != nil {
 		return nil, err
 	}
 	next := map[[33]byte]uint32{}
+	secrets := map[[33]byte][33]byte{} // scan key → ECDH shared secret
 	out := make([][32]byte, 0, len(rcpts))
 	for _, r := range rcpts {
 		sk, bm := compressedKey(r.Scan), compressedKey(r.Spend)
 		if sk == nil || bm == nil {
 			return nil, fmt.Errorf("%w: recipient keys", ErrBadKey)
 		}
-		var sp, ecdh, bmp, tg, p btcec.JacobianPoint
-		sk.AsJacobian(&sp)
-		btcec.ScalarMultNonConst(&h, &sp, &ecdh)
-		secret := compressed(&ecdh)
-		var scanKey [33]byte
-		copy(scanKey[:], r.Scan)
+		scanKey := [33]byte(r.Scan)
+		secret, ok := secrets[scanKey]
+		if !ok {
+			var sp, ecdh btcec.JacobianPoint
+			sk.AsJacobian(&sp)
+			btcec.ScalarMultNonConst(&h, &sp, &ecdh)
+			secret = compressed(&ecdh)
+			secrets[scanKey] = secret
+		}
 		k := next[scanKey]
+		if k == KMax {
+			return nil, fmt.Errorf("%w: more than %d recipients share a scan key", ErrBadKey, KMax)
+		}
 		next[scanKey] = k + 1
+		var bmp, tg, p btcec.JacobianPoint
 		t, err := sharedTweak(secret[:], k)
 		if err != nil {
 			return nil, err

@@ -1,7 +1,6 @@
 package silentpayments
 
 import (
-	"bytes"
 	"log/slog"
 	"slices"
 	"sync"
@@ -16,79 +15,23 @@ import (
 	"github.com/openexplorer/blockbook/db"
 	"github.com/openexplorer/blockbook/db/memdb"
 	"github.com/openexplorer/blockbook/internal/bip352"
-	"github.com/openexplorer/blockbook/tools/chaingen"
+	"github.com/openexplorer/blockbook/tools/spchain"
 )
-
-// testChain is a short demo chain (every script kind) with the Silent
-// Payments blocks on top, and a fork that replaces the block spending two
-// payments with two empty blocks; parsed by the real parser, built once.
-type testChain struct {
-	main, fork       []*bchain.Block
-	mainRaw, forkRaw []*wire.MsgBlock
-	sp               *chaingen.SPChain
-	recv             *chaingen.SPReceiver
-}
 
 var (
 	chainOnce sync.Once
-	chain     *testChain
+	chain     *spchain.Chain
 	chainErr  error
 )
 
-func spChains(t testing.TB) *testChain {
+// spChains is the shared test chain (tools/spchain), built once.
+func spChains(t testing.TB) *spchain.Chain {
 	t.Helper()
-	chainOnce.Do(func() { chain, chainErr = buildChains() })
+	chainOnce.Do(func() { chain, chainErr = spchain.Build("silentpayments") })
 	if chainErr != nil {
 		t.Fatal(chainErr)
 	}
 	return chain
-}
-
-func buildChains() (*testChain, error) {
-	params := &chaincfg.RegressionNetParams
-	g := chaingen.New(params, "silentpayments")
-	if err := g.Demo(chaingen.DemoSpec{Blocks: 115, TxsPerBlock: 2}); err != nil {
-		return nil, err
-	}
-	c := &testChain{recv: chaingen.NewSPReceiver("silentpayments")}
-	var err error
-	if c.sp, err = g.SilentPayments(c.recv); err != nil {
-		return nil, err
-	}
-	f, err := g.Fork(c.sp.PayHeight, "silentpayments-fork")
-	if err != nil {
-		return nil, err
-	}
-	for range 2 {
-		if _, err := f.AddBlock(); err != nil {
-			return nil, err
-		}
-	}
-	p := btc.NewParser(params)
-	parse := func(blocks []*wire.MsgBlock) ([]*bchain.Block, error) {
-		var out []*bchain.Block
-		for h, mb := range blocks {
-			var buf bytes.Buffer
-			if err := mb.Serialize(&buf); err != nil {
-				return nil, err
-			}
-			blk, err := p.ParseBlock(buf.Bytes())
-			if err != nil {
-				return nil, err
-			}
-			blk.Height = uint32(h)
-			out = append(out, blk)
-		}
-		return out, nil
-	}
-	c.mainRaw, c.forkRaw = g.Blocks(), f.Blocks()
-	if c.main, err = parse(c.mainRaw); err != nil {
-		return nil, err
-	}
-	if c.fork, err = parse(c.forkRaw); err != nil {
-		return nil, err
-	}
-	return c, nil
 }
 
 // newIndex opens an empty in-memory index with the tweak index on.
@@ -182,23 +125,12 @@ func storedRows(t *testing.T, x *db.UtxoIndex) []Row {
 	return rows
 }
 
-// position finds a txid in the parsed chain.
-func position(t *testing.T, blocks []*bchain.Block, txid chainhash.Hash) (uint32, uint32) {
+// position finds a txid in the main chain.
+func position(t *testing.T, c *spchain.Chain, txid chainhash.Hash) (uint32, uint32) {
 	t.Helper()
-	want := bchain.Hash(displayOrder(txid))
-	for h, b := range blocks {
-		for i := range b.Txs {
-			if b.Txs[i].Txid == want {
-				return uint32(h), uint32(i)
-			}
-		}
+	h, i, ok := c.Position(txid)
+	if !ok {
+		t.Fatalf("tx %s not in the chain", txid)
 	}
-	t.Fatalf("tx %s not in the chain", txid)
-	return 0, 0
-}
-
-func displayOrder(h chainhash.Hash) [32]byte {
-	out := [32]byte(h)
-	slices.Reverse(out[:])
-	return out
+	return h, i
 }

@@ -4,9 +4,9 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
 	"github.com/openexplorer/blockbook/internal/bip352"
+	"github.com/openexplorer/blockbook/tools/spchain"
 )
 
 // The index holds exactly the oracle's rows: the payments' txs have one,
@@ -14,8 +14,8 @@ import (
 func TestRowsMatchOracle(t *testing.T) {
 	c := spChains(t)
 	x := newIndex(t, 300)
-	connect(t, x, c.main)
-	want, got := oracleRows(t, c.mainRaw), storedRows(t, x)
+	connect(t, x, c.Main)
+	want, got := oracleRows(t, c.MainRaw), storedRows(t, x)
 	if !slices.EqualFunc(got, want, func(a, b Row) bool {
 		return a.Height == b.Height && a.Index == b.Index && a.Tweak == b.Tweak && slices.Equal(a.Outputs, b.Outputs)
 	}) {
@@ -25,17 +25,17 @@ func TestRowsMatchOracle(t *testing.T) {
 	for _, r := range got {
 		has[[2]uint32{r.Height, r.Index}] = true
 	}
-	for _, txid := range c.sp.Eligible {
-		if h, i := position(t, c.main, txid); !has[[2]uint32{h, i}] {
+	for _, txid := range c.SP.Eligible {
+		if h, i := position(t, c, txid); !has[[2]uint32{h, i}] {
 			t.Errorf("eligible tx %s has no row", txid)
 		}
 	}
-	for _, txid := range c.sp.Ineligible {
-		if h, i := position(t, c.main, txid); has[[2]uint32{h, i}] {
+	for _, txid := range c.SP.Ineligible {
+		if h, i := position(t, c, txid); has[[2]uint32{h, i}] {
 			t.Errorf("tx %s that BIP352 skips has a row", txid)
 		}
 	}
-	if len(got) <= len(c.sp.Eligible) {
+	if len(got) <= len(c.SP.Eligible) {
 		t.Fatalf("%d rows: the demo part has none", len(got))
 	}
 }
@@ -43,14 +43,14 @@ func TestRowsMatchOracle(t *testing.T) {
 // scanBlock runs the receiver's scanner over every tweak of the block
 // against the block's taproot outputs (as a light wallet matches a block's
 // filter) and returns the keys found.
-func scanBlock(t *testing.T, c *testChain, x *db.UtxoIndex, height uint32) map[[32]byte]bool {
+func scanBlock(t *testing.T, c *spchain.Chain, x *db.UtxoIndex, height uint32) map[[32]byte]bool {
 	t.Helper()
-	s, err := bip352.NewScanner(c.recv.ScanKey(), c.recv.SpendPub(), c.recv.Labels)
+	s, err := bip352.NewScanner(c.Receiver.ScanKey(), c.Receiver.SpendPub(), c.Receiver.Labels)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var keys [][32]byte
-	for _, tx := range c.main[height].Txs {
+	for _, tx := range c.Main[height].Txs {
 		for _, o := range tx.Vout {
 			if bip352.IsP2TR(o.Script) {
 				keys = append(keys, [32]byte(o.Script[2:]))
@@ -80,11 +80,11 @@ func scanBlock(t *testing.T, c *testChain, x *db.UtxoIndex, height uint32) map[[
 func TestScannerFindsPayments(t *testing.T) {
 	c := spChains(t)
 	x := newIndex(t, 300)
-	connect(t, x, c.main)
-	found := scanBlock(t, c, x, uint32(c.sp.PayHeight))
+	connect(t, x, c.Main)
+	found := scanBlock(t, c, x, uint32(c.SP.PayHeight))
 	want := map[[32]byte]bool{}
 	labeled := 0
-	for _, p := range c.sp.Payments {
+	for _, p := range c.SP.Payments {
 		want[p.Key] = true
 		if p.Label != nil {
 			labeled++
@@ -98,15 +98,15 @@ func TestScannerFindsPayments(t *testing.T) {
 			t.Errorf("payment %x not found", k)
 		}
 	}
-	if found[c.sp.Skipped.Key] {
+	if found[c.SP.Skipped.Key] {
 		t.Error("found the payment of the tx with a witness v2 input")
 	}
 }
 
 // tweakAt is the tweak of a tx of the chain, read at x's tip.
-func tweakAt(t *testing.T, c *testChain, x *db.UtxoIndex, txid [32]byte) Tweak {
+func tweakAt(t *testing.T, c *spchain.Chain, x *db.UtxoIndex, txid [32]byte) Tweak {
 	t.Helper()
-	h, i := position(t, c.main, txid)
+	h, i := position(t, c, txid)
 	tweaks, err := BlockTweaks(x.DB(), h)
 	if err != nil {
 		t.Fatal(err)
@@ -126,40 +126,32 @@ func tweakAt(t *testing.T, c *testChain, x *db.UtxoIndex, txid [32]byte) Tweak {
 // is byte-exact (with and without the window refill).
 func TestCutThroughFollowsSpendsAndReorgs(t *testing.T) {
 	c := spChains(t)
-	p2pkh, pair := c.sp.Eligible[0], c.sp.Eligible[4]
+	p2pkh, pair := c.SP.Eligible[0], c.SP.Eligible[4]
 	for _, keep := range []int{3, 300} {
 		x := newIndex(t, keep)
-		connect(t, x, c.main[:c.sp.PayHeight+1])
+		connect(t, x, c.Main[:c.SP.PayHeight+1])
 		before := newIndex(t, keep)
-		connect(t, before, c.main[:c.sp.PayHeight+1])
+		connect(t, before, c.Main[:c.SP.PayHeight+1])
 		if tw := tweakAt(t, c, x, p2pkh); !tw.Live || tw.Unspent != 100_000_000 {
 			t.Fatalf("before the spend: %+v", tw)
 		}
-		connect(t, x, c.main[c.sp.PayHeight+1:])
+		connect(t, x, c.Main[c.SP.PayHeight+1:])
 		if tw := tweakAt(t, c, x, p2pkh); tw.Live || tw.Unspent != 0 || tw.Highest != 100_000_000 {
 			t.Fatalf("spent payment: %+v", tw)
 		}
 		if tw := tweakAt(t, c, x, pair); !tw.Live || tw.Unspent != 200_000_000 || tw.Highest != 300_000_000 {
 			t.Fatalf("half-spent pair: %+v", tw)
 		}
-		refill := func(height uint32, hash bchain.Hash) (*bchain.Block, error) {
-			for _, branch := range [][]*bchain.Block{c.main, c.fork} {
-				if int(height) < len(branch) && branch[height].Hash == hash {
-					return branch[height], nil
-				}
-			}
-			return nil, bchain.ErrBlockNotFound
-		}
-		if _, _, err := x.DisconnectTip(refill); err != nil {
+		if _, _, err := x.DisconnectTip(c.Refill); err != nil {
 			t.Fatal(err)
 		}
 		requireIdentical(t, x, before)
-		connect(t, x, c.fork[c.sp.PayHeight+1:])
+		connect(t, x, c.Fork[c.SP.PayHeight+1:])
 		if tw := tweakAt(t, c, x, pair); !tw.Live || tw.Unspent != 300_000_000 {
 			t.Fatalf("after the reorg: %+v", tw)
 		}
 		fresh := newIndex(t, keep)
-		connect(t, fresh, c.fork)
+		connect(t, fresh, c.Fork)
 		requireIdentical(t, x, fresh)
 	}
 }
@@ -168,14 +160,14 @@ func TestCutThroughFollowsSpendsAndReorgs(t *testing.T) {
 func TestBulkEqualsPerBlock(t *testing.T) {
 	c := spChains(t)
 	ref := newIndex(t, 10)
-	connect(t, ref, c.main)
+	connect(t, ref, c.Main)
 	for _, opts := range []db.BulkOptions{{RoundBytes: 64 << 10, CacheBytes: 1}, {RoundBytes: 1 << 30, CacheBytes: 1 << 30}} {
 		x := newIndex(t, 10)
 		l, err := x.NewBulkLoader(opts)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, b := range c.main[:len(c.main)-2] {
+		for _, b := range c.Main[:len(c.Main)-2] {
 			if err := l.ConnectBlock(b); err != nil {
 				t.Fatal(err)
 			}
@@ -183,7 +175,7 @@ func TestBulkEqualsPerBlock(t *testing.T) {
 		if _, err := l.Finish(); err != nil {
 			t.Fatal(err)
 		}
-		connect(t, x, c.main[len(c.main)-2:])
+		connect(t, x, c.Main[len(c.Main)-2:])
 		requireIdentical(t, x, ref)
 	}
 }
