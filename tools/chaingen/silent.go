@@ -5,6 +5,7 @@ package chaingen
 // txs that BIP352 does not scan, and spends of the payments.
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 
@@ -77,9 +78,10 @@ const spRefBase = 1 << 40
 // one per eligible input kind and the extra inputs the other txs spend.
 var spFundKinds = []ScriptKind{P2PKH, P2WPKH, P2SHP2WPKH, P2TR, P2WPKH, P2TR, P2WSHMultisig, P2WPKH, P2WPKH}
 
-// witnessV2 is a version 2 witness program: anyone can spend it, and a
-// tx that does is not scanned.
-var witnessV2 = append([]byte{txscript.OP_2, txscript.OP_DATA_32}, make([]byte, 32)...)
+// witnessV2 is a version 2 witness program: anyone can spend it (with an
+// empty witness; btcd wants the program itself to be true, so it is not
+// all zeros), and a tx that does is not scanned.
+var witnessV2 = append([]byte{txscript.OP_2, txscript.OP_DATA_32}, bytes.Repeat([]byte{0x5a}, 32)...)
 
 // SilentPayments appends three blocks: one funding the sender's inputs,
 // one paying r from every eligible input kind beside txs BIP352 skips, and
@@ -249,7 +251,7 @@ func (g *Generator) spRegister(r *SPReceiver, send []bip352.SendInput, keys [][3
 }
 
 // buildWithExtra is buildTx for ins plus an optional anyone-can-spend
-// input (a witness v2 output, spent with an empty witness) at the end.
+// input (a witness v2 output) at the end.
 func (g *Generator) buildWithExtra(ins []*utxo, extra *wire.TxIn, outs []*wire.TxOut, change *scriptInfo) (*wire.MsgTx, error) {
 	if extra == nil {
 		tx, _, err := buildTx(ins, outs, change, 2)
