@@ -1,11 +1,8 @@
 package app
 
 import (
-	"context"
 	"flag"
 	"fmt"
-	"net"
-	"net/http"
 
 	"github.com/openexplorer/blockbook/api"
 	"github.com/openexplorer/blockbook/bchain"
@@ -50,19 +47,9 @@ func startEsplora(srvs *servers, o *Options, e stackEnv, svc api.Service, over *
 	if s, ok := svc.(esplora.AddressSearcher); ok && o.Esplora.AddressPrefix {
 		opts.AddressSearch = s
 	}
-	var h http.Handler = esplora.New(svc, scripts, eq, opts)
 	// The public port's per-client budget, with its own buckets and
 	// Esplora's costs: the same client identity rule and defaults.
-	lim, err := restLimiter(o, e.env, over, e.reg, "esplora", esplora.RequestCost)
-	if err != nil {
-		return err
-	}
-	if lim != nil {
-		h = lim.Wrap(h)
-	}
-	kit := o.Listen.kit(e.tls != nil)
-	kit.Log = e.log.With("subsystem", "esplora")
-	return srvs.start("esplora", o.Esplora.Addr, &esploraServer{srv: kit.Server(h)})
+	return startRESTListener(srvs, o, e, over, "esplora", o.Esplora.Addr, esplora.New(svc, scripts, eq, opts), esplora.RequestCost)
 }
 
 // enableAddressPrefix makes the index keep the address-prefix rows with
@@ -89,15 +76,3 @@ func (n addressNamer) DescAddress(desc bchain.AddrDesc) (string, bool) {
 	}
 	return addrs[0], true
 }
-
-// esploraServer is the listener's http.Server as servers runs it.
-type esploraServer struct{ srv *http.Server }
-
-func (s *esploraServer) Serve(ln net.Listener) error {
-	if err := s.srv.Serve(ln); err != nil && err != http.ErrServerClosed {
-		return fmt.Errorf("esplora: %w", err)
-	}
-	return nil
-}
-
-func (s *esploraServer) Shutdown(ctx context.Context) error { return s.srv.Shutdown(ctx) }

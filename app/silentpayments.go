@@ -1,11 +1,8 @@
 package app
 
 import (
-	"context"
 	"flag"
 	"fmt"
-	"net"
-	"net/http"
 	"slices"
 
 	"github.com/openexplorer/blockbook/api"
@@ -64,27 +61,5 @@ func startSilentPayments(srvs *servers, o *Options, e stackEnv, svc api.Service,
 	if !ok || e.backend.Type != bchain.ChainBitcoinType {
 		return fmt.Errorf("%w: -silentpayments serves Bitcoin and its test networks only, not %s", bchain.ErrConfig, e.cfg.CoinName)
 	}
-	var h http.Handler = sphttp.New(q, sphttp.Options{Log: e.log})
-	lim, err := restLimiter(o, e.env, over, e.reg, "silentpayments", sphttp.RequestCost)
-	if err != nil {
-		return err
-	}
-	if lim != nil {
-		h = lim.Wrap(h)
-	}
-	kit := o.Listen.kit(e.tls != nil)
-	kit.Log = e.log.With("subsystem", "silentpayments")
-	return srvs.start("silentpayments", o.SilentPayments.Addr, &spServer{srv: kit.Server(h)})
+	return startRESTListener(srvs, o, e, over, "silentpayments", o.SilentPayments.Addr, sphttp.New(q, sphttp.Options{Log: e.log}), sphttp.RequestCost)
 }
-
-// spServer is the listener's http.Server as servers runs it.
-type spServer struct{ srv *http.Server }
-
-func (s *spServer) Serve(ln net.Listener) error {
-	if err := s.srv.Serve(ln); err != nil && err != http.ErrServerClosed {
-		return fmt.Errorf("silentpayments: %w", err)
-	}
-	return nil
-}
-
-func (s *spServer) Shutdown(ctx context.Context) error { return s.srv.Shutdown(ctx) }
