@@ -61,3 +61,18 @@ func FuzzInputKey(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkTweak measures a tx's tweak over the BIP's receiving cases
+// (one to three inputs of every kind): the index's cost per eligible tx.
+func BenchmarkTweak(b *testing.B) {
+	var txs [][]Input
+	for _, c := range loadVectors(b) {
+		for _, r := range c.Receiving {
+			txs = append(txs, vectorInputs(b, r.Given.Vin))
+		}
+	}
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		Tweak(txs[i%len(txs)])
+	}
+}

@@ -1,9 +1,13 @@
 package silentpayments
 
 import (
+	"bytes"
 	"slices"
 	"testing"
 
+	"github.com/btcsuite/btcd/wire/v2"
+
+	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
 	"github.com/openexplorer/blockbook/internal/bip352"
 	"github.com/openexplorer/blockbook/tools/spchain"
@@ -177,5 +181,53 @@ func TestBulkEqualsPerBlock(t *testing.T) {
 		}
 		connect(t, x, c.Main[len(c.Main)-2:])
 		requireIdentical(t, x, ref)
+	}
+}
+
+// recorder keeps the rows a connect puts, in order.
+type recorder struct{ keys, vals [][]byte }
+
+func (r *recorder) Put(_ db.CF, k, v []byte) { r.keys, r.vals = append(r.keys, k), append(r.vals, v) }
+func (r *recorder) Delete(db.CF, []byte)     {}
+
+// A block large enough to compute its tweaks on several goroutines gives
+// the rows, in the same order, that computing them one by one gives.
+func TestParallelConnectEqualsSequential(t *testing.T) {
+	c := spChains(t)
+	scripts := map[wire.OutPoint][]byte{}
+	for _, mb := range c.MainRaw {
+		for _, tx := range mb.Transactions {
+			for n, o := range tx.TxOut {
+				scripts[wire.OutPoint{Hash: tx.TxHash(), Index: uint32(n)}] = o.PkScript
+			}
+		}
+	}
+	pay := c.Main[c.SP.PayHeight]
+	raw := c.MainRaw[c.SP.PayHeight]
+	blk := &bchain.Block{Txs: pay.Txs[:1]}
+	ib := &db.IndexedBlock{Height: 7, Txs: make([]db.IndexedTx, 1)}
+	for len(blk.Txs) < 4*parallelMin {
+		for i := 1; i < len(pay.Txs); i++ {
+			blk.Txs = append(blk.Txs, pay.Txs[i])
+			var itx db.IndexedTx
+			for _, in := range raw.Transactions[i].TxIn {
+				itx.Inputs = append(itx.Inputs, db.IndexedInput{TxAddr: db.TxAddr{Desc: scripts[in.PreviousOutPoint]}})
+			}
+			ib.Txs = append(ib.Txs, itx)
+		}
+	}
+	var got recorder
+	if err := (Index{}).ConnectBlock(&got, &db.OptionalBlock{Block: blk, Indexed: ib}); err != nil {
+		t.Fatal(err)
+	}
+	var want recorder
+	for i := range blk.Txs {
+		if r, ok := TxRow(&blk.Txs[i], ib.Txs[i].Inputs); ok {
+			r.Height, r.Index = 7, uint32(i)
+			want.Put(db.CFSilentPayments, rowKey(7, uint32(i)), packValue(&r))
+		}
+	}
+	if len(want.keys) < parallelMin || !slices.EqualFunc(got.keys, want.keys, bytes.Equal) || !slices.EqualFunc(got.vals, want.vals, bytes.Equal) {
+		t.Fatalf("%d rows in parallel, %d one by one", len(got.keys), len(want.keys))
 	}
 }
