@@ -57,7 +57,7 @@ func startSilentPayments(srvs *servers, o *Options, e stackEnv, svc api.Service,
 	if o.SilentPayments.Addr == "" {
 		return nil
 	}
-	q, ok := svc.(api.TweakQueries)
+	q, ok := svc.(sphttp.Queries)
 	if !ok || e.backend.Type != bchain.ChainBitcoinType {
 		return fmt.Errorf("%w: -silentpayments serves Bitcoin and its test networks only, not %s", bchain.ErrConfig, e.cfg.CoinName)
 	}

@@ -5,7 +5,9 @@ package sphttp
 
 import (
 	"context"
+	"encoding/hex"
 	"net/http"
+	"strconv"
 
 	"github.com/openexplorer/blockbook/api"
 	"github.com/openexplorer/blockbook/internal/listen"
@@ -19,6 +21,56 @@ func (s *Server) blindbitRoutes() {
 	s.mux.Handle("GET /tweaks/{height}", s.handler(shape, s.bbTweaks(true)))
 	s.mux.Handle("GET /tweak-index/{height}", s.handler(shape, s.bbTweaks(false)))
 	s.mux.Handle("GET /utxos/{height}", s.handler(shape, s.bbUtxos))
+	s.mux.Handle("GET /filter/{kind}/{height}", s.handler(shape, s.bbFilter))
+	s.mux.Handle("GET /spent-index/{height}", s.handler(shape, s.bbSpentIndex))
+}
+
+// bbFilterType is the filter_type BlindBit's filters carry.
+const bbFilterType = 4
+
+// bbFilter is /filter/new-utxos (the x-only keys of the block's new
+// taproot outputs) and /filter/spent (the spent index's short hashes): a
+// BIP158 set keyed by the block hash.
+func (s *Server) bbFilter(ctx context.Context, r *http.Request) (any, error) {
+	kind := r.PathValue("kind")
+	if kind != "new-utxos" && kind != "spent" {
+		return nil, &api.Error{Msg: "invalid filter type " + strconv.Quote(listen.Bound(kind, listen.MaxEcho)) + ": new-utxos or spent"}
+	}
+	b, err := s.q.BlockTaproot(ctx, r.PathValue("height"))
+	if err != nil {
+		return nil, err
+	}
+	items := b.NewKeys
+	if kind == "spent" {
+		items = b.Spent
+	}
+	f, err := b.Filter(items)
+	if err != nil {
+		return nil, err
+	}
+	return struct {
+		FilterType  int    `json:"filter_type"`
+		BlockHeight uint32 `json:"block_height"`
+		BlockHash   string `json:"block_hash"`
+		Data        string `json:"data"`
+	}{bbFilterType, b.Height, b.Hash, hex.EncodeToString(f)}, nil
+}
+
+// bbSpentIndex is /spent-index: the block's spent index, each 8-byte
+// hash in hex.
+func (s *Server) bbSpentIndex(ctx context.Context, r *http.Request) (any, error) {
+	b, err := s.q.BlockTaproot(ctx, r.PathValue("height"))
+	if err != nil {
+		return nil, err
+	}
+	data := make([]string, len(b.Spent))
+	for i, h := range b.Spent {
+		data[i] = hex.EncodeToString(h)
+	}
+	return struct {
+		BlockHash string   `json:"block_hash"`
+		Data      []string `json:"data"`
+	}{b.Hash, data}, nil
 }
 
 // bbInfo is /info: the network, the tip and which tweak answers the

@@ -27,16 +27,23 @@ type Options struct {
 	Log            *slog.Logger
 }
 
+// Queries is what the front reads: a block's tweaks and its taproot
+// filters.
+type Queries interface {
+	api.TweakQueries
+	api.TweakFilterQueries
+}
+
 // Server is the front; it is an http.Handler.
 type Server struct {
-	q    api.TweakQueries
+	q    Queries
 	mux  *http.ServeMux
 	opts Options
 	log  *slog.Logger
 }
 
 // New builds the front over the tweak queries.
-func New(q api.TweakQueries, opts Options) *Server {
+func New(q Queries, opts Options) *Server {
 	if opts.RequestTimeout <= 0 {
 		opts.RequestTimeout = 60 * time.Second
 	}
@@ -135,9 +142,11 @@ func tweaks(b *api.BlockTweaks, cutThrough bool, dust uint64) []string {
 }
 
 // RequestCost is a request's cost in the per-client budget: a block's
-// utxos or compute index reads a row per tx more than its tweaks.
+// utxos, compute index, filters and spent index read a row per tx more
+// than its tweaks.
 func RequestCost(r *http.Request) int {
-	if strings.Contains(r.URL.Path, "/utxos/") || strings.Contains(r.URL.Path, "/compute-index/") {
+	if strings.Contains(r.URL.Path, "/utxos/") || strings.Contains(r.URL.Path, "/compute-index/") ||
+		strings.Contains(r.URL.Path, "/filter/") || strings.Contains(r.URL.Path, "/spent-index/") {
 		return 3
 	}
 	return 1

@@ -1,6 +1,9 @@
 package sphttp_test
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"log/slog"
@@ -11,7 +14,10 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/btcsuite/btcd/btcutil/v2/gcs"
+	"github.com/btcsuite/btcd/btcutil/v2/gcs/builder"
 	"github.com/btcsuite/btcd/chaincfg/v2"
+	"github.com/btcsuite/btcd/chainhash/v2"
 
 	"github.com/openexplorer/blockbook/api"
 	"github.com/openexplorer/blockbook/bchain"
@@ -218,5 +224,84 @@ func TestBadInput(t *testing.T) {
 		if resp.StatusCode != tc.status || !strings.HasPrefix(string(body), tc.body) || resp.Header.Get("Content-Type") != "application/json; charset=utf-8" {
 			t.Errorf("%s: %d %s %q, want %d %s", tc.path, resp.StatusCode, body, resp.Header.Get("Content-Type"), tc.status, tc.body)
 		}
+	}
+}
+
+// BlindBit's filters and spent index: the new-utxos filter matches every
+// taproot key the block creates, the spent index of the spending block is
+// exactly the short hashes of the two spent payments (computed here from
+// the wire outpoints and block hash), and its filter matches them.
+func TestFilters(t *testing.T) {
+	c := testChain(t)
+	base := serve(t, c.Main, true)
+	type filter struct {
+		FilterType  int    `json:"filter_type"`
+		BlockHeight uint32 `json:"block_height"`
+		BlockHash   string `json:"block_hash"`
+		Data        string `json:"data"`
+	}
+	match := func(f filter, items [][]byte) bool {
+		b, err := hex.DecodeString(f.Data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gf, err := gcs.FromNBytes(builder.DefaultP, builder.DefaultM, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := chainhash.NewHashFromStr(f.BlockHash)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, it := range items {
+			if ok, err := gf.Match(builder.DeriveKey(h), it); err != nil || !ok {
+				return false
+			}
+		}
+		return gf.N() == uint32(len(items))
+	}
+	pay, spend := c.SP.PayHeight, c.SP.SpendHeight
+	var keys [][]byte
+	for _, tx := range c.Main[pay].Txs {
+		for _, o := range tx.Vout {
+			if bip352.IsP2TR(o.Script) {
+				keys = append(keys, o.Script[2:])
+			}
+		}
+	}
+	nu := get[filter](t, base, fmt.Sprintf("/filter/new-utxos/%d", pay))
+	if nu.FilterType != 4 || nu.BlockHeight != uint32(pay) || nu.BlockHash != c.Main[pay].Hash.String() || !match(nu, keys) {
+		t.Fatalf("new-utxos filter %+v does not hold the block's %d taproot keys", nu, len(keys))
+	}
+	blockHash := c.MainRaw[spend].BlockHash()
+	var want []string
+	var items [][]byte
+	for _, op := range c.SP.Spent {
+		b := binary.LittleEndian.AppendUint32(append([]byte(nil), op.Hash[:]...), op.Index)
+		sum := sha256.Sum256(append(b, blockHash[:]...))
+		want, items = append(want, hex.EncodeToString(sum[:8])), append(items, sum[:8])
+	}
+	si := get[struct {
+		BlockHash string   `json:"block_hash"`
+		Data      []string `json:"data"`
+	}](t, base, fmt.Sprintf("/spent-index/%d", spend))
+	slices.Sort(want)
+	slices.Sort(si.Data)
+	if si.BlockHash != blockHash.String() || !slices.Equal(si.Data, want) {
+		t.Fatalf("spent index %+v, want %v", si, want)
+	}
+	if sp := get[filter](t, base, fmt.Sprintf("/filter/spent/%d", spend)); !match(sp, items) {
+		t.Fatalf("spent filter %+v does not hold the spent index", sp)
+	}
+	if g := get[filter](t, base, "/filter/spent/0"); !match(g, nil) { // the genesis block spends nothing
+		t.Fatalf("empty filter %+v", g)
+	}
+	resp, err := http.Get(base + "/filter/other/1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 400 {
+		t.Fatalf("unknown filter type: %d", resp.StatusCode)
 	}
 }
