@@ -2,11 +2,15 @@ package e2e
 
 import (
 	"context"
+	"encoding/hex"
 	"fmt"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/btcsuite/btcd/btcutil/v2/gcs"
+	"github.com/btcsuite/btcd/btcutil/v2/gcs/builder"
+	"github.com/btcsuite/btcd/chainhash/v2"
 	"github.com/btcsuite/btcd/wire/v2"
 
 	"github.com/openexplorer/blockbook/app"
@@ -60,6 +64,7 @@ func TestE2ESilentPayments(t *testing.T) {
 	pay := uint32(c.SP.PayHeight)
 	checkSPScan(t, c, base, pay, "/tweaks/", s, nil, nil)
 	checkSPScan(t, c, base, pay, "/tweak-index/", s, nil, nil)
+	checkSPFilter(t, c, base, pay)
 
 	// The block spending the P2PKH-funded payment and the pair's larger one.
 	if err := chaingen.SubmitBlocks(context.Background(), node, c.MainRaw, c.SP.SpendHeight); err != nil {
@@ -133,6 +138,36 @@ func checkSPCounts(t *testing.T, base string, height uint32, counts map[string]i
 		}
 		if len(got.Tweaks) != n {
 			t.Errorf("/bip352/tweaks/%d%s: %d tweaks, want %d", height, q, len(got.Tweaks), n)
+		}
+	}
+}
+
+// checkSPFilter requires the block's new-utxos filter to match every
+// payment's key, as a light wallet tests its candidate keys against it.
+func checkSPFilter(t *testing.T, c *spchain.Chain, base string, height uint32) {
+	t.Helper()
+	var f struct {
+		BlockHash string `json:"block_hash"`
+		Data      string `json:"data"`
+	}
+	if err := spchain.GetJSON(base, fmt.Sprintf("/filter/new-utxos/%d", height), &f); err != nil {
+		t.Fatal(err)
+	}
+	data, err := hex.DecodeString(f.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gf, err := gcs.FromNBytes(builder.DefaultP, builder.DefaultM, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := chainhash.NewHashFromStr(f.BlockHash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range c.SP.Payments {
+		if ok, err := gf.Match(builder.DeriveKey(h), p.Key[:]); err != nil || !ok {
+			t.Errorf("new-utxos filter of block %d does not match payment %v: %v", height, p.Outpoint, err)
 		}
 	}
 }
