@@ -112,24 +112,35 @@ func parseTweakHeight(param string, tip uint32) (uint32, error) {
 	return uint32(h), nil
 }
 
+// tweakBlock opens a view of an index that keeps the tweaks and reads the
+// block at the height parameter; the caller releases the view.
+func (s *UtxoService) tweakBlock(height string) (*view, uint32, *db.BlockMeta, error) {
+	v, err := s.tweakView()
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	h, err := parseTweakHeight(height, v.tip.Height)
+	var meta *db.BlockMeta
+	if err == nil {
+		meta, err = db.ReadBlockMeta(v.snap, h)
+	}
+	if err == nil && meta == nil {
+		err = fmt.Errorf("%w: no height row for block %d below the tip", db.ErrCorrupt, h)
+	}
+	if err != nil {
+		v.release()
+		return nil, 0, nil, err
+	}
+	return v, h, meta, nil
+}
+
 // BlockTweaks implements TweakQueries.
 func (s *UtxoService) BlockTweaks(ctx context.Context, height string, withKeys bool) (*BlockTweaks, error) {
-	v, err := s.tweakView()
+	v, h, meta, err := s.tweakBlock(height)
 	if err != nil {
 		return nil, err
 	}
 	defer v.release()
-	h, err := parseTweakHeight(height, v.tip.Height)
-	if err != nil {
-		return nil, err
-	}
-	meta, err := db.ReadBlockMeta(v.snap, h)
-	if err != nil {
-		return nil, err
-	}
-	if meta == nil {
-		return nil, fmt.Errorf("%w: no height row for block %d below the tip", db.ErrCorrupt, h)
-	}
 	rows, err := silentpayments.BlockTweaks(v.snap, h)
 	if err != nil {
 		return nil, err

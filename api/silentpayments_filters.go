@@ -55,22 +55,11 @@ func (b *BlockTaproot) Filter(items [][]byte) ([]byte, error) {
 
 // BlockTaproot implements TweakFilterQueries.
 func (s *UtxoService) BlockTaproot(ctx context.Context, height string) (*BlockTaproot, error) {
-	v, err := s.tweakView()
+	v, h, meta, err := s.tweakBlock(height)
 	if err != nil {
 		return nil, err
 	}
 	defer v.release()
-	h, err := parseTweakHeight(height, v.tip.Height)
-	if err != nil {
-		return nil, err
-	}
-	meta, err := db.ReadBlockMeta(v.snap, h)
-	if err != nil {
-		return nil, err
-	}
-	if meta == nil {
-		return nil, fmt.Errorf("%w: no height row for block %d below the tip", db.ErrCorrupt, h)
-	}
 	txids, err := db.ReadBlockTxids(v.snap, h)
 	if err != nil {
 		return nil, err

@@ -2,15 +2,11 @@ package e2e
 
 import (
 	"context"
-	"encoding/hex"
 	"fmt"
 	"slices"
 	"testing"
 	"time"
 
-	"github.com/btcsuite/btcd/btcutil/v2/gcs"
-	"github.com/btcsuite/btcd/btcutil/v2/gcs/builder"
-	"github.com/btcsuite/btcd/chainhash/v2"
 	"github.com/btcsuite/btcd/wire/v2"
 
 	"github.com/openexplorer/blockbook/app"
@@ -146,28 +142,15 @@ func checkSPCounts(t *testing.T, base string, height uint32, counts map[string]i
 // payment's key, as a light wallet tests its candidate keys against it.
 func checkSPFilter(t *testing.T, c *spchain.Chain, base string, height uint32) {
 	t.Helper()
-	var f struct {
-		BlockHash string `json:"block_hash"`
-		Data      string `json:"data"`
-	}
+	var f spchain.Filter
 	if err := spchain.GetJSON(base, fmt.Sprintf("/filter/new-utxos/%d", height), &f); err != nil {
 		t.Fatal(err)
 	}
-	data, err := hex.DecodeString(f.Data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gf, err := gcs.FromNBytes(builder.DefaultP, builder.DefaultM, data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := chainhash.NewHashFromStr(f.BlockHash)
-	if err != nil {
-		t.Fatal(err)
-	}
+	var keys [][]byte
 	for _, p := range c.SP.Payments {
-		if ok, err := gf.Match(builder.DeriveKey(h), p.Key[:]); err != nil || !ok {
-			t.Errorf("new-utxos filter of block %d does not match payment %v: %v", height, p.Outpoint, err)
-		}
+		keys = append(keys, p.Key[:])
+	}
+	if ok, _, err := f.Matches(keys); err != nil || !ok {
+		t.Errorf("new-utxos filter of block %d does not match the payments: %v", height, err)
 	}
 }

@@ -14,10 +14,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/btcsuite/btcd/btcutil/v2/gcs"
-	"github.com/btcsuite/btcd/btcutil/v2/gcs/builder"
 	"github.com/btcsuite/btcd/chaincfg/v2"
-	"github.com/btcsuite/btcd/chainhash/v2"
 
 	"github.com/openexplorer/blockbook/api"
 	"github.com/openexplorer/blockbook/bchain"
@@ -234,31 +231,13 @@ func TestBadInput(t *testing.T) {
 func TestFilters(t *testing.T) {
 	c := testChain(t)
 	base := serve(t, c.Main, true)
-	type filter struct {
-		FilterType  int    `json:"filter_type"`
-		BlockHeight uint32 `json:"block_height"`
-		BlockHash   string `json:"block_hash"`
-		Data        string `json:"data"`
-	}
+	type filter = spchain.Filter
 	match := func(f filter, items [][]byte) bool {
-		b, err := hex.DecodeString(f.Data)
+		ok, n, err := f.Matches(items)
 		if err != nil {
 			t.Fatal(err)
 		}
-		gf, err := gcs.FromNBytes(builder.DefaultP, builder.DefaultM, b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		h, err := chainhash.NewHashFromStr(f.BlockHash)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, it := range items {
-			if ok, err := gf.Match(builder.DeriveKey(h), it); err != nil || !ok {
-				return false
-			}
-		}
-		return gf.N() == uint32(len(items))
+		return ok && n == uint32(len(items))
 	}
 	pay, spend := c.SP.PayHeight, c.SP.SpendHeight
 	var keys [][]byte

@@ -11,6 +11,10 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/btcsuite/btcd/btcutil/v2/gcs"
+	"github.com/btcsuite/btcd/btcutil/v2/gcs/builder"
+	"github.com/btcsuite/btcd/chainhash/v2"
+
 	"github.com/openexplorer/blockbook/internal/bip352"
 )
 
@@ -91,4 +95,34 @@ func Scan(base string, height uint32, tweakRoute string, s *bip352.Scanner) (map
 		}
 	}
 	return found, nil
+}
+
+// Filter is a /filter/:type/:height answer (BlindBit's shape).
+type Filter struct {
+	FilterType  int    `json:"filter_type"`
+	BlockHeight uint32 `json:"block_height"`
+	BlockHash   string `json:"block_hash"`
+	Data        string `json:"data"`
+}
+
+// Matches reports whether the filter holds every item, and its size.
+func (f *Filter) Matches(items [][]byte) (ok bool, n uint32, err error) {
+	data, err := hex.DecodeString(f.Data)
+	if err != nil {
+		return false, 0, err
+	}
+	gf, err := gcs.FromNBytes(builder.DefaultP, builder.DefaultM, data)
+	if err != nil {
+		return false, 0, err
+	}
+	h, err := chainhash.NewHashFromStr(f.BlockHash)
+	if err != nil {
+		return false, 0, err
+	}
+	for _, it := range items {
+		if ok, err := gf.Match(builder.DeriveKey(h), it); err != nil || !ok {
+			return false, gf.N(), err
+		}
+	}
+	return true, gf.N(), nil
 }

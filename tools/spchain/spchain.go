@@ -7,15 +7,12 @@
 package spchain
 
 import (
-	"bytes"
-	"fmt"
-
 	"github.com/btcsuite/btcd/chaincfg/v2"
 	"github.com/btcsuite/btcd/wire/v2"
 
 	"github.com/openexplorer/blockbook/bchain"
-	"github.com/openexplorer/blockbook/bchain/coins/btc"
 	"github.com/openexplorer/blockbook/tools/chaingen"
+	"github.com/openexplorer/blockbook/tools/optindex"
 )
 
 // Chain is the test chain.
@@ -47,32 +44,13 @@ func Build(seed string) (*Chain, error) {
 		}
 	}
 	c.MainRaw, c.ForkRaw = c.G.Blocks(), c.F.Blocks()
-	if c.Main, err = Parse(c.MainRaw); err != nil {
+	if c.Main, err = optindex.Parse(c.MainRaw); err != nil {
 		return nil, err
 	}
-	if c.Fork, err = Parse(c.ForkRaw); err != nil {
+	if c.Fork, err = optindex.Parse(c.ForkRaw); err != nil {
 		return nil, err
 	}
 	return c, nil
-}
-
-// Parse reads blocks (indexed by height) with the regtest parser.
-func Parse(blocks []*wire.MsgBlock) ([]*bchain.Block, error) {
-	p := btc.NewParser(&chaincfg.RegressionNetParams)
-	out := make([]*bchain.Block, 0, len(blocks))
-	for h, mb := range blocks {
-		var buf bytes.Buffer
-		if err := mb.Serialize(&buf); err != nil {
-			return nil, err
-		}
-		blk, err := p.ParseBlock(buf.Bytes())
-		if err != nil {
-			return nil, fmt.Errorf("block %d: %w", h, err)
-		}
-		blk.Height = uint32(h)
-		out = append(out, blk)
-	}
-	return out, nil
 }
 
 // Refill serves the blocks of both branches by hash, as a node keeping

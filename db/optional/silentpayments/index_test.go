@@ -1,20 +1,17 @@
 package silentpayments
 
 import (
-	"log/slog"
 	"slices"
 	"sync"
 	"testing"
 
-	"github.com/btcsuite/btcd/chaincfg/v2"
 	"github.com/btcsuite/btcd/chainhash/v2"
 	"github.com/btcsuite/btcd/wire/v2"
 
 	"github.com/openexplorer/blockbook/bchain"
-	"github.com/openexplorer/blockbook/bchain/coins/btc"
 	"github.com/openexplorer/blockbook/db"
-	"github.com/openexplorer/blockbook/db/memdb"
 	"github.com/openexplorer/blockbook/internal/bip352"
+	"github.com/openexplorer/blockbook/tools/optindex"
 	"github.com/openexplorer/blockbook/tools/spchain"
 )
 
@@ -34,44 +31,11 @@ func spChains(t testing.TB) *spchain.Chain {
 	return chain
 }
 
-// newIndex opens an empty in-memory index with the tweak index on.
-func newIndex(t *testing.T, keep int) *db.UtxoIndex {
-	t.Helper()
-	d, err := memdb.Open(db.Options{Path: t.TempDir(), ChainType: bchain.ChainBitcoinType, Coin: "Regtest", Network: "regtest",
-		Log: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(d.Close)
-	x, err := db.NewUtxoIndex(d, btc.NewParser(&chaincfg.RegressionNetParams), keep, db.FilterParams{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if on, err := x.EnableOptional(Index{}, true); err != nil || !on {
-		t.Fatalf("enable: %v %v", on, err)
-	}
-	return x
-}
+func newIndex(t *testing.T, keep int) *db.UtxoIndex { return optindex.New(t, Index{}, keep) }
 
-func connect(t *testing.T, x *db.UtxoIndex, blocks []*bchain.Block) {
-	t.Helper()
-	for _, b := range blocks {
-		if err := x.ConnectBlock(b); err != nil {
-			t.Fatalf("connect %d: %v", b.Height, err)
-		}
-	}
-}
+func connect(t *testing.T, x *db.UtxoIndex, blocks []*bchain.Block) { optindex.Connect(t, x, blocks) }
 
-func requireIdentical(t *testing.T, a, b *db.UtxoIndex) {
-	t.Helper()
-	diffs, err := db.Diff(a.DB(), b.DB(), db.ColumnFamilies(bchain.ChainBitcoinType), 10)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range diffs {
-		t.Error(d)
-	}
-}
+func requireIdentical(t *testing.T, a, b *db.UtxoIndex) { optindex.RequireIdentical(t, a, b) }
 
 // oracleRows computes every row from the wire blocks, independently of
 // the index's prevout resolution: the spent outputs' scripts are looked up
