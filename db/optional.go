@@ -9,6 +9,7 @@ package db
 // reorg-exact as the core families without a branch of its own in them.
 
 import (
+	"encoding/binary"
 	"fmt"
 	"slices"
 
@@ -255,4 +256,18 @@ func SpentOutputsAt(r Reader, height uint32, fn func(index, vout uint32)) error 
 		fn(index, vout)
 		return true, nil
 	})
+}
+
+// Uvarint reads a minimal LEB128 varint, as the db package's decoder does,
+// for an optional index's decoders: a truncated, over-long or non-minimal
+// one is ErrCorrupt.
+func Uvarint(b []byte) (uint64, []byte, error) {
+	v, n := binary.Uvarint(b)
+	if n <= 0 {
+		return 0, nil, fmt.Errorf("%w: bad varint", ErrCorrupt)
+	}
+	if n > 1 && b[n-1] == 0 {
+		return 0, nil, fmt.Errorf("%w: non-minimal varint", ErrCorrupt)
+	}
+	return v, b[n:], nil
 }
