@@ -79,3 +79,29 @@ func Parse(blocks []*wire.MsgBlock) ([]*bchain.Block, error) {
 	}
 	return out, nil
 }
+
+// RequireBulkEqualsPerBlock loads blocks[:bulk] with the bulk loader (in
+// many small rounds, and in one) and connects the rest one by one, and
+// requires the index to equal per-block connects of every block.
+func RequireBulkEqualsPerBlock(t testing.TB, idx db.OptionalIndex, blocks []*bchain.Block, bulk int) {
+	t.Helper()
+	ref := New(t, idx, 10)
+	Connect(t, ref, blocks)
+	for _, opts := range []db.BulkOptions{{RoundBytes: 64 << 10, CacheBytes: 1}, {RoundBytes: 1 << 30, CacheBytes: 1 << 30}} {
+		x := New(t, idx, 10)
+		l, err := x.NewBulkLoader(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range blocks[:bulk] {
+			if err := l.ConnectBlock(b); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := l.Finish(); err != nil {
+			t.Fatal(err)
+		}
+		Connect(t, x, blocks[bulk:])
+		RequireIdentical(t, x, ref)
+	}
+}

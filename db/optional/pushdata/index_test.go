@@ -208,25 +208,7 @@ func TestReorgExact(t *testing.T) {
 // A bulk load writes the rows per-block connects write.
 func TestBulkEqualsPerBlock(t *testing.T) {
 	c := demoChains(t)
-	ref := newIndex(t, 10)
-	connect(t, ref, c.main)
-	for _, opts := range []db.BulkOptions{{RoundBytes: 64 << 10, CacheBytes: 1}, {RoundBytes: 1 << 30, CacheBytes: 1 << 30}} {
-		x := newIndex(t, 10)
-		l, err := x.NewBulkLoader(opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, b := range c.main[:100] {
-			if err := l.ConnectBlock(b); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if _, err := l.Finish(); err != nil {
-			t.Fatal(err)
-		}
-		connect(t, x, c.main[100:])
-		requireIdentical(t, x, ref)
-	}
+	optindex.RequireBulkEqualsPerBlock(t, Index{}, c.main, 100)
 }
 
 // A disconnect without a source of blocks fails before writing.

@@ -10,6 +10,7 @@ import (
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
 	"github.com/openexplorer/blockbook/internal/bip352"
+	"github.com/openexplorer/blockbook/tools/optindex"
 	"github.com/openexplorer/blockbook/tools/spchain"
 )
 
@@ -163,25 +164,7 @@ func TestCutThroughFollowsSpendsAndReorgs(t *testing.T) {
 // A bulk load writes the rows per-block connects write.
 func TestBulkEqualsPerBlock(t *testing.T) {
 	c := spChains(t)
-	ref := newIndex(t, 10)
-	connect(t, ref, c.Main)
-	for _, opts := range []db.BulkOptions{{RoundBytes: 64 << 10, CacheBytes: 1}, {RoundBytes: 1 << 30, CacheBytes: 1 << 30}} {
-		x := newIndex(t, 10)
-		l, err := x.NewBulkLoader(opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, b := range c.Main[:len(c.Main)-2] {
-			if err := l.ConnectBlock(b); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if _, err := l.Finish(); err != nil {
-			t.Fatal(err)
-		}
-		connect(t, x, c.Main[len(c.Main)-2:])
-		requireIdentical(t, x, ref)
-	}
+	optindex.RequireBulkEqualsPerBlock(t, Index{}, c.Main, len(c.Main)-2)
 }
 
 // recorder keeps the rows a connect puts, in order.
