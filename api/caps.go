@@ -33,6 +33,9 @@ type Capabilities struct {
 	// ProjectedFees answers from the mempool's projected blocks
 	// (projected_fees.go).
 	ProjectedFees ProjectedFeeQueries
+	// Replacements answers from the mempool's RBF history
+	// (replacements.go).
+	Replacements ReplacementQueries
 	// Scripts answers by output script what the Electrum and Esplora
 	// fronts need (script_caps.go); Bitcoin-type services offer it.
 	Scripts ScriptQueries
@@ -135,6 +138,7 @@ const (
 	CapProjectedFees
 	CapPushdata
 	CapChainStats
+	CapReplacements
 )
 
 var capabilityNames = [...]string{
@@ -144,6 +148,7 @@ var capabilityNames = [...]string{
 	CapProjectedFees: "projected mempool blocks",
 	CapPushdata:      "pushdata search",
 	CapChainStats:    "chain statistics",
+	CapReplacements:  "RBF replacements",
 }
 
 func (c Capability) String() string {
@@ -177,6 +182,10 @@ var notSupportedTexts = map[Capability]map[bchain.ChainType]string{
 	CapProjectedFees: {
 		bchain.ChainBitcoinType:  "Projected mempool blocks are not available: this server does not follow the mempool",
 		bchain.ChainEthereumType: "Projected mempool blocks are not supported for Ethereum-type coins",
+	},
+	CapReplacements: {
+		bchain.ChainBitcoinType:  "RBF replacements are not available: this server does not follow the mempool",
+		bchain.ChainEthereumType: "RBF replacements are not supported for Ethereum-type coins",
 	},
 	CapContracts: {bchain.ChainBitcoinType: "getContractInfo is not supported on this coin"}, // Blockbook's, REST and websocket
 	CapRPCCall:   {bchain.ChainBitcoinType: "rpcCall is not supported for Bitcoin-type coins"},

@@ -37,6 +37,7 @@ func has(c Capabilities) map[Capability]bool {
 		CapProjectedFees: c.ProjectedFees != nil,
 		CapPushdata:      c.Pushdata != nil,
 		CapChainStats:    c.ChainStats != nil,
+		CapReplacements:  c.Replacements != nil,
 	}
 }
 

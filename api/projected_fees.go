@@ -21,12 +21,57 @@ type MempoolProjection interface {
 
 // ProjectedFeeQueries answers fee questions from the projected blocks of
 // our own mempool: mempool.space's fees/mempool-blocks, fees/recommended
-// and fees/precise, and Electrum's fee histogram.
+// and fees/precise, and the rates Electrum's fee histogram bins.
 type ProjectedFeeQueries interface {
 	MempoolBlocks(ctx context.Context) ([]projected.MempoolBlock, error)
 	RecommendedFees(ctx context.Context, precise bool) (*projected.RecommendedFees, error)
-	FeeHistogram(ctx context.Context) ([][2]uint64, error)
+	// Projection is the latest projection (Electrum bins its TxRates,
+	// once per snapshot).
+	Projection(ctx context.Context) (ProjectedSnapshot, error)
 	Cpfp(ctx context.Context, txid string) (*CpfpInfo, error)
+	// MempoolSummary is the projection's size and the node's minimum fee
+	// (mempool.space's mempoolInfo).
+	MempoolSummary(ctx context.Context) (*MempoolSummary, error)
+	// TxPositions places mempool txs in the projected blocks; txs in no
+	// block are left out.
+	TxPositions(ctx context.Context, txids map[bchain.Hash]struct{}) (map[bchain.Hash]TxPosition, error)
+	// ProjectedBlockTxs lists projected block i's txs in block order; nil
+	// past the last block.
+	ProjectedBlockTxs(ctx context.Context, i int) ([]ProjectedTx, error)
+}
+
+// ProjectedTx is a tx of a projected block, with mempool.space's figures
+// (its TransactionStripped): vsize is weight / 4, rate the effective rate
+// of its package in sat/vB; value and time (first seen) come from the
+// mempool, 0 for a tx it no longer holds.
+type ProjectedTx struct {
+	Txid  bchain.Hash
+	Fee   uint64
+	VSize float64
+	Value uint64
+	Rate  float64
+	Time  int64
+}
+
+// TxPosition is mempool.space's position of a mempool tx: its projected
+// block, and the vbytes before its middle in that block.
+type TxPosition = projected.Position
+
+// MempoolSummary is what the projection knows of the whole mempool: its
+// txs with resolved fees (Size), their vbytes and fees, and the node's
+// minimum fee in sat/kvB.
+type MempoolSummary struct {
+	Size     int
+	VBytes   float64
+	TotalFee uint64
+	MinFee   int64
+}
+
+// ProjectedSnapshot is one projection of the mempool (a
+// *projected.Snapshot): the same value until the next projection.
+type ProjectedSnapshot interface {
+	// TxRates lists the txs at the rates they are mined at.
+	TxRates() []projected.TxRate
 }
 
 // CpfpInfo is mempool.space's cpfp/:txid. A tx not in the mempool has
@@ -54,6 +99,7 @@ type CpfpRelative struct {
 type projectedFees struct {
 	p      MempoolProjection
 	minFee bchain.MinFeeSource
+	pool   Mempool // nil: no values and times in ProjectedBlockTxs
 }
 
 var _ ProjectedFeeQueries = projectedFees{}
@@ -75,14 +121,24 @@ func (f projectedFees) MempoolBlocks(context.Context) ([]projected.MempoolBlock,
 	return s.MempoolBlocks(), nil
 }
 
-func (f projectedFees) RecommendedFees(ctx context.Context, precise bool) (*projected.RecommendedFees, error) {
+// withMinFee is the latest projection and the node's minimum fee in
+// sat/kvB.
+func (f projectedFees) withMinFee(ctx context.Context) (*projected.Snapshot, int64, error) {
 	s, err := f.snapshot()
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	perKvB, err := f.minFee.MempoolMinFee(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("minimum fee: %w", err)
+		return nil, 0, fmt.Errorf("minimum fee: %w", err)
+	}
+	return s, perKvB, nil
+}
+
+func (f projectedFees) RecommendedFees(ctx context.Context, precise bool) (*projected.RecommendedFees, error) {
+	s, perKvB, err := f.withMinFee(ctx)
+	if err != nil {
+		return nil, err
 	}
 	minFee := float64(perKvB) / 1000 // sat/vB
 	r := s.RecommendedFees(minFee)
@@ -92,12 +148,12 @@ func (f projectedFees) RecommendedFees(ctx context.Context, precise bool) (*proj
 	return &r, nil
 }
 
-func (f projectedFees) FeeHistogram(context.Context) ([][2]uint64, error) {
+func (f projectedFees) Projection(context.Context) (ProjectedSnapshot, error) {
 	s, err := f.snapshot()
 	if err != nil {
 		return nil, err
 	}
-	return s.FeeHistogram(), nil
+	return s, nil
 }
 
 // Cpfp answers cpfp/:txid: a mempool tx's in-mempool ancestors, the txs
@@ -127,4 +183,50 @@ func (f projectedFees) Cpfp(_ context.Context, txid string) (*CpfpInfo, error) {
 		Ancestors: relatives(c.Ancestors), BestDescendant: json.RawMessage("null"), Descendants: &descendants,
 		EffectiveFeePerVsize: &c.EffectiveFeePerVsize, Sigops: &c.Sigops, Fee: &c.Fee, AdjustedVsize: &c.AdjustedVsize,
 	}, nil
+}
+
+func (f projectedFees) MempoolSummary(ctx context.Context) (*MempoolSummary, error) {
+	s, perKvB, err := f.withMinFee(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := &MempoolSummary{Size: s.Count, MinFee: perKvB}
+	for _, b := range s.MempoolBlocks() {
+		out.VBytes += b.BlockVSize
+		out.TotalFee += b.TotalFees
+	}
+	return out, nil
+}
+
+func (f projectedFees) TxPositions(_ context.Context, txids map[bchain.Hash]struct{}) (map[bchain.Hash]TxPosition, error) {
+	s, err := f.snapshot()
+	if err != nil {
+		return nil, err
+	}
+	return s.Positions(txids), nil
+}
+
+func (f projectedFees) ProjectedBlockTxs(_ context.Context, i int) ([]ProjectedTx, error) {
+	s, err := f.snapshot()
+	if err != nil {
+		return nil, err
+	}
+	txs := s.BlockTxs(i)
+	if txs == nil {
+		return nil, nil
+	}
+	out := make([]ProjectedTx, len(txs))
+	for j, t := range txs {
+		out[j] = ProjectedTx{Txid: t.Txid, Fee: t.Fee, VSize: float64(t.Weight) / 4, Rate: t.Rate}
+		if f.pool == nil {
+			continue
+		}
+		if tx, ok := f.pool.Tx(t.Txid); ok {
+			out[j].Time = tx.FirstSeen
+			for _, o := range tx.Vout {
+				out[j].Value += o.Value
+			}
+		}
+	}
+	return out, nil
 }

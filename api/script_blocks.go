@@ -30,23 +30,8 @@ func (s *UtxoService) ScriptUtxos(ctx context.Context, script []byte) ([]ScriptU
 		return nil, err
 	}
 	defer v.release()
-	out := []ScriptUtxo{}
-	err = db.IterateUtxos(v.snap, desc, func(u *db.Utxo) (bool, error) {
-		if err := ctx.Err(); err != nil {
-			return false, err
-		}
-		if len(out) >= s.cfg.Limits.MaxUtxos {
-			return false, userErr("Address has more than %d unspent outputs; use an explorer with a higher limit", s.cfg.Limits.MaxUtxos)
-		}
-		if !s.spentInMempool(u.Txid, u.Vout) {
-			out = append(out, ScriptUtxo{Txid: u.Txid, Vout: u.Vout, Height: u.Height, Value: int64(u.Value)})
-		}
-		return true, nil
-	})
+	out, err := s.confirmedUtxos(ctx, v, desc, true)
 	if err != nil {
-		return nil, err
-	}
-	if err := chainOrderUtxos(v, desc, out); err != nil {
 		return nil, err
 	}
 	pending, err := s.pendingScriptTxs(v, desc)
@@ -64,6 +49,29 @@ func (s *UtxoService) ScriptUtxos(ctx context.Context, script []byte) ([]ScriptU
 		}
 	}
 	return out, nil
+}
+
+// confirmedUtxos lists desc's confirmed unspent outputs in chain order,
+// without those a pending tx spends if asked; more than Limits.MaxUtxos
+// is a user error.
+func (s *UtxoService) confirmedUtxos(ctx context.Context, v *view, desc bchain.AddrDesc, dropPendingSpends bool) ([]ScriptUtxo, error) {
+	out := []ScriptUtxo{}
+	err := db.IterateUtxos(v.snap, desc, func(u *db.Utxo) (bool, error) {
+		if err := ctx.Err(); err != nil {
+			return false, err
+		}
+		if len(out) >= s.cfg.Limits.MaxUtxos {
+			return false, userErr("Address has more than %d unspent outputs; use an explorer with a higher limit", s.cfg.Limits.MaxUtxos)
+		}
+		if !dropPendingSpends || !s.spentInMempool(u.Txid, u.Vout) {
+			out = append(out, ScriptUtxo{Txid: u.Txid, Vout: u.Vout, Height: u.Height, Value: int64(u.Value)})
+		}
+		return true, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, chainOrderUtxos(v, desc, out)
 }
 
 // chainOrderUtxos orders confirmed outputs (the index lists them newest

@@ -188,6 +188,9 @@ type Config struct {
 	// minimum fee), answers ProjectedFees from the mempool's projected
 	// blocks.
 	Projection MempoolProjection
+	// Replacements, when set, answers Replacements from the mempool's
+	// RBF history.
+	Replacements MempoolReplacements
 	// AltFees is Blockbook's alternative fee provider
 	// (alternative_estimate_fee): estimateFee and the confirmation ETAs ask
 	// it first and the node when it fails; longTermFeeRate asks the node.
@@ -306,7 +309,10 @@ func NewUtxoService(d Store, b *bchain.Backend, sync SyncStatus, cfg Config) *Ut
 		s.caps.FeeEstimates = utxoFees{s: s, est: b.Fees}
 	}
 	if cfg.Projection != nil && b.MinFee != nil {
-		s.caps.ProjectedFees = projectedFees{p: cfg.Projection, minFee: b.MinFee}
+		s.caps.ProjectedFees = projectedFees{p: cfg.Projection, minFee: b.MinFee, pool: cfg.Mempool}
+	}
+	if cfg.Replacements != nil {
+		s.caps.Replacements = replacementQueries{cfg.Replacements}
 	}
 	return s
 }

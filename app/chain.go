@@ -39,6 +39,9 @@ type chainStack struct {
 	// mempool is the Bitcoin-type mempool (nil: none), for other fronts'
 	// notifications (electrum.go).
 	mempool *mempool.Mempool
+	// projection is the mempool's projected blocks (nil: none), whose
+	// rebuilds the mempool.space websocket pushes.
+	projection *mempool.Projection
 }
 
 // stackEnv is what the chain-type constructors build on.

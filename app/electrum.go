@@ -43,11 +43,11 @@ func declareElectrumFlags(fs *flag.FlagSet, e *electrumOptions) {
 	fs.StringVar(&e.WS, "electrumws", "", "serve the Electrum protocol over websocket on this [address]:port (any path)")
 	fs.IntVar(&e.MaxConns, "electrummaxconns", electrum.DefaultMaxConns, "most open Electrum connections")
 	fs.IntVar(&e.MaxConnsPerIP, "electrummaxconnsperip", electrum.DefaultMaxConnsPerIP, "most open Electrum connections from one client address")
-	fs.IntVar(&e.MaxSubs, "electrummaxsubs", electrum.DefaultMaxSubs, "most script hashes one Electrum connection may subscribe to")
+	fs.IntVar(&e.MaxSubs, "electrummaxsubs", electrum.DefaultMaxSubs, "most script hashes and outpoints one Electrum connection may subscribe to")
 	fs.IntVar(&e.MaxHistory, "electrummaxhistory", electrum.DefaultMaxHistory, "most txs of a script hash an Electrum history, status or subscription reads (more: \"history too large\")")
 	fs.IntVar(&e.MaxRequestBytes, "electrummaxrequest", electrum.DefaultMaxRequestBytes, "largest Electrum message in bytes (a line, or a websocket message)")
-	fs.IntVar(&e.MaxSubsPerIP, "electrummaxsubsperip", electrum.DefaultMaxSubsPerIP, "most script hashes the Electrum connections of one client address may subscribe to")
-	fs.IntVar(&e.MaxSubsTotal, "electrummaxsubstotal", electrum.DefaultMaxSubsTotal, "most script hash subscriptions of all Electrum connections")
+	fs.IntVar(&e.MaxSubsPerIP, "electrummaxsubsperip", electrum.DefaultMaxSubsPerIP, "most script hashes and outpoints the Electrum connections of one client address may subscribe to")
+	fs.IntVar(&e.MaxSubsTotal, "electrummaxsubstotal", electrum.DefaultMaxSubsTotal, "most script hash and outpoint subscriptions of all Electrum connections")
 	fs.IntVar(&e.MaxBatch, "electrummaxbatch", electrum.DefaultMaxBatch, "most calls in one Electrum batch")
 	fs.IntVar(&e.MaxAnswerBytes, "electrummaxanswer", electrum.DefaultMaxAnswerBytes, "most bytes one Electrum call or batch may produce; calls past it answer \"response too large\"")
 	fs.IntVar(&e.MaxQueueBytes, "electrummaxqueue", electrum.DefaultMaxQueueBytes, "most bytes of answers and notifications queued to one Electrum connection")
@@ -131,10 +131,24 @@ func startElectrum(e stackEnv, stack *chainStack, svc api.Service, worker tipSou
 		srv.OnBlock()
 	})
 	if stack.mempool != nil {
-		stack.mempool.OnTx(func(tx *mempool.Tx) { srv.OnMempoolTx(tx.Descs()) })
+		stack.mempool.OnTx(func(tx *mempool.Tx) {
+			srv.OnMempoolTx(tx.Descs())
+			srv.OnMempoolSpends(tx.Txid, spentTxids(tx))
+		})
 		stack.mempool.OnResolved(func(_ *mempool.Tx, descs []bchain.AddrDesc) { srv.OnMempoolTx(descs) })
 	}
 	return srv, nil
+}
+
+// spentTxids are the txids of the outputs a pending tx spends.
+func spentTxids(tx *mempool.Tx) []bchain.Hash {
+	out := make([]bchain.Hash, 0, len(tx.Vin))
+	for i := range tx.Vin {
+		if !tx.Vin[i].Coinbase {
+			out = append(out, tx.Vin[i].PrevTxid)
+		}
+	}
+	return out
 }
 
 // newElectrumServer builds the server from the flags.

@@ -1,14 +1,19 @@
 package app
 
 import (
+	"context"
 	"flag"
 	"fmt"
+	"net"
+	"net/http"
 
 	"github.com/openexplorer/blockbook/api"
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
 	"github.com/openexplorer/blockbook/esplora"
+	"github.com/openexplorer/blockbook/mempool"
 	"github.com/openexplorer/blockbook/server"
+	"github.com/openexplorer/blockbook/syncer"
 )
 
 // esploraOptions are the flags of the Esplora REST listener.
@@ -28,7 +33,7 @@ func (e *esploraOptions) register(fs *flag.FlagSet) {
 
 // startEsplora starts the Esplora listener when -esplora is given; a
 // chain type without Esplora's queries is a configuration error.
-func startEsplora(srvs *servers, o *Options, e stackEnv, svc api.Service, over *server.OverLimits) error {
+func startEsplora(srvs *servers, o *Options, e stackEnv, stack *chainStack, worker tipSource, svc api.Service, over *server.OverLimits) error {
 	if o.Esplora.Addr == "" {
 		return nil
 	}
@@ -47,9 +52,66 @@ func startEsplora(srvs *servers, o *Options, e stackEnv, svc api.Service, over *
 	if s, ok := svc.(esplora.AddressSearcher); ok && o.Esplora.AddressPrefix {
 		opts.AddressSearch = s
 	}
-	// The public port's per-client budget, with its own buckets and
-	// Esplora's costs: the same client identity rule and defaults.
-	return startRESTListener(srvs, o, e, over, "esplora", o.Esplora.Addr, esplora.New(svc, scripts, eq, opts), esplora.RequestCost)
+	front := esplora.New(svc, scripts, eq, opts)
+	wsCtx, stopWS := context.WithCancel(context.Background())
+	// The websocket's connections are hijacked: Shutdown does not close them.
+	closeWS := func() { stopWS(); front.CloseWS() }
+	if err := startFront(srvs, o, e, over, "esplora", o.Esplora.Addr, front, esplora.RequestCost, closeWS); err != nil {
+		stopWS()
+		return err
+	}
+	feedEsploraWS(wsCtx, srvs, stack, worker, front)
+	return nil
+}
+
+// startFront serves a protocol front on its own listener from the kit,
+// behind the public port's per-client budget (its own buckets, the front's
+// costs, the same client identity rule and defaults); onShutdown (if any)
+// runs before the listener's Shutdown.
+func startFront(srvs *servers, o *Options, e stackEnv, over *server.OverLimits, name, addr string, h http.Handler, cost func(*http.Request) int, onShutdown func()) error {
+	lim, err := restLimiter(o, e.env, over, e.reg, name, cost)
+	if err != nil {
+		return err
+	}
+	if lim != nil {
+		h = lim.Wrap(h)
+	}
+	kit := o.Listen.kit(e.tls != nil)
+	kit.Log = e.log.With("subsystem", name)
+	return srvs.start(name, addr, &frontServer{name: name, srv: kit.Server(h), onShutdown: onShutdown})
+}
+
+// feedEsploraWS runs mempool.space's websocket on the Esplora listener:
+// the sync worker's blocks, the mempool's txs and the projection's
+// rebuilds reach its clients, as they reach the Blockbook websocket's.
+func feedEsploraWS(ctx context.Context, srvs *servers, stack *chainStack, worker tipSource, front *esplora.Server) {
+	srvs.wg.Add(1)
+	go func() {
+		defer srvs.wg.Done()
+		front.RunWS(ctx)
+	}()
+	worker.onBlock(func(ev syncer.BlockEvent) {
+		if ev.HasTip && !ev.Disconnected {
+			front.OnBlock(ev.Tip.Height, ev.Tip.Hash, ev.Connected)
+		}
+	})
+	if stack.mempool == nil {
+		return
+	}
+	stack.mempool.OnTx(func(tx *mempool.Tx) {
+		fee, _ := tx.Fee()
+		var value uint64
+		for _, o := range tx.Vout {
+			value += o.Value
+		}
+		front.OnMempoolTx(esplora.MempoolTx{Txid: tx.Txid, Descs: tx.Descs(), Weight: tx.Weight(), Fee: fee, Value: value})
+	})
+	stack.mempool.OnResolved(func(tx *mempool.Tx, descs []bchain.AddrDesc) {
+		front.OnMempoolTx(esplora.MempoolTx{Txid: tx.Txid, Descs: descs})
+	})
+	if stack.projection != nil {
+		stack.projection.OnRefresh(front.OnProjection)
+	}
 }
 
 // enableAddressPrefix makes the index keep the address-prefix rows with
@@ -75,4 +137,25 @@ func (n addressNamer) DescAddress(desc bchain.AddrDesc) (string, bool) {
 		return "", false
 	}
 	return addrs[0], true
+}
+
+// frontServer is a front's http.Server as servers runs it.
+type frontServer struct {
+	name       string
+	srv        *http.Server
+	onShutdown func()
+}
+
+func (s *frontServer) Serve(ln net.Listener) error {
+	if err := s.srv.Serve(ln); err != nil && err != http.ErrServerClosed {
+		return fmt.Errorf("%s: %w", s.name, err)
+	}
+	return nil
+}
+
+func (s *frontServer) Shutdown(ctx context.Context) error {
+	if s.onShutdown != nil {
+		s.onShutdown()
+	}
+	return s.srv.Shutdown(ctx)
 }

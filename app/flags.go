@@ -70,6 +70,8 @@ type Options struct {
 	Limits limitOptions
 	// Esplora is the Esplora REST listener (esplora.go).
 	Esplora esploraOptions
+	// Mesh is the Mesh (Rosetta) listener (mesh.go).
+	Mesh meshOptions
 	// Listen is the listener kit's settings for every HTTP listener
 	// (listen.go).
 	Listen listenOptions
@@ -142,6 +144,7 @@ func ParseFlags(args []string, stderr io.Writer) (*Options, error) {
 	fs.BoolVar(&o.Sync, "sync", false, "run the sync worker: index new blocks and follow the node")
 	o.Esplora.register(fs)
 	o.SilentPayments.register(fs)
+	o.Mesh.register(fs)
 	fs.StringVar(&o.Public, "public", "", "public server binding [address]:port[/path] (default: the coin's public port on all interfaces; \"none\" disables it)")
 	fs.StringVar(&o.Internal, "internal", "", "internal server binding [address]:port[/path] for /metrics and /health (default: the coin's internal port on 127.0.0.1; \"none\" disables it)")
 	fs.StringVar(&o.CertFile, "certfile", "", "serve the public and internal ports over TLS from <certfile>.crt and <certfile>.key (default: plain HTTP)")

@@ -1,15 +1,11 @@
 package app
 
 import (
-	"context"
 	"flag"
-	"fmt"
 	"net"
-	"net/http"
 	"time"
 
 	"github.com/openexplorer/blockbook/internal/listen"
-	"github.com/openexplorer/blockbook/server"
 )
 
 // listenOptions are the listener kit's settings, the same for every HTTP
@@ -66,35 +62,3 @@ func (l listenOptions) kit(tls bool) listen.HTTP {
 	}
 	return k
 }
-
-// startRESTListener serves a REST front (Esplora, Silent Payments) on its
-// own listener with the public port's protections: the kit's timeouts and
-// connection caps, and the per-client budget with the front's own buckets
-// and request costs.
-func startRESTListener(srvs *servers, o *Options, e stackEnv, over *server.OverLimits, name, addr string, h http.Handler, cost func(*http.Request) int) error {
-	lim, err := restLimiter(o, e.env, over, e.reg, name, cost)
-	if err != nil {
-		return err
-	}
-	if lim != nil {
-		h = lim.Wrap(h)
-	}
-	kit := o.Listen.kit(e.tls != nil)
-	kit.Log = e.log.With("subsystem", name)
-	return srvs.start(name, addr, &restServer{name: name, srv: kit.Server(h)})
-}
-
-// restServer is a REST listener's http.Server as servers runs it.
-type restServer struct {
-	name string
-	srv  *http.Server
-}
-
-func (s *restServer) Serve(ln net.Listener) error {
-	if err := s.srv.Serve(ln); err != nil && err != http.ErrServerClosed {
-		return fmt.Errorf("%s: %w", s.name, err)
-	}
-	return nil
-}
-
-func (s *restServer) Shutdown(ctx context.Context) error { return s.srv.Shutdown(ctx) }

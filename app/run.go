@@ -259,7 +259,11 @@ func serve(ctx context.Context, e stackEnv, stack *chainStack, worker tipSource,
 			return err
 		}
 	}
-	if err := startEsplora(srvs, o, e, svc, over); err != nil {
+	if err := startEsplora(srvs, o, e, stack, worker, svc, over); err != nil {
+		srvs.shutdown()
+		return err
+	}
+	if err := startMesh(srvs, o, e, svc, over); err != nil {
 		srvs.shutdown()
 		return err
 	}

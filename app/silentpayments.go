@@ -61,5 +61,5 @@ func startSilentPayments(srvs *servers, o *Options, e stackEnv, svc api.Service,
 	if !ok || e.backend.Type != bchain.ChainBitcoinType {
 		return fmt.Errorf("%w: -silentpayments serves Bitcoin and its test networks only, not %s", bchain.ErrConfig, e.cfg.CoinName)
 	}
-	return startRESTListener(srvs, o, e, over, "silentpayments", o.SilentPayments.Addr, sphttp.New(q, sphttp.Options{Log: e.log}), sphttp.RequestCost)
+	return startFront(srvs, o, e, over, "silentpayments", o.SilentPayments.Addr, sphttp.New(q, sphttp.Options{Log: e.log}), sphttp.RequestCost, nil)
 }

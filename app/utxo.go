@@ -42,6 +42,7 @@ func newUtxoStack(_ context.Context, e stackEnv) (*chainStack, error) {
 		if mp != nil {
 			cfg.Mempool = mp
 			cfg.Projection = proj
+			cfg.Replacements = mp.Replacements()
 		}
 		if altFees != nil {
 			cfg.AltFees = altFees
@@ -50,7 +51,7 @@ func newUtxoStack(_ context.Context, e stackEnv) (*chainStack, error) {
 	if mp == nil {
 		return s, nil
 	}
-	s.onBlock, s.mempool = mp.OnBlock, mp
+	s.onBlock, s.mempool, s.projection = mp.OnBlock, mp, proj
 	s.runMempool = func(ctx context.Context, wg *sync.WaitGroup, ws *server.Websocket) {
 		mp.OnTx(func(tx *mempool.Tx) { ws.OnMempoolTx(svc.MempoolTxNotice(tx)) })
 		mp.OnResolved(func(tx *mempool.Tx, descs []bchain.AddrDesc) {

@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/btcsuite/btcd/chaincfg/v2"
+	"github.com/btcsuite/btcd/wire/v2"
 	"github.com/gorilla/websocket"
 
 	"github.com/openexplorer/blockbook/app"
@@ -87,6 +88,7 @@ func TestElectrumE2E(t *testing.T) {
 		return electrum.ScriptHash(script)
 	}
 	checkElectrumLedger(t, c, g.Ledger(), shOf)
+	ops := startOutpointFlow(t, listen["electrum"], g, node)
 
 	// A payment to a fresh address, broadcast through the server, is
 	// notified to its subscriber; its confirmation and a reorg that undoes
@@ -111,13 +113,14 @@ func TestElectrumE2E(t *testing.T) {
 	txid := tx.TxHash().String()
 	c.waitStatus(shX, electrumStatus(txid+":0:"))
 	t.Logf("payment notified %s after the broadcast", time.Since(sent).Round(time.Millisecond))
-	if _, err := g.AddBlock(tx); err != nil {
+	if _, err := g.AddBlock(append([]*wire.MsgTx{tx}, ops.pair...)...); err != nil {
 		t.Fatal(err)
 	}
 	submit(t, g, node, g.Height())
 	mined := g.Height()
 	c.waitStatus(shX, electrumStatus(fmt.Sprintf("%s:%d:", txid, mined)))
 	c.waitHeader(mined)
+	ops.confirmed(mined)
 	if b := c.ok("blockchain.scripthash.get_balance", shX); string(b) != `{"confirmed":150000,"unconfirmed":0}` {
 		t.Errorf("balance after the block: %s", b)
 	}
@@ -130,6 +133,7 @@ func TestElectrumE2E(t *testing.T) {
 	b := competingBranch(t, g, node, mined-1, 1, "electrum-reorg")
 	bh, _ := b.Tip()
 	c.waitHeader(bh)
+	ops.reorged(mined)
 	var after string
 	for _, s := range []string{electrumStatus(txid + ":0:"), "null"} {
 		if c.hasStatus(shX, s) {

@@ -5,12 +5,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/openexplorer/blockbook/api"
 	"github.com/openexplorer/blockbook/bchain"
@@ -303,72 +300,4 @@ func mempoolInfo(ctx context.Context, ss *session, _ params) (any, error) {
 	}
 	return map[string]json.Number{"mempoolminfee": coins(max(minRelay, mempoolMin)), "minrelaytxfee": coins(minRelay),
 		"incrementalrelayfee": coins(incr)}, nil
-}
-
-// histogramCache keeps the fee histogram for a while: it reads the whole
-// mempool.
-type histogramCache struct {
-	mu   sync.Mutex
-	at   time.Time
-	hist [][2]float64
-}
-
-const histogramTTL = 10 * time.Second
-
-func feeHistogram(ctx context.Context, ss *session, _ params) (any, error) {
-	c := &ss.s.fees
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.hist != nil && time.Since(c.at) < histogramTTL {
-		return c.hist, nil
-	}
-	hist, err := ss.s.buildHistogram(ctx)
-	if err != nil {
-		return nil, err
-	}
-	c.hist, c.at = hist, time.Now()
-	return hist, nil
-}
-
-// buildHistogram bins the mempool's vsize by fee rate, highest rates
-// first: a bin closes when it holds binSize vbytes, and each next bin is
-// 10% larger. A bin's rate is the lowest rate in it.
-func (s *Server) buildHistogram(ctx context.Context) ([][2]float64, error) {
-	type entry struct {
-		rate  float64
-		vsize int
-	}
-	var all []entry
-	for page := 1; ; page++ {
-		mt, err := s.svc.MempoolTxs(ctx, page, 1000)
-		if err != nil {
-			return nil, fmt.Errorf("mempool page %d: %w", page, err)
-		}
-		for _, tx := range mt.Txs {
-			if tx.Fees == nil || tx.VSize <= 0 {
-				continue
-			}
-			fee, err := strconv.ParseFloat(tx.Fees.String(), 64)
-			if err != nil {
-				continue
-			}
-			all = append(all, entry{fee / float64(tx.VSize), tx.VSize})
-		}
-		if page >= mt.TotalPages {
-			break
-		}
-	}
-	sort.Slice(all, func(i, j int) bool { return all[i].rate > all[j].rate })
-	out := [][2]float64{}
-	binSize, acc := 30_000.0, 0
-	for i, e := range all {
-		acc += e.vsize
-		last := i == len(all)-1
-		if float64(acc) >= binSize || last {
-			rate := float64(int(e.rate*10)) / 10 // floor to 0.1 sat/vB
-			out = append(out, [2]float64{rate, float64(acc)})
-			acc, binSize = 0, binSize*1.1
-		}
-	}
-	return out, nil
 }

@@ -48,12 +48,17 @@ func newServedOwn(t *testing.T, cfg Config) *served {
 	return serve(t, apitest.New(t, apitest.Options{Mempool: true}), cfg)
 }
 
-func serve(t *testing.T, f *apitest.Fixture, cfg Config) *served {
+// serve serves a fixture; mods change the service's configuration.
+func serve(t *testing.T, f *apitest.Fixture, cfg Config, mods ...func(*api.Config)) *served {
 	t.Helper()
-	svc := api.NewUtxoService(f.DB, f.Backend, nil, api.Config{
+	acfg := api.Config{
 		BlockFilters: f.BlockFilters, MempoolFilters: apitest.MempoolFilters, Mempool: f.Mempool, Log: apitest.Quiet(),
 		Build: api.BuildInfo{Version: "test", Host: "apitest"},
-	})
+	}
+	for _, m := range mods {
+		m(&acfg)
+	}
+	svc := api.NewUtxoService(f.DB, f.Backend, nil, acfg)
 	cfg.Log = apitest.Quiet()
 	srv, err := New(svc, svc.Capabilities().Scripts, cfg)
 	if err != nil {

@@ -52,6 +52,10 @@ func init() {
 		"blockchain.scripthash.subscribe":   {names: []string{"scripthash"}, fn: scripthashSubscribe},
 		"blockchain.scripthash.unsubscribe": {names: []string{"scripthash"}, fn: scripthashUnsubscribe},
 
+		"blockchain.outpoint.subscribe":   {names: []string{"tx_hash", "txout_idx", "spk_hint"}, since: "1.6", fn: outpointSubscribe},
+		"blockchain.outpoint.unsubscribe": {names: []string{"tx_hash", "txout_idx"}, since: "1.6", fn: outpointUnsubscribe},
+		"blockchain.outpoint.get_status":  {names: []string{"tx_hash", "txout_idx", "spk_hint"}, since: "1.6", fn: outpointGetStatus},
+
 		"blockchain.transaction.broadcast":         {names: []string{"raw_tx"}, fn: txBroadcast},
 		"blockchain.transaction.broadcast_package": {names: []string{"raw_txs", "verbose"}, since: "1.6", fn: txBroadcastPackage},
 		"blockchain.transaction.get":               {names: []string{"tx_hash", "verbose"}, fn: txGet},
@@ -229,6 +233,9 @@ type features struct {
 	Pruning       *int                 `json:"pruning"`
 	ServerVersion string               `json:"server_version"`
 	HashFunction  string               `json:"hash_function"`
+	// MethodFlavours (1.6 with the outpoint methods only) advertises the
+	// outpoint methods, in pull request #2's field.
+	MethodFlavours map[string]any `json:"method_flavours,omitempty"`
 }
 
 func serverFeatures(ctx context.Context, ss *session, _ params) (any, error) {
@@ -240,6 +247,10 @@ func serverFeatures(ctx context.Context, ss *session, _ params) (any, error) {
 	if hosts == nil {
 		hosts = map[string]HostPorts{}
 	}
-	return features{GenesisHash: info.Block0Hash, Hosts: hosts, ProtocolMax: protocolMax, ProtocolMin: protocolMin,
-		ServerVersion: ss.s.cfg.ServerVersion, HashFunction: "sha256"}, nil
+	f := features{GenesisHash: info.Block0Hash, Hosts: hosts, ProtocolMax: protocolMax, ProtocolMin: protocolMin,
+		ServerVersion: ss.s.cfg.ServerVersion, HashFunction: "sha256"}
+	if ss.v16() && ss.s.outpointQueries() != nil {
+		f.MethodFlavours = map[string]any{"blockchain.outpoint.subscribe": map[string]bool{"requires_spk_hint": false}}
+	}
+	return f, nil
 }

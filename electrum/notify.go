@@ -28,6 +28,9 @@ type hub struct {
 	mu      sync.RWMutex
 	bySH    map[[32]byte]map[*session]struct{}
 	headers map[*session]struct{}
+	// byTxid files outpoint subscriptions under their txid: how many
+	// outpoints of it each session subscribes to.
+	byTxid map[bchain.Hash]map[*session]int
 	// subs counts the subscriptions, in all and per client address, for
 	// MaxSubsTotal and MaxSubsPerIP (each costs about subBytes).
 	subs      int
@@ -61,7 +64,7 @@ type headerNote struct {
 }
 
 func newHub(s *Server) *hub {
-	h := &hub{s: s, bySH: map[[32]byte]map[*session]struct{}{}, headers: map[*session]struct{}{},
+	h := &hub{s: s, bySH: map[[32]byte]map[*session]struct{}{}, headers: map[*session]struct{}{}, byTxid: map[bchain.Hash]map[*session]int{},
 		cache: map[statusKey]statusEntry{}, subsPerIP: map[string]int{}}
 	h.gen.Store(1)
 	return h
@@ -96,8 +99,8 @@ func (h *hub) admitSub(ss *session) *rpcError {
 	return nil
 }
 
-// Subscriptions is the number of script hash subscriptions of all
-// connections.
+// Subscriptions is the number of script hash and outpoint subscriptions
+// of all connections.
 func (s *Server) Subscriptions() int {
 	s.hub.mu.RLock()
 	defer s.hub.mu.RUnlock()
@@ -140,6 +143,9 @@ func (h *hub) dropSession(ss *session) {
 	defer h.mu.Unlock()
 	for sh := range ss.subs {
 		h.unsubscribeLocked(ss, sh)
+	}
+	for op := range ss.outpoints {
+		h.unsubscribeOutpointLocked(ss, op.txid)
 	}
 	delete(h.headers, ss)
 }
@@ -198,12 +204,15 @@ func (s *Server) OnBlockConnected(blk *bchain.Block) {
 		for i, d := range descs {
 			shs[i] = sha256.Sum256(d)
 		}
+		txids := blockTxids(blk)
 		s.hub.gen.Add(1)
 		s.hub.touch(descs, shs, true)
+		s.hub.touchTxids(txids, true)
 		time.AfterFunc(mempoolSettle, func() {
 			if s.ctx.Err() == nil {
 				s.hub.gen.Add(1)
 				s.hub.touch(descs, shs, false)
+				s.hub.touchTxids(txids, true)
 			}
 		})
 	}()
@@ -229,6 +238,14 @@ func (h *hub) recheckAll(headers bool) {
 	defer h.mu.RUnlock()
 	seen := map[*session]bool{}
 	for _, m := range h.bySH {
+		for ss := range m {
+			if !seen[ss] {
+				seen[ss] = true
+				ss.markDirty([32]byte{}, nil, true, headers)
+			}
+		}
+	}
+	for _, m := range h.byTxid {
 		for ss := range m {
 			if !seen[ss] {
 				seen[ss] = true
@@ -303,7 +320,9 @@ func (h *hub) tipHeader(ctx context.Context) (*headerNote, error) {
 func (ss *session) notify() {
 	ss.mu.Lock()
 	dirty, all, headers := ss.dirty, ss.dirtyAll, ss.headersDirty
+	dirtyTx, pending := ss.dirtyTx, ss.dirtyPending
 	ss.dirty, ss.dirtyAll, ss.headersDirty = map[[32]byte][]byte{}, false, false
+	ss.dirtyTx, ss.dirtyPending = map[bchain.Hash]struct{}{}, false
 	ss.mu.Unlock()
 	ctx, cancel := context.WithTimeout(ss.s.ctx, callTimeout)
 	defer cancel()
@@ -334,6 +353,9 @@ func (ss *session) notify() {
 			sub.status = st
 			ss.sendNote("blockchain.scripthash.subscribe", scripthashHex(sh), st)
 		}
+	}
+	if all || len(dirtyTx) > 0 || pending {
+		ss.notifyOutpoints(ctx, dirtyTx, pending, all)
 	}
 	if hook := ss.s.hooks.afterRecheck; hook != nil {
 		hook()

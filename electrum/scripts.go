@@ -210,10 +210,7 @@ func scripthashSubscribe(ctx context.Context, ss *session, p params) (any, error
 	}
 	sub, ok := ss.subs[sh]
 	if !ok {
-		if len(ss.subs) >= ss.s.cfg.MaxSubs {
-			return nil, newErr(codeExcessive, "too many subscriptions on this connection (limit %d)", ss.s.cfg.MaxSubs)
-		}
-		if e := ss.s.hub.admitSub(ss); e != nil {
+		if e := ss.admitSub(); e != nil {
 			return nil, e
 		}
 		sub = &subscription{}

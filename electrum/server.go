@@ -49,7 +49,8 @@ type Config struct {
 	// MaxConns caps the open connections, MaxConnsPerIP those of one
 	// client address.
 	MaxConns, MaxConnsPerIP int
-	// MaxSubs caps the script hashes one connection subscribes to,
+	// MaxSubs caps the script hashes and outpoints one connection
+	// subscribes to,
 	// MaxSubsPerIP those of one client address, MaxSubsTotal all.
 	MaxSubs, MaxSubsPerIP, MaxSubsTotal int
 	// MaxRequestBytes caps one message (a line, a websocket message).

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"sync"
 	"time"
+
+	"github.com/openexplorer/blockbook/bchain"
 )
 
 // Per-session bounds: queued incoming messages (the reader then stops
@@ -39,6 +41,7 @@ type session struct {
 	version    string // negotiated; "" until server.version or the first call
 	explicit   bool   // server.version was called
 	subs       map[[32]byte]*subscription
+	outpoints  map[outpoint]*outpointStatus // the status last sent
 	headers    bool
 	lastHeader *headerNote
 
@@ -47,6 +50,8 @@ type session struct {
 	dirty        map[[32]byte][]byte // script hash: its script, if known
 	dirtyAll     bool
 	headersDirty bool
+	dirtyTx      map[bchain.Hash]struct{} // txids whose outpoints to recheck
+	dirtyPending bool                     // recheck the pending outpoints too
 }
 
 // subscription is a subscribed script hash: its script once known, and
@@ -58,7 +63,8 @@ type subscription struct {
 
 func newSession(s *Server, c frameConn, ip string) *session {
 	return &session{s: s, c: c, ip: ip, out: make(chan []byte, outQueue), queue: newBudget(int64(s.cfg.MaxQueueBytes)), done: make(chan struct{}),
-		wake: make(chan struct{}, 1), subs: map[[32]byte]*subscription{}, dirty: map[[32]byte][]byte{}}
+		wake: make(chan struct{}, 1), subs: map[[32]byte]*subscription{}, dirty: map[[32]byte][]byte{},
+		outpoints: map[outpoint]*outpointStatus{}, dirtyTx: map[bchain.Hash]struct{}{}}
 }
 
 func (ss *session) close() {

@@ -29,6 +29,14 @@ func (s *Server) routeV1(ctx context.Context, p []string, n int) (*reply, error)
 		return s.difficultyAdjustment(ctx)
 	case p[1] == "mining" && p[2] == "hashrate" && n == 4:
 		return nil, mpError(http.StatusNotFound, hashrateNotServed)
+	case p[1] == "tx" && p[3] == "rbf" && n == 4:
+		return s.txRbf(ctx, p[2])
+	case p[1] == "replacements" && n == 2:
+		return s.replacements(ctx, false)
+	case p[1] == "fullrbf" && p[2] == "replacements" && n == 3:
+		return s.replacements(ctx, true)
+	case p[1] == "validate-address" && n == 3:
+		return s.validateAddress(p[2])
 	}
 	if p[1] == "cpfp" && n == 3 {
 		if s.caps.ProjectedFees == nil {

@@ -250,6 +250,15 @@ type difficultyAdjustmentValue struct {
 // difficultyAdjustment answers /v1/difficulty-adjustment at the server's
 // clock.
 func (s *Server) difficultyAdjustment(ctx context.Context) (*reply, error) {
+	d, err := s.daValue(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return jsonReply(d)
+}
+
+// daValue is mempool.space's difficulty adjustment at the server's clock.
+func (s *Server) daValue(ctx context.Context) (*difficultyAdjustmentValue, error) {
 	q := s.caps.ChainStats
 	if q == nil {
 		return nil, mpError(http.StatusNotFound, s.caps.NotSupported(api.CapChainStats).Error())
@@ -264,6 +273,6 @@ func (s *Server) difficultyAdjustment(ctx context.Context) (*reply, error) {
 	if e == nil {
 		return nil, mpError(http.StatusServiceUnavailable, "Service Temporarily Unavailable")
 	}
-	d := api.CalcDifficultyAdjustment(e, s.opts.Now().Unix())
-	return jsonReply(difficultyAdjustmentValue(d))
+	d := difficultyAdjustmentValue(api.CalcDifficultyAdjustment(e, s.opts.Now().Unix()))
+	return &d, nil
 }

@@ -57,6 +57,8 @@ type Options struct {
 	RequestTimeout time.Duration
 	// Now is the clock of the difficulty adjustment (nil: time.Now).
 	Now func() time.Time
+	// WS bounds the clients of mempool.space's websocket (/api/v1/ws).
+	WS  WSConfig
 	Log *slog.Logger
 }
 
@@ -68,6 +70,7 @@ type Server struct {
 	caps    api.Capabilities
 	opts    Options
 	log     *slog.Logger
+	ws      *mpWS
 }
 
 // New builds the front over a Bitcoin-type service.
@@ -87,9 +90,15 @@ func New(svc api.Service, scripts api.ScriptQueries, q api.EsploraQueries, opts 
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Server{svc: svc, scripts: scripts, q: q, caps: svc.Capabilities(), opts: opts,
+	s := &Server{svc: svc, scripts: scripts, q: q, caps: svc.Capabilities(), opts: opts,
 		log: opts.Log.With("subsystem", "esplora")}
+	s.ws = newMpWS(s, opts.WS)
+	return s
 }
+
+// CloseWS drops the websocket's clients (http.Server.Shutdown leaves
+// hijacked connections alone).
+func (s *Server) CloseWS() { s.ws.close() }
 
 // httpError is an answer other than 200: Esplora answers errors as plain
 // text with a status code.
@@ -121,6 +130,10 @@ func textReply(s string) (*reply, error) { return &reply{"text/plain", []byte(s)
 
 // ServeHTTP answers a request under /api.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/api/v1/ws" && r.Method == http.MethodGet {
+		s.ws.ServeHTTP(w, r)
+		return
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.opts.RequestTimeout)
 	defer cancel()
 	defer func() {
@@ -197,6 +210,12 @@ func (s *Server) route(ctx context.Context, r *http.Request) (*reply, error) {
 	switch {
 	case r.Method == http.MethodPost && p[0] == "tx" && n == 1:
 		rep, err = s.postTx(ctx, r)
+	case r.Method == http.MethodPost && isTxsRPC(p, n):
+		rpc := "testmempoolaccept"
+		if p[n-1] == "package" {
+			rpc = "submitpackage"
+		}
+		rep, err = s.txsUnsupported(r, rpc)
 	case r.Method == http.MethodGet && p[0] == "broadcast" && n == 1:
 		rep, err = s.broadcast(ctx, r.URL.Query().Get("tx"), r.URL.Query().Has("tx"))
 	case r.Method != http.MethodGet:
@@ -222,6 +241,15 @@ func (s *Server) route(ctx context.Context, r *http.Request) (*reply, error) {
 		return nil, noEndpoint("/" + rest)
 	}
 	return rep, err
+}
+
+// isTxsRPC matches txs/test and txs/package, under /api (electrs, BDK)
+// and /api/v1 (mempool.space's backend).
+func isTxsRPC(p []string, n int) bool {
+	if p[0] == "v1" {
+		p, n = p[1:], n-1
+	}
+	return n == 2 && p[0] == "txs" && (p[1] == "test" || p[1] == "package")
 }
 
 // noEndpoint is electrs' 404, quoting at most listen.MaxEcho bytes of the

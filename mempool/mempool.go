@@ -123,6 +123,9 @@ type Mempool struct {
 		took           time.Duration
 	}
 
+	// rbf is the replacement history (its own lock).
+	rbf *Replacements
+
 	// hooks are test seams; nil in production.
 	hooks struct {
 		// beforeApply runs in a resync after the missing txs were fetched
@@ -147,12 +150,16 @@ func New(d *db.DB, node Node, parser bchain.UtxoParser, cfg Config) *Mempool {
 		db: d, node: node, parser: parser, cfg: cfg, log: cfg.Log.With("subsystem", "mempool"),
 		met: newMetrics(cfg.Metrics), pool: newPool(), pendingSet: map[bchain.Hash]struct{}{},
 		eventWake: make(chan struct{}, 1), txWake: make(chan struct{}, 1), resyncWake: make(chan struct{}, 1),
+		rbf: newReplacements(DefaultMaxRbfTrees),
 	}
 	if b, ok := node.(BatchFetcher); ok {
 		m.batch = b
 	}
 	return m
 }
+
+// Replacements is the RBF replacements this process saw.
+func (m *Mempool) Replacements() *Replacements { return m.rbf }
 
 // tick advances the logical clock.
 func (m *Mempool) tick() uint64 { return m.clock.Add(1) }

@@ -21,6 +21,7 @@ type Projection struct {
 	ops     []projOp
 	applied time.Time // when Run last applied the queue
 	wake    chan struct{}
+	onRef   []func()
 }
 
 // projOp is one queued change: a tx to add, or a txid to remove.
@@ -103,7 +104,21 @@ func (p *Projection) Run(ctx context.Context) {
 		last = time.Now()
 		p.engine.Refresh()
 		took = time.Since(last)
+		p.mu.Lock()
+		fns := p.onRef
+		p.mu.Unlock()
+		for _, fn := range fns {
+			fn()
+		}
 	}
+}
+
+// OnRefresh calls fn after each rebuild Run makes (at most once a
+// second); fn must not block.
+func (p *Projection) OnRefresh(fn func()) {
+	p.mu.Lock()
+	p.onRef = append(p.onRef, fn)
+	p.mu.Unlock()
 }
 
 // apply hands the queue to the engine in order: runs of additions and of

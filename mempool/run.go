@@ -153,9 +153,14 @@ func (m *Mempool) apply(ctx context.Context, txs []*Tx, obs []uint64) []*Tx {
 			}
 			if len(confl) > 0 {
 				at := m.tick()
+				var olds []*Tx
 				for _, c := range confl {
+					if e := p.txs[c]; e != nil {
+						olds = append(olds, e.tx)
+					}
 					replaced += len(p.removeTree(c, at, now))
 				}
+				m.rbf.add(olds, t)
 			}
 			waiters = append(waiters, p.insert(t, obs[i])...)
 			added = append(added, t)
@@ -268,6 +273,7 @@ func (m *Mempool) blockConnected(blk *bchain.Block) {
 				conflicts += len(p.removeTree(s.txid, at, now))
 			}
 		}
+		m.rbf.mined(t.Txid)
 		if p.remove(t.Txid, at, now) != nil {
 			confirmed++
 		} else {

@@ -19,10 +19,12 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
+	"strings"
 	"time"
 
 	"github.com/btcsuite/btcd/chaincfg/v2"
@@ -52,6 +54,7 @@ func main() {
 	warm := flag.Int("warm", 200, "warm queries per query kind")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	flag.Int64Var(&dbCache, "dbcache", 1<<29, "RocksDB block cache in bytes, as blockbook's -dbcache (same default)")
+	flag.BoolVar(&meshBench, "mesh", false, "also time the Mesh front: /block of the largest block, /account/balance of the busiest address at past blocks, /search/transactions for it")
 	scale := flag.String("scale", "", "scale mode: query the index in -datadir of this cmd/scalegen chain directory")
 	dataDir := flag.String("datadir", "", "scale mode: the index cmd/scalebench synced (its -work dir's index)")
 	compact := flag.Bool("compact", true, "scale mode: compact the index fully first, as blockbook does after a bulk sync (this changes -datadir); false times it as it was left")
@@ -134,15 +137,19 @@ func run(chainFile, indexDir string, cold, warm int) error {
 	backend := &bchain.Backend{Type: bchain.ChainBitcoinType,
 		Params: bchain.CoinParams{Name: "Regtest", Shortcut: "rBTC", Network: "regtest", Testnet: true, Decimals: 8, Slip44: 1},
 		Utxo:   parser, Addresses: parser, Txs: txs}
-	open := func() (*db.DB, *httptest.Server, error) {
-		d, err := rocksdb.Open(db.Options{Path: indexDir, ChainType: bchain.ChainBitcoinType, Coin: "Regtest", Network: "regtest",
-			ReadOnly: true, CacheBytes: dbCache, Log: log})
-		if err != nil {
-			return nil, nil, err
+	front := func(handler func(*api.UtxoService) http.Handler) opener {
+		return func() (*db.DB, *httptest.Server, error) {
+			d, err := rocksdb.Open(db.Options{Path: indexDir, ChainType: bchain.ChainBitcoinType, Coin: "Regtest", Network: "regtest",
+				ReadOnly: true, CacheBytes: dbCache, Log: log})
+			if err != nil {
+				return nil, nil, err
+			}
+			return d, httptest.NewServer(handler(api.NewUtxoService(d, backend, nil, api.Config{Log: log}))), nil
 		}
-		svc := api.NewUtxoService(d, backend, nil, api.Config{Log: log})
-		return d, httptest.NewServer(server.NewPublic(svc, server.PublicConfig{}, log, prometheus.NewRegistry()).Handler()), nil
 	}
+	open := front(func(svc *api.UtxoService) http.Handler {
+		return server.NewPublic(svc, server.PublicConfig{}, log, prometheus.NewRegistry()).Handler()
+	})
 	queries := []struct{ name, path string }{
 		{"address page 1 (details=txids, 1000 per page)", "/api/v2/address/" + addrs[0] + "?page=1"},
 		{"address page 1 (details=txslight, 50 per page)", "/api/v2/address/" + addrs[0] + "?page=1&pageSize=50&details=txslight"},
@@ -154,6 +161,9 @@ func run(chainFile, indexDir string, cold, warm int) error {
 		if err := timeQuery(open, q.name, []string{q.path}, cold, warm); err != nil {
 			return err
 		}
+	}
+	if meshBench {
+		return timeMesh(front, blocks, addrs[0], cold, warm)
 	}
 	return nil
 }
@@ -223,7 +233,16 @@ func survey(parser *btc.Parser, blocks []*wire.MsgBlock) (chainTxs, busiest, pro
 // opener opens the index and a fresh service over it.
 type opener func() (*db.DB, *httptest.Server, error)
 
-// timeQuery times GETs of paths (taken in turn): cold, opening the index
+// fetch times one query: a GET of path, or for "POST <path> <json>" a POST.
+func fetch(base, p string) (time.Duration, int, error) {
+	if rest, ok := strings.CutPrefix(p, "POST "); ok {
+		path, body, _ := strings.Cut(rest, " ")
+		return benchproc.TimePost(base+path, []byte(body), new(any))
+	}
+	return benchproc.TimeGet(base+p, new(any))
+}
+
+// timeQuery times GETs (or POSTs, see fetch) of paths (taken in turn): cold, opening the index
 // and a fresh service before each, and warm, on one service after one
 // untimed GET of each path (which would be a cold one). It prints the
 // medians and p99s and the mean answer size.
@@ -234,7 +253,7 @@ func timeQuery(open opener, name string, paths []string, cold, warm int) error {
 		if err != nil {
 			return err
 		}
-		t, _, err := benchproc.TimeGet(srv.URL+paths[i%len(paths)], new(any))
+		t, _, err := fetch(srv.URL, paths[i%len(paths)])
 		srv.Close()
 		d.Close()
 		if err != nil {
@@ -250,14 +269,14 @@ func timeQuery(open opener, name string, paths []string, cold, warm int) error {
 	defer srv.Close()
 	size := 0
 	for _, p := range paths {
-		_, n, err := benchproc.TimeGet(srv.URL+p, new(any))
+		_, n, err := fetch(srv.URL, p)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 		size += n
 	}
 	for i := range warm {
-		t, _, err := benchproc.TimeGet(srv.URL+paths[i%len(paths)], new(any))
+		t, _, err := fetch(srv.URL, paths[i%len(paths)])
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}

@@ -71,3 +71,62 @@ func (s *Snapshot) position(txid bchain.Hash) int {
 	}
 	return -1
 }
+
+// Position is where a tx sits in the projection, as mempool.space's
+// txPosition gives it: its block's index, and the vbytes of the block
+// before it plus half its own (the middle of the tx).
+type Position struct {
+	Block int     `json:"block"`
+	VSize float64 `json:"vsize"`
+}
+
+// Positions finds the given txs in the projection in one pass; txs in no
+// block (not in the mempool, or unmineable) are left out.
+func (s *Snapshot) Positions(want map[bchain.Hash]struct{}) map[bchain.Hash]Position {
+	out := map[bchain.Hash]Position{}
+	if len(want) == 0 {
+		return out
+	}
+	at := 0
+	for b := range s.Blocks {
+		var vsize float64
+		for range s.Blocks[b].Txids {
+			v := float64(s.weights[at]) / 4
+			if _, ok := want[s.txids[at]]; ok {
+				out[s.txids[at]] = Position{Block: b, VSize: vsize + v/2}
+				if len(out) == len(want) {
+					return out
+				}
+			}
+			vsize += v
+			at++
+		}
+	}
+	return out
+}
+
+// BlockTx is a tx of a projected block: its fee, weight and the rate of
+// the package it went in with.
+type BlockTx struct {
+	Txid   bchain.Hash
+	Fee    uint64
+	Weight uint32
+	Rate   float64
+}
+
+// BlockTxs lists projected block i's txs in block order (nil past the
+// last block).
+func (s *Snapshot) BlockTxs(i int) []BlockTx {
+	if i < 0 || i >= len(s.Blocks) {
+		return nil
+	}
+	at := 0
+	for b := range i {
+		at += len(s.Blocks[b].Txids)
+	}
+	out := make([]BlockTx, len(s.Blocks[i].Txids))
+	for j := range out {
+		out[j] = BlockTx{Txid: s.txids[at+j], Fee: s.fees[at+j], Weight: s.weights[at+j], Rate: s.rates[at+j]}
+	}
+	return out
+}

@@ -40,7 +40,8 @@
 //     increment (1 sat/vB, or 0.001 for the precise variant with its +0.5 /
 //     +0.25 priority offsets).
 //   - Fee histogram (romanz/electrs src/mempool.rs): power-of-two fee-rate
-//     bins for mempool.get_fee_histogram.
+//     bins (FeeHistogram). Our Electrum server bins TxRates itself
+//     instead, ElectrumX's way (each tx at its package's rate).
 //
 // Deliberate differences: ties in score are broken by the txid's last four
 // bytes (mempool.space's "order") and then the whole txid, instead of a

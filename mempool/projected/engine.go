@@ -41,9 +41,13 @@ type Snapshot struct {
 	summaries []MempoolBlock
 	// The blocks' txs in block order (Blocks' Txids and Rates are slices
 	// of these), and for each the index where its package starts.
-	txids []bchain.Hash
-	rates []float64
-	pkgs  []int32
+	txids   []bchain.Hash
+	rates   []float64
+	pkgs    []int32
+	weights []uint32
+	fees    []uint64
+	// spare are the overflow txs as TxRates lists them.
+	spare []TxRate
 }
 
 // MempoolBlocks is the fees/mempool-blocks answer. The slice is shared:
@@ -62,6 +66,24 @@ func (s *Snapshot) PreciseFees(minFee float64) RecommendedFees {
 
 // FeeHistogram is Electrum's mempool.get_fee_histogram answer.
 func (s *Snapshot) FeeHistogram() [][2]uint64 { return s.histogram.Pairs() }
+
+// TxRate is a tx's fee rate (sat/vB) and vsize.
+type TxRate struct {
+	Rate  float64
+	VSize uint32
+}
+
+// TxRates lists every tx of the projection with the rate it is mined at:
+// its package's (Blocks' Rates), or its own for a tx in no block. It is
+// what Electrum's mempool.get_fee_histogram bins (a CPFP parent counts at
+// the rate its child pays for it, as a miner sees it). A new slice.
+func (s *Snapshot) TxRates() []TxRate {
+	out := make([]TxRate, 0, len(s.rates)+len(s.spare))
+	for i, r := range s.rates {
+		out = append(out, TxRate{Rate: r, VSize: (s.weights[i] + 3) / 4})
+	}
+	return append(out, s.spare...)
+}
 
 // Engine keeps a mempool's txs and projects them into blocks. Writers are
 // serialised; readers take snapshots without locking.
@@ -182,6 +204,8 @@ func (e *Engine) build() *Snapshot {
 	txids := make([]bchain.Hash, len(b.seq))
 	rates := make([]float64, len(b.seq))
 	s.txids, s.rates, s.pkgs = txids, rates, slices.Clone(b.pkgs)
+	s.weights = make([]uint32, len(b.seq))
+	s.fees = make([]uint64, len(b.seq))
 	// Only a block's first 1.2 blocks' worth of vbytes enters its stats.
 	sizeLimit := float64(p.BlockWeight/4) * 1.2
 	at := 0
@@ -202,6 +226,7 @@ func (e *Engine) build() *Snapshot {
 			n := &g.nodes[slot]
 			rate := b.w[slot].rate
 			pb.Txids[j], pb.Rates[j] = n.txid, rate
+			s.weights[at-len(slots)+j], s.fees[at-len(slots)+j] = n.weight, n.fee
 			t := statTx{Weight: n.weight, Fee: n.fee, Rate: rate}
 			if online != nil {
 				online.add(t)
@@ -225,7 +250,10 @@ func (e *Engine) build() *Snapshot {
 	}
 	for _, slot := range b.overflow {
 		if !b.w[slot].used {
-			s.Overflow = append(s.Overflow, g.nodes[slot].txid)
+			n := &g.nodes[slot]
+			vsize := max((n.weight+3)/4, 1)
+			s.Overflow = append(s.Overflow, n.txid)
+			s.spare = append(s.spare, TxRate{Rate: float64(n.fee) / float64(vsize), VSize: vsize})
 		}
 	}
 	return s

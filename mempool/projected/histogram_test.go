@@ -3,6 +3,8 @@ package projected
 import (
 	"fmt"
 	"testing"
+
+	"github.com/openexplorer/blockbook/bchain"
 )
 
 func TestFeeHistogram(t *testing.T) {
@@ -26,5 +28,17 @@ func TestFeeHistogram(t *testing.T) {
 	}
 	if got := (&FeeHistogram{}).Pairs(); got == nil || len(got) != 0 {
 		t.Fatalf("empty histogram %v", got)
+	}
+}
+
+// TxRates gives every tx once, at its package's rate, with its vsize.
+func TestTxRates(t *testing.T) {
+	e := NewEngine(Bitcoin())
+	e.Add(Tx{Txid: id(1), Fee: 1000, Weight: 4000}, Tx{Txid: id(2), Fee: 41_000, Weight: 4001, Parents: []bchain.Hash{id(1)}},
+		Tx{Txid: id(3), Fee: 5000, Weight: 2000})
+	got := e.Snapshot().TxRates()
+	want := "[{20.99737532808399 1000} {20.99737532808399 1001} {10 500}]" // 42,000 sat over 8,001 WU
+	if fmt.Sprint(got) != want {
+		t.Errorf("rates %v, want %s", got, want)
 	}
 }

@@ -1,6 +1,7 @@
 package benchproc
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -38,4 +39,23 @@ func Percentile(ds []time.Duration, p int) string {
 	slices.Sort(s)
 	i := (len(s)*p + 99) / 100
 	return s[max(i-1, 0)].Round(10 * time.Microsecond).String()
+}
+
+// TimePost is TimeGet for a POST of a JSON body.
+func TimePost(url string, body []byte, out any) (time.Duration, int, error) {
+	start := time.Now()
+	resp, err := http.Post(url, "application/json", bytes.NewReader(body))
+	if err != nil {
+		return 0, 0, err
+	}
+	answer, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	d := time.Since(start)
+	if err != nil {
+		return 0, 0, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return 0, 0, fmt.Errorf("POST %s: %d %.300s", url, resp.StatusCode, answer)
+	}
+	return d, len(answer), json.Unmarshal(answer, out)
 }

@@ -148,6 +148,14 @@ const kinds = {
         'fees-recommended': 'RecommendedFeesWire',
         'fees-precise': 'RecommendedFeesWire',
     },
+    // mempool.space's RBF, validate-address and error answers: typed from
+    // its backend's interfaces (mempool.js 3.0.0 has no typings for them).
+    'mempoolspace-txs': {
+        'tx-rbf': 'RbfHistoryWire',
+        'replacements': 'RbfTreeWire[]',
+        'validate-address': 'AddressInformationWire',
+        'error': 'ErrorRes',
+    },
 };
 
 const prelude = `import type { SystemInfo, Block, BlockRaw, Tx, Address, Utxo, FeeStats, WsInfoRes, WsBlockHashRes,
@@ -158,6 +166,22 @@ import type { FeesMempoolBlocks, FeesRecommended } from '@mempool/mempool.js/lib
 // mempool.js types fees/recommended without economyFee, which the backend's
 // RecommendedFees has.
 type RecommendedFeesWire = FeesRecommended & { economyFee: number };
+
+// mempool.space's backend interfaces for answers mempool.js does not type:
+// RbfTransaction, RbfTree (rbf-cache.ts), the tx/:txid/rbf answer
+// (bitcoin.routes.ts getRbfHistory) and Bitcoin Core's validateaddress as
+// AddressInformation (bitcoin-api.interface.ts; an invalid address
+// carries only isvalid and Core's error fields).
+interface RbfTransactionWire {
+    txid: string; fee: number; vsize: number; value: number; acc?: boolean; rate?: number; time?: number;
+    rbf?: boolean; mined?: boolean; fullRbf?: boolean;
+}
+interface RbfTreeWire { tx: RbfTransactionWire; time: number; interval?: number; mined?: boolean; fullRbf: boolean; replaces: RbfTreeWire[] }
+interface RbfHistoryWire { replacements: RbfTreeWire | null; replaces: string[] | null }
+type AddressInformationWire = {
+    isvalid: true; address: string; scriptPubKey: string; isscript: boolean; iswitness: boolean;
+    witness_version?: number; witness_program?: string;
+} | { isvalid: false; error?: string; error_locations?: number[] };
 
 // Answers the typings do not describe, in Blockbook's shapes.
 interface BlockIndexRes { blockHash: string }

@@ -13,6 +13,8 @@ import { createRequire } from 'node:module';
 
 import mempoolJS from '@mempool/mempool.js';
 
+import { fail, ok, done } from './checks.mjs';
+
 const require = createRequire(import.meta.url);
 const version = require('@mempool/mempool.js/package.json').version;
 
@@ -26,16 +28,6 @@ for (const a of F.addresses) { // Go writes empty lists as null
     for (const k of ['chainTxids', 'mempoolTxids', 'utxos']) a[k] ??= [];
 }
 F.afterTxids ??= [];
-let checks = 0;
-
-function fail(what) {
-    console.log(`FAIL ${what}`);
-    process.exit(1);
-}
-function ok(what) {
-    checks++;
-    console.log(`ok ${what}`);
-}
 function eq(what, got, want) {
     const g = JSON.stringify(got);
     const w = JSON.stringify(want);
@@ -190,5 +182,4 @@ await status404('lightning.getNetworkStats (/v1)', () => lightning.getNetworkSta
 // Last: the broadcast changes the mempool the checks above read.
 eq('transactions.postTx', await transactions.postTx({ txhex: F.postTx }), F.postTxid);
 
-console.log(`done ${checks} checks`);
-process.exit(0);
+done();

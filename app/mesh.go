@@ -1,0 +1,40 @@
+package app
+
+import (
+	"flag"
+	"fmt"
+
+	"github.com/openexplorer/blockbook/api"
+	"github.com/openexplorer/blockbook/bchain"
+	"github.com/openexplorer/blockbook/mesh"
+	"github.com/openexplorer/blockbook/server"
+)
+
+// meshOptions are the flags of the Mesh (Rosetta) listener.
+type meshOptions struct {
+	// Addr is -mesh=<host:port> ("" disables it).
+	Addr string
+}
+
+func (m *meshOptions) register(fs *flag.FlagSet) {
+	fs.StringVar(&m.Addr, "mesh", "", "serve Coinbase's Mesh (Rosetta) API (data, and construction of P2WPKH spends), JSON over POST, on this binding [address]:port (Bitcoin-type coins; default: off)")
+}
+
+// startMesh starts the Mesh listener when -mesh is given; a chain type
+// without the ledger queries is a configuration error.
+func startMesh(srvs *servers, o *Options, e stackEnv, svc api.Service, over *server.OverLimits) error {
+	if o.Mesh.Addr == "" {
+		return nil
+	}
+	ledger, ok := svc.(api.LedgerQueries)
+	esq, ok2 := svc.(api.EsploraQueries)
+	if e.backend.Type != bchain.ChainBitcoinType || !ok || !ok2 {
+		return fmt.Errorf("%w: -mesh serves Bitcoin-type coins only, not %s", bchain.ErrConfig, e.backend.Type)
+	}
+	p := e.backend.Params
+	h := mesh.New(svc, ledger, esq, mesh.Options{
+		Blockchain: p.Name, Network: p.Network, Symbol: p.Shortcut, Decimals: p.Decimals,
+		MiddlewareVersion: build.Version, Log: e.log,
+	})
+	return startFront(srvs, o, e, over, "mesh", o.Mesh.Addr, h, mesh.RequestCost, nil)
+}

@@ -1,0 +1,120 @@
+package esplora_test
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/openexplorer/blockbook/esplora"
+)
+
+// The mempool.space websocket's per-client bounds over the fixture: the
+// message rate, the frame size and the send queue in bytes each close the
+// client that passes them, with a close frame saying why.
+
+func dialWS(t *testing.T, opts esplora.Options) (*fixture, *websocket.Conn) {
+	t.Helper()
+	f := newFixture(t, opts)
+	ts := httptest.NewServer(f.srv)
+	t.Cleanup(ts.Close)
+	t.Cleanup(f.srv.CloseWS)
+	c, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(ts.URL, "http")+"/api/v1/ws", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	return f, c
+}
+
+// closeCode reads until the connection ends and returns its close code.
+func closeCode(t *testing.T, c *websocket.Conn) (int, string) {
+	t.Helper()
+	_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
+	for {
+		if _, _, err := c.ReadMessage(); err != nil {
+			var ce *websocket.CloseError
+			if errors.As(err, &ce) {
+				return ce.Code, ce.Text
+			}
+			t.Fatalf("connection ended without a close frame: %v", err)
+		}
+	}
+}
+
+func TestWSInitFromTheIndex(t *testing.T) {
+	f, c := dialWS(t, esplora.Options{})
+	if err := c.WriteJSON(map[string]string{"action": "init"}); err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]json.RawMessage
+	if err := c.ReadJSON(&m); err != nil {
+		t.Fatal(err)
+	}
+	var blocks []struct {
+		ID     string `json:"id"`
+		Height uint32 `json:"height"`
+	}
+	if err := json.Unmarshal(m["blocks"], &blocks); err != nil {
+		t.Fatalf("%v in %s", err, m["blocks"])
+	}
+	tip := len(f.Chain.Raw) - 1
+	if len(blocks) != 8 || blocks[7].Height != uint32(tip) || blocks[0].Height != uint32(tip-7) {
+		t.Fatalf("init blocks: %+v (tip %d)", blocks, tip)
+	}
+	if string(m["backend"]) != `"esplora"` || m["da"] == nil {
+		t.Fatalf("init: %v", m)
+	}
+	// Without a projection the mempool's parts are left out, not faked.
+	if _, ok := m["mempool-blocks"]; ok {
+		t.Fatalf("mempool-blocks without a projection: %s", m["mempool-blocks"])
+	}
+}
+
+func TestWSMessageRateCloses(t *testing.T) {
+	_, c := dialWS(t, esplora.Options{WS: esplora.WSConfig{MessageRate: 5, MessageWindow: time.Minute}})
+	for range 6 {
+		if err := c.WriteJSON(map[string]string{"action": "ping"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if code, text := closeCode(t, c); code != websocket.ClosePolicyViolation || !strings.Contains(text, "more than 5 messages") {
+		t.Fatalf("close %d %q", code, text)
+	}
+}
+
+func TestWSFrameSizeCloses(t *testing.T) {
+	_, c := dialWS(t, esplora.Options{WS: esplora.WSConfig{MaxMessageBytes: 1000}})
+	if err := c.WriteMessage(websocket.TextMessage, []byte(`{"track-tx":"`+strings.Repeat("0", 1000)+`"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if code, text := closeCode(t, c); code != websocket.CloseMessageTooBig || !strings.Contains(text, "1000 bytes") {
+		t.Fatalf("close %d %q", code, text)
+	}
+}
+
+// A client that asks for the blocks again and again without reading fills
+// its queue past MaxQueueBytes and is dropped: its writes then fail. (The
+// close frame cannot reach a client whose socket is full.)
+func TestWSSendQueueBoundInBytes(t *testing.T) {
+	_, c := dialWS(t, esplora.Options{WS: esplora.WSConfig{MaxQueueBytes: 64 << 10, MessageRate: 1 << 30}})
+	req := []byte(`{"refresh-blocks":true}`)
+	deadline := time.Now().Add(60 * time.Second)
+	for i := 0; ; i++ {
+		_ = c.SetWriteDeadline(deadline)
+		if err := c.WriteMessage(websocket.TextMessage, req); err != nil {
+			if time.Now().After(deadline) {
+				t.Fatalf("the server kept a client that does not read (%d requests): %v", i, err)
+			}
+			t.Logf("dropped after %d requests: %v", i, err)
+			return
+		}
+		if i%200 == 199 {
+			time.Sleep(10 * time.Millisecond) // let the server's queue grow
+		}
+	}
+}

@@ -1,0 +1,197 @@
+// Package wsconn is the connection side of our websocket servers (the
+// Blockbook websocket in server, mempool.space's in esplora): a send queue
+// bounded in messages and bytes that never blocks the sender, one writer
+// goroutine with pings, and a reader that bounds every frame and closes
+// the connection with a frame saying why.
+package wsconn
+
+import (
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+// Config bounds one connection.
+type Config struct {
+	// MaxQueue messages and MaxQueueBytes bytes may wait for the writer;
+	// one more drops the client (0: no such cap).
+	MaxQueue, MaxQueueBytes int
+	// MaxMessageBytes bounds a frame from the client: a larger one closes
+	// the connection (1009).
+	MaxMessageBytes int64
+	// PingInterval: the writer pings this often; a client silent for two
+	// intervals is dropped.
+	PingInterval time.Duration
+	// WriteTimeout bounds one write.
+	WriteTimeout time.Duration
+	// OnOverflow and OnTooBig hear of those two ends (metrics); OnClose
+	// runs once when the connection is marked closed, under its lock.
+	OnOverflow, OnTooBig, OnClose func()
+}
+
+// Conn is one client connection. Its writes happen on WriteLoop only;
+// everyone else queues with Send. The queue is a slice rather than a
+// buffered channel so that an idle connection costs no memory for it.
+type Conn struct {
+	ws      *websocket.Conn
+	cfg     Config
+	writing chan struct{} // closed when WriteLoop returns
+
+	mu     sync.Mutex
+	queue  [][]byte
+	queued int           // bytes in queue
+	wake   chan struct{} // signals WriteLoop (capacity 1)
+	closed bool
+	why    string
+}
+
+// New wraps an upgraded connection; start WriteLoop and ReadLoop.
+func New(ws *websocket.Conn, cfg Config) *Conn {
+	return &Conn{ws: ws, cfg: cfg, writing: make(chan struct{}), wake: make(chan struct{}, 1)}
+}
+
+// Send queues msg; false when the connection is closed or was just closed
+// for overflowing its queue.
+func (c *Conn) Send(msg []byte) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return false
+	}
+	over := c.cfg.MaxQueue > 0 && len(c.queue) >= c.cfg.MaxQueue ||
+		c.cfg.MaxQueueBytes > 0 && c.queued > 0 && c.queued+len(msg) > c.cfg.MaxQueueBytes
+	if over {
+		if c.cfg.OnOverflow != nil {
+			c.cfg.OnOverflow()
+		}
+		c.failLocked(websocket.ClosePolicyViolation, "send queue overflow: the client does not read fast enough")
+		return false
+	}
+	c.queue = append(c.queue, msg)
+	c.queued += len(msg)
+	c.signal()
+	return true
+}
+
+func (c *Conn) signal() {
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// CloseWith closes the connection with a close frame stating the reason.
+func (c *Conn) CloseWith(code int, reason string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.failLocked(code, reason)
+}
+
+// failLocked marks the connection closed and tears it down in the
+// background, so that a caller broadcasting to many clients never waits
+// for one of them.
+func (c *Conn) failLocked(code int, reason string) {
+	if c.closed {
+		return
+	}
+	c.closed, c.why = true, reason
+	c.signal()
+	if c.cfg.OnClose != nil {
+		c.cfg.OnClose()
+	}
+	go func() {
+		msg := websocket.FormatCloseMessage(code, reason)
+		_ = c.ws.WriteControl(websocket.CloseMessage, msg, time.Now().Add(time.Second))
+		_ = c.ws.Close()
+	}()
+}
+
+// Reason is why the connection was closed ("" for a normal end).
+func (c *Conn) Reason() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.why
+}
+
+// ReadLoop reads frames until the connection fails and hands each to
+// handle; a frame past MaxMessageBytes closes the connection. It returns
+// once the connection is closed and WriteLoop stopped.
+func (c *Conn) ReadLoop(handle func(kind int, data []byte)) {
+	defer func() {
+		c.CloseWith(websocket.CloseNormalClosure, "")
+		<-c.writing
+	}()
+	idle := 2 * c.cfg.PingInterval
+	_ = c.ws.SetReadDeadline(time.Now().Add(idle))
+	c.ws.SetPongHandler(func(string) error { return c.ws.SetReadDeadline(time.Now().Add(idle)) })
+	limit := c.cfg.MaxMessageBytes
+	for {
+		kind, r, err := c.ws.NextReader()
+		if err != nil {
+			return
+		}
+		// The read limit is ours rather than the library's so that the
+		// close frame can say why.
+		data, err := io.ReadAll(io.LimitReader(r, limit+1))
+		if err != nil {
+			return
+		}
+		if int64(len(data)) > limit {
+			if c.cfg.OnTooBig != nil {
+				c.cfg.OnTooBig()
+			}
+			// Reading the rest of a frame a little too large (briefly,
+			// boundedly) lets the close frame arrive: a socket closed with
+			// unread data resets the connection, and the client may lose it.
+			_ = c.ws.SetReadDeadline(time.Now().Add(time.Second))
+			_, _ = io.Copy(io.Discard, io.LimitReader(r, drainBytes))
+			c.CloseWith(websocket.CloseMessageTooBig, fmt.Sprintf("message larger than %d bytes", limit))
+			return
+		}
+		_ = c.ws.SetReadDeadline(time.Now().Add(idle))
+		handle(kind, data)
+	}
+}
+
+// drainBytes bounds what is read of a frame past the limit.
+const drainBytes = 1 << 20
+
+// compressAbove is the size from which messages are compressed (when the
+// client negotiated permessage-deflate).
+const compressAbove = 512
+
+// WriteLoop writes queued messages and pings until the connection closes.
+func (c *Conn) WriteLoop() {
+	defer close(c.writing)
+	ping := time.NewTicker(c.cfg.PingInterval)
+	defer ping.Stop()
+	for {
+		select {
+		case <-c.wake:
+			c.mu.Lock()
+			batch, closed := c.queue, c.closed
+			c.queue, c.queued = nil, 0
+			c.mu.Unlock()
+			for _, msg := range batch {
+				// Compressing a small message costs more than it saves.
+				c.ws.EnableWriteCompression(len(msg) > compressAbove)
+				_ = c.ws.SetWriteDeadline(time.Now().Add(c.cfg.WriteTimeout))
+				if err := c.ws.WriteMessage(websocket.TextMessage, msg); err != nil {
+					c.CloseWith(websocket.CloseGoingAway, "write failed")
+					return
+				}
+			}
+			if closed {
+				return
+			}
+		case <-ping.C:
+			if err := c.ws.WriteControl(websocket.PingMessage, nil, time.Now().Add(10*time.Second)); err != nil {
+				c.CloseWith(websocket.CloseGoingAway, "ping failed")
+				return
+			}
+		}
+	}
+}

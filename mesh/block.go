@@ -1,0 +1,206 @@
+package mesh
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"github.com/openexplorer/blockbook/api"
+	"github.com/openexplorer/blockbook/bchain"
+)
+
+type blockResponse struct {
+	Block *Block `json:"block"`
+}
+
+type transactionResponse struct {
+	Transaction *Transaction `json:"transaction"`
+}
+
+func (s *Server) blockID(height uint32, hash bchain.Hash) BlockIdentifier {
+	return BlockIdentifier{Index: int64(height), Hash: s.svc.HashString(hash)}
+}
+
+// tip is the index's best block.
+func (s *Server) tip(ctx context.Context) (BlockIdentifier, error) {
+	h, hash, ok, err := s.esq.EsploraTip(ctx)
+	if err != nil {
+		return BlockIdentifier{}, err
+	}
+	if !ok {
+		return BlockIdentifier{}, fail(errUnavailable, "the index holds no block yet")
+	}
+	return BlockIdentifier{Index: int64(h), Hash: s.svc.HashString(hash)}, nil
+}
+
+// resolve finds the block of the active chain a partial identifier names
+// (nil or empty: the tip). Index and hash given together must agree.
+func (s *Server) resolve(ctx context.Context, p *PartialBlockIdentifier) (BlockIdentifier, error) {
+	tip, err := s.tip(ctx)
+	if err != nil {
+		return BlockIdentifier{}, err
+	}
+	if p == nil || (p.Index == nil && p.Hash == nil) {
+		return tip, nil
+	}
+	var height uint32
+	switch {
+	case p.Hash != nil:
+		hash, err := parseHash(*p.Hash)
+		if err != nil {
+			return BlockIdentifier{}, fail(errBadBlock, "hash %q: %v", truncate(*p.Hash, 80), err)
+		}
+		h, found, err := s.esq.EsploraBlockHeight(ctx, hash)
+		if err != nil {
+			return BlockIdentifier{}, err
+		}
+		if !found || int64(h) > tip.Index {
+			return BlockIdentifier{}, fail(errBlockNotFound, "no block %s on the indexed chain", *p.Hash)
+		}
+		if p.Index != nil && *p.Index != int64(h) {
+			return BlockIdentifier{}, fail(errBadBlock, "block %s is at index %d, not %d", *p.Hash, h, *p.Index)
+		}
+		height = h
+	default:
+		if *p.Index < 0 {
+			return BlockIdentifier{}, fail(errBadBlock, "index %d is negative", *p.Index)
+		}
+		if *p.Index > tip.Index {
+			return BlockIdentifier{}, fail(errBlockNotFound, "index %d is above the tip %d", *p.Index, tip.Index)
+		}
+		height = uint32(*p.Index)
+	}
+	refs, err := s.esq.EsploraBlockRefs(ctx, []uint32{height})
+	if err != nil {
+		return BlockIdentifier{}, err
+	}
+	ref, ok := refs[height]
+	if !ok {
+		return BlockIdentifier{}, fail(errBlockNotFound, "index %d is above the tip", height)
+	}
+	return s.blockID(height, ref.Hash), nil
+}
+
+// parseHash reads a block hash or txid: 64 hex digits, either case.
+func parseHash(v string) (bchain.Hash, error) {
+	return bchain.ParseHash(strings.ToLower(v))
+}
+
+// parseTxid reads a required transaction identifier.
+func parseTxid(id *TransactionIdentifier) (bchain.Hash, error) {
+	if id == nil {
+		return bchain.Hash{}, fail(errBadRequest, "transaction_identifier is required")
+	}
+	txid, err := parseHash(id.Hash)
+	if err != nil {
+		return txid, fail(errBadTx, "hash %q: %v", truncate(id.Hash, 80), err)
+	}
+	return txid, nil
+}
+
+func (s *Server) block(ctx context.Context, body []byte) (any, error) {
+	var req blockRequest
+	if err := s.read(body, &req); err != nil {
+		return nil, err
+	}
+	if req.BlockIdentifier == nil {
+		return nil, fail(errBadRequest, "block_identifier is required")
+	}
+	id, err := s.resolve(ctx, req.BlockIdentifier)
+	if err != nil {
+		return nil, err
+	}
+	lb, err := s.ledger.LedgerBlock(ctx, uint32(id.Index))
+	if err != nil {
+		return nil, err
+	}
+	if lb == nil || s.svc.HashString(lb.Hash) != id.Hash {
+		// A reorg between the two reads: the client asks again.
+		return nil, fail(errBlockNotFound, "block %d changed while read", id.Index)
+	}
+	b := &Block{BlockIdentifier: id, Timestamp: lb.Time * 1000, Transactions: make([]Transaction, len(lb.Txs))}
+	// The genesis block is its own parent, as the specification asks.
+	b.ParentBlockIdentifier = id
+	if lb.Height > 0 {
+		b.ParentBlockIdentifier = s.blockID(lb.Height-1, lb.Prev)
+	}
+	for i := range lb.Txs {
+		b.Transactions[i] = s.transaction(&lb.Txs[i])
+	}
+	return &blockResponse{Block: b}, nil
+}
+
+func (s *Server) blockTransaction(ctx context.Context, body []byte) (any, error) {
+	var req blockTransactionRequest
+	if err := s.read(body, &req); err != nil {
+		return nil, err
+	}
+	if req.BlockIdentifier == nil || req.TransactionIdentifier == nil {
+		return nil, fail(errBadRequest, "block_identifier and transaction_identifier are required")
+	}
+	hash, index := req.BlockIdentifier.Hash, req.BlockIdentifier.Index
+	id, err := s.resolve(ctx, &PartialBlockIdentifier{Index: &index, Hash: &hash})
+	if err != nil {
+		return nil, err
+	}
+	txid, err := parseTxid(req.TransactionIdentifier)
+	if err != nil {
+		return nil, err
+	}
+	lt, err := s.ledger.LedgerTx(ctx, txid)
+	if err != nil {
+		return nil, err
+	}
+	if lt == nil || lt.Pending || int64(lt.Height) != id.Index {
+		return nil, fail(errTxNotFound, "tx %s is not in block %d", txid, id.Index)
+	}
+	t := s.transaction(lt)
+	return &transactionResponse{Transaction: &t}, nil
+}
+
+// transaction renders a tx as operations: first one per input (the
+// coinbase's, or a spent coin's negative amount), then one per output
+// (a created coin). An output the index never keeps (OP_RETURN) gets an
+// operation only when it burns value, booked to the unspendable
+// pseudo-account. A pending tx's input whose parent is unknown yet has no
+// operation.
+func (s *Server) transaction(lt *api.LedgerTx) Transaction {
+	txid := s.svc.HashString(lt.Txid)
+	t := Transaction{TransactionIdentifier: TransactionIdentifier{Hash: txid},
+		Operations: make([]Operation, 0, len(lt.Inputs)+len(lt.Outputs)+1)}
+	add := func(op Operation) {
+		op.OperationIdentifier = OperationIdentifier{Index: int64(len(t.Operations))}
+		if !lt.Pending { // a pending tx's operations have not succeeded or failed yet
+			op.Status = opSuccess
+		}
+		t.Operations = append(t.Operations, op)
+	}
+	if lt.Coinbase {
+		add(Operation{Type: opCoinbase})
+	}
+	for _, in := range lt.Inputs {
+		if !in.Known {
+			continue
+		}
+		add(Operation{Type: opInput, Account: s.account(in.Desc),
+			Amount:     s.amount(-int64(in.Value)),
+			CoinChange: &CoinChange{CoinIdentifier: coinID(s.svc.HashString(in.Prev), in.Vout), CoinAction: "coin_spent"}})
+	}
+	for vout, o := range lt.Outputs {
+		if len(o.Desc) == 0 && o.Value == 0 {
+			continue
+		}
+		add(Operation{Type: opOutput, Account: s.account(o.Desc),
+			Amount:     s.amount(int64(o.Value)),
+			CoinChange: &CoinChange{CoinIdentifier: coinID(txid, uint32(vout)), CoinAction: "coin_created"}})
+	}
+	return t
+}
+
+func coinID(txid string, vout uint32) CoinIdentifier {
+	return CoinIdentifier{Identifier: txid + ":" + strconv.FormatUint(uint64(vout), 10)}
+}
+
+func (s *Server) amount(v int64) *Amount {
+	return &Amount{Value: strconv.FormatInt(v, 10), Currency: s.cur}
+}
