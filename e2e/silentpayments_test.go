@@ -33,25 +33,12 @@ func TestE2ESilentPayments(t *testing.T) {
 	}
 	cfg := writeConfig(t, node, map[string]any{"silent_payments_index": true})
 	dir := t.TempDir()
-	addr := make(chan string, 1)
+	listener, listenerAddr := catchListener("silentpayments")
 	inst := startInProcess(t, cfg, dir, func(o *app.Options) {
 		o.SilentPayments.Addr = "127.0.0.1:0"
-		next := o.OnListen
-		o.OnListen = func(name, a string) {
-			if name == "silentpayments" {
-				addr <- a
-				return
-			}
-			next(name, a)
-		}
+		listener(o)
 	})
-	var base string
-	select {
-	case a := <-addr:
-		base = "http://" + a
-	case <-time.After(waitFor):
-		t.Fatalf("the silentpayments listener did not start\n%s", inst.logs)
-	}
+	base := "http://" + listenerAddr(t, inst.logs)
 	waitTip(t, inst.base, c.SP.PayHeight, c.Main[c.SP.PayHeight].Hash.String(), inst.logs)
 	s, err := bip352.NewScanner(c.Receiver.ScanKey(), c.Receiver.SpendPub(), c.Receiver.Labels)
 	if err != nil {
@@ -153,4 +140,31 @@ func checkSPFilter(t *testing.T, c *spchain.Chain, base string, height uint32) {
 	if ok, _, err := f.Matches(keys); err != nil || !ok {
 		t.Errorf("new-utxos filter of block %d does not match the payments: %v", height, err)
 	}
+}
+
+// catchListener takes the address of the named listener from OnListen:
+// mod redirects the options' OnListen, addr waits for the address.
+func catchListener(name string) (mod func(*app.Options), addr func(t testing.TB, logs fmt.Stringer) string) {
+	ch := make(chan string, 1)
+	mod = func(o *app.Options) {
+		next := o.OnListen
+		o.OnListen = func(n, a string) {
+			if n == name {
+				ch <- a
+				return
+			}
+			next(n, a)
+		}
+	}
+	addr = func(t testing.TB, logs fmt.Stringer) string {
+		t.Helper()
+		select {
+		case a := <-ch:
+			return a
+		case <-time.After(waitFor):
+			t.Fatalf("the %s listener did not start\n%s", name, logs)
+		}
+		return ""
+	}
+	return mod, addr
 }
