@@ -80,6 +80,9 @@ type Options struct {
 	Listen listenOptions
 	// Electrum is the Electrum server (electrum.go).
 	Electrum electrumOptions
+	// SilentPayments is the Silent Payments index and its listener
+	// (silentpayments.go).
+	SilentPayments silentPaymentsOptions
 
 	// Accounts (xpubs, descriptors) and balance histories.
 	NoXpubCache          bool
@@ -143,6 +146,7 @@ func ParseFlags(args []string, stderr io.Writer) (*Options, error) {
 	fs.StringVar(&o.DataDir, "datadir", "./data", "path to the index database directory")
 	fs.BoolVar(&o.Sync, "sync", false, "run the sync worker: index new blocks and follow the node")
 	o.Esplora.register(fs)
+	o.SilentPayments.register(fs)
 	o.Mesh.register(fs)
 	fs.StringVar(&o.Public, "public", "", "public server binding [address]:port[/path] (default: the coin's public port on all interfaces; \"none\" disables it)")
 	fs.StringVar(&o.Internal, "internal", "", "internal server binding [address]:port[/path] for /metrics and /health (default: the coin's internal port on 127.0.0.1; \"none\" disables it)")

@@ -29,7 +29,10 @@ func enableOptionalIndexes(e stackEnv, x *db.UtxoIndex) error {
 	if on && !want {
 		e.log.Info("the index keeps the pushdata rows it was built with (-pushdataindex)")
 	}
-	return enableRunes(e, x)
+	if err := enableRunes(e, x); err != nil {
+		return err
+	}
+	return enableSilentPayments(e, x)
 }
 
 // runesNetworks maps the Bitcoin coins' names to their runes network

@@ -268,6 +268,10 @@ func serve(ctx context.Context, e stackEnv, stack *chainStack, worker tipSource,
 		srvs.shutdown()
 		return err
 	}
+	if err := startSilentPayments(srvs, o, e, svc, over); err != nil {
+		srvs.shutdown()
+		return err
+	}
 	if _, err := startElectrum(e, stack, svc, worker, srvs); err != nil {
 		srvs.shutdown()
 		return err

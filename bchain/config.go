@@ -75,6 +75,10 @@ type Config struct {
 	// output and address, and rune entries, for /api/v2/rune and the
 	// runes parameter. Bitcoin networks only; an empty datadir only.
 	RunesIndex bool `json:"runes_index"`
+	// SilentPaymentsIndex keeps the Silent Payments tweak index
+	// (-silentpaymentsindex) that the -silentpayments listener serves;
+	// Bitcoin and its test networks only, over an empty datadir.
+	SilentPaymentsIndex bool `json:"silent_payments_index"`
 
 	// Ethereum-type keys (Blockbook's names).
 

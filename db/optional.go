@@ -9,6 +9,7 @@ package db
 // reorg-exact as the core families without a branch of its own in them.
 
 import (
+	"encoding/binary"
 	"fmt"
 	"slices"
 
@@ -239,4 +240,34 @@ func Get(r Reader, cf CF, key []byte) ([]byte, error) { return r.get(cf, key) }
 // an optional index's accessors. k and v are valid during the call only.
 func Iterate(r Reader, cf CF, start, prefix []byte, fn func(k, v []byte) (bool, error)) error {
 	return r.iterate(cf, start, prefix, fn)
+}
+
+// SpentOutputsAt calls fn with the position (tx index, vout) of every
+// output created in the block at height that a confirmed tx spends: the
+// spends rows under the height, in key order. An optional index whose
+// answers follow later spends reads them here instead of keeping a copy
+// that reorgs would have to undo.
+func SpentOutputsAt(r Reader, height uint32, fn func(index, vout uint32)) error {
+	return r.iterate(CFSpends, nil, heightKey(height), func(k, _ []byte) (bool, error) {
+		_, index, vout, err := unpackSpendKey(k)
+		if err != nil {
+			return false, err
+		}
+		fn(index, vout)
+		return true, nil
+	})
+}
+
+// Uvarint reads a minimal LEB128 varint, as the db package's decoder does,
+// for an optional index's decoders: a truncated, over-long or non-minimal
+// one is ErrCorrupt.
+func Uvarint(b []byte) (uint64, []byte, error) {
+	v, n := binary.Uvarint(b)
+	if n <= 0 {
+		return 0, nil, fmt.Errorf("%w: bad varint", ErrCorrupt)
+	}
+	if n > 1 && b[n-1] == 0 {
+		return 0, nil, fmt.Errorf("%w: non-minimal varint", ErrCorrupt)
+	}
+	return v, b[n:], nil
 }

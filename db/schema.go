@@ -59,8 +59,9 @@ const (
 	// Ethereum-type: ENS names of addresses (schema_eth_alias.go).
 	CFAddressAliases // 'a' ‖ address ‖ u32be(^height) → name; 'b' ‖ u32be(height) → addresses
 	// Bitcoin-type, kept with -pushdataindex (db/optional/pushdata).
-	CFPushdata // sha256(push) ‖ u32be(height) ‖ uv(index) ‖ uv(n << 1 | input) → (empty)
-	CFRunes    // Bitcoin-type, -runesindex (db/optional/runes): first byte 'o', 'e', 'n', 'a', 'u' or 'c'
+	CFPushdata       // sha256(push) ‖ u32be(height) ‖ uv(index) ‖ uv(n << 1 | input) → (empty)
+	CFRunes          // Bitcoin-type, -runesindex (db/optional/runes): first byte 'o', 'e', 'n', 'a', 'u' or 'c'
+	CFSilentPayments // Bitcoin-type, -silentpaymentsindex (db/optional/silentpayments): u32be(height) ‖ u32be(index) → tweak ‖ taproot outputs
 	numCF
 )
 
@@ -124,6 +125,7 @@ var cfInfos = [numCF]cfInfo{
 	CFAddressAliases: {name: "addressAliases"},
 	CFPushdata:       {name: "pushdata", optional: true, storage: Storage{Scanned: true}},
 	CFRunes:          {name: "runes", optional: true},
+	CFSilentPayments: {name: "silentPayments", optional: true, storage: Storage{Scanned: true, Appended: true}},
 }
 
 func (c CF) String() string {
@@ -144,7 +146,7 @@ func ColumnFamilies(t bchain.ChainType) []CF {
 	switch t {
 	case bchain.ChainBitcoinType:
 		return []CF{CFDefault, CFHeight, CFAddresses, CFAddressBalance, CFAddressUtxos,
-			CFTxAddresses, CFSpends, CFBlockTxs, CFBlockFilter, CFBlockTxids, CFAddressPrefix, CFPushdata, CFRunes, CFTransactions, CFFiatRates}
+			CFTxAddresses, CFSpends, CFBlockTxs, CFBlockFilter, CFBlockTxids, CFAddressPrefix, CFPushdata, CFRunes, CFSilentPayments, CFTransactions, CFFiatRates}
 	case bchain.ChainEthereumType:
 		return []CF{CFDefault, CFHeight, CFAddresses, CFAddressContracts, CFInternalData, CFContracts,
 			CFBlockTxs, CFBlockInternalDataErrors, CFAddressAliases, CFTransactions, CFFiatRates}

@@ -39,6 +39,7 @@ func main() {
 	p2p := flag.Bool("p2p", true, "download blocks over the node's P2P port (p2p_address) instead of RPC")
 	bulk := flag.Int("bulkthreshold", 500, "blockbook -bulkthreshold (0: connect blocks one by one)")
 	pushdataIndex := flag.Bool("pushdataindex", false, "blockbook -pushdataindex: keep the pushdata index too")
+	spIndex := flag.Bool("silentpaymentsindex", false, "blockbook -silentpaymentsindex: keep the Silent Payments tweak index too")
 	flag.StringVar(&chainKind, "chain", "bench", "generated chain: bench (the demo mix) or whale (whale-heavy mix, see tools/chaingen/whale.go)")
 	filters := flag.Bool("filters", true, "build block filters with Blockbook's production settings (block_golomb_filter_p 20, taproot-noordinals, zeroed key)")
 	coin := flag.String("coin", "bitcoin", "bitcoin: a chaingen chain on btcd; litecoin: a wallet-made MWEB chain on litecoind (-txs wallet payments; -blocks and the lower bound do not apply)")
@@ -50,6 +51,9 @@ func main() {
 	extraArgs = []string{"-bulkthreshold=" + strconv.Itoa(*bulk)}
 	if *pushdataIndex {
 		extraArgs = append(extraArgs, "-pushdataindex")
+	}
+	if *spIndex {
+		extraArgs = append(extraArgs, "-silentpaymentsindex")
 	}
 	if *filters {
 		benchFilters = db.FilterParams{P: 20, Scripts: db.FilterScriptsTaprootNoOrdinals, ZeroedKey: true}

@@ -43,6 +43,7 @@ var layers = []layer{
 	{"server/...", []string{"api/...", "bchain/...", "static/...", "internal/..."}, "fronts reach the index only through api"},
 	{"esplora/...", []string{"api/...", "bchain/...", "internal/..."}, "the Esplora REST front reaches the index only through api"},
 	{"electrum/...", []string{"api/...", "bchain/...", "internal/..."}, "the Electrum front, like server, reaches the index only through api"},
+	{"sphttp/...", []string{"api/...", "bchain/...", "internal/..."}, "the Silent Payments front reaches the index only through api"},
 	{"mesh/...", []string{"api/...", "bchain/...", "internal/..."}, "the Mesh (Rosetta) front reaches the index only through api"},
 	{"api/...", []string{"bchain/...", "db", "db/optional/...", "mempool", "mempool/projected", "ethmempool", "syncer", "internal/..."}, "queries see the store's interfaces and records (the optional indexes' too), and the services only for their record types (mempool.Tx, syncer.State, projected.Snapshot)"},
 	{"syncer/...", serviceMay, "services use the store and the chain, not the fronts"},
@@ -88,7 +89,7 @@ type closure struct {
 }
 
 var closures = []closure{
-	{[]string{"./api/...", "./server/...", "./esplora/...", "./mesh/..."}, grocksdb, false, "api and the fronts never link RocksDB"},
+	{[]string{"./api/...", "./server/...", "./esplora/...", "./mesh/...", "./sphttp/..."}, grocksdb, false, "api and the fronts never link RocksDB"},
 	{[]string{"./api/...", "./server/...", "./esplora/..."}, grocksdb, true, "api and server unit tests run on the in-memory store"},
 }
 

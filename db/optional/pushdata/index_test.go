@@ -3,7 +3,6 @@ package pushdata
 import (
 	"bytes"
 	"crypto/sha256"
-	"log/slog"
 	"slices"
 	"sync"
 	"testing"
@@ -13,11 +12,9 @@ import (
 	"github.com/btcsuite/btcd/wire/v2"
 
 	"github.com/openexplorer/blockbook/bchain"
-	"github.com/openexplorer/blockbook/bchain/coins/btc"
 	"github.com/openexplorer/blockbook/db"
-	"github.com/openexplorer/blockbook/db/dbtest"
-	"github.com/openexplorer/blockbook/db/memdb"
 	"github.com/openexplorer/blockbook/tools/chaingen"
+	"github.com/openexplorer/blockbook/tools/optindex"
 )
 
 // testChain is the demo chain (every script kind) and a fork of it that
@@ -57,28 +54,11 @@ func buildChains() (*testChain, error) {
 	if err := f.Extend(6, 3); err != nil {
 		return nil, err
 	}
-	p := btc.NewParser(params)
-	parse := func(blocks []*wire.MsgBlock) ([]*bchain.Block, error) {
-		var out []*bchain.Block
-		for h, mb := range blocks {
-			var buf bytes.Buffer
-			if err := mb.Serialize(&buf); err != nil {
-				return nil, err
-			}
-			blk, err := p.ParseBlock(buf.Bytes())
-			if err != nil {
-				return nil, err
-			}
-			blk.Height = uint32(h)
-			out = append(out, blk)
-		}
-		return out, nil
-	}
 	c.mainRaw = g.Blocks()
-	if c.main, err = parse(c.mainRaw); err != nil {
+	if c.main, err = optindex.Parse(c.mainRaw); err != nil {
 		return nil, err
 	}
-	if c.fork, err = parse(f.Blocks()); err != nil {
+	if c.fork, err = optindex.Parse(f.Blocks()); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -96,32 +76,11 @@ func (c *testChain) refill(height uint32, hash bchain.Hash) (*bchain.Block, erro
 }
 
 // newIndex opens an empty in-memory index with the pushdata index on.
-func newIndex(t *testing.T, keep int) *db.UtxoIndex {
-	t.Helper()
-	d, err := memdb.Open(db.Options{Path: t.TempDir(), ChainType: bchain.ChainBitcoinType, Coin: "Regtest", Network: "regtest",
-		Log: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(d.Close)
-	x, err := db.NewUtxoIndex(d, btc.NewParser(&chaincfg.RegressionNetParams), keep, db.FilterParams{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if on, err := x.EnableOptional(Index{}, true); err != nil || !on {
-		t.Fatalf("enable: %v %v", on, err)
-	}
-	return x
-}
+func newIndex(t *testing.T, keep int) *db.UtxoIndex { return optindex.New(t, Index{}, keep) }
 
-func connect(t *testing.T, x *db.UtxoIndex, blocks []*bchain.Block) {
-	t.Helper()
-	for _, b := range blocks {
-		if err := x.ConnectBlock(b); err != nil {
-			t.Fatalf("connect %d: %v", b.Height, err)
-		}
-	}
-}
+func connect(t *testing.T, x *db.UtxoIndex, blocks []*bchain.Block) { optindex.Connect(t, x, blocks) }
+
+func requireIdentical(t *testing.T, a, b *db.UtxoIndex) { optindex.RequireIdentical(t, a, b) }
 
 // oracleRows computes every pushdata row of the blocks independently of
 // the index: txscript.PushedData over the wire blocks, the spent output's
@@ -238,36 +197,18 @@ func TestReorgExact(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		dbtest.RequireIdentical(t, x, before)
+		requireIdentical(t, x, before)
 		connect(t, x, c.fork[c.forkAt+1:])
 		fresh := newIndex(t, keep)
 		connect(t, fresh, c.fork)
-		dbtest.RequireIdentical(t, x, fresh)
+		requireIdentical(t, x, fresh)
 	}
 }
 
 // A bulk load writes the rows per-block connects write.
 func TestBulkEqualsPerBlock(t *testing.T) {
 	c := demoChains(t)
-	ref := newIndex(t, 10)
-	connect(t, ref, c.main)
-	for _, opts := range []db.BulkOptions{{RoundBytes: 64 << 10, CacheBytes: 1}, {RoundBytes: 1 << 30, CacheBytes: 1 << 30}} {
-		x := newIndex(t, 10)
-		l, err := x.NewBulkLoader(opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, b := range c.main[:100] {
-			if err := l.ConnectBlock(b); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if _, err := l.Finish(); err != nil {
-			t.Fatal(err)
-		}
-		connect(t, x, c.main[100:])
-		dbtest.RequireIdentical(t, x, ref)
-	}
+	optindex.RequireBulkEqualsPerBlock(t, Index{}, c.main, 100)
 }
 
 // A disconnect without a source of blocks fails before writing.

@@ -89,16 +89,13 @@ func unpackRow(key, val []byte) (Ref, error) {
 	return r, nil
 }
 
-// uvarint reads a minimal LEB128 varint, as the db package's decoder does.
+// uvarint reads a minimal varint (db.Uvarint), naming the family in errors.
 func uvarint(b []byte) (uint64, []byte, error) {
-	v, n := binary.Uvarint(b)
-	if n <= 0 {
-		return 0, nil, corrupt("bad varint")
+	v, rest, err := db.Uvarint(b)
+	if err != nil {
+		return 0, nil, fmt.Errorf("%s: %w", "pushdata", err)
 	}
-	if n > 1 && b[n-1] == 0 {
-		return 0, nil, corrupt("non-minimal varint")
-	}
-	return v, b[n:], nil
+	return v, rest, nil
 }
 
 func corrupt(format string, args ...any) error {

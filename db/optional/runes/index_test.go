@@ -11,9 +11,9 @@ import (
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/bchain/coins/btc"
 	"github.com/openexplorer/blockbook/db"
-	"github.com/openexplorer/blockbook/db/dbtest"
 	"github.com/openexplorer/blockbook/db/memdb"
 	"github.com/openexplorer/blockbook/db/optional/runes/runestone"
+	"github.com/openexplorer/blockbook/tools/optindex"
 )
 
 func newIndex(t *testing.T) *db.UtxoIndex {
@@ -181,7 +181,7 @@ func TestIndexLedgerAndReorg(t *testing.T) {
 	}
 	fresh := newIndex(t)
 	connectAll(t, fresh, f.blocks)
-	dbtest.RequireIdentical(t, x, fresh)
+	optindex.RequireIdentical(t, x, fresh)
 }
 
 // A bulk load in rounds small enough to split the scenario reads the rows
@@ -205,6 +205,6 @@ func TestIndexBulkEqualsPerBlock(t *testing.T) {
 			t.Fatal(err)
 		}
 		checkLedger(t, x, g)
-		dbtest.RequireIdentical(t, x, want)
+		optindex.RequireIdentical(t, x, want)
 	}
 }
