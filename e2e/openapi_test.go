@@ -50,6 +50,7 @@ var goldenRoutes = []struct{ prefix, path, method string }{
 	{"block-index", "/api/v2/block-index/{height}", ""},
 	{"block-filters/", "/api/v2/block-filters/", ""},
 	{"rawblock", "/api/v2/rawblock/{id}", ""},
+	{"rune", "/api/v2/rune/{rune}", ""},
 	{"block", "/api/v2/block/{id}", ""},
 	{"feestats", "/api/v2/feestats/{id}", ""},
 	{"rawtx", "/api/v2/rawtx/{txid}", ""},
@@ -69,7 +70,7 @@ var goldenRoutes = []struct{ prefix, path, method string }{
 
 // goldenDirs are the directories of REST v2 goldens; others (such as
 // the v1 and unversioned answers') are not described by the spec.
-var goldenDirs = []string{"", "eth/", "fiat/", "xpub/", "block-filters/", "pushdata/"}
+var goldenDirs = []string{"", "eth/", "fiat/", "xpub/", "block-filters/", "pushdata/", "runes/"}
 
 // goldenOp finds the operation of a golden file (its path under testdata,
 // without .golden.json) and the status it answered with: 400 for an

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"maps"
+	"path/filepath"
 	"strconv"
 	"testing"
 
@@ -136,6 +137,13 @@ func TestE2ERunes(t *testing.T) {
 	h, hash := g.Tip()
 	waitTip(t, inst.base, h, hash.String(), inst.logs)
 	checkRunes(t, inst.base, c.addrs, ledger, rid, "2", "10")
+
+	// Goldens (e2e/testdata/runes), checked against the OpenAPI document
+	// by TestOpenAPIGoldens: the rune's entry by id and by name's absence.
+	gs := newGoldenSet(t, filepath.Join(goldenDir, "runes"), "TestE2ERunes")
+	gs.check("rune-by-id", fetchGolden(t, inst.base+"/api/v2/rune/"+rid, 200))
+	gs.check("error-rune-unknown", fetchGolden(t, inst.base+"/api/v2/rune/999999:9", 400))
+	gs.finish()
 
 	t.Run("bad input and the route's answers", func(t *testing.T) {
 		var e struct{ Error string }
