@@ -25,7 +25,10 @@ type Index struct {
 	ov overlay
 }
 
-var _ db.OptionalIndex = (*Index)(nil)
+var (
+	_ db.OptionalIndex = (*Index)(nil)
+	_ db.OwnRowsReader = (*Index)(nil)
+)
 
 // New returns the runes index of a network over the database r.
 func New(r db.Reader, net runestone.Network) *Index { return &Index{r: r, net: net} }
@@ -33,6 +36,10 @@ func New(r db.Reader, net runestone.Network) *Index { return &Index{r: r, net: n
 func (*Index) Name() string         { return Name }
 func (*Index) CFs() []db.CF         { return []db.CF{db.CFRunes} }
 func (*Index) ReadsNodeBlock() bool { return false }
+
+// ReadsOwnRows says that a block's rows come from earlier ones
+// (db.OwnRowsReader): a bulk load keeps compacting the family it reads.
+func (*Index) ReadsOwnRows() bool { return true }
 
 // get reads a row as the index has written it so far.
 func (x *Index) get(k []byte) ([]byte, error) {
