@@ -169,8 +169,9 @@ func (l *BulkLoader) ConnectBlock(blk *bchain.Block) error {
 	l.stats.Blocks++
 	l.stats.Txs += len(blk.Txs)
 	// Two rounds can be in memory (one building, one flushing), so each
-	// gets half of the budget.
-	if l.round.bytes()+l.cache.current().bytes >= l.opts.RoundBytes/2 {
+	// gets half of the budget; an optional index's memory for the round's
+	// blocks (MemoryUser) counts with it.
+	if l.round.bytes()+l.cache.current().bytes+l.x.opt.pendingBytes(l.round.from) >= l.opts.RoundBytes/2 {
 		return l.startFlush()
 	}
 	return nil

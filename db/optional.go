@@ -73,6 +73,15 @@ type OwnRowsReader interface {
 	ReadsOwnRows() bool
 }
 
+// MemoryUser is implemented by an optional index that holds memory for
+// blocks whose rows the database does not hold yet (runes' overlay). A
+// bulk load counts what it holds for the blocks at or above from (the
+// round being built) against that round's share of the memory budget
+// (-syncmemory), with the round's rows.
+type MemoryUser interface {
+	PendingBytes(from uint32) int64
+}
+
 // BalanceEvent says what a write does to a descriptor's addressBalance row.
 type BalanceEvent uint8
 
@@ -177,6 +186,18 @@ func (s *optionalSet) balanceRow(w RowWriter, desc bchain.AddrDesc, ev BalanceEv
 	for _, f := range s.followers {
 		f.BalanceRow(w, desc, ev)
 	}
+}
+
+// pendingBytes sums the enabled indexes' memory for the blocks at or
+// above from (MemoryUser).
+func (s *optionalSet) pendingBytes(from uint32) int64 {
+	var n int64
+	for _, idx := range s.all {
+		if m, ok := idx.(MemoryUser); ok {
+			n += m.PendingBytes(from)
+		}
+	}
+	return n
 }
 
 // writeOnlyCFs lists the column families of the enabled indexes that do

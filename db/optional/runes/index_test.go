@@ -18,6 +18,12 @@ import (
 
 func newIndex(t *testing.T) *db.UtxoIndex {
 	t.Helper()
+	x, _ := newIndexAndRunes(t)
+	return x
+}
+
+func newIndexAndRunes(t *testing.T) (*db.UtxoIndex, *Index) {
+	t.Helper()
 	d, err := memdb.Open(db.Options{Path: t.TempDir(), ChainType: bchain.ChainBitcoinType, Coin: "Regtest", Network: "regtest",
 		Log: slog.New(slog.DiscardHandler)})
 	if err != nil {
@@ -28,10 +34,11 @@ func newIndex(t *testing.T) *db.UtxoIndex {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if on, err := x.EnableOptional(New(d, runestone.Regtest), true); err != nil || !on {
+	idx := New(d, runestone.Regtest)
+	if on, err := x.EnableOptional(idx, true); err != nil || !on {
 		t.Fatalf("enable: %v %v", on, err)
 	}
-	return x
+	return x, idx
 }
 
 const testName = "GENERATORRUNETEST"
