@@ -24,8 +24,20 @@ func newIndex(t *testing.T) *db.UtxoIndex {
 
 func newIndexAndRunes(t *testing.T) (*db.UtxoIndex, *Index) {
 	t.Helper()
-	d, err := memdb.Open(db.Options{Path: t.TempDir(), ChainType: bchain.ChainBitcoinType, Coin: "Regtest", Network: "regtest",
-		Log: slog.New(slog.DiscardHandler)})
+	return newIndexOver(t, nil)
+}
+
+// newIndexOver opens an in-memory regtest index with runes on, over
+// wrap(the engine) when wrap is set.
+func newIndexOver(t *testing.T, wrap func(db.Engine) db.Engine) (*db.UtxoIndex, *Index) {
+	t.Helper()
+	o := db.Options{Path: t.TempDir(), ChainType: bchain.ChainBitcoinType, Coin: "Regtest", Network: "regtest",
+		Log: slog.New(slog.DiscardHandler)}
+	var e db.Engine = memdb.NewEngine(o.Path, db.ColumnFamilies(o.ChainType))
+	if wrap != nil {
+		e = wrap(e)
+	}
+	d, err := db.OpenEngine(e, o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,17 +2,10 @@ package runes
 
 import (
 	"errors"
-	"log/slog"
 	"sync/atomic"
 	"testing"
 
-	"github.com/btcsuite/btcd/chaincfg/v2"
-
-	"github.com/openexplorer/blockbook/bchain"
-	"github.com/openexplorer/blockbook/bchain/coins/btc"
 	"github.com/openexplorer/blockbook/db"
-	"github.com/openexplorer/blockbook/db/memdb"
-	"github.com/openexplorer/blockbook/db/optional/runes/runestone"
 	"github.com/openexplorer/blockbook/tools/optindex"
 )
 
@@ -38,21 +31,9 @@ func (e *failingIngest) IngestRun(cf db.CF, name string) (bool, error) {
 // round's rows, and a later reorg is exact.
 func TestConnectAfterPendingRound(t *testing.T) {
 	g, f, _ := scenario()
-	o := db.Options{Path: t.TempDir(), ChainType: bchain.ChainBitcoinType, Coin: "Regtest", Network: "regtest",
-		Log: slog.New(slog.DiscardHandler)}
-	eng := &failingIngest{Engine: memdb.NewEngine(o.Path, db.ColumnFamilies(o.ChainType))}
-	d, err := db.OpenEngine(eng, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(d.Close)
-	x, err := db.NewUtxoIndex(d, btc.NewParser(&chaincfg.RegressionNetParams), 10, db.FilterParams{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if on, err := x.EnableOptional(New(d, runestone.Regtest), true); err != nil || !on {
-		t.Fatalf("enable: %v %v", on, err)
-	}
+	eng := &failingIngest{}
+	x, _ := newIndexOver(t, func(e db.Engine) db.Engine { eng.Engine = e; return eng })
+	d := x.DB()
 	connectAll(t, x, g.blocks[:6])
 	l, err := x.NewBulkLoader(db.BulkOptions{RoundBytes: 1 << 30, CacheBytes: 1 << 20, Workers: 1})
 	if err != nil {
