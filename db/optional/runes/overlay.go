@@ -30,8 +30,9 @@ type ovOp struct {
 
 // ovEntryBytes approximates the memory of a row's two map entries (in
 // ovOp.rows and overlay.cur) besides its key copies and value: headers,
-// seq, and the maps' spare slots.
-const ovEntryBytes = 128
+// seq, and the maps' spare slots. Measured (runtime.MemStats, 100,000
+// rows of 8-byte keys and 12-byte values): 211 bytes a row in all.
+const ovEntryBytes = 192
 
 type overlay struct {
 	ops []*ovOp
