@@ -154,6 +154,8 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	case ok:
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
 		m = &meshError{e: errUnavailable, details: "request timed out", cause: err}
+	case errors.Is(err, api.ErrBlockChanged):
+		m = &meshError{e: errBlockNotFound, details: err.Error(), cause: err}
 	case errors.Is(err, bchain.ErrNodeUnavailable):
 		m = &meshError{e: errUnavailable, details: "the blockchain node is not responding", cause: err}
 	default:
