@@ -36,6 +36,10 @@ type LedgerQueries interface {
 	LedgerCoins(ctx context.Context, desc bchain.AddrDesc, withMempool bool) (*LedgerCoins, error)
 	// LedgerMempool lists the pending txids, newest first.
 	LedgerMempool(ctx context.Context) []bchain.Hash
+	// LedgerEvents returns up to limit events of the stream of blocks
+	// added and removed, from sequence offset (negative: the last limit
+	// events), and the stream's last sequence (-1 while it is empty).
+	LedgerEvents(ctx context.Context, offset int64, limit int) ([]LedgerEvent, int64, error)
 }
 
 // ErrBlockChanged: the active chain's block at the height asked for is not

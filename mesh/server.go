@@ -77,6 +77,7 @@ func New(svc api.Service, ledger api.LedgerQueries, esq api.EsploraQueries, opts
 		"/account/balance":     s.accountBalance,
 		"/account/coins":       s.accountCoins,
 		"/search/transactions": s.searchTransactions,
+		"/events/blocks":       s.eventsBlocks,
 		// The Construction API (construction*.go).
 		"/construction/derive":     s.constructionDerive,
 		"/construction/preprocess": s.constructionPreprocess,
@@ -97,7 +98,7 @@ func New(svc api.Service, ledger api.LedgerQueries, esq api.EsploraQueries, opts
 
 // unimplemented are the specification's endpoints not served yet: they
 // answer errNotImplemented (docs/api.md).
-var unimplemented = []string{"/call", "/events/blocks"}
+var unimplemented = []string{"/call"}
 
 // RequestCost weighs a request for the per-client budget in the public
 // port's units: a block with all its operations, or a search (which may
