@@ -143,10 +143,12 @@ func TestE2EMesh(t *testing.T) {
 // the chain it leaves g's.
 func meshEvents(t *testing.T, c *meshcheck.Client, g *chaingen.Generator, orphan meshcheck.BlockID) {
 	t.Helper()
+	start := time.Now()
 	evs, chain, err := c.Events(1000)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("followed %d block events in %v", len(evs), time.Since(start))
 	blocks := g.Blocks()
 	if len(chain) != len(blocks) {
 		t.Fatalf("the events leave %d blocks, the chain has %d", len(chain), len(blocks))
