@@ -86,8 +86,20 @@ func (x *chainIndex) checkNext(blk *bchain.Block) error {
 }
 
 // commitDisconnect makes the block under h the tip (or empties the index)
-// in b and writes b.
+// in b, logs h's removal (removals.go) and writes b.
 func (x *chainIndex) commitDisconnect(b *Batch, h uint32) (Tip, bool, error) {
+	removed, err := ReadBlockMeta(x.db, h)
+	if err != nil {
+		return Tip{}, false, err
+	}
+	if removed == nil {
+		return Tip{}, false, fmt.Errorf("%w: no block at the tip's height %d", ErrCorrupt, h)
+	}
+	log, err := ReadRemovals(x.db)
+	if err != nil {
+		return Tip{}, false, err
+	}
+	logRemoval(b, len(log), h, removed.Hash)
 	var newTip Tip
 	if h > 0 {
 		prev, err := ReadBlockMeta(x.db, h-1)
