@@ -23,6 +23,9 @@ func tokenStandard(t bchain.TokenStandard) string {
 // Address answers address/{address}: balance and nonce from the node,
 // counters, tokens and txs (newest first) from the index.
 func (s *EthService) Address(ctx context.Context, address string, q AddressQuery) (*Address, error) {
+	if err := CheckProtocols(q.Protocols, true); err != nil {
+		return nil, err
+	}
 	desc, err := s.addrDesc(address)
 	if err != nil {
 		return nil, err
@@ -61,6 +64,9 @@ func (s *EthService) Address(ctx context.Context, address string, q AddressQuery
 	if q.Details >= DetailsTokens {
 		if out.Tokens, err = s.tokens(ctx, r, desc, ac, contract, q.Details >= DetailsTokenBalances); err != nil {
 			return nil, err
+		}
+		if wantsErc4626(q.Protocols) {
+			s.markVaults(ctx, v, out.Tokens)
 		}
 	}
 	if q.Secondary != "" {
