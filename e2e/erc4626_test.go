@@ -336,6 +336,31 @@ func TestEthErc4626Vault(t *testing.T) {
 	}
 	ws.fails("getContractInfo", map[string]any{"contract": c.vault.Hex(), "protocols": []string{"bogus"}}, "Unknown protocol: bogus")
 	ws.fails("getAccountInfo", map[string]any{"descriptor": holder, "protocols": []string{"x"}}, "Unknown protocol: x")
+
+	c.runWalletClient(t)
+}
+
+// runWalletClient runs @trezor/blockchain-link against the stack
+// (tools/js/trezor-erc4626.mjs) with the holder's position as the vault
+// computes it (convertToAssets of its shares) at the tip.
+func (c *vaultChain) runWalletClient(t *testing.T) {
+	t.Helper()
+	node := trezorPrereqs(t)
+	shares := c.uint(t, c.vault, c.vaultC, "balanceOf", c.holder.Addr)
+	facts := map[string]any{
+		"holder": c.holder.Addr.Hex(), "vault": c.vault.Hex(), "asset": c.usd.Hex(), "shareDecimals": 9,
+		"shares": shares.String(), "position": c.uint(t, c.vault, c.vaultC, "convertToAssets", shares).String(),
+		"slack": new(big.Int).Add(new(big.Int).Quo(shares, c.vaultDecimalsUnit), big.NewInt(1)).String(),
+	}
+	raw, err := json.Marshal(facts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "facts.json")
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runClientScript(t, node, "../tools/js/trezor-erc4626.mjs", c.e.inst.base, path, c.e.inst.logs, func(string) (string, bool) { return "", false })
 }
 
 // getWire gets a REST answer into out and returns it as generic JSON
