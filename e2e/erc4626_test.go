@@ -153,11 +153,7 @@ func startVaultChain(t *testing.T) *vaultChain {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	dev, err := gethdev.Start(ctx, gethdev.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(dev.Stop)
+	dev := startDevNode(t, gethdev.Options{})
 	if err := ethgen.DeployMulticall3(ctx, dev); err != nil {
 		t.Fatal(err)
 	}

@@ -151,11 +151,7 @@ func TestEVMNetworkConfigs(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	dev, err := gethdev.Start(ctx, gethdev.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(dev.Stop)
+	dev := startDevNode(t, gethdev.Options{})
 	for _, name := range names {
 		want := evmNets[name]
 		if want.chainID == 0 {
@@ -280,6 +276,19 @@ func (e *ethE2E) checkSentTxInMempool(t *testing.T, noSubscription bool) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// startDevNode starts an in-process geth dev node, stopped at cleanup.
+func startDevNode(t *testing.T, opts gethdev.Options) *gethdev.Node {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	dev, err := gethdev.Start(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(dev.Stop)
+	return dev
 }
 
 // sendDevTransfer signs a payment of wei from the dev account to to and

@@ -43,11 +43,7 @@ func followAtBlockTime(t *testing.T, name string, period time.Duration, blocks i
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	dev, err := gethdev.Start(ctx, gethdev.Options{ChainID: net.chainID})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(dev.Stop)
+	dev := startDevNode(t, gethdev.Options{ChainID: net.chainID})
 	if _, err := dev.Commit(); err != nil {
 		t.Fatal(err)
 	}
