@@ -9,6 +9,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/openexplorer/blockbook/bchain"
+	"github.com/openexplorer/blockbook/db"
 )
 
 // ProtocolErc4626 is Blockbook's name of the ERC-4626 vault protocol.
@@ -81,16 +82,20 @@ const probeChunk = 64
 // it, so the next block needs one batch instead of two.
 type vaultCache struct {
 	mu     sync.Mutex
+	height uint32
 	tip    bchain.Hash
 	snaps  map[string]*Erc4626Token // contract → snapshot; nil: not a vault
 	probes map[string]bool          // contract → is a vault
 	assets map[string]bchain.AddrDesc
 }
 
-// at returns the cache's maps for block tip, cleared if it was another.
-func (c *vaultCache) at(tip bchain.Hash) {
-	if c.tip != tip || c.snaps == nil {
-		c.tip, c.snaps, c.probes = tip, map[string]*Erc4626Token{}, map[string]bool{}
+// at readies the cache for block tip: a later block (or another one at
+// the same height, a reorg) replaces what it held; a request on an
+// earlier one (begun before the last block) leaves it alone. The caller
+// holds mu and reads or stores per-block answers only if c.tip is tip.
+func (c *vaultCache) at(tip db.Tip) {
+	if c.snaps == nil || c.tip != tip.Hash && tip.Height >= c.height {
+		c.height, c.tip, c.snaps, c.probes = tip.Height, tip.Hash, map[string]*Erc4626Token{}, map[string]bool{}
 	}
 	if c.assets == nil {
 		c.assets = map[string]bchain.AddrDesc{}
@@ -103,7 +108,8 @@ func (c *vaultCache) at(tip bchain.Hash) {
 func (s *EthService) markVaults(ctx context.Context, v *view, tokens []Token) {
 	c := &s.vaults
 	c.mu.Lock()
-	c.at(v.tip.Hash)
+	c.at(v.tip)
+	current := c.tip == v.tip.Hash
 	var probe []int
 	for i := range tokens {
 		t := &tokens[i]
@@ -111,9 +117,10 @@ func (s *EthService) markVaults(ctx context.Context, v *view, tokens []Token) {
 			continue
 		}
 		key := strings.ToLower(t.Contract)
-		if _, known := c.assets[key]; known || c.probes[key] {
+		isVault, seen := c.probes[key]
+		if _, known := c.assets[key]; known || current && isVault {
 			t.Protocols = []string{ProtocolErc4626}
-		} else if _, seen := c.probes[key]; !seen {
+		} else if !current || !seen {
 			probe = append(probe, i)
 		}
 	}
@@ -137,12 +144,13 @@ func (s *EthService) markVaults(ctx context.Context, v *view, tokens []Token) {
 			return
 		}
 		c.mu.Lock()
-		c.at(v.tip.Hash)
 		for j, i := range chunk {
 			asset := resultAddress(res[2*j])
 			key := strings.ToLower(tokens[i].Contract)
 			isVault := asset != nil && resultUint(res[2*j+1]) != nil
-			c.probes[key] = isVault
+			if c.tip == v.tip.Hash { // not if a newer block took the cache meanwhile
+				c.probes[key] = isVault
+			}
 			if isVault {
 				c.assets[key] = asset
 				tokens[i].Protocols = []string{ProtocolErc4626}
@@ -158,8 +166,9 @@ func (s *EthService) vaultSnapshot(ctx context.Context, v *view, ci *ContractInf
 	key := strings.ToLower(ci.Contract)
 	c := &s.vaults
 	c.mu.Lock()
-	c.at(v.tip.Hash)
+	c.at(v.tip)
 	snap, cached := c.snaps[key]
+	cached = cached && c.tip == v.tip.Hash
 	asset := c.assets[key]
 	c.mu.Unlock()
 	if cached {
@@ -170,11 +179,11 @@ func (s *EthService) vaultSnapshot(ctx context.Context, v *view, ci *ContractInf
 		return snap // a node failure: not cached, asked again next time
 	}
 	c.mu.Lock()
-	c.at(v.tip.Hash)
-	if c.tip == v.tip.Hash {
+	if c.tip == v.tip.Hash { // not if a newer block took the cache meanwhile
 		c.snaps[key] = snap
-		if snap != nil && snap.Asset != nil {
-			d, _ := s.addrs.AddrDescFromAddress(snap.Asset.Contract)
+	}
+	if snap != nil && snap.Asset != nil {
+		if d, err := s.addrs.AddrDescFromAddress(snap.Asset.Contract); err == nil {
 			c.assets[key] = d
 		}
 	}
