@@ -125,14 +125,12 @@ func TestProtocols(t *testing.T) {
 		{[]string{"erc4626", "erc20"}, true, "Unknown protocol: erc20"},
 		{[]string{"erc4626"}, false, "protocols parameter is not supported on this coin"},
 	} {
-		err := CheckProtocols(c.protocols, c.eth)
-		if got := ""; err != nil {
+		got := ""
+		if err := CheckProtocols(c.protocols, c.eth); err != nil {
 			got = err.Error()
-			if got != c.want {
-				t.Errorf("%q on eth=%v: %q, want %q", c.protocols, c.eth, got, c.want)
-			}
-		} else if c.want != "" {
-			t.Errorf("%q on eth=%v accepted, want %q", c.protocols, c.eth, c.want)
+		}
+		if got != c.want {
+			t.Errorf("%q on eth=%v: error %q, want %q", c.protocols, c.eth, got, c.want)
 		}
 	}
 	if !wantsErc4626([]string{"x", " Erc4626"}) || wantsErc4626([]string{"erc20"}) {

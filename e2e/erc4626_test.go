@@ -40,7 +40,7 @@ type multicallCounter struct {
 func (m *multicallCounter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
-		http.Error(w, err.Error(), 400)
+		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
 	var reqs []struct {
@@ -77,7 +77,7 @@ func (m *multicallCounter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	resp, err := http.Post(m.target, "application/json", bytes.NewReader(body))
 	if err != nil {
-		http.Error(w, err.Error(), 502)
+		http.Error(w, err.Error(), http.StatusBadGateway)
 		return
 	}
 	defer resp.Body.Close()

@@ -291,8 +291,8 @@ func startDevNode(t *testing.T, opts gethdev.Options) *gethdev.Node {
 	return dev
 }
 
-// sendDevTransfer signs a payment of wei from the dev account to to and
-// sends it through the server's sendtx.
+// sendDevTransfer signs a payment of wei from the dev account to the
+// address and sends it through the server's sendtx.
 func sendDevTransfer(t *testing.T, dev *gethdev.Node, base string, to common.Address, wei int64) *types.Transaction {
 	t.Helper()
 	ctx := context.Background()
