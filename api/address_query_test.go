@@ -268,3 +268,19 @@ func TestAddressMalformed(t *testing.T) {
 		wantUserError(t, err, "Invalid")
 	}
 }
+
+// protocols is Ethereum-type only: an address or an account of a
+// Bitcoin-type chain asked with it is a user error, as Blockbook's.
+func TestProtocolsRefusedOnBitcoin(t *testing.T) {
+	f := apitest.Shared(t, apitest.Options{})
+	svc := newService(f)
+	addr := mustAddress(t, f, chaingen.P2WPKH, 0)
+	_, err := svc.Address(context.Background(), addr, api.AddressQuery{Protocols: []string{"erc4626"}})
+	if e, ok := api.AsUserError(err); !ok || e.Msg != "protocols parameter is not supported on this coin" {
+		t.Fatalf("address with protocols: %v", err)
+	}
+	_, err = svc.Capabilities().Accounts.Account(context.Background(), f.Accounts[0].Xpub(), api.AddressQuery{Protocols: []string{"erc4626"}})
+	if e, ok := api.AsUserError(err); !ok || e.Msg != "protocols parameter is not supported on this coin" {
+		t.Fatalf("account with protocols: %v", err)
+	}
+}

@@ -91,9 +91,17 @@ type TxSpecificQueries interface {
 	TxSpecific(ctx context.Context, txid string) (json.RawMessage, error)
 }
 
-// ContractQueries answers contract/{address}.
+// ContractQueries answers contract/{address} (getContractInfo).
 type ContractQueries interface {
-	Contract(ctx context.Context, contract string) (*ContractInfo, error)
+	Contract(ctx context.Context, contract string, q ContractQuery) (*ContractInfo, error)
+}
+
+// ContractQuery is getContractInfo's options: Blockbook's protocols
+// ("erc4626": the vault's data) and currency (token rates: accepted,
+// not served).
+type ContractQuery struct {
+	Currency  string
+	Protocols []string
 }
 
 // ContractCaller runs a read-only contract call (the websocket's rpcCall).

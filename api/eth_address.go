@@ -23,6 +23,9 @@ func tokenStandard(t bchain.TokenStandard) string {
 // Address answers address/{address}: balance and nonce from the node,
 // counters, tokens and txs (newest first) from the index.
 func (s *EthService) Address(ctx context.Context, address string, q AddressQuery) (*Address, error) {
+	if err := CheckProtocols(q.Protocols, true); err != nil {
+		return nil, err
+	}
 	desc, err := s.addrDesc(address)
 	if err != nil {
 		return nil, err
@@ -59,7 +62,7 @@ func (s *EthService) Address(ctx context.Context, address string, q AddressQuery
 	}
 	r := newEthRenderer(s, v)
 	if q.Details >= DetailsTokens {
-		if out.Tokens, err = s.tokens(ctx, r, desc, ac, contract, q.Details >= DetailsTokenBalances); err != nil {
+		if out.Tokens, err = s.addressTokens(ctx, r, v, desc, ac, contract, q); err != nil {
 			return nil, err
 		}
 	}
@@ -151,6 +154,15 @@ func (s *EthService) contractInfo(v *view, c bchain.AddrDesc) (*ContractInfo, er
 	created, destroyed := ci.Lifetime()
 	return &ContractInfo{Type: std, Standard: std, Contract: s.addr(c), Name: ci.Name, Symbol: ci.Symbol,
 		Decimals: int(ci.Decimals), CreatedInBlock: created, DestructedInBlock: destroyed, BlockHeight: v.tip.Height}, nil
+}
+
+// addressTokens is tokens with the vault marks protocols asks for.
+func (s *EthService) addressTokens(ctx context.Context, r *ethRenderer, v *view, desc bchain.AddrDesc, ac *db.AddrContracts, filter bchain.AddrDesc, q AddressQuery) ([]Token, error) {
+	out, err := s.tokens(ctx, r, desc, ac, filter, q.Details >= DetailsTokenBalances)
+	if err == nil && wantsErc4626(q.Protocols) {
+		s.markVaults(ctx, v, out)
+	}
+	return out, err
 }
 
 // tokens lists the token contracts an address met, in Blockbook's order

@@ -56,11 +56,15 @@ func (s *EthService) Block(ctx context.Context, id string, page, pageSize int) (
 	return out, err
 }
 
-// Contract answers contract/{address} from the index.
-func (s *EthService) Contract(_ context.Context, contract string) (*ContractInfo, error) {
+// Contract answers contract/{address} from the index; with protocols
+// erc4626, a vault's data read from the node at the indexed tip.
+func (s *EthService) Contract(ctx context.Context, contract string, q ContractQuery) (*ContractInfo, error) {
 	// Blockbook's texts (contract/ and getContractInfo).
 	if strings.TrimSpace(contract) == "" {
 		return nil, userErr("Missing contract")
+	}
+	if err := CheckProtocols(q.Protocols, true); err != nil {
+		return nil, err
 	}
 	desc, err := s.addrs.AddrDescFromAddress(strings.TrimSpace(contract))
 	if err != nil {
@@ -78,6 +82,12 @@ func (s *EthService) Contract(_ context.Context, contract string) (*ContractInfo
 	}
 	if ci == nil {
 		return nil, &Error{Msg: "Contract not found", Err: ErrNotFound}
+	}
+	// As Blockbook, only fungible (or unclassified) contracts are asked.
+	if wantsErc4626(q.Protocols) && (ci.Standard == "" || ci.Standard == bchain.TokenERC20.String()) {
+		if vault := s.vaultSnapshot(ctx, v, ci, desc); vault != nil {
+			ci.Protocols = &ContractInfoProtocols{Erc4626: vault}
+		}
 	}
 	return ci, nil
 }

@@ -20,6 +20,8 @@ type EthService struct {
 	eth   bchain.EthereumChain
 	txSrc bchain.EthTxSource // nil when the node does not describe txs
 	caps  Capabilities
+	// vaults caches ERC-4626 data per indexed block (eth_erc4626.go).
+	vaults vaultCache
 }
 
 var (

@@ -332,6 +332,15 @@ func (g gatedEth) Call(ctx context.Context, call bchain.EthCall) ([]byte, error)
 	return g.e.Call(ctx, call)
 }
 
+func (g gatedEth) Multicall(ctx context.Context, calls []bchain.EthMulticall, at bchain.EthBlockTag) ([]bchain.EthMulticallResult, error) {
+	if err := g.p.Check(); err != nil {
+		return nil, err
+	}
+	ctx, done := inFlight(ctx, g.p)
+	defer done()
+	return g.e.Multicall(ctx, calls, at)
+}
+
 func (g gatedEth) EstimateGas(ctx context.Context, call bchain.EthCall) (uint64, error) {
 	if err := g.p.Check(); err != nil {
 		return 0, err

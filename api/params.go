@@ -103,6 +103,9 @@ type AddressQuery struct {
 	// Runes (Bitcoin networks with the Runes index) asks for the
 	// address's rune balances; off by default (see Address.Runes).
 	Runes bool
+	// Protocols (Ethereum-type chains) asks for protocol marks on the
+	// tokens, Blockbook's protocols ("erc4626"); elsewhere it is refused.
+	Protocols []string
 }
 
 // Tokens selects the derived addresses an account answer lists.
@@ -147,7 +150,22 @@ func ParseAddressQuery(q url.Values) AddressQuery {
 		// As Blockbook: strconv.ParseBool, anything else is false.
 		ConfirmedNonce: parseBool(q.Get("confirmedNonce")),
 		Runes:          parseBool(q.Get("runes")),
+		Protocols:      ParseProtocols(q["protocols"]),
 	}
+}
+
+// ParseProtocols reads Blockbook's protocols parameter: repeated or
+// comma-separated names, blanks dropped (nil when none).
+func ParseProtocols(values []string) []string {
+	var out []string
+	for _, v := range values {
+		for p := range strings.SplitSeq(v, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
 }
 
 func parseBool(s string) bool {

@@ -103,3 +103,37 @@ func TestDifficulty(t *testing.T) {
 		}
 	}
 }
+
+// Blockbook's protocols parameter: repeated or comma-separated, blanks
+// dropped; an unknown name, or any on a Bitcoin-type chain, refused with
+// its texts.
+func TestProtocols(t *testing.T) {
+	q := ParseAddressQuery(url.Values{"protocols": {" erc4626, ,ERC4626", "x"}})
+	if strings.Join(q.Protocols, "|") != "erc4626|ERC4626|x" {
+		t.Fatalf("parsed %q", q.Protocols)
+	}
+	if ParseProtocols(nil) != nil || ParseProtocols([]string{" , "}) != nil {
+		t.Fatal("no names should parse to nil")
+	}
+	for _, c := range []struct {
+		protocols []string
+		eth       bool
+		want      string
+	}{
+		{nil, false, ""},
+		{[]string{"erc4626", " ERC4626 "}, true, ""},
+		{[]string{"erc4626", "erc20"}, true, "Unknown protocol: erc20"},
+		{[]string{"erc4626"}, false, "protocols parameter is not supported on this coin"},
+	} {
+		got := ""
+		if err := CheckProtocols(c.protocols, c.eth); err != nil {
+			got = err.Error()
+		}
+		if got != c.want {
+			t.Errorf("%q on eth=%v: error %q, want %q", c.protocols, c.eth, got, c.want)
+		}
+	}
+	if !wantsErc4626([]string{"x", " Erc4626"}) || wantsErc4626([]string{"erc20"}) {
+		t.Error("wantsErc4626")
+	}
+}

@@ -213,6 +213,9 @@ type Token struct {
 	MultiTokenValues []MultiTokenValue `json:"multiTokenValues,omitempty"`
 	TotalReceived    *Amount           `json:"totalReceived,omitempty"`
 	TotalSent        *Amount           `json:"totalSent,omitempty"`
+	// Protocols (with protocols=erc4626 on an address) marks an ERC-4626
+	// vault's share token: ["erc4626"].
+	Protocols []string `json:"protocols,omitempty"`
 }
 
 // BlockInfo is a block header as the API shows it.

@@ -78,7 +78,38 @@ type ContractInfo struct {
 	Decimals          int    `json:"decimals"`
 	CreatedInBlock    uint32 `json:"createdInBlock,omitempty"`
 	DestructedInBlock uint32 `json:"destructedInBlock,omitempty"`
-	BlockHeight       uint32 `json:"blockHeight"`
+	// Protocols (with protocols=erc4626 on getContractInfo) is the
+	// vault's data at BlockHeight.
+	Protocols   *ContractInfoProtocols `json:"protocols,omitempty"`
+	BlockHeight uint32                 `json:"blockHeight"`
+}
+
+// ContractInfoProtocols is Blockbook's protocol data of a contract.
+type ContractInfoProtocols struct {
+	Erc4626 *Erc4626Token `json:"erc4626,omitempty"`
+}
+
+// Erc4626Token is an ERC-4626 vault as Blockbook describes it: its share
+// and asset tokens, total assets, and the vault's conversions of one
+// whole share and one whole asset unit (all in base units); Error lists
+// what could not be read.
+type Erc4626Token struct {
+	Asset                 *Erc4626TokenMetadata `json:"asset,omitempty"`
+	Share                 *Erc4626TokenMetadata `json:"share,omitempty"`
+	TotalAssets           *Amount               `json:"totalAssets,omitempty"`
+	ConvertToAssets1Share *Amount               `json:"convertToAssets1Share,omitempty"`
+	ConvertToShares1Asset *Amount               `json:"convertToShares1Asset,omitempty"`
+	PreviewDeposit1Asset  *Amount               `json:"previewDeposit1Asset,omitempty"`
+	PreviewRedeem1Share   *Amount               `json:"previewRedeem1Share,omitempty"`
+	Error                 string                `json:"error,omitempty"`
+}
+
+// Erc4626TokenMetadata names a vault's share or asset token.
+type Erc4626TokenMetadata struct {
+	Contract string `json:"contract"`
+	Name     string `json:"name,omitempty"`
+	Symbol   string `json:"symbol,omitempty"`
+	Decimals int    `json:"decimals"`
 }
 
 // Eip1559Fee is one EIP-1559 fee tier, in wei per gas.

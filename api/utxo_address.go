@@ -27,6 +27,9 @@ func (s *UtxoService) addrDesc(address string) (bchain.AddrDesc, error) {
 // Address answers address/{address}. A valid address the index never saw
 // answers zeros. Pending txs come first on the first page.
 func (s *UtxoService) Address(ctx context.Context, address string, q AddressQuery) (*Address, error) {
+	if err := CheckProtocols(q.Protocols, false); err != nil {
+		return nil, err
+	}
 	desc, err := s.addrDesc(address)
 	if err != nil {
 		return nil, err

@@ -53,6 +53,9 @@ type utxoAccounts struct{ *UtxoService }
 // for accounts, in Blockbook's Address shape: sums over the derived
 // addresses, their tokens (XPUBAddress entries), each tx once.
 func (s utxoAccounts) Account(ctx context.Context, descriptor string, q AddressQuery) (*Address, error) {
+	if err := CheckProtocols(q.Protocols, false); err != nil {
+		return nil, err
+	}
 	xd, err := s.parseAccount(descriptor)
 	if err != nil {
 		return nil, err

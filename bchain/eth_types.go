@@ -312,6 +312,24 @@ type EthereumChain interface {
 	EstimateGas(ctx context.Context, call EthCall) (uint64, error)
 	// Receipts returns the receipts of mined txs, in order (batched).
 	Receipts(ctx context.Context, txs []Hash) ([]*EthReceipt, error)
+	// Multicall runs calls as one Multicall3 aggregate3 eth_call at block
+	// at, so all read the same state; each may fail on its own.
+	// ErrUnsupported when the chain has no Multicall3 at its canonical
+	// address.
+	Multicall(ctx context.Context, calls []EthMulticall, at EthBlockTag) ([]EthMulticallResult, error)
+}
+
+// EthMulticall is one read-only call of a Multicall batch.
+type EthMulticall struct {
+	Target AddrDesc
+	Data   []byte
+}
+
+// EthMulticallResult is one call's outcome: Success false when it
+// reverted (Data is then the revert data).
+type EthMulticallResult struct {
+	Success bool
+	Data    []byte
 }
 
 // EthTxSource is what an Ethereum-type node may offer besides

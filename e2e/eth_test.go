@@ -58,11 +58,7 @@ func startEthScenario(t *testing.T, opts gethdev.Options) (*gethdev.Node, *ethge
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	dev, err := gethdev.Start(ctx, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(dev.Stop)
+	dev := startDevNode(t, opts)
 	ledger, err := ethgen.Scenario(ctx, dev)
 	if err != nil {
 		t.Fatal(err)

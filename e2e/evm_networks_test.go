@@ -68,6 +68,8 @@ var evmNets = map[string]evmNet{
 	"Optimism Archive":                 {"optimism_archive", 9302, 9202, 10, bchain.EthKindOPStack},
 	"Avalanche":                        {"avalanche", 9198, 9098, 43114, bchain.EthKindAvalanche},
 	"Avalanche Archive":                {"avalanche_archive", 9199, 9099, 43114, bchain.EthKindAvalanche},
+	"Robinhood Archive":                {"robinhood_archive", 9313, 9213, 4663, bchain.EthKindArbitrum},
+	"Robinhood Testnet":                {"robinhood_testnet", 19177, 19077, 46630, bchain.EthKindArbitrum},
 }
 
 // evmConfig reads a shipped config as a generic document.
@@ -149,11 +151,7 @@ func TestEVMNetworkConfigs(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	dev, err := gethdev.Start(ctx, gethdev.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(dev.Stop)
+	dev := startDevNode(t, gethdev.Options{})
 	for _, name := range names {
 		want := evmNets[name]
 		if want.chainID == 0 {
@@ -264,34 +262,8 @@ func runEVMScenario(t *testing.T, name string) {
 // when sendtx answers; with it, once the subscription delivers it.
 func (e *ethE2E) checkSentTxInMempool(t *testing.T, noSubscription bool) {
 	t.Helper()
-	ctx := context.Background()
-	cl := e.dev.Client()
-	nonce, err := cl.PendingNonceAt(ctx, e.dev.DevAddr)
-	if err != nil {
-		t.Fatal(err)
-	}
 	to := common.Address{0x5e, 0x47, 0x10}
-	tip := big.NewInt(1_000_000_000)
-	head, err := cl.HeaderByNumber(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	feeCap := new(big.Int).Add(new(big.Int).Mul(head.BaseFee, big.NewInt(2)), tip)
-	tx, err := types.SignNewTx(e.dev.DevKey, types.LatestSignerForChainID(e.dev.ChainID), &types.DynamicFeeTx{
-		ChainID: e.dev.ChainID, Nonce: nonce, GasTipCap: tip, GasFeeCap: feeCap, Gas: 21000, To: &to, Value: big.NewInt(12345),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := tx.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var res api.Result
-	e.get(t, "/api/v2/sendtx/"+common.Bytes2Hex(raw), &res)
-	if res.Result != tx.Hash().Hex() {
-		t.Fatalf("sendtx answered %q, want %s", res.Result, tx.Hash().Hex())
-	}
+	tx := sendDevTransfer(t, e.dev, e.inst.base, to, 12345)
 	deadline := time.Now().Add(waitFor)
 	for {
 		var a api.Address
@@ -304,6 +276,53 @@ func (e *ethE2E) checkSentTxInMempool(t *testing.T, noSubscription bool) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// startDevNode starts an in-process geth dev node, stopped at cleanup.
+func startDevNode(t *testing.T, opts gethdev.Options) *gethdev.Node {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	dev, err := gethdev.Start(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(dev.Stop)
+	return dev
+}
+
+// sendDevTransfer signs a payment of wei from the dev account to the
+// address and sends it through the server's sendtx.
+func sendDevTransfer(t *testing.T, dev *gethdev.Node, base string, to common.Address, wei int64) *types.Transaction {
+	t.Helper()
+	ctx := context.Background()
+	cl := dev.Client()
+	nonce, err := cl.PendingNonceAt(ctx, dev.DevAddr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tip := big.NewInt(1_000_000_000)
+	head, err := cl.HeaderByNumber(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	feeCap := new(big.Int).Add(new(big.Int).Mul(head.BaseFee, big.NewInt(2)), tip)
+	tx, err := types.SignNewTx(dev.DevKey, types.LatestSignerForChainID(dev.ChainID), &types.DynamicFeeTx{
+		ChainID: dev.ChainID, Nonce: nonce, GasTipCap: tip, GasFeeCap: feeCap, Gas: 21000, To: &to, Value: big.NewInt(wei),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := tx.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res api.Result
+	getJSON(t, base+"/api/v2/sendtx/"+common.Bytes2Hex(raw), 200, &res)
+	if res.Result != tx.Hash().Hex() {
+		t.Fatalf("sendtx answered %q, want %s", res.Result, tx.Hash().Hex())
+	}
+	return tx
 }
 
 // trezorEVMNetworks are the networks the wallet client also runs against

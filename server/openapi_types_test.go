@@ -25,7 +25,7 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 		"BackendInfo": api.BackendInfo{}, "BlockIndex": api.BlockIndex{}, "RawBlock": api.BlockRaw{}, "Block": api.Block{},
 		"Vin": api.Vin{}, "Vout": api.Vout{}, "Tx": api.Tx{}, "EthereumSpecific": api.EthereumSpecific{},
 		"InternalTransfer": api.EthereumInternalTransfer{}, "MultiTokenValue": api.MultiTokenValue{},
-		"TokenTransfer": api.TokenTransfer{}, "Token": api.Token{}, "ContractInfo": api.ContractInfo{}, "Address": api.Address{},
+		"TokenTransfer": api.TokenTransfer{}, "Token": api.Token{}, "ContractInfo": api.ContractInfo{}, "Erc4626Token": api.Erc4626Token{}, "Erc4626TokenMetadata": api.Erc4626TokenMetadata{}, "Address": api.Address{},
 		"Utxo": api.Utxo{}, "BalanceHistory": api.BalanceHistory{}, "FeeStats": api.FeeStats{}, "BlockFilters": api.BlockFilters{},
 		"BlockFilter": api.BlockFilterEntry{}, "FiatTicker": api.FiatTicker{}, "AvailableCurrencies": api.AvailableVsCurrencies{},
 		"ReplicaInfo": api.ReplicaInfo{}, "StakingPool": api.StakingPool{},

@@ -2,6 +2,7 @@ package server
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/openexplorer/blockbook/api"
 )
@@ -63,7 +64,9 @@ func (p *Public) capabilityRoutes() {
 		if p.caps.Contracts == nil {
 			return nil, p.caps.NotSupported(api.CapContracts)
 		}
-		return p.caps.Contracts.Contract(r.Context(), r.PathValue("contract"))
+		q := r.URL.Query()
+		return p.caps.Contracts.Contract(r.Context(), r.PathValue("contract"),
+			api.ContractQuery{Currency: strings.ToLower(q.Get("currency")), Protocols: api.ParseProtocols(q["protocols"])})
 	})
 	p.handle("GET /api/v2/feestats/{id}", "feestats", func(r *http.Request) (any, error) {
 		if p.caps.FeeStats == nil {

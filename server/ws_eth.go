@@ -2,14 +2,15 @@ package server
 
 import (
 	"context"
+	"strings"
 
 	"github.com/openexplorer/blockbook/api"
 )
 
 // wsGetContractInfo answers getContractInfo: what the index knows of a
-// contract, in the shape of contract/{address}. Blockbook's currency and
-// protocols parameters (token rates, ERC4626 data) are accepted and not
-// acted on.
+// contract, in the shape of contract/{address}, with protocols erc4626 a
+// vault's data. Blockbook's currency parameter (token rates) is accepted
+// and not acted on.
 func wsGetContractInfo(ctx context.Context, c *wsConn, req *wsRequest) (any, error) {
 	var p struct {
 		Contract  string   `json:"contract"`
@@ -22,5 +23,5 @@ func wsGetContractInfo(ctx context.Context, c *wsConn, req *wsRequest) (any, err
 	if c.s.caps.Contracts == nil {
 		return nil, c.s.caps.NotSupported(api.CapContracts)
 	}
-	return c.s.caps.Contracts.Contract(ctx, p.Contract)
+	return c.s.caps.Contracts.Contract(ctx, p.Contract, api.ContractQuery{Currency: strings.ToLower(p.Currency), Protocols: p.Protocols})
 }

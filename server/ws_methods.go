@@ -142,17 +142,18 @@ func wsDetails(s string) api.Details {
 
 func wsGetAccountInfo(ctx context.Context, c *wsConn, req *wsRequest) (any, error) {
 	var p struct {
-		Descriptor        string `json:"descriptor"`
-		Details           string `json:"details"`
-		Tokens            string `json:"tokens"`
-		PageSize          int    `json:"pageSize"`
-		Page              int    `json:"page"`
-		From              int64  `json:"from"`
-		To                int64  `json:"to"`
-		ContractFilter    string `json:"contractFilter"`
-		SecondaryCurrency string `json:"secondaryCurrency"`
-		Gap               int    `json:"gap"`
-		ConfirmedNonce    bool   `json:"confirmedNonce"`
+		Descriptor        string   `json:"descriptor"`
+		Details           string   `json:"details"`
+		Tokens            string   `json:"tokens"`
+		PageSize          int      `json:"pageSize"`
+		Page              int      `json:"page"`
+		From              int64    `json:"from"`
+		To                int64    `json:"to"`
+		ContractFilter    string   `json:"contractFilter"`
+		SecondaryCurrency string   `json:"secondaryCurrency"`
+		Gap               int      `json:"gap"`
+		ConfirmedNonce    bool     `json:"confirmedNonce"`
+		Protocols         []string `json:"protocols"`
 	}
 	if err := decodeParams(req.Params, &p); err != nil {
 		return nil, err
@@ -164,7 +165,7 @@ func wsGetAccountInfo(ctx context.Context, c *wsConn, req *wsRequest) (any, erro
 		Page: p.Page, PageSize: p.PageSize, FromHeight: clampHeight(p.From), ToHeight: clampHeight(p.To),
 		Details: wsDetails(p.Details), Filter: api.NoFilter, Secondary: strings.ToLower(p.SecondaryCurrency),
 		Tokens: api.ParseTokens(p.Tokens, api.TokensDerived), Gap: p.Gap, Contract: strings.TrimSpace(p.ContractFilter),
-		ConfirmedNonce: p.ConfirmedNonce,
+		ConfirmedNonce: p.ConfirmedNonce, Protocols: p.Protocols,
 	}
 	// An account first, else an address (Blockbook's order).
 	if acc := c.s.caps.Accounts; acc != nil {

@@ -38,6 +38,8 @@ const (
 	ChildContract        = "Child"        // created by Factory, can selfdestruct
 	StakingPoolContract  = "StakingPool"  // a staking pool's per-address read methods
 	ENSRegistrarContract = "ENSRegistrar" // emits ENS's NameRegistered event
+	TestUSDContract      = "TestUSD"      // ERC20 with 6 decimals (OpenZeppelin's ERC20)
+	TestVaultContract    = "TestVault"    // OpenZeppelin's ERC-4626 vault, 3 decimals of offset
 )
 
 // Contract is a compiled contract: its ABI and creation bytecode.

@@ -232,12 +232,27 @@ type BlockV1 = Omit<BlockWire, 'txs' | 'txCount'> & { txCount: number; txs?: TxV
 type EthVoutWire = Omit<import('@trezor/blockchain-link-types/lib/blockbook-api').Vout, 'addresses'> & { addresses: string[] | null };
 type EthTxWire = Omit<Tx, 'vout'> & { vout: EthVoutWire[] };
 type EthBlockWire = Omit<BlockWire, 'txs'> & { txs?: EthTxWire[] };
-type ContractInfoWire = import('@trezor/blockchain-link-types/lib/blockbook-api').ContractInfo & { blockHeight: number };
-type EthAddressWire = Omit<Address, 'contractInfo' | 'erc20Contract' | 'transactions'> & {
+// ERC-4626 vaults (protocols=erc4626), which these typings lack: Blockbook's
+// blockbook-api.ts Erc4626TokenMetadata, Erc4626Token and
+// ContractInfoProtocols, ContractInfoResult.protocols and Token.protocols.
+interface Erc4626TokenMetadata { contract: string; name?: string; symbol?: string; decimals: number }
+interface Erc4626Token {
+    asset?: Erc4626TokenMetadata; share?: Erc4626TokenMetadata; totalAssets?: string;
+    convertToAssets1Share?: string; convertToShares1Asset?: string; previewDeposit1Asset?: string;
+    previewRedeem1Share?: string; error?: string;
+}
+interface ContractInfoProtocols { erc4626?: Erc4626Token }
+type ContractInfoWire = import('@trezor/blockchain-link-types/lib/blockbook-api').ContractInfo & {
+    blockHeight: number;
+    protocols?: ContractInfoProtocols;
+};
+type EthTokenWire = import('@trezor/blockchain-link-types/lib/blockbook-api').Token & { protocols?: string[] };
+type EthAddressWire = Omit<Address, 'contractInfo' | 'erc20Contract' | 'transactions' | 'tokens'> & {
     confirmedNonce?: string;
     contractInfo?: ContractInfoWire;
     erc20Contract?: ContractInfoWire;
     transactions?: EthTxWire[];
+    tokens?: EthTokenWire[];
 };
 type BlockNotificationWire = BlockNotification & {
     evmData: { baseFeePerGas?: string; blockGasUsed?: string; blockGasLimit?: string } | null;

@@ -43,7 +43,8 @@ type Node struct {
 	traceInternal   bool
 	tracingOff      atomic.Pointer[string] // why tracing was switched off at start (nil: it was not)
 	eip1559         bool
-	noBlockReceipts atomic.Bool // set once the node refuses eth_getBlockReceipts
+	noBlockReceipts atomic.Bool  // set once the node refuses eth_getBlockReceipts
+	multicall3      atomic.Int32 // multicall3Unknown, multicall3Present or multicall3Absent
 
 	mu      sync.Mutex
 	chainID *big.Int // learned from the node on first use

@@ -35,6 +35,8 @@ const (
 	chainBase      = 8453
 	chainOptimism  = 10
 	chainAvalanche = 43114
+	chainRobinhood = 4663  // Robinhood Chain, an Arbitrum Nitro chain
+	chainRHTestnet = 46630 // its testnet (settles to Sepolia)
 )
 
 // networks are the coin names Blockbook serves with its Ethereum-type code
@@ -67,6 +69,10 @@ var networks = map[string]network{
 	"Base Archive":          {shortcut: "ETH", label: "Base", netName: "mainnet", chainID: chainBase, archive: true, public: 9311, intern: 9211, kind: bchain.EthKindOPStack},
 	"Optimism":              {shortcut: "ETH", label: "Optimism", netName: "mainnet", chainID: chainOptimism, public: 9300, intern: 9200, kind: bchain.EthKindOPStack},
 	"Optimism Archive":      {shortcut: "ETH", label: "Optimism", netName: "mainnet", chainID: chainOptimism, archive: true, public: 9302, intern: 9202, kind: bchain.EthKindOPStack},
+	// Blockbook ships Robinhood Chain as an archive mainnet and a testnet
+	// whose config traces blocks (processInternalTransactions).
+	"Robinhood Archive": {shortcut: "ETH", label: "Robinhood Chain", netName: "mainnet", chainID: chainRobinhood, archive: true, public: 9313, intern: 9213, kind: bchain.EthKindArbitrum},
+	"Robinhood Testnet": {shortcut: "tETH", label: "Robinhood Chain Testnet", netName: "testnet", chainID: chainRHTestnet, testnet: true, public: 19177, intern: 19077, kind: bchain.EthKindArbitrum},
 }
 
 // NetworkInfo is what the registry knows of an Ethereum-type coin name,

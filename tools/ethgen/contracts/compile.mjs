@@ -5,7 +5,10 @@
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { createRequire } from "node:module";
 import solc from "solc";
+
+const require = createRequire(import.meta.url);
 
 const dir = path.dirname(fileURLToPath(import.meta.url));
 const outDir = path.join(dir, "build");
@@ -26,7 +29,16 @@ const input = {
     outputSelection: { "*": { "*": ["abi", "evm.bytecode.object"] } },
   },
 };
-const output = JSON.parse(solc.compile(JSON.stringify(input)));
+// Imports (@openzeppelin/contracts, pinned in package.json) are read from
+// node_modules.
+const findImports = (p) => {
+  try {
+    return { contents: fs.readFileSync(require.resolve(p), "utf8") };
+  } catch (e) {
+    return { error: String(e) };
+  }
+};
+const output = JSON.parse(solc.compile(JSON.stringify(input), { import: findImports }));
 let failed = false;
 for (const e of output.errors || []) {
   // selfdestruct is deprecated (a warning) but the scenario needs it.
@@ -36,7 +48,7 @@ for (const e of output.errors || []) {
 if (failed) process.exit(1);
 
 fs.mkdirSync(outDir, { recursive: true });
-for (const file of Object.keys(output.contracts).sort()) {
+for (const file of Object.keys(sources)) {
   for (const [name, c] of Object.entries(output.contracts[file])) {
     if (c.evm.bytecode.object === "") continue; // interfaces
     const out = {
