@@ -1,0 +1,60 @@
+package tron
+
+import (
+	"github.com/openexplorer/blockbook/bchain"
+)
+
+// network is one Tron network under its Blockbook coin name (Blockbook's
+// configs/coins/tron.json and tron_testnet_nile.json: coin facts and the
+// blockbook_public and blockbook_internal ports).
+type network struct {
+	shortcut, label, netName string
+	testnet                  bool
+	public, intern           int
+}
+
+var networks = map[string]network{
+	"Tron":              {shortcut: "TRX", label: "Tron", netName: "mainnet", public: 9312, intern: 9212},
+	"Tron Testnet Nile": {shortcut: "tTRX", label: "Tron Nile", netName: "nile", testnet: true, public: 19190, intern: 19090},
+}
+
+// Decimals of TRX: 1 TRX is 1,000,000 sun.
+const Decimals = 6
+
+// slip44 is Tron's SLIP-44 coin type.
+const slip44 = 195
+
+func init() {
+	for name := range networks {
+		bchain.Register(name, func(cfg *bchain.Config, env bchain.Env) (*bchain.Backend, error) {
+			return NewBackend(name, cfg)
+		})
+	}
+}
+
+// NewBackend assembles what the Tron chain type offers so far: the
+// chain (blocks, tips) and the address parser. Token metadata, account
+// state, broadcast, fees and the mempool are not followed yet (the
+// fields stay nil, which consumers read as absent).
+func NewBackend(coinName string, cfg *bchain.Config) (*bchain.Backend, error) {
+	n := networks[coinName]
+	node, err := NewNode(cfg)
+	if err != nil {
+		return nil, err
+	}
+	p := bchain.CoinParams{
+		Name: coinName, Shortcut: n.shortcut, Label: n.label, Network: n.netName, Testnet: n.testnet,
+		Decimals: Decimals, Slip44: slip44, PublicPort: n.public, InternalPort: n.intern,
+	}
+	if cfg.CoinShortcut != "" {
+		p.Shortcut = cfg.CoinShortcut
+	}
+	if cfg.CoinLabel != "" {
+		p.Label = cfg.CoinLabel
+	}
+	p.APINetwork = p.Shortcut
+	if cfg.Network != "" {
+		p.APINetwork = cfg.Network
+	}
+	return &bchain.Backend{Type: bchain.ChainTronType, Params: p, Chain: node, Addresses: AddressParser{}}, nil
+}
