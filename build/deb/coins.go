@@ -87,6 +87,8 @@ var Coins = []Coin{
 	{Alias: "optimism_archive", User: "blockbook-optimism", Public: 9302, Internal: 9202, Params: "-workers=16 -resyncindexdebounce=1509"},
 	{Alias: "avalanche", User: "blockbook-avalanche", Public: 9198, Internal: 9098},
 	{Alias: "avalanche_archive", User: "blockbook-avalanche", Public: 9199, Internal: 9099, Params: "-workers=16 -resyncindexdebounce=1509"},
+	{Alias: "tron", User: "blockbook-tron", Public: 9312, Internal: 9212},
+	{Alias: "tron_testnet_nile", User: "blockbook-tron", Public: 19190, Internal: 19090},
 	// Not one of Blockbook's: a local dev chain (tools/gethdev, geth --dev).
 	{Alias: "ethereum_regtest", User: "blockbook-ethereum", Public: 19136, Internal: 19036},
 }
