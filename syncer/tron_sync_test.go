@@ -8,7 +8,6 @@ package syncer_test
 
 import (
 	"context"
-	"encoding/json"
 	"math/big"
 	"slices"
 	"testing"
@@ -24,15 +23,7 @@ import (
 
 func tronBackend(t *testing.T, s *trondouble.Server) *bchain.Backend {
 	t.Helper()
-	raw, _ := json.Marshal(s.Config("Tron"))
-	cfg, err := bchain.ParseConfig(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := bchain.NewBackend(cfg, bchain.Env{Log: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := backendFromConfig(t, s.Config("Tron"))
 	if b.Type != bchain.ChainTronType {
 		t.Fatalf("chain type %v", b.Type)
 	}

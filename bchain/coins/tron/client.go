@@ -24,27 +24,7 @@ type httpAPI struct {
 }
 
 func (h *httpAPI) post(ctx context.Context, path string, body, out any) error {
-	b, err := json.Marshal(body)
-	if err != nil {
-		return err
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.base+path, bytes.NewReader(b))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := h.client.Do(req)
-	if err != nil {
-		return fmt.Errorf("tron %s: %w", path, err)
-	}
-	defer func() {
-		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxAnswer))
-		_ = resp.Body.Close()
-	}()
-	if resp.StatusCode >= 300 {
-		return fmt.Errorf("tron %s: HTTP status %d", path, resp.StatusCode)
-	}
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
+	raw, err := postJSON(ctx, h.client, h.base+path, body)
 	if err != nil {
 		return fmt.Errorf("tron %s: %w", path, err)
 	}
@@ -82,28 +62,15 @@ func (r *jsonRPC) call(ctx context.Context, out any, method string, params ...an
 	if params == nil {
 		params = []any{}
 	}
-	b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": r.id.Add(1), "method": method, "params": params})
-	if err != nil {
-		return err
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.url, bytes.NewReader(b))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := r.client.Do(req)
+	raw, err := postJSON(ctx, r.client, r.url, map[string]any{"jsonrpc": "2.0", "id": r.id.Add(1), "method": method, "params": params})
 	if err != nil {
 		return fmt.Errorf("tron %s: %w", method, err)
-	}
-	defer func() { _ = resp.Body.Close() }()
-	if resp.StatusCode >= 300 {
-		return fmt.Errorf("tron %s: HTTP status %d", method, resp.StatusCode)
 	}
 	var ans struct {
 		Result json.RawMessage `json:"result"`
 		Error  *RPCError       `json:"error"`
 	}
-	if err := json.NewDecoder(io.LimitReader(resp.Body, maxAnswer)).Decode(&ans); err != nil {
+	if err := json.Unmarshal(raw, &ans); err != nil {
 		return fmt.Errorf("tron %s: %w", method, err)
 	}
 	if ans.Error != nil {
@@ -113,6 +80,33 @@ func (r *jsonRPC) call(ctx context.Context, out any, method string, params ...an
 		ans.Result = json.RawMessage("null")
 	}
 	return json.Unmarshal(ans.Result, out)
+}
+
+// postJSON posts body as JSON and reads the answer (at most maxAnswer
+// bytes); a status of 300 or more is an error.
+func postJSON(ctx context.Context, c *http.Client, url string, body any) ([]byte, error) {
+	b, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(b))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	// Drained so that the connection is reused.
+	defer func() {
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxAnswer))
+		_ = resp.Body.Close()
+	}()
+	if resp.StatusCode >= 300 {
+		return nil, fmt.Errorf("HTTP status %d", resp.StatusCode)
+	}
+	return io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
 }
 
 func newHTTPClient(timeout time.Duration) *http.Client {
