@@ -142,6 +142,22 @@ func TestTronSyncMatchesDoubleLedger(t *testing.T) {
 	if n := checkTronLedger(t, d, c); n < 10 {
 		t.Fatalf("only %d addresses", n)
 	}
+	kinds := map[string]int{}
+	for _, blk := range c.Blocks() {
+		for _, tx := range blk.Txs {
+			kinds[tx.Kind]++
+			if tx.Failed {
+				kinds["failed"]++
+			}
+		}
+	}
+	for _, k := range []string{trondouble.KindTransfer, trondouble.KindTrigger, "failed", trondouble.KindFreeze, trondouble.KindUnfreeze,
+		trondouble.KindVote, trondouble.KindDelegate, trondouble.KindUndelegate, trondouble.KindCreateAcct, trondouble.KindTRC10,
+		trondouble.KindWithdrawExpire, trondouble.KindWithdrawReward} {
+		if kinds[k] == 0 {
+			t.Errorf("the generated chain has no %s", k)
+		}
+	}
 	// Blocks at or under the solidified height came from the solidity
 	// API, the others from the full node's, as Blockbook reads them.
 	for _, p := range []string{"/walletsolidity/getblockbyid", "/wallet/getblockbyid", "/walletsolidity/gettransactioninfobyblocknum", "/wallet/gettransactioninfobyblocknum"} {

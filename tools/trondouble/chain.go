@@ -27,12 +27,21 @@ import (
 
 // Kinds of generated txs (java-tron contract type names).
 const (
-	KindTransfer    = "TransferContract"
-	KindTrigger     = "TriggerSmartContract"
-	KindFreeze      = "FreezeBalanceV2Contract"
-	KindVote        = "VoteWitnessContract"
-	KindDelegate    = "DelegateResourceContract"
-	KindCreateAcct  = "AccountCreateContract"
+	KindTransfer   = "TransferContract"
+	KindTrigger    = "TriggerSmartContract"
+	KindFreeze     = "FreezeBalanceV2Contract"
+	KindVote       = "VoteWitnessContract"
+	KindDelegate   = "DelegateResourceContract"
+	KindCreateAcct = "AccountCreateContract"
+	KindUnfreeze   = "UnfreezeBalanceV2Contract"
+	KindUndelegate = "UnDelegateResourceContract"
+	KindTRC10      = "TransferAssetContract"
+	// KindWithdrawExpire takes back expired unfreezes, KindWithdrawReward
+	// the voting rewards: TRX the owner gets from no one.
+	KindWithdrawExpire = "WithdrawExpireUnfreezeContract"
+	KindWithdrawReward = "WithdrawBalanceContract"
+	// TRC10Asset is the generated chain's TRC-10 token id.
+	TRC10Asset      = "1002000"
 	transferMethod  = "a9059cbb" // transfer(address,uint256)
 	transferTopic   = "ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"
 	blockIntervalMs = 3000
@@ -57,7 +66,10 @@ type Tx struct {
 	TokenTo Addr
 	Failed  bool
 	Fee     int64
-	Raw     map[string]any // raw_data as java-tron renders it
+	// Withdrawn is the TRX a withdrawal returned (the info's
+	// withdraw_amount or withdraw_expire_amount).
+	Withdrawn int64
+	Raw       map[string]any // raw_data as java-tron renders it
 }
 
 // Parties are the addresses the tx concerns in the index: the owner, the
@@ -217,6 +229,50 @@ func (c *Chain) add(txs []*Tx) {
 	c.byID[b.ID] = b
 }
 
+// stakeTx draws a Stake 2.0 tx: a freeze, an unfreeze, a delegation or
+// its undoing (to another account), or a withdrawal of expired unfreezes
+// or of voting rewards.
+func (c *Chain) stakeTx(t *Tx, v map[string]any, acct func() Addr) {
+	t.Amount = 1_000_000 * (1 + c.rng.Int64N(100))
+	switch c.rng.IntN(6) {
+	case 0:
+		t.Kind = KindFreeze
+		v["frozen_balance"], v["resource"] = t.Amount, "ENERGY"
+	case 1:
+		t.Kind = KindUnfreeze
+		v["unfreeze_balance"], v["resource"] = t.Amount, "BANDWIDTH"
+	case 2, 3:
+		to := acct()
+		t.Kind, t.To = KindDelegate, &to
+		if c.rng.IntN(2) == 0 {
+			t.Kind = KindUndelegate
+		}
+		v["receiver_address"], v["balance"], v["resource"] = to.Hex41(), t.Amount, "ENERGY"
+	case 4:
+		t.Kind, t.Withdrawn = KindWithdrawExpire, t.Amount
+	default:
+		t.Kind, t.Withdrawn = KindWithdrawReward, t.Amount/100
+	}
+}
+
+// accountTx draws a TRC-10 transfer or the creation of a new account.
+func (c *Chain) accountTx(t *Tx, v map[string]any, acct func() Addr) {
+	if c.rng.IntN(2) == 0 {
+		to := acct()
+		t.Kind, t.To, t.Amount = KindTRC10, &to, 1+c.rng.Int64N(1000)
+		v["asset_name"] = hex.EncodeToString([]byte(TRC10Asset))
+		v["to_address"], v["amount"] = to.Hex41(), t.Amount
+		return
+	}
+	var fresh Addr
+	for i := range fresh {
+		fresh[i] = byte(c.rng.UintN(256))
+	}
+	c.Accounts = append(c.Accounts, fresh)
+	t.Kind, t.To, t.Fee = KindCreateAcct, &fresh, 1_100_000
+	v["account_address"] = fresh.Hex41()
+}
+
 // randomTx draws one tx; about one call in five fails.
 func (c *Chain) randomTx() *Tx {
 	acct := func() Addr { return c.Accounts[c.rng.IntN(len(c.Accounts))] }
@@ -237,26 +293,13 @@ func (c *Chain) randomTx() *Tx {
 		v["data"] = transferMethod + word(t.TokenTo[:]) + word(big64(t.Amount))
 		t.Fee = 345_000 + c.rng.Int64N(1_000_000)
 	case r < 8:
-		t.Kind, t.Amount = KindFreeze, 1_000_000*(1+c.rng.Int64N(100))
-		v["frozen_balance"], v["resource"] = t.Amount, "ENERGY"
+		c.stakeTx(t, v, acct)
 	case r < 9:
 		w := c.Witnesses[c.rng.IntN(len(c.Witnesses))]
 		t.Kind, t.Amount = KindVote, 1+c.rng.Int64N(50)
 		v["votes"] = []map[string]any{{"vote_address": w.Hex41(), "vote_count": t.Amount}}
 	default:
-		to := acct()
-		if c.rng.IntN(2) == 0 {
-			t.Kind, t.To, t.Amount = KindDelegate, &to, 1_000_000*(1+c.rng.Int64N(10))
-			v["receiver_address"], v["balance"], v["resource"] = to.Hex41(), t.Amount, "ENERGY"
-		} else {
-			var fresh Addr
-			for i := range fresh {
-				fresh[i] = byte(c.rng.UintN(256))
-			}
-			c.Accounts = append(c.Accounts, fresh)
-			t.Kind, t.To, t.Fee = KindCreateAcct, &fresh, 1_100_000
-			v["account_address"] = fresh.Hex41()
-		}
+		c.accountTx(t, v, acct)
 	}
 	t.Raw = map[string]any{
 		"contract": []map[string]any{{

@@ -183,6 +183,12 @@ func infosJSON(b *Block) []map[string]any {
 		if t.Fee > 0 {
 			info["fee"] = t.Fee
 		}
+		switch t.Kind {
+		case KindWithdrawReward:
+			info["withdraw_amount"] = t.Withdrawn
+		case KindWithdrawExpire:
+			info["withdraw_expire_amount"] = t.Withdrawn
+		}
 		if t.Kind == KindTrigger {
 			rc := map[string]any{"energy_usage_total": 14650, "energy_fee": t.Fee - 345_000, "net_fee": 345_000, "result": "SUCCESS"}
 			info["contract_address"] = t.To.Hex41()
