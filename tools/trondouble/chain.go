@@ -109,6 +109,7 @@ type Chain struct {
 	byID       map[[32]byte]*Block
 	solidDepth int
 	chainID    string
+	netVersion string
 	fork       int // bumped by each reorg so replacement blocks differ
 }
 
@@ -119,6 +120,7 @@ type Options struct {
 	Tokens     int
 	SolidDepth int    // blocks under the tip not yet solidified (java-tron: about 19)
 	ChainID    string // eth_chainId; mainnet's "0x2b6653dc" when empty
+	NetVersion string // net_version; mainnet's "11111" when empty
 }
 
 // New makes a chain with its genesis block.
@@ -132,7 +134,10 @@ func New(o Options) *Chain {
 	if o.ChainID == "" {
 		o.ChainID = "0x2b6653dc"
 	}
-	c := &Chain{rng: rand.New(rand.NewPCG(o.Seed, 40)), byID: map[[32]byte]*Block{}, solidDepth: o.SolidDepth, chainID: o.ChainID}
+	if o.NetVersion == "" {
+		o.NetVersion = "11111"
+	}
+	c := &Chain{rng: rand.New(rand.NewPCG(o.Seed, 40)), byID: map[[32]byte]*Block{}, solidDepth: o.SolidDepth, chainID: o.ChainID, netVersion: o.NetVersion}
 	mk := func(tag string, i int) Addr {
 		h := sha256.Sum256(fmt.Appendf(nil, "%s-%d-%d", tag, o.Seed, i))
 		return Addr(h[:20])

@@ -231,6 +231,8 @@ func (s *Server) jsonRPC(w http.ResponseWriter, body []byte) {
 	switch req.Method {
 	case "eth_chainId":
 		result = s.chain.chainID
+	case "net_version":
+		result = s.chain.netVersion
 	case "eth_blockNumber":
 		result = fmt.Sprintf("0x%x", len(s.chain.blocks)-1)
 	case "eth_getBlockByNumber", "eth_getBlockByHash":

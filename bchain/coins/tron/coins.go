@@ -11,11 +11,14 @@ type network struct {
 	shortcut, label, netName string
 	testnet                  bool
 	public, intern           int
+	// netVersion is what java-tron's net_version answers on the network
+	// (its p2p version; Blockbook's TronRPC checks it at start).
+	netVersion string
 }
 
 var networks = map[string]network{
-	"Tron":              {shortcut: "TRX", label: "Tron", netName: "mainnet", public: 9312, intern: 9212},
-	"Tron Testnet Nile": {shortcut: "tTRX", label: "Tron Nile", netName: "nile", testnet: true, public: 19190, intern: 19090},
+	"Tron":              {shortcut: "TRX", label: "Tron", netName: "mainnet", public: 9312, intern: 9212, netVersion: "11111"},
+	"Tron Testnet Nile": {shortcut: "tTRX", label: "Tron Nile", netName: "nile", testnet: true, public: 19190, intern: 19090, netVersion: "201910292"},
 }
 
 // Decimals of TRX: 1 TRX is 1,000,000 sun.
@@ -42,6 +45,7 @@ func NewBackend(coinName string, cfg *bchain.Config) (*bchain.Backend, error) {
 	if err != nil {
 		return nil, err
 	}
+	node.netVersion = n.netVersion
 	p := bchain.CoinParams{
 		Name: coinName, Shortcut: n.shortcut, Label: n.label, Network: n.netName, Testnet: n.testnet,
 		Decimals: Decimals, Slip44: slip44, PublicPort: n.public, InternalPort: n.intern,

@@ -36,7 +36,9 @@ type Node struct {
 	solidity *httpAPI
 	// solid is the last solidified height seen (+1; 0: none yet).
 	solid atomic.Uint64
-	mu    sync.Mutex
+	// netVersion is the network's net_version ("": any); checked once.
+	netVersion string
+	netOK      atomic.Bool
 }
 
 // Config keys of Blockbook's Tron configuration: the HTTP APIs' URLs;
@@ -112,6 +114,9 @@ func (n *Node) header(ctx context.Context, method string, arg any) (*rpcHeader, 
 // BestBlock is the latest block (Blockbook indexes up to it, not only to
 // the solidified height); it also refreshes the solidified height.
 func (n *Node) BestBlock(ctx context.Context) (uint32, bchain.Hash, error) {
+	if err := n.checkNetwork(ctx); err != nil {
+		return 0, bchain.Hash{}, err
+	}
 	h, err := n.header(ctx, "eth_getBlockByNumber", "latest")
 	if err != nil {
 		return 0, bchain.Hash{}, err
@@ -124,6 +129,24 @@ func (n *Node) BestBlock(ctx context.Context) (uint32, bchain.Hash, error) {
 		return 0, bchain.Hash{}, err
 	}
 	return uint32(h.Number), hash, nil
+}
+
+// checkNetwork refuses a node on another network (net_version), as
+// Blockbook does at start; before the first block, since the index must
+// not take another network's blocks.
+func (n *Node) checkNetwork(ctx context.Context) error {
+	if n.netVersion == "" || n.netOK.Load() {
+		return nil
+	}
+	var v string
+	if err := n.rpc.call(ctx, &v, "net_version"); err != nil {
+		return err
+	}
+	if v != n.netVersion {
+		return fmt.Errorf("%w: the node is on network %q (net_version), the coin's is %q", bchain.ErrConfig, v, n.netVersion)
+	}
+	n.netOK.Store(true)
+	return nil
 }
 
 // RefreshSolidified reads the latest solidified height.
