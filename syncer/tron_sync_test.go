@@ -30,14 +30,14 @@ func tronBackend(t *testing.T, s *trondouble.Server) *bchain.Backend {
 	return b
 }
 
-func tronIndex(t *testing.T) (*db.DB, *db.EthIndex) {
+func tronIndex(t *testing.T, b *bchain.Backend) (*db.DB, *db.EthIndex) {
 	t.Helper()
 	d, err := rocksdb.Open(db.Options{Path: t.TempDir(), ChainType: bchain.ChainTronType, Coin: "Tron", Network: "mainnet", Log: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(d.Close)
-	return d, db.NewEthIndex(d, 100, nil)
+	return d, db.NewEthIndex(d, 100, b.Chain.(*tron.Node).ContractInfo)
 }
 
 func syncTron(t *testing.T, b *bchain.Backend, x *db.EthIndex, c *trondouble.Chain) {
@@ -137,10 +137,17 @@ func TestTronSyncMatchesDoubleLedger(t *testing.T) {
 	s := trondouble.Serve(c)
 	defer s.Close()
 	b := tronBackend(t, s)
-	d, x := tronIndex(t)
+	d, x := tronIndex(t, b)
 	syncTron(t, b, x, c)
 	if n := checkTronLedger(t, d, c); n < 10 {
 		t.Fatalf("only %d addresses", n)
+	}
+	for i, tok := range c.Tokens {
+		ci, err := db.ReadContractInfo(d, tok[:])
+		if err != nil || ci == nil || ci.Name != trondouble.TokenName(i) || ci.Symbol != trondouble.TokenSymbol(i) ||
+			int(ci.Decimals) != trondouble.TokenDecimals(i) || ci.Standard() != bchain.TokenERC20 {
+			t.Errorf("token %s: %+v %v", tron.EncodeAddress(tok[:]), ci, err)
+		}
 	}
 	kinds := map[string]int{}
 	for _, blk := range c.Blocks() {
@@ -174,7 +181,7 @@ func TestTronSyncMatchesDoubleLedger(t *testing.T) {
 	c.Mine(4, 8)
 	syncTron(t, b, x, c)
 	checkTronLedger(t, d, c)
-	fresh, fx := tronIndex(t)
+	fresh, fx := tronIndex(t, b)
 	syncTron(t, b, fx, c)
 	diffs, err := db.Diff(d, fresh, db.ColumnFamilies(bchain.ChainTronType), 10)
 	if err != nil {
@@ -209,7 +216,7 @@ func TestTronSyncInterrupted(t *testing.T) {
 	s := trondouble.Serve(c)
 	defer s.Close()
 	b := tronBackend(t, s)
-	d, x := tronIndex(t)
+	d, x := tronIndex(t, b)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	if err := syncer.New(&cancelAfter{Node: b.Chain, n: 25, cancel: cancel}, x, syncer.Config{Workers: 2}, quiet, nil).Sync(ctx); err == nil {
@@ -219,7 +226,7 @@ func TestTronSyncInterrupted(t *testing.T) {
 		t.Fatalf("after the cut: tip %+v %v %v", tip, ok, err)
 	}
 	syncTron(t, b, x, c)
-	fresh, fx := tronIndex(t)
+	fresh, fx := tronIndex(t, b)
 	syncTron(t, b, fx, c)
 	diffs, err := db.Diff(d, fresh, db.ColumnFamilies(bchain.ChainTronType), 10)
 	if err != nil || len(diffs) > 0 {

@@ -22,6 +22,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"sync"
 )
 
@@ -153,6 +154,22 @@ func New(o Options) *Chain {
 	}
 	c.add(nil)
 	return c
+}
+
+// TokenName, TokenSymbol and TokenDecimals are the metadata of the i-th
+// generated TRC-20 contract.
+func TokenName(i int) string   { return fmt.Sprintf("Double Token %d", i) }
+func TokenSymbol(i int) string { return fmt.Sprintf("DT%d", i) }
+func TokenDecimals(i int) int  { return 6 + 6*(i%3) }
+
+// tokenIndex finds a token by its 20-byte hex address (-1: none).
+func (c *Chain) tokenIndex(h string) int {
+	for i, t := range c.Tokens {
+		if hex.EncodeToString(t[:]) == strings.ToLower(h) {
+			return i
+		}
+	}
+	return -1
 }
 
 // Tip is the active branch's last block.

@@ -233,6 +233,13 @@ func (s *Server) jsonRPC(w http.ResponseWriter, body []byte) {
 		result = s.chain.chainID
 	case "net_version":
 		result = s.chain.netVersion
+	case "eth_call":
+		out, ok := s.call(req.Params)
+		if !ok {
+			writeJSON(w, map[string]any{"jsonrpc": "2.0", "id": req.ID, "error": map[string]any{"code": -32000, "message": "REVERT opcode executed"}})
+			return
+		}
+		result = "0x" + out
 	case "eth_blockNumber":
 		result = fmt.Sprintf("0x%x", len(s.chain.blocks)-1)
 	case "eth_getBlockByNumber", "eth_getBlockByHash":
@@ -260,6 +267,37 @@ func (s *Server) jsonRPC(w http.ResponseWriter, body []byte) {
 		return
 	}
 	writeJSON(w, map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": result})
+}
+
+// call answers the read-only calls of the tokens' metadata (name, symbol,
+// decimals); anything else reverts, as a TRC-20 without ERC-165 does.
+func (s *Server) call(params []any) (string, bool) {
+	if len(params) == 0 {
+		return "", false
+	}
+	msg, _ := params[0].(map[string]any)
+	to, _ := msg["to"].(string)
+	data, _ := msg["data"].(string)
+	i := s.chain.tokenIndex(strings.TrimPrefix(to, "0x"))
+	if i < 0 {
+		return "", false
+	}
+	switch strings.TrimPrefix(data, "0x") {
+	case "06fdde03":
+		return abiString(TokenName(i)), true
+	case "95d89b41":
+		return abiString(TokenSymbol(i)), true
+	case "313ce567":
+		return word([]byte{byte(TokenDecimals(i))}), true
+	}
+	return "", false
+}
+
+// abiString is the ABI encoding of a string return value.
+func abiString(v string) string {
+	pad := make([]byte, (len(v)+31)/32*32)
+	copy(pad, v)
+	return word([]byte{32}) + word(big64(int64(len(v)))) + hex.EncodeToString(pad)
 }
 
 // rpcBlock is java-tron's JSON-RPC block without full txs: Ethereum's

@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"sync/atomic"
 	"time"
+
+	"github.com/openexplorer/blockbook/bchain"
 )
 
 // maxAnswer bounds a node answer read into memory (a full block with its
@@ -68,13 +70,16 @@ func (r *jsonRPC) call(ctx context.Context, out any, method string, params ...an
 	}
 	var ans struct {
 		Result json.RawMessage `json:"result"`
-		Error  *RPCError       `json:"error"`
+		Error  *struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
 	}
 	if err := json.Unmarshal(raw, &ans); err != nil {
 		return fmt.Errorf("tron %s: %w", method, err)
 	}
-	if ans.Error != nil {
-		return ans.Error
+	if ans.Error != nil { // a revert too: the node's own reason
+		return &bchain.RPCError{Code: ans.Error.Code, Message: ans.Error.Message}
 	}
 	if len(ans.Result) == 0 {
 		ans.Result = json.RawMessage("null")
