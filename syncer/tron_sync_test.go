@@ -23,7 +23,9 @@ import (
 
 func tronBackend(t *testing.T, s *trondouble.Server) *bchain.Backend {
 	t.Helper()
-	b := backendFromConfig(t, s.Config("Tron"))
+	cfg := s.Config("Tron")
+	cfg["processInternalTransactions"] = true
+	b := backendFromConfig(t, cfg)
 	if b.Type != bchain.ChainTronType {
 		t.Fatalf("chain type %v", b.Type)
 	}
@@ -149,6 +151,7 @@ func TestTronSyncMatchesDoubleLedger(t *testing.T) {
 			t.Errorf("token %s: %+v %v", tron.EncodeAddress(tok[:]), ci, err)
 		}
 	}
+	checkInternal(t, d, c)
 	kinds := map[string]int{}
 	for _, blk := range c.Blocks() {
 		for _, tx := range blk.Txs {
@@ -156,9 +159,12 @@ func TestTronSyncMatchesDoubleLedger(t *testing.T) {
 			if tx.Failed {
 				kinds["failed"]++
 			}
+			if tx.InternalTo != nil {
+				kinds[map[bool]string{false: "internal", true: "rejected"}[tx.Failed]]++
+			}
 		}
 	}
-	for _, k := range []string{trondouble.KindTransfer, trondouble.KindTrigger, "failed", trondouble.KindFreeze, trondouble.KindUnfreeze,
+	for _, k := range []string{trondouble.KindTransfer, trondouble.KindTrigger, "failed", "internal", "rejected", trondouble.KindFreeze, trondouble.KindUnfreeze,
 		trondouble.KindVote, trondouble.KindDelegate, trondouble.KindUndelegate, trondouble.KindCreateAcct, trondouble.KindTRC10,
 		trondouble.KindWithdrawExpire, trondouble.KindWithdrawReward} {
 		if kinds[k] == 0 {
@@ -231,5 +237,32 @@ func TestTronSyncInterrupted(t *testing.T) {
 	diffs, err := db.Diff(d, fresh, db.ColumnFamilies(bchain.ChainTronType), 10)
 	if err != nil || len(diffs) > 0 {
 		t.Errorf("the resumed index differs from a fresh sync: %v %v", diffs, err)
+	}
+}
+
+// checkInternal: a contract call's inner TRX transfer is kept unless the
+// call failed (its inner call then rejected), which is kept as an error.
+func checkInternal(t *testing.T, d *db.DB, c *trondouble.Chain) {
+	t.Helper()
+	for _, blk := range c.Blocks() {
+		for _, tx := range blk.Txs {
+			if tx.InternalTo == nil {
+				continue
+			}
+			id, err := db.ReadInternalData(d, bchain.Hash(tx.ID))
+			if err != nil || id == nil {
+				t.Fatalf("tx %x: internal data %v %v", tx.ID, id, err)
+			}
+			if tx.Failed {
+				if len(id.Transfers) != 0 || id.Error == "" {
+					t.Errorf("failed tx %x: %+v", tx.ID, id)
+				}
+				continue
+			}
+			if len(id.Transfers) != 1 || string(id.Transfers[0].From) != string(tx.To[:]) ||
+				string(id.Transfers[0].To) != string(tx.InternalTo[:]) || id.Transfers[0].Value.Int64() != tx.CallValue {
+				t.Errorf("tx %x: internal %+v", tx.ID, id)
+			}
+		}
 	}
 }

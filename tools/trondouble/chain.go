@@ -67,6 +67,11 @@ type Tx struct {
 	TokenTo Addr
 	Failed  bool
 	Fee     int64
+	// CallValue is the TRX a contract call sends the contract, which
+	// passes it on to InternalTo in an inner call (rejected when the call
+	// fails).
+	CallValue  int64
+	InternalTo *Addr
 	// Withdrawn is the TRX a withdrawal returned (the info's
 	// withdraw_amount or withdraw_expire_amount).
 	Withdrawn int64
@@ -74,15 +79,19 @@ type Tx struct {
 }
 
 // Parties are the addresses the tx concerns in the index: the owner, the
-// counterparty, and for a successful token call the token's sender and
-// recipient (its Transfer log's).
+// counterparty, and for a successful token call the token's recipient
+// (its Transfer log's; the sender is the owner) and the recipient of the
+// TRX the contract passed on.
 func (t *Tx) Parties() []Addr {
 	p := []Addr{t.Owner}
 	if t.To != nil {
 		p = append(p, *t.To)
 	}
 	if t.Token != nil && !t.Failed {
-		p = append(p, t.Owner, t.TokenTo)
+		p = append(p, t.TokenTo)
+	}
+	if t.InternalTo != nil && !t.Failed {
+		p = append(p, *t.InternalTo)
 	}
 	return p
 }
@@ -314,6 +323,11 @@ func (c *Chain) randomTx() *Tx {
 		v["contract_address"] = tok.Hex41()
 		v["data"] = transferMethod + word(t.TokenTo[:]) + word(big64(t.Amount))
 		t.Fee = 345_000 + c.rng.Int64N(1_000_000)
+		if c.rng.IntN(2) == 0 { // with TRX, which the contract passes on
+			fwd := acct()
+			t.CallValue, t.InternalTo = 1+c.rng.Int64N(1_000_000), &fwd
+			v["call_value"] = t.CallValue
+		}
 	case r < 8:
 		c.stakeTx(t, v, acct)
 	case r < 9:

@@ -90,7 +90,7 @@ func TestShapesOfRecordedAnswers(t *testing.T) {
 		}
 		for i, tx := range txs {
 			inf := infos[i].(map[string]any)
-			if tx.(map[string]any)["raw_data"].(map[string]any)["contract"].([]any)[0].(map[string]any)["type"] == KindTrigger && inf["log"] != nil {
+			if tx.(map[string]any)["raw_data"].(map[string]any)["contract"].([]any)[0].(map[string]any)["type"] == KindTrigger && inf["log"] != nil && inf["internal_transactions"] != nil {
 				call, info = tx, inf
 			}
 		}

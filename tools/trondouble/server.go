@@ -207,6 +207,16 @@ func infosJSON(b *Block) []map[string]any {
 				}}
 			}
 			info["receipt"] = rc
+			if t.InternalTo != nil {
+				it := map[string]any{
+					"hash": word(t.ID[:8]), "caller_address": t.To.Hex41(), "transferTo_address": t.InternalTo.Hex41(),
+					"callValueInfo": []map[string]any{{"callValue": t.CallValue}}, "note": hex.EncodeToString([]byte("call")),
+				}
+				if t.Failed {
+					it["rejected"] = true
+				}
+				info["internal_transactions"] = []map[string]any{it}
+			}
 		}
 		out = append(out, info)
 	}

@@ -194,7 +194,7 @@ func TestRecordedJavaTronAnswers(t *testing.T) {
 	var info TxInfo
 	readJSON(t, "nile_gettransactioninfobyid_01b4cde4.json", &info)
 	var next uint
-	et, err := ethTx(&tx, &info, 0, &next)
+	et, err := ethTx(&tx, &info, 0, &next, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,6 +207,12 @@ func TestRecordedJavaTronAnswers(t *testing.T) {
 	if et.Receipt.Status != 1 || len(et.Receipt.Logs) != 1 || et.Receipt.Logs[0].Address != *et.To || next != 1 ||
 		string(et.Receipt.Logs[0].Topics[1][12:]) != string(et.From[:]) {
 		t.Errorf("receipt = %+v", et.Receipt)
+	}
+	// Its one recorded inner call is a call of the contract by itself,
+	// carrying no value.
+	if et.Internal == nil || et.Internal.Type != 0 || len(et.Internal.Transfers) != 0 || et.Internal.Error != "" ||
+		len(info.Internal) != 1 || info.Internal[0].Caller != info.ContractAddress {
+		t.Errorf("internal data %+v of %+v", et.Internal, info.Internal)
 	}
 	if info.Fee != info.Receipt.EnergyFee+info.Receipt.NetFee {
 		t.Errorf("fee %d != energy fee %d + net fee %d", info.Fee, info.Receipt.EnergyFee, info.Receipt.NetFee)

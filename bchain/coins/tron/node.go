@@ -39,6 +39,9 @@ type Node struct {
 	// netVersion is the network's net_version ("": any); checked once.
 	netVersion string
 	netOK      atomic.Bool
+	// internal: index internal transactions (processInternalTransactions,
+	// off by default as in Blockbook's Tron configs).
+	internal bool
 }
 
 // Config keys of Blockbook's Tron configuration: the HTTP APIs' URLs;
@@ -72,6 +75,7 @@ func NewNode(cfg *bchain.Config) (*Node, error) {
 	}
 	c := newHTTPClient(cfg.Timeout())
 	return &Node{
+		internal: cfg.ProcessInternalTransactions,
 		rpc:      &jsonRPC{url: cfg.RPCURL, client: c},
 		full:     &httpAPI{base: full, client: c},
 		solidity: &httpAPI{base: sol, client: c},
@@ -237,7 +241,7 @@ func (n *Node) Block(ctx context.Context, hash bchain.Hash, height uint32) (*bch
 	if hb.BlockID == "" {
 		return nil, bchain.ErrBlockNotFound // reorged away between the calls
 	}
-	return BuildBlock(h, &hb, infos)
+	return BuildBlock(h, &hb, infos, n.internal)
 }
 
 // BuildBlock joins the three answers of one block into the index's
@@ -245,7 +249,7 @@ func (n *Node) Block(ctx context.Context, hash bchain.Hash, height uint32) (*bch
 // could hand those of another block at the same height: every tx must
 // find its own info, else the block is refused (the sync worker asks
 // again).
-func BuildBlock(h *rpcHeader, hb *HTTPBlock, infos []TxInfo) (*bchain.Block, error) {
+func BuildBlock(h *rpcHeader, hb *HTTPBlock, infos []TxInfo, internal bool) (*bchain.Block, error) {
 	hash, err := ParseID(h.Hash)
 	if err != nil {
 		return nil, err
@@ -266,7 +270,7 @@ func BuildBlock(h *rpcHeader, hb *HTTPBlock, infos []TxInfo) (*bchain.Block, err
 	}
 	blk := &bchain.Block{
 		BlockHeader: bchain.BlockHeader{Hash: hash, Prev: prev, Height: uint32(h.Number), Time: int64(h.Timestamp), Size: int(h.Size)},
-		Eth:         &bchain.EthBlock{Txs: make([]bchain.EthTx, 0, len(hb.Transactions))},
+		Eth:         &bchain.EthBlock{Txs: make([]bchain.EthTx, 0, len(hb.Transactions)), Traced: internal},
 	}
 	if m, err := ethAddress(hb.BlockHeader.RawData.WitnessAddress); err == nil {
 		blk.Eth.Miner = m
@@ -278,7 +282,7 @@ func BuildBlock(h *rpcHeader, hb *HTTPBlock, infos []TxInfo) (*bchain.Block, err
 		if info == nil || info.BlockNumber != int64(blk.Height) {
 			return nil, fmt.Errorf("tron block %s: no info for tx %s at height %d", hash, tx.TxID, blk.Height)
 		}
-		et, err := ethTx(tx, info, i, &nextLog)
+		et, err := ethTx(tx, info, i, &nextLog, internal)
 		if err != nil {
 			return nil, fmt.Errorf("tron block %s: %w", hash, err)
 		}

@@ -79,7 +79,7 @@ func TestBlockAcrossReorg(t *testing.T) {
 	if err := n.full.post(ctx, "/wallet/getblockbyid", map[string]any{"value": bchain.Hash(repl.ID).String()}, &hb); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := BuildBlock(h, &hb, oldInfos); err == nil || !strings.Contains(err.Error(), "no info for tx") {
+	if _, err := BuildBlock(h, &hb, oldInfos, true); err == nil || !strings.Contains(err.Error(), "no info for tx") {
 		t.Errorf("the replaced block's infos were taken: %v", err)
 	}
 }
@@ -127,7 +127,7 @@ func TestBadNodeAnswers(t *testing.T) {
 		}
 		hb := &HTTPBlock{BlockID: strings.Repeat("00", 32), Transactions: []HTTPTx{ht}}
 		infos := []TxInfo{{ID: ht.TxID}}
-		if _, err := BuildBlock(hdr, hb, infos); err == nil {
+		if _, err := BuildBlock(hdr, hb, infos, true); err == nil {
 			t.Errorf("tx %s taken", tx)
 		}
 	}

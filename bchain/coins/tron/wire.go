@@ -111,6 +111,72 @@ type TxInfo struct {
 	Log        []Log  `json:"log,omitempty"`
 	Result     string `json:"result,omitempty"` // "FAILED"; absent on success
 	ResMessage string `json:"resMessage,omitempty"`
+	// Internal are the VM's inner calls (with the node's
+	// saveInternalTx on).
+	Internal []InternalTx `json:"internal_transactions,omitempty"`
+}
+
+// InternalTx is one inner call: note is hex of "call", "create" or
+// "suicide"; a rejected one was reverted; callValueInfo lists the TRX
+// (no tokenId) or TRC-10 (tokenId) it carried.
+type InternalTx struct {
+	Hash          string `json:"hash"`
+	Caller        string `json:"caller_address"`
+	TransferTo    string `json:"transferTo_address"`
+	CallValueInfo []struct {
+		CallValue int64  `json:"callValue,omitempty"`
+		TokenID   string `json:"tokenId,omitempty"`
+	} `json:"callValueInfo"`
+	Note     string `json:"note"`
+	Rejected bool   `json:"rejected,omitempty"`
+}
+
+// internalData is the tx's internal TRX transfers in the shared shape,
+// as Blockbook builds them (TRC-10 values left out, the top-level kind
+// create or selfdestruct when an inner call was one), except that a
+// rejected call's value, which did not move, is left out too (the
+// shared type's rule) and only marks the error.
+func (i *TxInfo) internalData() (*bchain.EthInternalData, error) {
+	d := &bchain.EthInternalData{Type: bchain.EthInternalCall}
+	if r := i.Receipt.Result; r != "" && r != "SUCCESS" {
+		d.Error = r
+	}
+	for _, it := range i.Internal {
+		note, err := hex.DecodeString(it.Note)
+		if err != nil {
+			return nil, fmt.Errorf("internal tx %s note: %w", it.Hash, err)
+		}
+		kind := bchain.EthInternalCall
+		switch string(note) {
+		case "create":
+			kind = bchain.EthInternalCreate
+		case "suicide":
+			kind = bchain.EthInternalSelfDestruct
+		}
+		if kind != bchain.EthInternalCall && d.Type == bchain.EthInternalCall {
+			d.Type = kind
+		}
+		if it.Rejected {
+			if d.Error == "" {
+				d.Error = "Internal transaction rejected"
+			}
+			continue
+		}
+		from, err := ethAddress(it.Caller)
+		if err != nil {
+			return nil, fmt.Errorf("internal tx %s caller: %w", it.Hash, err)
+		}
+		to, err := ethAddress(it.TransferTo)
+		if err != nil {
+			return nil, fmt.Errorf("internal tx %s recipient: %w", it.Hash, err)
+		}
+		for _, cv := range it.CallValueInfo {
+			if cv.CallValue > 0 && cv.TokenID == "" {
+				d.Transfers = append(d.Transfers, bchain.EthInternalTransfer{Type: kind, From: from, To: to, Value: big.NewInt(cv.CallValue)})
+			}
+		}
+	}
+	return d, nil
 }
 
 // Log is a VM event: the address is the bare 20 bytes (EVM's), topics and
@@ -191,7 +257,7 @@ func (v *ContractValue) TRXValue(typ string) int64 {
 // the owner, recipient the counterparty, value the TRX moved, receipt
 // status and logs from the info, and the TRC-20/721 transfers the logs
 // carry (Ethereum's decoder: Tron's VM emits Ethereum's events).
-func ethTx(tx *HTTPTx, info *TxInfo, pos int, nextLog *uint) (bchain.EthTx, error) {
+func ethTx(tx *HTTPTx, info *TxInfo, pos int, nextLog *uint, internal bool) (bchain.EthTx, error) {
 	id, err := ParseID(tx.TxID)
 	if err != nil {
 		return bchain.EthTx{}, err
@@ -235,6 +301,11 @@ func ethTx(tx *HTTPTx, info *TxInfo, pos int, nextLog *uint) (bchain.EthTx, erro
 	out.Receipt = r
 	if r.Status == bchain.EthStatusSuccess {
 		out.Transfers = eth.TokenTransfers(r.Logs)
+	}
+	if internal {
+		if out.Internal, err = info.internalData(); err != nil {
+			return out, fmt.Errorf("tx %s: %w", tx.TxID, err)
+		}
 	}
 	return out, nil
 }
