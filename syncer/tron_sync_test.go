@@ -164,7 +164,7 @@ func TestTronSyncMatchesDoubleLedger(t *testing.T) {
 			}
 		}
 	}
-	for _, k := range []string{trondouble.KindTransfer, trondouble.KindTrigger, "failed", "internal", "rejected", trondouble.KindFreeze, trondouble.KindUnfreeze,
+	for _, k := range []string{trondouble.KindTransfer, trondouble.KindTrigger, "failed", "internal", "rejected", trondouble.KindFreeze, trondouble.KindUnfreeze, trondouble.KindFreezeV1, trondouble.KindUnfreezeV1,
 		trondouble.KindVote, trondouble.KindDelegate, trondouble.KindUndelegate, trondouble.KindCreateAcct, trondouble.KindTRC10,
 		trondouble.KindWithdrawExpire, trondouble.KindWithdrawReward} {
 		if kinds[k] == 0 {

@@ -35,6 +35,8 @@ const (
 	KindDelegate   = "DelegateResourceContract"
 	KindCreateAcct = "AccountCreateContract"
 	KindUnfreeze   = "UnfreezeBalanceV2Contract"
+	KindFreezeV1   = "FreezeBalanceContract"   // Stake 1.0, may delegate to a receiver
+	KindUnfreezeV1 = "UnfreezeBalanceContract" // Stake 1.0, may undelegate from a receiver
 	KindUndelegate = "UnDelegateResourceContract"
 	KindTRC10      = "TransferAssetContract"
 	// KindWithdrawExpire takes back expired unfreezes, KindWithdrawReward
@@ -265,7 +267,23 @@ func (c *Chain) add(txs []*Tx) {
 // or of voting rewards.
 func (c *Chain) stakeTx(t *Tx, v map[string]any, acct func() Addr) {
 	t.Amount = 1_000_000 * (1 + c.rng.Int64N(100))
-	switch c.rng.IntN(6) {
+	switch c.rng.IntN(8) {
+	case 6, 7:
+		t.Kind = KindFreezeV1
+		if c.rng.IntN(2) == 0 {
+			t.Kind = KindUnfreezeV1
+		} else {
+			v["frozen_balance"], v["frozen_duration"] = t.Amount, 3
+		}
+		v["resource"] = "BANDWIDTH"
+		if c.rng.IntN(2) == 0 {
+			to := acct()
+			t.To = &to
+			v["receiver_address"] = to.Hex41()
+		}
+		if t.Kind == KindUnfreezeV1 {
+			t.Withdrawn = t.Amount
+		}
 	case 0:
 		t.Kind = KindFreeze
 		v["frozen_balance"], v["resource"] = t.Amount, "ENERGY"

@@ -188,6 +188,8 @@ func infosJSON(b *Block) []map[string]any {
 			info["withdraw_amount"] = t.Withdrawn
 		case KindWithdrawExpire:
 			info["withdraw_expire_amount"] = t.Withdrawn
+		case KindUnfreezeV1:
+			info["unfreeze_amount"] = t.Withdrawn
 		}
 		if t.Kind == KindTrigger {
 			rc := map[string]any{"energy_usage_total": 14650, "energy_fee": t.Fee - 345_000, "net_fee": 345_000, "result": "SUCCESS"}

@@ -232,8 +232,8 @@ func (v *ContractValue) Counterparty(typ string) string {
 		return v.ToAddress
 	case "TriggerSmartContract":
 		return v.ContractAddress
-	case "DelegateResourceContract", "UnDelegateResourceContract", "FreezeBalanceContract":
-		return v.ReceiverAddress
+	case "DelegateResourceContract", "UnDelegateResourceContract", "FreezeBalanceContract", "UnfreezeBalanceContract":
+		return v.ReceiverAddress // v1 freezes name one when they delegate
 	case "AccountCreateContract":
 		return v.AccountAddress
 	}
