@@ -211,13 +211,14 @@ func (n *Node) api(height uint32) (*httpAPI, string) {
 	return n.full, "/wallet/"
 }
 
-// Block fetches a block with its txs' contracts and outcomes.
-func (n *Node) Block(ctx context.Context, hash bchain.Hash, height uint32) (*bchain.Block, error) {
+// Block fetches a block with its txs' contracts and outcomes. Its height
+// is the node's (the infos are asked by it), not the caller's guess.
+func (n *Node) Block(ctx context.Context, hash bchain.Hash, _ uint32) (*bchain.Block, error) {
 	h, err := n.header(ctx, "eth_getBlockByHash", "0x"+hash.String())
 	if err != nil {
 		return nil, err
 	}
-	height = uint32(h.Number)
+	height := uint32(h.Number)
 	api, prefix := n.api(height)
 	var hb HTTPBlock
 	var infos []TxInfo
