@@ -159,6 +159,9 @@ func TestTronSyncMatchesDoubleLedger(t *testing.T) {
 			if tx.Failed {
 				kinds["failed"]++
 			}
+			if tx.Kind == trondouble.KindCreateContract && tx.Failed {
+				kinds["failed creation"]++
+			}
 			if tx.InternalTo != nil {
 				kinds[map[bool]string{false: "internal", true: "rejected"}[tx.Failed]]++
 			}
@@ -166,7 +169,7 @@ func TestTronSyncMatchesDoubleLedger(t *testing.T) {
 	}
 	for _, k := range []string{trondouble.KindTransfer, trondouble.KindTrigger, "failed", "internal", "rejected", trondouble.KindFreeze, trondouble.KindUnfreeze, trondouble.KindFreezeV1, trondouble.KindUnfreezeV1,
 		trondouble.KindVote, trondouble.KindDelegate, trondouble.KindUndelegate, trondouble.KindCreateAcct, trondouble.KindTRC10,
-		trondouble.KindWithdrawExpire, trondouble.KindWithdrawReward} {
+		trondouble.KindWithdrawExpire, trondouble.KindWithdrawReward, trondouble.KindCreateContract, "failed creation"} {
 		if kinds[k] == 0 {
 			t.Errorf("the generated chain has no %s", k)
 		}

@@ -28,17 +28,18 @@ import (
 
 // Kinds of generated txs (java-tron contract type names).
 const (
-	KindTransfer   = "TransferContract"
-	KindTrigger    = "TriggerSmartContract"
-	KindFreeze     = "FreezeBalanceV2Contract"
-	KindVote       = "VoteWitnessContract"
-	KindDelegate   = "DelegateResourceContract"
-	KindCreateAcct = "AccountCreateContract"
-	KindUnfreeze   = "UnfreezeBalanceV2Contract"
-	KindFreezeV1   = "FreezeBalanceContract"   // Stake 1.0, may delegate to a receiver
-	KindUnfreezeV1 = "UnfreezeBalanceContract" // Stake 1.0, may undelegate from a receiver
-	KindUndelegate = "UnDelegateResourceContract"
-	KindTRC10      = "TransferAssetContract"
+	KindTransfer       = "TransferContract"
+	KindTrigger        = "TriggerSmartContract"
+	KindFreeze         = "FreezeBalanceV2Contract"
+	KindVote           = "VoteWitnessContract"
+	KindDelegate       = "DelegateResourceContract"
+	KindCreateAcct     = "AccountCreateContract"
+	KindUnfreeze       = "UnfreezeBalanceV2Contract"
+	KindCreateContract = "CreateSmartContract"
+	KindFreezeV1       = "FreezeBalanceContract"   // Stake 1.0, may delegate to a receiver
+	KindUnfreezeV1     = "UnfreezeBalanceContract" // Stake 1.0, may undelegate from a receiver
+	KindUndelegate     = "UnDelegateResourceContract"
+	KindTRC10          = "TransferAssetContract"
 	// KindWithdrawExpire takes back expired unfreezes, KindWithdrawReward
 	// the voting rewards: TRX the owner gets from no one.
 	KindWithdrawExpire = "WithdrawExpireUnfreezeContract"
@@ -74,6 +75,9 @@ type Tx struct {
 	// fails).
 	CallValue  int64
 	InternalTo *Addr
+	// Created is the contract a CreateSmartContract makes (none when it
+	// fails, though the info still names the address).
+	Created *Addr
 	// Withdrawn is the TRX a withdrawal returned (the info's
 	// withdraw_amount or withdraw_expire_amount).
 	Withdrawn int64
@@ -94,6 +98,9 @@ func (t *Tx) Parties() []Addr {
 	}
 	if t.InternalTo != nil && !t.Failed {
 		p = append(p, *t.InternalTo)
+	}
+	if t.Created != nil && !t.Failed {
+		p = append(p, *t.Created)
 	}
 	return p
 }
@@ -304,8 +311,19 @@ func (c *Chain) stakeTx(t *Tx, v map[string]any, acct func() Addr) {
 	}
 }
 
-// accountTx draws a TRC-10 transfer or the creation of a new account.
+// accountTx draws a TRC-10 transfer, the creation of a new account or
+// of a contract (which fails now and then).
 func (c *Chain) accountTx(t *Tx, v map[string]any, acct func() Addr) {
+	if c.rng.IntN(3) == 0 {
+		var ca Addr
+		for i := range ca {
+			ca[i] = byte(c.rng.UintN(256))
+		}
+		t.Kind, t.Created, t.Failed, t.Fee = KindCreateContract, &ca, c.rng.IntN(4) == 0, 10_000_000
+		v["new_contract"] = map[string]any{"bytecode": "6080604052", "name": "Double", "origin_address": t.Owner.Hex41(),
+			"consume_user_resource_percent": 100, "origin_energy_limit": 10_000_000}
+		return
+	}
 	if c.rng.IntN(2) == 0 {
 		to := acct()
 		t.Kind, t.To, t.Amount = KindTRC10, &to, 1+c.rng.Int64N(1000)

@@ -191,6 +191,15 @@ func infosJSON(b *Block) []map[string]any {
 		case KindUnfreezeV1:
 			info["unfreeze_amount"] = t.Withdrawn
 		}
+		if t.Kind == KindCreateContract {
+			rc := map[string]any{"energy_usage_total": 120_000, "energy_fee": t.Fee, "result": "SUCCESS"}
+			info["contract_address"] = t.Created.Hex41()
+			if t.Failed {
+				rc["result"] = "OUT_OF_ENERGY"
+				info["result"], info["resMessage"] = "FAILED", hex.EncodeToString([]byte("Not enough energy"))
+			}
+			info["receipt"] = rc
+		}
 		if t.Kind == KindTrigger {
 			rc := map[string]any{"energy_usage_total": 14650, "energy_fee": t.Fee - 345_000, "net_fee": 345_000, "result": "SUCCESS"}
 			info["contract_address"] = t.To.Hex41()

@@ -108,12 +108,6 @@ func EncodeAddress(desc []byte) string {
 	return base58.Encode(append(b, sum[:]...))
 }
 
-// HexAddress is the 41-prefixed hex java-tron's HTTP API uses when not
-// asked for "visible" addresses.
-func HexAddress(a bchain.EthAddress) string {
-	return "41" + hex.EncodeToString(a[:])
-}
-
 func strip0x(s string) string {
 	if len(s) >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') {
 		return s[2:]

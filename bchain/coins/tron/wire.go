@@ -63,32 +63,26 @@ type Contract struct {
 // ContractValue holds the fields of the contract types followed here;
 // each type fills its own.
 type ContractValue struct {
-	OwnerAddress    string  `json:"owner_address,omitempty"`
-	ToAddress       string  `json:"to_address,omitempty"`
-	ContractAddress string  `json:"contract_address,omitempty"`
-	ReceiverAddress string  `json:"receiver_address,omitempty"`
-	AccountAddress  string  `json:"account_address,omitempty"`
-	Amount          int64   `json:"amount,omitempty"`
-	CallValue       int64   `json:"call_value,omitempty"`
-	Data            string  `json:"data,omitempty"`
-	AssetName       string  `json:"asset_name,omitempty"`
-	FrozenBalance   int64   `json:"frozen_balance,omitempty"`
-	UnfreezeBalance int64   `json:"unfreeze_balance,omitempty"`
-	Balance         int64   `json:"balance,omitempty"`
-	Resource        string  `json:"resource,omitempty"`
-	Votes           []Vote  `json:"votes,omitempty"`
-	NewContract     *NewSrc `json:"new_contract,omitempty"`
+	OwnerAddress    string `json:"owner_address,omitempty"`
+	ToAddress       string `json:"to_address,omitempty"`
+	ContractAddress string `json:"contract_address,omitempty"`
+	ReceiverAddress string `json:"receiver_address,omitempty"`
+	AccountAddress  string `json:"account_address,omitempty"`
+	Amount          int64  `json:"amount,omitempty"`
+	CallValue       int64  `json:"call_value,omitempty"`
+	Data            string `json:"data,omitempty"`
+	AssetName       string `json:"asset_name,omitempty"`
+	FrozenBalance   int64  `json:"frozen_balance,omitempty"`
+	UnfreezeBalance int64  `json:"unfreeze_balance,omitempty"`
+	Balance         int64  `json:"balance,omitempty"`
+	Resource        string `json:"resource,omitempty"`
+	Votes           []Vote `json:"votes,omitempty"`
 }
 
 // Vote is one VoteWitnessContract entry.
 type Vote struct {
 	VoteAddress string `json:"vote_address"`
 	VoteCount   int64  `json:"vote_count"`
-}
-
-// NewSrc is a CreateSmartContract's contract (only its name is read).
-type NewSrc struct {
-	Name string `json:"name,omitempty"`
 }
 
 // TxInfo is /wallet/gettransactioninfobyid or one entry of
