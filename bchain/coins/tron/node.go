@@ -178,14 +178,12 @@ func (n *Node) Solidified(height uint32) bool {
 func (n *Node) BlockHash(ctx context.Context, height uint32) (bchain.Hash, error) {
 	if n.Solidified(height) {
 		var b HTTPBlock
-		if err := n.solidity.post(ctx, "/walletsolidity/getblock",
-			map[string]any{"id_or_num": strconv.FormatUint(uint64(height), 10), "detail": false}, &b); err != nil {
-			return bchain.Hash{}, err
+		err := n.solidity.post(ctx, "/walletsolidity/getblock",
+			map[string]any{"id_or_num": strconv.FormatUint(uint64(height), 10), "detail": false}, &b)
+		if err == nil && b.BlockID != "" && b.BlockHeader.RawData.Number == int64(height) {
+			return ParseID(b.BlockID)
 		}
-		if b.BlockID == "" || b.BlockHeader.RawData.Number != int64(height) {
-			return bchain.Hash{}, fmt.Errorf("tron /walletsolidity/getblock %d: answered block %d", height, b.BlockHeader.RawData.Number)
-		}
-		return ParseID(b.BlockID)
+		// As Blockbook: a failed solidity lookup falls back to JSON-RPC.
 	}
 	h, err := n.header(ctx, "eth_getBlockByNumber", hexutil.EncodeUint64(uint64(height)))
 	if err != nil {

@@ -70,6 +70,19 @@ func TestBlockAcrossReorg(t *testing.T) {
 	if _, err := n.Block(ctx, bchain.Hash(old.ID), 0); !errors.Is(err, bchain.ErrBlockNotFound) {
 		t.Errorf("a reorged block: %v", err)
 	}
+	// Solidified heights are read from the solidity node, the others
+	// over JSON-RPC; above the tip there is no block.
+	for _, blk := range c.Blocks() {
+		if h, err := n.BlockHash(ctx, uint32(blk.Number)); err != nil || h != bchain.Hash(blk.ID) {
+			t.Errorf("hash at %d: %s %v", blk.Number, h, err)
+		}
+	}
+	if s.Calls("/walletsolidity/getblock") < 2 {
+		t.Error("no solidified hash read from the solidity node")
+	}
+	if _, err := n.BlockHash(ctx, uint32(c.Tip().Number)+1); !errors.Is(err, bchain.ErrBlockNotFound) {
+		t.Errorf("above the tip: %v", err)
+	}
 	repl := c.Blocks()[old.Number]
 	h, err := n.header(ctx, "eth_getBlockByHash", "0x"+bchain.Hash(repl.ID).String())
 	if err != nil {
