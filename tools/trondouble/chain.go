@@ -282,7 +282,7 @@ func (c *Chain) stakeTx(t *Tx, v map[string]any, acct func() Addr) {
 		} else {
 			v["frozen_balance"], v["frozen_duration"] = t.Amount, 3
 		}
-		v["resource"] = "BANDWIDTH"
+		// BANDWIDTH, the resource enum's zero, is left out of java-tron's JSON.
 		if c.rng.IntN(2) == 0 {
 			to := acct()
 			t.To = &to
@@ -296,7 +296,7 @@ func (c *Chain) stakeTx(t *Tx, v map[string]any, acct func() Addr) {
 		v["frozen_balance"], v["resource"] = t.Amount, "ENERGY"
 	case 1:
 		t.Kind = KindUnfreeze
-		v["unfreeze_balance"], v["resource"] = t.Amount, "BANDWIDTH"
+		v["unfreeze_balance"] = t.Amount // resource BANDWIDTH: left out
 	case 2, 3:
 		to := acct()
 		t.Kind, t.To = KindDelegate, &to

@@ -214,8 +214,8 @@ func TestRecordedJavaTronAnswers(t *testing.T) {
 		len(info.Internal) != 1 || info.Internal[0].Caller != info.ContractAddress {
 		t.Errorf("internal data %+v of %+v", et.Internal, info.Internal)
 	}
-	if info.Fee != info.Receipt.EnergyFee+info.Receipt.NetFee {
-		t.Errorf("fee %d != energy fee %d + net fee %d", info.Fee, info.Receipt.EnergyFee, info.Receipt.NetFee)
+	if *info.Fee != *info.Receipt.EnergyFee+*info.Receipt.NetFee {
+		t.Errorf("fee %d != energy fee %d + net fee %d", *info.Fee, *info.Receipt.EnergyFee, *info.Receipt.NetFee)
 	}
 }
 

@@ -44,7 +44,7 @@ type HTTPTx struct {
 	TxID    string `json:"txID"`
 	RawData struct {
 		Contract  []Contract `json:"contract"`
-		FeeLimit  int64      `json:"fee_limit,omitempty"`
+		FeeLimit  *int64     `json:"fee_limit,omitempty"`
 		Timestamp int64      `json:"timestamp,omitempty"`
 		Data      string     `json:"data,omitempty"`
 	} `json:"raw_data"`
@@ -72,9 +72,9 @@ type ContractValue struct {
 	CallValue       int64  `json:"call_value,omitempty"`
 	Data            string `json:"data,omitempty"`
 	AssetName       string `json:"asset_name,omitempty"`
-	FrozenBalance   int64  `json:"frozen_balance,omitempty"`
-	UnfreezeBalance int64  `json:"unfreeze_balance,omitempty"`
-	Balance         int64  `json:"balance,omitempty"`
+	FrozenBalance   *int64 `json:"frozen_balance,omitempty"`
+	UnfreezeBalance *int64 `json:"unfreeze_balance,omitempty"`
+	Balance         *int64 `json:"balance,omitempty"`
 	Resource        string `json:"resource,omitempty"`
 	Votes           []Vote `json:"votes,omitempty"`
 }
@@ -82,29 +82,33 @@ type ContractValue struct {
 // Vote is one VoteWitnessContract entry.
 type Vote struct {
 	VoteAddress string `json:"vote_address"`
-	VoteCount   int64  `json:"vote_count"`
+	VoteCount   *int64 `json:"vote_count"`
 }
 
 // TxInfo is /wallet/gettransactioninfobyid or one entry of
 // /wallet/gettransactioninfobyblocknum: the tx's outcome.
 type TxInfo struct {
 	ID              string   `json:"id"`
-	Fee             int64    `json:"fee,omitempty"`
+	Fee             *int64   `json:"fee,omitempty"`
 	BlockNumber     int64    `json:"blockNumber"`
 	BlockTimeStamp  int64    `json:"blockTimeStamp"`
 	ContractResult  []string `json:"contractResult,omitempty"`
 	ContractAddress string   `json:"contract_address,omitempty"`
 	Receipt         struct {
-		EnergyUsage      int64  `json:"energy_usage,omitempty"`
-		EnergyFee        int64  `json:"energy_fee,omitempty"`
-		EnergyUsageTotal int64  `json:"energy_usage_total,omitempty"`
-		NetUsage         int64  `json:"net_usage,omitempty"`
-		NetFee           int64  `json:"net_fee,omitempty"`
+		EnergyUsage      *int64 `json:"energy_usage,omitempty"`
+		EnergyFee        *int64 `json:"energy_fee,omitempty"`
+		EnergyUsageTotal *int64 `json:"energy_usage_total,omitempty"`
+		NetUsage         *int64 `json:"net_usage,omitempty"`
+		NetFee           *int64 `json:"net_fee,omitempty"`
 		Result           string `json:"result,omitempty"`
 	} `json:"receipt"`
-	Log        []Log  `json:"log,omitempty"`
-	Result     string `json:"result,omitempty"` // "FAILED"; absent on success
-	ResMessage string `json:"resMessage,omitempty"`
+	AssetIssueID         string `json:"assetIssueID,omitempty"`
+	WithdrawAmount       *int64 `json:"withdraw_amount,omitempty"`
+	UnfreezeAmount       *int64 `json:"unfreeze_amount,omitempty"`
+	WithdrawExpireAmount *int64 `json:"withdraw_expire_amount,omitempty"`
+	Log                  []Log  `json:"log,omitempty"`
+	Result               string `json:"result,omitempty"` // "FAILED"; absent on success
+	ResMessage           string `json:"resMessage,omitempty"`
 	// Internal are the VM's inner calls (with the node's
 	// saveInternalTx on).
 	Internal []InternalTx `json:"internal_transactions,omitempty"`
