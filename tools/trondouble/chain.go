@@ -130,6 +130,7 @@ type Chain struct {
 	chainID    string
 	netVersion string
 	fork       int // bumped by each reorg so replacement blocks differ
+	pending    []*Tx
 }
 
 // Options shape a generated chain.
@@ -216,6 +217,7 @@ func (c *Chain) solidLocked() int64 {
 }
 
 // Mine appends n blocks of random txs (up to perBlock each).
+// The pending txs (the node's pending pool) go into the next block.
 func (c *Chain) Mine(n, perBlock int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -224,8 +226,31 @@ func (c *Chain) Mine(n, perBlock int) {
 		for i := range txs {
 			txs[i] = c.randomTx()
 		}
-		c.add(txs)
+		c.add(append(c.pending, txs...))
+		c.pending = nil
 	}
+}
+
+// Pend adds n txs to the pending pool.
+func (c *Chain) Pend(n int) []*Tx {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for range n {
+		c.pending = append(c.pending, c.randomTx())
+	}
+	return append([]*Tx(nil), c.pending...)
+}
+
+// findTx finds a tx of the active branch and its block.
+func (c *Chain) findTx(id [32]byte) (*Tx, *Block) {
+	for _, b := range c.blocks {
+		for _, t := range b.Txs {
+			if t.ID == id {
+				return t, b
+			}
+		}
+	}
+	return nil, nil
 }
 
 // Reorg replaces the last depth blocks with depth+1 new ones. Only

@@ -96,6 +96,14 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		} else {
 			writeJSON(w, infosJSON(b))
 		}
+	case "gettransactionbyid", "gettransactioninfobyid", "gettransactionfrompending":
+		s.txAnswer(w, name, req["value"], limit)
+	case "gettransactionlistfrompending":
+		ids := []string{}
+		for _, t := range s.chain.pending {
+			ids = append(ids, hex.EncodeToString(t.ID[:]))
+		}
+		writeJSON(w, map[string]any{"txId": ids})
 	case "getblock", "getnowblock":
 		b := s.chain.blocks[limit]
 		if v, ok := req["id_or_num"].(string); ok {
@@ -110,6 +118,42 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, blockJSON(b, detail || name == "getnowblock"))
 	default:
 		http.NotFound(w, r)
+	}
+}
+
+// txAnswer answers the single-tx lookups: a mined tx up to limit (the
+// pending pool for gettransactionfrompending); {} when unknown.
+func (s *Server) txAnswer(w http.ResponseWriter, name string, v any, limit int64) {
+	str, _ := v.(string)
+	raw, err := hex.DecodeString(str)
+	if err != nil || len(raw) != 32 {
+		writeJSON(w, map[string]any{"Error": "class org.tron.core.services.http.JsonFormat$ParseException : INVALID hex String"})
+		return
+	}
+	id := [32]byte(raw)
+	if name == "gettransactionfrompending" {
+		for _, t := range s.chain.pending {
+			if t.ID == id {
+				writeJSON(w, txJSON(t))
+				return
+			}
+		}
+		writeJSON(w, map[string]any{})
+		return
+	}
+	t, b := s.chain.findTx(id)
+	if t == nil || b.Number > limit {
+		writeJSON(w, map[string]any{})
+		return
+	}
+	if name == "gettransactionbyid" {
+		writeJSON(w, txJSON(t))
+		return
+	}
+	for _, info := range infosJSON(b) {
+		if info["id"] == str {
+			writeJSON(w, info)
+		}
 	}
 }
 
@@ -153,19 +197,27 @@ func blockJSON(b *Block, withTxs bool) map[string]any {
 	if withTxs && len(b.Txs) > 0 {
 		txs := make([]map[string]any, len(b.Txs))
 		for i, t := range b.Txs {
-			ret := "SUCCESS"
-			if t.Failed {
-				ret = "REVERT"
-			}
-			raw, _ := json.Marshal(t.Raw)
-			txs[i] = map[string]any{
-				"ret": []map[string]any{{"contractRet": ret}}, "signature": []string{hex.EncodeToString(t.ID[:]) + "1b"},
-				"txID": hex.EncodeToString(t.ID[:]), "raw_data": t.Raw, "raw_data_hex": hex.EncodeToString(raw),
-			}
+			txs[i] = txJSON(t)
 		}
 		out["transactions"] = txs
 	}
 	return out
+}
+
+// txJSON is protocol.Transaction in java-tron's rendering, with its txID.
+func txJSON(t *Tx) map[string]any {
+	ret := "SUCCESS"
+	switch {
+	case t.Failed && t.Kind == KindCreateContract:
+		ret = "OUT_OF_ENERGY"
+	case t.Failed:
+		ret = "REVERT"
+	}
+	raw, _ := json.Marshal(t.Raw)
+	return map[string]any{
+		"ret": []map[string]any{{"contractRet": ret}}, "signature": []string{hex.EncodeToString(t.ID[:]) + "1b"},
+		"txID": hex.EncodeToString(t.ID[:]), "raw_data": t.Raw, "raw_data_hex": hex.EncodeToString(raw),
+	}
 }
 
 // infosJSON is gettransactioninfobyblocknum's answer: one

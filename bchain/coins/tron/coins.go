@@ -36,9 +36,9 @@ func init() {
 }
 
 // NewBackend assembles what the Tron chain type offers so far: the
-// chain (blocks, tips) and the address parser. Token metadata, account
-// state, broadcast, fees and the mempool are not followed yet (the
-// fields stay nil, which consumers read as absent).
+// chain (blocks, tips), the address parser and the pending txids; the
+// node's other reads (Node.Tx, ContractInfo, AccountExtra) have no
+// Backend field yet. Broadcast and fees are not done (nil: absent).
 func NewBackend(coinName string, cfg *bchain.Config) (*bchain.Backend, error) {
 	n := networks[coinName]
 	node, err := NewNode(cfg)
@@ -60,5 +60,5 @@ func NewBackend(coinName string, cfg *bchain.Config) (*bchain.Backend, error) {
 	if cfg.Network != "" {
 		p.APINetwork = cfg.Network
 	}
-	return &bchain.Backend{Type: bchain.ChainTronType, Params: p, Chain: node, Addresses: AddressParser{}}, nil
+	return &bchain.Backend{Type: bchain.ChainTronType, Params: p, Chain: node, Addresses: AddressParser{}, Mempool: node}, nil
 }
