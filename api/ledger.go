@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/openexplorer/blockbook/bchain"
@@ -18,17 +19,33 @@ type LedgerQueries interface {
 	// tx's inputs and outputs; nil above the tip.
 	LedgerBlock(ctx context.Context, height uint32) (*LedgerBlock, error)
 	// LedgerTx returns a confirmed or pending tx; nil when neither the
-	// index nor the mempool has it.
+	// index nor the mempool has it. A duplicate coinbase txid
+	// (bchain.DuplicateCoinbase) is the later block's.
 	LedgerTx(ctx context.Context, txid bchain.Hash) (*LedgerTx, error)
+	// LedgerBlockTx returns the tx as the active chain's block at height
+	// books it, with that block's hash read in the same snapshot; nil when
+	// the block does not hold it or height is above the tip.
+	LedgerBlockTx(ctx context.Context, height uint32, txid bchain.Hash) (*LedgerTx, bchain.Hash, error)
 	// LedgerBalance is desc's confirmed balance after the block at height
-	// (at most the tip's), and its number of txs up to it.
-	LedgerBalance(ctx context.Context, desc bchain.AddrDesc, height uint32) (balance int64, txs int, err error)
-	// LedgerCoins lists desc's unspent outputs at the tip; withMempool
-	// adds the pending ones and drops those pending txs spend.
-	LedgerCoins(ctx context.Context, desc bchain.AddrDesc, withMempool bool) ([]ScriptUtxo, error)
+	// (at most the tip's), which must be the block hash names
+	// (ErrBlockChanged otherwise), and its number of txs up to it.
+	LedgerBalance(ctx context.Context, desc bchain.AddrDesc, height uint32, hash bchain.Hash) (balance int64, txs int, err error)
+	// LedgerCoins lists desc's unspent outputs at the tip, with the tip
+	// they were read at; withMempool adds the pending ones and drops those
+	// pending txs spend. Nil when the index holds no block yet.
+	LedgerCoins(ctx context.Context, desc bchain.AddrDesc, withMempool bool) (*LedgerCoins, error)
 	// LedgerMempool lists the pending txids, newest first.
 	LedgerMempool(ctx context.Context) []bchain.Hash
+	// LedgerEvents returns up to limit events of the stream of blocks
+	// added and removed, from sequence offset (negative: the last limit
+	// events), and the stream's last sequence (-1 while it is empty).
+	LedgerEvents(ctx context.Context, offset int64, limit int) ([]LedgerEvent, int64, error)
 }
+
+// ErrBlockChanged: the active chain's block at the height asked for is not
+// the one the caller named (a reorg since the caller resolved it); asking
+// again resolves the new one.
+var ErrBlockChanged = errors.New("the block at that height changed")
 
 var _ LedgerQueries = (*UtxoService)(nil)
 
@@ -49,6 +66,12 @@ type LedgerTx struct {
 	Coinbase bool
 	Inputs   []LedgerInput // none for a coinbase
 	Outputs  []db.TxAddr
+	// LostAt is set on an earlier duplicate coinbase: the height of the
+	// block whose coinbase overwrote its outputs (they were never spent).
+	LostAt uint32
+	// Overwrites are, on the later duplicate coinbase, the earlier one's
+	// outputs that it overwrote (the node's UTXO set lost them).
+	Overwrites []db.TxAddr
 }
 
 // LedgerInput is an input with the output it spends. Known is false for a
@@ -103,10 +126,11 @@ func (s *UtxoService) LedgerBlock(ctx context.Context, height uint32) (*LedgerBl
 	}
 	out.Txs = make([]LedgerTx, len(txids))
 	for i, ta := range tas {
-		if ta == nil || ta.Height != height {
+		t, ok := s.bookedIn(txids[i], ta, height)
+		if !ok {
 			return nil, fmt.Errorf("%w: tx %s of block %d not indexed", db.ErrCorrupt, txids[i], height)
 		}
-		out.Txs[i] = confirmedLedgerTx(txids[i], ta)
+		out.Txs[i] = t
 	}
 	return out, nil
 }
@@ -165,14 +189,14 @@ func (s *UtxoService) LedgerTx(_ context.Context, txid bchain.Hash) (*LedgerTx, 
 // txs above height moved, or, for a height in the older half of the
 // chain, adds up what the txs up to it moved: either way only desc's rows
 // on one side of height are read.
-func (s *UtxoService) LedgerBalance(ctx context.Context, desc bchain.AddrDesc, height uint32) (int64, int, error) {
+func (s *UtxoService) LedgerBalance(ctx context.Context, desc bchain.AddrDesc, height uint32, hash bchain.Hash) (int64, int, error) {
 	v, err := s.newView()
 	if err != nil {
 		return 0, 0, err
 	}
 	defer v.release()
-	if !v.hasTip || height > v.tip.Height {
-		return 0, 0, userErr("Block height %d is above the tip", height)
+	if err := v.checkBlock(height, hash); err != nil {
+		return 0, 0, err
 	}
 	if len(desc) == 0 {
 		return 0, 0, nil
@@ -181,8 +205,14 @@ func (s *UtxoService) LedgerBalance(ctx context.Context, desc bchain.AddrDesc, h
 	if err != nil || bal == nil {
 		return 0, 0, err
 	}
+	// The index counts the outputs of the earlier duplicate coinbases,
+	// which the node's UTXO set lost; the ledger does not.
+	lost, err := s.lostValue(v, desc, height)
+	if err != nil {
+		return 0, 0, err
+	}
 	if height == v.tip.Height {
-		return int64(bal.Balance), int(bal.Txs), nil
+		return int64(bal.Balance) - lost, int(bal.Txs), nil
 	}
 	fromTop := height >= v.tip.Height/2
 	var sum int64
@@ -218,9 +248,9 @@ func (s *UtxoService) LedgerBalance(ctx context.Context, desc bchain.AddrDesc, h
 		return 0, 0, err
 	}
 	if fromTop {
-		return int64(bal.Balance) - sum, int(bal.Txs) - n, nil
+		return int64(bal.Balance) - sum - lost, int(bal.Txs) - n, nil
 	}
-	return sum, n, nil
+	return sum - lost, n, nil
 }
 
 // ledgerBatch is how many txs' records LedgerBalance reads at once.
@@ -260,21 +290,39 @@ func txDeltas(v *view, txs []db.AddrTx) (int64, error) {
 	return d, nil
 }
 
-// LedgerCoins lists the unspent outputs in chain order; the mempool's view
-// is ScriptUtxos'.
-func (s *UtxoService) LedgerCoins(ctx context.Context, desc bchain.AddrDesc, withMempool bool) ([]ScriptUtxo, error) {
-	if len(desc) == 0 {
-		return []ScriptUtxo{}, nil
-	}
-	if withMempool {
-		return s.ScriptUtxos(ctx, desc)
-	}
+// LedgerCoins lists the unspent outputs in chain order, read in one
+// snapshot with the tip it answers for; the mempool's view is
+// ScriptUtxos'.
+func (s *UtxoService) LedgerCoins(ctx context.Context, desc bchain.AddrDesc, withMempool bool) (*LedgerCoins, error) {
 	v, err := s.newView()
 	if err != nil {
 		return nil, err
 	}
 	defer v.release()
-	return s.confirmedUtxos(ctx, v, desc, false)
+	if !v.hasTip {
+		return nil, nil
+	}
+	out := &LedgerCoins{Height: v.tip.Height, Hash: v.tip.Hash, Coins: []ScriptUtxo{}}
+	if len(desc) == 0 {
+		return out, nil
+	}
+	if withMempool {
+		out.Coins, err = s.scriptUtxosIn(ctx, v, desc)
+	} else {
+		out.Coins, err = s.confirmedUtxos(ctx, v, desc, false)
+	}
+	if err != nil {
+		return nil, err
+	}
+	out.Coins = s.dropLost(v, out.Coins)
+	return out, nil
+}
+
+// LedgerCoins are an account's coins at the tip Height, Hash.
+type LedgerCoins struct {
+	Height uint32
+	Hash   bchain.Hash
+	Coins  []ScriptUtxo
 }
 
 // LedgerMempool lists the pending txids.

@@ -30,6 +30,11 @@ func (s *UtxoService) ScriptUtxos(ctx context.Context, script []byte) ([]ScriptU
 		return nil, err
 	}
 	defer v.release()
+	return s.scriptUtxosIn(ctx, v, desc)
+}
+
+// scriptUtxosIn is ScriptUtxos over the view v.
+func (s *UtxoService) scriptUtxosIn(ctx context.Context, v *view, desc bchain.AddrDesc) ([]ScriptUtxo, error) {
 	out, err := s.confirmedUtxos(ctx, v, desc, true)
 	if err != nil {
 		return nil, err

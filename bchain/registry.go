@@ -39,6 +39,20 @@ type CoinParams struct {
 	// 600); 0 for the others.
 	RetargetBlocks uint32
 	TargetSpacing  int64
+	// DuplicateCoinbases are the chain's coinbases whose txid a later
+	// coinbase repeated before BIP30 forbade it (Bitcoin mainnet: two).
+	DuplicateCoinbases []DuplicateCoinbase
+}
+
+// DuplicateCoinbase is a coinbase mined at Height whose txid the coinbase
+// of the block at Later repeats. The index keeps one txAddresses row per
+// txid (the later block's replaces the earlier's), and the node's UTXO set
+// lost the earlier coinbase's outputs when the later one overwrote them:
+// they were never spent and never can be. Both txs are the same bytes, so
+// their outputs are the same.
+type DuplicateCoinbase struct {
+	Txid          Hash
+	Height, Later uint32
 }
 
 // Backend is what a coin plugin assembles from the configuration: the node

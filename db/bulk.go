@@ -29,7 +29,8 @@ type BulkOptions struct {
 // the load ends: compacting them during it rewrote each family's lower
 // level every few rounds, and the compaction after the load
 // (CompactInBackground) rewrites them once more anyway.
-// The enabled optional indexes' families join them (writeOnly).
+// The enabled optional indexes' families join them (writeOnly), except
+// those an index reads while connecting (OwnRowsReader).
 var bulkWriteOnly = []CF{CFAddresses, CFAddressBalance, CFAddressUtxos, CFSpends, CFBlockTxs, CFBlockFilter}
 
 // bulkReadAtRandom are the families a bulk load reads a row at a time at
@@ -140,9 +141,10 @@ func (l *BulkLoader) newRound() {
 }
 
 // writeOnly lists the families the load writes but never reads: the
-// core's and the enabled optional indexes'.
+// core's and those of the enabled optional indexes that do not read their
+// own rows.
 func (l *BulkLoader) writeOnly() []CF {
-	return append(slices.Clone(bulkWriteOnly), l.x.opt.cfs()...)
+	return append(slices.Clone(bulkWriteOnly), l.x.opt.writeOnlyCFs()...)
 }
 
 // ConnectBlock adds a block; it must extend the last one added.
@@ -167,8 +169,9 @@ func (l *BulkLoader) ConnectBlock(blk *bchain.Block) error {
 	l.stats.Blocks++
 	l.stats.Txs += len(blk.Txs)
 	// Two rounds can be in memory (one building, one flushing), so each
-	// gets half of the budget.
-	if l.round.bytes()+l.cache.current().bytes >= l.opts.RoundBytes/2 {
+	// gets half of the budget; an optional index's memory for the round's
+	// blocks (MemoryUser) counts with it.
+	if l.round.bytes()+l.cache.current().bytes+l.x.opt.pendingBytes(l.round.from) >= l.opts.RoundBytes/2 {
 		return l.startFlush()
 	}
 	return nil

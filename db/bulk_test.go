@@ -164,8 +164,12 @@ func TestBulkTunesTheIndexForTheLoad(t *testing.T) {
 	}
 	rec := &tuningRecorder{deferred: map[CF]bool{}, load: map[CF]bool{}, small: map[CF]bool{}}
 	x := indexOver(t, func(e Engine) Engine { rec.Engine = e; return rec })
-	// An enabled optional index's families are deferred with the core's.
+	// An enabled optional index's families are deferred with the core's,
+	// unless the index reads them while connecting.
 	if on, err := x.EnableAddressPrefix(true, testNamer{}); err != nil || !on {
+		t.Fatalf("enable: %v %v", on, err)
+	}
+	if on, err := x.EnableOptional(ownRowsOptional{}, true); err != nil || !on {
 		t.Fatalf("enable: %v %v", on, err)
 	}
 	wantDeferred := []CF{CFAddresses, CFAddressBalance, CFAddressUtxos, CFSpends, CFBlockTxs, CFBlockFilter, CFAddressPrefix}
@@ -210,6 +214,12 @@ func TestBulkTunesTheIndexForTheLoad(t *testing.T) {
 		t.Fatalf("still tuned for the load after Finish: deferred %v, load compression %v, small blocks %v", deferred, load, small)
 	}
 }
+
+// ownRowsOptional is testOptional saying that it reads its own rows
+// (pushdata) while connecting.
+type ownRowsOptional struct{ testOptional }
+
+func (ownRowsOptional) ReadsOwnRows() bool { return true }
 
 // readRecorder counts the reads of many keys, by family and by whether
 // they may fill the block cache (memdb has neither MultiGet nor a cache:

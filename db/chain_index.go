@@ -58,10 +58,21 @@ func (x *chainIndex) BlockTime(height uint32) (int64, error) {
 	return m.Time, nil
 }
 
+// tipForWrite returns the tip a block write builds on: a bulk round whose
+// record is written but whose ingest failed is finished first, since the
+// round's rows are already (partly) in the families and its tip is the
+// real one. Every read a connect or disconnect makes comes after this.
+func (x *chainIndex) tipForWrite() (Tip, bool, error) {
+	if err := x.db.resumePending(); err != nil {
+		return Tip{}, false, err
+	}
+	return ReadTip(x.db)
+}
+
 // checkNext fails unless blk extends the tip (or is block 0 of an empty
 // index).
 func (x *chainIndex) checkNext(blk *bchain.Block) error {
-	tip, ok, err := ReadTip(x.db)
+	tip, ok, err := x.tipForWrite()
 	if err != nil {
 		return err
 	}
@@ -75,8 +86,20 @@ func (x *chainIndex) checkNext(blk *bchain.Block) error {
 }
 
 // commitDisconnect makes the block under h the tip (or empties the index)
-// in b and writes b.
+// in b, logs h's removal (removals.go) and writes b.
 func (x *chainIndex) commitDisconnect(b *Batch, h uint32) (Tip, bool, error) {
+	removed, err := ReadBlockMeta(x.db, h)
+	if err != nil {
+		return Tip{}, false, err
+	}
+	if removed == nil {
+		return Tip{}, false, fmt.Errorf("%w: no block at the tip's height %d", ErrCorrupt, h)
+	}
+	log, err := ReadRemovals(x.db)
+	if err != nil {
+		return Tip{}, false, err
+	}
+	logRemoval(b, len(log), h, removed.Hash)
 	var newTip Tip
 	if h > 0 {
 		prev, err := ReadBlockMeta(x.db, h-1)

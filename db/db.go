@@ -325,10 +325,13 @@ func (d *DB) Size() int64 {
 func (d *DB) Writes() int64 { return d.writes.Load() }
 
 // write commits a block write atomically (durable unless the process dies
-// before the engine's log reaches the disk) and counts it.
+// before the engine's log reaches the disk) and counts it. A bulk round
+// left pending must have been finished before the batch was computed
+// (chainIndex.tipForWrite): finishing it here would put rows built on the
+// old tip over the round's.
 func (d *DB) write(b *Batch) error {
-	if err := d.resumePending(); err != nil {
-		return err
+	if d.pendingRound.Load() {
+		return errRoundPending
 	}
 	if err := d.checkSpace(b.bytes); err != nil {
 		return err

@@ -82,7 +82,7 @@ func (x *EthIndex) ConnectBlock(blk *bchain.Block) error {
 // is asked before the batch is built: a failing refill leaves the index
 // as it was.
 func (x *EthIndex) DisconnectTip(refill RefillFunc) (Tip, bool, error) {
-	tip, ok, err := ReadTip(x.db)
+	tip, ok, err := x.tipForWrite()
 	if err != nil {
 		return Tip{}, false, err
 	}

@@ -123,8 +123,9 @@ func (d *DB) commitRound(r *BulkRound) error {
 		return err
 	}
 	if err := d.finishRound(r); err != nil {
-		// The record stays: the next write finishes the round first
-		// (resumePending), or the next open does.
+		// The record stays: the next connect, disconnect or bulk session
+		// finishes the round before it reads the tip (resumePending), or
+		// the next open does.
 		d.pendingRound.Store(true)
 		return err
 	}

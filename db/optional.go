@@ -1,8 +1,8 @@
 package db
 
 // optional.go: the optional indexes of Bitcoin-type chains (address
-// prefixes, pushdata hashes; Silent Payments tweaks and Runes to come),
-// modelled on btcd's blockchain/indexers. Each one implements
+// prefixes, pushdata hashes, Silent Payments tweaks, Runes), modelled on
+// btcd's blockchain/indexers. Each one implements
 // OptionalIndex; the UtxoIndex calls every enabled one inside the same
 // atomic write as the core connect and disconnect, and feeds their rows
 // into the same bulk rounds, so an optional index is as crash-safe and
@@ -18,18 +18,24 @@ import (
 
 // OptionalIndex is an index an operator switches on or off.
 //
-// ConnectBlock and DisconnectBlock must be pure (no reads): the same
-// block gives the same rows, which is what makes a disconnect the exact
-// mirror of a connect and a bulk load equal to per-block connects (a bulk
-// round takes ConnectBlock's rows as they are, sorted with the round's).
+// ConnectBlock's rows must depend only on the block and on the index's
+// state at the tip the block extends: that is what makes a disconnect the
+// exact mirror of a connect and a bulk load equal to per-block connects (a
+// bulk round takes ConnectBlock's rows as they are, sorted with the
+// round's). Most indexes read nothing. One that reads its own earlier
+// rows (runes: an output's runes come from the outputs it spends) must
+// see the rows it has handed out that are not in the database yet (a bulk
+// round's, a batch not yet written), keep them itself (runes' overlay),
+// and say so with OwnRowsReader.
 type OptionalIndex interface {
 	// Name names the index in logs and messages, and is its state key in
 	// the default family: written (value 1) when the index is switched on
 	// over an empty index, so that an index built without it can refuse
 	// it (see UtxoIndex.EnableOptional).
 	Name() string
-	// CFs are the column families the index writes. A bulk load never
-	// reads them, so it defers their compaction like its write-only ones.
+	// CFs are the column families the index writes. A bulk load defers
+	// their compaction like its write-only families', unless the index
+	// reads them (OwnRowsReader).
 	CFs() []CF
 	// ConnectBlock writes the rows of connecting b.
 	ConnectBlock(w RowWriter, b *OptionalBlock) error
@@ -56,6 +62,24 @@ type OptionalBlock struct {
 // the refill of the rollback window does.
 type NodeBlockReader interface {
 	ReadsNodeBlock() bool
+}
+
+// OwnRowsReader is implemented by an optional index that reads its own
+// rows while connecting a block, at random places, every block. A bulk
+// load does not defer the compaction of its families (BulkLoader.writeOnly):
+// with up to hundreds of level-0 files, each read that finds nothing (most
+// do) would probe every file's filter.
+type OwnRowsReader interface {
+	ReadsOwnRows() bool
+}
+
+// MemoryUser is implemented by an optional index that holds memory for
+// blocks whose rows the database does not hold yet (runes' overlay). A
+// bulk load counts what it holds for the blocks at or above from (the
+// round being built) against that round's share of the memory budget
+// (-syncmemory), with the round's rows.
+type MemoryUser interface {
+	PendingBytes(from uint32) int64
 }
 
 // BalanceEvent says what a write does to a descriptor's addressBalance row.
@@ -164,10 +188,26 @@ func (s *optionalSet) balanceRow(w RowWriter, desc bchain.AddrDesc, ev BalanceEv
 	}
 }
 
-// cfs lists the column families of the enabled indexes.
-func (s *optionalSet) cfs() []CF {
+// pendingBytes sums the enabled indexes' memory for the blocks at or
+// above from (MemoryUser).
+func (s *optionalSet) pendingBytes(from uint32) int64 {
+	var n int64
+	for _, idx := range s.all {
+		if m, ok := idx.(MemoryUser); ok {
+			n += m.PendingBytes(from)
+		}
+	}
+	return n
+}
+
+// writeOnlyCFs lists the column families of the enabled indexes that do
+// not read their own rows.
+func (s *optionalSet) writeOnlyCFs() []CF {
 	var out []CF
 	for _, idx := range s.all {
+		if r, ok := idx.(OwnRowsReader); ok && r.ReadsOwnRows() {
+			continue
+		}
 		out = append(out, idx.CFs()...)
 	}
 	return out

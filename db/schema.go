@@ -175,9 +175,6 @@ var (
 	blockbookStateKey = []byte("internalState")
 )
 
-// IsVolatileStateKey reports keys excluded from dump comparisons.
-func IsVolatileStateKey(k []byte) bool { return string(k) == string(stateKeyCreated) }
-
 // Tip is the last connected block.
 type Tip struct {
 	Height uint32

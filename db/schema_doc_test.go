@@ -46,7 +46,7 @@ func TestSchemaDocCoversEveryColumnFamily(t *testing.T) {
 	if !strings.Contains(text, "Format version: **"+strconv.Itoa(FormatVersion)+"**") {
 		t.Errorf("docs/schema.md does not state format version %d", FormatVersion)
 	}
-	for _, k := range [][]byte{stateKeyFormat, stateKeyCoin, stateKeyNetwork, stateKeyTip, stateKeyCreated, stateKeyBulk, stateKeyFilters} {
+	for _, k := range [][]byte{stateKeyFormat, stateKeyCoin, stateKeyNetwork, stateKeyTip, stateKeyCreated, stateKeyBulk, stateKeyFilters, stateKeyRemoved} {
 		if !strings.Contains(text, "`"+string(k)+"`") {
 			t.Errorf("docs/schema.md does not describe state key %q", k)
 		}

@@ -10,6 +10,7 @@ package db
 // index stays readable, and the sync worker retries until there is space.
 
 import (
+	"errors"
 	"fmt"
 	"syscall"
 )
@@ -52,6 +53,10 @@ func (d *DB) checkSpace(need int64) error {
 func (d *DB) CheckSpace() error { return d.checkSpace(0) }
 
 func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
+
+// errRoundPending refuses a block write computed while a bulk round was
+// pending (a bug: the writers finish the round first).
+var errRoundPending = errors.New("db: a bulk round is unfinished; a block write computed before it was finished is refused")
 
 // resumePending completes a bulk round whose record was written but whose
 // ingestion failed (a full disk, say) before anything else is written: the

@@ -80,7 +80,7 @@ func (x *UtxoIndex) ConnectBlock(blk *bchain.Block) error {
 // window, so that the window stays full and the result is byte-identical to
 // a fresh sync. It returns the new tip (ok false when the index is now empty).
 func (x *UtxoIndex) DisconnectTip(refill RefillFunc) (Tip, bool, error) {
-	tip, ok, err := ReadTip(x.db)
+	tip, ok, err := x.tipForWrite()
 	if err != nil {
 		return Tip{}, false, err
 	}

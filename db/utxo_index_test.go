@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
+	"slices"
 	"testing"
 
 	"github.com/openexplorer/blockbook/bchain"
@@ -287,6 +288,22 @@ func TestReorgEndsIdenticalToFreshSync(t *testing.T) {
 	fresh := newTestIndex(t, openTestDB(t), 20, f)
 	connectAll(t, fresh, branch.blocks)
 	assertIdentical(t, x.db, fresh.db)
+	// The removal log, left out of the comparison, holds the 10 removed
+	// blocks from the top down; the fresh sync's has none.
+	rm, err := ReadRemovals(x.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []Removal
+	for h := 29; h >= 20; h-- {
+		want = append(want, Removal{Height: uint32(h), Hash: chain.blocks[h].Hash})
+	}
+	if !slices.Equal(rm, want) {
+		t.Errorf("removal log %v, want %v", rm, want)
+	}
+	if rm, err := ReadRemovals(fresh.db); err != nil || len(rm) != 0 {
+		t.Errorf("a fresh sync's removal log: %v %v", rm, err)
+	}
 }
 
 func TestConnectRejectsNonExtendingBlock(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -131,8 +132,34 @@ func TestE2EMesh(t *testing.T) {
 		t.Errorf("block %d after the reorg: %v (before %v)", fork+1, after.Block.BlockIdentifier, before.Block.BlockIdentifier)
 	}
 	meshReconcile(t, c, branch)
+	meshEvents(t, c, branch, before.Block.BlockIdentifier)
 	if t.Failed() {
 		t.Log(tail(st.inst.logs.String(), 30))
+	}
+}
+
+// meshEvents follows /events/blocks from the start (meshcheck checks the
+// sequence and the order) and sees it report the reorg: orphan removed,
+// the chain it leaves g's.
+func meshEvents(t *testing.T, c *meshcheck.Client, g *chaingen.Generator, orphan meshcheck.BlockID) {
+	t.Helper()
+	start := time.Now()
+	evs, chain, err := c.Events(1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("followed %d block events in %v", len(evs), time.Since(start))
+	blocks := g.Blocks()
+	if len(chain) != len(blocks) {
+		t.Fatalf("the events leave %d blocks, the chain has %d", len(chain), len(blocks))
+	}
+	for h, id := range chain {
+		if id.Hash != blocks[h].BlockHash().String() {
+			t.Errorf("the events leave %v at %d, the chain has %s", id, h, blocks[h].BlockHash())
+		}
+	}
+	if !slices.ContainsFunc(evs, func(e meshcheck.BlockEvent) bool { return e.Type == "block_removed" && e.BlockIdentifier == orphan }) {
+		t.Errorf("no event removes %v", orphan)
 	}
 }
 

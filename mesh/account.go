@@ -88,7 +88,13 @@ func (s *Server) accountBalance(ctx context.Context, body []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	bal, _, err := s.ledger.LedgerBalance(ctx, desc, uint32(id.Index))
+	hash, err := parseHash(id.Hash)
+	if err != nil {
+		return nil, err
+	}
+	// The ledger checks in its own snapshot that the block is still the
+	// one resolved: a reorg in between is error 4, asked again.
+	bal, _, err := s.ledger.LedgerBalance(ctx, desc, uint32(id.Index), hash)
 	if err != nil {
 		return nil, err
 	}
@@ -115,16 +121,16 @@ func (s *Server) accountCoins(ctx context.Context, body []byte) (any, error) {
 	if err := s.checkCurrencies(req.Currencies); err != nil {
 		return nil, err
 	}
-	tip, err := s.tip(ctx)
+	// The coins and the tip they are of come from one snapshot.
+	lc, err := s.ledger.LedgerCoins(ctx, desc, *req.IncludeMempool)
 	if err != nil {
 		return nil, err
 	}
-	utxos, err := s.ledger.LedgerCoins(ctx, desc, *req.IncludeMempool)
-	if err != nil {
-		return nil, err
+	if lc == nil {
+		return nil, fail(errUnavailable, "the index holds no block yet")
 	}
-	out := &accountCoinsResponse{BlockIdentifier: tip, Coins: make([]Coin, len(utxos))}
-	for i, u := range utxos {
+	out := &accountCoinsResponse{BlockIdentifier: s.blockID(lc.Height, lc.Hash), Coins: make([]Coin, len(lc.Coins))}
+	for i, u := range lc.Coins {
 		out.Coins[i] = Coin{CoinIdentifier: coinID(s.svc.HashString(u.Txid), u.Vout), Amount: *s.amount(u.Value)}
 	}
 	return out, nil

@@ -147,11 +147,14 @@ func (s *Server) blockTransaction(ctx context.Context, body []byte) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	lt, err := s.ledger.LedgerTx(ctx, txid)
+	lt, blockHash, err := s.ledger.LedgerBlockTx(ctx, uint32(id.Index), txid)
 	if err != nil {
 		return nil, err
 	}
-	if lt == nil || lt.Pending || int64(lt.Height) != id.Index {
+	if s.svc.HashString(blockHash) != id.Hash {
+		return nil, fail(errBlockNotFound, "block %d changed while read", id.Index)
+	}
+	if lt == nil {
 		return nil, fail(errTxNotFound, "tx %s is not in block %d", txid, id.Index)
 	}
 	t := s.transaction(lt)
@@ -160,14 +163,17 @@ func (s *Server) blockTransaction(ctx context.Context, body []byte) (any, error)
 
 // transaction renders a tx as operations: first one per input (the
 // coinbase's, or a spent coin's negative amount), then one per output
-// (a created coin). An output the index never keeps (OP_RETURN) gets an
-// operation only when it burns value, booked to the unspendable
-// pseudo-account. A pending tx's input whose parent is unknown yet has no
-// operation.
+// (a created coin). An output the index never keeps (OP_RETURN, an empty
+// script) is booked to the unspendable pseudo-account, and gets an
+// operation only when it holds value; the spend of an empty-script output
+// follows the same rule, so that both sides of a coin agree. A pending
+// tx's input whose parent is unknown yet has no operation. The later of
+// two duplicate coinbases first books the loss of the earlier one's coins
+// it overwrote (bchain.DuplicateCoinbase).
 func (s *Server) transaction(lt *api.LedgerTx) Transaction {
 	txid := s.svc.HashString(lt.Txid)
 	t := Transaction{TransactionIdentifier: TransactionIdentifier{Hash: txid},
-		Operations: make([]Operation, 0, len(lt.Inputs)+len(lt.Outputs)+1)}
+		Operations: make([]Operation, 0, len(lt.Inputs)+len(lt.Outputs)+len(lt.Overwrites)+1)}
 	add := func(op Operation) {
 		op.OperationIdentifier = OperationIdentifier{Index: int64(len(t.Operations))}
 		if !lt.Pending { // a pending tx's operations have not succeeded or failed yet
@@ -175,16 +181,23 @@ func (s *Server) transaction(lt *api.LedgerTx) Transaction {
 		}
 		t.Operations = append(t.Operations, op)
 	}
+	spend := func(typ string, desc bchain.AddrDesc, value uint64, prev string, vout uint32) {
+		if len(desc) == 0 && value == 0 {
+			return // never created either
+		}
+		add(Operation{Type: typ, Account: s.account(desc), Amount: s.amount(-int64(value)),
+			CoinChange: &CoinChange{CoinIdentifier: coinID(prev, vout), CoinAction: "coin_spent"}})
+	}
 	if lt.Coinbase {
 		add(Operation{Type: opCoinbase})
 	}
+	for vout, o := range lt.Overwrites {
+		spend(opOverwritten, o.Desc, o.Value, txid, uint32(vout))
+	}
 	for _, in := range lt.Inputs {
-		if !in.Known {
-			continue
+		if in.Known {
+			spend(opInput, in.Desc, in.Value, s.svc.HashString(in.Prev), in.Vout)
 		}
-		add(Operation{Type: opInput, Account: s.account(in.Desc),
-			Amount:     s.amount(-int64(in.Value)),
-			CoinChange: &CoinChange{CoinIdentifier: coinID(s.svc.HashString(in.Prev), in.Vout), CoinAction: "coin_spent"}})
 	}
 	for vout, o := range lt.Outputs {
 		if len(o.Desc) == 0 && o.Value == 0 {

@@ -34,11 +34,24 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	f := apitest.Shared(t, apitest.Options{Mempool: true})
+	return newFixtureOver(t, apitest.Shared(t, apitest.Options{Mempool: true}), nil)
+}
+
+// newFixtureOver serves f's index; esq, when given, replaces the
+// service's block lookups (wrap names the service).
+func newFixtureOver(t *testing.T, f *apitest.Fixture, esq func(svc api.EsploraQueries) api.EsploraQueries) *fixture {
+	t.Helper()
 	cfg := api.Config{Log: apitest.Quiet(), Build: api.BuildInfo{Version: "test", Host: "apitest"},
-		TxCache: f.DB, Mempool: f.Mempool, Limits: api.Limits{MaxUtxos: 1000}}
+		TxCache: f.DB, Limits: api.Limits{MaxUtxos: 1000}}
+	if f.Mempool != nil {
+		cfg.Mempool = f.Mempool
+	}
 	svc := api.NewUtxoService(f.DB, f.Backend, nil, cfg)
-	srv := mesh.New(svc, svc, svc, mesh.Options{Blockchain: "Bitcoin", Network: "regtest", Symbol: "BTC", Decimals: 8,
+	var lookups api.EsploraQueries = svc
+	if esq != nil {
+		lookups = esq(svc)
+	}
+	srv := mesh.New(svc, svc, lookups, mesh.Options{Blockchain: "Bitcoin", Network: "regtest", Symbol: "BTC", Decimals: 8,
 		Log: apitest.Quiet()})
 	k, err := meshcheck.New()
 	if err != nil {

@@ -11,7 +11,11 @@ const (
 	opInput    = "INPUT"    // an input spending a coin: negative amount
 	opOutput   = "OUTPUT"   // an output creating a coin: positive amount
 	opCoinbase = "COINBASE" // the coinbase's input: no account, no amount
-	opSuccess  = "SUCCESS"
+	// opOverwritten is the loss of a coin an earlier duplicate coinbase
+	// created, which the later one with the same txid overwrote (Bitcoin
+	// mainnet blocks 91842 and 91880): negative amount.
+	opOverwritten = "OVERWRITTEN"
+	opSuccess     = "SUCCESS"
 )
 
 type networkListResponse struct {
@@ -73,7 +77,7 @@ func (s *Server) networkOptions(ctx context.Context, body []byte) (any, error) {
 		Version: version{RosettaVersion: Version, NodeVersion: nodeVersion, MiddlewareVersion: s.opts.MiddlewareVersion},
 		Allow: allow{
 			OperationStatuses:       []operationStatus{{Status: opSuccess, Successful: true}},
-			OperationTypes:          []string{opInput, opOutput, opCoinbase},
+			OperationTypes:          []string{opInput, opOutput, opCoinbase, opOverwritten},
 			Errors:                  allErrors,
 			HistoricalBalanceLookup: true,
 			CallMethods:             []string{},

@@ -58,18 +58,12 @@ func TestReconcile(t *testing.T) {
 	}
 	// The coins the operations leave unspent are the ledger's UTXOs.
 	for addr, a := range led.Addresses {
-		var want, got []string
+		var want []string
 		for _, u := range a.Utxos {
 			want = append(want, fmt.Sprintf("%s:%d", u.Txid, u.Vout))
 		}
-		for id, c := range r.Coins {
-			if c.Account == addr {
-				got = append(got, id)
-			}
-		}
 		slices.Sort(want)
-		slices.Sort(got)
-		if !slices.Equal(want, got) {
+		if got := coinsOf(r, addr); !slices.Equal(want, got) {
 			t.Errorf("%s: coins %v, the ledger's UTXOs %v", addr, got, want)
 		}
 	}

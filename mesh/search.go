@@ -286,17 +286,12 @@ func hasType(t Transaction, typ string) bool {
 
 // confirmedTransaction renders a confirmed tx with its block.
 func (s *Server) confirmedTransaction(ctx context.Context, txid bchain.Hash, height uint32) (*blockTransaction, error) {
-	lt, err := s.ledger.LedgerTx(ctx, txid)
+	lt, blockHash, err := s.ledger.LedgerBlockTx(ctx, height, txid)
 	if err != nil {
 		return nil, err
 	}
-	refs, err := s.esq.EsploraBlockRefs(ctx, []uint32{height})
-	if err != nil {
-		return nil, err
-	}
-	ref, ok := refs[height]
-	if lt == nil || lt.Pending || lt.Height != height || !ok {
+	if lt == nil {
 		return nil, fail(errUnavailable, "tx %s moved while read (a reorg)", txid)
 	}
-	return &blockTransaction{BlockIdentifier: s.blockID(height, ref.Hash), Transaction: s.transaction(lt)}, nil
+	return &blockTransaction{BlockIdentifier: s.blockID(height, blockHash), Transaction: s.transaction(lt)}, nil
 }

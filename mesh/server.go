@@ -77,6 +77,7 @@ func New(svc api.Service, ledger api.LedgerQueries, esq api.EsploraQueries, opts
 		"/account/balance":     s.accountBalance,
 		"/account/coins":       s.accountCoins,
 		"/search/transactions": s.searchTransactions,
+		"/events/blocks":       s.eventsBlocks,
 		// The Construction API (construction*.go).
 		"/construction/derive":     s.constructionDerive,
 		"/construction/preprocess": s.constructionPreprocess,
@@ -97,7 +98,7 @@ func New(svc api.Service, ledger api.LedgerQueries, esq api.EsploraQueries, opts
 
 // unimplemented are the specification's endpoints not served yet: they
 // answer errNotImplemented (docs/api.md).
-var unimplemented = []string{"/call", "/events/blocks"}
+var unimplemented = []string{"/call"}
 
 // RequestCost weighs a request for the per-client budget in the public
 // port's units: a block with all its operations, or a search (which may
@@ -154,6 +155,8 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	case ok:
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
 		m = &meshError{e: errUnavailable, details: "request timed out", cause: err}
+	case errors.Is(err, api.ErrBlockChanged):
+		m = &meshError{e: errBlockNotFound, details: err.Error(), cause: err}
 	case errors.Is(err, bchain.ErrNodeUnavailable):
 		m = &meshError{e: errUnavailable, details: "the blockchain node is not responding", cause: err}
 	default:

@@ -114,6 +114,11 @@ func TestSecondaryFollowsPrimary(t *testing.T) {
 	if a, b := dump(t, p), dump(t, r); !bytes.Equal(a, b) {
 		t.Fatalf("replica dump (%d bytes) differs from the primary's (%d bytes)", len(b), len(a))
 	}
+	// The removal log (left out of dumps) too: Mesh's block events are the
+	// replica's as well.
+	if rm, err := db.ReadRemovals(r); err != nil || len(rm) != 1 || rm[0] != (db.Removal{Height: 29, Hash: blocks[29].Hash}) {
+		t.Fatalf("replica's removal log %v %v", rm, err)
+	}
 	// The primary goes away: the replica keeps answering.
 	p.Close()
 	if err := r.CatchUp(); err != nil {

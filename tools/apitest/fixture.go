@@ -47,7 +47,16 @@ type Fixture struct {
 // New builds a fixture of one test's own, closed when the test ends.
 func New(tb testing.TB, o Options) *Fixture {
 	tb.Helper()
-	f, closeFn, err := build(o, tb.TempDir())
+	return NewRewritten(tb, o, nil)
+}
+
+// NewRewritten is New with an index of the chain as rewrite changes each
+// parsed block before it is connected (the node keeps the original
+// blocks): for chains the generator cannot make, such as a repeated
+// coinbase txid. nil rewrites nothing.
+func NewRewritten(tb testing.TB, o Options, rewrite func(height int, blk *bchain.Block)) *Fixture {
+	tb.Helper()
+	f, closeFn, err := build(o, tb.TempDir(), rewrite)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -73,7 +82,7 @@ func Shared(tb testing.TB, o Options) *Fixture {
 	if f := shared.fixtures[o]; f != nil {
 		return f
 	}
-	f, closeFn, err := build(o, "apitest-shared")
+	f, closeFn, err := build(o, "apitest-shared", nil)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -96,7 +105,7 @@ func CloseShared() {
 
 // build indexes the chain into a new in-memory store (dir names it) and starts the parts o
 // asks for; closeFn stops them and closes the store.
-func build(o Options, dir string) (f *Fixture, closeFn func(), err error) {
+func build(o Options, dir string, rewrite func(int, *bchain.Block)) (f *Fixture, closeFn func(), err error) {
 	c, err := SharedChain()
 	if err != nil {
 		return nil, nil, fmt.Errorf("build the test chain: %w", err)
@@ -120,7 +129,7 @@ func build(o Options, dir string) (f *Fixture, closeFn func(), err error) {
 	if f.DB, err = openStore(db.Options{Path: dir}); err != nil {
 		return nil, nil, err
 	}
-	if err := f.index(); err != nil {
+	if err := f.index(rewrite); err != nil {
 		f.DB.Close()
 		return nil, nil, err
 	}
@@ -137,7 +146,7 @@ func build(o Options, dir string) (f *Fixture, closeFn func(), err error) {
 }
 
 // index connects every block through the real index code.
-func (f *Fixture) index() error {
+func (f *Fixture) index(rewrite func(int, *bchain.Block)) error {
 	x, err := db.NewUtxoIndex(f.DB, f.Parser, 300, f.BlockFilters)
 	if err != nil {
 		return err
@@ -148,6 +157,9 @@ func (f *Fixture) index() error {
 			return fmt.Errorf("parse block %d: %w", h, err)
 		}
 		blk.Height = uint32(h)
+		if rewrite != nil {
+			rewrite(h, blk)
+		}
 		if err := x.ConnectBlock(blk); err != nil {
 			return fmt.Errorf("connect block %d: %w", h, err)
 		}

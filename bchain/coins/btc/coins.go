@@ -46,6 +46,9 @@ type Network struct {
 	// own networks; a derived coin's params may carry Bitcoin's values
 	// without its rule, so it opts in).
 	Retarget bool
+	// DuplicateCoinbases are the pre-BIP30 coinbases a later coinbase
+	// repeated (bchain.DuplicateCoinbase).
+	DuplicateCoinbases []bchain.DuplicateCoinbase
 }
 
 // P2POptions are what a coin's peer-to-peer protocol changes for the block
@@ -65,11 +68,27 @@ type P2POptions struct {
 
 // Coin names and defaults follow Blockbook's bitcoin*.json coin definitions.
 var bitcoinNetworks = map[string]Network{
-	"Bitcoin":  {Params: &chaincfg.MainNetParams, Shortcut: "BTC", Label: "Bitcoin", Slip44: 0, PublicPort: 9130, InternalPort: 9030},
+	"Bitcoin": {Params: &chaincfg.MainNetParams, Shortcut: "BTC", Label: "Bitcoin", Slip44: 0, PublicPort: 9130, InternalPort: 9030,
+		DuplicateCoinbases: bitcoinDuplicateCoinbases},
 	"Testnet":  {Params: &chaincfg.TestNet3Params, Shortcut: "TEST", Label: "Bitcoin Testnet", Slip44: 1, Testnet: true, PublicPort: 19130, InternalPort: 19030},
 	"Testnet4": {Params: &chaincfg.TestNet4Params, Shortcut: "TEST", Label: "Bitcoin Testnet4", Slip44: 1, Testnet: true, PublicPort: 19129, InternalPort: 19029},
 	"Signet":   {Params: &chaincfg.SigNetParams, Shortcut: "sBTC", Label: "Bitcoin Signet", Slip44: 1, Testnet: true, PublicPort: 19120, InternalPort: 19020},
 	"Regtest":  {Params: &chaincfg.RegressionNetParams, Shortcut: "rBTC", Label: "Bitcoin Regtest", Slip44: 1, Testnet: true, PublicPort: 19121, InternalPort: 19021},
+}
+
+// bitcoinDuplicateCoinbases are mainnet's two repeated coinbase txids
+// (Core's BIP30 exceptions are the later blocks 91842 and 91880).
+var bitcoinDuplicateCoinbases = []bchain.DuplicateCoinbase{
+	{Txid: knownHash("e3bf3d07d4b0375638d5f1db5255fe07ba2c4cb067cd81b84ee974b6585fb468"), Height: 91722, Later: 91880},
+	{Txid: knownHash("d5d27987d2a3dfc724e359870c6644b40e497bdc0589a033220fe15429d88599"), Height: 91812, Later: 91842},
+}
+
+func knownHash(s string) bchain.Hash {
+	h, err := bchain.ParseHash(s)
+	if err != nil {
+		panic(err)
+	}
+	return h
 }
 
 var (
@@ -137,6 +156,7 @@ func newBackend(name string, n Network, cfg *bchain.Config, env bchain.Env) (*bc
 		Name: name, Shortcut: n.Shortcut, Label: n.Label, Network: n.Params.Name,
 		Testnet: n.Testnet, Decimals: n.decimals(), Slip44: n.Slip44, Genesis: displayHash(*n.Params.GenesisHash),
 		PublicPort: n.PublicPort, InternalPort: n.InternalPort, MaxBlockWeight: cmp.Or(n.MaxBlockWeight, 4_000_000),
+		DuplicateCoinbases: n.DuplicateCoinbases,
 	}
 	if n.Retarget && n.Params.TargetTimePerBlock > 0 {
 		p.RetargetBlocks = uint32(n.Params.TargetTimespan / n.Params.TargetTimePerBlock)

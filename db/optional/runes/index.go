@@ -25,7 +25,11 @@ type Index struct {
 	ov overlay
 }
 
-var _ db.OptionalIndex = (*Index)(nil)
+var (
+	_ db.OptionalIndex = (*Index)(nil)
+	_ db.OwnRowsReader = (*Index)(nil)
+	_ db.MemoryUser    = (*Index)(nil)
+)
 
 // New returns the runes index of a network over the database r.
 func New(r db.Reader, net runestone.Network) *Index { return &Index{r: r, net: net} }
@@ -33,6 +37,10 @@ func New(r db.Reader, net runestone.Network) *Index { return &Index{r: r, net: n
 func (*Index) Name() string         { return Name }
 func (*Index) CFs() []db.CF         { return []db.CF{db.CFRunes} }
 func (*Index) ReadsNodeBlock() bool { return false }
+
+// ReadsOwnRows says that a block's rows come from earlier ones
+// (db.OwnRowsReader): a bulk load keeps compacting the family it reads.
+func (*Index) ReadsOwnRows() bool { return true }
 
 // get reads a row as the index has written it so far.
 func (x *Index) get(k []byte) ([]byte, error) {
@@ -136,7 +144,8 @@ func (x *Index) ConnectBlock(w db.RowWriter, b *db.OptionalBlock) error {
 		undo = append(undo, undoRow{key: []byte(k), old: old})
 		x.write(w, op, []byte(k), rows[k])
 	}
-	x.write(w, op, undoKey(ib.Height), packUndo(undo))
+	// Not in the overlay: only DisconnectBlock(h) reads it, once durable.
+	w.Put(db.CFRunes, undoKey(ib.Height), packUndo(undo))
 	return nil
 }
 
@@ -158,7 +167,9 @@ func (x *Index) DisconnectBlock(w db.RowWriter, b *db.OptionalBlock) error {
 		return err
 	}
 	op := x.ov.begin(h, false)
-	v, err := x.get(undoKey(h))
+	// The tip is h, so h's undo row is in the database (never in the
+	// overlay).
+	v, err := db.Get(x.r, db.CFRunes, undoKey(h))
 	if err != nil || v == nil {
 		return err
 	}
@@ -169,8 +180,16 @@ func (x *Index) DisconnectBlock(w db.RowWriter, b *db.OptionalBlock) error {
 	for _, u := range undo {
 		x.write(w, op, u.key, u.old)
 	}
-	x.write(w, op, undoKey(h), nil)
+	w.Delete(db.CFRunes, undoKey(h))
 	return nil
+}
+
+// PendingBytes is the overlay's memory for the blocks at or above from
+// (db.MemoryUser): a bulk load counts it against its round's budget.
+func (x *Index) PendingBytes(from uint32) int64 {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.ov.pendingBytes(from)
 }
 
 // ledgerTxs is the block as the ledger reads it, and the descriptors of

@@ -18,8 +18,26 @@ import (
 
 func newIndex(t *testing.T) *db.UtxoIndex {
 	t.Helper()
-	d, err := memdb.Open(db.Options{Path: t.TempDir(), ChainType: bchain.ChainBitcoinType, Coin: "Regtest", Network: "regtest",
-		Log: slog.New(slog.DiscardHandler)})
+	x, _ := newIndexAndRunes(t)
+	return x
+}
+
+func newIndexAndRunes(t *testing.T) (*db.UtxoIndex, *Index) {
+	t.Helper()
+	return newIndexOver(t, nil)
+}
+
+// newIndexOver opens an in-memory regtest index with runes on, over
+// wrap(the engine) when wrap is set.
+func newIndexOver(t *testing.T, wrap func(db.Engine) db.Engine) (*db.UtxoIndex, *Index) {
+	t.Helper()
+	o := db.Options{Path: t.TempDir(), ChainType: bchain.ChainBitcoinType, Coin: "Regtest", Network: "regtest",
+		Log: slog.New(slog.DiscardHandler)}
+	var e db.Engine = memdb.NewEngine(o.Path, db.ColumnFamilies(o.ChainType))
+	if wrap != nil {
+		e = wrap(e)
+	}
+	d, err := db.OpenEngine(e, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,10 +46,11 @@ func newIndex(t *testing.T) *db.UtxoIndex {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if on, err := x.EnableOptional(New(d, runestone.Regtest), true); err != nil || !on {
+	idx := New(d, runestone.Regtest)
+	if on, err := x.EnableOptional(idx, true); err != nil || !on {
 		t.Fatalf("enable: %v %v", on, err)
 	}
-	return x
+	return x, idx
 }
 
 const testName = "GENERATORRUNETEST"
