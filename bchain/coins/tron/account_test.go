@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"sync"
 	"testing"
 
 	"github.com/openexplorer/blockbook/bchain"
@@ -17,11 +18,14 @@ import (
 func accountNode(t *testing.T, reward int64, missing bool) (*Node, *[]map[string]any) {
 	t.Helper()
 	var bodies []map[string]any
+	var mu sync.Mutex // the three calls come at once
 	files := map[string]string{"/wallet/getaccount": "nile_getaccount_dd791d6b.json", "/wallet/getaccountresource": "nile_getaccountresource_dd791d6b.json"}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var b map[string]any
 		_ = json.NewDecoder(r.Body).Decode(&b)
+		mu.Lock()
 		bodies = append(bodies, b)
+		mu.Unlock()
 		switch {
 		case r.URL.Path == "/wallet/getReward" && reward < 0:
 			_, _ = w.Write([]byte(`{"Error": "class java.lang.IllegalStateException : down"}`))
