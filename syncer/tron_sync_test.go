@@ -10,6 +10,7 @@ import (
 	"context"
 	"math/big"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -205,12 +206,12 @@ func TestTronSyncMatchesDoubleLedger(t *testing.T) {
 // were fetched: the sync is cut off mid-way, as by a stop.
 type cancelAfter struct {
 	syncer.Node
-	n      int
+	n      atomic.Int64 // blocks left; the workers fetch at once
 	cancel context.CancelFunc
 }
 
 func (c *cancelAfter) Block(ctx context.Context, hash bchain.Hash, height uint32) (*bchain.Block, error) {
-	if c.n--; c.n < 0 {
+	if c.n.Add(-1) < 0 {
 		c.cancel()
 		return nil, context.Canceled
 	}
@@ -228,7 +229,9 @@ func TestTronSyncInterrupted(t *testing.T) {
 	d, x := tronIndex(t, b)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if err := syncer.New(&cancelAfter{Node: b.Chain, n: 25, cancel: cancel}, x, syncer.Config{Workers: 2}, quiet, nil).Sync(ctx); err == nil {
+	node := &cancelAfter{Node: b.Chain, cancel: cancel}
+	node.n.Store(25)
+	if err := syncer.New(node, x, syncer.Config{Workers: 2}, quiet, nil).Sync(ctx); err == nil {
 		t.Fatal("the cut-off sync finished")
 	}
 	if tip, ok, err := x.Tip(); err != nil || !ok || tip.Height >= 60 {
