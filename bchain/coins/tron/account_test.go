@@ -8,8 +8,6 @@ import (
 	"os"
 	"sync"
 	"testing"
-
-	"github.com/openexplorer/blockbook/bchain"
 )
 
 // accountNode serves the recorded Nile account answers (getReward
@@ -43,14 +41,7 @@ func accountNode(t *testing.T, reward int64, missing bool) (*Node, *[]map[string
 		}
 	}))
 	t.Cleanup(srv.Close)
-	raw, _ := json.Marshal(map[string]any{"coin_name": "Tron", "rpc_url": srv.URL + "/jsonrpc",
-		"tron_fullnode_http_url_template": srv.URL, "tron_solidity_http_url_template": srv.URL})
-	cfg, _ := bchain.ParseConfig(raw)
-	n, err := NewNode(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return n, &bodies
+	return nodeAt(t, srv.URL), &bodies
 }
 
 const recordedResources = `"availableStakedBandwidth":0,"totalStakedBandwidth":0,"availableFreeBandwidth":159,"totalFreeBandwidth":600,` +

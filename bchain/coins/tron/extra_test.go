@@ -28,11 +28,7 @@ func TestExtraOfRecordedCall(t *testing.T) {
 // Every generated tx's chainExtraData, read from the double's answers,
 // against what the tx's own facts say (operation names: Blockbook's).
 func TestExtraOfGeneratedTxs(t *testing.T) {
-	c := trondouble.New(trondouble.Options{Seed: 5})
-	c.Mine(150, 8)
-	s := trondouble.Serve(c)
-	defer s.Close()
-	n := doubleBackend(t, "Tron", s)
+	n, c, _ := doubleChain(t, trondouble.Options{Seed: 5}, 150, 8)
 	ctx := context.Background()
 	ops := map[string]string{
 		trondouble.KindTransfer: "transfer", trondouble.KindTrigger: "contractCall", trondouble.KindFreeze: "freeze",

@@ -27,6 +27,33 @@ func doubleBackend(t *testing.T, coin string, s *trondouble.Server) *Node {
 	return b.Chain.(*Node)
 }
 
+// nodeAt is a client of a node answering everything at url.
+func nodeAt(t *testing.T, url string) *Node {
+	t.Helper()
+	raw, _ := json.Marshal(map[string]any{"coin_name": "Tron", "rpc_url": url + "/jsonrpc",
+		"tron_fullnode_http_url_template": url, "tron_solidity_http_url_template": url})
+	cfg, err := bchain.ParseConfig(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := NewNode(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// doubleChain is a mainnet client of a double serving a new chain of
+// blocks blocks (up to perBlock txs each).
+func doubleChain(t *testing.T, o trondouble.Options, blocks, perBlock int) (*Node, *trondouble.Chain, *trondouble.Server) {
+	t.Helper()
+	c := trondouble.New(o)
+	c.Mine(blocks, perBlock)
+	s := trondouble.Serve(c)
+	t.Cleanup(s.Close)
+	return doubleBackend(t, "Tron", s), c, s
+}
+
 // A node on another network is refused before any block is read.
 func TestWrongNetworkRefused(t *testing.T) {
 	c := trondouble.New(trondouble.Options{Seed: 3})
@@ -46,11 +73,7 @@ func TestWrongNetworkRefused(t *testing.T) {
 // Reorgs between the calls of one block: a block reorged away is not
 // found, and infos of another block at the same height are refused.
 func TestBlockAcrossReorg(t *testing.T) {
-	c := trondouble.New(trondouble.Options{Seed: 4, SolidDepth: 10})
-	c.Mine(12, 5)
-	s := trondouble.Serve(c)
-	defer s.Close()
-	n := doubleBackend(t, "Tron", s)
+	n, c, s := doubleChain(t, trondouble.Options{Seed: 4, SolidDepth: 10}, 12, 5)
 	ctx := context.Background()
 	if _, _, err := n.BestBlock(ctx); err != nil {
 		t.Fatal(err)
@@ -111,13 +134,7 @@ func TestBadNodeAnswers(t *testing.T) {
 		_, _ = w.Write([]byte(answers[r.URL.Path]))
 	}))
 	defer srv.Close()
-	raw, _ := json.Marshal(map[string]any{"coin_name": "Tron", "rpc_url": srv.URL + "/jsonrpc",
-		"tron_fullnode_http_url_template": srv.URL, "tron_solidity_http_url_template": srv.URL})
-	cfg, _ := bchain.ParseConfig(raw)
-	n, err := NewNode(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	n := nodeAt(t, srv.URL)
 	ctx := context.Background()
 	if _, _, err := n.BestBlock(ctx); err == nil || !strings.Contains(err.Error(), "NullPointerException") {
 		t.Errorf("BestBlock: %v", err)

@@ -14,11 +14,7 @@ import (
 // before, in the pending pool before it is mined; unknown ones are
 // ErrTxNotFound. The pending list is the pool's.
 func TestTxLookupAndPending(t *testing.T) {
-	c := trondouble.New(trondouble.Options{Seed: 6, SolidDepth: 4})
-	c.Mine(10, 4)
-	s := trondouble.Serve(c)
-	defer s.Close()
-	n := doubleBackend(t, "Tron", s)
+	n, c, _ := doubleChain(t, trondouble.Options{Seed: 6, SolidDepth: 4}, 10, 4)
 	ctx := context.Background()
 	pending := c.Pend(3)
 	ids, err := n.MempoolTxids(ctx)
