@@ -248,3 +248,14 @@ func FuzzParseAddress(f *testing.F) {
 		}
 	})
 }
+
+// Each network's genesis id is a block 0 id whose last 4 bytes are the
+// chain id Blockbook knows the network by (eth_chainId).
+func TestGenesis(t *testing.T) {
+	for name, chainID := range map[string]string{"Tron": "2b6653dc", "Tron Testnet Nile": "cd8690dc"} {
+		g, err := ParseID(networks[name].genesis)
+		if err != nil || binary.BigEndian.Uint64(g[:8]) != 0 || hex.EncodeToString(g[28:]) != chainID {
+			t.Errorf("%s genesis %s %v", name, g, err)
+		}
+	}
+}
