@@ -240,15 +240,15 @@ func (n *Node) Block(ctx context.Context, hash bchain.Hash, _ uint32) (*bchain.B
 	if hb.BlockID == "" {
 		return nil, bchain.ErrBlockNotFound // reorged away between the calls
 	}
-	return BuildBlock(h, &hb, infos, n.internal)
+	return buildBlock(h, &hb, infos, n.internal)
 }
 
-// BuildBlock joins the three answers of one block into the index's
+// buildBlock joins the three answers of one block into the index's
 // block. The infos are asked by number, so a reorg between the calls
 // could hand those of another block at the same height: every tx must
 // find its own info, else the block is refused (the sync worker asks
 // again).
-func BuildBlock(h *rpcHeader, hb *HTTPBlock, infos []TxInfo, internal bool) (*bchain.Block, error) {
+func buildBlock(h *rpcHeader, hb *HTTPBlock, infos []TxInfo, internal bool) (*bchain.Block, error) {
 	hash, err := ParseID(h.Hash)
 	if err != nil {
 		return nil, err

@@ -115,7 +115,7 @@ func TestBlockAcrossReorg(t *testing.T) {
 	if err := n.full.post(ctx, "/wallet/getblockbyid", map[string]any{"value": bchain.Hash(repl.ID).String()}, &hb); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := BuildBlock(h, &hb, oldInfos, true); err == nil || !strings.Contains(err.Error(), "no info for tx") {
+	if _, err := buildBlock(h, &hb, oldInfos, true); err == nil || !strings.Contains(err.Error(), "no info for tx") {
 		t.Errorf("the replaced block's infos were taken: %v", err)
 	}
 }
@@ -157,7 +157,7 @@ func TestBadNodeAnswers(t *testing.T) {
 		}
 		hb := &HTTPBlock{BlockID: strings.Repeat("00", 32), Transactions: []HTTPTx{ht}}
 		infos := []TxInfo{{ID: ht.TxID}}
-		if _, err := BuildBlock(hdr, hb, infos, true); err == nil {
+		if _, err := buildBlock(hdr, hb, infos, true); err == nil {
 			t.Errorf("tx %s taken", tx)
 		}
 	}
