@@ -43,8 +43,8 @@ func nodeAt(t *testing.T, url string) *Node {
 	return n
 }
 
-// doubleChain is a mainnet client of a double serving a new chain of
-// blocks blocks (up to perBlock txs each).
+// doubleChain is a mainnet client of a double serving a new chain with
+// the given number of blocks (up to perBlock txs each).
 func doubleChain(t *testing.T, o trondouble.Options, blocks, perBlock int) (*Node, *trondouble.Chain, *trondouble.Server) {
 	t.Helper()
 	c := trondouble.New(o)
