@@ -146,6 +146,8 @@ func TestShippedConfigs(t *testing.T) {
 	validAddress["Dogecoin"] = "DHZYinsaM9nW5piCMN639ELRKbZomThPnZ"
 	validAddress["Dogecoin Testnet"] = "neYNjrnowpYrbS4QanPngXBi6MQcX6FsWV"
 	validAddress["Namecoin"] = "N9dLs1zHRfZr5cJNjSrvhWrrUcmNSthdmz"
+	validAddress["Tron"] = "TJngGWiRMLgNFScEybQxLEKQMNdB4nR6Vx"              // Blockbook's parser test
+	validAddress["Tron Testnet Nile"] = "TXyYbRRkixvU3YYDvmt4seDRNv2ErqPLV1" // Blockbook's Nile fixtures
 	for _, name := range eth.NetworkNames() {
 		validAddress[name] = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed" // EIP-55
 	}

@@ -23,6 +23,7 @@ import (
 	_ "github.com/openexplorer/blockbook/bchain/coins/grs"  // registers Groestlcoin
 	_ "github.com/openexplorer/blockbook/bchain/coins/ltc"  // registers Litecoin
 	_ "github.com/openexplorer/blockbook/bchain/coins/nmc"  // registers Namecoin
+	_ "github.com/openexplorer/blockbook/bchain/coins/tron" // registers Tron and its Nile testnet
 	_ "github.com/openexplorer/blockbook/bchain/coins/vtc"  // registers Vertcoin
 	_ "github.com/openexplorer/blockbook/bchain/coins/zec"  // registers Zcash
 	"github.com/openexplorer/blockbook/db"

@@ -47,6 +47,10 @@ const (
 	ChainBitcoinType ChainType = iota
 	// ChainEthereumType covers account-model EVM chains.
 	ChainEthereumType
+	// ChainTronType is Tron: an account model whose contracts run on an
+	// EVM (logs and TRC-20 transfers are Ethereum's), but whose txs are
+	// java-tron's typed system contracts, addresses base58check.
+	ChainTronType
 )
 
 func (t ChainType) String() string {
@@ -55,6 +59,8 @@ func (t ChainType) String() string {
 		return "bitcoin-type"
 	case ChainEthereumType:
 		return "ethereum-type"
+	case ChainTronType:
+		return "tron-type"
 	}
 	return fmt.Sprintf("ChainType(%d)", int(t))
 }

@@ -146,7 +146,7 @@ func ColumnFamilies(t bchain.ChainType) []CF {
 	case bchain.ChainBitcoinType:
 		return []CF{CFDefault, CFHeight, CFAddresses, CFAddressBalance, CFAddressUtxos,
 			CFTxAddresses, CFSpends, CFBlockTxs, CFBlockFilter, CFBlockTxids, CFAddressPrefix, CFPushdata, CFRunes, CFSilentPayments, CFTransactions, CFFiatRates}
-	case bchain.ChainEthereumType:
+	case bchain.ChainEthereumType, bchain.ChainTronType: // Tron's account-model rows are Ethereum's
 		return []CF{CFDefault, CFHeight, CFAddresses, CFAddressContracts, CFInternalData, CFContracts,
 			CFBlockTxs, CFBlockInternalDataErrors, CFAddressAliases, CFTransactions, CFFiatRates}
 	}

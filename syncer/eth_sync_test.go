@@ -47,7 +47,15 @@ func startEthStack(t *testing.T) (*ethStack, *ethgen.Ledger) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, _ := json.Marshal(map[string]any{"coin_name": "Ethereum Regtest", "rpc_url": dev.HTTPURL, "rpc_url_ws": dev.WSURL, "rpc_timeout": 20})
+	b := backendFromConfig(t, map[string]any{"coin_name": "Ethereum Regtest", "rpc_url": dev.HTTPURL, "rpc_url_ws": dev.WSURL, "rpc_timeout": 20})
+	return &ethStack{dev: dev, backend: b}, ledger
+}
+
+// backendFromConfig builds the registered backend a blockchaincfg.json
+// document describes, closed when the test ends.
+func backendFromConfig(t *testing.T, doc map[string]any) *bchain.Backend {
+	t.Helper()
+	raw, _ := json.Marshal(doc)
 	cfg, err := bchain.ParseConfig(raw)
 	if err != nil {
 		t.Fatal(err)
@@ -56,12 +64,14 @@ func startEthStack(t *testing.T) (*ethStack, *ethgen.Ledger) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		if err := b.Close(); err != nil {
-			t.Errorf("closing the backend: %v", err)
-		}
-	})
-	return &ethStack{dev: dev, backend: b}, ledger
+	if b.Close != nil {
+		t.Cleanup(func() {
+			if err := b.Close(); err != nil {
+				t.Errorf("closing the backend: %v", err)
+			}
+		})
+	}
+	return b
 }
 
 // syncIndex syncs a new index in a temp dir up to the node's tip.

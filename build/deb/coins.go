@@ -89,6 +89,8 @@ var Coins = []Coin{
 	{Alias: "avalanche_archive", User: "blockbook-avalanche", Public: 9199, Internal: 9099, Params: "-workers=16 -resyncindexdebounce=1509"},
 	{Alias: "robinhood_archive", User: "blockbook-robinhood", Public: 9313, Internal: 9213, Params: "-workers=16 -resyncindexdebounce=509"},
 	{Alias: "robinhood_testnet", User: "blockbook-robinhood", Public: 19177, Internal: 19077, Params: "-workers=16 -resyncindexdebounce=509"},
+	{Alias: "tron", User: "blockbook-tron", Public: 9312, Internal: 9212},
+	{Alias: "tron_testnet_nile", User: "blockbook-tron", Public: 19190, Internal: 19090},
 	// Not one of Blockbook's: a local dev chain (tools/gethdev, geth --dev).
 	{Alias: "ethereum_regtest", User: "blockbook-ethereum", Public: 19136, Internal: 19036},
 }

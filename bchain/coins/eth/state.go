@@ -138,19 +138,29 @@ func (n *Node) optionalCall(ctx context.Context, to common.Address, data []byte)
 	return out, err
 }
 
-// ContractInfo reads a token's metadata. ERC721 and ERC1155 are told apart
-// by ERC-165; a contract answering decimals() is taken for ERC20.
+// ContractInfo reads a token's metadata (ReadContractInfo over eth_call).
 func (n *Node) ContractInfo(ctx context.Context, contract bchain.AddrDesc) (*bchain.EthContractInfo, error) {
 	a, err := descAddress(contract)
 	if err != nil {
 		return nil, err
 	}
-	ci := &bchain.EthContractInfo{Contract: bchain.EthAddress(a)}
+	return ReadContractInfo(ctx, bchain.EthAddress(a), func(ctx context.Context, data []byte) ([]byte, error) {
+		return n.optionalCall(ctx, a, data)
+	})
+}
+
+// ReadContractInfo reads a token's metadata with call, a read-only call of
+// the contract that gives nil without error when the contract reverts or
+// lacks the method (any EVM's eth_call: Tron's TRC-20s answer the same).
+// ERC721 and ERC1155 are told apart by ERC-165; a contract answering
+// decimals() is taken for ERC20.
+func ReadContractInfo(ctx context.Context, contract bchain.EthAddress, call func(ctx context.Context, data []byte) ([]byte, error)) (*bchain.EthContractInfo, error) {
+	ci := &bchain.EthContractInfo{Contract: contract}
 	for _, q := range []struct {
 		sel []byte
 		dst *string
 	}{{selName, &ci.Name}, {selSymbol, &ci.Symbol}} {
-		out, err := n.optionalCall(ctx, a, q.sel)
+		out, err := call(ctx, q.sel)
 		if err != nil {
 			return nil, err
 		}
@@ -162,7 +172,7 @@ func (n *Node) ContractInfo(ctx context.Context, contract bchain.AddrDesc) (*bch
 		iface []byte
 		std   bchain.TokenStandard
 	}{{ifaceERC721, bchain.TokenERC721}, {ifaceERC1155, bchain.TokenERC1155}} {
-		out, err := n.optionalCall(ctx, a, append(append([]byte{}, selSupportsInterface...), common.RightPadBytes(q.iface, 32)...))
+		out, err := call(ctx, append(append([]byte{}, selSupportsInterface...), common.RightPadBytes(q.iface, 32)...))
 		if err != nil {
 			return nil, err
 		}
@@ -171,7 +181,7 @@ func (n *Node) ContractInfo(ctx context.Context, contract bchain.AddrDesc) (*bch
 			return ci, nil
 		}
 	}
-	out, err := n.optionalCall(ctx, a, selDecimals)
+	out, err := call(ctx, selDecimals)
 	if err != nil {
 		return nil, err
 	}
