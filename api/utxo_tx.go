@@ -47,6 +47,12 @@ func (s *UtxoService) loadTx(ctx context.Context, v *view, txid bchain.Hash) (*b
 	if err != nil {
 		return nil, txRecord{}, err
 	}
+	return s.loadTxWith(ctx, v, txid, ta, meta)
+}
+
+// loadTxWith is loadTx for a tx whose index records were already read
+// (ta and meta nil when the index does not hold it).
+func (s *UtxoService) loadTxWith(ctx context.Context, v *view, txid bchain.Hash, ta *db.TxAddresses, meta *db.BlockMeta) (*bchain.Tx, txRecord, error) {
 	if ta == nil {
 		if mtx := s.mempoolTx(txid); mtx != nil {
 			return mtx.Tx, txRecord{mtx: mtx}, nil
@@ -175,7 +181,7 @@ func (s *UtxoService) renderTx(ctx context.Context, v *view, tx *bchain.Tx, rec 
 		o := &tx.Vout[n]
 		vo := &out.Vout[n]
 		*vo = Vout{Value: NewAmount(o.Value), N: n, Hex: hex.EncodeToString(o.Script), CoinSpecific: o.Specific}
-		vo.Addresses, vo.IsAddress = s.parser.OutputAddresses(o.Script)
+		vo.Addresses, vo.IsAddress = s.outputAddresses(o.Script)
 		if sp := spends[uint32(n)]; sp != nil {
 			vo.Spent, vo.SpentTxID, vo.SpentIndex, vo.SpentHeight = true, sp.Txid.String(), int(sp.Vin), int(sp.Height)
 		}
@@ -214,15 +220,24 @@ func txFee(valueIn uint64, valueBalance int64, valueOut uint64) (uint64, bool) {
 }
 
 // descAddresses renders an index descriptor; empty descriptors have none.
+// The slice may be shared (see addrNames): callers must not modify it.
 func (s *UtxoService) descAddresses(desc bchain.AddrDesc) ([]string, bool) {
 	if len(desc) == 0 {
 		return nil, false
 	}
-	addrs, ok, err := s.parser.AddressesFromAddrDesc(desc)
-	if err != nil {
-		return nil, false
-	}
-	return addrs, ok
+	return s.names.get(nameOfDesc, desc, func() ([]string, bool) {
+		addrs, ok, err := s.parser.AddressesFromAddrDesc(desc)
+		if err != nil {
+			return nil, false
+		}
+		return addrs, ok
+	})
+}
+
+// outputAddresses is the parser's OutputAddresses through the cache; the
+// slice may be shared.
+func (s *UtxoService) outputAddresses(script []byte) ([]string, bool) {
+	return s.names.get(nameOfScript, script, func() ([]string, bool) { return s.parser.OutputAddresses(script) })
 }
 
 // unconfirmedPrevout resolves an input of a tx the index does not hold yet:

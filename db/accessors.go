@@ -451,6 +451,43 @@ func AddrTxsInBlockOrder(r Reader, desc bchain.AddrDesc, height uint32) ([]bchai
 	return out, nil
 }
 
+// AddrTxPlaces is AddrTxsInBlockOrder for several heights at once, the
+// rows read with one call and their txids with another (MultiGets on
+// RocksDB): each tx of desc's rows at heights mapped to its place in its
+// block's order. The UTXOs of a busy address lie in hundreds of blocks; a
+// read or two per block was most of the time of listing them.
+func AddrTxPlaces(r Reader, desc bchain.AddrDesc, heights []uint32) (map[bchain.Hash]int, error) {
+	keys := make([][]byte, len(heights))
+	for i, h := range heights {
+		keys[i] = addressesKey(desc, h)
+	}
+	vals, err := getMany(r, CFAddresses, keys)
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]AddrTxsAt, 0, len(heights))
+	for i, v := range vals {
+		if v == nil {
+			continue
+		}
+		txs, err := unpackAddrTxs(v)
+		if err != nil {
+			return nil, fmt.Errorf("address %s height %d: %w", desc, heights[i], err)
+		}
+		rows = append(rows, AddrTxsAt{Height: heights[i], Txs: txs})
+	}
+	if err := FillRowsTxids(r, rows); err != nil {
+		return nil, fmt.Errorf("address %s: %w", desc, err)
+	}
+	places := make(map[bchain.Hash]int)
+	for _, row := range rows {
+		for i, t := range row.Txs {
+			places[t.Txid] = len(row.Txs) - 1 - i // stored in reverse block order
+		}
+	}
+	return places, nil
+}
+
 // blockbookOrder turns a stored row (the block's txs in reverse block
 // order; per tx its inputs, then its outputs) into the order Blockbook
 // answers. Blockbook's connect visits the outputs of all the block's txs
