@@ -347,23 +347,32 @@ func (s *UtxoService) appendUtxos(v *view, desc bchain.AddrDesc, onlyConfirmed b
 // (block order, then output order) and answers that list backwards, so the
 // last tx of the block comes first and, within a tx, the highest output
 // index. Only blocks with outputs of more than one tx need their txs'
-// places, which are read for all of them at once.
+// places, which are read for all of them at once, and only for the txs
+// paying desc an output at an index one of them has.
 func orderBlockUtxos(v *view, desc bchain.AddrDesc, us []db.Utxo) error {
 	var heights []uint32
+	vouts := make(map[uint32][]int32) // per height needing places
 	for i := 0; i < len(us); {
 		j, mixed := i+1, false
 		for ; j < len(us) && us[j].Height == us[i].Height; j++ {
 			mixed = mixed || us[j].Txid != us[i].Txid
 		}
 		if mixed {
-			heights = append(heights, us[i].Height)
+			h := us[i].Height
+			heights = append(heights, h)
+			for _, u := range us[i:j] {
+				vouts[h] = append(vouts[h], int32(u.Vout))
+			}
 		}
 		i = j
 	}
 	var places map[bchain.Hash]int
 	if len(heights) > 0 {
+		pays := func(h uint32, t *db.AddrTx) bool {
+			return slices.ContainsFunc(t.Indexes, func(x int32) bool { return x >= 0 && slices.Contains(vouts[h], x) })
+		}
 		var err error
-		if places, err = db.AddrTxPlaces(v.snap, desc, heights); err != nil {
+		if places, err = db.AddrTxPlaces(v.snap, desc, heights, pays); err != nil {
 			return err
 		}
 	}

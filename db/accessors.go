@@ -4,6 +4,7 @@ package db
 // narrowest interface it needs. Reads of absent rows return nil, nil.
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 
@@ -383,9 +384,11 @@ var addrRowsBatch = 64
 // database's read lock twice, which blocks for good once Close waits for
 // it. The snapshot keeps the batches consistent.
 func scanAddrRows(r Reader, desc bchain.AddrDesc, from, to uint32, txids bool, fn func(uint32, []AddrTx) (bool, error)) error {
+	// Rows are decoded as fn takes them, not as scanned: a page ends
+	// within a batch, often in its first half.
 	type row struct {
-		h   uint32
-		txs []AddrTx
+		h uint32
+		v []byte
 	}
 	prefix := descPrefix(desc, 0)
 	rows := make([]row, 0, addrRowsBatch)
@@ -401,23 +404,23 @@ func scanAddrRows(r Reader, desc bchain.AddrDesc, from, to uint32, txids bool, f
 				more = true
 				return false, nil
 			}
-			txs, err := unpackAddrTxs(v)
-			if err != nil {
-				return false, fmt.Errorf("address %s height %d: %w", desc, h, err)
-			}
-			rows = append(rows, row{h, txs})
+			rows = append(rows, row{h, bytes.Clone(v)})
 			return true, nil
 		})
 		if err != nil {
 			return err
 		}
 		for _, rw := range rows {
+			txs, err := unpackAddrTxs(rw.v)
+			if err != nil {
+				return fmt.Errorf("address %s height %d: %w", desc, rw.h, err)
+			}
 			if txids {
-				if err := FillTxids(r, rw.h, rw.txs); err != nil {
+				if err := FillTxids(r, rw.h, txs); err != nil {
 					return fmt.Errorf("address %s height %d: %w", desc, rw.h, err)
 				}
 			}
-			if ok, err := fn(rw.h, rw.txs); err != nil || !ok {
+			if ok, err := fn(rw.h, txs); err != nil || !ok {
 				return err
 			}
 		}
@@ -453,10 +456,12 @@ func AddrTxsInBlockOrder(r Reader, desc bchain.AddrDesc, height uint32) ([]bchai
 
 // AddrTxPlaces is AddrTxsInBlockOrder for several heights at once, the
 // rows read with one call and their txids with another (MultiGets on
-// RocksDB): each tx of desc's rows at heights mapped to its place in its
-// block's order. The UTXOs of a busy address lie in hundreds of blocks; a
-// read or two per block was most of the time of listing them.
-func AddrTxPlaces(r Reader, desc bchain.AddrDesc, heights []uint32) (map[bchain.Hash]int, error) {
+// RocksDB): the txs of desc's rows at heights that keep accepts mapped to
+// their places in their blocks' order (among all of the row's txs). The
+// UTXOs of a busy address lie in hundreds of blocks; a read or two per
+// block was most of the time of listing them, and resolving the txids of
+// the row's other txs most of what remained.
+func AddrTxPlaces(r Reader, desc bchain.AddrDesc, heights []uint32, keep func(height uint32, t *AddrTx) bool) (map[bchain.Hash]int, error) {
 	keys := make([][]byte, len(heights))
 	for i, h := range heights {
 		keys[i] = addressesKey(desc, h)
@@ -466,6 +471,7 @@ func AddrTxPlaces(r Reader, desc bchain.AddrDesc, heights []uint32) (map[bchain.
 		return nil, err
 	}
 	rows := make([]AddrTxsAt, 0, len(heights))
+	var place []int // of rows' kept txs, in order
 	for i, v := range vals {
 		if v == nil {
 			continue
@@ -474,15 +480,24 @@ func AddrTxPlaces(r Reader, desc bchain.AddrDesc, heights []uint32) (map[bchain.
 		if err != nil {
 			return nil, fmt.Errorf("address %s height %d: %w", desc, heights[i], err)
 		}
-		rows = append(rows, AddrTxsAt{Height: heights[i], Txs: txs})
+		kept := txs[:0]
+		for j := range txs {
+			if keep(heights[i], &txs[j]) {
+				kept = append(kept, txs[j])
+				place = append(place, len(txs)-1-j) // stored in reverse block order
+			}
+		}
+		rows = append(rows, AddrTxsAt{Height: heights[i], Txs: kept})
 	}
 	if err := FillRowsTxids(r, rows); err != nil {
 		return nil, fmt.Errorf("address %s: %w", desc, err)
 	}
-	places := make(map[bchain.Hash]int)
+	places := make(map[bchain.Hash]int, len(place))
+	n := 0
 	for _, row := range rows {
-		for i, t := range row.Txs {
-			places[t.Txid] = len(row.Txs) - 1 - i // stored in reverse block order
+		for _, t := range row.Txs {
+			places[t.Txid] = place[n]
+			n++
 		}
 	}
 	return places, nil

@@ -255,7 +255,10 @@ func packAddrTxs(txs []AddrTx) []byte {
 
 func unpackAddrTxs(b []byte) ([]AddrTx, error) {
 	d := newDecoder("addresses", b)
-	var txs []AddrTx
+	// A tx takes at least 3 bytes and an index 1: one allocation for the
+	// entries and one shared by their Indexes instead of one per entry.
+	txs := make([]AddrTx, 0, len(b)/3)
+	codes := make([]int32, 0, len(b)/2)
 	for d.more() {
 		t := AddrTx{Index: d.uvarint32()}
 		if n := len(txs); n > 0 && d.e == nil && t.Index >= txs[n-1].Index {
@@ -267,18 +270,20 @@ func unpackAddrTxs(b []byte) ([]AddrTx, error) {
 		if n == 0 {
 			d.fail("tx without indexes")
 		}
-		t.Indexes = make([]int32, n)
-		for i := range t.Indexes {
+		start := len(codes)
+		for range n {
 			c := d.uvarint()
 			if c>>1 > 0x7fffffff {
 				d.fail("index %d out of range", c>>1)
 			}
 			if c&1 == 0 {
-				t.Indexes[i] = int32(c >> 1)
+				codes = append(codes, int32(c>>1))
 			} else {
-				t.Indexes[i] = ^int32(c >> 1)
+				codes = append(codes, ^int32(c>>1))
 			}
 		}
+		// Capped: appending to one entry's Indexes must not overwrite the next's.
+		t.Indexes = codes[start:len(codes):len(codes)]
 		txs = append(txs, t)
 	}
 	return txs, d.done()
