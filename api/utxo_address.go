@@ -228,7 +228,7 @@ func (s *UtxoService) renderTxs(ctx context.Context, v *view, txids []bchain.Has
 	if len(txids) > s.cfg.Limits.MaxFullTxs {
 		txids = txids[:s.cfg.Limits.MaxFullTxs]
 	}
-	tas, metas, err := s.pageTxRecords(v, txids)
+	recs, err := s.pageTxRecords(v, txids)
 	if err != nil {
 		return nil, err
 	}
@@ -241,7 +241,7 @@ func (s *UtxoService) renderTxs(ctx context.Context, v *view, txids []bchain.Has
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			tx, rec, err := s.loadTxWith(ctx, v, t, tas[i], metas[i])
+			tx, rec, err := s.loadTxWith(ctx, v, t, recs[i])
 			if err == nil {
 				out[i], err = s.renderTx(ctx, v, tx, rec, true)
 			}
@@ -252,31 +252,37 @@ func (s *UtxoService) renderTxs(ctx context.Context, v *view, txids []bchain.Has
 	return out, errors.Join(errs...)
 }
 
-// pageTxRecords is confirmedTx for a page of txs: their rows, the rows
-// their inputs spend from and their blocks are read together (a MultiGet
-// per family on RocksDB, each block once) instead of several reads per tx,
-// which were most of a full-tx page's time.
-func (s *UtxoService) pageTxRecords(v *view, txids []bchain.Hash) ([]*db.TxAddresses, []*db.BlockMeta, error) {
+// pageTxRecords is confirmedTx for a page of txs, with their copies in
+// the tx cache: their rows, the rows their inputs spend from, their
+// blocks and the cached txs are read together (a MultiGet per family on
+// RocksDB, each block once) instead of several reads per tx, which were
+// most of a full-tx page's time.
+func (s *UtxoService) pageTxRecords(v *view, txids []bchain.Hash) ([]readTx, error) {
 	tas, err := db.ReadManyTxAddresses(v.snap, txids)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	metas := make([]*db.BlockMeta, len(txids))
+	cached, err := db.ReadCachedTxs(v.snap, txids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]readTx, len(txids))
 	byHeight := make(map[uint32]*db.BlockMeta)
 	for i, ta := range tas {
+		out[i] = readTx{ta: ta, cached: cached[i], cacheRead: true}
 		if ta == nil {
 			continue
 		}
 		meta, ok := byHeight[ta.Height]
 		if !ok {
 			if meta, err = txBlock(v, txids[i], ta); err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 			byHeight[ta.Height] = meta
 		}
-		metas[i] = meta
+		out[i].meta = meta
 	}
-	return tas, metas, nil
+	return out, nil
 }
 
 // Utxos answers utxo/{address|xpub|descriptor} and the websocket's

@@ -47,18 +47,35 @@ func (s *UtxoService) loadTx(ctx context.Context, v *view, txid bchain.Hash) (*b
 	if err != nil {
 		return nil, txRecord{}, err
 	}
-	return s.loadTxWith(ctx, v, txid, ta, meta)
+	return s.loadTxWith(ctx, v, txid, readTx{ta: ta, meta: meta})
 }
 
-// loadTxWith is loadTx for a tx whose index records were already read
-// (ta and meta nil when the index does not hold it).
-func (s *UtxoService) loadTxWith(ctx context.Context, v *view, txid bchain.Hash, ta *db.TxAddresses, meta *db.BlockMeta) (*bchain.Tx, txRecord, error) {
+// readTx is what was read of a tx before loadTxWith: its index records
+// (nil when the index does not hold it) and, when cacheRead, the tx cache's
+// copy (nil when it has none).
+type readTx struct {
+	ta        *db.TxAddresses
+	meta      *db.BlockMeta
+	cached    []byte
+	cacheRead bool
+}
+
+// loadTxWith is loadTx for a tx whose records were already read.
+func (s *UtxoService) loadTxWith(ctx context.Context, v *view, txid bchain.Hash, rt readTx) (*bchain.Tx, txRecord, error) {
+	ta, meta := rt.ta, rt.meta
 	if ta == nil {
 		if mtx := s.mempoolTx(txid); mtx != nil {
 			return mtx.Tx, txRecord{mtx: mtx}, nil
 		}
 	}
-	raw, err := s.rawTx(ctx, v, txid, meta)
+	raw, err := rt.cached, error(nil)
+	switch {
+	case raw != nil:
+	case rt.cacheRead:
+		raw, err = s.nodeRawTx(ctx, txid, meta)
+	default:
+		raw, err = s.rawTx(ctx, v, txid, meta)
+	}
 	if errors.Is(err, bchain.ErrTxNotFound) {
 		return nil, txRecord{}, &Error{Msg: fmt.Sprintf("Transaction '%s' not found", txid), Err: err}
 	}
@@ -101,11 +118,16 @@ func (s *UtxoService) rawTx(ctx context.Context, v *view, txid bchain.Hash, meta
 	if err != nil || raw != nil {
 		return raw, err
 	}
+	return s.nodeRawTx(ctx, txid, meta)
+}
+
+// nodeRawTx is rawTx after a miss of the cache.
+func (s *UtxoService) nodeRawTx(ctx context.Context, txid bchain.Hash, meta *db.BlockMeta) ([]byte, error) {
 	var inBlock bchain.Hash
 	if meta != nil {
 		inBlock = meta.Hash
 	}
-	raw, err = s.backend.Txs.RawTx(ctx, txid, inBlock)
+	raw, err := s.backend.Txs.RawTx(ctx, txid, inBlock)
 	if err != nil {
 		return nil, err
 	}

@@ -335,6 +335,16 @@ func ReadCachedTx(r Reader, txid bchain.Hash) ([]byte, error) {
 	return r.get(CFTransactions, txCacheKey(txid))
 }
 
+// ReadCachedTxs is ReadCachedTx for several txs in one read (a MultiGet
+// on RocksDB); out[i] is nil when the cache has no copy of txids[i].
+func ReadCachedTxs(r Reader, txids []bchain.Hash) ([][]byte, error) {
+	keys := make([][]byte, len(txids))
+	for i, t := range txids {
+		keys[i] = txCacheKey(t)
+	}
+	return getMany(r, CFTransactions, keys)
+}
+
 // WriteCachedTx stores a raw tx in the cache.
 func (d *DB) WriteCachedTx(txid bchain.Hash, raw []byte) error {
 	b := d.NewBatch()
