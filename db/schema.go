@@ -255,15 +255,12 @@ func packAddrTxs(txs []AddrTx) []byte {
 
 func unpackAddrTxs(b []byte) ([]AddrTx, error) {
 	d := newDecoder("addresses", b)
-	// A tx takes at least 3 bytes and an index 1: one allocation for the
-	// entries and one shared by their Indexes instead of one per entry.
-	txs := make([]AddrTx, 0, len(b)/3)
-	codes := make([]int32, 0, len(b)/2)
+	// One allocation for the entries (3 bytes at least each), one for all their Indexes.
+	txs, codes := make([]AddrTx, 0, len(b)/3), make([]int32, 0, len(b)/2)
 	for d.more() {
 		t := AddrTx{Index: d.uvarint32()}
 		if n := len(txs); n > 0 && d.e == nil && t.Index >= txs[n-1].Index {
-			// One entry per tx, newest first: anything else is not a row
-			// the builder writes.
+			// One entry per tx, newest first: no row the builder writes.
 			d.fail("tx index %d after %d", t.Index, txs[n-1].Index)
 		}
 		n := d.count(1)
@@ -276,14 +273,9 @@ func unpackAddrTxs(b []byte) ([]AddrTx, error) {
 			if c>>1 > 0x7fffffff {
 				d.fail("index %d out of range", c>>1)
 			}
-			if c&1 == 0 {
-				codes = append(codes, int32(c>>1))
-			} else {
-				codes = append(codes, ^int32(c>>1))
-			}
+			codes = append(codes, int32(c>>1)^-int32(c&1)) // ^v for an input
 		}
-		// Capped: appending to one entry's Indexes must not overwrite the next's.
-		t.Indexes = codes[start:len(codes):len(codes)]
+		t.Indexes = codes[start:len(codes):len(codes)] // capped: an append copies
 		txs = append(txs, t)
 	}
 	return txs, d.done()
