@@ -281,6 +281,8 @@ type UtxoService struct {
 	stats  statsCache
 	// pushes caches the pushdata of mempool txs between searches (pushdata.go).
 	pushes pendingPushCache
+	// names caches the address strings of scripts (addr_names.go).
+	names addrNames
 }
 
 var (

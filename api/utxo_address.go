@@ -231,6 +231,10 @@ func (s *UtxoService) renderTxs(ctx context.Context, v *view, txids []bchain.Has
 	if len(txids) > s.cfg.Limits.MaxFullTxs {
 		txids = txids[:s.cfg.Limits.MaxFullTxs]
 	}
+	recs, err := s.pageTxRecords(v, txids)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]*Tx, len(txids))
 	errs := make([]error, len(txids))
 	sem := make(chan struct{}, 8)
@@ -240,7 +244,7 @@ func (s *UtxoService) renderTxs(ctx context.Context, v *view, txids []bchain.Has
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			tx, rec, err := s.loadTx(ctx, v, t)
+			tx, rec, err := s.loadTxWith(ctx, v, t, recs[i])
 			if err == nil {
 				out[i], err = s.renderTx(ctx, v, tx, rec, true)
 			}
@@ -249,6 +253,39 @@ func (s *UtxoService) renderTxs(ctx context.Context, v *view, txids []bchain.Has
 	}
 	wg.Wait()
 	return out, errors.Join(errs...)
+}
+
+// pageTxRecords is confirmedTx for a page of txs, with their copies in
+// the tx cache: their rows, the rows their inputs spend from, their
+// blocks and the cached txs are read together (a MultiGet per family on
+// RocksDB, each block once) instead of several reads per tx, which were
+// most of a full-tx page's time.
+func (s *UtxoService) pageTxRecords(v *view, txids []bchain.Hash) ([]readTx, error) {
+	tas, err := db.ReadManyTxAddresses(v.snap, txids)
+	if err != nil {
+		return nil, err
+	}
+	cached, err := db.ReadCachedTxs(v.snap, txids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]readTx, len(txids))
+	byHeight := make(map[uint32]*db.BlockMeta)
+	for i, ta := range tas {
+		out[i] = readTx{ta: ta, cached: cached[i], cacheRead: true}
+		if ta == nil {
+			continue
+		}
+		meta, ok := byHeight[ta.Height]
+		if !ok {
+			if meta, err = txBlock(v, txids[i], ta); err != nil {
+				return nil, err
+			}
+			byHeight[ta.Height] = meta
+		}
+		out[i].meta = meta
+	}
+	return out, nil
 }
 
 // Utxos answers utxo/{address|xpub|descriptor} and the websocket's
@@ -287,54 +324,73 @@ func (s *UtxoService) appendUtxos(v *view, desc bchain.AddrDesc, onlyConfirmed b
 		}
 		out = append(out, s.pendingUtxos(pending, desc)...)
 	}
-	block := len(out) // start of the current height's outputs
+	var us []db.Utxo // confirmed, newest block first, by txid within a block
 	err := db.IterateUtxos(v.snap, desc, func(u *db.Utxo) (bool, error) {
-		if len(out) >= s.cfg.Limits.MaxUtxos {
+		if len(out)+len(us) >= s.cfg.Limits.MaxUtxos {
 			return false, userErr("Address has more than %d unspent outputs; use an explorer with a higher limit", s.cfg.Limits.MaxUtxos)
 		}
-		if !onlyConfirmed && s.spentInMempool(u.Txid, u.Vout) {
-			return true, nil
+		if onlyConfirmed || !s.spentInMempool(u.Txid, u.Vout) {
+			us = append(us, *u)
 		}
-		if block < len(out) && out[block].Height != int64(u.Height) {
-			if err := orderBlockUtxos(v, desc, out[block:]); err != nil {
-				return false, err
-			}
-			block = len(out)
-		}
-		out = append(out, Utxo{
-			Txid: u.Txid.String(), Vout: u.Vout, Value: NewAmount(u.Value), Height: int64(u.Height),
-			Confirmations: v.confirmations(u.Height), Coinbase: u.Coinbase,
-		})
 		return true, nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	if err := orderBlockUtxos(v, desc, out[block:]); err != nil {
+	if err := orderBlockUtxos(v, desc, us); err != nil {
 		return nil, err
+	}
+	for i := range us {
+		u := &us[i]
+		out = append(out, Utxo{
+			Txid: u.Txid.String(), Vout: u.Vout, Value: NewAmount(u.Value), Height: int64(u.Height),
+			Confirmations: v.confirmations(u.Height), Coinbase: u.Coinbase,
+		})
 	}
 	return out, nil
 }
 
-// orderBlockUtxos orders one block's unspent outputs of desc (the index
-// keys them by txid) as Blockbook lists them: it keeps an address's
-// outputs in the order its connect added them (block order, then output
-// order) and answers that list backwards, so the last tx of the block
-// comes first and, within a tx, the highest output index.
-func orderBlockUtxos(v *view, desc bchain.AddrDesc, us []Utxo) error {
-	if len(us) < 2 {
-		return nil
+// orderBlockUtxos orders each block's unspent outputs of desc (the index
+// keys them by txid; us lists blocks newest first) as Blockbook lists
+// them: it keeps an address's outputs in the order its connect added them
+// (block order, then output order) and answers that list backwards, so the
+// last tx of the block comes first and, within a tx, the highest output
+// index. Only blocks with outputs of more than one tx need their txs'
+// places, which are read for all of them at once, and only for the txs
+// paying desc an output at an index one of them has.
+func orderBlockUtxos(v *view, desc bchain.AddrDesc, us []db.Utxo) error {
+	var heights []uint32
+	vouts := make(map[uint32][]int32) // per height needing places
+	for i := 0; i < len(us); {
+		j, mixed := i+1, false
+		for ; j < len(us) && us[j].Height == us[i].Height; j++ {
+			mixed = mixed || us[j].Txid != us[i].Txid
+		}
+		if mixed {
+			h := us[i].Height
+			heights = append(heights, h)
+			for _, u := range us[i:j] {
+				vouts[h] = append(vouts[h], int32(u.Vout))
+			}
+		}
+		i = j
 	}
-	order, err := db.AddrTxsInBlockOrder(v.snap, desc, uint32(us[0].Height))
-	if err != nil {
-		return err
+	var places map[bchain.Hash]int
+	if len(heights) > 0 {
+		pays := func(h uint32, t *db.AddrTx) bool {
+			return slices.ContainsFunc(t.Indexes, func(x int32) bool { return x >= 0 && slices.Contains(vouts[h], x) })
+		}
+		var err error
+		if places, err = db.AddrTxPlaces(v.snap, desc, heights, pays); err != nil {
+			return err
+		}
 	}
-	pos := make(map[string]int, len(order))
-	for i, t := range order {
-		pos[t.String()] = i
-	}
-	slices.SortFunc(us, func(a, b Utxo) int {
-		if c := cmp.Compare(pos[b.Txid], pos[a.Txid]); c != 0 {
+	// Stable: heights keep their newest-first order.
+	slices.SortStableFunc(us, func(a, b db.Utxo) int {
+		if a.Height != b.Height {
+			return cmp.Compare(b.Height, a.Height)
+		}
+		if c := cmp.Compare(places[b.Txid], places[a.Txid]); c != 0 {
 			return c
 		}
 		return cmp.Compare(b.Vout, a.Vout)

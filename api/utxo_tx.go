@@ -47,12 +47,35 @@ func (s *UtxoService) loadTx(ctx context.Context, v *view, txid bchain.Hash) (*b
 	if err != nil {
 		return nil, txRecord{}, err
 	}
+	return s.loadTxWith(ctx, v, txid, readTx{ta: ta, meta: meta})
+}
+
+// readTx is what was read of a tx before loadTxWith: its index records
+// (nil when the index does not hold it) and, when cacheRead, the tx cache's
+// copy (nil when it has none).
+type readTx struct {
+	ta        *db.TxAddresses
+	meta      *db.BlockMeta
+	cached    []byte
+	cacheRead bool
+}
+
+// loadTxWith is loadTx for a tx whose records were already read.
+func (s *UtxoService) loadTxWith(ctx context.Context, v *view, txid bchain.Hash, rt readTx) (*bchain.Tx, txRecord, error) {
+	ta, meta := rt.ta, rt.meta
 	if ta == nil {
 		if mtx := s.mempoolTx(txid); mtx != nil {
 			return mtx.Tx, txRecord{mtx: mtx}, nil
 		}
 	}
-	raw, err := s.rawTx(ctx, v, txid, meta)
+	raw, err := rt.cached, error(nil)
+	switch {
+	case raw != nil:
+	case rt.cacheRead:
+		raw, err = s.nodeRawTx(ctx, txid, meta)
+	default:
+		raw, err = s.rawTx(ctx, v, txid, meta)
+	}
 	if errors.Is(err, bchain.ErrTxNotFound) {
 		return nil, txRecord{}, &Error{Msg: fmt.Sprintf("Transaction '%s' not found", txid), Err: err}
 	}
@@ -95,11 +118,16 @@ func (s *UtxoService) rawTx(ctx context.Context, v *view, txid bchain.Hash, meta
 	if err != nil || raw != nil {
 		return raw, err
 	}
+	return s.nodeRawTx(ctx, txid, meta)
+}
+
+// nodeRawTx is rawTx after a miss of the cache.
+func (s *UtxoService) nodeRawTx(ctx context.Context, txid bchain.Hash, meta *db.BlockMeta) ([]byte, error) {
 	var inBlock bchain.Hash
 	if meta != nil {
 		inBlock = meta.Hash
 	}
-	raw, err = s.backend.Txs.RawTx(ctx, txid, inBlock)
+	raw, err := s.backend.Txs.RawTx(ctx, txid, inBlock)
 	if err != nil {
 		return nil, err
 	}
@@ -175,7 +203,7 @@ func (s *UtxoService) renderTx(ctx context.Context, v *view, tx *bchain.Tx, rec 
 		o := &tx.Vout[n]
 		vo := &out.Vout[n]
 		*vo = Vout{Value: NewAmount(o.Value), N: n, Hex: hex.EncodeToString(o.Script), CoinSpecific: o.Specific}
-		vo.Addresses, vo.IsAddress = s.parser.OutputAddresses(o.Script)
+		vo.Addresses, vo.IsAddress = s.outputAddresses(o.Script)
 		if sp := spends[uint32(n)]; sp != nil {
 			vo.Spent, vo.SpentTxID, vo.SpentIndex, vo.SpentHeight = true, sp.Txid.String(), int(sp.Vin), int(sp.Height)
 		}
@@ -214,15 +242,24 @@ func txFee(valueIn uint64, valueBalance int64, valueOut uint64) (uint64, bool) {
 }
 
 // descAddresses renders an index descriptor; empty descriptors have none.
+// The slice may be shared (see addrNames): callers must not modify it.
 func (s *UtxoService) descAddresses(desc bchain.AddrDesc) ([]string, bool) {
 	if len(desc) == 0 {
 		return nil, false
 	}
-	addrs, ok, err := s.parser.AddressesFromAddrDesc(desc)
-	if err != nil {
-		return nil, false
-	}
-	return addrs, ok
+	return s.names.get(nameOfDesc, desc, func() ([]string, bool) {
+		addrs, ok, err := s.parser.AddressesFromAddrDesc(desc)
+		if err != nil {
+			return nil, false
+		}
+		return addrs, ok
+	})
+}
+
+// outputAddresses is the parser's OutputAddresses through the cache; the
+// slice may be shared.
+func (s *UtxoService) outputAddresses(script []byte) ([]string, bool) {
+	return s.names.get(nameOfScript, script, func() ([]string, bool) { return s.parser.OutputAddresses(script) })
 }
 
 // unconfirmedPrevout resolves an input of a tx the index does not hold yet:

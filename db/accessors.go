@@ -4,6 +4,7 @@ package db
 // narrowest interface it needs. Reads of absent rows return nil, nil.
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 
@@ -334,6 +335,16 @@ func ReadCachedTx(r Reader, txid bchain.Hash) ([]byte, error) {
 	return r.get(CFTransactions, txCacheKey(txid))
 }
 
+// ReadCachedTxs is ReadCachedTx for several txs in one read (a MultiGet
+// on RocksDB); out[i] is nil when the cache has no copy of txids[i].
+func ReadCachedTxs(r Reader, txids []bchain.Hash) ([][]byte, error) {
+	keys := make([][]byte, len(txids))
+	for i, t := range txids {
+		keys[i] = txCacheKey(t)
+	}
+	return getMany(r, CFTransactions, keys)
+}
+
 // WriteCachedTx stores a raw tx in the cache.
 func (d *DB) WriteCachedTx(txid bchain.Hash, raw []byte) error {
 	b := d.NewBatch()
@@ -383,9 +394,11 @@ var addrRowsBatch = 64
 // database's read lock twice, which blocks for good once Close waits for
 // it. The snapshot keeps the batches consistent.
 func scanAddrRows(r Reader, desc bchain.AddrDesc, from, to uint32, txids bool, fn func(uint32, []AddrTx) (bool, error)) error {
+	// Rows are decoded as fn takes them, not as scanned: a page ends
+	// within a batch, often in its first half.
 	type row struct {
-		h   uint32
-		txs []AddrTx
+		h uint32
+		v []byte
 	}
 	prefix := descPrefix(desc, 0)
 	rows := make([]row, 0, addrRowsBatch)
@@ -401,23 +414,23 @@ func scanAddrRows(r Reader, desc bchain.AddrDesc, from, to uint32, txids bool, f
 				more = true
 				return false, nil
 			}
-			txs, err := unpackAddrTxs(v)
-			if err != nil {
-				return false, fmt.Errorf("address %s height %d: %w", desc, h, err)
-			}
-			rows = append(rows, row{h, txs})
+			rows = append(rows, row{h, bytes.Clone(v)})
 			return true, nil
 		})
 		if err != nil {
 			return err
 		}
 		for _, rw := range rows {
+			txs, err := unpackAddrTxs(rw.v)
+			if err != nil {
+				return fmt.Errorf("address %s height %d: %w", desc, rw.h, err)
+			}
 			if txids {
-				if err := FillTxids(r, rw.h, rw.txs); err != nil {
+				if err := FillTxids(r, rw.h, txs); err != nil {
 					return fmt.Errorf("address %s height %d: %w", desc, rw.h, err)
 				}
 			}
-			if ok, err := fn(rw.h, rw.txs); err != nil || !ok {
+			if ok, err := fn(rw.h, txs); err != nil || !ok {
 				return err
 			}
 		}
@@ -449,6 +462,55 @@ func AddrTxsInBlockOrder(r Reader, desc bchain.AddrDesc, height uint32) ([]bchai
 		out[len(txs)-1-i] = txs[i].Txid // stored in reverse block order
 	}
 	return out, nil
+}
+
+// AddrTxPlaces is AddrTxsInBlockOrder for several heights at once, the
+// rows read with one call and their txids with another (MultiGets on
+// RocksDB): the txs of desc's rows at heights that keep accepts mapped to
+// their places in their blocks' order (among all of the row's txs). The
+// UTXOs of a busy address lie in hundreds of blocks; a read or two per
+// block was most of the time of listing them, and resolving the txids of
+// the row's other txs most of what remained.
+func AddrTxPlaces(r Reader, desc bchain.AddrDesc, heights []uint32, keep func(height uint32, t *AddrTx) bool) (map[bchain.Hash]int, error) {
+	keys := make([][]byte, len(heights))
+	for i, h := range heights {
+		keys[i] = addressesKey(desc, h)
+	}
+	vals, err := getMany(r, CFAddresses, keys)
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]AddrTxsAt, 0, len(heights))
+	var place []int // of rows' kept txs, in order
+	for i, v := range vals {
+		if v == nil {
+			continue
+		}
+		txs, err := unpackAddrTxs(v)
+		if err != nil {
+			return nil, fmt.Errorf("address %s height %d: %w", desc, heights[i], err)
+		}
+		kept := txs[:0]
+		for j := range txs {
+			if keep(heights[i], &txs[j]) {
+				kept = append(kept, txs[j])
+				place = append(place, len(txs)-1-j) // stored in reverse block order
+			}
+		}
+		rows = append(rows, AddrTxsAt{Height: heights[i], Txs: kept})
+	}
+	if err := FillRowsTxids(r, rows); err != nil {
+		return nil, fmt.Errorf("address %s: %w", desc, err)
+	}
+	places := make(map[bchain.Hash]int, len(place))
+	n := 0
+	for _, row := range rows {
+		for _, t := range row.Txs {
+			places[t.Txid] = place[n]
+			n++
+		}
+	}
+	return places, nil
 }
 
 // blockbookOrder turns a stored row (the block's txs in reverse block

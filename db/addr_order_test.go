@@ -94,4 +94,27 @@ func TestAddrTxsInBlockbookOrder(t *testing.T) {
 			t.Errorf("position %d: %s %v, want %s %v", i, names[got[i].txid], got[i].indexes, names[want[i].txid], want[i].indexes)
 		}
 	}
+
+	// The places that order UTXOs: block order among X's txs of the block
+	// (tx1 … tx5 → 0 … 4), as AddrTxsInBlockOrder lists them, for the txs
+	// keep accepts; heights without a row (2) add nothing.
+	order, err := AddrTxsInBlockOrder(d, X, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []bchain.Hash{tx1.Txid, tx2.Txid, tx3.Txid, tx4.Txid, tx5.Txid}; !slices.Equal(order, want) {
+		t.Fatalf("block order %v, want tx1 … tx5", order)
+	}
+	paysOutput0 := func(h uint32, t *AddrTx) bool { return h == 1 && slices.Contains(t.Indexes, 0) }
+	places, err := AddrTxPlaces(d, X, []uint32{1, 2}, paysOutput0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(places) != 2 || places[tx2.Txid] != 1 || places[tx5.Txid] != 4 {
+		named := map[string]int{}
+		for h, p := range places {
+			named[names[h]] = p
+		}
+		t.Errorf("places of the txs paying output 0: %v, want tx2:1 tx5:4", named)
+	}
 }

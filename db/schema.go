@@ -252,30 +252,27 @@ func packAddrTxs(txs []AddrTx) []byte {
 
 func unpackAddrTxs(b []byte) ([]AddrTx, error) {
 	d := newDecoder("addresses", b)
-	var txs []AddrTx
+	// One allocation for the entries (3 bytes at least each), one for all their Indexes.
+	txs, codes := make([]AddrTx, 0, len(b)/3), make([]int32, 0, len(b)/2)
 	for d.more() {
 		t := AddrTx{Index: d.uvarint32()}
 		if n := len(txs); n > 0 && d.e == nil && t.Index >= txs[n-1].Index {
-			// One entry per tx, newest first: anything else is not a row
-			// the builder writes.
+			// One entry per tx, newest first: no row the builder writes.
 			d.fail("tx index %d after %d", t.Index, txs[n-1].Index)
 		}
 		n := d.count(1)
 		if n == 0 {
 			d.fail("tx without indexes")
 		}
-		t.Indexes = make([]int32, n)
-		for i := range t.Indexes {
+		start := len(codes)
+		for range n {
 			c := d.uvarint()
 			if c>>1 > 0x7fffffff {
 				d.fail("index %d out of range", c>>1)
 			}
-			if c&1 == 0 {
-				t.Indexes[i] = int32(c >> 1)
-			} else {
-				t.Indexes[i] = ^int32(c >> 1)
-			}
+			codes = append(codes, int32(c>>1)^-int32(c&1)) // ^v for an input
 		}
+		t.Indexes = codes[start:len(codes):len(codes)] // capped: an append copies
 		txs = append(txs, t)
 	}
 	return txs, d.done()

@@ -6,6 +6,7 @@ package server
 import (
 	"github.com/openexplorer/blockbook/internal/listen"
 
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,6 +17,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -264,14 +266,33 @@ func writeJSON(w http.ResponseWriter, code int, data any) int {
 		_, _ = w.Write(append(raw, '\n'))
 		return code
 	}
-	body, err := json.Marshal(data)
-	if err != nil {
-		code, body = http.StatusInternalServerError, []byte(`{"error":"Internal server error"}`)
+	// An Encoder writes what Marshal returns and a newline (HTML escaped
+	// alike), into a pooled buffer: no copy of the answer out of
+	// Marshal's buffer and none to append the newline.
+	buf := answerBufs.Get().(*bytes.Buffer)
+	defer putAnswerBuf(buf)
+	buf.Reset()
+	if err := json.NewEncoder(buf).Encode(data); err != nil {
+		code = http.StatusInternalServerError
+		buf.Reset()
+		buf.WriteString(`{"error":"Internal server error"}` + "\n")
 	}
-	h.Set("Content-Length", strconv.Itoa(len(body)+1))
+	h.Set("Content-Length", strconv.Itoa(buf.Len()))
 	w.WriteHeader(code)
-	_, _ = w.Write(append(body, '\n'))
+	_, _ = w.Write(buf.Bytes())
 	return code
+}
+
+// answerBufs holds writeJSON's buffers; one that grew past
+// maxPooledAnswer is dropped rather than kept for the next answer.
+var answerBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+const maxPooledAnswer = 4 << 20
+
+func putAnswerBuf(b *bytes.Buffer) {
+	if b.Cap() <= maxPooledAnswer {
+		answerBufs.Put(b)
+	}
 }
 
 // corsPreflight answers a CORS preflight (OPTIONS) to an API path itself,

@@ -23,9 +23,8 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime/pprof"
-	"strings"
-	"time"
 
 	"github.com/btcsuite/btcd/chaincfg/v2"
 	"github.com/btcsuite/btcd/wire/v2"
@@ -38,7 +37,6 @@ import (
 	"github.com/openexplorer/blockbook/db/rocksdb"
 	"github.com/openexplorer/blockbook/server"
 	"github.com/openexplorer/blockbook/tools/benchindex"
-	"github.com/openexplorer/blockbook/tools/benchproc"
 	"github.com/openexplorer/blockbook/tools/chaingen"
 )
 
@@ -53,13 +51,19 @@ func main() {
 	cold := flag.Int("cold", 20, "cold queries per query kind")
 	warm := flag.Int("warm", 200, "warm queries per query kind")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
+	flag.StringVar(&memProfile, "memprofile", "", "write an allocation profile of the whole run to this file (whale chain)")
+	flag.IntVar(&runs, "runs", 3, "whale chain: time the query list this many times, alternating the queries")
+	onlyRe := flag.String("only", "", "whale chain: time only the queries whose name matches this regexp")
 	flag.Int64Var(&dbCache, "dbcache", 1<<29, "RocksDB block cache in bytes, as blockbook's -dbcache (same default)")
 	flag.BoolVar(&meshBench, "mesh", false, "also time the Mesh front: /block of the largest block, /account/balance of the busiest address at past blocks, /search/transactions for it")
 	scale := flag.String("scale", "", "scale mode: query the index in -datadir of this cmd/scalegen chain directory")
 	dataDir := flag.String("datadir", "", "scale mode: the index cmd/scalebench synced (its -work dir's index)")
 	compact := flag.Bool("compact", true, "scale mode: compact the index fully first, as blockbook does after a bulk sync (this changes -datadir); false times it as it was left")
 	flag.Parse()
-	if *cold < 1 || *warm < 1 {
+	if *onlyRe != "" {
+		only = regexp.MustCompile(*onlyRe)
+	}
+	if *cold < 1 || runs < 1 || *warm < 1 {
 		fmt.Fprintln(os.Stderr, "querybench: -cold and -warm must be at least 1 (medians of nothing)")
 		os.Exit(2)
 	}
@@ -122,7 +126,7 @@ func run(chainFile, indexDir string, cold, warm int) error {
 		return err
 	}
 	parser := btc.NewParser(params)
-	txs, whale, probe, err := survey(parser, blocks)
+	txs, whale, probe, utxoAddr, err := survey(parser, blocks)
 	if err != nil {
 		return err
 	}
@@ -150,17 +154,24 @@ func run(chainFile, indexDir string, cold, warm int) error {
 	open := front(func(svc *api.UtxoService) http.Handler {
 		return server.NewPublic(svc, server.PublicConfig{}, log, prometheus.NewRegistry()).Handler()
 	})
-	queries := []struct{ name, path string }{
-		{"address page 1 (details=txids, 1000 per page)", "/api/v2/address/" + addrs[0] + "?page=1"},
-		{"address page 1 (details=txslight, 50 per page)", "/api/v2/address/" + addrs[0] + "?page=1&pageSize=50&details=txslight"},
+	utxoAddrs, _, err := parser.AddressesFromAddrDesc(utxoAddr.desc)
+	if err != nil || len(utxoAddrs) == 0 {
+		return fmt.Errorf("address of descriptor %x: %v", utxoAddr.desc, err)
+	}
+	w := "/api/v2/address/" + addrs[0] + "?page=1"
+	queries := []query{
+		{"address page 1 (details=txids, 1000 per page)", w},
+		{"address page 1 (details=txs, 1000 per page)", w + "&pageSize=1000&details=txs"},
+		{"address page 1 (details=txs, 25 per page)", w + "&pageSize=25&details=txs"},
+		{"address page 1 (details=txslight, 50 per page)", w + "&pageSize=50&details=txslight"},
+		{"utxo of the busiest address", "/api/v2/utxo/" + addrs[0]},
+		{fmt.Sprintf("utxo of an address with %d", utxoAddr.txs), "/api/v2/utxo/" + utxoAddrs[0]},
 		{"tx lookup (" + probe.what + ")", "/api/v2/tx/" + probe.txid.String()},
 	}
 	fmt.Printf("chain %s: %d blocks, %d txs; index format %d in %s\n", filepath.Base(chainFile), len(blocks), len(txs), db.FormatVersion, indexDir)
 	fmt.Printf("busiest address %s: %d txs\n", addrs[0], whale.txs)
-	for _, q := range queries {
-		if err := timeQuery(open, q.name, []string{q.path}, cold, warm); err != nil {
-			return err
-		}
+	if err := timeQueries(open, queries, cold, warm); err != nil {
+		return err
 	}
 	if meshBench {
 		return timeMesh(front, blocks, addrs[0], cold, warm)
@@ -180,10 +191,11 @@ type probeTx struct {
 
 // survey serializes the chain's txs for the tx source and finds the
 // descriptor paid or spent from by the most txs (by its outputs and the
-// outputs its inputs spend) and the tx to look up: the last tx of the
+// outputs its inputs spend), the tx to look up: the last tx of the
 // middle block that spends more than one output (else its first
-// non-coinbase tx).
-func survey(parser *btc.Parser, blocks []*wire.MsgBlock) (chainTxs, busiest, probeTx, error) {
+// non-coinbase tx), and the descriptor whose unspent outputs number
+// closest to utxoTarget (in its busiest's txs field: the UTXO count).
+func survey(parser *btc.Parser, blocks []*wire.MsgBlock) (chainTxs, busiest, probeTx, busiest, error) {
 	txs := make(chainTxs)
 	outDesc := map[wire.OutPoint]string{}
 	count := map[string]int{}
@@ -192,7 +204,7 @@ func survey(parser *btc.Parser, blocks []*wire.MsgBlock) (chainTxs, busiest, pro
 		for i, tx := range b.Transactions {
 			var buf bytes.Buffer
 			if err := tx.Serialize(&buf); err != nil {
-				return nil, busiest{}, probeTx{}, err
+				return nil, busiest{}, probeTx{}, busiest{}, err
 			}
 			txid := tx.TxHash()
 			txs[btc.DisplayHash(txid)] = buf.Bytes()
@@ -201,6 +213,7 @@ func survey(parser *btc.Parser, blocks []*wire.MsgBlock) (chainTxs, busiest, pro
 				for _, in := range tx.TxIn {
 					if d, ok := outDesc[in.PreviousOutPoint]; ok {
 						touched[d] = true
+						delete(outDesc, in.PreviousOutPoint)
 					}
 				}
 			}
@@ -225,64 +238,10 @@ func survey(parser *btc.Parser, blocks []*wire.MsgBlock) (chainTxs, busiest, pro
 		}
 	}
 	if top.txs == 0 || probe.what == "" {
-		return nil, busiest{}, probeTx{}, errors.New("chain has no address or no tx to query")
+		return nil, busiest{}, probeTx{}, busiest{}, errors.New("chain has no address or no tx to query")
 	}
-	return txs, top, probe, nil
+	return txs, top, probe, closestUtxoCount(outDesc), nil
 }
 
 // opener opens the index and a fresh service over it.
 type opener func() (*db.DB, *httptest.Server, error)
-
-// fetch times one query: a GET of path, or for "POST <path> <json>" a POST.
-func fetch(base, p string) (time.Duration, int, error) {
-	if rest, ok := strings.CutPrefix(p, "POST "); ok {
-		path, body, _ := strings.Cut(rest, " ")
-		return benchproc.TimePost(base+path, []byte(body), new(any))
-	}
-	return benchproc.TimeGet(base+p, new(any))
-}
-
-// timeQuery times GETs (or POSTs, see fetch) of paths (taken in turn): cold, opening the index
-// and a fresh service before each, and warm, on one service after one
-// untimed GET of each path (which would be a cold one). It prints the
-// medians and p99s and the mean answer size.
-func timeQuery(open opener, name string, paths []string, cold, warm int) error {
-	var coldTimes, warmTimes []time.Duration
-	for i := range cold {
-		d, srv, err := open()
-		if err != nil {
-			return err
-		}
-		t, _, err := fetch(srv.URL, paths[i%len(paths)])
-		srv.Close()
-		d.Close()
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		coldTimes = append(coldTimes, t)
-	}
-	d, srv, err := open()
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	defer srv.Close()
-	size := 0
-	for _, p := range paths {
-		_, n, err := fetch(srv.URL, p)
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		size += n
-	}
-	for i := range warm {
-		t, _, err := fetch(srv.URL, paths[i%len(paths)])
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		warmTimes = append(warmTimes, t)
-	}
-	fmt.Printf("  %-50s cold: median %9s p99 %9s | warm: median %9s p99 %9s (%d bytes)\n", name,
-		benchproc.Percentile(coldTimes, 50), benchproc.Percentile(coldTimes, 99), benchproc.Percentile(warmTimes, 50), benchproc.Percentile(warmTimes, 99), size/len(paths))
-	return nil
-}
