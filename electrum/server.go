@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/openexplorer/blockbook/api"
+	"github.com/openexplorer/blockbook/internal/bytebudget"
 	"github.com/openexplorer/blockbook/internal/listen"
 )
 
@@ -162,7 +163,7 @@ type Server struct {
 	closed    bool
 	wg        sync.WaitGroup
 
-	queued       *budget // bytes queued to every connection
+	queued       *bytebudget.Budget // bytes queued to every connection
 	hub          *hub
 	fees         histogramCache
 	headerHashes headerHashCache
@@ -185,7 +186,7 @@ func New(svc api.Service, scripts api.ScriptQueries, cfg Config) (*Server, error
 	cfg.defaults()
 	ctx, stop := context.WithCancel(context.Background())
 	s := &Server{svc: svc, scripts: scripts, cfg: cfg, log: cfg.Log, sessions: map[*session]struct{}{},
-		perIP: map[string]int{}, ctx: ctx, stop: stop, queued: newBudget(int64(cfg.MaxQueuedBytes))}
+		perIP: map[string]int{}, ctx: ctx, stop: stop, queued: bytebudget.New(int64(cfg.MaxQueuedBytes))}
 	s.hub = newHub(s)
 	return s, nil
 }

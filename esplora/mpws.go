@@ -12,6 +12,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/openexplorer/blockbook/bchain"
+	"github.com/openexplorer/blockbook/internal/bytebudget"
 )
 
 // mempool.space's websocket (/api/v1/ws, backend/src/api/websocket-handler.ts):
@@ -29,9 +30,14 @@ type WSConfig struct {
 	// MaxAddresses caps track-addresses (mempool.space's
 	// MAX_TRACKED_ADDRESSES).
 	MaxAddresses int
-	// MaxQueueBytes: a client with more bytes waiting to be written is
-	// dropped (mempool.space's MAX_BUFFERED_AMOUNT, 10,000,000).
+	// MaxQueueBytes: a client with more bytes waiting to be written (or
+	// being written) is dropped. Mempool.space's MAX_BUFFERED_AMOUNT is
+	// 10,000,000; ours is lower, as a full projected block is a few
+	// hundred KB.
 	MaxQueueBytes int
+	// MaxQueuedBytes bounds the bytes waiting for all clients: past it, a
+	// client that still holds bytes is dropped at its next message.
+	MaxQueuedBytes int
 	// MessageRate messages per MessageWindow; one more closes the
 	// connection (mempool.space: 100 per 10 s).
 	MessageRate   int
@@ -45,7 +51,8 @@ type WSConfig struct {
 const (
 	DefaultWSMaxMessageBytes = 50_000
 	DefaultWSMaxAddresses    = 100
-	DefaultWSMaxQueueBytes   = 10_000_000
+	DefaultWSMaxQueueBytes   = 2 << 20
+	DefaultWSMaxQueuedBytes  = 64 << 20
 	DefaultWSMessageRate     = 100
 	wsWriteTimeout           = 30 * time.Second
 	// initialBlocks is mempool.space's INITIAL_BLOCKS_AMOUNT.
@@ -67,6 +74,7 @@ func (c *WSConfig) defaults() {
 	set(&c.MaxMessageBytes, DefaultWSMaxMessageBytes)
 	set(&c.MaxAddresses, DefaultWSMaxAddresses)
 	set(&c.MaxQueueBytes, DefaultWSMaxQueueBytes)
+	set(&c.MaxQueuedBytes, DefaultWSMaxQueuedBytes)
 	set(&c.MessageRate, DefaultWSMessageRate)
 	if c.MessageWindow <= 0 {
 		c.MessageWindow = 10 * time.Second
@@ -93,6 +101,7 @@ type mpWS struct {
 	cfg      WSConfig
 	log      *slog.Logger
 	upgrader websocket.Upgrader
+	queued   *bytebudget.Budget // bytes held for all clients
 
 	mu     sync.Mutex
 	conns  map[*wsConn]struct{}
@@ -143,7 +152,8 @@ func newMpWS(s *Server, cfg WSConfig) *mpWS {
 	cfg.defaults()
 	w := &mpWS{s: s, cfg: cfg, log: s.log.With("front", "mempool.space websocket"),
 		conns: map[*wsConn]struct{}{}, byDesc: map[string]map[*wsConn]struct{}{},
-		wake: make(chan struct{}, 1), txJobs: make(chan txJob, wsTxQueue), lastBlockTxs: map[int]uint64{}}
+		wake: make(chan struct{}, 1), txJobs: make(chan txJob, wsTxQueue), lastBlockTxs: map[int]uint64{},
+		queued: bytebudget.New(int64(cfg.MaxQueuedBytes))}
 	w.upgrader = websocket.Upgrader{
 		ReadBufferSize: 4 << 10, WriteBufferSize: 16 << 10, WriteBufferPool: &sync.Pool{}, EnableCompression: true,
 		// mempool.space's own frontend connects from any origin.

@@ -205,8 +205,8 @@ func (w *mpWS) pushMempool(ctx context.Context) {
 	pos := d.positions(trackedTxs(conns))
 	changed := d.changedBlocks(conns)
 	for _, c := range conns {
+		d.sendMempoolBlock(c, changed)
 		out := &wsMsg{}
-		d.addMempoolBlock(c, changed, out)
 		c.mu.Lock()
 		stats, blocks, tx := c.wants["stats"], c.wants["mempool-blocks"], c.trackTx
 		c.mu.Unlock()

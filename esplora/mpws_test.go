@@ -1,8 +1,10 @@
 package esplora_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -116,5 +118,92 @@ func TestWSSendQueueBoundInBytes(t *testing.T) {
 		if i%200 == 199 {
 			time.Sleep(10 * time.Millisecond) // let the server's queue grow
 		}
+	}
+}
+
+// Clients that ask and never read share MaxQueuedBytes: the bytes held
+// for all of them stay under it (plus one message each), each is dropped,
+// and every byte is given back.
+func TestWSQueuedBytesShared(t *testing.T) {
+	const clients, budget = 2, 64 << 10
+	f := newFixture(t, esplora.Options{WS: esplora.WSConfig{MaxQueueBytes: 4 << 20, MaxQueuedBytes: budget, MessageRate: 1 << 30}})
+	ts := httptest.NewServer(f.srv)
+	t.Cleanup(ts.Close)
+	t.Cleanup(f.srv.CloseWS)
+	url := "ws" + strings.TrimPrefix(ts.URL, "http") + "/api/v1/ws"
+	// One answer's size bounds the overshoot: each client may take one
+	// message while it holds none.
+	probe, _, err := websocket.DefaultDialer.Dial(url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = probe.WriteMessage(websocket.TextMessage, []byte(`{"refresh-blocks":true}`))
+	_, one, err := probe.ReadMessage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = probe.Close()
+	limit := int64(budget + clients*len(one))
+	done := make(chan struct{})
+	errs := make(chan error, clients)
+	// A small receive window keeps the kernel from buffering much of
+	// what the server writes, so that its queues fill soon.
+	dialer := websocket.Dialer{NetDialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+		if tc, ok := c.(*net.TCPConn); ok {
+			_ = tc.SetReadBuffer(4 << 10)
+		}
+		return c, err
+	}}
+	for range clients {
+		c, _, err := dialer.Dial(url, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = c.Close() })
+		go func() { // writes until the server drops it; never reads
+			req := []byte(`{"refresh-blocks":true}`)
+			deadline := time.Now().Add(60 * time.Second)
+			for {
+				_ = c.SetWriteDeadline(deadline)
+				if err := c.WriteMessage(websocket.TextMessage, req); err != nil {
+					errs <- err
+					return
+				}
+				select {
+				case <-done:
+					errs <- nil
+					return
+				default:
+				}
+			}
+		}()
+	}
+	peak := int64(0)
+	ended := 0
+	for ended < clients {
+		select {
+		case err := <-errs:
+			if err == nil {
+				t.Fatal("stopped")
+			}
+			ended++
+		case <-time.After(time.Millisecond):
+		}
+		if q := f.srv.WSQueuedBytes(); q > peak {
+			peak = q
+		}
+		if peak > limit {
+			close(done)
+			t.Fatalf("%d bytes held for %d clients that do not read (budget %d, answers of %d bytes)", peak, clients, budget, len(one))
+		}
+	}
+	t.Logf("peak %d bytes held (budget %d, answers of %d bytes)", peak, budget, len(one))
+	deadline := time.Now().Add(30 * time.Second)
+	for f.srv.WSQueuedBytes() != 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d bytes still held after every client was dropped", f.srv.WSQueuedBytes())
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }

@@ -147,13 +147,25 @@ func (d *wsData) changedBlocks(conns []*wsConn) map[int]bool {
 	return out
 }
 
-// addMempoolBlock adds projected-block-transactions for c's tracked block
-// when it changed.
-func (d *wsData) addMempoolBlock(c *wsConn, changed map[int]bool, out *wsMsg) {
+// sendMempoolBlock sends projected-block-transactions for c's tracked
+// block when it changed, as a message of its own: one slice per block
+// and push, shared by every client tracking it.
+func (d *wsData) sendMempoolBlock(c *wsConn, changed map[int]bool) {
 	c.mu.Lock()
 	i := c.mempoolBlock
 	c.mu.Unlock()
-	if i >= 0 && changed[i] {
-		out.add("projected-block-transactions", d.blockTxsMsg(i))
+	if i < 0 || !changed[i] {
+		return
+	}
+	key := fmt.Sprintf("block-txs-msg-%d", i)
+	msg, ok := d.cache[key]
+	if !ok {
+		m := &wsMsg{}
+		m.add("projected-block-transactions", d.blockTxsMsg(i))
+		msg = m.bytes()
+		d.cache[key] = msg
+	}
+	if msg != nil {
+		c.send(msg)
 	}
 }

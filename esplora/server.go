@@ -100,6 +100,10 @@ func New(svc api.Service, scripts api.ScriptQueries, q api.EsploraQueries, opts 
 // hijacked connections alone).
 func (s *Server) CloseWS() { s.ws.close() }
 
+// WSQueuedBytes is the bytes queued to the websocket's clients or being
+// written to them.
+func (s *Server) WSQueuedBytes() int64 { return s.ws.queued.Used() }
+
 // httpError is an answer other than 200: Esplora answers errors as plain
 // text with a status code.
 type httpError struct {
