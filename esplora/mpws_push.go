@@ -382,10 +382,17 @@ func (w *mpWS) multiAddress(ctx context.Context, byAddr map[string][]bchain.Hash
 	return b
 }
 
-// deliverMempoolTx sends a new mempool tx to the clients tracking its
-// addresses.
-func (w *mpWS) deliverMempoolTx(ctx context.Context, job txJob) {
+// wsOut is a message rendered for one client.
+type wsOut struct {
+	c   *wsConn
+	msg []byte
+}
+
+// renderMempoolTx renders a new mempool tx for the clients tracking its
+// addresses (on any of the queue's workers).
+func (w *mpWS) renderMempoolTx(ctx context.Context, job txJob) []wsOut {
 	cache := map[bchain.Hash]json.RawMessage{}
+	var outs []wsOut
 	for c, addrs := range job.targets {
 		c.mu.Lock()
 		single, multi := c.trackAddr, c.multi
@@ -402,7 +409,16 @@ func (w *mpWS) deliverMempoolTx(ctx context.Context, job txJob) {
 			out.add("multi-address-transactions", m)
 		}
 		if b := out.bytes(); b != nil {
-			c.send(b)
+			outs = append(outs, wsOut{c, b})
 		}
+	}
+	return outs
+}
+
+// deliverMempoolTx sends what renderMempoolTx rendered (in the txs'
+// order: one goroutine delivers).
+func deliverMempoolTx(outs []wsOut) {
+	for _, o := range outs {
+		o.c.send(o.msg)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/esplora"
 )
 
@@ -205,5 +206,68 @@ func TestWSQueuedBytesShared(t *testing.T) {
 			t.Fatalf("%d bytes still held after every client was dropped", f.srv.WSQueuedBytes())
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// A client tracking an address hears of its new txs in the order they
+// entered the mempool, though two workers render them.
+func TestWSAddressNotificationsInOrder(t *testing.T) {
+	f := newFixture(t, esplora.Options{WS: esplora.WSConfig{MessageRate: 1 << 30}})
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan struct{})
+	go func() { defer close(ran); f.srv.RunWS(ctx) }()
+	t.Cleanup(func() { cancel(); <-ran })
+	ts := httptest.NewServer(f.srv)
+	t.Cleanup(ts.Close)
+	c, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(ts.URL, "http")+"/api/v1/ws", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	// The script with the most confirmed txs, as an address.
+	var script []byte
+	var txids []bchain.Hash
+	for s, h := range f.oracle.hist {
+		if _, ok := f.svc.DescAddress(bchain.AddrDesc(s)); !ok || len(h) <= len(txids) {
+			continue
+		}
+		script, txids = []byte(s), nil
+		for _, e := range h {
+			txids = append(txids, e.Txid)
+		}
+	}
+	if len(txids) < 10 {
+		t.Fatalf("the fixture's busiest address has %d txs", len(txids))
+	}
+	addr, _ := f.svc.DescAddress(script)
+	for _, m := range []string{`{"track-address":"` + addr + `"}`, `{"action":"ping"}`} {
+		if err := c.WriteMessage(websocket.TextMessage, []byte(m)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
+	if _, pong, err := c.ReadMessage(); err != nil || !strings.Contains(string(pong), "pong") {
+		t.Fatalf("ping: %s %v", pong, err)
+	}
+	// Many rounds over the same txs: with unordered workers a reordering
+	// shows within a few.
+	const rounds = 10
+	for range rounds {
+		for _, id := range txids {
+			f.srv.OnMempoolTx(esplora.MempoolTx{Txid: id, Descs: []bchain.AddrDesc{script}})
+		}
+	}
+	for i := range rounds * len(txids) {
+		var m struct {
+			Txs []struct {
+				Txid string `json:"txid"`
+			} `json:"address-transactions"`
+		}
+		if err := c.ReadJSON(&m); err != nil {
+			t.Fatalf("notification %d: %v", i, err)
+		}
+		if want := txids[i%len(txids)].String(); len(m.Txs) != 1 || m.Txs[0].Txid != want {
+			t.Fatalf("notification %d: %+v, want %s", i, m.Txs, want)
+		}
 	}
 }

@@ -17,6 +17,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/openexplorer/blockbook/api"
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/internal/listen"
@@ -60,6 +62,8 @@ type Options struct {
 	// WS bounds the clients of mempool.space's websocket (/api/v1/ws).
 	WS  WSConfig
 	Log *slog.Logger
+	// Registerer takes the front's metrics (nil: none registered).
+	Registerer prometheus.Registerer
 }
 
 // Server is the Esplora REST front; it is an http.Handler serving /api/...
