@@ -78,25 +78,43 @@ func (h *hub) subscribe(ss *session, sh [32]byte) {
 		m = map[*session]struct{}{}
 		h.bySH[sh] = m
 	}
-	if _, ok := m[ss]; !ok {
-		m[ss] = struct{}{}
-		h.subs++
-		h.subsPerIP[ss.ip]++
+	if _, ok := m[ss]; ok {
+		h.releaseSubLocked(ss) // already counted: give the reservation back
+		return
 	}
+	m[ss] = struct{}{}
 }
 
-// admitSub refuses a new subscription of ss over the server's or its
-// address's cap.
-func (h *hub) admitSub(ss *session) *rpcError {
-	h.mu.RLock()
-	defer h.mu.RUnlock()
+// reserveSub counts a new subscription of ss, or refuses it over the
+// server's or its address's cap: the check and the count are one critical
+// section, so that concurrent sessions cannot pass the caps. The caller
+// files the subscription (subscribe, subscribeOutpoint) or gives the
+// reservation back (releaseSub).
+func (h *hub) reserveSub(ss *session) *rpcError {
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	switch cfg := h.s.cfg; {
 	case h.subs >= cfg.MaxSubsTotal:
 		return newErr(codeExcessive, "too many subscriptions on this server (limit %d)", cfg.MaxSubsTotal)
 	case h.subsPerIP[ss.ip] >= cfg.MaxSubsPerIP:
 		return newErr(codeExcessive, "too many subscriptions from your address (limit %d)", cfg.MaxSubsPerIP)
 	}
+	h.subs++
+	h.subsPerIP[ss.ip]++
 	return nil
+}
+
+func (h *hub) releaseSub(ss *session) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.releaseSubLocked(ss)
+}
+
+func (h *hub) releaseSubLocked(ss *session) {
+	h.subs--
+	if h.subsPerIP[ss.ip]--; h.subsPerIP[ss.ip] <= 0 {
+		delete(h.subsPerIP, ss.ip)
+	}
 }
 
 // Subscriptions is the number of script hash and outpoint subscriptions
@@ -117,10 +135,7 @@ func (h *hub) unsubscribeLocked(ss *session, sh [32]byte) {
 	m := h.bySH[sh]
 	if _, ok := m[ss]; ok {
 		delete(m, ss)
-		h.subs--
-		if h.subsPerIP[ss.ip]--; h.subsPerIP[ss.ip] <= 0 {
-			delete(h.subsPerIP, ss.ip)
-		}
+		h.releaseSubLocked(ss)
 	}
 	if len(m) == 0 {
 		delete(h.bySH, sh)

@@ -217,6 +217,9 @@ func scripthashSubscribe(ctx context.Context, ss *session, p params) (any, error
 	}
 	st, script, err := ss.s.hub.status(ctx, sh, sub.script, ss.v16())
 	if err != nil {
+		if !ok {
+			ss.s.hub.releaseSub(ss)
+		}
 		return nil, err
 	}
 	sub.script, sub.status = script, st
