@@ -83,10 +83,15 @@ func startElectrum(e stackEnv, stack *chainStack, svc api.Service, worker tipSou
 	}
 	el := &electrumServers{srv: srv}
 	srvs.started = append(srvs.started, el)
-	listen := func(name, addr string, tlsCfg *tls.Config, serve func(net.Listener) error) error {
+	// capped: the TCP and TLS listeners get the kit's connection caps
+	// (the websocket's HTTP server has them from the kit already).
+	serveOn := func(name, addr string, tlsCfg *tls.Config, capped bool, serve func(net.Listener) error) error {
 		ln, err := net.Listen("tcp", addr)
 		if err != nil {
 			return fmt.Errorf("%w: %s server: %v", bchain.ErrConfig, name, err)
+		}
+		if capped {
+			ln = electrumCapped(ln, o, tlsCfg == nil, srv)
 		}
 		if tlsCfg != nil {
 			ln = tls.NewListener(ln, tlsCfg)
@@ -105,21 +110,21 @@ func startElectrum(e stackEnv, stack *chainStack, svc api.Service, worker tipSou
 		return nil
 	}
 	if o.TCP != "" {
-		if err := listen("electrum", o.TCP, nil, srv.Serve); err != nil {
+		if err := serveOn("electrum", o.TCP, nil, true, srv.Serve); err != nil {
 			return nil, err
 		}
 	}
 	if o.TLS != "" {
 		raw := e.tls.Clone()
 		raw.NextProtos = nil // a raw TLS stream, not HTTP
-		if err := listen("electrumtls", o.TLS, raw, srv.Serve); err != nil {
+		if err := serveOn("electrumtls", o.TLS, raw, true, srv.Serve); err != nil {
 			return nil, err
 		}
 	}
 	if o.WS != "" {
 		var serveWS func(net.Listener) error
 		el.ws, serveWS = electrumWSServer(e, srv)
-		if err := listen("electrumws", o.WS, nil, serveWS); err != nil {
+		if err := serveOn("electrumws", o.WS, nil, false, serveWS); err != nil {
 			return nil, err
 		}
 	}

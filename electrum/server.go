@@ -223,6 +223,17 @@ func (s *Server) Serve(ln net.Listener) error {
 	}
 }
 
+// Refuse tells an excess connection why it is closed, in the protocol's
+// words (the listener kit's Caps.Refuse for a plain TCP listener).
+func (s *Server) Refuse(c net.Conn, perClient bool) {
+	e := newErr(codeExcessive, "too many connections (limit %d)", s.cfg.MaxConns)
+	if perClient {
+		e = newErr(codeExcessive, "too many connections from your address (limit %d)", s.cfg.MaxConnsPerIP)
+	}
+	_ = c.SetWriteDeadline(time.Now().Add(5 * time.Second))
+	_, _ = c.Write(append(errorFrame(nil, e), '\n'))
+}
+
 func (s *Server) isClosed() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
