@@ -192,7 +192,7 @@ func (h *hub) unsubscribeOutpointLocked(ss *session, txid bchain.Hash) {
 	if len(m) == 0 {
 		delete(h.byTxid, txid)
 	}
-	h.releaseSubLocked(ss)
+	h.releaseSubLocked(ss, 0)
 }
 
 // OnMempoolSpends takes a tx that entered the mempool: its txid (its

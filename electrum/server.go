@@ -25,13 +25,17 @@ const (
 const (
 	DefaultMaxConns      = 10_000
 	DefaultMaxConnsPerIP = 1_000
-	// Subscriptions cost about subBytes each (measured by
-	// TestSubscriptionMemory): a connection may hold a large wallet's,
-	// an address 2.5 times that, the server about 500 MB of them.
-	DefaultMaxSubs         = 40_000
-	DefaultMaxSubsPerIP    = 100_000
-	DefaultMaxSubsTotal    = 1_000_000
-	DefaultMaxRequestBytes = 1_000_000
+	// Subscriptions cost at most SubscriptionBytes each, plus a script
+	// hash's script (TestSubscriptionMemory checks): a connection may
+	// hold a large wallet's, an address 2.5 times that, the server about
+	// 500 MB of them; the byte caps hold should the scripts be long.
+	DefaultMaxSubs           = 40_000
+	DefaultMaxSubsPerIP      = 100_000
+	DefaultMaxSubsTotal      = 1_000_000
+	DefaultMaxSubsBytesPerIP = 64 << 20
+	DefaultMaxSubsBytes      = 512 << 20
+	SubscriptionBytes        = 512
+	DefaultMaxRequestBytes   = 1_000_000
 	// DefaultMaxHistory serves an address with 100,000 txs (the Electrum
 	// wallet asks for whole histories).
 	DefaultMaxHistory  = 100_000
@@ -54,6 +58,9 @@ type Config struct {
 	// subscribes to,
 	// MaxSubsPerIP those of one client address, MaxSubsTotal all.
 	MaxSubs, MaxSubsPerIP, MaxSubsTotal int
+	// MaxSubsBytesPerIP and MaxSubsBytes cap the same in estimated bytes
+	// (SubscriptionBytes each, plus a script hash's script).
+	MaxSubsBytesPerIP, MaxSubsBytes int
 	// MaxRequestBytes caps one message (a line, a websocket message).
 	MaxRequestBytes int
 	// MaxBatch caps the calls of one batch; MaxAnswerBytes what one call
@@ -102,6 +109,8 @@ func (c *Config) defaults() {
 	setDefault(&c.MaxSubs, DefaultMaxSubs)
 	setDefault(&c.MaxSubsPerIP, DefaultMaxSubsPerIP)
 	setDefault(&c.MaxSubsTotal, DefaultMaxSubsTotal)
+	setDefault(&c.MaxSubsBytesPerIP, DefaultMaxSubsBytesPerIP)
+	setDefault(&c.MaxSubsBytes, DefaultMaxSubsBytes)
 	setDefault(&c.MaxRequestBytes, DefaultMaxRequestBytes)
 	setDefault(&c.MaxHistory, DefaultMaxHistory)
 	setDefault(&c.MaxBatch, DefaultMaxBatch)

@@ -60,6 +60,7 @@ type session struct {
 type subscription struct {
 	script []byte
 	status *string
+	extra  int // bytes counted beyond SubscriptionBytes (the script known when subscribed)
 }
 
 func newSession(s *Server, c frameConn, ip string) *session {
