@@ -25,6 +25,8 @@ type flakyOutpoints struct {
 	mode atomic.Int32 // 0 as the service, modeFail, modeSpent
 	only bchain.Hash  // the tx whose outputs the modes apply to
 	slow time.Duration
+	// inFlight and peak count the reads running at once.
+	inFlight, peak atomic.Int32
 }
 
 const (
@@ -33,6 +35,10 @@ const (
 )
 
 func (f *flakyOutpoints) OutpointStatus(ctx context.Context, txid bchain.Hash, vout uint32) (api.OutpointStatus, error) {
+	n := f.inFlight.Add(1)
+	defer f.inFlight.Add(-1)
+	for p := f.peak.Load(); n > p && !f.peak.CompareAndSwap(p, n); p = f.peak.Load() {
+	}
 	time.Sleep(f.slow)
 	st, err := f.q.OutpointStatus(ctx, txid, vout)
 	if txid != f.only {
@@ -133,5 +139,40 @@ func TestSubscriptionCapUnderConcurrency(t *testing.T) {
 	}
 	if n := s.srv.Subscriptions(); n > limit || admitted.Load() != limit {
 		t.Fatalf("%d subscriptions held, %d admitted (limit %d)", n, admitted.Load(), limit)
+	}
+}
+
+// One address's connections have at most MaxCallsPerIP calls in progress:
+// the others wait for a place and are answered, not refused.
+func TestCallsPerClientWait(t *testing.T) {
+	const conns, limit = 6, 2
+	slow := &flakyOutpoints{slow: 30 * time.Millisecond}
+	s := serveWrapped(t, apitest.Shared(t, apitest.Options{Mempool: true}), Config{MaxCallsPerIP: limit},
+		func(sq api.ScriptQueries) api.ScriptQueries { slow.ScriptQueries = sq; return slow })
+	slow.q = s.svc
+	op := unspentOutputs(t, s.f, 1)[0]
+	clients := make([]*client, conns)
+	for i := range clients {
+		clients[i] = s.negotiated(t, "1.6")
+	}
+	var wg sync.WaitGroup
+	for _, c := range clients {
+		wg.Go(func() {
+			for i := range 3 {
+				c.sendLine(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"blockchain.outpoint.get_status","params":["%s",%d]}`,
+					100+i, op.Hash, op.Index))
+			}
+		})
+	}
+	wg.Wait()
+	for _, c := range clients {
+		for i := range 3 {
+			if a := c.answerTo(fmt.Sprint(100 + i)); a.Error != nil {
+				t.Fatalf("a call waiting for a place: %+v", a.Error)
+			}
+		}
+	}
+	if p := slow.peak.Load(); p > limit || p < 1 {
+		t.Fatalf("%d calls of one address ran at once (limit %d)", p, limit)
 	}
 }

@@ -35,7 +35,9 @@ const (
 	DefaultMaxSubsBytesPerIP = 64 << 20
 	DefaultMaxSubsBytes      = 512 << 20
 	SubscriptionBytes        = 512
-	DefaultMaxRequestBytes   = 1_000_000
+	// DefaultMaxCallsPerIP is the public port's in-progress budget (24).
+	DefaultMaxCallsPerIP   = 24
+	DefaultMaxRequestBytes = 1_000_000
 	// DefaultMaxHistory serves an address with 100,000 txs (the Electrum
 	// wallet asks for whole histories).
 	DefaultMaxHistory  = 100_000
@@ -61,6 +63,9 @@ type Config struct {
 	// MaxSubsBytesPerIP and MaxSubsBytes cap the same in estimated bytes
 	// (SubscriptionBytes each, plus a script hash's script).
 	MaxSubsBytesPerIP, MaxSubsBytes int
+	// MaxCallsPerIP caps the calls of one client address in progress
+	// over all its connections; more wait (slots.go).
+	MaxCallsPerIP int
 	// MaxRequestBytes caps one message (a line, a websocket message).
 	MaxRequestBytes int
 	// MaxBatch caps the calls of one batch; MaxAnswerBytes what one call
@@ -111,6 +116,7 @@ func (c *Config) defaults() {
 	setDefault(&c.MaxSubsTotal, DefaultMaxSubsTotal)
 	setDefault(&c.MaxSubsBytesPerIP, DefaultMaxSubsBytesPerIP)
 	setDefault(&c.MaxSubsBytes, DefaultMaxSubsBytes)
+	setDefault(&c.MaxCallsPerIP, DefaultMaxCallsPerIP)
 	setDefault(&c.MaxRequestBytes, DefaultMaxRequestBytes)
 	setDefault(&c.MaxHistory, DefaultMaxHistory)
 	setDefault(&c.MaxBatch, DefaultMaxBatch)
@@ -173,6 +179,7 @@ type Server struct {
 	wg        sync.WaitGroup
 
 	queued       *bytebudget.Budget // bytes queued to every connection
+	calls        *clientSlots       // calls in progress per client address
 	hub          *hub
 	fees         histogramCache
 	headerHashes headerHashCache
@@ -195,7 +202,8 @@ func New(svc api.Service, scripts api.ScriptQueries, cfg Config) (*Server, error
 	cfg.defaults()
 	ctx, stop := context.WithCancel(context.Background())
 	s := &Server{svc: svc, scripts: scripts, cfg: cfg, log: cfg.Log, sessions: map[*session]struct{}{},
-		perIP: map[string]int{}, ctx: ctx, stop: stop, queued: bytebudget.New(int64(cfg.MaxQueuedBytes))}
+		perIP: map[string]int{}, ctx: ctx, stop: stop, queued: bytebudget.New(int64(cfg.MaxQueuedBytes)),
+		calls: newClientSlots(cfg.MaxCallsPerIP)}
 	s.hub = newHub(s)
 	return s, nil
 }

@@ -332,6 +332,14 @@ func (ss *session) call(raw json.RawMessage) []byte {
 	}
 	ctx, cancel := context.WithTimeout(ss.s.ctx, callTimeout)
 	defer cancel()
+	release, ok := ss.s.calls.acquire(ctx, ss.ip)
+	if !ok {
+		if req.isNotification() {
+			return nil
+		}
+		return errorFrame(req.ID, newErr(codeBusy, "server busy: too many calls of your address in progress, retry later"))
+	}
+	defer release()
 	result, err := ss.dispatch(ctx, &req)
 	if req.isNotification() {
 		return nil
