@@ -88,14 +88,12 @@ func startElectrum(e stackEnv, stack *chainStack, svc api.Service, worker tipSou
 	}
 	el := &electrumServers{srv: srv}
 	srvs.started = append(srvs.started, el)
-	// capped: the TCP and TLS listeners get the kit's connection caps
-	// (the websocket's HTTP server has them from the kit already).
 	serveOn := func(name, addr string, tlsCfg *tls.Config, capped bool, serve func(net.Listener) error) error {
 		ln, err := net.Listen("tcp", addr)
 		if err != nil {
 			return fmt.Errorf("%w: %s server: %v", bchain.ErrConfig, name, err)
 		}
-		if capped {
+		if capped { // TCP and TLS: the websocket's HTTP server has the kit's caps
 			ln = electrumCapped(ln, o, tlsCfg == nil, srv)
 		}
 		if tlsCfg != nil {
