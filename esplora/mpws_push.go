@@ -204,9 +204,12 @@ func (w *mpWS) pushMempool(ctx context.Context) {
 	d := w.newData(ctx)
 	pos := d.positions(trackedTxs(conns))
 	changed := d.changedBlocks(conns)
+	// Clients that get the same parts share one encoded message: the
+	// projected block's txs are hundreds of KB.
+	shared := map[string][]byte{}
 	for _, c := range conns {
-		d.sendMempoolBlock(c, changed)
 		out := &wsMsg{}
+		d.addMempoolBlock(c, changed, out)
 		c.mu.Lock()
 		stats, blocks, tx := c.wants["stats"], c.wants["mempool-blocks"], c.trackTx
 		c.mu.Unlock()
@@ -223,7 +226,15 @@ func (w *mpWS) pushMempool(ctx context.Context) {
 			w.addReplaced(c, *tx, "rbfTransaction", out)
 		}
 		w.addRbfPush(c, d, out)
-		if b := out.bytes(); b != nil {
+		key, ok := out.shareKey()
+		b, done := shared[key]
+		if !ok || !done {
+			b = out.bytes()
+			if ok {
+				shared[key] = b
+			}
+		}
+		if b != nil {
 			c.send(b)
 		}
 	}

@@ -111,17 +111,22 @@ func (d *wsData) blockTxs(i int) json.RawMessage {
 	return b
 }
 
-// blockTxsMsg is projected-block-transactions with every tx of block i.
+// blockTxsMsg is projected-block-transactions with every tx of block i,
+// encoded once per push.
 func (d *wsData) blockTxsMsg(i int) json.RawMessage {
-	txs := d.blockTxs(i)
-	if txs == nil {
-		return nil
+	key := fmt.Sprintf("block-txs-msg-%d", i)
+	if v, ok := d.cache[key]; ok {
+		return v
 	}
-	b, _ := json.Marshal(struct {
-		Index             int             `json:"index"`
-		Sequence          uint64          `json:"sequence"`
-		BlockTransactions json.RawMessage `json:"blockTransactions"`
-	}{i, d.w.seq.Load(), txs})
+	var b json.RawMessage
+	if txs := d.blockTxs(i); txs != nil {
+		b, _ = json.Marshal(struct {
+			Index             int             `json:"index"`
+			Sequence          uint64          `json:"sequence"`
+			BlockTransactions json.RawMessage `json:"blockTransactions"`
+		}{i, d.w.seq.Load(), txs})
+	}
+	d.cache[key] = b
 	return b
 }
 
@@ -147,25 +152,13 @@ func (d *wsData) changedBlocks(conns []*wsConn) map[int]bool {
 	return out
 }
 
-// sendMempoolBlock sends projected-block-transactions for c's tracked
-// block when it changed, as a message of its own: one slice per block
-// and push, shared by every client tracking it.
-func (d *wsData) sendMempoolBlock(c *wsConn, changed map[int]bool) {
+// addMempoolBlock adds projected-block-transactions for c's tracked block
+// when it changed.
+func (d *wsData) addMempoolBlock(c *wsConn, changed map[int]bool, out *wsMsg) {
 	c.mu.Lock()
 	i := c.mempoolBlock
 	c.mu.Unlock()
-	if i < 0 || !changed[i] {
-		return
-	}
-	key := fmt.Sprintf("block-txs-msg-%d", i)
-	msg, ok := d.cache[key]
-	if !ok {
-		m := &wsMsg{}
-		m.add("projected-block-transactions", d.blockTxsMsg(i))
-		msg = m.bytes()
-		d.cache[key] = msg
-	}
-	if msg != nil {
-		c.send(msg)
+	if i >= 0 && changed[i] {
+		out.add("projected-block-transactions", d.blockTxsMsg(i))
 	}
 }
