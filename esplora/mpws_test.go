@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/esplora"
@@ -270,4 +271,59 @@ func TestWSAddressNotificationsInOrder(t *testing.T) {
 			t.Fatalf("notification %d: %+v, want %s", i, m.Txs, want)
 		}
 	}
+}
+
+// A burst past the address notification queue is dropped and counted in
+// blockbook_mempoolspace_ws_notifications_dropped_total.
+func TestWSDroppedNotificationsCounted(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	f := newFixture(t, esplora.Options{Registerer: reg}) // RunWS not started: nothing is taken from the queue
+	ts := httptest.NewServer(f.srv)
+	t.Cleanup(ts.Close)
+	t.Cleanup(f.srv.CloseWS)
+	c, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(ts.URL, "http")+"/api/v1/ws", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	var script []byte
+	for s := range f.oracle.hist {
+		if _, ok := f.svc.DescAddress(bchain.AddrDesc(s)); ok {
+			script = []byte(s)
+			break
+		}
+	}
+	addr, _ := f.svc.DescAddress(script)
+	for _, m := range []string{`{"track-address":"` + addr + `"}`, `{"action":"ping"}`} {
+		if err := c.WriteMessage(websocket.TextMessage, []byte(m)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
+	if _, pong, err := c.ReadMessage(); err != nil || !strings.Contains(string(pong), "pong") {
+		t.Fatalf("ping: %s %v", pong, err)
+	}
+	const queue, extra = 4096, 25
+	for range queue + extra {
+		f.srv.OnMempoolTx(esplora.MempoolTx{Descs: []bchain.AddrDesc{script}})
+	}
+	if got := counterValue(t, reg, "blockbook_mempoolspace_ws_notifications_dropped_total"); got != extra {
+		t.Fatalf("%v notifications counted dropped, want %d", got, extra)
+	}
+}
+
+// counterValue reads a registered counter by name.
+func counterValue(t *testing.T, reg *prometheus.Registry, name string) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == name && len(mf.GetMetric()) == 1 {
+			return mf.GetMetric()[0].GetCounter().GetValue()
+		}
+	}
+	t.Fatalf("no metric %s", name)
+	return 0
 }
