@@ -191,6 +191,7 @@ type Server struct {
 // testHooks let tests observe internals without timing.
 type testHooks struct {
 	afterRecheck func()
+	limitLocal   bool // MaxCallsPerIP applies to local peers too
 }
 
 // New builds the server over a Bitcoin-type service and its script

@@ -332,7 +332,11 @@ func (ss *session) call(raw json.RawMessage) []byte {
 	}
 	ctx, cancel := context.WithTimeout(ss.s.ctx, callTimeout)
 	defer cancel()
-	release, ok := ss.s.calls.acquire(ctx, ss.ip)
+	ip := ss.ip
+	if localKey(ip) && !ss.s.hooks.limitLocal {
+		ip = ""
+	}
+	release, ok := ss.s.calls.acquire(ctx, ip)
 	if !ok {
 		if req.isNotification() {
 			return nil

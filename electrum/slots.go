@@ -2,6 +2,7 @@ package electrum
 
 import (
 	"context"
+	"net/netip"
 	"sync"
 
 	"github.com/openexplorer/blockbook/internal/bytebudget"
@@ -25,6 +26,18 @@ type slotEntry struct {
 
 func newClientSlots(limit int) *clientSlots {
 	return &clientSlots{limit: int64(limit), by: map[string]*slotEntry{}}
+}
+
+// localKey reports a client key (an address, or an IPv6 /64) of a
+// loopback or private peer: a local proxy or the operator's own tools,
+// exempt as on every listener (behind a local TCP proxy every wallet
+// would share one place count).
+func localKey(key string) bool {
+	if a, err := netip.ParseAddr(key); err == nil {
+		return a.IsLoopback() || a.IsPrivate()
+	}
+	p, err := netip.ParsePrefix(key)
+	return err == nil && (p.Addr().IsPrivate() || p.Addr().IsUnspecified()) // ::1's /64 is ::/64
 }
 
 // acquire takes a place for ip ("": an exempt client), waiting until ctx
