@@ -28,6 +28,8 @@ type electrumOptions struct {
 	MaxHistory, MaxRequestBytes      int
 	MaxBatch, MaxAnswerBytes         int
 	MaxSubsPerIP, MaxSubsTotal       int
+	MaxSubsBytesPerIP, MaxSubsBytes  int
+	MaxCallsPerIP                    int
 	MaxQueueBytes, MaxQueuedBytes    int
 	Banner, DonationAddress          string
 	RelayFeeSat                      int64
@@ -48,6 +50,9 @@ func declareElectrumFlags(fs *flag.FlagSet, e *electrumOptions) {
 	fs.IntVar(&e.MaxRequestBytes, "electrummaxrequest", electrum.DefaultMaxRequestBytes, "largest Electrum message in bytes (a line, or a websocket message)")
 	fs.IntVar(&e.MaxSubsPerIP, "electrummaxsubsperip", electrum.DefaultMaxSubsPerIP, "most script hashes and outpoints the Electrum connections of one client address may subscribe to")
 	fs.IntVar(&e.MaxSubsTotal, "electrummaxsubstotal", electrum.DefaultMaxSubsTotal, "most script hash and outpoint subscriptions of all Electrum connections")
+	fs.IntVar(&e.MaxSubsBytesPerIP, "electrummaxsubsbytesperip", electrum.DefaultMaxSubsBytesPerIP, "most bytes the Electrum subscriptions of one client address may hold (each counts 512 plus its script)")
+	fs.IntVar(&e.MaxSubsBytes, "electrummaxsubsbytes", electrum.DefaultMaxSubsBytes, "most bytes all Electrum subscriptions may hold (each counts 512 plus its script)")
+	fs.IntVar(&e.MaxCallsPerIP, "electrummaxcallsperip", electrum.DefaultMaxCallsPerIP, "most Electrum calls of one client address in progress over all its connections; more wait for a place")
 	fs.IntVar(&e.MaxBatch, "electrummaxbatch", electrum.DefaultMaxBatch, "most calls in one Electrum batch")
 	fs.IntVar(&e.MaxAnswerBytes, "electrummaxanswer", electrum.DefaultMaxAnswerBytes, "most bytes one Electrum call or batch may produce; calls past it answer \"response too large\"")
 	fs.IntVar(&e.MaxQueueBytes, "electrummaxqueue", electrum.DefaultMaxQueueBytes, "most bytes of answers and notifications queued to one Electrum connection")
@@ -83,10 +88,13 @@ func startElectrum(e stackEnv, stack *chainStack, svc api.Service, worker tipSou
 	}
 	el := &electrumServers{srv: srv}
 	srvs.started = append(srvs.started, el)
-	listen := func(name, addr string, tlsCfg *tls.Config, serve func(net.Listener) error) error {
+	serveOn := func(name, addr string, tlsCfg *tls.Config, capped bool, serve func(net.Listener) error) error {
 		ln, err := net.Listen("tcp", addr)
 		if err != nil {
 			return fmt.Errorf("%w: %s server: %v", bchain.ErrConfig, name, err)
+		}
+		if capped { // TCP and TLS: the websocket's HTTP server has the kit's caps
+			ln = electrumCapped(ln, o, tlsCfg == nil, srv)
 		}
 		if tlsCfg != nil {
 			ln = tls.NewListener(ln, tlsCfg)
@@ -105,21 +113,21 @@ func startElectrum(e stackEnv, stack *chainStack, svc api.Service, worker tipSou
 		return nil
 	}
 	if o.TCP != "" {
-		if err := listen("electrum", o.TCP, nil, srv.Serve); err != nil {
+		if err := serveOn("electrum", o.TCP, nil, true, srv.Serve); err != nil {
 			return nil, err
 		}
 	}
 	if o.TLS != "" {
 		raw := e.tls.Clone()
 		raw.NextProtos = nil // a raw TLS stream, not HTTP
-		if err := listen("electrumtls", o.TLS, raw, srv.Serve); err != nil {
+		if err := serveOn("electrumtls", o.TLS, raw, true, srv.Serve); err != nil {
 			return nil, err
 		}
 	}
 	if o.WS != "" {
 		var serveWS func(net.Listener) error
 		el.ws, serveWS = electrumWSServer(e, srv)
-		if err := listen("electrumws", o.WS, nil, serveWS); err != nil {
+		if err := serveOn("electrumws", o.WS, nil, false, serveWS); err != nil {
 			return nil, err
 		}
 	}
@@ -164,7 +172,7 @@ func newElectrumServer(e stackEnv, svc api.Service, scripts api.ScriptQueries) (
 	return electrum.New(svc, scripts, electrum.Config{
 		MaxConns: o.MaxConns, MaxConnsPerIP: o.MaxConnsPerIP, MaxSubs: o.MaxSubs, MaxHistory: o.MaxHistory,
 		MaxRequestBytes: o.MaxRequestBytes, IdleTimeout: o.IdleTimeout, RelayFee: o.RelayFeeSat,
-		MaxSubsPerIP: o.MaxSubsPerIP, MaxSubsTotal: o.MaxSubsTotal, MaxBatch: o.MaxBatch, MaxAnswerBytes: o.MaxAnswerBytes,
+		MaxSubsPerIP: o.MaxSubsPerIP, MaxSubsTotal: o.MaxSubsTotal, MaxSubsBytesPerIP: o.MaxSubsBytesPerIP, MaxSubsBytes: o.MaxSubsBytes, MaxCallsPerIP: o.MaxCallsPerIP, MaxBatch: o.MaxBatch, MaxAnswerBytes: o.MaxAnswerBytes,
 		MaxQueueBytes: o.MaxQueueBytes, MaxQueuedBytes: o.MaxQueuedBytes,
 		ServerVersion: "blockbook-go " + build.Version, Banner: o.Banner, DonationAddress: o.DonationAddress,
 		Hosts: electrumHosts(o), Log: e.log.With("server", "electrum"), WSClient: wsClient,

@@ -48,7 +48,7 @@ func startEsplora(srvs *servers, o *Options, e stackEnv, stack *chainStack, work
 	if !ok {
 		return fmt.Errorf("%w: -esplora: the %s service has no Esplora queries", bchain.ErrConfig, e.backend.Type)
 	}
-	opts := esplora.Options{Log: e.log}
+	opts := esplora.Options{Log: e.log, Registerer: e.reg}
 	if s, ok := svc.(esplora.AddressSearcher); ok && o.Esplora.AddressPrefix {
 		opts.AddressSearch = s
 	}

@@ -5,6 +5,7 @@ import (
 	"net"
 	"time"
 
+	"github.com/openexplorer/blockbook/electrum"
 	"github.com/openexplorer/blockbook/internal/listen"
 )
 
@@ -61,4 +62,18 @@ func (l listenOptions) kit(tls bool) listen.HTTP {
 		k.Refuse = func(net.Conn, bool) {}
 	}
 	return k
+}
+
+// electrumCapped puts an Electrum TCP or TLS listener on the kit's
+// connection caps (-electrummaxconns, -electrummaxconnsperip, loopback
+// and private peers exempt per client, as on every listener): an excess
+// connection is refused at Accept, before a TLS handshake or a session.
+// On plain TCP it is told why with the protocol's error; on TLS it is
+// closed without one (which it could not read).
+func electrumCapped(ln net.Listener, o *electrumOptions, plain bool, srv *electrum.Server) *listen.CappedListener {
+	caps := listen.Caps{MaxConns: o.MaxConns, MaxConnsPerClient: o.MaxConnsPerIP}
+	if plain {
+		caps.Refuse = srv.Refuse
+	}
+	return listen.Cap(ln, caps)
 }

@@ -34,6 +34,7 @@ const (
 	testMaxConns     = 64
 	testMaxAnswer    = 1 << 20
 	testMaxQueued    = 16 << 20
+	testElectrumMax  = 32 // Electrum connections
 )
 
 func startListenersStack(t *testing.T) *listenersStack {
@@ -46,6 +47,7 @@ func startListenersStack(t *testing.T) *listenersStack {
 		limits(o)
 		o.Esplora.Addr, o.Electrum.TCP = "127.0.0.1:0", "127.0.0.1:0"
 		o.Electrum.MaxAnswerBytes, o.Electrum.MaxQueuedBytes = testMaxAnswer, testMaxQueued
+		o.Electrum.MaxConns = testElectrumMax
 		o.Listen.ReadTimeout, o.Listen.WriteTimeout, o.Listen.MaxConns = testReadTimeout, testWriteTimeout, testMaxConns
 		next := o.OnListen
 		o.OnListen = func(name, a string) {
@@ -72,6 +74,55 @@ func startListenersStack(t *testing.T) *listenersStack {
 	return ls
 }
 
+// The Electrum TCP listener is on the kit's connection cap: the
+// connection past -electrummaxconns is refused in the protocol's words,
+// and a place given back (a client leaves) is taken again.
+func checkElectrumConnCap(t *testing.T, ls *listenersStack) {
+	ping := func() (net.Conn, string) {
+		c, err := net.Dial("tcp", ls.electrum)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = c.Close() })
+		_ = c.SetDeadline(time.Now().Add(waitFor))
+		if _, err := c.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"server.ping","params":[]}` + "\n")); err != nil {
+			return c, err.Error()
+		}
+		line, err := bufio.NewReader(c).ReadString('\n')
+		if err != nil {
+			return c, err.Error()
+		}
+		return c, line
+	}
+	var held []net.Conn
+	for range testElectrumMax {
+		c, line := ping()
+		if !strings.Contains(line, `"result":null`) {
+			t.Fatalf("connection %d: %s", len(held)+1, line)
+		}
+		held = append(held, c)
+	}
+	if _, line := ping(); !strings.Contains(line, fmt.Sprintf("too many connections (limit %d)", testElectrumMax)) || !strings.Contains(line, "-101") {
+		t.Errorf("connection %d: %s", testElectrumMax+1, line)
+	}
+	_ = held[0].Close()
+	deadline := time.Now().Add(waitFor)
+	for {
+		c, line := ping()
+		if strings.Contains(line, `"result":null`) {
+			break
+		}
+		_ = c.Close()
+		if time.Now().After(deadline) {
+			t.Fatalf("a freed place was never taken again: %s", line)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for _, c := range held {
+		_ = c.Close()
+	}
+}
+
 // Issue 47's probes, scaled down, on one stack; the frozen node last.
 func TestE2EListeners(t *testing.T) {
 	ls := startListenersStack(t)
@@ -82,6 +133,7 @@ func TestE2EListeners(t *testing.T) {
 	}()
 	t.Run("Esplora404", func(t *testing.T) { checkEsplora404(t, ls) })
 	t.Run("EsploraPerClient", func(t *testing.T) { checkEsploraPerClient(t, ls) })
+	t.Run("ElectrumConnCap", func(t *testing.T) { checkElectrumConnCap(t, ls) })
 	t.Run("ElectrumBatchBytes", func(t *testing.T) { checkElectrumBatchBytes(t, ls) })
 	t.Run("ElectrumNonReaders", func(t *testing.T) { checkElectrumNonReaders(t, ls) })
 	t.Run("EsploraNonReaders", func(t *testing.T) { checkEsploraNonReader(t, ls) })

@@ -51,6 +51,13 @@ func newServedOwn(t *testing.T, cfg Config) *served {
 // serve serves a fixture; mods change the service's configuration.
 func serve(t *testing.T, f *apitest.Fixture, cfg Config, mods ...func(*api.Config)) *served {
 	t.Helper()
+	return serveWrapped(t, f, cfg, nil, mods...)
+}
+
+// serveWrapped serves a fixture with its script queries wrapped (nil:
+// as they are).
+func serveWrapped(t *testing.T, f *apitest.Fixture, cfg Config, wrap func(api.ScriptQueries) api.ScriptQueries, mods ...func(*api.Config)) *served {
+	t.Helper()
 	acfg := api.Config{
 		BlockFilters: f.BlockFilters, MempoolFilters: apitest.MempoolFilters, Mempool: f.Mempool, Log: apitest.Quiet(),
 		Build: api.BuildInfo{Version: "test", Host: "apitest"},
@@ -60,7 +67,11 @@ func serve(t *testing.T, f *apitest.Fixture, cfg Config, mods ...func(*api.Confi
 	}
 	svc := api.NewUtxoService(f.DB, f.Backend, nil, acfg)
 	cfg.Log = apitest.Quiet()
-	srv, err := New(svc, svc.Capabilities().Scripts, cfg)
+	scripts := svc.Capabilities().Scripts
+	if wrap != nil {
+		scripts = wrap(scripts)
+	}
+	srv, err := New(svc, scripts, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,6 +35,10 @@ type hub struct {
 	// MaxSubsTotal and MaxSubsPerIP (each costs about subBytes).
 	subs      int
 	subsPerIP map[string]int
+	// subBytes estimates their memory (SubscriptionBytes each, plus a
+	// script hash's script), in all and per client address.
+	subBytes      int64
+	subBytesPerIP map[string]int64
 
 	cmu   sync.Mutex
 	cache map[statusKey]statusEntry
@@ -65,12 +69,14 @@ type headerNote struct {
 
 func newHub(s *Server) *hub {
 	h := &hub{s: s, bySH: map[[32]byte]map[*session]struct{}{}, headers: map[*session]struct{}{}, byTxid: map[bchain.Hash]map[*session]int{},
-		cache: map[statusKey]statusEntry{}, subsPerIP: map[string]int{}}
+		cache: map[statusKey]statusEntry{}, subsPerIP: map[string]int{}, subBytesPerIP: map[string]int64{}}
 	h.gen.Store(1)
 	return h
 }
 
-func (h *hub) subscribe(ss *session, sh [32]byte) {
+// subscribe files a script hash subscription that reserveSub counted;
+// extra is its bytes beyond SubscriptionBytes (its script).
+func (h *hub) subscribe(ss *session, sh [32]byte, extra int) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	m := h.bySH[sh]
@@ -78,25 +84,66 @@ func (h *hub) subscribe(ss *session, sh [32]byte) {
 		m = map[*session]struct{}{}
 		h.bySH[sh] = m
 	}
-	if _, ok := m[ss]; !ok {
-		m[ss] = struct{}{}
-		h.subs++
-		h.subsPerIP[ss.ip]++
+	if _, ok := m[ss]; ok {
+		h.releaseSubLocked(ss, 0) // already counted: give the reservation back
+		return
 	}
+	m[ss] = struct{}{}
+	h.subBytes += int64(extra)
+	h.subBytesPerIP[ss.ip] += int64(extra)
 }
 
-// admitSub refuses a new subscription of ss over the server's or its
-// address's cap.
-func (h *hub) admitSub(ss *session) *rpcError {
-	h.mu.RLock()
-	defer h.mu.RUnlock()
+// reserveSub counts a new subscription of ss, or refuses it over the
+// server's or its address's cap: the check and the count are one critical
+// section, so that concurrent sessions cannot pass the caps. The caller
+// files the subscription (subscribe, subscribeOutpoint) or gives the
+// reservation back (releaseSub).
+func (h *hub) reserveSub(ss *session) *rpcError {
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	switch cfg := h.s.cfg; {
 	case h.subs >= cfg.MaxSubsTotal:
 		return newErr(codeExcessive, "too many subscriptions on this server (limit %d)", cfg.MaxSubsTotal)
 	case h.subsPerIP[ss.ip] >= cfg.MaxSubsPerIP:
 		return newErr(codeExcessive, "too many subscriptions from your address (limit %d)", cfg.MaxSubsPerIP)
+	case h.subBytes+SubscriptionBytes > int64(cfg.MaxSubsBytes):
+		return newErr(codeExcessive, "subscriptions on this server are at their memory limit (%d bytes)", cfg.MaxSubsBytes)
+	case h.subBytesPerIP[ss.ip]+SubscriptionBytes > int64(cfg.MaxSubsBytesPerIP):
+		return newErr(codeExcessive, "subscriptions from your address are at their memory limit (%d bytes)", cfg.MaxSubsBytesPerIP)
 	}
+	h.subs++
+	h.subsPerIP[ss.ip]++
+	h.subBytes += SubscriptionBytes
+	h.subBytesPerIP[ss.ip] += SubscriptionBytes
 	return nil
+}
+
+func (h *hub) releaseSub(ss *session) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.releaseSubLocked(ss, 0)
+}
+
+// releaseSubLocked uncounts a subscription of SubscriptionBytes plus
+// extra; h.mu is held.
+func (h *hub) releaseSubLocked(ss *session, extra int) {
+	h.subs--
+	if h.subsPerIP[ss.ip]--; h.subsPerIP[ss.ip] <= 0 {
+		delete(h.subsPerIP, ss.ip)
+	}
+	n := SubscriptionBytes + int64(extra)
+	h.subBytes -= n
+	if h.subBytesPerIP[ss.ip] -= n; h.subBytesPerIP[ss.ip] <= 0 {
+		delete(h.subBytesPerIP, ss.ip)
+	}
+}
+
+// SubscriptionBytes is the bytes the subscriptions are estimated to hold
+// now (the MaxSubsBytes count).
+func (s *Server) SubscriptionBytes() int64 {
+	s.hub.mu.RLock()
+	defer s.hub.mu.RUnlock()
+	return s.hub.subBytes
 }
 
 // Subscriptions is the number of script hash and outpoint subscriptions
@@ -107,20 +154,17 @@ func (s *Server) Subscriptions() int {
 	return s.hub.subs
 }
 
-func (h *hub) unsubscribe(ss *session, sh [32]byte) {
+func (h *hub) unsubscribe(ss *session, sh [32]byte, extra int) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.unsubscribeLocked(ss, sh)
+	h.unsubscribeLocked(ss, sh, extra)
 }
 
-func (h *hub) unsubscribeLocked(ss *session, sh [32]byte) {
+func (h *hub) unsubscribeLocked(ss *session, sh [32]byte, extra int) {
 	m := h.bySH[sh]
 	if _, ok := m[ss]; ok {
 		delete(m, ss)
-		h.subs--
-		if h.subsPerIP[ss.ip]--; h.subsPerIP[ss.ip] <= 0 {
-			delete(h.subsPerIP, ss.ip)
-		}
+		h.releaseSubLocked(ss, extra)
 	}
 	if len(m) == 0 {
 		delete(h.bySH, sh)
@@ -141,8 +185,8 @@ func (h *hub) subscribeHeaders(ss *session) {
 func (h *hub) dropSession(ss *session) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for sh := range ss.subs {
-		h.unsubscribeLocked(ss, sh)
+	for sh, sub := range ss.subs {
+		h.unsubscribeLocked(ss, sh, sub.extra)
 	}
 	for op := range ss.outpoints {
 		h.unsubscribeOutpointLocked(ss, op.txid)

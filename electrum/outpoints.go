@@ -124,6 +124,9 @@ func outpointSubscribe(ctx context.Context, ss *session, p params) (any, error) 
 	}
 	st, err := ss.s.outpointStatus(ctx, op)
 	if err != nil {
+		if !ok {
+			ss.s.hub.releaseSub(ss)
+		}
 		return nil, err
 	}
 	ss.outpoints[op] = &st
@@ -150,19 +153,17 @@ func outpointUnsubscribe(_ context.Context, ss *session, p params) (any, error) 
 }
 
 // admitSub refuses a new subscription (script hash or outpoint) over the
-// connection's, its address's or the server's cap.
+// connection's, its address's or the server's cap, or reserves its place
+// under the latter two (the session's own calls run one at a time).
 func (ss *session) admitSub() *rpcError {
 	if len(ss.subs)+len(ss.outpoints) >= ss.s.cfg.MaxSubs {
 		return newErr(codeExcessive, "too many subscriptions on this connection (limit %d)", ss.s.cfg.MaxSubs)
 	}
-	if e := ss.s.hub.admitSub(ss); e != nil {
-		return e
-	}
-	return nil
+	return ss.s.hub.reserveSub(ss)
 }
 
 // subscribeOutpoint files a session's outpoint of txid under the txid
-// (the events name txs) and counts it.
+// (the events name txs); reserveSub counted it.
 func (h *hub) subscribeOutpoint(ss *session, txid bchain.Hash) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -172,8 +173,6 @@ func (h *hub) subscribeOutpoint(ss *session, txid bchain.Hash) {
 		h.byTxid[txid] = m
 	}
 	m[ss]++
-	h.subs++
-	h.subsPerIP[ss.ip]++
 }
 
 func (h *hub) unsubscribeOutpoint(ss *session, txid bchain.Hash) {
@@ -193,10 +192,7 @@ func (h *hub) unsubscribeOutpointLocked(ss *session, txid bchain.Hash) {
 	if len(m) == 0 {
 		delete(h.byTxid, txid)
 	}
-	h.subs--
-	if h.subsPerIP[ss.ip]--; h.subsPerIP[ss.ip] <= 0 {
-		delete(h.subsPerIP, ss.ip)
-	}
+	h.releaseSubLocked(ss, 0)
 }
 
 // OnMempoolSpends takes a tx that entered the mempool: its txid (its
@@ -267,6 +263,16 @@ func (ss *session) markOutpoints(txids []bchain.Hash, pending bool) {
 // notifyOutpoints sends the statuses of the outpoints that changed among
 // those the events named (all: every one).
 func (ss *session) notifyOutpoints(ctx context.Context, txids map[bchain.Hash]struct{}, pending, all bool) {
+	var failed []bchain.Hash
+	defer func() {
+		if len(failed) > 0 {
+			ss.mu.Lock()
+			for _, id := range failed {
+				ss.dirtyTx[id] = struct{}{}
+			}
+			ss.mu.Unlock()
+		}
+	}()
 	for op, last := range ss.outpoints {
 		_, named := txids[op.txid]
 		if !all && !named && !(pending && last.pending()) {
@@ -274,7 +280,11 @@ func (ss *session) notifyOutpoints(ctx context.Context, txids map[bchain.Hash]st
 		}
 		st, err := ss.s.outpointStatus(ctx, op)
 		if err != nil {
-			continue // the client is told nothing new
+			// Marked again, so that the next event (at the latest the next
+			// block, which wakes every session with outpoints) rechecks it:
+			// the event that named it was already taken.
+			failed = append(failed, op.txid)
+			continue
 		}
 		if !st.same(*last) {
 			*last = st

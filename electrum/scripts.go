@@ -217,12 +217,16 @@ func scripthashSubscribe(ctx context.Context, ss *session, p params) (any, error
 	}
 	st, script, err := ss.s.hub.status(ctx, sh, sub.script, ss.v16())
 	if err != nil {
+		if !ok {
+			ss.s.hub.releaseSub(ss)
+		}
 		return nil, err
 	}
 	sub.script, sub.status = script, st
 	if !ok {
+		sub.extra = len(script)
 		ss.subs[sh] = sub
-		ss.s.hub.subscribe(ss, sh)
+		ss.s.hub.subscribe(ss, sh, sub.extra)
 	}
 	return st, nil
 }
@@ -232,11 +236,12 @@ func scripthashUnsubscribe(_ context.Context, ss *session, p params) (any, error
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := ss.subs[sh]; !ok {
+	sub, ok := ss.subs[sh]
+	if !ok {
 		return false, nil
 	}
 	delete(ss.subs, sh)
-	ss.s.hub.unsubscribe(ss, sh)
+	ss.s.hub.unsubscribe(ss, sh, sub.extra)
 	return true, nil
 }
 

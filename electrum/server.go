@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/openexplorer/blockbook/api"
+	"github.com/openexplorer/blockbook/internal/bytebudget"
 	"github.com/openexplorer/blockbook/internal/listen"
 )
 
@@ -24,12 +25,18 @@ const (
 const (
 	DefaultMaxConns      = 10_000
 	DefaultMaxConnsPerIP = 1_000
-	// Subscriptions cost about subBytes each (measured by
-	// TestSubscriptionMemory): a connection may hold a large wallet's,
-	// an address 2.5 times that, the server about 500 MB of them.
-	DefaultMaxSubs         = 40_000
-	DefaultMaxSubsPerIP    = 100_000
-	DefaultMaxSubsTotal    = 1_000_000
+	// Subscriptions cost at most SubscriptionBytes each, plus a script
+	// hash's script (TestSubscriptionMemory checks): a connection may
+	// hold a large wallet's, an address 2.5 times that, the server about
+	// 500 MB of them; the byte caps hold should the scripts be long.
+	DefaultMaxSubs           = 40_000
+	DefaultMaxSubsPerIP      = 100_000
+	DefaultMaxSubsTotal      = 1_000_000
+	DefaultMaxSubsBytesPerIP = 64 << 20
+	DefaultMaxSubsBytes      = 512 << 20
+	SubscriptionBytes        = 512
+	// DefaultMaxCallsPerIP is the public port's in-progress budget (24).
+	DefaultMaxCallsPerIP   = 24
 	DefaultMaxRequestBytes = 1_000_000
 	// DefaultMaxHistory serves an address with 100,000 txs (the Electrum
 	// wallet asks for whole histories).
@@ -53,6 +60,12 @@ type Config struct {
 	// subscribes to,
 	// MaxSubsPerIP those of one client address, MaxSubsTotal all.
 	MaxSubs, MaxSubsPerIP, MaxSubsTotal int
+	// MaxSubsBytesPerIP and MaxSubsBytes cap the same in estimated bytes
+	// (SubscriptionBytes each, plus a script hash's script).
+	MaxSubsBytesPerIP, MaxSubsBytes int
+	// MaxCallsPerIP caps the calls of one client address in progress
+	// over all its connections; more wait (slots.go).
+	MaxCallsPerIP int
 	// MaxRequestBytes caps one message (a line, a websocket message).
 	MaxRequestBytes int
 	// MaxBatch caps the calls of one batch; MaxAnswerBytes what one call
@@ -101,6 +114,9 @@ func (c *Config) defaults() {
 	setDefault(&c.MaxSubs, DefaultMaxSubs)
 	setDefault(&c.MaxSubsPerIP, DefaultMaxSubsPerIP)
 	setDefault(&c.MaxSubsTotal, DefaultMaxSubsTotal)
+	setDefault(&c.MaxSubsBytesPerIP, DefaultMaxSubsBytesPerIP)
+	setDefault(&c.MaxSubsBytes, DefaultMaxSubsBytes)
+	setDefault(&c.MaxCallsPerIP, DefaultMaxCallsPerIP)
 	setDefault(&c.MaxRequestBytes, DefaultMaxRequestBytes)
 	setDefault(&c.MaxHistory, DefaultMaxHistory)
 	setDefault(&c.MaxBatch, DefaultMaxBatch)
@@ -162,7 +178,8 @@ type Server struct {
 	closed    bool
 	wg        sync.WaitGroup
 
-	queued       *budget // bytes queued to every connection
+	queued       *bytebudget.Budget // bytes queued to every connection
+	calls        *clientSlots       // calls in progress per client address
 	hub          *hub
 	fees         histogramCache
 	headerHashes headerHashCache
@@ -174,6 +191,7 @@ type Server struct {
 // testHooks let tests observe internals without timing.
 type testHooks struct {
 	afterRecheck func()
+	limitLocal   bool // MaxCallsPerIP applies to local peers too
 }
 
 // New builds the server over a Bitcoin-type service and its script
@@ -185,7 +203,8 @@ func New(svc api.Service, scripts api.ScriptQueries, cfg Config) (*Server, error
 	cfg.defaults()
 	ctx, stop := context.WithCancel(context.Background())
 	s := &Server{svc: svc, scripts: scripts, cfg: cfg, log: cfg.Log, sessions: map[*session]struct{}{},
-		perIP: map[string]int{}, ctx: ctx, stop: stop, queued: newBudget(int64(cfg.MaxQueuedBytes))}
+		perIP: map[string]int{}, ctx: ctx, stop: stop, queued: bytebudget.New(int64(cfg.MaxQueuedBytes)),
+		calls: newClientSlots(cfg.MaxCallsPerIP)}
 	s.hub = newHub(s)
 	return s, nil
 }
@@ -220,6 +239,17 @@ func (s *Server) Serve(ln net.Listener) error {
 		delay = 0
 		s.startSession(newLineConn(c, s.cfg.MaxRequestBytes), listen.IPKey(remoteIP(c.RemoteAddr())))
 	}
+}
+
+// Refuse tells an excess connection why it is closed, in the protocol's
+// words (the listener kit's Caps.Refuse for a plain TCP listener).
+func (s *Server) Refuse(c net.Conn, perClient bool) {
+	e := newErr(codeExcessive, "too many connections (limit %d)", s.cfg.MaxConns)
+	if perClient {
+		e = newErr(codeExcessive, "too many connections from your address (limit %d)", s.cfg.MaxConnsPerIP)
+	}
+	_ = c.SetWriteDeadline(time.Now().Add(5 * time.Second))
+	_, _ = c.Write(append(errorFrame(nil, e), '\n'))
 }
 
 func (s *Server) isClosed() bool {

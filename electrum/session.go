@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/openexplorer/blockbook/bchain"
+	"github.com/openexplorer/blockbook/internal/bytebudget"
 )
 
 // Per-session bounds: queued incoming messages (the reader then stops
@@ -32,7 +33,7 @@ type session struct {
 	out chan []byte
 	// queue counts the bytes of out against MaxQueueBytes (and, through
 	// the server's budget, against MaxQueuedBytes).
-	queue *budget
+	queue *bytebudget.Budget
 	done  chan struct{}
 	once  sync.Once
 	wake  chan struct{}
@@ -59,10 +60,11 @@ type session struct {
 type subscription struct {
 	script []byte
 	status *string
+	extra  int // bytes counted beyond SubscriptionBytes (the script known when subscribed)
 }
 
 func newSession(s *Server, c frameConn, ip string) *session {
-	return &session{s: s, c: c, ip: ip, out: make(chan []byte, outQueue), queue: newBudget(int64(s.cfg.MaxQueueBytes)), done: make(chan struct{}),
+	return &session{s: s, c: c, ip: ip, out: make(chan []byte, outQueue), queue: bytebudget.New(int64(s.cfg.MaxQueueBytes)), done: make(chan struct{}),
 		wake: make(chan struct{}, 1), subs: map[[32]byte]*subscription{}, dirty: map[[32]byte][]byte{},
 		outpoints: map[outpoint]*outpointStatus{}, dirtyTx: map[bchain.Hash]struct{}{}}
 }
@@ -167,15 +169,15 @@ func (ss *session) send(b []byte) {
 	defer deadline.Stop()
 	for {
 		alone := ss.queue.Used() == 0
-		if ss.queue.tryTake(n, alone) {
-			if ss.s.queued.tryTake(n, alone) {
+		if ss.queue.TryTake(n, alone) {
+			if ss.s.queued.TryTake(n, alone) {
 				break
 			}
-			ss.queue.give(n)
+			ss.queue.Give(n)
 		}
 		select {
-		case <-ss.queue.wait():
-		case <-ss.s.queued.wait():
+		case <-ss.queue.Wait():
+		case <-ss.s.queued.Wait():
 		case <-deadline.C:
 			ss.s.log.Debug("electrum client does not read; disconnected", "ip", ss.ip, "queued", ss.queue.Used())
 			ss.close()
@@ -193,8 +195,8 @@ func (ss *session) send(b []byte) {
 
 // sent gives back a frame's bytes once written or dropped.
 func (ss *session) sent(n int) {
-	ss.queue.give(int64(n))
-	ss.s.queued.give(int64(n))
+	ss.queue.Give(int64(n))
+	ss.s.queued.Give(int64(n))
 }
 
 // flush waits (briefly) until the writer has taken every queued frame,
@@ -249,7 +251,7 @@ func (ss *session) handle(f []byte) {
 func (ss *session) callBatch(batch []json.RawMessage) []json.RawMessage {
 	answers := make([]json.RawMessage, 0, len(batch))
 	size, limit := 0, ss.s.cfg.MaxAnswerBytes
-	defer func() { ss.s.queued.give(int64(size)) }()
+	defer func() { ss.s.queued.Give(int64(size)) }()
 	var refuse *rpcError
 	for _, raw := range batch {
 		if refuse == nil && size > limit {
@@ -266,7 +268,7 @@ func (ss *session) callBatch(batch []json.RawMessage) []json.RawMessage {
 			continue
 		}
 		if a := ss.call(raw); a != nil {
-			if !ss.s.queued.tryTake(int64(len(a)), size == 0) {
+			if !ss.s.queued.TryTake(int64(len(a)), size == 0) {
 				refuse = newErr(codeBusy, "server busy: too many answers in progress, retry later")
 				answers = append(answers, errorFrame(idOf(raw), refuse))
 				continue
@@ -330,6 +332,18 @@ func (ss *session) call(raw json.RawMessage) []byte {
 	}
 	ctx, cancel := context.WithTimeout(ss.s.ctx, callTimeout)
 	defer cancel()
+	ip := ss.ip
+	if localKey(ip) && !ss.s.hooks.limitLocal {
+		ip = ""
+	}
+	release, ok := ss.s.calls.acquire(ctx, ip)
+	if !ok {
+		if req.isNotification() {
+			return nil
+		}
+		return errorFrame(req.ID, newErr(codeBusy, "server busy: too many calls of your address in progress, retry later"))
+	}
+	defer release()
 	result, err := ss.dispatch(ctx, &req)
 	if req.isNotification() {
 		return nil

@@ -6,12 +6,13 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
-// subBytes is what one script hash subscription is documented to cost
-// (docs/operations.md), what the subscription caps' defaults are sized
+// subBytes is what one subscription is counted as (SubscriptionBytes,
+// docs/operations.md), what the subscription caps' defaults are sized
 // from; the test fails when subscriptions grow past it.
-const subBytes = 600
+const subBytes = SubscriptionBytes
 
 // The heap one subscription takes, measured over 20,000 of them on one
 // connection: unknown script hashes (the status a wallet's fresh
@@ -77,5 +78,44 @@ func TestSubscriptionCaps(t *testing.T) {
 	ok[*string](t, b, "blockchain.scripthash.subscribe", ScriptHash([]byte{3}))
 	if got := s.srv.Subscriptions(); got != 3 {
 		t.Fatalf("%d subscriptions, want 3", got)
+	}
+}
+
+// The byte caps count SubscriptionBytes a subscription plus a known
+// script: past them a subscription is refused, and every byte is given
+// back by unsubscribing or leaving.
+func TestSubscriptionBytesCap(t *testing.T) {
+	s := newServed(t, Config{MaxSubsBytes: 4*SubscriptionBytes + 40})
+	c := s.negotiated(t, "1.6")
+	known := scripthashOf(t, s.f, s.f.DemoAddress)
+	ok[*string](t, c, "blockchain.scripthash.subscribe", known)
+	withScript := s.srv.SubscriptionBytes()
+	if script := withScript - SubscriptionBytes; script < 20 || script > 40 {
+		t.Fatalf("a subscription to a known address counts %d bytes", withScript)
+	}
+	for i := range 3 {
+		ok[*string](t, c, "blockchain.scripthash.subscribe", ScriptHash([]byte{byte(i)}))
+	}
+	fails(t, c, codeExcessive, "subscriptions on this server are at their memory limit", "blockchain.scripthash.subscribe", ScriptHash([]byte("one more")))
+	fails(t, c, codeExcessive, "at their memory limit", "blockchain.outpoint.subscribe", strings.Repeat("ab", 32), 0)
+	ok[bool](t, c, "blockchain.scripthash.unsubscribe", known)
+	if got := s.srv.SubscriptionBytes(); got != 3*SubscriptionBytes {
+		t.Fatalf("%d bytes counted after unsubscribing, want %d", got, 3*SubscriptionBytes)
+	}
+	ok[map[string]any](t, c, "blockchain.outpoint.subscribe", strings.Repeat("ab", 32), 0)
+
+	p := newServed(t, Config{MaxSubsBytesPerIP: 2 * SubscriptionBytes})
+	a, b := p.negotiated(t, "1.4"), p.negotiated(t, "1.4")
+	ok[*string](t, a, "blockchain.scripthash.subscribe", ScriptHash([]byte{1}))
+	ok[*string](t, b, "blockchain.scripthash.subscribe", ScriptHash([]byte{2}))
+	fails(t, b, codeExcessive, "from your address are at their memory limit", "blockchain.scripthash.subscribe", ScriptHash([]byte{3}))
+	_ = a.c.Close()
+	_ = b.c.Close()
+	deadline := time.Now().Add(ioGuard)
+	for p.srv.SubscriptionBytes() != 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if got := p.srv.SubscriptionBytes(); got != 0 {
+		t.Fatalf("%d bytes counted after the connections closed", got)
 	}
 }

@@ -10,8 +10,12 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/openexplorer/blockbook/bchain"
+	"github.com/openexplorer/blockbook/internal/bytebudget"
+	"github.com/openexplorer/blockbook/internal/inorder"
+	"github.com/openexplorer/blockbook/internal/promreg"
 )
 
 // mempool.space's websocket (/api/v1/ws, backend/src/api/websocket-handler.ts):
@@ -29,9 +33,14 @@ type WSConfig struct {
 	// MaxAddresses caps track-addresses (mempool.space's
 	// MAX_TRACKED_ADDRESSES).
 	MaxAddresses int
-	// MaxQueueBytes: a client with more bytes waiting to be written is
-	// dropped (mempool.space's MAX_BUFFERED_AMOUNT, 10,000,000).
+	// MaxQueueBytes: a client with more bytes waiting to be written (or
+	// being written) is dropped. Mempool.space's MAX_BUFFERED_AMOUNT is
+	// 10,000,000; ours is lower, as a full projected block is a few
+	// hundred KB.
 	MaxQueueBytes int
+	// MaxQueuedBytes bounds the bytes waiting for all clients: past it, a
+	// client that still holds bytes is dropped at its next message.
+	MaxQueuedBytes int
 	// MessageRate messages per MessageWindow; one more closes the
 	// connection (mempool.space: 100 per 10 s).
 	MessageRate   int
@@ -45,7 +54,8 @@ type WSConfig struct {
 const (
 	DefaultWSMaxMessageBytes = 50_000
 	DefaultWSMaxAddresses    = 100
-	DefaultWSMaxQueueBytes   = 10_000_000
+	DefaultWSMaxQueueBytes   = 2 << 20
+	DefaultWSMaxQueuedBytes  = 64 << 20
 	DefaultWSMessageRate     = 100
 	wsWriteTimeout           = 30 * time.Second
 	// initialBlocks is mempool.space's INITIAL_BLOCKS_AMOUNT.
@@ -67,6 +77,7 @@ func (c *WSConfig) defaults() {
 	set(&c.MaxMessageBytes, DefaultWSMaxMessageBytes)
 	set(&c.MaxAddresses, DefaultWSMaxAddresses)
 	set(&c.MaxQueueBytes, DefaultWSMaxQueueBytes)
+	set(&c.MaxQueuedBytes, DefaultWSMaxQueuedBytes)
 	set(&c.MessageRate, DefaultWSMessageRate)
 	if c.MessageWindow <= 0 {
 		c.MessageWindow = 10 * time.Second
@@ -93,6 +104,7 @@ type mpWS struct {
 	cfg      WSConfig
 	log      *slog.Logger
 	upgrader websocket.Upgrader
+	queued   *bytebudget.Budget // bytes held for all clients
 
 	mu     sync.Mutex
 	conns  map[*wsConn]struct{}
@@ -103,8 +115,10 @@ type mpWS struct {
 	blocks  []blockNote
 	refresh bool
 	wake    chan struct{}
-	txJobs  chan txJob
-	latest  []strippedTx // newest first, at most latestTxs
+	txJobs  *inorder.Queue[txJob, []wsOut]
+	drops   inorder.DropLog
+	dropped prometheus.Counter // address notifications dropped
+	latest  []strippedTx       // newest first, at most latestTxs
 	rate    [rateWindow]rateBucket
 	lastRbf uint64 // hub goroutine only: the RBF history's version last pushed
 	// lastBlockTxs hashes each tracked projected block's txs as last
@@ -143,7 +157,15 @@ func newMpWS(s *Server, cfg WSConfig) *mpWS {
 	cfg.defaults()
 	w := &mpWS{s: s, cfg: cfg, log: s.log.With("front", "mempool.space websocket"),
 		conns: map[*wsConn]struct{}{}, byDesc: map[string]map[*wsConn]struct{}{},
-		wake: make(chan struct{}, 1), txJobs: make(chan txJob, wsTxQueue), lastBlockTxs: map[int]uint64{}}
+		wake: make(chan struct{}, 1), txJobs: inorder.New[txJob, []wsOut](wsTxQueue), lastBlockTxs: map[int]uint64{},
+		queued: bytebudget.New(int64(cfg.MaxQueuedBytes)),
+		dropped: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "blockbook_mempoolspace_ws_notifications_dropped_total",
+			Help: "Address notifications of the mempool.space websocket dropped because the render queue was full.",
+		})}
+	if s.opts.Registerer != nil {
+		w.dropped = promreg.Register(s.opts.Registerer, w.dropped)
+	}
 	w.upgrader = websocket.Upgrader{
 		ReadBufferSize: 4 << 10, WriteBufferSize: 16 << 10, WriteBufferPool: &sync.Pool{}, EnableCompression: true,
 		// mempool.space's own frontend connects from any origin.
@@ -289,10 +311,9 @@ func (s *Server) OnMempoolTx(tx MempoolTx) {
 	if job.targets == nil {
 		return
 	}
-	select {
-	case w.txJobs <- job:
-	default:
-		w.log.Warn("address notification queue full, dropping one", "txid", tx.Txid)
+	if !w.txJobs.Add(job) {
+		w.dropped.Inc()
+		w.drops.Note(w.log, "address notification queue full, dropping notifications")
 	}
 }
 
@@ -353,20 +374,9 @@ func (s *Server) RunWS(ctx context.Context) {
 	defer w.close()
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	for range 2 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				select {
-				case <-ctx.Done():
-					return
-				case job := <-w.txJobs:
-					w.deliverMempoolTx(ctx, job)
-				}
-			}
-		}()
-	}
+	// Two render; one delivers in the txs' order, so that a client never
+	// hears of a tx before one that entered the mempool earlier.
+	wg.Go(func() { w.txJobs.Run(ctx, 2, w.renderMempoolTx, deliverMempoolTx) })
 	for {
 		select {
 		case <-ctx.Done():

@@ -37,7 +37,7 @@ type wsConn struct {
 
 func newWSConn(w *mpWS, ws *websocket.Conn) *wsConn {
 	return &wsConn{
-		Conn: wsconn.New(ws, wsconn.Config{MaxQueueBytes: w.cfg.MaxQueueBytes, MaxMessageBytes: int64(w.cfg.MaxMessageBytes),
+		Conn: wsconn.New(ws, wsconn.Config{MaxQueueBytes: w.cfg.MaxQueueBytes, Budget: w.queued, MaxMessageBytes: int64(w.cfg.MaxMessageBytes),
 			PingInterval: w.cfg.PingInterval, WriteTimeout: wsWriteTimeout}),
 		w: w, wants: map[string]bool{}, addrs: map[string]bchain.AddrDesc{}, multi: map[string]bool{}, mempoolBlock: -1,
 	}

@@ -25,6 +25,9 @@ var mpAddressRE = regexp.MustCompile(`^([a-km-zA-HJ-NP-Z1-9]{26,35}|[a-km-zA-HJ-
 type wsMsg struct {
 	keys []string
 	vals []json.RawMessage
+	// private: a value was encoded for this message alone (addValue);
+	// otherwise every value is a push's shared part (wsData's).
+	private bool
 }
 
 func (m *wsMsg) add(key string, v json.RawMessage) {
@@ -38,7 +41,22 @@ func (m *wsMsg) addValue(key string, v any) {
 	b, err := json.Marshal(v)
 	if err == nil {
 		m.add(key, b)
+		m.private = true
 	}
+}
+
+// shareKey names a message made of shared parts only by its keys and
+// their values' identity (the parts live as long as the push, so equal
+// identities are equal values); false for a private message.
+func (m *wsMsg) shareKey() (string, bool) {
+	if m.private {
+		return "", false
+	}
+	var b strings.Builder
+	for i, k := range m.keys {
+		fmt.Fprintf(&b, "%s=%p/%d;", k, m.vals[i], len(m.vals[i]))
+	}
+	return b.String(), true
 }
 
 func (m *wsMsg) bytes() []byte {

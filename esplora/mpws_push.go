@@ -204,6 +204,9 @@ func (w *mpWS) pushMempool(ctx context.Context) {
 	d := w.newData(ctx)
 	pos := d.positions(trackedTxs(conns))
 	changed := d.changedBlocks(conns)
+	// Clients that get the same parts share one encoded message: the
+	// projected block's txs are hundreds of KB.
+	shared := map[string][]byte{}
 	for _, c := range conns {
 		out := &wsMsg{}
 		d.addMempoolBlock(c, changed, out)
@@ -223,7 +226,15 @@ func (w *mpWS) pushMempool(ctx context.Context) {
 			w.addReplaced(c, *tx, "rbfTransaction", out)
 		}
 		w.addRbfPush(c, d, out)
-		if b := out.bytes(); b != nil {
+		key, ok := out.shareKey()
+		b, done := shared[key]
+		if !ok || !done {
+			b = out.bytes()
+			if ok {
+				shared[key] = b
+			}
+		}
+		if b != nil {
 			c.send(b)
 		}
 	}
@@ -382,10 +393,17 @@ func (w *mpWS) multiAddress(ctx context.Context, byAddr map[string][]bchain.Hash
 	return b
 }
 
-// deliverMempoolTx sends a new mempool tx to the clients tracking its
-// addresses.
-func (w *mpWS) deliverMempoolTx(ctx context.Context, job txJob) {
+// wsOut is a message rendered for one client.
+type wsOut struct {
+	c   *wsConn
+	msg []byte
+}
+
+// renderMempoolTx renders a new mempool tx for the clients tracking its
+// addresses (on any of the queue's workers).
+func (w *mpWS) renderMempoolTx(ctx context.Context, job txJob) []wsOut {
 	cache := map[bchain.Hash]json.RawMessage{}
+	var outs []wsOut
 	for c, addrs := range job.targets {
 		c.mu.Lock()
 		single, multi := c.trackAddr, c.multi
@@ -402,7 +420,16 @@ func (w *mpWS) deliverMempoolTx(ctx context.Context, job txJob) {
 			out.add("multi-address-transactions", m)
 		}
 		if b := out.bytes(); b != nil {
-			c.send(b)
+			outs = append(outs, wsOut{c, b})
 		}
+	}
+	return outs
+}
+
+// deliverMempoolTx sends what renderMempoolTx rendered (in the txs'
+// order: one goroutine delivers).
+func deliverMempoolTx(outs []wsOut) {
+	for _, o := range outs {
+		o.c.send(o.msg)
 	}
 }

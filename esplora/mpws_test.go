@@ -1,15 +1,19 @@
 package esplora_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/esplora"
 )
 
@@ -117,4 +121,209 @@ func TestWSSendQueueBoundInBytes(t *testing.T) {
 			time.Sleep(10 * time.Millisecond) // let the server's queue grow
 		}
 	}
+}
+
+// Clients that ask and never read share MaxQueuedBytes: the bytes held
+// for all of them stay under it (plus one message each), each is dropped,
+// and every byte is given back.
+func TestWSQueuedBytesShared(t *testing.T) {
+	const clients, budget = 2, 64 << 10
+	f := newFixture(t, esplora.Options{WS: esplora.WSConfig{MaxQueueBytes: 4 << 20, MaxQueuedBytes: budget, MessageRate: 1 << 30}})
+	ts := httptest.NewServer(f.srv)
+	t.Cleanup(ts.Close)
+	t.Cleanup(f.srv.CloseWS)
+	url := "ws" + strings.TrimPrefix(ts.URL, "http") + "/api/v1/ws"
+	// One answer's size bounds the overshoot: each client may take one
+	// message while it holds none.
+	probe, _, err := websocket.DefaultDialer.Dial(url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = probe.WriteMessage(websocket.TextMessage, []byte(`{"refresh-blocks":true}`))
+	_, one, err := probe.ReadMessage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = probe.Close()
+	limit := int64(budget + clients*len(one))
+	done := make(chan struct{})
+	errs := make(chan error, clients)
+	// A small receive window keeps the kernel from buffering much of
+	// what the server writes, so that its queues fill soon.
+	dialer := websocket.Dialer{NetDialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+		if tc, ok := c.(*net.TCPConn); ok {
+			_ = tc.SetReadBuffer(4 << 10)
+		}
+		return c, err
+	}}
+	for range clients {
+		c, _, err := dialer.Dial(url, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = c.Close() })
+		go func() { // writes until the server drops it; never reads
+			req := []byte(`{"refresh-blocks":true}`)
+			deadline := time.Now().Add(60 * time.Second)
+			for {
+				_ = c.SetWriteDeadline(deadline)
+				if err := c.WriteMessage(websocket.TextMessage, req); err != nil {
+					errs <- err
+					return
+				}
+				select {
+				case <-done:
+					errs <- nil
+					return
+				default:
+				}
+			}
+		}()
+	}
+	peak := int64(0)
+	ended := 0
+	for ended < clients {
+		select {
+		case err := <-errs:
+			if err == nil {
+				t.Fatal("stopped")
+			}
+			ended++
+		case <-time.After(time.Millisecond):
+		}
+		if q := f.srv.WSQueuedBytes(); q > peak {
+			peak = q
+		}
+		if peak > limit {
+			close(done)
+			t.Fatalf("%d bytes held for %d clients that do not read (budget %d, answers of %d bytes)", peak, clients, budget, len(one))
+		}
+	}
+	t.Logf("peak %d bytes held (budget %d, answers of %d bytes)", peak, budget, len(one))
+	deadline := time.Now().Add(30 * time.Second)
+	for f.srv.WSQueuedBytes() != 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d bytes still held after every client was dropped", f.srv.WSQueuedBytes())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// A client tracking an address hears of its new txs in the order they
+// entered the mempool, though two workers render them.
+func TestWSAddressNotificationsInOrder(t *testing.T) {
+	f := newFixture(t, esplora.Options{WS: esplora.WSConfig{MessageRate: 1 << 30}})
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan struct{})
+	go func() { defer close(ran); f.srv.RunWS(ctx) }()
+	t.Cleanup(func() { cancel(); <-ran })
+	ts := httptest.NewServer(f.srv)
+	t.Cleanup(ts.Close)
+	c, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(ts.URL, "http")+"/api/v1/ws", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	// The script with the most confirmed txs, as an address.
+	var script []byte
+	var txids []bchain.Hash
+	for s, h := range f.oracle.hist {
+		if _, ok := f.svc.DescAddress(bchain.AddrDesc(s)); !ok || len(h) <= len(txids) {
+			continue
+		}
+		script, txids = []byte(s), nil
+		for _, e := range h {
+			txids = append(txids, e.Txid)
+		}
+	}
+	if len(txids) < 10 {
+		t.Fatalf("the fixture's busiest address has %d txs", len(txids))
+	}
+	addr, _ := f.svc.DescAddress(script)
+	for _, m := range []string{`{"track-address":"` + addr + `"}`, `{"action":"ping"}`} {
+		if err := c.WriteMessage(websocket.TextMessage, []byte(m)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
+	if _, pong, err := c.ReadMessage(); err != nil || !strings.Contains(string(pong), "pong") {
+		t.Fatalf("ping: %s %v", pong, err)
+	}
+	// Many rounds over the same txs: with unordered workers a reordering
+	// shows within a few.
+	const rounds = 10
+	for range rounds {
+		for _, id := range txids {
+			f.srv.OnMempoolTx(esplora.MempoolTx{Txid: id, Descs: []bchain.AddrDesc{script}})
+		}
+	}
+	for i := range rounds * len(txids) {
+		var m struct {
+			Txs []struct {
+				Txid string `json:"txid"`
+			} `json:"address-transactions"`
+		}
+		if err := c.ReadJSON(&m); err != nil {
+			t.Fatalf("notification %d: %v", i, err)
+		}
+		if want := txids[i%len(txids)].String(); len(m.Txs) != 1 || m.Txs[0].Txid != want {
+			t.Fatalf("notification %d: %+v, want %s", i, m.Txs, want)
+		}
+	}
+}
+
+// A burst past the address notification queue is dropped and counted in
+// blockbook_mempoolspace_ws_notifications_dropped_total.
+func TestWSDroppedNotificationsCounted(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	f := newFixture(t, esplora.Options{Registerer: reg}) // RunWS not started: nothing is taken from the queue
+	ts := httptest.NewServer(f.srv)
+	t.Cleanup(ts.Close)
+	t.Cleanup(f.srv.CloseWS)
+	c, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(ts.URL, "http")+"/api/v1/ws", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	var script []byte
+	for s := range f.oracle.hist {
+		if _, ok := f.svc.DescAddress(bchain.AddrDesc(s)); ok {
+			script = []byte(s)
+			break
+		}
+	}
+	addr, _ := f.svc.DescAddress(script)
+	for _, m := range []string{`{"track-address":"` + addr + `"}`, `{"action":"ping"}`} {
+		if err := c.WriteMessage(websocket.TextMessage, []byte(m)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
+	if _, pong, err := c.ReadMessage(); err != nil || !strings.Contains(string(pong), "pong") {
+		t.Fatalf("ping: %s %v", pong, err)
+	}
+	const queue, extra = 4096, 25
+	for range queue + extra {
+		f.srv.OnMempoolTx(esplora.MempoolTx{Descs: []bchain.AddrDesc{script}})
+	}
+	if got := counterValue(t, reg, "blockbook_mempoolspace_ws_notifications_dropped_total"); got != extra {
+		t.Fatalf("%v notifications counted dropped, want %d", got, extra)
+	}
+}
+
+// counterValue reads a registered counter by name.
+func counterValue(t *testing.T, reg *prometheus.Registry, name string) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == name && len(mf.GetMetric()) == 1 {
+			return mf.GetMetric()[0].GetCounter().GetValue()
+		}
+	}
+	t.Fatalf("no metric %s", name)
+	return 0
 }

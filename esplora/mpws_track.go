@@ -111,17 +111,22 @@ func (d *wsData) blockTxs(i int) json.RawMessage {
 	return b
 }
 
-// blockTxsMsg is projected-block-transactions with every tx of block i.
+// blockTxsMsg is projected-block-transactions with every tx of block i,
+// encoded once per push.
 func (d *wsData) blockTxsMsg(i int) json.RawMessage {
-	txs := d.blockTxs(i)
-	if txs == nil {
-		return nil
+	key := fmt.Sprintf("block-txs-msg-%d", i)
+	if v, ok := d.cache[key]; ok {
+		return v
 	}
-	b, _ := json.Marshal(struct {
-		Index             int             `json:"index"`
-		Sequence          uint64          `json:"sequence"`
-		BlockTransactions json.RawMessage `json:"blockTransactions"`
-	}{i, d.w.seq.Load(), txs})
+	var b json.RawMessage
+	if txs := d.blockTxs(i); txs != nil {
+		b, _ = json.Marshal(struct {
+			Index             int             `json:"index"`
+			Sequence          uint64          `json:"sequence"`
+			BlockTransactions json.RawMessage `json:"blockTransactions"`
+		}{i, d.w.seq.Load(), txs})
+	}
+	d.cache[key] = b
 	return b
 }
 

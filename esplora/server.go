@@ -17,6 +17,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/openexplorer/blockbook/api"
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/internal/listen"
@@ -60,6 +62,8 @@ type Options struct {
 	// WS bounds the clients of mempool.space's websocket (/api/v1/ws).
 	WS  WSConfig
 	Log *slog.Logger
+	// Registerer takes the front's metrics (nil: none registered).
+	Registerer prometheus.Registerer
 }
 
 // Server is the Esplora REST front; it is an http.Handler serving /api/...
@@ -99,6 +103,10 @@ func New(svc api.Service, scripts api.ScriptQueries, q api.EsploraQueries, opts 
 // CloseWS drops the websocket's clients (http.Server.Shutdown leaves
 // hijacked connections alone).
 func (s *Server) CloseWS() { s.ws.close() }
+
+// WSQueuedBytes is the bytes queued to the websocket's clients or being
+// written to them.
+func (s *Server) WSQueuedBytes() int64 { return s.ws.queued.Used() }
 
 // httpError is an answer other than 200: Esplora answers errors as plain
 // text with a status code.

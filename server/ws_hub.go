@@ -8,6 +8,7 @@ import (
 
 	"github.com/openexplorer/blockbook/api"
 	"github.com/openexplorer/blockbook/bchain"
+	"github.com/openexplorer/blockbook/internal/inorder"
 )
 
 // hub holds the subscriptions and delivers notifications. Matching a tx
@@ -27,7 +28,15 @@ type hub struct {
 	qmu    sync.Mutex
 	blocks []blockEvent
 	wake   chan struct{}
-	txs    chan txJob
+	txs    *inorder.Queue[txJob, []note]
+	drops  inorder.DropLog
+}
+
+// note is a notification rendered for one subscriber.
+type note struct {
+	c    *wsConn
+	msg  []byte
+	kind string // the notifications metric's label
 }
 
 type addrSub struct {
@@ -71,7 +80,7 @@ func newHub(s *Websocket) *hub {
 	return &hub{
 		s: s, newBlock: map[*wsConn]string{}, newTx: map[*wsConn]string{},
 		addrs: map[string]map[*wsConn]addrSub{}, fiat: map[*wsConn]fiatSub{},
-		wake: make(chan struct{}, 1), txs: make(chan txJob, txQueue),
+		wake: make(chan struct{}, 1), txs: inorder.New[txJob, []note](txQueue),
 	}
 }
 
@@ -98,21 +107,10 @@ func (s *Websocket) OnMempoolTxResolved(n api.TxNotice) { s.hub.match(n, false, 
 
 func (h *hub) run(ctx context.Context) {
 	var wg sync.WaitGroup
-	for range renderers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				select {
-				case <-ctx.Done():
-					return
-				case job := <-h.txs:
-					h.deliverTx(ctx, job)
-				}
-			}
-		}()
-	}
 	defer wg.Wait()
+	// The txs render at once and are delivered in order, so that a
+	// subscriber never hears of a tx before one announced earlier.
+	wg.Go(func() { h.txs.Run(ctx, renderers, h.renderTx, h.deliverNotes) })
 	for {
 		select {
 		case <-ctx.Done():
@@ -162,29 +160,27 @@ func (h *hub) match(n api.TxNotice, confirmed, all bool) {
 	if job.addrs == nil && job.all == nil {
 		return
 	}
-	select {
-	case h.txs <- job:
-	default:
+	if !h.txs.Add(job) {
 		h.s.m.notifications.WithLabelValues("dropped").Inc()
-		h.s.log.Warn("notification queue full, dropping a tx notification", "txid", n.Txid)
+		h.drops.Note(h.s.log, "notification queue full, dropping tx notifications")
 	}
 }
 
-func (h *hub) deliverTx(ctx context.Context, job txJob) {
+// renderTx renders a tx's notifications (on any of the renderers).
+func (h *hub) renderTx(ctx context.Context, job txJob) []note {
 	tx, err := job.notice.Render(ctx)
 	if err != nil {
 		h.s.log.Warn("cannot render tx for notification", "txid", job.notice.Txid, "err", err)
-		return
+		return nil
 	}
 	raw, err := json.Marshal(tx)
 	if err != nil {
 		h.s.log.Error("cannot encode tx for notification", "txid", job.notice.Txid, "err", err)
-		return
+		return nil
 	}
+	var notes []note
 	for c, id := range job.all {
-		if c.send(notification(id, raw)) {
-			h.s.m.notifications.WithLabelValues("newTransaction").Inc()
-		}
+		notes = append(notes, note{c, notification(id, raw), "newTransaction"})
 	}
 	kind := "addressMempool"
 	if job.confirmed {
@@ -203,9 +199,17 @@ func (h *hub) deliverTx(ctx context.Context, job txJob) {
 			continue
 		}
 		for _, t := range targets {
-			if t.c.send(notification(t.id, data)) {
-				h.s.m.notifications.WithLabelValues(kind).Inc()
-			}
+			notes = append(notes, note{t.c, notification(t.id, data), kind})
+		}
+	}
+	return notes
+}
+
+// deliverNotes sends rendered notifications (one goroutine: in order).
+func (h *hub) deliverNotes(notes []note) {
+	for _, n := range notes {
+		if n.c.send(n.msg) {
+			h.s.m.notifications.WithLabelValues(n.kind).Inc()
 		}
 	}
 }

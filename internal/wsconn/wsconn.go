@@ -16,9 +16,14 @@ import (
 
 // Config bounds one connection.
 type Config struct {
-	// MaxQueue messages and MaxQueueBytes bytes may wait for the writer;
-	// one more drops the client (0: no such cap).
+	// MaxQueue messages and MaxQueueBytes bytes may wait for the writer
+	// or be in its hands; one more drops the client (0: no such cap).
 	MaxQueue, MaxQueueBytes int
+	// Budget, when set, is shared by many connections and counts the same
+	// bytes as MaxQueueBytes: once it is spent, a connection that still
+	// holds bytes is dropped at its next message (one that holds none may
+	// always take one message, so a reading client is never starved).
+	Budget Budget
 	// MaxMessageBytes bounds a frame from the client: a larger one closes
 	// the connection (1009).
 	MaxMessageBytes int64
@@ -32,6 +37,12 @@ type Config struct {
 	OnOverflow, OnTooBig, OnClose func()
 }
 
+// Budget is a byte budget shared by connections (internal/bytebudget's).
+type Budget interface {
+	TryTake(n int64, alone bool) bool
+	Give(n int64)
+}
+
 // Conn is one client connection. Its writes happen on WriteLoop only;
 // everyone else queues with Send. The queue is a slice rather than a
 // buffered channel so that an idle connection costs no memory for it.
@@ -42,7 +53,7 @@ type Conn struct {
 
 	mu     sync.Mutex
 	queue  [][]byte
-	queued int           // bytes in queue
+	queued int           // bytes in queue and in the writer's hands
 	wake   chan struct{} // signals WriteLoop (capacity 1)
 	closed bool
 	why    string
@@ -63,11 +74,15 @@ func (c *Conn) Send(msg []byte) bool {
 	}
 	over := c.cfg.MaxQueue > 0 && len(c.queue) >= c.cfg.MaxQueue ||
 		c.cfg.MaxQueueBytes > 0 && c.queued > 0 && c.queued+len(msg) > c.cfg.MaxQueueBytes
+	why := "send queue overflow: the client does not read fast enough"
+	if !over && c.cfg.Budget != nil && !c.cfg.Budget.TryTake(int64(len(msg)), c.queued == 0) {
+		over, why = true, "server send budget spent: the client does not read fast enough"
+	}
 	if over {
 		if c.cfg.OnOverflow != nil {
 			c.cfg.OnOverflow()
 		}
-		c.failLocked(websocket.ClosePolicyViolation, "send queue overflow: the client does not read fast enough")
+		c.failLocked(websocket.ClosePolicyViolation, why)
 		return false
 	}
 	c.queue = append(c.queue, msg)
@@ -163,9 +178,42 @@ const drainBytes = 1 << 20
 // client negotiated permessage-deflate).
 const compressAbove = 512
 
+// write writes one message; false when it failed.
+func (c *Conn) write(msg []byte) bool {
+	// Compressing a small message costs more than it saves.
+	c.ws.EnableWriteCompression(len(msg) > compressAbove)
+	_ = c.ws.SetWriteDeadline(time.Now().Add(c.cfg.WriteTimeout))
+	return c.ws.WriteMessage(websocket.TextMessage, msg) == nil
+}
+
+// giveLocked uncounts msgs (written or dropped); c.mu is held.
+func (c *Conn) giveLocked(msgs [][]byte) {
+	n := 0
+	for _, m := range msgs {
+		n += len(m)
+	}
+	c.queued -= n
+	if c.cfg.Budget != nil {
+		c.cfg.Budget.Give(int64(n))
+	}
+}
+
+// Held is the bytes queued to this connection or in its writer's hands.
+func (c *Conn) Held() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.queued
+}
+
 // WriteLoop writes queued messages and pings until the connection closes.
 func (c *Conn) WriteLoop() {
 	defer close(c.writing)
+	defer func() { // the connection is closed: nothing more is queued
+		c.mu.Lock()
+		c.giveLocked(c.queue)
+		c.queue = nil
+		c.mu.Unlock()
+	}()
 	ping := time.NewTicker(c.cfg.PingInterval)
 	defer ping.Stop()
 	for {
@@ -173,16 +221,21 @@ func (c *Conn) WriteLoop() {
 		case <-c.wake:
 			c.mu.Lock()
 			batch, closed := c.queue, c.closed
-			c.queue, c.queued = nil, 0
+			c.queue = nil
 			c.mu.Unlock()
-			for _, msg := range batch {
-				// Compressing a small message costs more than it saves.
-				c.ws.EnableWriteCompression(len(msg) > compressAbove)
-				_ = c.ws.SetWriteDeadline(time.Now().Add(c.cfg.WriteTimeout))
-				if err := c.ws.WriteMessage(websocket.TextMessage, msg); err != nil {
-					c.CloseWith(websocket.CloseGoingAway, "write failed")
+			// The batch's bytes stay counted until each message is written:
+			// a client that does not read holds its queue and the batch.
+			for i, msg := range batch {
+				if !c.write(msg) {
+					c.mu.Lock()
+					c.giveLocked(batch[i:])
+					c.failLocked(websocket.CloseGoingAway, "write failed")
+					c.mu.Unlock()
 					return
 				}
+				c.mu.Lock()
+				c.giveLocked(batch[i : i+1])
+				c.mu.Unlock()
 			}
 			if closed {
 				return
