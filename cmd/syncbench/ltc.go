@@ -146,6 +146,8 @@ func runLtc(bin string, txs, workers, syncMem int, cache string, p2p bool) error
 	via := "RPC"
 	if p2p {
 		cfgMap["p2p_address"], via = node.P2PAddr, "P2P (p2p_address)"
+	} else {
+		cfgMap["p2p_address"] = "none"
 	}
 	cfg := filepath.Join(work, "blockchaincfg.json")
 	data, _ := json.Marshal(cfgMap)
@@ -197,7 +199,7 @@ func runLtc(bin string, txs, workers, syncMem int, cache string, p2p bool) error
 	fmt.Printf("  DB size:                %.1f MB\n", float64(size)/(1<<20))
 	fmt.Printf("background compaction after the sync: %s\n", compaction)
 	fmt.Println(crash)
-	printBound(bound, elapsed)
+	printBound(bound, indepTimes{}, 0, elapsed)
 	return nil
 }
 

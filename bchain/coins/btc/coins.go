@@ -38,6 +38,9 @@ type Network struct {
 	Adjust func(b *bchain.Backend, node *Node, cfg *bchain.Config) error
 	// P2P describes the coin's peer-to-peer block downloads.
 	P2P P2POptions
+	// NoP2P is set for a coin whose blocks cannot come over P2P here: no
+	// local node's P2P port is tried for it.
+	NoP2P bool
 	// MaxBlockWeight is the block capacity in weight units, 4 × the size
 	// limit for coins without segwit; 0 means Bitcoin's 4,000,000.
 	MaxBlockWeight uint32
@@ -121,13 +124,21 @@ func newBackend(name string, n Network, cfg *bchain.Config, env bchain.Env) (*bc
 	node := &Node{rpc: newRPCClient(cfg.RPCURL, cfg.RPCUser, cfg.RPCPass, cfg.Timeout(), log, env.Metrics), parser: parser, log: log}
 	var extra struct {
 		// P2PAddress (host:port of the node's peer-to-peer port) makes
-		// block downloads use the P2P protocol instead of RPC.
+		// block downloads use the P2P protocol instead of RPC. Unset, a
+		// local node's default P2P port is tried (autoP2P); P2POff
+		// keeps every download on RPC.
 		P2PAddress string `json:"p2p_address"`
 	}
 	if err := json.Unmarshal(cfg.Raw, &extra); err != nil {
 		return nil, fmt.Errorf("%w: %v", bchain.ErrConfig, err)
 	}
-	if extra.P2PAddress != "" {
+	switch {
+	case extra.P2PAddress == P2POff:
+	case extra.P2PAddress == "":
+		if !n.NoP2P {
+			node.auto = newAutoP2P(cfg.RPCURL, n.Params.DefaultPort, n.Params.Net, n.P2P)
+		}
+	default:
 		if _, _, err := net.SplitHostPort(extra.P2PAddress); err != nil {
 			return nil, fmt.Errorf("%w: p2p_address %q: %v", bchain.ErrConfig, extra.P2PAddress, err)
 		}
@@ -161,8 +172,11 @@ func newBackend(name string, n Network, cfg *bchain.Config, env bchain.Env) (*bc
 		Mempool: node, Utxo: parser,
 		Xpub: NewXpubParser(n.Params, Magics{P2PKH: cfg.XPubMagic, P2SHP2WPKH: cfg.XPubMagicSegwitP2sh, P2WPKH: cfg.XPubMagicSegwitNative}, p.Slip44),
 	}
-	if node.p2p != nil {
+	switch {
+	case node.p2p != nil:
 		b.Close = func() error { node.p2p.close(); return nil }
+	case node.auto != nil:
+		b.Close = func() error { node.auto.close(); return nil }
 	}
 	notifier, err := pickNotifier(cfg, node)
 	if err != nil {
