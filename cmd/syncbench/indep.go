@@ -181,6 +181,15 @@ func (a *addrAcc) event(txIndex, code uint32) {
 	a.ends[len(a.ends)-1] = len(a.codes)
 }
 
+// blockRows holds a block's rows that are written once its txs are done.
+type blockRows struct {
+	h       uint32
+	addrs   map[string]*addrAcc
+	order   []string // descriptors in first-seen order (map order would vary)
+	undo    []byte
+	taproot map[string]struct{} // nil without filters
+}
+
 func (b *indepBuilder) block(h uint32, blk *wire.MsgBlock, txids []chainhash.Hash, size int) {
 	hash := blk.BlockHash()
 	var hdr bytes.Buffer
@@ -198,92 +207,98 @@ func (b *indepBuilder) block(h uint32, blk *wire.MsgBlock, txids []chainhash.Has
 		}
 		b.cfs[db.CFBlockTxids].add(binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(nil, h), uint32(c)), v)
 	}
-
-	addrs := map[string]*addrAcc{}
-	var order []string // descriptors in first-seen order (map order would vary)
-	touch := func(desc []byte, i, code uint32) *balance {
-		a := addrs[string(desc)]
-		if a == nil {
-			a = &addrAcc{}
-			addrs[string(desc)] = a
-			order = append(order, string(desc))
-		}
-		a.event(i, code)
-		bal := b.balances[string(desc)]
-		if bal == nil {
-			bal = &balance{}
-			b.balances[string(desc)] = bal
-		}
-		if bal.lastH != h+1 || bal.lastI != i {
-			bal.txs++
-			bal.lastH, bal.lastI = h+1, i
-		}
-		return bal
-	}
-	undo := binary.AppendUvarint(nil, uint64(len(txids)))
-	keepUndo := h+b.keep > b.tip
-	var taproot map[string]struct{}
+	r := &blockRows{h: h, addrs: map[string]*addrAcc{}, undo: binary.AppendUvarint(nil, uint64(len(txids)))}
 	if b.filters {
-		taproot = map[string]struct{}{}
+		r.taproot = map[string]struct{}{}
 	}
 	for i, tx := range blk.Transactions {
-		ti := uint32(i)
-		coinbase := i == 0
-		ta := binary.AppendUvarint(binary.AppendUvarint(nil, uint64(h)), uint64(i))
-		ta = binary.AppendUvarint(ta, b2u(coinbase))
-		if coinbase {
-			ta = binary.AppendUvarint(ta, 0)
-			undo = binary.AppendUvarint(undo, 0)
-		} else {
-			ta = binary.AppendUvarint(ta, uint64(len(tx.TxIn)))
-			undo = binary.AppendUvarint(undo, uint64(len(tx.TxIn)))
-			for j, in := range tx.TxIn {
-				po, ok := b.prevouts[in.PreviousOutPoint]
-				vout := in.PreviousOutPoint.Index
-				if ok {
-					delete(b.prevouts, in.PreviousOutPoint)
-					bal := touch(po.desc, ti, uint32(j)<<1|1)
-					bal.sent += po.value
-					bal.balance -= po.value
-					bal.utxos--
-					if taproot != nil && isP2TR(po.desc) {
-						taproot[string(po.desc)] = struct{}{}
-					}
-				}
-				ta = binary.AppendUvarint(binary.AppendUvarint(binary.AppendUvarint(ta, uint64(h-po.height)), uint64(po.index)), uint64(vout))
-				undo = binary.AppendUvarint(binary.AppendUvarint(undo, uint64(po.height)), uint64(po.index))
-				undo = binary.AppendUvarint(undo, uint64(vout)<<1|b2u(po.coinbase))
-				b.k = binary.AppendUvarint(binary.AppendUvarint(binary.BigEndian.AppendUint32(b.k[:0], po.height), uint64(po.index)), uint64(vout))
-				b.v = binary.AppendUvarint(binary.AppendUvarint(binary.AppendUvarint(b.v[:0], uint64(h)), uint64(i)), uint64(j))
-				b.cfs[db.CFSpends].add(b.k, b.v)
-			}
-		}
-		ta = binary.AppendUvarint(ta, uint64(len(tx.TxOut)))
-		for k, out := range tx.TxOut {
-			desc := descriptor(out.PkScript)
-			ta = append(binary.AppendUvarint(ta, uint64(len(desc))), desc...)
-			ta = binary.AppendUvarint(ta, uint64(out.Value))
-			if len(desc) == 0 {
-				continue
-			}
-			b.prevouts[wire.OutPoint{Hash: txids[i], Index: uint32(k)}] = prevout{height: h, index: ti, value: out.Value, desc: desc, coinbase: coinbase}
-			bal := touch(desc, ti, uint32(k)<<1)
-			bal.balance += out.Value
-			bal.utxos++
-			if taproot != nil && isP2TR(desc) {
-				taproot[string(desc)] = struct{}{}
-			}
-		}
-		b.cfs[db.CFTxAddresses].add(display(txids[i]), ta)
+		b.tx(r, uint32(i), tx, txids[i])
 	}
-	if keepUndo {
-		b.cfs[db.CFBlockTxs].add(binary.BigEndian.AppendUint32(nil, h), undo)
+	if h+b.keep > b.tip {
+		b.cfs[db.CFBlockTxs].add(binary.BigEndian.AppendUint32(nil, h), r.undo)
 	}
-	for _, desc := range order {
-		a := addrs[desc]
-		b.k = binary.BigEndian.AppendUint32(append(binary.AppendUvarint(b.k[:0], uint64(len(desc))), desc...), ^h)
+	b.addressRows(r)
+	b.filterRow(r, hash)
+}
+
+// touch records that tx i of the block touches desc with code, and counts
+// the tx once in the descriptor's balance.
+func (b *indepBuilder) touch(r *blockRows, desc []byte, i, code uint32) *balance {
+	a := r.addrs[string(desc)]
+	if a == nil {
+		a = &addrAcc{}
+		r.addrs[string(desc)] = a
+		r.order = append(r.order, string(desc))
+	}
+	a.event(i, code)
+	bal := b.balances[string(desc)]
+	if bal == nil {
+		bal = &balance{}
+		b.balances[string(desc)] = bal
+	}
+	if bal.lastH != r.h+1 || bal.lastI != i {
+		bal.txs++
+		bal.lastH, bal.lastI = r.h+1, i
+	}
+	if r.taproot != nil && isP2TR(desc) {
+		r.taproot[string(desc)] = struct{}{}
+	}
+	return bal
+}
+
+// tx builds the rows of tx i: its txAddresses and spends rows, and its
+// part of the block's address rows, undo data and balances.
+func (b *indepBuilder) tx(r *blockRows, i uint32, tx *wire.MsgTx, txid chainhash.Hash) {
+	h, coinbase := r.h, i == 0
+	ta := binary.AppendUvarint(binary.AppendUvarint(binary.AppendUvarint(nil, uint64(h)), uint64(i)), b2u(coinbase))
+	if coinbase {
+		ta = binary.AppendUvarint(ta, 0)
+		r.undo = binary.AppendUvarint(r.undo, 0)
+	} else {
+		ta = binary.AppendUvarint(ta, uint64(len(tx.TxIn)))
+		r.undo = binary.AppendUvarint(r.undo, uint64(len(tx.TxIn)))
+		for j, in := range tx.TxIn {
+			po, ok := b.prevouts[in.PreviousOutPoint]
+			vout := in.PreviousOutPoint.Index
+			if ok {
+				delete(b.prevouts, in.PreviousOutPoint)
+				bal := b.touch(r, po.desc, i, uint32(j)<<1|1)
+				bal.sent += po.value
+				bal.balance -= po.value
+				bal.utxos--
+			}
+			ta = binary.AppendUvarint(binary.AppendUvarint(binary.AppendUvarint(ta, uint64(h-po.height)), uint64(po.index)), uint64(vout))
+			r.undo = binary.AppendUvarint(binary.AppendUvarint(r.undo, uint64(po.height)), uint64(po.index))
+			r.undo = binary.AppendUvarint(r.undo, uint64(vout)<<1|b2u(po.coinbase))
+			b.k = binary.AppendUvarint(binary.AppendUvarint(binary.BigEndian.AppendUint32(b.k[:0], po.height), uint64(po.index)), uint64(vout))
+			b.v = binary.AppendUvarint(binary.AppendUvarint(binary.AppendUvarint(b.v[:0], uint64(h)), uint64(i)), uint64(j))
+			b.cfs[db.CFSpends].add(b.k, b.v)
+		}
+	}
+	ta = binary.AppendUvarint(ta, uint64(len(tx.TxOut)))
+	for k, out := range tx.TxOut {
+		desc := descriptor(out.PkScript)
+		ta = append(binary.AppendUvarint(ta, uint64(len(desc))), desc...)
+		ta = binary.AppendUvarint(ta, uint64(out.Value))
+		if len(desc) == 0 {
+			continue
+		}
+		b.prevouts[wire.OutPoint{Hash: txid, Index: uint32(k)}] = prevout{height: h, index: i, value: out.Value, desc: desc, coinbase: coinbase}
+		bal := b.touch(r, desc, i, uint32(k)<<1)
+		bal.balance += out.Value
+		bal.utxos++
+	}
+	b.cfs[db.CFTxAddresses].add(display(txid), ta)
+}
+
+// addressRows writes one row per descriptor the block touches, its txs
+// newest first.
+func (b *indepBuilder) addressRows(r *blockRows) {
+	for _, desc := range r.order {
+		a := r.addrs[desc]
+		b.k = binary.BigEndian.AppendUint32(append(binary.AppendUvarint(b.k[:0], uint64(len(desc))), desc...), ^r.h)
 		b.v = b.v[:0]
-		for e := len(a.txs) - 1; e >= 0; e-- { // newest first
+		for e := len(a.txs) - 1; e >= 0; e-- {
 			from := 0
 			if e > 0 {
 				from = a.ends[e-1]
@@ -295,16 +310,22 @@ func (b *indepBuilder) block(h uint32, blk *wire.MsgBlock, txids []chainhash.Has
 		}
 		b.cfs[db.CFAddresses].add(b.k, b.v)
 	}
-	if len(taproot) > 0 {
-		data := make([][]byte, 0, len(taproot))
-		for d := range taproot {
-			data = append(data, []byte(d))
-		}
-		var key [gcs.KeySize]byte // zeroed, as the bench's sync
-		if f, err := gcs.BuildGCSFilter(20, 1<<20, key, data); err == nil {
-			if nb, err := f.NBytes(); err == nil {
-				b.cfs[db.CFBlockFilter].add(display(hash), nb)
-			}
+}
+
+// filterRow writes the block's filter of the taproot scripts it touches
+// (P 20, zeroed key, as the bench's sync).
+func (b *indepBuilder) filterRow(r *blockRows, hash chainhash.Hash) {
+	if len(r.taproot) == 0 {
+		return
+	}
+	data := make([][]byte, 0, len(r.taproot))
+	for d := range r.taproot {
+		data = append(data, []byte(d))
+	}
+	var key [gcs.KeySize]byte
+	if f, err := gcs.BuildGCSFilter(20, 1<<20, key, data); err == nil {
+		if nb, err := f.NBytes(); err == nil {
+			b.cfs[db.CFBlockFilter].add(display(hash), nb)
 		}
 	}
 }
@@ -364,25 +385,32 @@ func b2u(b bool) uint64 {
 // rowCounts counts each family's rows in the two bounds' databases, to
 // show that the independent bound builds the rows the sync's does.
 func rowCounts(syncBound, indep string) (string, error) {
-	var out []string
 	counts := make([]map[db.CF]int, 2)
 	for i, dir := range []string{syncBound, indep} {
-		e, err := rocksdb.OpenEngine(db.Options{Path: dir, ChainType: bchain.ChainBitcoinType, ReadOnly: true, Log: slog.New(slog.DiscardHandler)})
-		if err != nil {
+		var err error
+		if counts[i], err = countRows(dir); err != nil {
 			return "", err
 		}
-		counts[i] = map[db.CF]int{}
-		for _, cf := range indepFamilies {
-			err = e.Iterate(cf, nil, nil, func(_, _ []byte) (bool, error) { counts[i][cf]++; return true, nil })
-			if err != nil {
-				e.Close()
-				return "", err
-			}
-		}
-		e.Close()
 	}
+	var out []string
 	for _, cf := range indepFamilies {
 		out = append(out, fmt.Sprintf("%s %d/%d", cf, counts[0][cf], counts[1][cf]))
 	}
 	return strings.Join(out, ", "), nil
+}
+
+// countRows counts the rows of the independent bound's families in dir.
+func countRows(dir string) (map[db.CF]int, error) {
+	e, err := rocksdb.OpenEngine(db.Options{Path: dir, ChainType: bchain.ChainBitcoinType, ReadOnly: true, Log: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return nil, err
+	}
+	defer e.Close()
+	n := map[db.CF]int{}
+	for _, cf := range indepFamilies {
+		if err := e.Iterate(cf, nil, nil, func(_, _ []byte) (bool, error) { n[cf]++; return true, nil }); err != nil {
+			return nil, err
+		}
+	}
+	return n, nil
 }

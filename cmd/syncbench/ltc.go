@@ -142,12 +142,10 @@ func runLtc(bin string, txs, workers, syncMem int, cache string, p2p bool) error
 	}
 	defer os.RemoveAll(work)
 	cfgMap := map[string]any{"coin_name": benchCoin, "rpc_url": node.RPCURL, "rpc_user": node.RPCUser,
-		"rpc_pass": node.RPCPass, "parse": true, "block_addresses_to_keep": 300, "message_queue_binding": ""}
+		"rpc_pass": node.RPCPass, "parse": true, "block_addresses_to_keep": 300, "message_queue_binding": "", "p2p_address": "none"}
 	via := "RPC"
 	if p2p {
 		cfgMap["p2p_address"], via = node.P2PAddr, "P2P (p2p_address)"
-	} else {
-		cfgMap["p2p_address"] = "none"
 	}
 	cfg := filepath.Join(work, "blockchaincfg.json")
 	data, _ := json.Marshal(cfgMap)

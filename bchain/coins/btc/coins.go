@@ -122,27 +122,8 @@ func newBackend(name string, n Network, cfg *bchain.Config, env bchain.Env) (*bc
 		return nil, err
 	}
 	node := &Node{rpc: newRPCClient(cfg.RPCURL, cfg.RPCUser, cfg.RPCPass, cfg.Timeout(), log, env.Metrics), parser: parser, log: log}
-	var extra struct {
-		// P2PAddress (host:port of the node's peer-to-peer port) makes
-		// block downloads use the P2P protocol instead of RPC. Unset, a
-		// local node's default P2P port is tried (autoP2P); P2POff
-		// keeps every download on RPC.
-		P2PAddress string `json:"p2p_address"`
-	}
-	if err := json.Unmarshal(cfg.Raw, &extra); err != nil {
-		return nil, fmt.Errorf("%w: %v", bchain.ErrConfig, err)
-	}
-	switch {
-	case extra.P2PAddress == P2POff:
-	case extra.P2PAddress == "":
-		if !n.NoP2P {
-			node.auto = newAutoP2P(cfg.RPCURL, n.Params.DefaultPort, n.Params.Net, n.P2P)
-		}
-	default:
-		if _, _, err := net.SplitHostPort(extra.P2PAddress); err != nil {
-			return nil, fmt.Errorf("%w: p2p_address %q: %v", bchain.ErrConfig, extra.P2PAddress, err)
-		}
-		node.p2p = newP2PBlocks(extra.P2PAddress, n.Params.Net, n.P2P, log)
+	if err := configureP2P(node, n, cfg); err != nil {
+		return nil, err
 	}
 	p := bchain.CoinParams{
 		Name: name, Shortcut: n.Shortcut, Label: n.Label, Network: n.Params.Name,
@@ -192,6 +173,33 @@ func newBackend(name string, n Network, cfg *bchain.Config, env bchain.Env) (*bc
 		}
 	}
 	return b, nil
+}
+
+// configureP2P sets up block downloads over P2P from p2p_address.
+func configureP2P(node *Node, n Network, cfg *bchain.Config) error {
+	var extra struct {
+		// P2PAddress (host:port of the node's peer-to-peer port) makes
+		// block downloads use the P2P protocol instead of RPC. Unset, a
+		// local node's default P2P port is tried (autoP2P); P2POff
+		// keeps every download on RPC.
+		P2PAddress string `json:"p2p_address"`
+	}
+	if err := json.Unmarshal(cfg.Raw, &extra); err != nil {
+		return fmt.Errorf("%w: %v", bchain.ErrConfig, err)
+	}
+	switch {
+	case extra.P2PAddress == P2POff:
+	case extra.P2PAddress == "":
+		if !n.NoP2P {
+			node.auto = newAutoP2P(cfg.RPCURL, n.Params.DefaultPort, n.Params.Net, n.P2P)
+		}
+	default:
+		if _, _, err := net.SplitHostPort(extra.P2PAddress); err != nil {
+			return fmt.Errorf("%w: p2p_address %q: %v", bchain.ErrConfig, extra.P2PAddress, err)
+		}
+		node.p2p = newP2PBlocks(extra.P2PAddress, n.Params.Net, n.P2P, node.log)
+	}
+	return nil
 }
 
 func (n Network) decimals() int {

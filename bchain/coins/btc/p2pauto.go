@@ -67,13 +67,15 @@ func (a *autoP2P) verify(ctx context.Context, n *Node, addr string) (*p2pBlocks,
 	if err := localHost(ctx, a.rpcHost); err != nil {
 		return nil, err
 	}
-	height, hash, err := n.BestBlock(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("RPC tip: %w", err)
-	}
+	// Dial first: without a peer there, no RPC call is spent.
 	c, err := dialPeer(ctx, addr, a.net, a.opts)
 	if err != nil {
 		return nil, err
+	}
+	height, hash, err := n.BestBlock(ctx)
+	if err != nil {
+		c.close()
+		return nil, fmt.Errorf("RPC tip: %w", err)
 	}
 	if c.startHeight != int32(height) {
 		// The tip may have moved between the two questions: ask again.
