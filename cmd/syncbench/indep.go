@@ -131,7 +131,7 @@ func ingestRows(dir string, cfs map[db.CF]*rowSet) error {
 	if err != nil {
 		return err
 	}
-	defer e.Close()
+	defer e.Close() //nolint:errcheck // a bench's scratch database; a failed write or ingest is reported
 	for cf, s := range cfs {
 		if len(s.rows) == 0 {
 			continue
@@ -405,7 +405,7 @@ func countRows(dir string) (map[db.CF]int, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer e.Close()
+	defer e.Close() //nolint:errcheck // read only
 	n := map[db.CF]int{}
 	for _, cf := range indepFamilies {
 		if err := e.Iterate(cf, nil, nil, func(_, _ []byte) (bool, error) { n[cf]++; return true, nil }); err != nil {

@@ -187,9 +187,9 @@ func configureP2P(node *Node, n Network, cfg *bchain.Config) error {
 	if err := json.Unmarshal(cfg.Raw, &extra); err != nil {
 		return fmt.Errorf("%w: %v", bchain.ErrConfig, err)
 	}
-	switch {
-	case extra.P2PAddress == P2POff:
-	case extra.P2PAddress == "":
+	switch extra.P2PAddress {
+	case P2POff:
+	case "":
 		if !n.NoP2P {
 			node.auto = newAutoP2P(cfg.RPCURL, n.Params.DefaultPort, n.Params.Net, n.P2P)
 		}
