@@ -27,19 +27,28 @@ func (b boundTimes) total() time.Duration { return b.decode + b.build + b.ingest
 // them as SST files and ingests them into an empty database. Block filters
 // are built with the sync's parameters.
 func lowerBound(chainFile, dir string, filters db.FilterParams) (boundTimes, error) {
-	chain, err := chaingen.ReadBlocksFile(chainFile)
+	raws, err := rawBlocks(chainFile)
 	if err != nil {
 		return boundTimes{}, err
+	}
+	return lowerBoundRaw(raws, btc.NewParser(&chaincfg.RegressionNetParams), "Regtest", "regtest", dir, filters)
+}
+
+// rawBlocks reads the chain file as serialized blocks.
+func rawBlocks(chainFile string) ([][]byte, error) {
+	chain, err := chaingen.ReadBlocksFile(chainFile)
+	if err != nil {
+		return nil, err
 	}
 	raws := make([][]byte, len(chain))
 	for i, b := range chain {
 		var buf bytes.Buffer
 		if err := b.Serialize(&buf); err != nil {
-			return boundTimes{}, err
+			return nil, err
 		}
 		raws[i] = buf.Bytes()
 	}
-	return lowerBoundRaw(raws, btc.NewParser(&chaincfg.RegressionNetParams), "Regtest", "regtest", dir, filters)
+	return raws, nil
 }
 
 // lowerBoundRaw is lowerBound on raw blocks from height 0, decoded by the
@@ -87,9 +96,17 @@ func lowerBoundRaw(raws [][]byte, parser bchain.UtxoParser, coin, network, dir s
 	return t, err
 }
 
-// printBound prints the lower bound and the ratio of a sync's time to it.
-func printBound(bound boundTimes, elapsed time.Duration) {
+// printBound prints the lower bounds and the ratio of a sync's time to
+// them; indep is skipped when rows is 0.
+func printBound(bound boundTimes, indep indepTimes, rows int, elapsed time.Duration) {
 	fmt.Printf("lower bound, single-threaded on the same blocks (decode %.2f s + build rows %.2f s + sort, write and ingest SST %.2f s): %.2f s\n",
 		bound.decode.Seconds(), bound.build.Seconds(), bound.ingest.Seconds(), bound.total().Seconds())
 	fmt.Printf("ratio sync / lower bound: %.2f\n", elapsed.Seconds()/bound.total().Seconds())
+	if rows == 0 {
+		return
+	}
+	fmt.Printf("independent lower bound, no sync code, one core (decode %.2f s + build %d rows %.2f s + sort %.2f s + write and ingest SST %.2f s): %.2f s\n",
+		indep.decode.Seconds(), rows, indep.build.Seconds(), indep.sort.Seconds(), indep.ingest.Seconds(), indep.total().Seconds())
+	fmt.Printf("ratio sync / independent bound: %.2f; sync's own bound / independent bound: %.2f\n",
+		elapsed.Seconds()/indep.total().Seconds(), bound.total().Seconds()/indep.total().Seconds())
 }

@@ -142,7 +142,7 @@ func runLtc(bin string, txs, workers, syncMem int, cache string, p2p bool) error
 	}
 	defer os.RemoveAll(work)
 	cfgMap := map[string]any{"coin_name": benchCoin, "rpc_url": node.RPCURL, "rpc_user": node.RPCUser,
-		"rpc_pass": node.RPCPass, "parse": true, "block_addresses_to_keep": 300, "message_queue_binding": ""}
+		"rpc_pass": node.RPCPass, "parse": true, "block_addresses_to_keep": 300, "message_queue_binding": "", "p2p_address": "none"}
 	via := "RPC"
 	if p2p {
 		cfgMap["p2p_address"], via = node.P2PAddr, "P2P (p2p_address)"
@@ -197,7 +197,7 @@ func runLtc(bin string, txs, workers, syncMem int, cache string, p2p bool) error
 	fmt.Printf("  DB size:                %.1f MB\n", float64(size)/(1<<20))
 	fmt.Printf("background compaction after the sync: %s\n", compaction)
 	fmt.Println(crash)
-	printBound(bound, elapsed)
+	printBound(bound, indepTimes{}, 0, elapsed)
 	return nil
 }
 

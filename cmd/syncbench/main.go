@@ -36,7 +36,8 @@ func main() {
 	workers := flag.Int("workers", runtime.NumCPU(), "blockbook -workers")
 	syncMem := flag.Int("syncmemory", 512, "blockbook -syncmemory (MB)")
 	cache := flag.String("cache", "", "where to keep the generated chain and node (default: the user cache dir)")
-	p2p := flag.Bool("p2p", true, "download blocks over the node's P2P port (p2p_address) instead of RPC")
+	p2p := flag.Bool("p2p", true, "download blocks over the node's P2P port (p2p_address) instead of RPC (false: p2p_address \"none\")")
+	flag.BoolVar(&autoP2P, "autop2p", false, "no p2p_address: btcd listens on regtest's default P2P port on a loopback IP of its own and blockbook finds it (overrides -p2p)")
 	bulk := flag.Int("bulkthreshold", 500, "blockbook -bulkthreshold (0: connect blocks one by one)")
 	pushdataIndex := flag.Bool("pushdataindex", false, "blockbook -pushdataindex: keep the pushdata index too")
 	spIndex := flag.Bool("silentpaymentsindex", false, "blockbook -silentpaymentsindex: keep the Silent Payments tweak index too")
@@ -72,6 +73,9 @@ func main() {
 
 // benchFilters are the block filter settings of the sync (-filters).
 var benchFilters db.FilterParams
+
+// autoP2P is -autop2p.
+var autoP2P bool
 
 // run generates (or reuses) the chain, times blockbook's initial sync
 // against the node, checks the index and prints the report.
@@ -109,8 +113,12 @@ func run(bin string, blocks, txs, workers, syncMem int, cache string, p2p bool) 
 	cfg := filepath.Join(work, "blockchaincfg.json")
 	cfgMap := map[string]any{"coin_name": "Regtest", "rpc_url": node.RPCURL, "rpc_user": node.RPCUser,
 		"rpc_pass": node.RPCPass, "parse": true, "block_addresses_to_keep": 300}
-	if p2p {
+	switch {
+	case autoP2P: // Blockbook's blockchaincfg.json has no p2p_address
+	case p2p:
 		cfgMap["p2p_address"] = node.P2PAddr
+	default:
+		cfgMap["p2p_address"] = "none"
 	}
 	if benchFilters.Enabled() {
 		cfgMap["block_golomb_filter_p"] = benchFilters.P
@@ -180,6 +188,18 @@ func run(bin string, blocks, txs, workers, syncMem int, cache string, p2p bool) 
 	if err != nil {
 		return fmt.Errorf("lower bound: %w", err)
 	}
+	raws, err := rawBlocks(chainFile)
+	if err != nil {
+		return err
+	}
+	indep, rows, err := independentBound(raws, filepath.Join(work, "indep"), benchFilters.Enabled())
+	if err != nil {
+		return fmt.Errorf("independent lower bound: %w", err)
+	}
+	counts, err := rowCounts(filepath.Join(work, "bound"), filepath.Join(work, "indep"))
+	if err != nil {
+		return fmt.Errorf("row counts: %w", err)
+	}
 	crash := "kill -9 run skipped (-crash=false)"
 	if *crashTest {
 		if crash, err = crashRun(cfg, work, dataDir, height, syncArgs(workers, syncMem)); err != nil {
@@ -188,7 +208,12 @@ func run(bin string, blocks, txs, workers, syncMem int, cache string, p2p bool) 
 	}
 
 	via := "RPC"
-	if p2p {
+	switch logs, _ := os.ReadFile(logFile.Name()); {
+	case autoP2P && strings.Contains(string(logs), "auto-detected"):
+		via = "P2P (auto-detected, no p2p_address)"
+	case autoP2P:
+		via = "RPC (P2P auto-detection failed, see the log)"
+	case p2p:
 		via = "P2P (p2p_address)"
 	}
 	filterNote := "block filters off (-filters=false)"
@@ -201,7 +226,8 @@ func run(bin string, blocks, txs, workers, syncMem int, cache string, p2p bool) 
 	fmt.Printf("  peak RSS (VmHWM):       %.1f MB (budget %d MB)\n", float64(hwm)/(1<<20), syncMem)
 	fmt.Printf("  CPU (user+system):      %.2f s (the whole run: sync, compaction, stop)\n", cpu.Seconds())
 	fmt.Printf("  DB size:                %.1f MB\n", float64(size)/(1<<20))
-	printBound(bound, elapsed)
+	printBound(bound, indep, rows, elapsed)
+	fmt.Println("rows per family, sync's bound / independent bound:", counts)
 	fmt.Printf("background compaction after the sync: %s; level-0 files per column family then: %v\n", compaction, l0)
 	fmt.Println(crash)
 	return nil
@@ -245,7 +271,11 @@ func loadedNode(ctx context.Context, dir, chainFile string) (*regtest.Node, int3
 		txs += len(b.Transactions)
 	}
 	tip := int32(len(chain) - 1)
-	node, err := regtest.Start(ctx, regtest.Options{Dir: dir, Listen: true})
+	o := regtest.Options{Dir: dir, Listen: true}
+	if autoP2P {
+		o.Host, o.DefaultP2PPort = regtest.RandomLoopback(), true
+	}
+	node, err := regtest.Start(ctx, o)
 	if err != nil {
 		return nil, 0, 0, err
 	}

@@ -35,6 +35,14 @@ type Options struct {
 	TxIndex bool
 	// Listen opens a P2P listener on 127.0.0.1 (needed as a Connect target).
 	Listen bool
+	// Host is the loopback IP the node is reached on instead of 127.0.0.1
+	// (any 127.x.y.z works on Linux): with DefaultP2PPort, a test gets the
+	// regtest default P2P port to itself. RPC goes through a forwarder on
+	// Host (see startRPCProxy).
+	Host string
+	// DefaultP2PPort makes Listen use regtest's default P2P port (18444)
+	// instead of a free one, as a node run with its defaults would.
+	DefaultP2PPort bool
 	// ExtraArgs are appended to btcd's command line, e.g. "--addrindex".
 	ExtraArgs []string
 	// Stdout, if set, receives btcd's stdout and stderr.
@@ -85,8 +93,12 @@ func newNode(bin string, o Options) (*Node, error) {
 	if err != nil {
 		return nil, fmt.Errorf("regtest: %w", err)
 	}
+	host := o.Host
+	if host == "" {
+		host = "127.0.0.1"
+	}
 	n := &Node{
-		RPCURL:  "http://127.0.0.1:" + strconv.Itoa(rpcPort),
+		RPCURL:  "http://" + host + ":" + strconv.Itoa(rpcPort),
 		RPCUser: rpcUser,
 		RPCPass: rpcPass,
 		Dir:     o.Dir,
@@ -95,6 +107,11 @@ func newNode(bin string, o Options) (*Node, error) {
 		proc:    nodeproc.New("regtest", "btcd", logTailSize),
 	}
 	n.Client = NewClient(n.RPCURL, n.RPCUser, n.RPCPass)
+	if host != "127.0.0.1" {
+		if err := startRPCProxy(host+":"+strconv.Itoa(rpcPort), "127.0.0.1:"+strconv.Itoa(rpcPort)); err != nil {
+			return nil, fmt.Errorf("regtest: %w", err)
+		}
+	}
 	args := []string{
 		"--regtest", "--notls", "--nodnsseed",
 		"--rpcuser=" + rpcUser, "--rpcpass=" + rpcPass,
@@ -112,7 +129,10 @@ func newNode(bin string, o Options) (*Node, error) {
 		if err != nil {
 			return nil, fmt.Errorf("regtest: %w", err)
 		}
-		n.P2PAddr = "127.0.0.1:" + strconv.Itoa(p2pPort)
+		if o.DefaultP2PPort {
+			p2pPort = 18444
+		}
+		n.P2PAddr = host + ":" + strconv.Itoa(p2pPort)
 		args = append(args, "--listen="+n.P2PAddr)
 	} else {
 		args = append(args, "--nolisten")

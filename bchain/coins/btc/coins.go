@@ -38,6 +38,9 @@ type Network struct {
 	Adjust func(b *bchain.Backend, node *Node, cfg *bchain.Config) error
 	// P2P describes the coin's peer-to-peer block downloads.
 	P2P P2POptions
+	// NoP2P is set for a coin whose blocks cannot come over P2P here: no
+	// local node's P2P port is tried for it.
+	NoP2P bool
 	// MaxBlockWeight is the block capacity in weight units, 4 × the size
 	// limit for coins without segwit; 0 means Bitcoin's 4,000,000.
 	MaxBlockWeight uint32
@@ -138,19 +141,8 @@ func newBackend(name string, n Network, cfg *bchain.Config, env bchain.Env) (*bc
 		return nil, err
 	}
 	node := &Node{rpc: newRPCClient(cfg.RPCURL, cfg.RPCUser, cfg.RPCPass, cfg.Timeout(), log, env.Metrics), parser: parser, log: log}
-	var extra struct {
-		// P2PAddress (host:port of the node's peer-to-peer port) makes
-		// block downloads use the P2P protocol instead of RPC.
-		P2PAddress string `json:"p2p_address"`
-	}
-	if err := json.Unmarshal(cfg.Raw, &extra); err != nil {
-		return nil, fmt.Errorf("%w: %v", bchain.ErrConfig, err)
-	}
-	if extra.P2PAddress != "" {
-		if _, _, err := net.SplitHostPort(extra.P2PAddress); err != nil {
-			return nil, fmt.Errorf("%w: p2p_address %q: %v", bchain.ErrConfig, extra.P2PAddress, err)
-		}
-		node.p2p = newP2PBlocks(extra.P2PAddress, n.Params.Net, n.P2P, log)
+	if err := configureP2P(node, n, cfg); err != nil {
+		return nil, err
 	}
 	p := bchain.CoinParams{
 		Name: name, Shortcut: n.Shortcut, Label: n.Label, Network: n.Params.Name,
@@ -181,8 +173,11 @@ func newBackend(name string, n Network, cfg *bchain.Config, env bchain.Env) (*bc
 		Mempool: node, Utxo: parser,
 		Xpub: NewXpubParser(n.Params, Magics{P2PKH: cfg.XPubMagic, P2SHP2WPKH: cfg.XPubMagicSegwitP2sh, P2WPKH: cfg.XPubMagicSegwitNative}, p.Slip44),
 	}
-	if node.p2p != nil {
+	switch {
+	case node.p2p != nil:
 		b.Close = func() error { node.p2p.close(); return nil }
+	case node.auto != nil:
+		b.Close = func() error { node.auto.close(); return nil }
 	}
 	notifier, err := pickNotifier(cfg, node)
 	if err != nil {
@@ -198,6 +193,33 @@ func newBackend(name string, n Network, cfg *bchain.Config, env bchain.Env) (*bc
 		}
 	}
 	return b, nil
+}
+
+// configureP2P sets up block downloads over P2P from p2p_address.
+func configureP2P(node *Node, n Network, cfg *bchain.Config) error {
+	var extra struct {
+		// P2PAddress (host:port of the node's peer-to-peer port) makes
+		// block downloads use the P2P protocol instead of RPC. Unset, a
+		// local node's default P2P port is tried (autoP2P); P2POff
+		// keeps every download on RPC.
+		P2PAddress string `json:"p2p_address"`
+	}
+	if err := json.Unmarshal(cfg.Raw, &extra); err != nil {
+		return fmt.Errorf("%w: %v", bchain.ErrConfig, err)
+	}
+	switch extra.P2PAddress {
+	case P2POff:
+	case "":
+		if !n.NoP2P {
+			node.auto = newAutoP2P(cfg.RPCURL, n.Params.DefaultPort, n.Params.Net, n.P2P)
+		}
+	default:
+		if _, _, err := net.SplitHostPort(extra.P2PAddress); err != nil {
+			return fmt.Errorf("%w: p2p_address %q: %v", bchain.ErrConfig, extra.P2PAddress, err)
+		}
+		node.p2p = newP2PBlocks(extra.P2PAddress, n.Params.Net, n.P2P, node.log)
+	}
+	return nil
 }
 
 func (n Network) decimals() int {

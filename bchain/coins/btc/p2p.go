@@ -87,6 +87,9 @@ type peerConn struct {
 	r    *bufio.Reader
 	net  wire.BitcoinNet
 	opts P2POptions
+	// startHeight is the best height the peer announced in its version
+	// message (auto-detection compares it with the RPC tip).
+	startHeight int32
 }
 
 // dialPeer connects and performs the version/verack handshake.
@@ -141,6 +144,13 @@ func (c *peerConn) handshake() error {
 		switch cmd {
 		case wire.CmdVersion:
 			gotVersion = true
+			// An undecodable version (some coin's own fields) only
+			// leaves the height unknown: explicit p2p_address needs none.
+			var v wire.MsgVersion
+			c.startHeight = -1
+			if v.BtcDecode(bytes.NewBuffer(payload), wire.ProtocolVersion, wire.BaseEncoding) == nil { // it wants a *bytes.Buffer
+				c.startHeight = v.LastBlock
+			}
 			if err := c.write(wire.NewMsgVerAck()); err != nil {
 				return err
 			}

@@ -28,7 +28,11 @@ func p2pBackend(t *testing.T, node *regtest.Node, p2pAddr string, logs *strings.
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = b.Close() })
+	t.Cleanup(func() {
+		if b.Close != nil {
+			_ = b.Close()
+		}
+	})
 	return b.Chain.(*Node)
 }
 

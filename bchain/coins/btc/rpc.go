@@ -39,6 +39,7 @@ func (d dialect) String() string {
 type Node struct {
 	rpc     *rpcClient
 	p2p     *p2pBlocks // optional fast path for blocks (p2p_address)
+	auto    *autoP2P   // a local node's P2P port, tried without p2p_address
 	parser  bchain.UtxoParser
 	log     *slog.Logger
 	dialect atomic.Int32
@@ -159,16 +160,20 @@ func (n *Node) RawBlock(ctx context.Context, hash bchain.Hash) ([]byte, error) {
 // blockBytes returns a serialized block, over P2P when configured (falling
 // back to RPC if the peer fails), else over RPC.
 func (n *Node) blockBytes(ctx context.Context, hash bchain.Hash) ([]byte, error) {
-	if n.p2p != nil {
-		raw, err := n.p2p.rawBlock(ctx, hash)
+	p := n.p2p
+	if p == nil && n.auto != nil {
+		p = n.auto.blocks(ctx, n)
+	}
+	if p != nil {
+		raw, err := p.rawBlock(ctx, hash)
 		if err == nil {
 			return raw, nil
 		}
 		if ctx.Err() != nil {
 			return nil, err
 		}
-		n.p2p.failed.Do(func() {
-			n.log.Warn("downloading blocks over P2P failed, falling back to RPC (logged once)", "p2p_address", n.p2p.addr, "err", err)
+		p.failed.Do(func() {
+			n.log.Warn("downloading blocks over P2P failed, falling back to RPC (logged once)", "p2p_address", p.addr, "err", err)
 		})
 		n.log.Debug("P2P block download failed", "hash", hash, "err", err)
 	}

@@ -56,13 +56,13 @@ func init() {
 	btc.Register("Dash", btc.Network{
 		Params: &MainNetParams, Shortcut: "DASH", Label: "Dash", Slip44: 5,
 		PublicPort: 9133, InternalPort: 9033,
-		NewParser: newParser, Adjust: adjust, P2P: btc.P2POptions{NoWitness: true},
+		NewParser: newParser, Adjust: adjust, P2P: btc.P2POptions{NoWitness: true}, NoP2P: true,
 		MaxBlockWeight: 4 * 2_000_000, // 2 MB blocks, no segwit
 	})
 	btc.Register("Dash Testnet", btc.Network{
 		Params: &TestNetParams, Shortcut: "tDASH", Label: "Dash Testnet", Slip44: 1, Testnet: true,
 		PublicPort: 19133, InternalPort: 19033,
-		NewParser: newParser, Adjust: adjust, P2P: btc.P2POptions{NoWitness: true},
+		NewParser: newParser, Adjust: adjust, P2P: btc.P2POptions{NoWitness: true}, NoP2P: true,
 		MaxBlockWeight: 4 * 2_000_000, // 2 MB blocks, no segwit
 	})
 }
@@ -81,7 +81,7 @@ func adjust(b *bchain.Backend, node *btc.Node, cfg *bchain.Config) error {
 	if err := json.Unmarshal(cfg.Raw, &extra); err != nil {
 		return fmt.Errorf("%w: %v", bchain.ErrConfig, err)
 	}
-	if extra.P2PAddress != "" {
+	if extra.P2PAddress != "" && extra.P2PAddress != btc.P2POff {
 		return fmt.Errorf("%w: p2p_address is not supported for Dash: its X11 block ids cannot be computed here to match a peer's blocks", bchain.ErrConfig)
 	}
 	b.Chain = &chain{BlockChain: b.Chain, raw: node, parser: b.Utxo}

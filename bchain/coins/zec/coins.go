@@ -38,6 +38,7 @@ func init() {
 			return NewParser(params, MainNetPrefixes), nil
 		},
 		Adjust:         adjust,
+		NoP2P:          true,
 		MaxBlockWeight: 4 * 2_000_000, // 2 MB blocks, no segwit
 	})
 	btc.Register("Zcash Testnet", btc.Network{
@@ -46,6 +47,7 @@ func init() {
 			return NewParser(params, TestNetPrefixes), nil
 		},
 		Adjust:         adjust,
+		NoP2P:          true,
 		MaxBlockWeight: 4 * 2_000_000, // 2 MB blocks, no segwit
 	})
 }

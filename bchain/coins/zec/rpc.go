@@ -34,7 +34,7 @@ func adjust(b *bchain.Backend, node *btc.Node, cfg *bchain.Config) error {
 			return fmt.Errorf("%w: %v", bchain.ErrConfig, err)
 		}
 	}
-	if extra.P2PAddress != "" {
+	if extra.P2PAddress != "" && extra.P2PAddress != btc.P2POff {
 		return fmt.Errorf("%w: p2p_address is not supported for Zcash (its P2P protocol and headers differ): leave it empty to download blocks over RPC", bchain.ErrConfig)
 	}
 	b.Chain = &Node{Node: node}
