@@ -24,6 +24,17 @@ type MiningBlock struct {
 // little out of order.
 const miningMargin = 2016
 
+// tipView opens a view of the index; nil (and no error) before its first
+// block.
+func (s *UtxoService) tipView() (*view, error) {
+	v, err := s.newView()
+	if err != nil || v.hasTip {
+		return v, err
+	}
+	v.release()
+	return nil, nil
+}
+
 func miningBlockOf(v *view, h uint32) (MiningBlock, error) {
 	m, err := db.ReadBlockMeta(v.snap, h)
 	if err != nil {
@@ -58,14 +69,11 @@ func lastBefore(v *view, ts int64) (int64, error) {
 // below the last candidate are not looked at (their time would have to
 // run a day ahead of the chain).
 func (s *UtxoService) BlockAtTime(_ context.Context, ts int64) (*MiningBlock, error) {
-	v, err := s.newView()
-	if err != nil {
+	v, err := s.tipView()
+	if v == nil {
 		return nil, err
 	}
 	defer v.release()
-	if !v.hasTip {
-		return nil, nil
-	}
 	top, err := lastBefore(v, ts)
 	if err != nil || top < 0 {
 		return nil, err
@@ -87,14 +95,11 @@ func (s *UtxoService) BlockAtTime(_ context.Context, ts int64) (*MiningBlock, er
 // after since (Unix seconds; 0: from genesis) up to the tip, in height
 // order; nil before the first block.
 func (s *UtxoService) MiningBlocks(_ context.Context, since int64) ([]MiningBlock, error) {
-	v, err := s.newView()
-	if err != nil {
+	v, err := s.tipView()
+	if v == nil {
 		return nil, err
 	}
 	defer v.release()
-	if !v.hasTip {
-		return nil, nil
-	}
 	from := int64(0)
 	if since > 0 {
 		if from, err = lastBefore(v, since); err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/openexplorer/blockbook/esplora"
 	"github.com/openexplorer/blockbook/tools/apitest"
+	"github.com/openexplorer/blockbook/tools/chaingen"
 )
 
 // atClock rebuilds the front with its clock at now.
@@ -69,9 +70,8 @@ func TestMempoolSpaceBlockAtTime(t *testing.T) {
 	}
 }
 
-// The hashrate history, against getnetworkhashps done by hand over the
-// raw chain: regtest's target 0x7fffff·2^232 makes each block's work
-// floor(2^256/(target+1)) = 2.
+// The hashrate history, against getnetworkhashps over the raw chain by
+// chaingen.NetworkHashPs (btcd's CalcWork, not the index's code).
 func TestMempoolSpaceHashrate(t *testing.T) {
 	f := newFixture(t, esploraOptions())
 	tip := f.TipHeight()
@@ -85,20 +85,7 @@ func TestMempoolSpaceHashrate(t *testing.T) {
 			t.Fatalf("block %d has bits %#x: the oracle assumes regtest's", h, f.Block(h).Header.Bits)
 		}
 	}
-	hashps := func(lookup, last int) float64 {
-		lookup = min(lookup, last)
-		if last == 0 || lookup <= 0 {
-			return 0
-		}
-		lo, hi := times[last], times[last]
-		for h := last - lookup; h < last; h++ {
-			lo, hi = min(lo, times[h]), max(hi, times[h])
-		}
-		if lo == hi {
-			return 0
-		}
-		return float64(2*lookup) / float64(hi-lo)
-	}
+	hashps := func(lookup, last int) float64 { return chaingen.NetworkHashPs(f.Chain.Gen.Blocks(), lookup, last) }
 	type sample struct {
 		Timestamp   int64   `json:"timestamp"`
 		AvgHashrate float64 `json:"avgHashrate"`
