@@ -22,6 +22,8 @@ func (s *Server) routeV1(ctx context.Context, p []string, n int) (*reply, error)
 		return s.routeFees(ctx, p[2])
 	case p[1] == "block" && n == 3:
 		return s.mpBlock(ctx, p[2])
+	case p[1] == "blocks" && n == 4 && p[2] == "tip" && (p[3] == "height" || p[3] == "hash"):
+		return s.tip(ctx, p[3] == "height") // mempool.space's backend serves them under /v1 too
 	case p[1] == "blocks" && n <= 3:
 		return s.mpBlocks(ctx, p[2], n == 3 && p[2] != "")
 	case p[1] == "difficulty-adjustment" && n == 2:

@@ -150,3 +150,18 @@ func TestMempoolSpaceHashrate(t *testing.T) {
 		t.Errorf("hashrate/1m/x: %d", code)
 	}
 }
+
+// mempool.space's backend serves the tip under /v1 as well.
+func TestMempoolSpaceTip(t *testing.T) {
+	f := newFixture(t, esploraOptions())
+	tip := f.TipHeight()
+	for path, want := range map[string]string{"/api/v1/blocks/tip/height": strconv.Itoa(tip),
+		"/api/v1/blocks/tip/hash": f.Block(tip).BlockHash().String()} {
+		if code, body := f.get(t, path); code != http.StatusOK || body != want {
+			t.Errorf("%s: %d %q, want %q", path, code, body, want)
+		}
+	}
+	if code, _ := f.get(t, "/api/v1/blocks/tip/other"); code != http.StatusNotFound {
+		t.Errorf("blocks/tip/other: %d", code)
+	}
+}
