@@ -91,10 +91,16 @@ func (s *UtxoService) BlockAtTime(_ context.Context, ts int64) (*MiningBlock, er
 	return best, nil
 }
 
-// MiningBlocks reads the blocks from a margin below the first one at or
+// MiningBlocks (Bitcoin and Litecoin only) reads the blocks from a margin below the first one at or
 // after since (Unix seconds; 0: from genesis) up to the tip, in height
 // order; nil before the first block.
 func (s *UtxoService) MiningBlocks(_ context.Context, since int64) ([]MiningBlock, error) {
+	// The coins that opt in to Bitcoin's retarget rule have its header
+	// layout and work; others (Zcash's header, merged mining) would give
+	// wrong figures.
+	if p := s.backend.Params; p.RetargetBlocks == 0 {
+		return nil, fmt.Errorf("%w: %s has no fixed retarget interval", ErrNotSupported, p.Name)
+	}
 	v, err := s.tipView()
 	if v == nil {
 		return nil, err

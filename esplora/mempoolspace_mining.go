@@ -2,6 +2,7 @@ package esplora
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -103,6 +104,9 @@ func (s *Server) hashrate(ctx context.Context, interval string) (*reply, error) 
 		return nil, mpError(http.StatusBadRequest, "Invalid interval: one of 24h, 3d, 1w, 1m, 3m, 6m, 1y, 2y, 3y, 4y, all")
 	}
 	blocks, err := q.MiningBlocks(ctx, since)
+	if errors.Is(err, api.ErrNotSupported) {
+		return nil, mpError(http.StatusNotFound, "Hashrate history is not available: this coin has no fixed retarget interval")
+	}
 	if err != nil {
 		return nil, err
 	}
