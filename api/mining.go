@@ -47,7 +47,7 @@ func miningBlockOf(v *view, h uint32) (MiningBlock, error) {
 }
 
 // lastBefore is the highest height whose previous block's median time
-// past is below ts (-1: none, ts is not after genesis). Median time past
+// past is below ts (0, genesis, when none is). Median time past
 // never decreases and a block's time is above its parent's, so no block
 // above it has a time at or below ts.
 func lastBefore(v *view, ts int64) (int64, error) {
@@ -75,7 +75,7 @@ func (s *UtxoService) BlockAtTime(_ context.Context, ts int64) (*MiningBlock, er
 	}
 	defer v.release()
 	top, err := lastBefore(v, ts)
-	if err != nil || top < 0 {
+	if err != nil {
 		return nil, err
 	}
 	var best *MiningBlock
