@@ -23,6 +23,12 @@ type ChainStatsQueries interface {
 	// computed from; nil (no error) before the first block, and
 	// ErrNotSupported when the coin has no fixed retarget interval.
 	DifficultyEpoch(ctx context.Context) (*DifficultyEpoch, error)
+	// BlockAtTime is the block with the latest time at or before ts (Unix
+	// seconds); nil (no error) when there is none.
+	BlockAtTime(ctx context.Context, ts int64) (*MiningBlock, error)
+	// MiningBlocks reads the blocks from a margin below the first one at
+	// or after since (0: genesis) up to the tip.
+	MiningBlocks(ctx context.Context, since int64) ([]MiningBlock, error)
 }
 
 var _ ChainStatsQueries = (*UtxoService)(nil)

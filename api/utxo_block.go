@@ -161,19 +161,10 @@ func (s *UtxoService) blockInfo(v *view, blk *bchain.Block) BlockInfo {
 // difficulty renders compact bits the way Bitcoin Core's RPC does: relative
 // to the 0x1d00ffff target, printed with 16 significant digits.
 func difficulty(bits uint32) string {
-	shift := int(bits >> 24 & 0xff)
-	mant := bits & 0x00ffffff
-	if mant == 0 {
+	if bits&0x00ffffff == 0 {
 		return "0"
 	}
-	d := float64(0xffff) / float64(mant)
-	for ; shift < 29; shift++ {
-		d *= 256
-	}
-	for ; shift > 29; shift-- {
-		d /= 256
-	}
-	return strconv.FormatFloat(d, 'g', 16, 64)
+	return strconv.FormatFloat(CoreDifficulty(bits), 'g', 16, 64)
 }
 
 // RawBlock answers rawblock/{height|hash}.

@@ -233,6 +233,7 @@ func checkLtcEsplora(t *testing.T, st *ltcClientsStack) {
 	pending := []string{t1, t2}
 
 	led, blocks := st.ledger(t)
+	checkLtcDifficulty(t, base, int(blocks[len(blocks)-1].Height))
 	cache := &ltcTxCache{st: st, txs: map[string]*ltcVerboseTx{}}
 	f := &esploraFacts{TipHeight: led.TipHeight, TipHash: led.TipHash, Pending: pending}
 	for _, h := range []int32{1, st.mwebBlock, st.pegOutBlock, led.TipHeight} {
@@ -332,4 +333,18 @@ func ltcSpender(t *testing.T, st *ltcClientsStack, c *ltcTxCache, blocks []ltcre
 		}
 	}
 	return "" // an OP_RETURN output is in no UTXO set and never spent
+}
+
+// checkLtcDifficulty: Litecoin retargets every 2016 blocks of 150 s
+// (Litecoin Core's chainparams), so difficulty-adjustment is served.
+func checkLtcDifficulty(t *testing.T, base string, tip int) {
+	t.Helper()
+	var da struct {
+		RemainingBlocks    int `json:"remainingBlocks"`
+		NextRetargetHeight int `json:"nextRetargetHeight"`
+	}
+	esploraJSON(t, base+"/api/v1/difficulty-adjustment", &da)
+	if da.RemainingBlocks != 2016-tip%2016 || da.NextRetargetHeight != tip-tip%2016+2016 {
+		t.Errorf("difficulty-adjustment at tip %d: %+v", tip, da)
+	}
 }

@@ -134,6 +134,7 @@ type mpAddressTxs struct {
 
 func TestE2EMempoolSpaceWebsocket(t *testing.T) {
 	st, esplora := startEsploraStack(t)
+	checkMiningRoutes(t, st, esplora)
 	g := st.g
 	ws := dialMpWS(t, esplora)
 

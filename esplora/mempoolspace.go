@@ -11,10 +11,9 @@ import (
 // backend serves both on one port). These routes answer from the
 // projected blocks of our mempool (api.ProjectedFeeQueries).
 
-// hashrateNotServed answers mining/hashrate/:interval: mempool.space
-// builds that history in its mining database (daily getnetworkhashps
-// samples and its difficulty-adjustment table), which we do not keep.
-const hashrateNotServed = "Hashrate history is not served here: it needs mempool.space's mining index"
+// poolsNotServed answers mining/hashrate/pools/:interval: pools' shares
+// need mempool.space's pool list (coinbase tags and addresses).
+const poolsNotServed = "Pool hashrates are not served here: we keep no mining pool list"
 
 // routeV1 dispatches /api/v1/...; p[0] is "v1".
 func (s *Server) routeV1(ctx context.Context, p []string, n int) (*reply, error) {
@@ -23,12 +22,18 @@ func (s *Server) routeV1(ctx context.Context, p []string, n int) (*reply, error)
 		return s.routeFees(ctx, p[2])
 	case p[1] == "block" && n == 3:
 		return s.mpBlock(ctx, p[2])
+	case p[1] == "blocks" && n == 4 && p[2] == "tip" && (p[3] == "height" || p[3] == "hash"):
+		return s.tip(ctx, p[3] == "height") // mempool.space's backend serves them under /v1 too
 	case p[1] == "blocks" && n <= 3:
 		return s.mpBlocks(ctx, p[2], n == 3 && p[2] != "")
 	case p[1] == "difficulty-adjustment" && n == 2:
 		return s.difficultyAdjustment(ctx)
 	case p[1] == "mining" && p[2] == "hashrate" && n == 4:
-		return nil, mpError(http.StatusNotFound, hashrateNotServed)
+		return s.hashrate(ctx, p[3])
+	case p[1] == "mining" && p[2] == "blocks" && p[3] == "timestamp" && n == 5:
+		return s.blockAtTime(ctx, p[4])
+	case p[1] == "mining" && p[2] == "hashrate" && p[3] == "pools" && n == 5:
+		return nil, mpError(http.StatusNotFound, poolsNotServed)
 	case p[1] == "tx" && p[3] == "rbf" && n == 4:
 		return s.txRbf(ctx, p[2])
 	case p[1] == "replacements" && n == 2:

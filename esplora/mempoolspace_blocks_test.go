@@ -169,7 +169,7 @@ func TestMempoolSpaceBlocks(t *testing.T) {
 	f.wantError(t, "GET", "/api/v1/block/00000000000000000000000000000000000000000000000000000000000000aa", "", 404,
 		`{"error":"Failed to get block"}`)
 	f.wantError(t, "GET", "/api/v1/blocks/x", "", 400, `{"error":"Invalid block height"}`)
-	f.wantError(t, "GET", "/api/v1/mining/hashrate/1m", "", 404, `{"error":"Hashrate history is not served`)
+	f.wantError(t, "GET", "/api/v1/mining/hashrate/pools/1m", "", 404, `{"error":"Pool hashrates are not served`)
 }
 
 // The difficulty adjustment of the regtest chain (inside its first epoch,

@@ -176,7 +176,13 @@ if (F.mempoolSpace) {
     eq('difficulty.getDifficultyAdjustment (/v1)', [da.remainingBlocks, da.nextRetargetHeight, da.previousRetarget],
         [2016 - F.tipHeight % 2016, F.tipHeight - F.tipHeight % 2016 + 2016, 0]);
 }
-await status404('difficulty.getHashrate (/v1)', () => difficulty.getHashrate({ interval: '1m' }));
+// The figures are checked in Go (e2e/mempoolspace_mining_test.go); here the shape mempool.js types.
+{
+    const hr = await difficulty.getHashrate({ interval: 'all' });
+    eq('difficulty.getHashrate (/v1)', [Object.keys(hr), hr.difficulty[0].height, hr.currentHashrate > 0,
+        hr.hashrates.every((r) => Object.keys(r).join() === 'timestamp,avgHashrate'), hr.hashrates.length > 1],
+        [['hashrates', 'difficulty', 'currentHashrate', 'currentDifficulty'], 0, true, true, true]);
+}
 await status404('lightning.getNetworkStats (/v1)', () => lightning.getNetworkStats());
 
 // Last: the broadcast changes the mempool the checks above read.

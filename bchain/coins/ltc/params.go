@@ -4,6 +4,8 @@
 package ltc
 
 import (
+	"time"
+
 	"github.com/btcsuite/btcd/chaincfg/v2"
 	"github.com/btcsuite/btcd/wire/v2"
 
@@ -60,6 +62,20 @@ var (
 	})
 )
 
+// Litecoin Core's nPowTargetTimespan (3.5 days) and nPowTargetSpacing
+// (2.5 minutes) on all its networks: a retarget every 2016 blocks, as
+// Bitcoin (regtest never retargets, fPowNoRetargeting).
+const (
+	targetTimespan = 302400 * time.Second
+	targetSpacing  = 150 * time.Second
+)
+
+func init() {
+	for _, p := range []*chaincfg.Params{MainNetParams, TestNetParams, RegtestParams} {
+		p.TargetTimespan, p.TargetTimePerBlock = targetTimespan, targetSpacing
+	}
+}
+
 // Networks maps Blockbook's Litecoin coin names to their networks.
 var Networks = map[string]btc.Network{
 	"Litecoin": {Params: MainNetParams, Shortcut: "LTC", Label: "Litecoin", Slip44: 2,
@@ -88,6 +104,7 @@ func init() {
 		n.NewParser = func(p *chaincfg.Params, _ *bchain.Config) (bchain.UtxoParser, error) { return NewParser(p), nil }
 		n.P2P = btc.P2POptions{BlockInvType: invMWEBBlock}
 		n.Adjust = adjust
+		n.Retarget = true
 		btc.Register(name, n)
 	}
 }

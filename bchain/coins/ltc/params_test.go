@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"github.com/btcsuite/btcd/address/v2/base58"
 	"testing"
+	"time"
 
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/bchain/coins/btc"
@@ -113,5 +114,17 @@ func TestParamsLitecoinBlockbookVectors(t *testing.T) {
 	}
 	if _, err := p.AddrDescFromAddress("2MvGVySztevmycxrSmMRjJaVj2iJin7qpap"); err == nil {
 		t.Error("mainnet accepts a testnet P2SH address")
+	}
+}
+
+// Litecoin retargets every 2016 blocks of 2.5 minutes (Litecoin Core's
+// chainparams), which the difficulty adjustment reads from the coin.
+func TestRetargetParams(t *testing.T) {
+	for _, name := range []string{"Litecoin", "Litecoin Testnet", "Litecoin Regtest"} {
+		net, ok := btc.NetworkFor(name)
+		p := net.Params
+		if n := p.TargetTimespan / p.TargetTimePerBlock; !ok || n != 2016 || p.TargetTimePerBlock != 150*time.Second || !net.Retarget {
+			t.Errorf("%s: %d blocks of %v, retarget %v", name, n, p.TargetTimePerBlock, net.Retarget)
+		}
 	}
 }
