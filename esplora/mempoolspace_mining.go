@@ -98,11 +98,27 @@ func (s *Server) hashrate(ctx context.Context, interval string) (*reply, error) 
 	if q == nil {
 		return nil, mpError(http.StatusNotFound, s.caps.NotSupported(api.CapChainStats).Error())
 	}
-	now := s.opts.Now()
+	// The answer is computed at the minute (the window's start and the day
+	// in progress), so that one computation serves a minute of requests.
+	now := s.opts.Now().Truncate(time.Minute)
 	since, ok := hashrateSince(interval, now)
 	if !ok {
 		return nil, mpError(http.StatusBadRequest, "Invalid interval: one of 24h, 3d, 1w, 1m, 3m, 6m, 1y, 2y, 3y, 4y, all")
 	}
+	_, tip, ok, err := s.q.EsploraTip(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return s.computeHashrate(ctx, q, now, since)
+	}
+	return s.hashrates.get(interval, tip.String(), now.Unix(), func() (*reply, error) {
+		return s.computeHashrate(ctx, q, now, since)
+	})
+}
+
+// computeHashrate walks the headers from since to the tip.
+func (s *Server) computeHashrate(ctx context.Context, q api.ChainStatsQueries, now time.Time, since int64) (*reply, error) {
 	blocks, err := q.MiningBlocks(ctx, since)
 	if errors.Is(err, api.ErrNotSupported) {
 		return nil, mpError(http.StatusNotFound, "Hashrate history is not available: this coin has no fixed retarget interval")

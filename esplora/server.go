@@ -75,6 +75,8 @@ type Server struct {
 	opts    Options
 	log     *slog.Logger
 	ws      *mpWS
+	// hashrates caches mining/hashrate answers per tip and day.
+	hashrates hashrateCache
 }
 
 // New builds the front over a Bitcoin-type service.
