@@ -113,7 +113,11 @@ func (s *Server) hashrate(ctx context.Context, interval string) (*reply, error) 
 		return s.computeHashrate(ctx, q, now, since)
 	}
 	return s.hashrates.get(interval, tip.String(), now.Unix(), func() (*reply, error) {
-		return s.computeHashrate(ctx, q, now, since)
+		// Shared by every caller waiting on it: one going away must not
+		// fail the others.
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.opts.RequestTimeout)
+		defer cancel()
+		return s.computeHashrate(cctx, q, now, since)
 	})
 }
 

@@ -234,7 +234,10 @@ func (w *mpWS) pushMempool(ctx context.Context) {
 				shared[key] = b
 			}
 		}
-		if b != nil {
+		switch {
+		case b != nil && ok:
+			c.SendShared(b) // one buffer for all the clients it goes to
+		case b != nil:
 			c.send(b)
 		}
 	}

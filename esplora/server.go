@@ -75,7 +75,7 @@ type Server struct {
 	opts    Options
 	log     *slog.Logger
 	ws      *mpWS
-	// hashrates caches mining/hashrate answers per tip and day.
+	// hashrates caches mining/hashrate answers per tip and minute.
 	hashrates hashrateCache
 }
 

@@ -29,7 +29,10 @@ type item[J, R any] struct {
 // New is a queue of at most size jobs (queued or rendered, not yet
 // delivered).
 func New[J, R any](size int) *Queue[J, R] {
-	return &Queue[J, R]{work: make(chan *item[J, R], size), order: make(chan *item[J, R], size)}
+	// The deliverer may hold one item taken from order that is still in
+	// work (it waits for it to be rendered, or stops with it when Run
+	// ends), so work has one slot more than order.
+	return &Queue[J, R]{work: make(chan *item[J, R], size+1), order: make(chan *item[J, R], size)}
 }
 
 // Add queues j; false when the queue is full and j was dropped.
@@ -37,8 +40,8 @@ func (q *Queue[J, R]) Add(j J) bool {
 	it := &item[J, R]{job: j, done: make(chan struct{})}
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	// An item leaves work before it leaves order, so room in order is
-	// room in work: neither send blocks.
+	// Work holds at most one item more than order (New), so room in
+	// order is room in work: neither send blocks, even after Run ended.
 	select {
 	case q.order <- it:
 		q.work <- it

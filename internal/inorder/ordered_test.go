@@ -65,3 +65,45 @@ func TestDropLogRateLimited(t *testing.T) {
 		t.Fatalf("%d lines for 1000 drops:\n%s", n, buf.String())
 	}
 }
+
+// After Run has ended with the deliverer holding an item that no worker
+// took, a full queue still drops instead of blocking Add.
+func TestAddNeverBlocksAfterRun(t *testing.T) {
+	const size = 4
+	q := New[int, int](size)
+	q.Add(0)
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan struct{})
+	go func() {
+		// No workers: the deliverer takes item 0 from order and waits.
+		q.Run(ctx, 0, func(context.Context, int) int { return 0 }, func(int) {})
+		close(ran)
+	}()
+	deadline := time.Now().Add(5 * time.Second)
+	for len(q.order) != 0 { // the deliverer took item 0; it is still in work
+		if time.Now().After(deadline) {
+			t.Fatal("the deliverer never took the first item")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	<-ran
+	added := make(chan int)
+	go func() {
+		n := 0
+		for i := 1; i <= 2*size; i++ {
+			if q.Add(i) {
+				n++
+			}
+		}
+		added <- n
+	}()
+	select {
+	case n := <-added:
+		if n != size {
+			t.Fatalf("%d added into a queue of %d, want %d", n, size, size)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Add blocked on a full queue after Run ended")
+	}
+}

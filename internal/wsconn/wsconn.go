@@ -52,7 +52,7 @@ type Conn struct {
 	writing chan struct{} // closed when WriteLoop returns
 
 	mu     sync.Mutex
-	queue  [][]byte
+	queue  []queued
 	queued int           // bytes in queue and in the writer's hands
 	wake   chan struct{} // signals WriteLoop (capacity 1)
 	closed bool
@@ -64,9 +64,23 @@ func New(ws *websocket.Conn, cfg Config) *Conn {
 	return &Conn{ws: ws, cfg: cfg, writing: make(chan struct{}), wake: make(chan struct{}, 1)}
 }
 
+// queued is one message and the bytes it took from the shared budget.
+type queued struct {
+	msg     []byte
+	charged int
+}
+
 // Send queues msg; false when the connection is closed or was just closed
 // for overflowing its queue.
-func (c *Conn) Send(msg []byte) bool {
+func (c *Conn) Send(msg []byte) bool { return c.send(msg, false) }
+
+// SendShared queues msg, one buffer sent to many connections: it counts
+// against this connection's queue but not the shared budget, which holds
+// the bytes each connection alone keeps alive (a shared buffer is one copy
+// however many clients hold it).
+func (c *Conn) SendShared(msg []byte) bool { return c.send(msg, true) }
+
+func (c *Conn) send(msg []byte, shared bool) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
@@ -75,8 +89,12 @@ func (c *Conn) Send(msg []byte) bool {
 	over := c.cfg.MaxQueue > 0 && len(c.queue) >= c.cfg.MaxQueue ||
 		c.cfg.MaxQueueBytes > 0 && c.queued > 0 && c.queued+len(msg) > c.cfg.MaxQueueBytes
 	why := "send queue overflow: the client does not read fast enough"
-	if !over && c.cfg.Budget != nil && !c.cfg.Budget.TryTake(int64(len(msg)), c.queued == 0) {
-		over, why = true, "server send budget spent: the client does not read fast enough"
+	charged := 0
+	if !over && !shared && c.cfg.Budget != nil {
+		if !c.cfg.Budget.TryTake(int64(len(msg)), c.queued == 0) {
+			over, why = true, "server send budget spent: the client does not read fast enough"
+		}
+		charged = len(msg)
 	}
 	if over {
 		if c.cfg.OnOverflow != nil {
@@ -85,7 +103,7 @@ func (c *Conn) Send(msg []byte) bool {
 		c.failLocked(websocket.ClosePolicyViolation, why)
 		return false
 	}
-	c.queue = append(c.queue, msg)
+	c.queue = append(c.queue, queued{msg, charged})
 	c.queued += len(msg)
 	c.signal()
 	return true
@@ -187,14 +205,15 @@ func (c *Conn) write(msg []byte) bool {
 }
 
 // giveLocked uncounts msgs (written or dropped); c.mu is held.
-func (c *Conn) giveLocked(msgs [][]byte) {
-	n := 0
+func (c *Conn) giveLocked(msgs []queued) {
+	n, charged := 0, 0
 	for _, m := range msgs {
-		n += len(m)
+		n += len(m.msg)
+		charged += m.charged
 	}
 	c.queued -= n
-	if c.cfg.Budget != nil {
-		c.cfg.Budget.Give(int64(n))
+	if c.cfg.Budget != nil && charged > 0 {
+		c.cfg.Budget.Give(int64(charged))
 	}
 }
 
@@ -225,8 +244,8 @@ func (c *Conn) WriteLoop() {
 			c.mu.Unlock()
 			// The batch's bytes stay counted until each message is written:
 			// a client that does not read holds its queue and the batch.
-			for i, msg := range batch {
-				if !c.write(msg) {
+			for i, m := range batch {
+				if !c.write(m.msg) {
 					c.mu.Lock()
 					c.giveLocked(batch[i:])
 					c.failLocked(websocket.CloseGoingAway, "write failed")

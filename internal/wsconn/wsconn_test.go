@@ -196,3 +196,49 @@ func TestSharedBudget(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// One buffer sent to many clients is one copy: it counts in each client's
+// queue but not in the shared budget, so a push to more clients than the
+// budget holds copies of drops none of them.
+func TestSharedBufferNotChargedPerClient(t *testing.T) {
+	const clients, limit, budget, size = 8, 100 << 10, 40 << 10, 10 << 10
+	b := bytebudget.New(budget)
+	url, conns := stalledServer(t, Config{MaxQueueBytes: limit, Budget: b, MaxMessageBytes: 1 << 10,
+		PingInterval: time.Minute, WriteTimeout: 30 * time.Second})
+	var cs []*Conn
+	for range clients {
+		dial(t, url)
+		cs = append(cs, <-conns)
+	}
+	shared := make([]byte, size)
+	for round := range 3 { // clients*3*size = 240 KB against a 40 KB budget
+		for i, c := range cs {
+			if !c.SendShared(shared) {
+				t.Fatalf("round %d: client %d dropped for %q", round, i, c.Reason())
+			}
+		}
+	}
+	if b.Used() != 0 {
+		t.Fatalf("shared buffers took %d bytes of the budget", b.Used())
+	}
+	// A client's own messages still count: the budget still bounds them.
+	own := 0
+	for _, c := range cs {
+		if c.Send(make([]byte, size)) {
+			own += size
+		}
+	}
+	if b.Used() != int64(own) || own == 0 {
+		t.Fatalf("budget used %d after %d bytes of own messages", b.Used(), own)
+	}
+	// Each client's queue still bounds the shared bytes it holds.
+	c := cs[0]
+	for c.SendShared(shared) {
+		if c.Held() > 2*limit {
+			t.Fatalf("a client holds %d bytes (MaxQueueBytes %d)", c.Held(), limit)
+		}
+	}
+	if !strings.Contains(c.Reason(), "send queue overflow") {
+		t.Fatalf("closed for %q, want the queue overflow", c.Reason())
+	}
+}
