@@ -14,10 +14,14 @@ import (
 type meshOptions struct {
 	// Addr is -mesh=<host:port> ("" disables it).
 	Addr string
+	// Offline is -mesh-offline: serve only the offline Construction
+	// endpoints, with no node and no index (mesh_offline.go).
+	Offline bool
 }
 
 func (m *meshOptions) register(fs *flag.FlagSet) {
 	fs.StringVar(&m.Addr, "mesh", "", "serve Coinbase's Mesh (Rosetta) API (data, and construction of P2WPKH spends), JSON over POST, on this binding [address]:port (Bitcoin-type coins; default: off)")
+	fs.BoolVar(&m.Offline, "mesh-offline", false, "with -mesh: serve only Mesh's offline Construction endpoints (derive, preprocess, payloads, combine, parse, hash), without contacting the node or opening the index; nothing else runs")
 }
 
 // startMesh starts the Mesh listener when -mesh is given; a chain type

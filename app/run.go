@@ -64,6 +64,9 @@ func Run(ctx context.Context, o *Options, log *slog.Logger) error {
 			}
 		}()
 	}
+	if o.Mesh.Offline {
+		return runMeshOffline(ctx, stackEnv{o: o, cfg: cfg, backend: backend, log: log, reg: reg, env: envs, tls: tlsCfg})
+	}
 	if err := checkBackend(ctx, cfg, backend, log); err != nil {
 		return err
 	}

@@ -24,7 +24,7 @@ func (s *Server) account(desc bchain.AddrDesc) *AccountIdentifier {
 	if len(desc) == 0 {
 		return &AccountIdentifier{Address: unspendableAccount}
 	}
-	if a, ok := s.svc.DescAddress(desc); ok {
+	if a, ok := s.codec.DescAddress(desc); ok {
 		return &AccountIdentifier{Address: a}
 	}
 	return &AccountIdentifier{Address: scriptPrefix + hex.EncodeToString(desc)}
@@ -49,7 +49,7 @@ func (s *Server) accountDesc(a *AccountIdentifier) (bchain.AddrDesc, error) {
 		}
 		return desc, nil
 	}
-	desc, err := s.svc.AddrDesc(a.Address)
+	desc, err := s.codec.AddrDesc(a.Address)
 	if err != nil || len(desc) == 0 {
 		return nil, failWith(errBadAccount, err, "%q is not an address of this chain", truncate(a.Address, 80))
 	}

@@ -64,7 +64,7 @@ func (s *Server) constructionDerive(_ context.Context, body []byte) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	addr, ok := s.svc.DescAddress(bchain.AddrDesc(p2wpkh(raw)))
+	addr, ok := s.codec.DescAddress(bchain.AddrDesc(p2wpkh(raw)))
 	if !ok {
 		return nil, fail(errNotImplemented, "this coin has no P2WPKH addresses")
 	}

@@ -27,11 +27,12 @@ var (
 	errBadSignature    = &Error{Code: 15, Message: "Invalid signature"}
 	errBadTxBlob       = &Error{Code: 16, Message: "Invalid transaction"}
 	errTxRejected      = &Error{Code: 17, Message: "Transaction rejected by the node"}
+	errOffline         = &Error{Code: 18, Message: "Endpoint unavailable offline"}
 )
 
 var allErrors = []*Error{errUnknownNetwork, errBadRequest, errBadBlock, errBlockNotFound, errBadTx,
 	errTxNotFound, errBadAccount, errBadCurrency, errNotImplemented, errUnavailable, errInternal, errRequestRejected,
-	errBadIntent, errBadPublicKey, errBadSignature, errBadTxBlob, errTxRejected}
+	errBadIntent, errBadPublicKey, errBadSignature, errBadTxBlob, errTxRejected, errOffline}
 
 // meshError is an answer of one of the errors above with its details.
 type meshError struct {

@@ -48,6 +48,7 @@ type Options struct {
 // Server is the Mesh front; it is an http.Handler.
 type Server struct {
 	svc    api.Service
+	codec  Codec // the chain's addresses (svc online, the parser offline)
 	ledger api.LedgerQueries
 	esq    api.EsploraQueries
 	opts   Options
@@ -64,7 +65,7 @@ func New(svc api.Service, ledger api.LedgerQueries, esq api.EsploraQueries, opts
 	if opts.Log == nil {
 		opts.Log = slog.Default()
 	}
-	s := &Server{svc: svc, ledger: ledger, esq: esq, opts: opts, cur: &Currency{Symbol: opts.Symbol, Decimals: opts.Decimals},
+	s := &Server{svc: svc, codec: svc, ledger: ledger, esq: esq, opts: opts, cur: &Currency{Symbol: opts.Symbol, Decimals: opts.Decimals},
 		log: opts.Log.With("subsystem", "mesh")}
 	s.routes = map[string]func(context.Context, []byte) (any, error){
 		"/network/list":        s.networkList,
