@@ -28,11 +28,12 @@ var (
 	errBadTxBlob       = &Error{Code: 16, Message: "Invalid transaction"}
 	errTxRejected      = &Error{Code: 17, Message: "Transaction rejected by the node"}
 	errOffline         = &Error{Code: 18, Message: "Endpoint unavailable offline"}
+	errBadCallMethod   = &Error{Code: 19, Message: "Unsupported call method"}
 )
 
 var allErrors = []*Error{errUnknownNetwork, errBadRequest, errBadBlock, errBlockNotFound, errBadTx,
 	errTxNotFound, errBadAccount, errBadCurrency, errNotImplemented, errUnavailable, errInternal, errRequestRejected,
-	errBadIntent, errBadPublicKey, errBadSignature, errBadTxBlob, errTxRejected, errOffline}
+	errBadIntent, errBadPublicKey, errBadSignature, errBadTxBlob, errTxRejected, errOffline, errBadCallMethod}
 
 // meshError is an answer of one of the errors above with its details.
 type meshError struct {

@@ -283,7 +283,7 @@ func TestBadInput(t *testing.T) {
 		"balance past the tip":  {"/account/balance", map[string]any{"account_identifier": acct, "block_identifier": map[string]any{"index": tip + 5}}, 4},
 		"other currency":        {"/account/balance", map[string]any{"account_identifier": acct, "currencies": []any{map[string]any{"symbol": "ETH", "decimals": 18}}}, 8},
 		"coins without flag":    {"/account/coins", map[string]any{"account_identifier": acct}, 2},
-		"not implemented":       {"/call", map[string]any{"method": "x", "parameters": map[string]any{}}, 9},
+		"unknown call method":   {"/call", map[string]any{"method": "x", "parameters": map[string]any{}}, 19},
 		"negative event offset": {"/events/blocks", map[string]any{"offset": -1}, 2},
 		"negative event limit":  {"/events/blocks", map[string]any{"limit": -1}, 2},
 		"event offset string":   {"/events/blocks", map[string]any{"offset": "5"}, 2},

@@ -80,7 +80,7 @@ func (s *Server) networkOptions(ctx context.Context, body []byte) (any, error) {
 			OperationTypes:          []string{opInput, opOutput, opCoinbase, opOverwritten},
 			Errors:                  allErrors,
 			HistoricalBalanceLookup: true,
-			CallMethods:             []string{},
+			CallMethods:             callMethods,
 			BalanceExemptions:       []struct{}{},
 			MempoolCoins:            true,
 			BlockHashCase:           "lower_case",

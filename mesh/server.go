@@ -79,6 +79,7 @@ func New(svc api.Service, ledger api.LedgerQueries, esq api.EsploraQueries, opts
 		"/account/coins":       s.accountCoins,
 		"/search/transactions": s.searchTransactions,
 		"/events/blocks":       s.eventsBlocks,
+		"/call":                s.call, // call.go
 		// The Construction API (construction*.go).
 		"/construction/derive":     s.constructionDerive,
 		"/construction/preprocess": s.constructionPreprocess,
@@ -99,7 +100,7 @@ func New(svc api.Service, ledger api.LedgerQueries, esq api.EsploraQueries, opts
 
 // unimplemented are the specification's endpoints not served yet: they
 // answer errNotImplemented (docs/api.md).
-var unimplemented = []string{"/call"}
+var unimplemented []string
 
 // RequestCost weighs a request for the per-client budget in the public
 // port's units: a block with all its operations, or a search (which may
