@@ -45,6 +45,7 @@ type ltcClientsStack struct {
 	cfg      string
 	esplora  string // http://host:port of the Esplora front
 	electrum string // host:port of the Electrum TCP listener
+	mesh     string // http://host:port of the Mesh listener
 	accts    []*chaingen.HDAccount
 	// mwebBlock is the first MWEB block (432), pegOutBlock a later one
 	// whose HogEx pays pegOutAddr; pegInTxid is the peg-in mined in 432.
@@ -128,7 +129,7 @@ func startLtcClientsStack(t *testing.T) *ltcClientsStack {
 	start = time.Now()
 
 	st.cfg = writeLtcClientsConfig(t, node)
-	listen := make(chan [2]string, 2)
+	listen := make(chan [2]string, 3)
 	st.inst = startInProcess(t, st.cfg, t.TempDir(), func(o *app.Options) {
 		o.EnableSubNewTx = true
 		// litecoind without ZMQ pushes nothing: the mempool follows it by
@@ -137,25 +138,29 @@ func startLtcClientsStack(t *testing.T) *ltcClientsStack {
 		o.Esplora.Addr = "127.0.0.1:0"
 		o.Esplora.AddressPrefix = true
 		o.Electrum.TCP = "127.0.0.1:0"
+		o.Mesh.Addr = "127.0.0.1:0"
 		next := o.OnListen
 		o.OnListen = func(name, addr string) {
-			if name == "esplora" || name == "electrum" {
+			if name == "esplora" || name == "electrum" || name == "mesh" {
 				listen <- [2]string{name, addr}
 				return
 			}
 			next(name, addr)
 		}
 	})
-	for range 2 {
+	for range 3 {
 		select {
 		case a := <-listen:
-			if a[0] == "esplora" {
+			switch a[0] {
+			case "esplora":
 				st.esplora = "http://" + a[1]
-			} else {
+			case "mesh":
+				st.mesh = "http://" + a[1]
+			default:
 				st.electrum = a[1]
 			}
 		case <-time.After(waitFor):
-			t.Fatalf("the Esplora and Electrum listeners did not start\n%s", st.inst.logs)
+			t.Fatalf("the Esplora, Electrum and Mesh listeners did not start\n%s", st.inst.logs)
 		}
 	}
 	h, hash := st.tip(t)

@@ -33,6 +33,7 @@ func TestLtcClients(t *testing.T) {
 	t.Run("electrum", func(t *testing.T) { checkLtcElectrum(t, st) })
 	t.Run("esplora", func(t *testing.T) { checkLtcEsplora(t, st) })
 	t.Run("trezor", func(t *testing.T) { checkLtcTrezor(t, st) })
+	t.Run("mesh", func(t *testing.T) { checkLtcMesh(t, st) })
 }
 
 // ltcAccountOracle is what an account must show, from the node's ledger.
