@@ -19,21 +19,27 @@ type LedgerEvent struct {
 }
 
 // LedgerEvents derives the stream from the active chain and the removal
-// log (db.ReadRemovals), read in one snapshot. Every block connected is
+// log (db removals.go), read in one snapshot. Every block connected is
 // an event and every removal another, in the order they happened: after
 // i removals and with the block at h the tip, connected blocks number
 // h+1+i, so removal i (of the block at h_i) is event h_i+1+2i, and an
 // event s that is no removal, with k removals before it, adds the block
 // at height s-2k. That block is the one the first later removal at that
-// height removed, or the active chain's if none did. The stream depends
+// height took away, or the active chain's if none did. The stream depends
 // on nothing but the index, so a restart and a replica give the same.
+//
+// The log is never read whole: its length and the page's first removal
+// are found by point reads (O(log n)), and the rows are read from there
+// on, as far as the page's removals and the first later removal at each
+// added height need (a later removal at or below a height ends the search
+// for it: the block there was removed by then).
 func (s *UtxoService) LedgerEvents(ctx context.Context, offset int64, limit int) ([]LedgerEvent, int64, error) {
 	v, err := s.newView()
 	if err != nil {
 		return nil, 0, err
 	}
 	defer v.release()
-	rm, err := db.ReadRemovals(v.snap)
+	n, err := db.CountRemovals(v.snap)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -41,29 +47,36 @@ func (s *UtxoService) LedgerEvents(ctx context.Context, offset int64, limit int)
 	if v.hasTip {
 		blocks = int64(v.tip.Height) + 1
 	}
-	removedAt := func(i int) int64 { return int64(rm[i].Height) + 1 + 2*int64(i) }
-	last := blocks + 2*int64(len(rm)) - 1
+	last := blocks + 2*int64(n) - 1
 	if offset < 0 {
 		offset = max(0, last-int64(limit)+1)
 	}
-	k := sort.Search(len(rm), func(i int) bool { return removedAt(i) >= offset })
+	rm := &removalCursor{snap: v.snap, n: n}
+	k, err := rm.firstAtOrAfter(offset)
+	if err != nil {
+		return nil, 0, err
+	}
 	out := []LedgerEvent{}
 	for seq := offset; seq <= last && len(out) < limit; seq++ {
 		if err := ctx.Err(); err != nil {
 			return nil, 0, err
 		}
-		if k < len(rm) && removedAt(k) == seq {
-			out = append(out, LedgerEvent{Seq: seq, Removed: true, Height: rm[k].Height, Hash: rm[k].Hash})
-			k++
-			continue
+		if k < n {
+			r, err := rm.at(k)
+			if err != nil {
+				return nil, 0, err
+			}
+			if removedAt(k, r) == seq {
+				out = append(out, LedgerEvent{Seq: seq, Removed: true, Height: r.Height, Hash: r.Hash})
+				k++
+				continue
+			}
 		}
 		h := seq - 2*int64(k)
 		ev := LedgerEvent{Seq: seq, Height: uint32(h)}
-		found := false
-		for j := k; j < len(rm) && !found; j++ {
-			if int64(rm[j].Height) == h {
-				ev.Hash, found = rm[j].Hash, true
-			}
+		hash, found, err := rm.removedLater(k, h)
+		if err != nil {
+			return nil, 0, err
 		}
 		if !found {
 			var meta *db.BlockMeta
@@ -75,9 +88,95 @@ func (s *UtxoService) LedgerEvents(ctx context.Context, offset int64, limit int)
 			if meta == nil {
 				return nil, 0, fmt.Errorf("%w: event %d adds height %d, which the chain does not hold", db.ErrCorrupt, seq, h)
 			}
-			ev.Hash = meta.Hash
+			hash = meta.Hash
 		}
+		ev.Hash = hash
 		out = append(out, ev)
 	}
 	return out, last, nil
+}
+
+// removedAt is the event sequence of removal i.
+func removedAt(i int, r db.Removal) int64 { return int64(r.Height) + 1 + 2*int64(i) }
+
+// removalCursor reads the removal log of one snapshot in bounded parts:
+// single rows by index, and runs of rows read ahead in chunks.
+type removalCursor struct {
+	snap *db.Snapshot
+	n    int
+	// rows[i-from] is removal i, for the run read so far.
+	from int
+	rows []db.Removal
+}
+
+// removalChunk is how many rows one read ahead takes.
+const removalChunk = 64
+
+// at returns removal i (i < n).
+func (c *removalCursor) at(i int) (db.Removal, error) {
+	if i >= c.from && i < c.from+len(c.rows) {
+		return c.rows[i-c.from], nil
+	}
+	if i == c.from+len(c.rows) && len(c.rows) > 0 {
+		return c.readAhead(i)
+	}
+	c.from, c.rows = i, nil
+	return c.readAhead(i)
+}
+
+// readAhead appends up to removalChunk rows from i (the end of the run).
+func (c *removalCursor) readAhead(i int) (db.Removal, error) {
+	err := db.ScanRemovals(c.snap, i, func(j int, r db.Removal) (bool, error) {
+		c.rows = append(c.rows, r)
+		return j+1 < i+removalChunk, nil
+	})
+	if err != nil {
+		return db.Removal{}, err
+	}
+	if i-c.from >= len(c.rows) {
+		return db.Removal{}, fmt.Errorf("%w: removal %d of %d missing", db.ErrCorrupt, i, c.n)
+	}
+	return c.rows[i-c.from], nil
+}
+
+// firstAtOrAfter is the first removal whose event is at or after seq
+// (removal events grow with the index: the removal after one at h is at
+// h-1 or above), by bisection over point reads.
+func (c *removalCursor) firstAtOrAfter(seq int64) (int, error) {
+	var err error
+	k := sort.Search(c.n, func(i int) bool {
+		if err != nil {
+			return true
+		}
+		r, ok, e := db.ReadRemoval(c.snap, i)
+		if e == nil && !ok {
+			e = fmt.Errorf("%w: removal %d of %d missing", db.ErrCorrupt, i, c.n)
+		}
+		if e != nil {
+			err = e
+			return true
+		}
+		return removedAt(i, r) >= seq
+	})
+	return k, err
+}
+
+// removedLater returns the hash of the block at height h that the first
+// removal from index k on at that height took away. A removal below h
+// before any at h cannot be (the tip went below h only by removing the
+// block there), so the search stops at the first removal at or below h.
+func (c *removalCursor) removedLater(k int, h int64) (bchain.Hash, bool, error) {
+	for j := k; j < c.n; j++ {
+		r, err := c.at(j)
+		if err != nil {
+			return bchain.Hash{}, false, err
+		}
+		switch {
+		case int64(r.Height) == h:
+			return r.Hash, true, nil
+		case int64(r.Height) < h:
+			return bchain.Hash{}, false, fmt.Errorf("%w: removal %d at height %d before any at %d, which the chain added", db.ErrCorrupt, j, r.Height, h)
+		}
+	}
+	return bchain.Hash{}, false, nil
 }

@@ -95,11 +95,11 @@ func (x *chainIndex) commitDisconnect(b *Batch, h uint32) (Tip, bool, error) {
 	if removed == nil {
 		return Tip{}, false, fmt.Errorf("%w: no block at the tip's height %d", ErrCorrupt, h)
 	}
-	log, err := ReadRemovals(x.db)
+	n, err := CountRemovals(x.db)
 	if err != nil {
 		return Tip{}, false, err
 	}
-	logRemoval(b, len(log), h, removed.Hash)
+	logRemoval(b, n, h, removed.Hash)
 	var newTip Tip
 	if h > 0 {
 		prev, err := ReadBlockMeta(x.db, h-1)

@@ -36,20 +36,88 @@ func isRemovalKey(k []byte) bool {
 	return len(k) == len(stateKeyRemoved)+4 && string(k[:len(stateKeyRemoved)]) == string(stateKeyRemoved)
 }
 
-// ReadRemovals returns every logged removal, oldest first. Reorgs are
-// rare, so the log stays short.
+// ReadRemovals returns every logged removal, oldest first (tests and
+// tools; the serving paths read the log in bounded parts, below).
 func ReadRemovals(r Reader) ([]Removal, error) {
 	var out []Removal
-	err := r.iterate(CFDefault, nil, stateKeyRemoved, func(k, v []byte) (bool, error) {
-		if !isRemovalKey(k) || binary.BigEndian.Uint32(k[len(stateKeyRemoved):]) != uint32(len(out)) || len(v) != 4+len(bchain.Hash{}) {
-			return false, fmt.Errorf("%w: removal log row %x = %x", ErrCorrupt, k, v)
-		}
-		rm := Removal{Height: binary.BigEndian.Uint32(v)}
-		copy(rm.Hash[:], v[4:])
+	err := ScanRemovals(r, 0, func(_ int, rm Removal) (bool, error) {
 		out = append(out, rm)
 		return true, nil
 	})
 	return out, err
+}
+
+// ScanRemovals visits the logged removals from index from on, oldest
+// first, until fn returns false: one seek, then the rows in order.
+func ScanRemovals(r Reader, from int, fn func(i int, rm Removal) (bool, error)) error {
+	i := from
+	return r.iterate(CFDefault, removalKey(uint32(from)), stateKeyRemoved, func(k, v []byte) (bool, error) {
+		rm, err := decodeRemoval(k, v, i)
+		if err != nil {
+			return false, err
+		}
+		ok, err := fn(i, rm)
+		i++
+		return ok, err
+	})
+}
+
+// ReadRemoval returns removal i (ok false past the end of the log).
+func ReadRemoval(r Reader, i int) (Removal, bool, error) {
+	v, err := r.get(CFDefault, removalKey(uint32(i)))
+	if err != nil || v == nil {
+		return Removal{}, false, err
+	}
+	rm, err := decodeRemoval(removalKey(uint32(i)), v, i)
+	return rm, err == nil, err
+}
+
+// CountRemovals returns how many removals are logged. The rows are
+// numbered from 0 without gaps, so the count is found with about 2·log2(n)
+// point reads (doubling, then bisecting), however long the log grows.
+func CountRemovals(r Reader) (int, error) {
+	has := func(i int) (bool, error) {
+		v, err := r.get(CFDefault, removalKey(uint32(i)))
+		return v != nil, err
+	}
+	// lo is a present row (or -1), hi an absent one.
+	lo, hi := -1, 1
+	for {
+		ok, err := has(hi - 1)
+		if err != nil {
+			return 0, err
+		}
+		if !ok {
+			break
+		}
+		lo, hi = hi-1, 2*hi
+		if hi > 1<<31 {
+			return 0, fmt.Errorf("%w: removal log longer than 2^31 rows", ErrCorrupt)
+		}
+	}
+	hi-- // absent
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		ok, err := has(mid)
+		if err != nil {
+			return 0, err
+		}
+		if ok {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo + 1, nil
+}
+
+func decodeRemoval(k, v []byte, want int) (Removal, error) {
+	if !isRemovalKey(k) || binary.BigEndian.Uint32(k[len(stateKeyRemoved):]) != uint32(want) || len(v) != 4+len(bchain.Hash{}) {
+		return Removal{}, fmt.Errorf("%w: removal log row %x = %x (row %d expected)", ErrCorrupt, k, v, want)
+	}
+	rm := Removal{Height: binary.BigEndian.Uint32(v)}
+	copy(rm.Hash[:], v[4:])
+	return rm, nil
 }
 
 // logRemoval adds to b the removal of the block at height h, the next
