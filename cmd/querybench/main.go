@@ -46,7 +46,9 @@ var params = &chaincfg.RegressionNetParams
 var dbCache int64
 
 func main() {
-	chain := flag.String("chain", "", "chain file (default: syncbench's whale chain, whale-800-150000.blk in the user cache dir)")
+	chain := flag.String("chain", "", "chain file (default: the whale chain of -whaleblocks and -whaletxs, whale-<blocks>-<txs>.blk in the user cache dir, generated if absent)")
+	flag.IntVar(&whaleBlocks, "whaleblocks", 800, "without -chain: the whale chain's length (syncbench's: 800)")
+	flag.IntVar(&whaleTxs, "whaletxs", 150_000, "without -chain: the whale chain's approximate tx count (syncbench's: 150000)")
 	index := flag.String("index", "", "where to keep the index (default: beside the chain file, named by chain and format version)")
 	cold := flag.Int("cold", 20, "cold queries per query kind")
 	warm := flag.Int("warm", 200, "warm queries per query kind")
@@ -112,11 +114,10 @@ func (c chainTxs) TxSpecific(context.Context, bchain.Hash, bchain.Hash) (json.Ra
 // up, the timed sequence would be scattered over helpers that run once.
 func run(chainFile, indexDir string, cold, warm int) error {
 	if chainFile == "" {
-		dir, err := os.UserCacheDir()
-		if err != nil {
+		var err error
+		if chainFile, err = whaleChain(); err != nil {
 			return err
 		}
-		chainFile = filepath.Join(dir, "openexplorer-blockbook", "bench", "whale-800-150000.blk")
 	}
 	if indexDir == "" {
 		indexDir = fmt.Sprintf("%s.querybench-v%d.index", chainFile[:len(chainFile)-len(filepath.Ext(chainFile))], db.FormatVersion)
