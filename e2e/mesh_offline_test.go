@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -197,5 +198,11 @@ func TestE2EMeshOffline(t *testing.T) {
 	}
 	if _, err := os.Stat(dataDir); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the offline program touched its data directory: %v", err)
+	}
+	// -mesh-offline without a Mesh listener is a configuration error.
+	bad := exec.Command(os.Args[0], "-blockchaincfg="+cfg, "-datadir="+dataDir, "-mesh-offline", "-public=none", "-internal=none")
+	bad.Env = append(os.Environ(), childEnv+"=1")
+	if out, err := bad.CombinedOutput(); err == nil || !strings.Contains(string(out), "-mesh-offline needs -mesh") {
+		t.Errorf("-mesh-offline without -mesh: %v\n%s", err, out)
 	}
 }
