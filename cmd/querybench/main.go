@@ -201,6 +201,16 @@ func survey(parser *btc.Parser, blocks []*wire.MsgBlock) (chainTxs, busiest, pro
 	outDesc := map[wire.OutPoint]string{}
 	count := map[string]int{}
 	var probe probeTx
+	// The middle block, or on a chain whose first half is coinbases only
+	// (a short whale chain) the middle of the blocks with txs.
+	mid := len(blocks) / 2
+	if len(blocks[mid].Transactions) < 2 {
+		first := mid
+		for first < len(blocks)-1 && len(blocks[first].Transactions) < 2 {
+			first++
+		}
+		mid = first + (len(blocks)-first)/2
+	}
 	for h, b := range blocks {
 		for i, tx := range b.Transactions {
 			var buf bytes.Buffer
@@ -227,7 +237,7 @@ func survey(parser *btc.Parser, blocks []*wire.MsgBlock) (chainTxs, busiest, pro
 			for d := range touched {
 				count[d]++
 			}
-			if h == len(blocks)/2 && i > 0 && (probe.what == "" || len(tx.TxIn) > 1) {
+			if h == mid && i > 0 && (probe.what == "" || len(tx.TxIn) > 1) {
 				probe = probeTx{txid: btc.DisplayHash(txid), what: fmt.Sprintf("%d inputs, %d outputs, block %d", len(tx.TxIn), len(tx.TxOut), h)}
 			}
 		}
