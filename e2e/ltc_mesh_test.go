@@ -3,7 +3,6 @@ package e2e
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/openexplorer/blockbook/tools/ltcregtest"
 	"github.com/openexplorer/blockbook/tools/meshcheck"
@@ -33,16 +32,7 @@ func checkLtcMesh(t *testing.T, st *ltcClientsStack) {
 	if c.Network["blockchain"] != "Litecoin Regtest" {
 		t.Errorf("network %v", c.Network)
 	}
-	start := time.Now()
-	r, err := c.Reconcile(map[string]bool{"unspendable": true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range r.Mismatches {
-		t.Error(m)
-	}
-	t.Logf("reconciled %d blocks, %d txs, %d operations, %d accounts with %d balance checks in %v",
-		r.Blocks, r.Txs, r.Operations, len(r.Balances), r.BalanceChecks, time.Since(start).Round(time.Millisecond))
+	r := meshCheckData(t, c)
 	led, _, err := ltcregtest.Ledger(t.Context(), st.node)
 	if err != nil {
 		t.Fatal(err)

@@ -1,10 +1,7 @@
 package e2e
 
 import (
-	"bytes"
 	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"slices"
 	"strconv"
 	"testing"
@@ -26,15 +23,7 @@ import (
 func meshConstruction(t *testing.T, st *demoStack, c *meshcheck.Client) {
 	seed := sha256.Sum256([]byte("e2e mesh construction"))
 	key, _ := btcec.PrivKeyFromBytes(seed[:])
-	var derived struct {
-		AccountIdentifier struct {
-			Address string `json:"address"`
-		} `json:"account_identifier"`
-	}
-	if err := c.Call("/construction/derive", map[string]any{"public_key": meshcheck.PublicKey(key)}, &derived); err != nil {
-		t.Fatal(err)
-	}
-	addr := derived.AccountIdentifier.Address
+	addr := meshDerive(t, c, key)
 	const funding = 5_000_000
 	fund, err := st.g.CreatePayment([]chaingen.Output{{Address: addr, Value: funding}}, 2)
 	if err != nil {
@@ -146,18 +135,8 @@ func meshConstruction(t *testing.T, st *demoStack, c *meshcheck.Client) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	// Mined: the block's operations and both balances.
-	var blob struct {
-		Transaction string `json:"transaction"`
-	}
-	if err := json.Unmarshal([]byte(comb.SignedTransaction), &blob); err != nil {
-		t.Fatal(err)
-	}
-	raw, err := hex.DecodeString(blob.Transaction)
+	tx, err := meshcheck.Tx(comb.SignedTransaction)
 	if err != nil {
-		t.Fatal(err)
-	}
-	tx := &wire.MsgTx{}
-	if err := tx.Deserialize(bytes.NewReader(raw)); err != nil {
 		t.Fatal(err)
 	}
 	h := meshMine(t, st, tx)
@@ -208,4 +187,18 @@ func meshMine(t *testing.T, st *demoStack, txs ...*wire.MsgTx) int32 {
 	h, hash := st.g.Tip()
 	waitTip(t, st.inst.base, h, hash.String(), st.inst.logs)
 	return h
+}
+
+// meshDerive is /construction/derive of k's key: its P2WPKH address.
+func meshDerive(t *testing.T, c *meshcheck.Client, k *btcec.PrivateKey) string {
+	t.Helper()
+	var derived struct {
+		AccountIdentifier struct {
+			Address string `json:"address"`
+		} `json:"account_identifier"`
+	}
+	if err := c.Call("/construction/derive", map[string]any{"public_key": meshcheck.PublicKey(k)}, &derived); err != nil {
+		t.Fatal(err)
+	}
+	return derived.AccountIdentifier.Address
 }

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -19,7 +18,6 @@ import (
 	"github.com/btcsuite/btcd/btcec/v2"
 	"github.com/btcsuite/btcd/chaincfg/v2"
 	"github.com/btcsuite/btcd/txscript/v2"
-	"github.com/btcsuite/btcd/wire/v2"
 
 	"github.com/openexplorer/blockbook/internal/syncbuf"
 	"github.com/openexplorer/blockbook/tools/meshcheck"
@@ -109,15 +107,7 @@ func TestE2EMeshOffline(t *testing.T) {
 
 	seed := sha256.Sum256([]byte("e2e mesh offline"))
 	key, _ := btcec.PrivKeyFromBytes(seed[:])
-	var derived struct {
-		AccountIdentifier struct {
-			Address string `json:"address"`
-		} `json:"account_identifier"`
-	}
-	if err := c.Call("/construction/derive", map[string]any{"public_key": meshcheck.PublicKey(key)}, &derived); err != nil {
-		t.Fatal(err)
-	}
-	from := derived.AccountIdentifier.Address
+	from := meshDerive(t, c, key)
 	want, _ := address.NewAddressWitnessPubKeyHash(address.Hash160(key.PubKey().SerializeCompressed()), &chaincfg.RegressionNetParams)
 	if from != want.EncodeAddress() {
 		t.Fatalf("derive: %s, want %s", from, want.EncodeAddress())
@@ -170,15 +160,8 @@ func TestE2EMeshOffline(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The signed tx spends the coin validly: the script engine runs it.
-	var blob struct {
-		Transaction string `json:"transaction"`
-	}
-	if err := json.Unmarshal([]byte(comb.SignedTransaction), &blob); err != nil {
-		t.Fatal(err)
-	}
-	raw, _ := hex.DecodeString(blob.Transaction)
-	tx := &wire.MsgTx{}
-	if err := tx.Deserialize(bytes.NewReader(raw)); err != nil {
+	tx, err := meshcheck.Tx(comb.SignedTransaction)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if tx.TxHash().String() != hashed.TransactionIdentifier.Hash || len(tx.TxIn) != 1 || tx.TxIn[0].PreviousOutPoint.String() != coin {

@@ -167,6 +167,21 @@ func meshEvents(t *testing.T, c *meshcheck.Client, g *chaingen.Generator, orphan
 // balances with chaingen's ledger of g's chain.
 func meshReconcile(t *testing.T, c *meshcheck.Client, g *chaingen.Generator) {
 	t.Helper()
+	r := meshCheckData(t, c)
+	if h := g.Height(); r.Blocks != int(h)+1 {
+		t.Errorf("walked %d blocks, the chain has %d", r.Blocks, h+1)
+	}
+	for addr, a := range g.Ledger().Addresses {
+		if r.Balances[addr] != a.Balance {
+			t.Errorf("%s: operations sum to %d, chaingen's ledger has %d", addr, r.Balances[addr], a.Balance)
+		}
+	}
+}
+
+// meshCheckData runs check:data (meshcheck.Reconcile), fails the test on
+// each mismatch and logs what it walked.
+func meshCheckData(t *testing.T, c *meshcheck.Client) *meshcheck.Report {
+	t.Helper()
 	start := time.Now()
 	r, err := c.Reconcile(map[string]bool{"unspendable": true})
 	if err != nil {
@@ -175,16 +190,9 @@ func meshReconcile(t *testing.T, c *meshcheck.Client, g *chaingen.Generator) {
 	for _, m := range r.Mismatches {
 		t.Error(m)
 	}
-	if h := g.Height(); r.Blocks != int(h)+1 {
-		t.Errorf("walked %d blocks, the chain has %d", r.Blocks, h+1)
-	}
 	t.Logf("reconciled %d blocks, %d txs, %d operations, %d accounts with %d balance checks in %v",
 		r.Blocks, r.Txs, r.Operations, len(r.Balances), r.BalanceChecks, time.Since(start).Round(time.Millisecond))
-	for addr, a := range g.Ledger().Addresses {
-		if r.Balances[addr] != a.Balance {
-			t.Errorf("%s: operations sum to %d, chaingen's ledger has %d", addr, r.Balances[addr], a.Balance)
-		}
-	}
+	return r
 }
 
 // meshPost posts a JSON body (a []byte as it is), naming the client in X-Real-Ip when given

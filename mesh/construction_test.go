@@ -142,15 +142,8 @@ func TestConstructionOffline(t *testing.T) {
 	if got := parsed(comb.SignedTransaction, true); !same(got, ops) {
 		t.Errorf("parse of the signed tx: %v", got)
 	}
-	var blob struct {
-		Transaction string `json:"transaction"`
-	}
-	if err := json.Unmarshal([]byte(comb.SignedTransaction), &blob); err != nil {
-		t.Fatal(err)
-	}
-	raw, _ := hex.DecodeString(blob.Transaction)
-	tx := &wire.MsgTx{}
-	if err := tx.Deserialize(bytes.NewReader(raw)); err != nil {
+	tx, err := meshcheck.Tx(comb.SignedTransaction)
+	if err != nil {
 		t.Fatal(err)
 	}
 	prevs := map[wire.OutPoint]*wire.TxOut{}

@@ -1,11 +1,14 @@
 package meshcheck
 
 import (
+	"bytes"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 
 	"github.com/btcsuite/btcd/btcec/v2"
 	"github.com/btcsuite/btcd/btcec/v2/ecdsa"
+	"github.com/btcsuite/btcd/wire/v2"
 )
 
 // PublicKey is k's Mesh public key object (compressed secp256k1).
@@ -35,4 +38,25 @@ func IntentOp(index int, typ, account string, value int64, coin string, currency
 		o["coin_change"] = map[string]any{"coin_identifier": map[string]any{"identifier": coin}, "coin_action": "coin_spent"}
 	}
 	return o
+}
+
+// Tx decodes the tx of a construction blob (unsigned_transaction or
+// signed_transaction: JSON text whose "transaction" is the tx in hex), as
+// a caller does to check what it signs or submits.
+func Tx(blob string) (*wire.MsgTx, error) {
+	var b struct {
+		Transaction string `json:"transaction"`
+	}
+	if err := json.Unmarshal([]byte(blob), &b); err != nil {
+		return nil, fmt.Errorf("construction blob: %w", err)
+	}
+	raw, err := hex.DecodeString(b.Transaction)
+	if err != nil {
+		return nil, fmt.Errorf("construction blob's tx: %w", err)
+	}
+	tx := &wire.MsgTx{}
+	if err := tx.Deserialize(bytes.NewReader(raw)); err != nil {
+		return nil, fmt.Errorf("construction blob's tx: %w", err)
+	}
+	return tx, nil
 }
