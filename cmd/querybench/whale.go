@@ -14,8 +14,10 @@ import (
 // whaleBlocks and whaleTxs are -whaleblocks and -whaletxs: the shape of
 // the whale chain (chaingen.Whale, as cmd/syncbench -chain whale makes
 // it) queried without -chain. The default is syncbench's chain; a short
-// chain with as many txs has large blocks (125 blocks and 54,000 txs: 15
-// blocks of about 3,000 txs, for the Mesh /block benchmark).
+// one has large blocks: 125 blocks and ~54,000 txs asked give 11,862 txs
+// (the first blocks with txs lack coins for more), the last block 2,410
+// of them, for the Mesh /block benchmark. Asking more per block overflows
+// the 4 MWU weight limit (2,900 and 3,050 per block: 4.2 and 4.1 MWU).
 var whaleBlocks, whaleTxs int
 
 // whaleChain returns the cached whale chain file of that shape,
