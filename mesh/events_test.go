@@ -94,9 +94,9 @@ func TestEventsAcrossRepeatedReorgs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	chain := make([]blockID, tip+1) // the index's chain as the test moves it
-	for i, e := range want {
-		chain[i] = e.BlockIdentifier
+	chain := make([]blockID, 0, tip+1) // the index's chain as the test moves it
+	for _, e := range want {
+		chain = append(chain, e.BlockIdentifier)
 	}
 	disconnect := func(n int) {
 		for range n {
