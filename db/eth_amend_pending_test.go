@@ -13,10 +13,7 @@ import (
 // row, so a retry that read around the round would miss that block, and
 // its write would be refused while the round is pending.
 func TestEthRetryTracesFinishesPendingRound(t *testing.T) {
-	chain := newEthSynth(11)
-	for range 30 {
-		chain.next("")
-	}
+	chain := newEthSynthChain(11, 30)
 	eng := &failingIngest{}
 	d := openEthTestDB(t)
 	eng.Engine = d.eng
