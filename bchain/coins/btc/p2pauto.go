@@ -87,18 +87,16 @@ func (a *autoP2P) blocks(ctx context.Context, n *Node) *p2pBlocks {
 		a.state.Store(&autoState{p2p: p})
 		return p
 	}
-	next := &autoState{final: final, retryAt: a.now().Add(s.backoff), backoff: min(2*s.backoff, autoRetryMax), fails: s.fails + 1}
-	a.state.Store(next)
-	switch {
-	case s.fails == 0:
-		retry := "retried in " + s.backoff.String()
-		if final {
-			retry = "not retried"
-		}
-		n.log.Info("blocks are downloaded over RPC: the node's P2P port was not used (p2p_address not set; logged once)", "tried", addr, "reason", err, "check", retry)
-	default:
-		n.log.Debug("the node's P2P port was checked again and not used", "tried", addr, "reason", err, "next", next.backoff)
+	a.state.Store(&autoState{final: final, retryAt: a.now().Add(s.backoff), backoff: min(2*s.backoff, autoRetryMax), fails: s.fails + 1})
+	if s.fails > 0 {
+		n.log.Debug("the node's P2P port was checked again and not used", "tried", addr, "reason", err, "retry_in", s.backoff)
+		return nil
 	}
+	retry := "retried in " + s.backoff.String()
+	if final {
+		retry = "not retried"
+	}
+	n.log.Info("blocks are downloaded over RPC: the node's P2P port was not used (p2p_address not set; logged once)", "tried", addr, "reason", err, "check", retry)
 	return nil
 }
 
