@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/ethereum/go-ethereum/crypto"
 
@@ -73,8 +74,19 @@ func unitOf(decimals int) *big.Int {
 	return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(decimals)), nil)
 }
 
-// probeChunk bounds the vaults probed in one batch (two calls each).
-const probeChunk = 64
+const (
+	// probeChunk bounds the vaults probed in one batch (two calls each).
+	probeChunk = 64
+	// maxVaultProbes bounds the tokens one request probes (four batches):
+	// an address holding thousands of unknown tokens (airdrop spam) costs
+	// the node at most that much per request; the rest are probed by the
+	// next requests, since the answers are remembered (nonVaults).
+	maxVaultProbes = 4 * probeChunk
+	// nonVaultTTL is how long "not a vault" is believed (Blockbook's 15
+	// minutes); maxNonVaults bounds that memory (cleared when full).
+	nonVaultTTL  = 15 * time.Minute
+	maxNonVaults = 100_000
+)
 
 // vaultCache keeps what Multicall3 told of vaults at one indexed block:
 // snapshots and probe answers are dropped when the tip moves (a new block
@@ -87,6 +99,17 @@ type vaultCache struct {
 	snaps  map[string]*Erc4626Token // contract → snapshot; nil: not a vault
 	probes map[string]bool          // contract → is a vault
 	assets map[string]bchain.AddrDesc
+	// nonVaults: contract → when a probe found it no vault, kept across
+	// blocks for nonVaultTTL.
+	nonVaults map[string]time.Time
+	now       func() time.Time // nil: time.Now
+}
+
+func (c *vaultCache) clock() time.Time {
+	if c.now != nil {
+		return c.now()
+	}
+	return time.Now()
 }
 
 // at readies the cache for block tip: a later block (or another one at
@@ -100,16 +123,21 @@ func (c *vaultCache) at(tip db.Tip) {
 	if c.assets == nil {
 		c.assets = map[string]bchain.AddrDesc{}
 	}
+	if c.nonVaults == nil || len(c.nonVaults) >= maxNonVaults {
+		c.nonVaults = map[string]time.Time{}
+	}
 }
 
 // markVaults sets protocols ["erc4626"] on the ERC20 tokens that are
 // vaults at the view's tip: known vaults at once, the others probed
-// (asset() and totalAssets() must both answer) in Multicall3 batches.
+// (asset() and totalAssets() must both answer) in Multicall3 batches, at
+// most maxVaultProbes of them (the others stay unmarked in this answer).
 func (s *EthService) markVaults(ctx context.Context, v *view, tokens []Token) {
 	c := &s.vaults
 	c.mu.Lock()
 	c.at(v.tip)
 	current := c.tip == v.tip.Hash
+	now := c.clock()
 	var probe []int
 	for i := range tokens {
 		t := &tokens[i]
@@ -120,7 +148,9 @@ func (s *EthService) markVaults(ctx context.Context, v *view, tokens []Token) {
 		isVault, seen := c.probes[key]
 		if _, known := c.assets[key]; known || current && isVault {
 			t.Protocols = []string{ProtocolErc4626}
-		} else if !current || !seen {
+		} else if at, no := c.nonVaults[key]; no && now.Sub(at) < nonVaultTTL {
+			continue
+		} else if (!current || !seen) && len(probe) < maxVaultProbes {
 			probe = append(probe, i)
 		}
 	}
@@ -154,6 +184,8 @@ func (s *EthService) markVaults(ctx context.Context, v *view, tokens []Token) {
 			if isVault {
 				c.assets[key] = asset
 				tokens[i].Protocols = []string{ProtocolErc4626}
+			} else {
+				c.nonVaults[key] = now
 			}
 		}
 		c.mu.Unlock()

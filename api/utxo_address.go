@@ -375,7 +375,7 @@ func orderBlockUtxos(v *view, desc bchain.AddrDesc, us []db.Utxo) error {
 		}
 		i = j
 	}
-	var places map[bchain.Hash]int
+	var places map[db.TxAtHeight]int
 	if len(heights) > 0 {
 		pays := func(h uint32, t *db.AddrTx) bool {
 			return slices.ContainsFunc(t.Indexes, func(x int32) bool { return x >= 0 && slices.Contains(vouts[h], x) })
@@ -390,7 +390,7 @@ func orderBlockUtxos(v *view, desc bchain.AddrDesc, us []db.Utxo) error {
 		if a.Height != b.Height {
 			return cmp.Compare(b.Height, a.Height)
 		}
-		if c := cmp.Compare(places[b.Txid], places[a.Txid]); c != 0 {
+		if c := cmp.Compare(places[db.TxAtHeight{Height: b.Height, Txid: b.Txid}], places[db.TxAtHeight{Height: a.Height, Txid: a.Txid}]); c != 0 {
 			return c
 		}
 		return cmp.Compare(b.Vout, a.Vout)

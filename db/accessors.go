@@ -464,14 +464,22 @@ func AddrTxsInBlockOrder(r Reader, desc bchain.AddrDesc, height uint32) ([]bchai
 	return out, nil
 }
 
+// TxAtHeight is a tx in the block at Height.
+type TxAtHeight struct {
+	Height uint32
+	Txid   bchain.Hash
+}
+
 // AddrTxPlaces is AddrTxsInBlockOrder for several heights at once, the
 // rows read with one call and their txids with another (MultiGets on
 // RocksDB): the txs of desc's rows at heights that keep accepts mapped to
 // their places in their blocks' order (among all of the row's txs). The
 // UTXOs of a busy address lie in hundreds of blocks; a read or two per
 // block was most of the time of listing them, and resolving the txids of
-// the row's other txs most of what remained.
-func AddrTxPlaces(r Reader, desc bchain.AddrDesc, heights []uint32, keep func(height uint32, t *AddrTx) bool) (map[bchain.Hash]int, error) {
+// the row's other txs most of what remained. A txid is keyed with its
+// height, as its row is: Bitcoin's two duplicate coinbases (BIP30) have
+// one txid at two heights.
+func AddrTxPlaces(r Reader, desc bchain.AddrDesc, heights []uint32, keep func(height uint32, t *AddrTx) bool) (map[TxAtHeight]int, error) {
 	keys := make([][]byte, len(heights))
 	for i, h := range heights {
 		keys[i] = addressesKey(desc, h)
@@ -502,11 +510,11 @@ func AddrTxPlaces(r Reader, desc bchain.AddrDesc, heights []uint32, keep func(he
 	if err := FillRowsTxids(r, rows); err != nil {
 		return nil, fmt.Errorf("address %s: %w", desc, err)
 	}
-	places := make(map[bchain.Hash]int, len(place))
+	places := make(map[TxAtHeight]int, len(place))
 	n := 0
 	for _, row := range rows {
 		for _, t := range row.Txs {
-			places[t.Txid] = place[n]
+			places[TxAtHeight{row.Height, t.Txid}] = place[n]
 			n++
 		}
 	}

@@ -1,6 +1,8 @@
 package db
 
 import (
+	"fmt"
+	"maps"
 	"slices"
 	"testing"
 
@@ -110,11 +112,56 @@ func TestAddrTxsInBlockbookOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(places) != 2 || places[tx2.Txid] != 1 || places[tx5.Txid] != 4 {
+	if len(places) != 2 || places[TxAtHeight{1, tx2.Txid}] != 1 || places[TxAtHeight{1, tx5.Txid}] != 4 {
 		named := map[string]int{}
 		for h, p := range places {
-			named[names[h]] = p
+			named[names[h.Txid]] = p
 		}
 		t.Errorf("places of the txs paying output 0: %v, want tx2:1 tx5:4", named)
+	}
+}
+
+// AddrTxPlaces keys a tx's place with its height: one txid at two heights
+// (Bitcoin's duplicate coinbases, BIP30; here a fully spent tx repeated)
+// has its own place in each block.
+func TestAddrTxPlacesPerHeight(t *testing.T) {
+	d := openTestDB(t)
+	x := newTestIndex(t, d, 10, FilterParams{})
+	X := []byte{0x00, 0x14, 'X'}
+	Y := []byte{0x00, 0x14, 'Y'}
+	tx := func(name string, ins []bchain.Vin, outs ...bchain.Vout) bchain.Tx {
+		return bchain.Tx{Txid: synthHash(name), Vin: ins, Vout: outs}
+	}
+	in := func(txid bchain.Hash, vout uint32) []bchain.Vin {
+		return []bchain.Vin{{PrevTxid: txid, PrevVout: vout}}
+	}
+	coinbase := []bchain.Vin{{Coinbase: true}}
+	block := func(h uint32, prev *bchain.Block, txs ...bchain.Tx) *bchain.Block {
+		b := &bchain.Block{BlockHeader: bchain.BlockHeader{Height: h, Time: 1_600_000_000 + int64(h)*600, Hash: synthHash(fmt.Sprint("b", h))}, Txs: txs}
+		if prev != nil {
+			b.Prev = prev.Hash
+		}
+		return b
+	}
+	cb0 := tx("cb0", coinbase, bchain.Vout{Value: 5000, Script: X})
+	b0 := block(0, nil, cb0)
+	// Block 1: dup pays X, s spends that at once (dup is fully spent).
+	dup := tx("dup", in(cb0.Txid, 0), bchain.Vout{Value: 4000, Script: X})
+	s := tx("s", in(dup.Txid, 0), bchain.Vout{Value: 3000, Script: Y})
+	b1 := block(1, b0, tx("cb1", coinbase, bchain.Vout{Value: 5000, Script: Y}), dup, s)
+	// Block 2: a pays X, then dup's txid again, second of X's txs.
+	cb2 := tx("cb2", coinbase, bchain.Vout{Value: 5000, Script: Y})
+	a := tx("a", in(b1.Txs[0].Txid, 0), bchain.Vout{Value: 4000, Script: X})
+	dup2 := bchain.Tx{Txid: dup.Txid, Vin: in(a.Txid, 0), Vout: []bchain.Vout{{Value: 3000, Script: X}}}
+	b2 := block(2, b1, cb2, a, dup2)
+	connectAll(t, x, []*bchain.Block{b0, b1, b2})
+
+	places, err := AddrTxPlaces(d, X, []uint32{1, 2}, func(uint32, *AddrTx) bool { return true })
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[TxAtHeight]int{{1, dup.Txid}: 0, {1, s.Txid}: 1, {2, a.Txid}: 0, {2, dup.Txid}: 1}
+	if !maps.Equal(places, want) {
+		t.Fatalf("places %v, want %v", places, want)
 	}
 }

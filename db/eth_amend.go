@@ -32,8 +32,13 @@ func (x *EthIndex) TraceErrors() ([]uint32, error) {
 // contracts its traces reveal, see PrepareBlock), then the amend is
 // built from the index alone and written at once. It returns how many
 // were amended; a node error stops it with the block unchanged (the node
-// is likely down: the next call tries again).
+// is likely down: the next call tries again). A bulk round left pending
+// is finished first, as before a connect (tipForWrite): the amend reads
+// the round's rows, and its write is refused while the round is pending.
 func (x *EthIndex) RetryTraces(ctx context.Context, fetch RefillFunc) (int, error) {
+	if err := x.db.resumePending(); err != nil {
+		return 0, err
+	}
 	hs, err := x.TraceErrors()
 	if err != nil {
 		return 0, err

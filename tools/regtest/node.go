@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/openexplorer/blockbook/tools/nodeproc"
@@ -63,6 +65,10 @@ type Node struct {
 	args []string
 	opts Options
 	proc *nodeproc.Supervisor
+
+	proxyMu sync.Mutex
+	proxy   net.Listener // the RPC forwarder on Options.Host, while running
+	rpcPort int
 }
 
 // Start launches btcd and waits until its RPC server answers.
@@ -84,7 +90,11 @@ func Start(ctx context.Context, o Options) (*Node, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		return n, n.proc, n.launch(ctx)
+		if err := n.launch(ctx); err != nil {
+			n.closeProxy()
+			return n, n.proc, err
+		}
+		return n, n.proc, nil
 	}, "address already in use")
 }
 
@@ -107,11 +117,7 @@ func newNode(bin string, o Options) (*Node, error) {
 		proc:    nodeproc.New("regtest", "btcd", logTailSize),
 	}
 	n.Client = NewClient(n.RPCURL, n.RPCUser, n.RPCPass)
-	if host != "127.0.0.1" {
-		if err := startRPCProxy(host+":"+strconv.Itoa(rpcPort), "127.0.0.1:"+strconv.Itoa(rpcPort)); err != nil {
-			return nil, fmt.Errorf("regtest: %w", err)
-		}
-	}
+	n.rpcPort = rpcPort
 	args := []string{
 		"--regtest", "--notls", "--nodnsseed",
 		"--rpcuser=" + rpcUser, "--rpcpass=" + rpcPass,
@@ -151,6 +157,9 @@ func newNode(bin string, o Options) (*Node, error) {
 // launch starts the process and waits for RPC readiness; on failure the
 // process is killed and the error includes the tail of btcd's output.
 func (n *Node) launch(ctx context.Context) error {
+	if err := n.openProxy(); err != nil {
+		return err
+	}
 	cmd := exec.Command(n.bin, n.args...)
 	cmd.Env = append(withoutEnv(os.Environ(), "HOME"), "HOME="+filepath.Join(n.Dir, "home"))
 	var out io.Writer = n.proc.Logs
@@ -167,10 +176,36 @@ func (n *Node) launch(ctx context.Context) error {
 	})
 }
 
+// openProxy starts the RPC forwarder of a node on Options.Host.
+func (n *Node) openProxy() error {
+	n.proxyMu.Lock()
+	defer n.proxyMu.Unlock()
+	if n.proxy != nil || n.opts.Host == "" || n.opts.Host == "127.0.0.1" {
+		return nil
+	}
+	port := strconv.Itoa(n.rpcPort)
+	ln, err := startRPCProxy(n.opts.Host+":"+port, "127.0.0.1:"+port)
+	if err != nil {
+		return fmt.Errorf("regtest: %w", err)
+	}
+	n.proxy = ln
+	return nil
+}
+
+func (n *Node) closeProxy() {
+	n.proxyMu.Lock()
+	defer n.proxyMu.Unlock()
+	if n.proxy != nil {
+		_ = n.proxy.Close()
+		n.proxy = nil
+	}
+}
+
 // Stop shuts btcd down gracefully (RPC stop, so it flushes its database) and
-// kills it if it has not exited within a timeout. Stopping a stopped node
-// is a no-op.
+// kills it if it has not exited within a timeout, then closes the RPC
+// forwarder (Options.Host). Stopping a stopped node is a no-op.
 func (n *Node) Stop() error {
+	defer n.closeProxy()
 	defer n.http.CloseIdleConnections()
 	return n.proc.Stop(func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

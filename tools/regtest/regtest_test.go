@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/hex"
+	"net"
+	"net/url"
 	"os"
 	"strings"
 	"testing"
@@ -216,5 +218,32 @@ func TestStartFailureShowsLog(t *testing.T) {
 	_, err := regtest.Start(ctx, regtest.Options{Dir: t.TempDir(), ExtraArgs: []string{"--no-such-flag"}})
 	if err == nil || !strings.Contains(err.Error(), "no-such-flag") {
 		t.Fatalf("got %v, want an error quoting btcd's complaint", err)
+	}
+}
+
+// A node on Options.Host is reached through an RPC forwarder on that
+// host; Stop closes it (nothing listens there after), and a restart
+// opens it again.
+func TestHostForwarderClosedOnStop(t *testing.T) {
+	n := start(t, regtest.Options{Host: regtest.RandomLoopback()})
+	u, err := url.Parse(n.RPCURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := n.Call(ctx(t), "getblockcount"); err != nil {
+		t.Fatalf("RPC through the forwarder on %s: %v", u.Host, err)
+	}
+	if err := n.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := net.DialTimeout("tcp", u.Host, 2*time.Second); err == nil {
+		c.Close()
+		t.Fatalf("the forwarder on %s still accepts after Stop", u.Host)
+	}
+	if err := n.Restart(ctx(t)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := n.Call(ctx(t), "getblockcount"); err != nil {
+		t.Fatalf("RPC through the forwarder after a restart: %v", err)
 	}
 }

@@ -10,11 +10,11 @@ import (
 // startRPCProxy forwards connections on listen to btcd's RPC server at
 // target. btcd serves RPC without TLS only on 127.0.0.1 and ::1, so a node
 // whose Options.Host is another loopback IP is reached through it. It runs
-// until the process exits (a node may be restarted behind it).
-func startRPCProxy(listen, target string) error {
+// until the listener is closed (Node.Stop; a restart opens it again).
+func startRPCProxy(listen, target string) (net.Listener, error) {
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	go func() {
 		for {
@@ -25,7 +25,7 @@ func startRPCProxy(listen, target string) error {
 			go forward(c, target)
 		}
 	}()
-	return nil
+	return ln, nil
 }
 
 func forward(c net.Conn, target string) {

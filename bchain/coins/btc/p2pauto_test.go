@@ -3,7 +3,9 @@ package btc
 import (
 	"context"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/btcsuite/btcd/chaincfg/v2"
 
@@ -61,7 +63,7 @@ func TestAutoP2P(t *testing.T) {
 	self := startChain(t, regtest.Options{Host: host, Listen: true, DefaultP2PPort: true}, "auto", 5)
 
 	n, logs := fetchTip(t, self, "")
-	if n.auto == nil || n.auto.p2p == nil || !strings.Contains(logs, "auto-detected") {
+	if n.auto == nil || n.auto.state.Load().p2p == nil || !strings.Contains(logs, "auto-detected") {
 		t.Fatalf("P2P not auto-detected on %s:18444:\n%s", host, logs)
 	}
 
@@ -80,7 +82,7 @@ func TestAutoP2P(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			n, logs := fetchTip(t, c.node, "")
-			if n.auto == nil || n.auto.p2p != nil {
+			if n.auto == nil || n.auto.state.Load().p2p != nil {
 				t.Fatalf("P2P used:\n%s", logs)
 			}
 			if strings.Count(logs, "downloaded over RPC") != 1 || !strings.Contains(logs, c.reason) {
@@ -95,6 +97,71 @@ func TestAutoP2P(t *testing.T) {
 			t.Fatalf("p2p_address %q still tried P2P:\n%s", P2POff, logs)
 		}
 	})
+}
+
+// A failed check is not final: a node whose P2P port opens later (here: a
+// node with the same chain starts on the default port, as a node still
+// starting would) is used once the backoff has passed, and a download
+// never waits for a check in progress.
+func TestAutoP2PRetries(t *testing.T) {
+	ctx := context.Background()
+	host := regtest.RandomLoopback()
+	rpcNode := startChain(t, regtest.Options{Host: host}, "retry", 5)
+	var logs strings.Builder
+	n := p2pBackend(t, rpcNode, "", &logs)
+	var skew atomic.Int64
+	n.auto.now = func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }
+	download := func() {
+		t.Helper()
+		h, hash, err := n.BestBlock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if blk, err := n.Block(ctx, hash, h); err != nil || blk.Hash != hash {
+			t.Fatalf("Block(%d): %v", h, err)
+		}
+	}
+	want := func(fails int, p2p bool) {
+		t.Helper()
+		s := n.auto.state.Load()
+		if s.fails != fails || (s.p2p != nil) != p2p || s.final {
+			t.Fatalf("after the downloads: %d failed checks, P2P %v, final %v; want %d, %v:\n%s", s.fails, s.p2p != nil, s.final, fails, p2p, logs.String())
+		}
+	}
+	download()
+	download() // within the backoff: no second check
+	want(1, false)
+	if !strings.Contains(logs.String(), "p2p dial") || !strings.Contains(logs.String(), "retried in 15s") {
+		t.Fatalf("want the dial failure and the retry logged:\n%s", logs.String())
+	}
+	skew.Store(int64(autoRetryFirst))
+	download() // the port is still closed
+	want(2, false)
+
+	startChain(t, regtest.Options{Host: host, Listen: true, DefaultP2PPort: true}, "retry", 5)
+	download() // the backoff doubled: not checked yet
+	want(2, false)
+
+	// A download while another caller checks goes over RPC at once.
+	skew.Store(int64(autoRetryFirst + 2*autoRetryFirst))
+	n.auto.mu.Lock()
+	done := make(chan *p2pBlocks)
+	go func() { done <- n.auto.blocks(ctx, n) }()
+	select {
+	case p := <-done:
+		if p != nil {
+			t.Fatal("P2P used before it was verified")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a download waited for the check in progress")
+	}
+	n.auto.mu.Unlock()
+
+	download()
+	want(0, true) // a verified state starts afresh
+	if strings.Count(logs.String(), "downloaded over RPC") != 1 || !strings.Contains(logs.String(), "auto-detected") {
+		t.Fatalf("want one RPC reason, then the P2P port detected:\n%s", logs.String())
+	}
 }
 
 func TestLocalHost(t *testing.T) {

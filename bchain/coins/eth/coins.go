@@ -45,6 +45,7 @@ type Node struct {
 	eip1559         bool
 	noBlockReceipts atomic.Bool  // set once the node refuses eth_getBlockReceipts
 	multicall3      atomic.Int32 // multicall3Unknown, multicall3Present or multicall3Absent
+	multicall3At    atomic.Int64 // unix nanoseconds of the last absent answer
 
 	mu      sync.Mutex
 	chainID *big.Int // learned from the node on first use

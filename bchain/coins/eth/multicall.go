@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
@@ -89,24 +90,35 @@ func (n *Node) Multicall(ctx context.Context, calls []bchain.EthMulticall, at bc
 	return rs, nil
 }
 
-// probeMulticall3 learns once whether the chain has Multicall3 (its code
-// at the canonical address): ErrUnsupported when not.
+// multicall3Recheck is how long "no Multicall3" is believed: it may be
+// deployed later (it is on most chains, by its pre-signed transaction).
+const multicall3Recheck = 10 * time.Minute
+
+// probeMulticall3 learns whether the chain has Multicall3 (its code at
+// the canonical address): ErrUnsupported when not. Present is kept;
+// absent is asked again after multicall3Recheck.
 func (n *Node) probeMulticall3(ctx context.Context) error {
 	switch n.multicall3.Load() {
 	case multicall3Present:
 		return nil
 	case multicall3Absent:
-		return fmt.Errorf("%w: no Multicall3 at %s", bchain.ErrUnsupported, multicall3Address.Hex())
+		if time.Since(time.Unix(0, n.multicall3At.Load())) < multicall3Recheck {
+			return fmt.Errorf("%w: no Multicall3 at %s", bchain.ErrUnsupported, multicall3Address.Hex())
+		}
 	}
 	var code hexutil.Bytes
 	if err := n.rpc.call(ctx, &code, "eth_getCode", multicall3Address, "latest"); err != nil {
 		return err
 	}
 	if len(code) == 0 {
-		n.multicall3.Store(multicall3Absent)
-		n.log.Info("no Multicall3 on this chain: ERC-4626 data is not available", "address", multicall3Address.Hex())
+		n.multicall3At.Store(time.Now().UnixNano())
+		if n.multicall3.Swap(multicall3Absent) != multicall3Absent {
+			n.log.Info("no Multicall3 on this chain: ERC-4626 data is not available (checked again every 10 minutes)", "address", multicall3Address.Hex())
+		}
 		return fmt.Errorf("%w: no Multicall3 at %s", bchain.ErrUnsupported, multicall3Address.Hex())
 	}
-	n.multicall3.Store(multicall3Present)
+	if n.multicall3.Swap(multicall3Present) == multicall3Absent {
+		n.log.Info("Multicall3 is now on this chain: ERC-4626 data is available", "address", multicall3Address.Hex())
+	}
 	return nil
 }

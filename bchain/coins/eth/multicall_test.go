@@ -13,7 +13,7 @@ import (
 )
 
 // Multicall on a dev chain: ErrUnsupported before Multicall3 is there
-// (remembered by that node), then, after its real pre-signed deployment,
+// (remembered by that node for multicall3Recheck, then asked again), then, after its real pre-signed deployment,
 // one aggregate3 call pinned to a block: Multicall3's own getBlockNumber()
 // and getChainId(), a call to an address without code (success, no
 // data) and a reverting one (an unknown selector: failure, no error).
@@ -30,6 +30,15 @@ func TestMulticallOnDevChain(t *testing.T) {
 	}
 	if ethgen.Multicall3Address != multicall3Address {
 		t.Fatalf("the deployment's address %s is not the one read", ethgen.Multicall3Address.Hex())
+	}
+	// The node that found none keeps that answer for multicall3Recheck,
+	// then asks again and finds it.
+	if _, err := before.Multicall(ctx, []bchain.EthMulticall{{Target: target, Data: []byte{0x42, 0xcb, 0xb1, 0x5c}}}, bchain.EthLatest); !errors.Is(err, bchain.ErrUnsupported) {
+		t.Fatalf("within the recheck interval: %v, want ErrUnsupported (the absent answer kept)", err)
+	}
+	before.multicall3At.Add(-int64(multicall3Recheck))
+	if res, err := before.Multicall(ctx, []bchain.EthMulticall{{Target: target, Data: []byte{0x42, 0xcb, 0xb1, 0x5c}}}, bchain.EthLatest); err != nil || len(res) != 1 || !res[0].Success {
+		t.Fatalf("after the recheck interval: %+v, %v; want Multicall3 found", res, err)
 	}
 	_, n := devBackend(t, dev, dev.HTTPURL, nil)
 	head, _ := dev.Head()

@@ -1,0 +1,64 @@
+package db
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// cfRows across several reference chunks: sorted gives each live key's
+// last value in key order, and a row marked dead through row(i) is gone.
+func TestCfRowsAcrossChunks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(46, 7))
+	var c cfRows
+	type want struct{ value []byte }
+	last := map[string]want{}
+	for i := range 2*refChunk + 123 {
+		k := make([]byte, 4+rng.IntN(12))
+		binary.BigEndian.PutUint32(k, uint32(rng.IntN(3*refChunk))) // repeats
+		v := []byte(fmt.Sprint(i))
+		if got := c.add(k, v, opPut); got != i {
+			t.Fatalf("add %d returned %d", i, got)
+		}
+		dead := rng.IntN(10) == 0
+		if dead {
+			c.row(i).dead = true
+		}
+		if !dead { // a dead row hides nothing: an earlier live one still wins
+			last[string(k)] = want{value: v}
+		}
+	}
+	if c.len() != 2*refChunk+123 || len(c.refs) != 3 {
+		t.Fatalf("%d rows in %d chunks", c.len(), len(c.refs))
+	}
+	rows := c.sorted()
+	keys := make([]string, 0, len(last))
+	for k := range last {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	if len(rows) != len(keys) {
+		t.Fatalf("%d sorted rows, want %d", len(rows), len(keys))
+	}
+	for i, r := range rows {
+		if string(c.key(r)) != keys[i] || !bytes.Equal(c.value(r), last[keys[i]].value) {
+			t.Fatalf("row %d: %x=%s, want %x=%s", i, c.key(r), c.value(r), keys[i], last[keys[i]].value)
+		}
+	}
+}
+
+// BenchmarkCfRowsAdd adds a round's worth of rows to one family.
+func BenchmarkCfRowsAdd(b *testing.B) {
+	k := make([]byte, 20)
+	v := make([]byte, 12)
+	for b.Loop() {
+		var c cfRows
+		for i := range 1 << 20 {
+			binary.BigEndian.PutUint32(k, uint32(i))
+			c.add(k, v, opPut)
+		}
+	}
+}
