@@ -27,7 +27,7 @@ type LedgerEvent struct {
 // at height s-2k. That block is the one the first later removal at that
 // height removed, or the active chain's if none did. The stream depends
 // on nothing but the index, so a restart and a replica give the same.
-func (s *UtxoService) LedgerEvents(ctx context.Context, offset int64, limit int) ([]LedgerEvent, int64, error) {
+func (s *core) LedgerEvents(ctx context.Context, offset int64, limit int) ([]LedgerEvent, int64, error) {
 	v, err := s.newView()
 	if err != nil {
 		return nil, 0, err
