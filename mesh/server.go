@@ -2,7 +2,8 @@
 // through which exchanges and custodians read chains: JSON over POST, on
 // its own listener (-mesh). It answers the Data API of Bitcoin-type coins
 // from the index through api (Service, and LedgerQueries for blocks as
-// balance changes and balances at past blocks); like the Esplora front it
+// balance changes and balances at past blocks), and that of Ethereum-type
+// coins through EthLedgerQueries (eth_*.go); like the Esplora front it
 // never reads db or the services. Every failure is a Mesh error object
 // with HTTP 500, as the specification requires (errors.go).
 package mesh
