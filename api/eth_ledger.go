@@ -101,18 +101,11 @@ func (s *EthService) EthKind() bchain.EthChainKind { return s.backend.Params.Eth
 // EthLedgerBlock reads the block from the node and the internal transfers
 // from the index.
 func (s *EthService) EthLedgerBlock(ctx context.Context, height uint32) (*EthLedgerBlock, error) {
-	v, err := s.newView()
-	if err != nil {
-		return nil, err
-	}
-	defer v.release()
-	if !v.hasTip || height > v.tip.Height {
-		return nil, nil
-	}
-	meta, err := db.ReadBlockMeta(v.snap, height)
+	v, meta, err := s.activeView(height)
 	if err != nil || meta == nil {
 		return nil, err
 	}
+	defer v.release()
 	r := newEthRenderer(s, v)
 	blk, err := r.block(ctx, meta.Hash, height)
 	if err != nil {
@@ -128,6 +121,29 @@ func (s *EthService) EthLedgerBlock(ctx context.Context, height uint32) (*EthLed
 		out.Txs[i] = *lt
 	}
 	return out, nil
+}
+
+// activeView opens a view and reads the index's block at height in it:
+// no view and no block above the tip, corruption when a height below it
+// has none. The caller releases the view it gets.
+func (s *core) activeView(height uint32) (*view, *db.BlockMeta, error) {
+	v, err := s.newView()
+	if err != nil {
+		return nil, nil, err
+	}
+	if !v.hasTip || height > v.tip.Height {
+		v.release()
+		return nil, nil, nil
+	}
+	meta, err := db.ReadBlockMeta(v.snap, height)
+	if err == nil && meta == nil {
+		err = fmt.Errorf("%w: no block at height %d below the tip", db.ErrCorrupt, height)
+	}
+	if err != nil {
+		v.release()
+		return nil, nil, err
+	}
+	return v, meta, nil
 }
 
 // ethLedgerTx gathers a tx's internal transfers (the index's, or the

@@ -74,7 +74,7 @@ func (e *ethE2E) checkMesh(t *testing.T) {
 			}
 		}
 	}
-	for _, typ := range []string{"FEE", "PRIORITY_FEE", "CALL", "CREATE", "INTERNAL_CALL", "SELFDESTRUCT", "ERC20_TRANSFER"} {
+	for _, typ := range []string{"FEE", "PRIORITY_FEE", "CALL", "INTERNAL_CALL", "INTERNAL_CREATE", "SELFDESTRUCT", "ERC20_TRANSFER"} {
 		if r.Types[typ] == 0 {
 			t.Errorf("no %s operation on the scenario's chain: %v", typ, r.Types)
 		}
@@ -180,10 +180,10 @@ func meshBalances(t *testing.T, r *meshcheck.AccountReport) (map[common.Address]
 // checkMeshSearch finds an address's txs and a tx by hash.
 func (e *ethE2E) checkMeshSearch(t *testing.T, c *meshcheck.Client) {
 	t.Helper()
-	var addr common.Address
+	addr, most := common.Address{}, -1 // the address with the most txs
 	for _, a := range e.ledger.SortedAddresses() {
-		if len(e.ledger.Addresses[a].Txs) > len(e.ledger.Addresses[addr].Txs) || e.ledger.Addresses[addr] == nil {
-			addr = a
+		if n := len(e.ledger.Addresses[a].Txs); n > most {
+			addr, most = a, n
 		}
 	}
 	var res struct {

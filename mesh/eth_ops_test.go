@@ -78,6 +78,11 @@ func TestEthFeeSplit(t *testing.T) {
 			return x
 		}(), map[string]int64{a(from) + " ETH": -gas*price - 1000 - 5, a(to) + " ETH": 5, a(miner) + " ETH": gas * (price - base),
 			a(opBaseFeeVault) + " ETH": gas * base, a(opL1FeeVault) + " ETH": 1000}},
+		{"creation with value", bchain.EthKindL1, func() *bchain.EthTx {
+			x := tx(bchain.EthStatusSuccess)
+			x.To, x.Receipt.ContractAddress = nil, &token
+			return x
+		}(), map[string]int64{a(from) + " ETH": -gas*price - 5, a(token) + " ETH": 5, a(miner) + " ETH": gas * (price - base)}},
 		{"ERC-20 mint", bchain.EthKindL1, func() *bchain.EthTx {
 			x := tx(bchain.EthStatusSuccess)
 			x.Value = new(big.Int)
