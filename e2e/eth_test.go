@@ -117,9 +117,13 @@ func TestEthAPIMatchesLedger(t *testing.T) {
 	e.checkExplorer(t)
 	e.checkParity(t)
 	e.checkGoldens(t)
+	meshStart := time.Now()
 	e.checkMesh(t)
+	meshTook := time.Since(meshStart)
 	e.checkReorg(t)
+	meshStart = time.Now()
 	e.checkMeshAfterReorg(t)
+	t.Logf("the Mesh checks took %v", (meshTook + time.Since(meshStart)).Round(time.Millisecond))
 	e.checkWsNotifications(t)
 }
 
