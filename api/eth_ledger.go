@@ -52,7 +52,7 @@ var _ EthLedgerQueries = (*EthService)(nil)
 var ErrTooMany = errors.New("too many transactions")
 
 // maxTokenHeights caps the blocks read to sum an address's token balances.
-const maxTokenHeights = 10_000
+const maxTokenHeights = 1000
 
 // EthLedgerBlock is a block with its txs as the ledger sees them.
 type EthLedgerBlock struct {
