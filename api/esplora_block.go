@@ -17,7 +17,7 @@ import (
 const medianTimeSpan = 11
 
 // EsploraTip is the index's best block.
-func (s *UtxoService) EsploraTip(context.Context) (uint32, bchain.Hash, bool, error) {
+func (s *core) EsploraTip(context.Context) (uint32, bchain.Hash, bool, error) {
 	v, err := s.newView()
 	if err != nil {
 		return 0, bchain.Hash{}, false, err
@@ -28,7 +28,7 @@ func (s *UtxoService) EsploraTip(context.Context) (uint32, bchain.Hash, bool, er
 
 // EsploraBlockHeight finds a block of the index's chain by hash (the node
 // maps the hash to a height; the index confirms the block is its own).
-func (s *UtxoService) EsploraBlockHeight(ctx context.Context, hash bchain.Hash) (uint32, bool, error) {
+func (s *core) EsploraBlockHeight(ctx context.Context, hash bchain.Hash) (uint32, bool, error) {
 	h, err := s.backend.Chain.BlockHeight(ctx, hash)
 	if errors.Is(err, bchain.ErrBlockNotFound) {
 		return 0, false, nil
@@ -91,7 +91,7 @@ func (s *UtxoService) EsploraBlock(ctx context.Context, height uint32) (*Esplora
 }
 
 // EsploraBlockRefs reads the hash and time of blocks by height.
-func (s *UtxoService) EsploraBlockRefs(_ context.Context, heights []uint32) (map[uint32]EsploraBlockRef, error) {
+func (s *core) EsploraBlockRefs(_ context.Context, heights []uint32) (map[uint32]EsploraBlockRef, error) {
 	v, err := s.newView()
 	if err != nil {
 		return nil, err

@@ -87,21 +87,11 @@ type LedgerInput struct {
 
 // LedgerBlock reads the block's txs and their prevouts from the index.
 func (s *UtxoService) LedgerBlock(ctx context.Context, height uint32) (*LedgerBlock, error) {
-	v, err := s.newView()
-	if err != nil {
+	v, meta, err := s.activeView(height)
+	if err != nil || meta == nil {
 		return nil, err
 	}
 	defer v.release()
-	if !v.hasTip || height > v.tip.Height {
-		return nil, nil
-	}
-	meta, err := db.ReadBlockMeta(v.snap, height)
-	if err != nil {
-		return nil, err
-	}
-	if meta == nil {
-		return nil, fmt.Errorf("%w: no block at height %d below the tip", db.ErrCorrupt, height)
-	}
 	out := &LedgerBlock{Height: height, Hash: meta.Hash, Time: meta.Time}
 	if height > 0 {
 		pm, err := db.ReadBlockMeta(v.snap, height-1)

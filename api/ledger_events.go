@@ -33,7 +33,7 @@ type LedgerEvent struct {
 // on, as far as the page's removals and the first later removal at each
 // added height need (a later removal at or below a height ends the search
 // for it: the block there was removed by then).
-func (s *UtxoService) LedgerEvents(ctx context.Context, offset int64, limit int) ([]LedgerEvent, int64, error) {
+func (s *core) LedgerEvents(ctx context.Context, offset int64, limit int) ([]LedgerEvent, int64, error) {
 	v, err := s.newView()
 	if err != nil {
 		return nil, 0, err

@@ -20,7 +20,7 @@ type meshOptions struct {
 }
 
 func (m *meshOptions) register(fs *flag.FlagSet) {
-	fs.StringVar(&m.Addr, "mesh", "", "serve Coinbase's Mesh (Rosetta) API (data, and construction of P2WPKH spends), JSON over POST, on this binding [address]:port (Bitcoin-type coins; default: off)")
+	fs.StringVar(&m.Addr, "mesh", "", "serve Coinbase's Mesh (Rosetta) API (data, and construction of P2WPKH spends), JSON over POST, on this binding [address]:port (Bitcoin-type coins; the Data API of Ethereum-type coins; default: off)")
 	fs.BoolVar(&m.Offline, "mesh-offline", false, "with -mesh: serve only Mesh's offline Construction endpoints (derive, preprocess, payloads, combine, parse, hash), without contacting the node or opening the index; nothing else runs")
 }
 
@@ -30,15 +30,22 @@ func startMesh(srvs *servers, o *Options, e stackEnv, svc api.Service, over *ser
 	if o.Mesh.Addr == "" {
 		return nil
 	}
-	ledger, ok := svc.(api.LedgerQueries)
-	esq, ok2 := svc.(api.EsploraQueries)
-	if e.backend.Type != bchain.ChainBitcoinType || !ok || !ok2 {
-		return fmt.Errorf("%w: -mesh serves Bitcoin-type coins only, not %s", bchain.ErrConfig, e.backend.Type)
-	}
 	p := e.backend.Params
-	h := mesh.New(svc, ledger, esq, mesh.Options{
+	opts := mesh.Options{
 		Blockchain: p.Name, Network: p.Network, Symbol: p.Shortcut, Decimals: p.Decimals,
 		MiddlewareVersion: build.Version, Log: e.log,
-	})
+	}
+	var h *mesh.Server
+	ledger, ok := svc.(api.LedgerQueries)
+	esq, ok2 := svc.(api.EsploraQueries)
+	eth, ok3 := svc.(api.EthLedgerQueries)
+	switch {
+	case e.backend.Type == bchain.ChainBitcoinType && ok && ok2:
+		h = mesh.New(svc, ledger, esq, opts)
+	case e.backend.Type == bchain.ChainEthereumType && ok3:
+		h = mesh.NewEth(svc, eth, opts) // the Data API only
+	default:
+		return fmt.Errorf("%w: -mesh serves Bitcoin-type and Ethereum-type coins only, not %s", bchain.ErrConfig, e.backend.Type)
+	}
 	return startFront(srvs, o, e, over, "mesh", o.Mesh.Addr, h, mesh.RequestCost, nil)
 }

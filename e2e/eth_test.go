@@ -30,6 +30,7 @@ type ethE2E struct {
 	dev    *gethdev.Node
 	ledger *ethgen.Ledger
 	inst   *instance
+	mesh   string // the Mesh listener's base URL (mesh_eth_test.go)
 }
 
 func startEthE2E(t *testing.T) *ethE2E {
@@ -44,7 +45,13 @@ func startEthE2EWith(t *testing.T, opts gethdev.Options) *ethE2E {
 	if err := os.WriteFile(cfg, raw, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	e := &ethE2E{dev: dev, ledger: ledger, inst: startInProcess(t, cfg, t.TempDir(), nil)}
+	meshAddr := make(chan string, 1)
+	e := &ethE2E{dev: dev, ledger: ledger, inst: startInProcess(t, cfg, t.TempDir(), withMesh(meshAddr))}
+	select {
+	case e.mesh = <-meshAddr:
+	case <-time.After(waitFor):
+		t.Fatalf("the mesh listener did not start\n%s", e.inst.logs)
+	}
 	e.waitHead(t)
 	waitStatus(t, e.inst.base, func(s *api.SystemInfo) bool {
 		return s.Blockbook.InSyncMempool && s.Blockbook.MempoolSize == len(ledger.Pending)
@@ -110,7 +117,13 @@ func TestEthAPIMatchesLedger(t *testing.T) {
 	e.checkExplorer(t)
 	e.checkParity(t)
 	e.checkGoldens(t)
+	meshStart := time.Now()
+	e.checkMesh(t)
+	meshTook := time.Since(meshStart)
 	e.checkReorg(t)
+	meshStart = time.Now()
+	e.checkMeshAfterReorg(t)
+	t.Logf("the Mesh checks took %v", (meshTook + time.Since(meshStart)).Round(time.Millisecond))
 	e.checkWsNotifications(t)
 }
 

@@ -23,7 +23,7 @@ func (s *Server) blockID(height uint32, hash bchain.Hash) BlockIdentifier {
 
 // tip is the index's best block.
 func (s *Server) tip(ctx context.Context) (BlockIdentifier, error) {
-	h, hash, ok, err := s.esq.EsploraTip(ctx)
+	h, hash, ok, err := s.idx.EsploraTip(ctx)
 	if err != nil {
 		return BlockIdentifier{}, err
 	}
@@ -50,7 +50,7 @@ func (s *Server) resolve(ctx context.Context, p *PartialBlockIdentifier) (BlockI
 		if err != nil {
 			return BlockIdentifier{}, fail(errBadBlock, "hash %q: %v", truncate(*p.Hash, 80), err)
 		}
-		h, found, err := s.esq.EsploraBlockHeight(ctx, hash)
+		h, found, err := s.idx.EsploraBlockHeight(ctx, hash)
 		if err != nil {
 			return BlockIdentifier{}, err
 		}
@@ -70,7 +70,7 @@ func (s *Server) resolve(ctx context.Context, p *PartialBlockIdentifier) (BlockI
 		}
 		height = uint32(*p.Index)
 	}
-	refs, err := s.esq.EsploraBlockRefs(ctx, []uint32{height})
+	refs, err := s.idx.EsploraBlockRefs(ctx, []uint32{height})
 	if err != nil {
 		return BlockIdentifier{}, err
 	}
@@ -81,9 +81,10 @@ func (s *Server) resolve(ctx context.Context, p *PartialBlockIdentifier) (BlockI
 	return s.blockID(height, ref.Hash), nil
 }
 
-// parseHash reads a block hash or txid: 64 hex digits, either case.
+// parseHash reads a block hash or txid: 64 hex digits, either case (with
+// 0x, as Ethereum-type chains show them, or without).
 func parseHash(v string) (bchain.Hash, error) {
-	return bchain.ParseHash(strings.ToLower(v))
+	return bchain.ParseHash(strings.TrimPrefix(strings.ToLower(v), "0x"))
 }
 
 // parseTxid reads a required transaction identifier.

@@ -48,7 +48,7 @@ func (s *Server) eventsBlocks(ctx context.Context, body []byte) (any, error) {
 		}
 		limit = min(*req.Limit, maxEventsLimit)
 	}
-	evs, last, err := s.ledger.LedgerEvents(ctx, offset, int(limit))
+	evs, last, err := s.idx.LedgerEvents(ctx, offset, int(limit))
 	if err != nil {
 		return nil, err
 	}

@@ -113,7 +113,7 @@ func (s *Server) networkStatus(ctx context.Context, body []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	refs, err := s.esq.EsploraBlockRefs(ctx, []uint32{0, uint32(tip.Index)})
+	refs, err := s.idx.EsploraBlockRefs(ctx, []uint32{0, uint32(tip.Index)})
 	if err != nil {
 		return nil, err
 	}

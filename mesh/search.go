@@ -80,7 +80,11 @@ func (s *Server) searchTransactions(ctx context.Context, body []byte) (any, erro
 			return nil, err
 		}
 	}
-	sets, err := s.searchSets(ctx, &req)
+	searchSets := s.searchSets
+	if s.eth != nil {
+		searchSets = s.ethSearchSets
+	}
+	sets, err := searchSets(ctx, &req)
 	if err != nil {
 		return nil, err
 	}
@@ -286,6 +290,9 @@ func hasType(t Transaction, typ string) bool {
 
 // confirmedTransaction renders a confirmed tx with its block.
 func (s *Server) confirmedTransaction(ctx context.Context, txid bchain.Hash, height uint32) (*blockTransaction, error) {
+	if s.eth != nil {
+		return s.ethConfirmedTransaction(ctx, txid, height)
+	}
 	lt, blockHash, err := s.ledger.LedgerBlockTx(ctx, height, txid)
 	if err != nil {
 		return nil, err

@@ -2,7 +2,8 @@
 // through which exchanges and custodians read chains: JSON over POST, on
 // its own listener (-mesh). It answers the Data API of Bitcoin-type coins
 // from the index through api (Service, and LedgerQueries for blocks as
-// balance changes and balances at past blocks); like the Esplora front it
+// balance changes and balances at past blocks), and that of Ethereum-type
+// coins through EthLedgerQueries (eth_*.go); like the Esplora front it
 // never reads db or the services. Every failure is a Mesh error object
 // with HTTP 500, as the specification requires (errors.go).
 package mesh
@@ -51,6 +52,10 @@ type Server struct {
 	codec  Codec // the chain's addresses (svc online, the parser offline)
 	ledger api.LedgerQueries
 	esq    api.EsploraQueries
+	// idx reads the index's chain for every chain type (its tip, blocks by
+	// hash, the event stream); eth is set on Ethereum-type chains (eth_*.go).
+	idx    chainIndex
+	eth    api.EthLedgerQueries
 	opts   Options
 	cur    *Currency
 	log    *slog.Logger
@@ -65,7 +70,7 @@ func New(svc api.Service, ledger api.LedgerQueries, esq api.EsploraQueries, opts
 	if opts.Log == nil {
 		opts.Log = slog.Default()
 	}
-	s := &Server{svc: svc, codec: svc, ledger: ledger, esq: esq, opts: opts, cur: &Currency{Symbol: opts.Symbol, Decimals: opts.Decimals},
+	s := &Server{svc: svc, codec: svc, ledger: ledger, esq: esq, idx: utxoIndex{esq, ledger}, opts: opts, cur: &Currency{Symbol: opts.Symbol, Decimals: opts.Decimals},
 		log: opts.Log.With("subsystem", "mesh")}
 	s.routes = map[string]func(context.Context, []byte) (any, error){
 		"/network/list":        s.networkList,
@@ -96,6 +101,23 @@ func New(svc api.Service, ledger api.LedgerQueries, esq api.EsploraQueries, opts
 		}
 	}
 	return s
+}
+
+// chainIndex is what the front reads of the index's chain.
+type chainIndex interface {
+	EsploraTip(ctx context.Context) (uint32, bchain.Hash, bool, error)
+	EsploraBlockHeight(ctx context.Context, hash bchain.Hash) (uint32, bool, error)
+	EsploraBlockRefs(ctx context.Context, heights []uint32) (map[uint32]api.EsploraBlockRef, error)
+	LedgerEvents(ctx context.Context, offset int64, limit int) ([]api.LedgerEvent, int64, error)
+}
+
+type utxoIndex struct {
+	api.EsploraQueries
+	ledger api.LedgerQueries
+}
+
+func (u utxoIndex) LedgerEvents(ctx context.Context, offset int64, limit int) ([]api.LedgerEvent, int64, error) {
+	return u.ledger.LedgerEvents(ctx, offset, limit)
 }
 
 // unimplemented are the specification's endpoints not served yet: they
