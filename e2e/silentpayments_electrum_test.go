@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/btcsuite/btcd/wire/v2"
 
+	"github.com/openexplorer/blockbook/api"
 	"github.com/openexplorer/blockbook/internal/bip352"
 	"github.com/openexplorer/blockbook/tools/spchain"
 )
@@ -178,26 +180,84 @@ func checkCake(t *testing.T, c *spchain.Chain, e *spElectrum, s *bip352.Scanner,
 	if !slices.Equal(heights, wantHeights) {
 		t.Errorf("blocks notified %v, want %v", heights, wantHeights)
 	}
+	if historical {
+		dropped = nil
+	}
+	checkSPFound(t, "tweaks.subscribe", c, found, spent, dropped, historical)
+}
+
+// checkSPFound requires found to hold exactly the payments less those of
+// dropped txs, with the spent flag (flagSpent) of those in spent.
+func checkSPFound(t *testing.T, what string, c *spchain.Chain, found map[[32]byte]cakeOutput, spent, dropped []wire.OutPoint, flagSpent bool) {
+	t.Helper()
 	want := 0
 	for _, p := range c.SP.Payments {
 		f, ok := found[p.Key]
 		isSpent := slices.Contains(spent, p.Outpoint)
-		if slices.Contains(dropped, p.Outpoint) && !historical {
+		if slices.Contains(dropped, p.Outpoint) {
 			if ok {
-				t.Errorf("tweaks.subscribe: payment %v of a spent tx sent", p.Outpoint)
+				t.Errorf("%s: payment %v of a spent tx sent", what, p.Outpoint)
 			}
 			continue
 		}
 		want++
-		if !ok || f.txid != p.Outpoint.Hash.String() || f.vout != p.Outpoint.Index || f.value != uint64(p.Value) || f.spender != (isSpent && historical) {
-			t.Errorf("tweaks.subscribe: payment %v found as %+v (%v), spent %v", p.Outpoint, f, ok, isSpent)
+		if !ok || f.txid != p.Outpoint.Hash.String() || f.vout != p.Outpoint.Index || f.value != uint64(p.Value) || f.spender != (isSpent && flagSpent) {
+			t.Errorf("%s: payment %v found as %+v (%v), spent %v", what, p.Outpoint, f, ok, isSpent)
 		}
 	}
 	if len(found) != want {
-		t.Errorf("tweaks.subscribe: found %d outputs, want %d", len(found), want)
+		t.Errorf("%s: found %d outputs, want %d", what, len(found), want)
 	}
 	if _, ok := found[c.SP.Skipped.Key]; ok {
-		t.Error("tweaks.subscribe: found the payment of the tx with a witness v2 input")
+		t.Errorf("%s: found the payment of the tx with a witness v2 input", what)
+	}
+}
+
+// checkSPPage scans the payment block's tweak page of our own REST and
+// websocket APIs (filterSpent): the same payments as the other wires.
+func checkSPPage(t *testing.T, c *spchain.Chain, base string, ws *wsClient, s *bip352.Scanner, spent, dropped []wire.OutPoint) {
+	t.Helper()
+	pay := c.SP.PayHeight
+	var rest, page api.TweakPage
+	if err := spchain.GetJSON(base, fmt.Sprintf("/api/v2/sp-tweaks/%d?filterSpent=true", pay), &rest); err != nil {
+		t.Fatal(err)
+	}
+	ws.ok("getSilentPaymentTweaks", map[string]any{"height": pay, "filterSpent": true}, &page)
+	covered("getSilentPaymentTweaks")
+	if !reflect.DeepEqual(rest, page) {
+		t.Errorf("REST page %+v, websocket page %+v", rest, page)
+	}
+	if page.Height != uint32(pay) || page.Hash != c.Main[pay].Hash.String() || !page.FilterSpent {
+		t.Errorf("page header %d %s %v", page.Height, page.Hash, page.FilterSpent)
+	}
+	found := map[[32]byte]cakeOutput{}
+	for _, tx := range page.Txs {
+		keys := make([][32]byte, len(tx.Outputs))
+		byKey := map[[32]byte]cakeOutput{}
+		for i, o := range tx.Outputs {
+			if _, err := hex.Decode(keys[i][:], []byte(o.Key)); err != nil {
+				t.Fatalf("output key %q", o.Key)
+			}
+			v, _ := strconv.ParseUint(o.Value, 10, 64)
+			byKey[keys[i]] = cakeOutput{txid: tx.Txid, vout: o.N, value: v, spender: o.Spent}
+		}
+		tw, _ := hex.DecodeString(tx.Tweak)
+		ms, err := s.Scan(tw, keys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range ms {
+			found[m.Output] = byKey[m.Output]
+		}
+	}
+	checkSPFound(t, "sp-tweaks", c, found, spent, dropped, true)
+	ws.fails("getSilentPaymentTweaks", map[string]any{}, "Missing height")
+	ws.fails("getSilentPaymentTweaks", map[string]any{"height": 1 << 30}, "above the tip")
+	ws.fails("getSilentPaymentTweaks", map[string]any{"height": "x"}, "height must be a number")
+	for q, want := range map[string]string{"/x": "invalid block height", "/1?filterSpent=2": "invalid filterSpent", "/1?dustLimit=-1": "invalid dustLimit"} {
+		if err := spchain.GetJSON(base, "/api/v2/sp-tweaks"+q, &page); err == nil || !strings.Contains(err.Error(), "status 400") || !strings.Contains(err.Error(), want) {
+			t.Errorf("/api/v2/sp-tweaks%s: %v, want a 400 with %q", q, err, want)
+		}
 	}
 }
 

@@ -55,6 +55,11 @@ func TestE2ESilentPayments(t *testing.T) {
 	ec := dialSPElectrum(t, eaddr)
 	checkCake(t, c, ec, s, int(pay), nil, nil, false)
 	frigate := checkFrigate(t, c, ec, 0)
+	ws, _, err := dialWS(t, inst.base, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSPPage(t, c, inst.base, ws, s, nil, nil)
 	checkSPElectrumErrors(t, c, ec, int(pay))
 
 	// The block spending the P2PKH-funded payment and the pair's larger one.
@@ -67,6 +72,7 @@ func TestE2ESilentPayments(t *testing.T) {
 	checkSPScan(t, c, base, pay, "/tweak-index/", s, c.SP.Spent, nil)
 	checkCake(t, c, ec, s, int(c.SP.SpendHeight), c.SP.Spent, c.SP.Spent[:1], false)
 	checkCake(t, c, ec, s, int(c.SP.SpendHeight), c.SP.Spent, nil, true)
+	checkSPPage(t, c, inst.base, ws, s, c.SP.Spent, c.SP.Spent[:1])
 	checkSPCounts(t, base, pay, map[string]int{"?filterSpent=1": 4, "?filterSpent=1&dustLimit=150000000": 1,
 		"?filterSpent=1&dustLimit=250000000": 0, "?dustLimit=250000000": 1, "": 5})
 
@@ -79,6 +85,7 @@ func TestE2ESilentPayments(t *testing.T) {
 	checkSPScan(t, c, base, pay, "/tweaks/", s, nil, nil)
 	checkSPCounts(t, base, pay, map[string]int{"?filterSpent=1": 5, "?filterSpent=1&dustLimit=250000000": 1})
 	checkCake(t, c, ec, s, int(h), nil, nil, false)
+	checkSPPage(t, c, inst.base, ws, s, nil, nil)
 	// The subscription made before the blocks still answers, and a new
 	// connection's scan from the payment block finds the same history.
 	if res, bad := ec.call("blockchain.silentpayments.unsubscribe", hex.EncodeToString(c.Receiver.ScanKey()), hex.EncodeToString(c.Receiver.SpendPub())); bad != nil || string(res) != `"`+frigate+`"` {
