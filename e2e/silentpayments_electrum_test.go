@@ -149,14 +149,7 @@ func cakeScan(t *testing.T, e *spElectrum, s *bip352.Scanner, height, count int,
 					keys = append(keys, k)
 					byKey[k] = cakeOutput{txid: txid, vout: uint32(v), value: value, spender: len(o) > 2 && string(o[2]) != "null"}
 				}
-				tw, _ := hex.DecodeString(tx.Tweak)
-				ms, err := s.Scan(tw, keys)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, m := range ms {
-					found[m.Output] = byKey[m.Output]
-				}
+				scanTx(t, s, tx.Tweak, keys, byKey, found)
 			}
 		}
 	}
@@ -164,6 +157,20 @@ func cakeScan(t *testing.T, e *spElectrum, s *bip352.Scanner, height, count int,
 		t.Errorf("no done message after %v", heights)
 	}
 	return found, heights
+}
+
+// scanTx scans a tx's output keys with its tweak (hex) and files the
+// outputs found (described by byKey) in found.
+func scanTx(t *testing.T, s *bip352.Scanner, tweak string, keys [][32]byte, byKey, found map[[32]byte]cakeOutput) {
+	t.Helper()
+	tw, _ := hex.DecodeString(tweak)
+	ms, err := s.Scan(tw, keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range ms {
+		found[m.Output] = byKey[m.Output]
+	}
 }
 
 // checkCake requires cakeScan of the payment block to find exactly the
@@ -241,14 +248,7 @@ func checkSPPage(t *testing.T, c *spchain.Chain, base string, ws *wsClient, s *b
 			v, _ := strconv.ParseUint(o.Value, 10, 64)
 			byKey[keys[i]] = cakeOutput{txid: tx.Txid, vout: o.N, value: v, spender: o.Spent}
 		}
-		tw, _ := hex.DecodeString(tx.Tweak)
-		ms, err := s.Scan(tw, keys)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, m := range ms {
-			found[m.Output] = byKey[m.Output]
-		}
+		scanTx(t, s, tx.Tweak, keys, byKey, found)
 	}
 	checkSPFound(t, "sp-tweaks", c, found, spent, dropped, true)
 	ws.fails("getSilentPaymentTweaks", map[string]any{}, "Missing height")

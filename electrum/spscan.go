@@ -175,16 +175,23 @@ func spStart(ctx context.Context, q api.TweakQueries, p params, tip uint32) (uin
 	return lo, nil
 }
 
-func spSubscribe(ctx context.Context, ss *session, p params) (any, error) {
+// spTarget reads the keys of a subscribe or unsubscribe call against the
+// tweak index: the index, its tip, the keys and their address.
+func spTarget(ctx context.Context, ss *session, p params) (api.TweakQueries, *api.TweakTip, []byte, []byte, string, error) {
 	q := ss.s.tweakQueries()
 	if q == nil {
-		return nil, newErr(codeMethodNotFound, "this server keeps no Silent Payments index")
+		return nil, nil, nil, nil, "", newErr(codeMethodNotFound, "this server keeps no Silent Payments index")
 	}
 	tip, err := q.TweakTip(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, nil, "", err
 	}
 	scan, spend, addr, err := spKeys(p, tip.Network)
+	return q, tip, scan, spend, addr, err
+}
+
+func spSubscribe(ctx context.Context, ss *session, p params) (any, error) {
+	q, tip, scan, spend, addr, err := spTarget(ctx, ss, p)
 	if err != nil {
 		return nil, err
 	}
@@ -213,15 +220,7 @@ func spSubscribe(ctx context.Context, ss *session, p params) (any, error) {
 }
 
 func spUnsubscribe(ctx context.Context, ss *session, p params) (any, error) {
-	q := ss.s.tweakQueries()
-	if q == nil {
-		return nil, newErr(codeMethodNotFound, "this server keeps no Silent Payments index")
-	}
-	tip, err := q.TweakTip(ctx)
-	if err != nil {
-		return nil, err
-	}
-	_, _, addr, err := spKeys(p, tip.Network)
+	_, _, _, _, addr, err := spTarget(ctx, ss, p)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -197,4 +198,69 @@ func TestSilentPaymentsSubscription(t *testing.T) {
 	if f = ok[features](t, c2, "server.features"); f.SilentPayments == nil || f.SilentPayments.MaxSubsTotal != 2 || f.SilentPayments.MaxTweakBlocks != maxTweakBlocks {
 		t.Errorf("server.features silent_payments %+v", f.SilentPayments)
 	}
+}
+
+// Cake Wallet's tweaks.subscribe: one notification per block, at most
+// 1,000 blocks a call, then "done" (also the result); a spent tx only in
+// historical mode; errors; and the index off.
+func TestTweaksSubscribe(t *testing.T) {
+	w := &spWallet{t: t, scan: append(make([]byte, 31), 7), spend: make([]byte, 33)}
+	chain := &spChain{}
+	blocks := make([]api.BlockTweaks, 1200)
+	for i := range blocks {
+		blocks[i] = block(fmt.Sprintf("h%d", i))
+	}
+	live, spent := w.tx(false), w.tx(false)
+	spent.Outputs[0].Spent, spent.Live, spent.Unspent = true, false, 0
+	blocks[2] = block("h2", live, spent)
+	chain.set(0, blocks...)
+	s := serveWrapped(t, apitest.Shared(t, apitest.Options{Mempool: true}), Config{},
+		func(q api.ScriptQueries) api.ScriptQueries { chain.ScriptQueries = q; return chain })
+	c := dial(t, s.addr)
+	a := c.call(methodTweaks, 1, 5000, false)
+	if a.Error != nil || string(a.Result) != `{"jsonrpc":"2.0","method":"blockchain.tweaks.subscribe","params":[{"message":"done"}]}` {
+		t.Fatalf("result %s %v", a.Result, a.Error)
+	}
+	if len(c.notes) != maxTweakBlocks+1 || string(param0(t, c.notes[maxTweakBlocks])) != `{"message":"done"}` {
+		t.Fatalf("%d notes", len(c.notes))
+	}
+	for i, n := range c.notes[:maxTweakBlocks] {
+		var m map[string]map[string]tweakTxNote
+		if err := json.Unmarshal(param0(t, n), &m); err != nil || len(m) != 1 || m[strconv.Itoa(i+1)] == nil {
+			t.Fatalf("note %d: %s", i, param0(t, n))
+		}
+		if want := map[bool]int{true: 1, false: 0}[i+1 == 2]; len(m[strconv.Itoa(i+1)]) != want {
+			t.Fatalf("block %d: %s", i+1, param0(t, n))
+		}
+	}
+	c.notes = nil
+	ok[map[string]any](t, c, methodTweaks, 2, 1, true)
+	if len(c.notes) != 2 || !strings.Contains(string(param0(t, c.notes[0])), spent.Txid) || !strings.Contains(string(param0(t, c.notes[0])), live.Txid) {
+		t.Fatalf("historical: %v", c.notes)
+	}
+	fails(t, c, codeBadRequest, "height 1200 is above the tip 1199", methodTweaks, 1200, 1)
+	fails(t, c, codeInvalidParams, "count must be at least 1", methodTweaks, 1, 0)
+	fails(t, c, codeInvalidParams, "historical must be a boolean", methodTweaks, 1, 1, "yes")
+
+	// The fixture has no tweak index: a clear error, and no
+	// silent_payments in server.features.
+	off := dial(t, newServed(t, Config{}).addr)
+	fails(t, off, codeBadRequest, "Silent Payments index is not enabled", methodTweaks, 1, 1)
+	fails(t, off, codeBadRequest, "Silent Payments index is not enabled", methodSP, fmt.Sprintf("%064x", 3), hex.EncodeToString(w.spend))
+	if f := ok[map[string]any](t, off, "server.features"); f["silent_payments"] != nil {
+		t.Errorf("features without the index: %v", f)
+	}
+}
+
+// param0 is a notification's first param, encoded.
+func param0(t *testing.T, n notification) []byte {
+	t.Helper()
+	if len(n.Params) == 0 {
+		t.Fatalf("notification %s without params", n.Method)
+	}
+	b, err := json.Marshal(n.Params[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
