@@ -143,8 +143,9 @@ func cakeScan(t *testing.T, e *spElectrum, s *bip352.Scanner, height, count int,
 					_ = json.Unmarshal(o[1], &value)
 					if b, err := hex.DecodeString(key); err != nil || len(b) != 32 {
 						t.Fatalf("output key %s", o[0])
+					} else {
+						copy(k[:], b)
 					}
-					hex.Decode(k[:], []byte(key))
 					v, _ := strconv.Atoi(vout)
 					keys = append(keys, k)
 					byKey[k] = cakeOutput{txid: txid, vout: uint32(v), value: value, spender: len(o) > 2 && string(o[2]) != "null"}

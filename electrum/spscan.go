@@ -114,7 +114,7 @@ func spKeys(p params, network string) (scan, spend []byte, addr string, err erro
 
 // spLabels reads the optional labels (our extension: Frigate scans for
 // the unlabeled address and the change label only).
-func spLabels(p params, max int) ([]uint32, error) {
+func spLabels(p params, limit int) ([]uint32, error) {
 	if !p.has(3) {
 		return nil, nil
 	}
@@ -122,8 +122,8 @@ func spLabels(p params, max int) ([]uint32, error) {
 	if err := json.Unmarshal(p[3], &raw); err != nil {
 		return nil, invalidParams("labels must be an array of integers")
 	}
-	if len(raw) > max {
-		return nil, newErr(codeExcessive, "too many labels: %d (limit %d)", len(raw), max)
+	if len(raw) > limit {
+		return nil, newErr(codeExcessive, "too many labels: %d (limit %d)", len(raw), limit)
 	}
 	out := make([]uint32, len(raw))
 	for i, n := range raw {
