@@ -46,6 +46,10 @@ type Capabilities struct {
 	// Bitcoin-type services offer it, and answer that the index is off
 	// when it is.
 	Runes RuneQueries
+	// Tweaks answers the Silent Payments tweak page from the tweak index
+	// (silentpayments_page.go); Bitcoin-type services offer it, and answer
+	// that the index is off when it is.
+	Tweaks TweakPageQueries
 	// ChainStats answers block statistics and the difficulty epoch
 	// (block_stats.go, difficulty.go); Bitcoin-type services offer it.
 	ChainStats ChainStatsQueries
@@ -152,6 +156,7 @@ const (
 	CapChainStats
 	CapReplacements
 	CapRunes
+	CapTweaks
 )
 
 var capabilityNames = [...]string{
@@ -163,6 +168,7 @@ var capabilityNames = [...]string{
 	CapChainStats:    "chain statistics",
 	CapReplacements:  "RBF replacements",
 	CapRunes:         "runes",
+	CapTweaks:        "silent payments tweaks",
 }
 
 func (c Capability) String() string {
@@ -205,6 +211,7 @@ var notSupportedTexts = map[Capability]map[bchain.ChainType]string{
 	CapRPCCall:   {bchain.ChainBitcoinType: "rpcCall is not supported for Bitcoin-type coins"},
 	CapPushdata:  {bchain.ChainEthereumType: "Pushdata search is not supported for Ethereum-type coins"},
 	CapRunes:     {bchain.ChainEthereumType: "Runes are not supported for Ethereum-type coins"},
+	CapTweaks:    {bchain.ChainEthereumType: "Silent Payments are not supported for Ethereum-type coins"},
 	CapFeeEstimates: {
 		bchain.ChainBitcoinType:  "Fee estimation is not supported for this coin",
 		bchain.ChainEthereumType: "Fee estimation is not supported for this coin",

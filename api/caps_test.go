@@ -39,13 +39,14 @@ func has(c Capabilities) map[Capability]bool {
 		CapRunes:         c.Runes != nil,
 		CapChainStats:    c.ChainStats != nil,
 		CapReplacements:  c.Replacements != nil,
+		CapTweaks:        c.Tweaks != nil,
 	}
 }
 
 // Each chain type offers what it has; accounts and fee estimation follow
 // the parser and the node.
 func TestCapabilitiesOfServices(t *testing.T) {
-	utxoAlways := []Capability{CapUtxos, CapBlockFilters, CapMempoolFilters, CapRawBlocks, CapRawTxs, CapTxSpecific, CapFeeStats, CapScripts, CapPushdata, CapChainStats, CapRunes}
+	utxoAlways := []Capability{CapUtxos, CapBlockFilters, CapMempoolFilters, CapRawBlocks, CapRawTxs, CapTxSpecific, CapFeeStats, CapScripts, CapPushdata, CapChainStats, CapRunes, CapTweaks}
 	ethAlways := []Capability{CapContracts, CapRPCCall}
 	for _, tc := range []struct {
 		name  string

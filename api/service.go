@@ -308,7 +308,7 @@ func NewUtxoService(d Store, b *bchain.Backend, sync SyncStatus, cfg Config) *Ut
 	b = c.backend // gated by the liveness probe when there is one
 	s := &UtxoService{core: c, parser: b.Utxo, xpubs: newXpubCache(xpubCacheSize)}
 	s.caps = Capabilities{Chain: bchain.ChainBitcoinType, Utxos: s, BlockFilters: s, MempoolFilters: s,
-		RawBlocks: s, RawTxs: s, TxSpecific: s, FeeStats: s, Scripts: s, Pushdata: s, ChainStats: s, Runes: s}
+		RawBlocks: s, RawTxs: s, TxSpecific: s, FeeStats: s, Scripts: s, Pushdata: s, ChainStats: s, Runes: s, Tweaks: s}
 	if b.Xpub != nil {
 		s.caps.Accounts = utxoAccounts{s}
 	}

@@ -30,10 +30,12 @@ type electrumOptions struct {
 	MaxSubsPerIP, MaxSubsTotal       int
 	MaxSubsBytesPerIP, MaxSubsBytes  int
 	MaxCallsPerIP                    int
-	MaxQueueBytes, MaxQueuedBytes    int
-	Banner, DonationAddress          string
-	RelayFeeSat                      int64
-	IdleTimeout                      time.Duration
+	// The Silent Payments scans (electrum/spscan.go).
+	SPMaxSubs, SPMaxSubsTotal, SPMaxLabels, SPWorkers int
+	MaxQueueBytes, MaxQueuedBytes                     int
+	Banner, DonationAddress                           string
+	RelayFeeSat                                       int64
+	IdleTimeout                                       time.Duration
 }
 
 func (e *electrumOptions) on() bool { return e.TCP != "" || e.TLS != "" || e.WS != "" }
@@ -58,6 +60,10 @@ func declareElectrumFlags(fs *flag.FlagSet, e *electrumOptions) {
 	fs.IntVar(&e.MaxQueueBytes, "electrummaxqueue", electrum.DefaultMaxQueueBytes, "most bytes of answers and notifications queued to one Electrum connection")
 	fs.IntVar(&e.MaxQueuedBytes, "electrummaxqueued", electrum.DefaultMaxQueuedBytes, "most bytes of answers and notifications queued to all Electrum connections")
 	fs.DurationVar(&e.IdleTimeout, "electrumidletimeout", electrum.DefaultIdleTimeout, "close Electrum connections that send nothing for this long")
+	fs.IntVar(&e.SPMaxSubs, "electrumspmaxsubs", electrum.DefaultSPMaxSubs, "most Silent Payments addresses one Electrum connection may have the server scan for")
+	fs.IntVar(&e.SPMaxSubsTotal, "electrumspmaxsubstotal", electrum.DefaultSPMaxSubsTotal, "most Silent Payments addresses the server scans for, over all Electrum connections")
+	fs.IntVar(&e.SPMaxLabels, "electrumspmaxlabels", electrum.DefaultSPMaxLabels, "most labels one Silent Payments subscription may scan for")
+	fs.IntVar(&e.SPWorkers, "electrumspworkers", 0, "blocks scanned at once for Silent Payments subscriptions, over all connections (0: half the cores)")
 	fs.StringVar(&e.Banner, "electrumbanner", "", "server.banner's text (default: names the server and the coin)")
 	fs.StringVar(&e.DonationAddress, "electrumdonationaddress", "", "server.donation_address's answer")
 	fs.Int64Var(&e.RelayFeeSat, "electrumrelayfee", electrum.DefaultRelayFee, "the node's minimum relay fee in satoshis per 1000 vbytes, for blockchain.relayfee and mempool.get_info")
@@ -174,6 +180,7 @@ func newElectrumServer(e stackEnv, svc api.Service, scripts api.ScriptQueries) (
 		MaxRequestBytes: o.MaxRequestBytes, IdleTimeout: o.IdleTimeout, RelayFee: o.RelayFeeSat,
 		MaxSubsPerIP: o.MaxSubsPerIP, MaxSubsTotal: o.MaxSubsTotal, MaxSubsBytesPerIP: o.MaxSubsBytesPerIP, MaxSubsBytes: o.MaxSubsBytes, MaxCallsPerIP: o.MaxCallsPerIP, MaxBatch: o.MaxBatch, MaxAnswerBytes: o.MaxAnswerBytes,
 		MaxQueueBytes: o.MaxQueueBytes, MaxQueuedBytes: o.MaxQueuedBytes,
+		SPMaxSubs: o.SPMaxSubs, SPMaxSubsTotal: o.SPMaxSubsTotal, SPMaxLabels: o.SPMaxLabels, SPWorkers: o.SPWorkers,
 		ServerVersion: "blockbook-go " + build.Version, Banner: o.Banner, DonationAddress: o.DonationAddress,
 		Hosts: electrumHosts(o), Log: e.log.With("server", "electrum"), WSClient: wsClient,
 	})

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/hex"
 	"fmt"
 	"slices"
 	"testing"
@@ -34,8 +35,10 @@ func TestE2ESilentPayments(t *testing.T) {
 	cfg := writeConfig(t, node, map[string]any{"silent_payments_index": true})
 	dir := t.TempDir()
 	listener, listenerAddr := catchListener("silentpayments")
+	eaddr := freePort(t)
 	inst := startInProcess(t, cfg, dir, func(o *app.Options) {
 		o.SilentPayments.Addr = "127.0.0.1:0"
+		listenElectrum(o, eaddr) // before listener, which must see its name
 		listener(o)
 	})
 	base := "http://" + listenerAddr(t, inst.logs)
@@ -48,6 +51,16 @@ func TestE2ESilentPayments(t *testing.T) {
 	checkSPScan(t, c, base, pay, "/tweaks/", s, nil, nil)
 	checkSPScan(t, c, base, pay, "/tweak-index/", s, nil, nil)
 	checkSPFilter(t, c, base, pay)
+	// Electrum: Cake Wallet's tweaks and Frigate's server-side scan.
+	ec := dialSPElectrum(t, eaddr)
+	checkCake(t, c, ec, s, int(pay), nil, nil, false)
+	frigate := checkFrigate(t, c, ec, 0)
+	ws, _, err := dialWS(t, inst.base, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSPPage(t, c, inst.base, ws, s, nil, nil)
+	checkSPElectrumErrors(t, c, ec, int(pay))
 
 	// The block spending the P2PKH-funded payment and the pair's larger one.
 	if err := chaingen.SubmitBlocks(context.Background(), node, c.MainRaw, c.SP.SpendHeight); err != nil {
@@ -57,6 +70,9 @@ func TestE2ESilentPayments(t *testing.T) {
 	// Cut-through drops the tx whose one payment is spent, not the pair.
 	checkSPScan(t, c, base, pay, "/tweaks/", s, c.SP.Spent, c.SP.Spent[:1])
 	checkSPScan(t, c, base, pay, "/tweak-index/", s, c.SP.Spent, nil)
+	checkCake(t, c, ec, s, int(c.SP.SpendHeight), c.SP.Spent, c.SP.Spent[:1], false)
+	checkCake(t, c, ec, s, int(c.SP.SpendHeight), c.SP.Spent, nil, true)
+	checkSPPage(t, c, inst.base, ws, s, c.SP.Spent, c.SP.Spent[:1])
 	checkSPCounts(t, base, pay, map[string]int{"?filterSpent=1": 4, "?filterSpent=1&dustLimit=150000000": 1,
 		"?filterSpent=1&dustLimit=250000000": 0, "?dustLimit=250000000": 1, "": 5})
 
@@ -68,6 +84,14 @@ func TestE2ESilentPayments(t *testing.T) {
 	waitTip(t, inst.base, h, hash.String(), inst.logs)
 	checkSPScan(t, c, base, pay, "/tweaks/", s, nil, nil)
 	checkSPCounts(t, base, pay, map[string]int{"?filterSpent=1": 5, "?filterSpent=1&dustLimit=250000000": 1})
+	checkCake(t, c, ec, s, int(h), nil, nil, false)
+	checkSPPage(t, c, inst.base, ws, s, nil, nil)
+	// The subscription made before the blocks still answers, and a new
+	// connection's scan from the payment block finds the same history.
+	if res, bad := ec.call("blockchain.silentpayments.unsubscribe", hex.EncodeToString(c.Receiver.ScanKey()), hex.EncodeToString(c.Receiver.SpendPub())); bad != nil || string(res) != `"`+frigate+`"` {
+		t.Errorf("unsubscribe: %s %s", res, bad)
+	}
+	checkFrigate(t, c, dialSPElectrum(t, eaddr), int(pay))
 	inst.stop(t)
 	compareIndexes(t, dir, referenceIndex(t, cfg, h, hash.String()))
 }

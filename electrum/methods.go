@@ -56,6 +56,10 @@ func init() {
 		"blockchain.outpoint.unsubscribe": {names: []string{"tx_hash", "txout_idx"}, since: "1.6", fn: outpointUnsubscribe},
 		"blockchain.outpoint.get_status":  {names: []string{"tx_hash", "txout_idx", "spk_hint"}, since: "1.6", fn: outpointGetStatus},
 
+		methodTweaks:                            {names: []string{"height", "count", "historical"}, fn: tweaksSubscribe},
+		methodSP:                                {names: []string{"scan_private_key", "spend_public_key", "start", "labels"}, fn: spSubscribe},
+		"blockchain.silentpayments.unsubscribe": {names: []string{"scan_private_key", "spend_public_key"}, fn: spUnsubscribe},
+
 		"blockchain.transaction.broadcast":         {names: []string{"raw_tx"}, fn: txBroadcast},
 		"blockchain.transaction.broadcast_package": {names: []string{"raw_txs", "verbose"}, since: "1.6", fn: txBroadcastPackage},
 		"blockchain.transaction.get":               {names: []string{"tx_hash", "verbose"}, fn: txGet},
@@ -236,6 +240,9 @@ type features struct {
 	// MethodFlavours (1.6 with the outpoint methods only) advertises the
 	// outpoint methods, in pull request #2's field.
 	MethodFlavours map[string]any `json:"method_flavours,omitempty"`
+	// SilentPayments (with the tweak index only) advertises the Silent
+	// Payments methods and their caps.
+	SilentPayments *spFeatures `json:"silent_payments,omitempty"`
 }
 
 func serverFeatures(ctx context.Context, ss *session, _ params) (any, error) {
@@ -252,5 +259,6 @@ func serverFeatures(ctx context.Context, ss *session, _ params) (any, error) {
 	if ss.v16() && ss.s.outpointQueries() != nil {
 		f.MethodFlavours = map[string]any{"blockchain.outpoint.subscribe": map[string]bool{"requires_spk_hint": false}}
 	}
+	f.SilentPayments = ss.s.spFeatures(ctx)
 	return f, nil
 }

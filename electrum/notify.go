@@ -252,6 +252,7 @@ func (s *Server) OnBlockConnected(blk *bchain.Block) {
 		s.hub.gen.Add(1)
 		s.hub.touch(descs, shs, true)
 		s.hub.touchTxids(txids, true)
+		s.sp.tipChanged()
 		time.AfterFunc(mempoolSettle, func() {
 			if s.ctx.Err() == nil {
 				s.hub.gen.Add(1)
@@ -269,6 +270,7 @@ func (s *Server) OnBlockConnected(blk *bchain.Block) {
 // has caught up. It never blocks.
 func (s *Server) OnBlock() {
 	s.hub.recheckAll(true)
+	s.sp.tipChanged()
 	time.AfterFunc(mempoolSettle, func() {
 		if s.ctx.Err() == nil {
 			s.hub.recheckAll(false)
@@ -401,6 +403,7 @@ func (ss *session) notify() {
 	if all || len(dirtyTx) > 0 || pending {
 		ss.notifyOutpoints(ctx, dirtyTx, pending, all)
 	}
+	ss.s.sp.flush(ss)
 	if hook := ss.s.hooks.afterRecheck; hook != nil {
 		hook()
 	}

@@ -92,6 +92,10 @@ type Config struct {
 	// kit's rule (X-Real-Ip from trusted proxies; exempt: a local peer
 	// naming no client). Nil: the TCP peer.
 	WSClient func(*http.Request) (ip string, exempt bool)
+	// SPMaxSubs caps the Silent Payments addresses one connection has the
+	// server scan for, SPMaxSubsTotal all of them; SPMaxLabels the labels
+	// of one; SPWorkers the blocks scanned at once (spscan.go).
+	SPMaxSubs, SPMaxSubsTotal, SPMaxLabels, SPWorkers int
 	// Hosts are server.features' hosts: host name to its ports.
 	Hosts map[string]HostPorts
 	Log   *slog.Logger
@@ -123,6 +127,10 @@ func (c *Config) defaults() {
 	setDefault(&c.MaxAnswerBytes, DefaultMaxAnswerBytes)
 	setDefault(&c.MaxQueueBytes, DefaultMaxQueueBytes)
 	setDefault(&c.MaxQueuedBytes, DefaultMaxQueuedBytes)
+	setDefault(&c.SPMaxSubs, DefaultSPMaxSubs)
+	setDefault(&c.SPMaxSubsTotal, DefaultSPMaxSubsTotal)
+	setDefault(&c.SPMaxLabels, DefaultSPMaxLabels)
+	setDefault(&c.SPWorkers, DefaultSPWorkers())
 	if c.IdleTimeout <= 0 {
 		c.IdleTimeout = DefaultIdleTimeout
 	}
@@ -181,6 +189,7 @@ type Server struct {
 	queued       *bytebudget.Budget // bytes queued to every connection
 	calls        *clientSlots       // calls in progress per client address
 	hub          *hub
+	sp           *spHub
 	fees         histogramCache
 	headerHashes headerHashCache
 	ctx          context.Context
@@ -206,6 +215,7 @@ func New(svc api.Service, scripts api.ScriptQueries, cfg Config) (*Server, error
 		perIP: map[string]int{}, ctx: ctx, stop: stop, queued: bytebudget.New(int64(cfg.MaxQueuedBytes)),
 		calls: newClientSlots(cfg.MaxCallsPerIP)}
 	s.hub = newHub(s)
+	s.sp = newSPHub(s)
 	return s, nil
 }
 
@@ -328,6 +338,7 @@ func (s *Server) runAdmitted(c frameConn, ip string) {
 	defer s.wg.Done()
 	ss.run()
 	s.hub.dropSession(ss)
+	s.sp.drop(ss)
 	s.mu.Lock()
 	delete(s.sessions, ss)
 	s.mu.Unlock()

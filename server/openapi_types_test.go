@@ -31,6 +31,7 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 		"ReplicaInfo": api.ReplicaInfo{}, "StakingPool": api.StakingPool{},
 		"PushdataSearch": api.PushdataSearch{}, "PushdataMatch": api.PushdataMatch{},
 		"Rune": api.RuneInfo{}, "RuneTerms": api.RuneTerms{}, "RuneBalance": api.RuneBalance{},
+		"TweakPage": api.TweakPage{}, "TweakPageTx": api.TweakPageTx{}, "TweakPageOutput": api.TweakPageOutput{},
 	}
 	for name, s := range c.Doc.Components.Schemas {
 		if _, ok := types[name]; !ok && len(s.Value.Properties) > 0 && name != "TxSpecific" {

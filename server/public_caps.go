@@ -82,6 +82,21 @@ func (p *Public) capabilityRoutes() {
 		}
 		return p.caps.Runes.Rune(r.Context(), r.PathValue("rune"))
 	})
+	p.handle("GET /api/v2/sp-tweaks/{height}", "sp-tweaks", p.spTweaks)
+}
+
+// spTweaks serves /api/v2/sp-tweaks/<height>: a block's Silent Payments
+// tweak page.
+func (p *Public) spTweaks(r *http.Request) (any, error) {
+	if p.caps.Tweaks == nil {
+		return nil, p.caps.NotSupported(api.CapTweaks)
+	}
+	q := r.URL.Query()
+	filterSpent, dust, err := api.ParseTweakFilters(q.Get("filterSpent"), q.Get("dustLimit"))
+	if err != nil {
+		return nil, err
+	}
+	return p.caps.Tweaks.SilentPaymentTweaks(r.Context(), r.PathValue("height"), filterSpent, dust)
 }
 
 // blockFilters serves /api/v2/block-filters/ (and, like Blockbook's

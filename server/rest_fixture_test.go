@@ -233,6 +233,9 @@ func restOtherCases(t *testing.T, f *apitest.Fixture) []restCase {
 		}},
 		{path: "/api/v2/block-filters/?scriptType=taproot&lastN=2", errPrefix: "Invalid scriptType"},
 		{path: "/api/v2/tickers/", errPrefix: "No tickers found"},
+		// The fixture keeps no tweak index (e2e's TestE2ESilentPayments serves it).
+		{path: "/api/v2/sp-tweaks/1", errPrefix: "Silent Payments index is not enabled"},
+		{path: "/api/v2/sp-tweaks/1?filterSpent=maybe", errPrefix: "invalid filterSpent"},
 		// Unknown paths under /api answer the status, as Blockbook's do.
 		{path: "/api/v2/nothing/here", ok: isStatus(f)},
 		{path: "/api/nosuch", ok: isStatus(f)},

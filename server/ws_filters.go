@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"strconv"
 
 	"github.com/openexplorer/blockbook/api"
 )
@@ -38,4 +39,25 @@ func wsGetBlockFiltersBatch(ctx context.Context, c *wsConn, req *wsRequest) (any
 		return nil, c.s.caps.NotSupported(api.CapBlockFilters)
 	}
 	return c.s.caps.BlockFilters.BlockFiltersBatch(ctx, p.ScriptType, p.BestKnownBlockHash, p.PageSize, p.M)
+}
+
+// wsGetSilentPaymentTweaks answers a block's Silent Payments tweak page
+// (REST /api/v2/sp-tweaks/<height>): {"height", "filterSpent",
+// "dustLimit"}.
+func wsGetSilentPaymentTweaks(ctx context.Context, c *wsConn, req *wsRequest) (any, error) {
+	var p struct {
+		Height      *uint32 `json:"height"`
+		FilterSpent bool    `json:"filterSpent"`
+		DustLimit   uint64  `json:"dustLimit"`
+	}
+	if err := decodeParams(req.Params, &p); err != nil {
+		return nil, err
+	}
+	if p.Height == nil {
+		return nil, &api.Error{Msg: "Missing height"}
+	}
+	if c.s.caps.Tweaks == nil {
+		return nil, c.s.caps.NotSupported(api.CapTweaks)
+	}
+	return c.s.caps.Tweaks.SilentPaymentTweaks(ctx, strconv.FormatUint(uint64(*p.Height), 10), p.FilterSpent, p.DustLimit)
 }

@@ -34,6 +34,7 @@ func init() {
 		"getMempoolFilters":      wsGetMempoolFilters,
 		"getBlockFilter":         wsGetBlockFilter,
 		"getBlockFiltersBatch":   wsGetBlockFiltersBatch,
+		"getSilentPaymentTweaks": wsGetSilentPaymentTweaks,
 
 		"getCurrentFiatRates":       wsGetCurrentFiatRates,
 		"getFiatRatesForTimestamps": wsGetFiatRatesForTimestamps,

@@ -348,7 +348,7 @@ func TestWebsocketShutdownWaitsForRequests(t *testing.T) {
 func TestWebsocketMethodTable(t *testing.T) {
 	want := []string{"estimateFee", "getAccountInfo", "getAccountUtxo", "getBalanceHistory", "getBlock", "getBlockFilter",
 		"getBlockFiltersBatch", "getBlockHash", "getContractInfo", "getCurrentFiatRates", "getFiatRatesForTimestamps", "getFiatRatesTickersList",
-		"getInfo", "getMempoolFilters", "getTransaction", "getTransactionSpecific", "longTermFeeRate", "ping", "rpcCall", "sendTransaction",
+		"getInfo", "getMempoolFilters", "getSilentPaymentTweaks", "getTransaction", "getTransactionSpecific", "longTermFeeRate", "ping", "rpcCall", "sendTransaction",
 		"subscribeAddresses", "subscribeFiatRates", "subscribeNewBlock", "subscribeNewTransaction", "unsubscribeAddresses",
 		"unsubscribeFiatRates", "unsubscribeNewBlock", "unsubscribeNewTransaction"}
 	if got := WebsocketMethods(); !slices.Equal(got, want) {

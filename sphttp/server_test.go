@@ -37,7 +37,7 @@ var (
 	chainErr  error
 )
 
-func testChain(t *testing.T) *spchain.Chain {
+func testChain(t testing.TB) *spchain.Chain {
 	t.Helper()
 	chainOnce.Do(func() { chain, chainErr = spchain.Build("sphttp") })
 	if chainErr != nil {
@@ -48,7 +48,7 @@ func testChain(t *testing.T) *spchain.Chain {
 
 // serve indexes blocks (with the tweak index when tweaks) and serves the
 // front over them.
-func serve(t *testing.T, blocks []*bchain.Block, tweaks bool) string {
+func serve(t testing.TB, blocks []*bchain.Block, tweaks bool) string {
 	t.Helper()
 	quiet := slog.New(slog.DiscardHandler)
 	d, err := memdb.Open(db.Options{Path: t.TempDir(), ChainType: bchain.ChainBitcoinType, Coin: "Regtest", Network: "regtest", Log: quiet})

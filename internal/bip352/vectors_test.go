@@ -28,8 +28,9 @@ type vectorCase struct {
 			Labels []uint32 `json:"labels"`
 		} `json:"given"`
 		Expected struct {
-			Tweak   *string `json:"tweak"`
-			Outputs []struct {
+			Addresses []string `json:"addresses"`
+			Tweak     *string  `json:"tweak"`
+			Outputs   []struct {
 				PubKey   string `json:"pub_key"`
 				PrivTwk  string `json:"priv_key_tweak"`
 				Sig      string `json:"signature"`
