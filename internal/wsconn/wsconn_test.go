@@ -155,18 +155,26 @@ func TestQueueCountsInFlight(t *testing.T) {
 	}
 }
 
+// stalledClients connects n clients that read nothing to a server whose
+// queues hold limit bytes each and share a budget of budget bytes.
+func stalledClients(t *testing.T, n, limit int, budget int64) (*bytebudget.Budget, []*Conn) {
+	t.Helper()
+	b := bytebudget.New(budget)
+	url, conns := stalledServer(t, Config{MaxQueueBytes: limit, Budget: b, MaxMessageBytes: 1 << 10,
+		PingInterval: time.Minute, WriteTimeout: 30 * time.Second})
+	cs := make([]*Conn, 0, n)
+	for range n {
+		dial(t, url)
+		cs = append(cs, <-conns)
+	}
+	return b, cs
+}
+
 // Clients that do not read share one budget: past it, each is dropped at
 // its next message, and every byte is given back once they are gone.
 func TestSharedBudget(t *testing.T) {
 	const clients, limit, budget, size = 8, 100 << 10, 200 << 10, 10 << 10
-	b := bytebudget.New(budget)
-	url, conns := stalledServer(t, Config{MaxQueueBytes: limit, Budget: b, MaxMessageBytes: 1 << 10,
-		PingInterval: time.Minute, WriteTimeout: 30 * time.Second})
-	var cs []*Conn
-	for range clients {
-		dial(t, url)
-		cs = append(cs, <-conns)
-	}
+	b, cs := stalledClients(t, clients, limit, budget)
 	msg := make([]byte, size)
 	accepted := 0
 	for round := 0; round < limit/size+1; round++ {
@@ -202,14 +210,7 @@ func TestSharedBudget(t *testing.T) {
 // budget holds copies of drops none of them.
 func TestSharedBufferNotChargedPerClient(t *testing.T) {
 	const clients, limit, budget, size = 8, 100 << 10, 40 << 10, 10 << 10
-	b := bytebudget.New(budget)
-	url, conns := stalledServer(t, Config{MaxQueueBytes: limit, Budget: b, MaxMessageBytes: 1 << 10,
-		PingInterval: time.Minute, WriteTimeout: 30 * time.Second})
-	var cs []*Conn
-	for range clients {
-		dial(t, url)
-		cs = append(cs, <-conns)
-	}
+	b, cs := stalledClients(t, clients, limit, budget)
 	shared := make([]byte, size)
 	for round := range 3 { // clients*3*size = 240 KB against a 40 KB budget
 		for i, c := range cs {
