@@ -37,8 +37,7 @@ func crashSeed(t *testing.T) int64 {
 // writes (the process SIGKILLs itself right after write N, so the kill lands
 // between two writes at a known place, during parallel catch-up and in steady
 // state), then by a real kill -9 from outside, and the node itself goes away
-// and comes back mid-sync. The kill subtests share the node read-only and
-// run in parallel, after the node's own subtests.
+// and comes back mid-sync.
 func TestE2ECrashSafety(t *testing.T) {
 	parallelStack(t)
 	node := startNode(t)
@@ -65,7 +64,6 @@ func TestE2ECrashSafety(t *testing.T) {
 		{"bulk", []string{"-bulkthreshold=50", "-syncmemory=64"}, 25},
 	} {
 		t.Run("seeded kill points "+mode.name, func(t *testing.T) {
-			parallelStack(t) // after the subtests below that stop the node
 			rng := rand.New(rand.NewSource(crashSeed(t)))
 			dir := filepath.Join(t.TempDir(), "index")
 			kills := 0
@@ -102,7 +100,6 @@ func TestE2ECrashSafety(t *testing.T) {
 	}
 
 	t.Run("kill -9 from outside", func(t *testing.T) {
-		parallelStack(t)
 		dir := filepath.Join(t.TempDir(), "index")
 		for _, frac := range []uint32{4, 2} {
 			c := startChild(t, cfg, dir)
