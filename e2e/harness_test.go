@@ -396,11 +396,9 @@ func startInProcessRollback(t testing.TB, cfgPath, dataDir string, height uint32
 // after the serial ones, so their waits on nodes, wallets and browsers
 // overlap. Only for a test that starts its own node and blockbook (or
 // shares one through a sync.Once), uses no t.Setenv, fixed port or
-// package variable it changes, runs no in-process bulk load (the loader
-// sets the process's Go memory limit and GC pace: app/memory.go; bulk
-// loads in a child process are fine), and times no latency; a test that
-// measures load or speed (TestE2EListeners, the torture campaigns, the
-// Robinhood follow) stays serial.
+// package variable it changes, and times no latency; a test that measures
+// load or speed (TestE2EListeners, the torture campaigns, the Robinhood
+// follow) stays serial.
 func parallelStack(t *testing.T) {
 	t.Parallel()
 }
