@@ -50,10 +50,9 @@ test: deps lint test-go test-fuzz test-wire
 lint:
 	@scripts/lint.sh $(GOLANGCI_LINT_VERSION)
 
-# The e2e package alone takes about 20 min with -race on 2 cores (21-23 min
-# before its slow tests ran in pairs); 45m leaves it room on a loaded runner
-# (the CI job's limit is 90 min). One invocation, so that e2e overlaps the
-# other packages.
+# The e2e package alone takes 21-24 min with -race on 2 cores; 45m leaves
+# it room on a loaded runner (the CI job's limit is 90 min). One
+# invocation, so that e2e overlaps the other packages.
 test-go:
 	$(GO) vet ./...
 	BLOCKBOOK_ARTIFACTS=$(CURDIR)/artifacts $(GO) test -race -timeout 45m ./...

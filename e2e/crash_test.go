@@ -39,7 +39,6 @@ func crashSeed(t *testing.T) int64 {
 // state), then by a real kill -9 from outside, and the node itself goes away
 // and comes back mid-sync.
 func TestE2ECrashSafety(t *testing.T) {
-	parallelStack(t)
 	node := startNode(t)
 	g := demoChain(t)
 	// A longer chain so that a sync takes long enough to be interrupted.

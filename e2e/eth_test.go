@@ -93,7 +93,6 @@ func (e *ethE2E) get(t *testing.T, path string, out any) {
 }
 
 func TestEthAPIMatchesLedger(t *testing.T) {
-	parallelStack(t)
 	e := startEthE2E(t)
 	for _, a := range e.ledger.SortedAddresses() {
 		e.checkAddress(t, a, e.ledger.Addresses[a])

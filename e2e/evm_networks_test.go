@@ -202,10 +202,7 @@ func evmScenarioNames() []string {
 // also the real wallet client (trezor_eth_test.go).
 func TestEVMNetworkScenario(t *testing.T) {
 	for _, name := range evmScenarioNames() {
-		t.Run(strings.ReplaceAll(name, " ", "_"), func(t *testing.T) {
-			parallelStack(t) // each network has its own dev node and blockbook
-			runEVMScenario(t, name)
-		})
+		t.Run(strings.ReplaceAll(name, " ", "_"), func(t *testing.T) { runEVMScenario(t, name) })
 	}
 }
 

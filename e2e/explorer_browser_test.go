@@ -40,7 +40,6 @@ type viewport struct {
 var viewports = []viewport{{"desktop", 1366, 900, false}, {"phone", 390, 844, true}}
 
 func TestE2EExplorerBrowser(t *testing.T) {
-	parallelStack(t)
 	chromium := findChromium(t)
 	st := startDemoStack(t, nil)
 	base, g := st.inst.base, st.g

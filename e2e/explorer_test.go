@@ -22,7 +22,6 @@ import (
 // the last item of every list, and every rendered page is checked with
 // html-validate.
 func TestE2EExplorer(t *testing.T) {
-	parallelStack(t)
 	st := startDemoStack(t, nil)
 	base, g := st.inst.base, st.g
 

@@ -390,15 +390,3 @@ func startInProcessRollback(t testing.TB, cfgPath, dataDir string, height uint32
 	go func() { done <- app.Run(context.Background(), o, slog.New(slog.DiscardHandler)) }()
 	return done
 }
-
-// parallelStack marks a test that runs with t.Parallel: the package's
-// parallel tests run together (two at a time: -parallel is GOMAXPROCS)
-// after the serial ones, so their waits on nodes, wallets and browsers
-// overlap. Only for a test that starts its own node and blockbook (or
-// shares one through a sync.Once), uses no t.Setenv, fixed port or
-// package variable it changes, and times no latency; a test that measures
-// load or speed (TestE2EListeners, the torture campaigns, the Robinhood
-// follow) stays serial.
-func parallelStack(t *testing.T) {
-	t.Parallel()
-}

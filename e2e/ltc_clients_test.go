@@ -21,7 +21,6 @@ import (
 // subtests share one node, chain and blockbook and run in order; those
 // that mine leave the mempool empty for the next.
 func TestLtcClients(t *testing.T) {
-	parallelStack(t)
 	st := startLtcClientsStack(t)
 	defer func() {
 		if t.Failed() {

@@ -43,7 +43,6 @@ func startLtcMempoolStack(t *testing.T, nodeArgs ...string) *ltcStack {
 // original (txn-mempool-conflict). ltcregtest's TestBumpFeePolicy shows
 // that on the node alone; here the node accepts replacements.
 func TestLtcBumpFee(t *testing.T) {
-	parallelStack(t)
 	st := startLtcMempoolStack(t, "-mempoolreplacement=1")
 	base, w := st.inst.base, st.node.Wallet(ltcregtest.W)
 	var x string
@@ -120,7 +119,6 @@ func ltcSats(v float64) string {
 // pending again: x's confirmed history loses it, its unconfirmed balance
 // and txs have it, and the tx answers at height -1.
 func TestLtcReorgBackToMempool(t *testing.T) {
-	parallelStack(t)
 	st := startLtcMempoolStack(t)
 	base, w := st.inst.base, st.node.Wallet(ltcregtest.W)
 	var x string

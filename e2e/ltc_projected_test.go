@@ -27,7 +27,6 @@ import (
 // (Core breaks them by arrival, mempool.space by its tx order) and on a
 // package straddling the block's edge; the txs here have distinct rates.
 func TestLtcProjectedBlockMatchesTemplate(t *testing.T) {
-	parallelStack(t)
 	const maxWeight = 20_000
 	esploraAddr := make(chan string, 1)
 	node, sc := startLtcNodeWith(t, fmt.Sprintf("-blockmaxweight=%d", maxWeight))

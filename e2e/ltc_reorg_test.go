@@ -37,7 +37,6 @@ func ltcTraffic(t *testing.T, n *ltcregtest.Node, sc *ltcregtest.Scenario, salt 
 // byte-identical to a fresh sync of the final chain and its answers equal
 // to litecoind's ledger of it.
 func TestLtcReorgs(t *testing.T) {
-	parallelStack(t)
 	st := startLtcStack(t, nil, nil)
 	n, inst, cfg, dir := st.node, st.inst, st.cfg, st.dataDir
 	ctx := context.Background()
@@ -77,7 +76,6 @@ func TestLtcReorgs(t *testing.T) {
 // process followed by new MWEB blocks: every restart resumes and ends
 // byte-identical to an uninterrupted sync.
 func TestLtcKillResume(t *testing.T) {
-	parallelStack(t)
 	n, sc := startLtcNode(t)
 	cfg := writeLtcConfig(t, n, nil)
 	ref := referenceIndex(t, cfg, sc.TipHeight, sc.TipHash)

@@ -76,7 +76,6 @@ func checkLtcBlocks(t *testing.T, base string, l *chaingen.Ledger, blocks []ltcr
 // every address what litecoind's own decoding of the blocks says; a second
 // one downloading the blocks over P2P builds a byte-identical index.
 func TestLtcSyncLedger(t *testing.T) {
-	parallelStack(t)
 	st := startLtcStack(t, nil, nil)
 	l, blocks := ltcLedger(t, st.node)
 	checkLedger(t, st.inst.base, l)

@@ -30,7 +30,6 @@ import (
 // the sync back, the index equals a fresh sync byte for byte. Bad input, an index without the pushdata
 // index and switching it on over that index are refused clearly.
 func TestE2EPushdata(t *testing.T) {
-	parallelStack(t)
 	st := startDemoStack(t, map[string]any{"pushdata_index": true})
 	node, g, inst, cfg, dir := st.node, st.g, st.inst, st.cfg, st.dataDir
 

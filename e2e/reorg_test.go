@@ -33,7 +33,6 @@ func competingBranch(t *testing.T, g *chaingen.Generator, node *regtest.Node, fo
 // leave the index byte-identical to a fresh sync of the final chain, and its
 // answers equal to the final chain's ledger.
 func TestE2EReorgs(t *testing.T) {
-	parallelStack(t)
 	st := startDemoStack(t, nil)
 	node, g, inst, cfg, dir := st.node, st.g, st.inst, st.cfg, st.dataDir
 	ctx := context.Background()
@@ -68,7 +67,6 @@ func TestE2EReorgs(t *testing.T) {
 // node's copy of the orphaned blocks) is that way out, after which the index
 // equals a fresh sync.
 func TestE2EReorgDeeperThanWindow(t *testing.T) {
-	parallelStack(t)
 	st := startDemoStack(t, map[string]any{"block_addresses_to_keep": 5})
 	node, g, inst, cfg, dir := st.node, st.g, st.inst, st.cfg, st.dataDir
 	oldH, oldHash := g.Tip()
