@@ -19,6 +19,7 @@ import (
 	"testing"
 
 	"github.com/openexplorer/blockbook/api"
+	"github.com/openexplorer/blockbook/app"
 	"github.com/openexplorer/blockbook/bchain/coins/tron"
 	"github.com/openexplorer/blockbook/tools/trondouble"
 )
@@ -45,7 +46,9 @@ func startTronE2E(t *testing.T) *tronE2E {
 	if err := os.WriteFile(path, raw, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	e := &tronE2E{chain: c, node: s, inst: startInProcess(t, path, t.TempDir(), nil)}
+	// The pending pool is polled (Tron has no pending-tx subscription):
+	// often here, so that a broadcast tx shows soon.
+	e := &tronE2E{chain: c, node: s, inst: startInProcess(t, path, t.TempDir(), func(o *app.Options) { o.ResyncMempoolMs = 300 })}
 	e.waitTip(t)
 	return e
 }
@@ -133,6 +136,8 @@ func TestTronServedMatchesDouble(t *testing.T) {
 		t.Fatalf("only %d addresses", checked)
 	}
 	e.checkTxs(t)
+	e.checkTronGoldens(t)
+	e.checkTronWallet(t)
 	e.checkBlockAndSend(t)
 }
 

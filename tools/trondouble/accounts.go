@@ -19,6 +19,11 @@ import (
 // InitialBalance is the sun every generated account starts with.
 const InitialBalance = 1_000_000_000_000
 
+// InitialTokens is what every address holds of each TRC-20 before the
+// chain's transfers (minted before genesis: no Transfer log, so the
+// index, which counts logs, does not know it; balanceOf does).
+const InitialTokens = 1_000_000_000_000_000
+
 // Facts is one account's state.
 type Facts struct {
 	Balance      int64 // sun
@@ -26,7 +31,7 @@ type Facts struct {
 	Unfrozen     []Unfreeze
 	Votes        map[Addr]int64 // the last vote tx's votes
 	Reward       int64          // unclaimed voting reward
-	Tokens       map[Addr]*big.Int
+	Tokens       map[Addr]*big.Int // balanceOf of the tokens it moved
 }
 
 // Unfreeze is one Stake 2.0 unfreeze waiting to expire.
@@ -54,7 +59,7 @@ func (c *Chain) factsLocked(a Addr) Facts {
 	}
 	tok := func(t Addr, v int64) {
 		if f.Tokens[t] == nil {
-			f.Tokens[t] = new(big.Int)
+			f.Tokens[t] = big.NewInt(InitialTokens)
 		}
 		f.Tokens[t].Add(f.Tokens[t], big.NewInt(v))
 	}

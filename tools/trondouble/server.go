@@ -386,13 +386,13 @@ func (s *Server) call(params []any) (string, bool) {
 	case "313ce567":
 		return word([]byte{byte(TokenDecimals(i))}), true
 	}
-	// balanceOf(address): the holder's net of the token's transfers (a
-	// negative one, which the double's chain allows, reverts).
+	// balanceOf(address): InitialTokens plus the holder's net of the
+	// token's transfers (a negative one reverts).
 	if d := strings.TrimPrefix(data, "0x"); len(d) == 8+64 && d[:8] == "70a08231" {
 		if a, ok := parseAddr("41" + d[8+24:]); ok {
 			v := s.chain.factsLocked(a).Tokens[s.chain.Tokens[i]]
 			if v == nil {
-				v = new(big.Int)
+				v = big.NewInt(InitialTokens)
 			}
 			if v.Sign() >= 0 {
 				return word(v.Bytes()), true
