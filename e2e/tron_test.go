@@ -11,6 +11,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -136,6 +137,7 @@ func TestTronServedMatchesDouble(t *testing.T) {
 		t.Fatalf("only %d addresses", checked)
 	}
 	e.checkTxs(t)
+	e.checkExplorer(t)
 	e.checkTronGoldens(t)
 	e.checkTronWallet(t)
 	e.checkBlockAndSend(t)
@@ -260,5 +262,38 @@ func (e *tronE2E) checkBlockAndSend(t *testing.T) {
 	getJSON(t, base+"tx/"+res.Result, 200, &ptx)
 	if ptx.BlockHeight != e.chain.Tip().Number {
 		t.Errorf("mined broadcast tx at %d", ptx.BlockHeight)
+	}
+}
+
+// checkExplorer: the explorer's pages of a Tron address, tx and block show
+// Tron's forms (base58 addresses, ids without 0x, TRX).
+func (e *tronE2E) checkExplorer(t *testing.T) {
+	t.Helper()
+	a, kinds := e.tronSample()
+	addr := tron.EncodeAddress(a[:])
+	tip := e.chain.Tip()
+	for path, want := range map[string][]string{
+		"/address/" + addr:             {addr, "TRX", "Tron: contract, resources and staking", "stakingInfo.unclaimedReward"},
+		"/tx/" + kinds["TriggerSmart"]: {kinds["TriggerSmart"], "TRX", "energyUsageTotal", "TriggerSmartContract"},
+		"/block/" + itoa(tip.Number):   {hex.EncodeToString(tip.ID[:])},
+		"/":                            {"Tron"},
+	} {
+		resp, err := httpClient.Get(e.inst.base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Errorf("%s: status %d", path, resp.StatusCode)
+		}
+		for _, w := range want {
+			if !strings.Contains(string(body), w) {
+				t.Errorf("%s: no %q in the page", path, w)
+			}
+		}
+		if strings.Contains(string(body), "0x"+hex.EncodeToString(tip.ID[:])) {
+			t.Errorf("%s: a 0x id", path)
+		}
 	}
 }
