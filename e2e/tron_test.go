@@ -39,14 +39,7 @@ func startTronE2E(t *testing.T) *tronE2E {
 	t.Cleanup(s.Close)
 	cfg := s.Config("Tron")
 	cfg["block_addresses_to_keep"], cfg["processInternalTransactions"] = 100, true
-	raw, err := json.Marshal(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "tron.json")
-	if err := os.WriteFile(path, raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := writeJSONFile(t, "tron.json", cfg)
 	// The pending pool is polled (Tron has no pending-tx subscription):
 	// often here, so that a broadcast tx shows soon.
 	e := &tronE2E{chain: c, node: s, inst: startInProcess(t, path, t.TempDir(), func(o *app.Options) { o.ResyncMempoolMs = 300 })}
@@ -86,6 +79,17 @@ type tronPayload struct {
 	Payload     json.RawMessage `json:"payload"`
 }
 
+// decode requires a Tron payload and reads it into out.
+func (p *tronPayload) decode(t *testing.T, what string, out any) {
+	t.Helper()
+	if p == nil || p.PayloadType != "tron" {
+		t.Fatalf("%s: chainExtraData %+v", what, p)
+	}
+	if err := json.Unmarshal(p.Payload, out); err != nil {
+		t.Fatalf("%s: chainExtraData payload: %v", what, err)
+	}
+}
+
 type tronAddress struct {
 	api.Address
 	ChainExtraData *tronPayload `json:"chainExtraData"`
@@ -106,13 +110,8 @@ func TestTronServedMatchesDouble(t *testing.T) {
 		if got.Balance.String() != itoa(max(f.Balance, 0)) {
 			t.Errorf("address %s: balance %s, want %d", addr, got.Balance, f.Balance)
 		}
-		if got.ChainExtraData == nil || got.ChainExtraData.PayloadType != "tron" {
-			t.Fatalf("address %s: chainExtraData %+v", addr, got.ChainExtraData)
-		}
 		var ex tron.AccountExtra
-		if err := json.Unmarshal(got.ChainExtraData.Payload, &ex); err != nil {
-			t.Fatal(err)
-		}
+		got.ChainExtraData.decode(t, "address "+addr, &ex)
 		if ex.StakingInfo != nil && ex.StakingInfo.StakedBalanceEnergy != itoa(f.FrozenEnergy) {
 			t.Errorf("address %s: staked energy %s, want %d", addr, ex.StakingInfo.StakedBalanceEnergy, f.FrozenEnergy)
 		}
@@ -172,13 +171,8 @@ func (e *tronE2E) checkTxs(t *testing.T) {
 			if got.Fees.String() != itoa(tx.Fee) {
 				t.Errorf("tx %s: fees %s, want %d", id, got.Fees, tx.Fee)
 			}
-			if got.ChainExtraData == nil || got.ChainExtraData.PayloadType != "tron" {
-				t.Fatalf("tx %s: chainExtraData %+v", id, got.ChainExtraData)
-			}
 			var ex tron.ChainExtra
-			if err := json.Unmarshal(got.ChainExtraData.Payload, &ex); err != nil {
-				t.Fatal(err)
-			}
+			got.ChainExtraData.decode(t, "tx "+id, &ex)
 			if ex.ContractType != tx.Kind || (tx.Fee > 0 && ex.TotalFee != itoa(tx.Fee)) {
 				t.Errorf("tx %s: chainExtraData %+v, want %s fee %d", id, ex, tx.Kind, tx.Fee)
 			}
@@ -296,4 +290,19 @@ func (e *tronE2E) checkExplorer(t *testing.T) {
 			t.Errorf("%s: a 0x id", path)
 		}
 	}
+}
+
+// writeJSONFile writes v as JSON to a file of the test's temporary
+// directory and returns its path.
+func writeJSONFile(t *testing.T, name string, v any) string {
+	t.Helper()
+	raw, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

@@ -9,9 +9,6 @@ package e2e
 import (
 	"encoding/hex"
 	"encoding/json"
-	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -90,26 +87,7 @@ func (e *tronE2E) checkTronGoldens(t *testing.T) {
 
 func tronGolden(t *testing.T, name string, v any) {
 	t.Helper()
-	file := filepath.Join("testdata", "tron", name+".golden.json")
-	if *update {
-		raw, _ := json.MarshalIndent(v, "", "  ")
-		if err := os.WriteFile(file, append(raw, '\n'), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	raw, err := os.ReadFile(file)
-	if err != nil {
-		t.Errorf("%s: %v (run go test -run TestTronServedMatchesDouble -update .)", name, err)
-		return
-	}
-	var want any
-	if err := json.Unmarshal(raw, &want); err != nil {
-		t.Fatalf("%s: %v", file, err)
-	}
-	if g, w := keyPaths(v), keyPaths(want); !slices.Equal(g, w) {
-		t.Errorf("%s: answer's fields %v differ from %s's %v (run with -update and review the diff)", name, g, file, w)
-	}
+	goldenShape(t, "tron", "TestTronServedMatchesDouble", name, v)
 }
 
 const trezorTronScript = "../tools/js/trezor-tron.mjs"
@@ -146,10 +124,6 @@ func (e *tronE2E) checkTronWallet(t *testing.T) {
 	}
 	facts["txs"] = txs
 	facts["account"] = map[string]any{"address": addr, "balance": itoa(max(f.Balance, 0)), "txids": tronExpectedTxs(e.chain)[a], "tokens": tokens}
-	raw, _ := json.Marshal(facts)
-	path := filepath.Join(t.TempDir(), "facts.json")
-	if err := os.WriteFile(path, raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := writeJSONFile(t, "facts.json", facts)
 	runClientScript(t, node, trezorTronScript, e.inst.base, path, e.inst.logs, func(string) (string, bool) { return "", false })
 }
