@@ -29,8 +29,8 @@ type Facts struct {
 	Balance      int64 // sun
 	FrozenEnergy int64 // Stake 2.0 ENERGY stakes
 	Unfrozen     []Unfreeze
-	Votes        map[Addr]int64 // the last vote tx's votes
-	Reward       int64          // unclaimed voting reward
+	Votes        map[Addr]int64    // the last vote tx's votes
+	Reward       int64             // unclaimed voting reward
 	Tokens       map[Addr]*big.Int // balanceOf of the tokens it moved
 }
 
