@@ -20,6 +20,14 @@ func tokenStandard(t bchain.TokenStandard) string {
 	return t.String()
 }
 
+// standard names a standard as this chain's answers do (Tron: TRC20...).
+func (s *EthService) standard(t bchain.TokenStandard) string {
+	if s.tron != nil {
+		return tronStandard(t)
+	}
+	return tokenStandard(t)
+}
+
 // Address answers address/{address}: balance and nonce from the node,
 // counters, tokens and txs (newest first) from the index.
 func (s *EthService) Address(ctx context.Context, address string, q AddressQuery) (*Address, error) {
@@ -121,6 +129,9 @@ func (s *EthService) accountState(ctx context.Context, desc bchain.AddrDesc, wit
 		UnconfirmedBalance: amount(new(big.Int).Sub(sums.receiving, sums.sending)),
 		UnconfirmedSending: amountOrNil(sums.sending), UnconfirmedReceiving: amountOrNil(sums.receiving),
 	}
+	if s.tron != nil {
+		out.ChainExtraData = s.tron.account(ctx, out.Address)
+	}
 	if withConfirmed {
 		// Best effort, as Blockbook's: left out when the node fails.
 		if confirmed, err := s.eth.Nonce(ctx, desc, bchain.EthLatest); err == nil {
@@ -150,7 +161,7 @@ func (s *EthService) contractInfo(v *view, c bchain.AddrDesc) (*ContractInfo, er
 	if err != nil || ci == nil {
 		return nil, err
 	}
-	std := tokenStandard(ci.Standard())
+	std := s.standard(ci.Standard())
 	created, destroyed := ci.Lifetime()
 	return &ContractInfo{Type: std, Standard: std, Contract: s.addr(c), Name: ci.Name, Symbol: ci.Symbol,
 		Decimals: int(ci.Decimals), CreatedInBlock: created, DestructedInBlock: destroyed, BlockHeight: v.tip.Height}, nil
@@ -175,7 +186,7 @@ func (s *EthService) tokens(ctx context.Context, r *ethRenderer, desc bchain.Add
 		if filter != nil && string(filter) != string(c.Contract) {
 			continue
 		}
-		std := tokenStandard(c.Standard)
+		std := s.standard(c.Standard)
 		t := Token{Type: std, Standard: std, Contract: s.addr(c.Contract), Transfers: int(c.Transfers)}
 		ci, err := r.contract(c.Contract)
 		if err != nil {

@@ -22,6 +22,8 @@ type EthService struct {
 	caps  Capabilities
 	// vaults caches ERC-4626 data per indexed block (eth_erc4626.go).
 	vaults vaultCache
+	// tron is set on Tron (tron.go): its names and chainExtraData.
+	tron *tronParts
 }
 
 var (
@@ -162,7 +164,7 @@ func (s *EthService) Search(ctx context.Context, q string) (*SearchResult, error
 			return &SearchResult{Kind: SearchBlock, ID: fmt.Sprint(bid.Height)}, nil
 		}
 		if _, err := s.eth.Tx(ctx, bid.Hash); err == nil {
-			return &SearchResult{Kind: SearchTx, ID: "0x" + bid.Hash.String()}, nil
+			return &SearchResult{Kind: SearchTx, ID: s.hashString(bid.Hash)}, nil
 		} else if !errors.Is(err, bchain.ErrTxNotFound) {
 			return nil, err
 		}

@@ -299,6 +299,9 @@ func (r *ethRenderer) render(tx *bchain.EthTx, blk *bchain.Block, id *db.Interna
 	}
 	out.Vout = []Vout{vout}
 	out.EthereumSpecific = es
+	if s.tron != nil {
+		s.tron.tx(out, tx)
+	}
 	var err error
 	out.TokenTransfers, err = r.tokenTransfers(tx.Transfers)
 	return out, err
@@ -314,7 +317,7 @@ func (r *ethRenderer) tokenTransfers(ts []bchain.TokenTransfer) ([]TokenTransfer
 			last.MultiTokenValues = append(last.MultiTokenValues, MultiTokenValue{ID: amount(t.TokenID), Value: amount(t.Value)})
 			continue
 		}
-		std := t.Standard.String()
+		std := r.s.standard(t.Standard)
 		tt := TokenTransfer{Type: std, Standard: std, From: r.s.addr(t.From.AddrDesc()), To: r.s.addr(t.To.AddrDesc()),
 			Contract: r.s.addr(t.Contract.AddrDesc())}
 		ci, err := r.contract(t.Contract.AddrDesc())

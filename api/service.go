@@ -237,6 +237,9 @@ type core struct {
 	// hexPrefix is put before block and tx hashes in answers ("0x" on
 	// Ethereum-type chains) and accepted before them in requests.
 	hexPrefix string
+	// inPrefix is accepted before hashes in requests when hexPrefix is
+	// not ("0x" on Tron, which shows hashes without it).
+	inPrefix string
 }
 
 // hashString renders a block or tx hash for answers.
@@ -248,8 +251,12 @@ func (s *core) HashString(h bchain.Hash) string { return s.hashString(h) }
 
 // trimHex removes the hash prefix from a request parameter.
 func (s *core) trimHex(id string) string {
-	if s.hexPrefix != "" && len(id) > len(s.hexPrefix) && strings.EqualFold(id[:len(s.hexPrefix)], s.hexPrefix) {
-		return id[len(s.hexPrefix):]
+	p := s.hexPrefix
+	if p == "" {
+		p = s.inPrefix
+	}
+	if p != "" && len(id) > len(p) && strings.EqualFold(id[:len(p)], p) {
+		return id[len(p):]
 	}
 	return id
 }

@@ -104,6 +104,8 @@ type Tx struct {
 	// CoinSpecific is what a Bitcoin-derived coin's parser adds to a tx
 	// (e.g. a Dash special tx payload); our extension, absent on Bitcoin.
 	CoinSpecific any `json:"coinSpecific,omitempty"`
+	// ChainExtraData is a chain's own normalized data of the tx (Tron's).
+	ChainExtraData *ChainExtraData `json:"chainExtraData,omitempty"`
 	// Ethereum-type chains only.
 	TokenTransfers   []TokenTransfer   `json:"tokenTransfers,omitempty"`
 	EthereumSpecific *EthereumSpecific `json:"ethereumSpecific,omitempty"`
@@ -170,6 +172,9 @@ type Address struct {
 	// StakingPools (Ethereum-type chains with a staking pool configured):
 	// the address's part in each pool, where it has one.
 	StakingPools []StakingPool `json:"stakingPools,omitempty"`
+	// ChainExtraData is a chain's own data of the account (Tron's
+	// resources and staking).
+	ChainExtraData *ChainExtraData `json:"chainExtraData,omitempty"`
 	// Runes (Bitcoin networks, runes=true, the Runes index on): the
 	// address's confirmed rune balances. Only when asked: wallets that
 	// read every token entry of a Bitcoin account as a token

@@ -60,6 +60,7 @@ type stackEnv struct {
 var chainStacks = map[bchain.ChainType]func(ctx context.Context, e stackEnv) (*chainStack, error){
 	bchain.ChainBitcoinType:  newUtxoStack,
 	bchain.ChainEthereumType: newEthStack,
+	bchain.ChainTronType:     newTronStack,
 }
 
 // newChainStack builds the backend's chain type's parts.

@@ -21,6 +21,12 @@ import (
 // connected one by one, failed traces retried after each pass) and the
 // pending-tx follower when the sync worker runs.
 func newEthStack(ctx context.Context, e stackEnv) (*chainStack, error) {
+	return newAccountStack(ctx, e, api.NewEthService)
+}
+
+// newAccountStack is the account-model stack with the given query
+// service (Ethereum's, or Tron's names over it).
+func newAccountStack(ctx context.Context, e stackEnv, newSvc func(api.Store, *bchain.Backend, api.SyncStatus, api.Config) *api.EthService) (*chainStack, error) {
 	b := e.backend
 	if b.Eth == nil {
 		return nil, fmt.Errorf("%w: the Ethereum-type backend has no account queries", bchain.ErrConfig)
@@ -36,7 +42,7 @@ func newEthStack(ctx context.Context, e stackEnv) (*chainStack, error) {
 	}
 	var svc *api.EthService
 	s := &chainStack{index: x, newService: func(d *db.DB, sync api.SyncStatus, cfg api.Config) api.Service {
-		svc = api.NewEthService(d, b, sync, cfg)
+		svc = newSvc(d, b, sync, cfg)
 		return svc
 	}}
 	// Blocks whose trace failed are traced again once the tip is reached.

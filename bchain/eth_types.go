@@ -97,6 +97,9 @@ type EthTx struct {
 	Transfers []TokenTransfer
 	// Internal is nil when tracing is off or failed for this tx.
 	Internal *EthInternalData
+	// ChainExtra is a chain's own normalized data of the tx (Tron's
+	// chainExtraData payload), served as chainExtraData; nil elsewhere.
+	ChainExtra json.RawMessage
 }
 
 // Receipt status values; Unknown is for pre-Byzantium receipts, which carry

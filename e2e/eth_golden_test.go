@@ -92,7 +92,15 @@ func (e *ethE2E) checkGoldens(t *testing.T) {
 
 func (e *ethE2E) golden(t *testing.T, name string, v any) {
 	t.Helper()
-	file := filepath.Join("testdata", "eth", name+".golden.json")
+	goldenShape(t, "eth", "TestEthAPIMatchesLedger", name, v)
+}
+
+// goldenShape writes testdata/<dir>/<name>.golden.json with -update, else
+// compares v's top-level fields with the file's (test names the test
+// that writes it).
+func goldenShape(t *testing.T, dir, test, name string, v any) {
+	t.Helper()
+	file := filepath.Join("testdata", dir, name+".golden.json")
 	if *update {
 		raw, _ := json.MarshalIndent(v, "", "  ")
 		if err := os.WriteFile(file, append(raw, '\n'), 0o644); err != nil {
@@ -102,7 +110,7 @@ func (e *ethE2E) golden(t *testing.T, name string, v any) {
 	}
 	raw, err := os.ReadFile(file)
 	if err != nil {
-		t.Errorf("%s: %v (run go test -run TestEthAPIMatchesLedger -update .)", name, err)
+		t.Errorf("%s: %v (run go test -run %s -update .)", name, err, test)
 		return
 	}
 	var want any

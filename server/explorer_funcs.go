@@ -18,6 +18,7 @@ import (
 func (e *explorer) funcs() template.FuncMap {
 	return template.FuncMap{
 		"asset":     e.assets.url,
+		"chainRows": chainExtraRows,
 		"integrity": e.assets.integrity,
 		"amount": func(a *api.Amount) string {
 			d, _ := e.decimals()

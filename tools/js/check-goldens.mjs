@@ -108,6 +108,19 @@ const kinds = {
         'ws-getTransaction': 'EthTxWire',
         'ws-notification-block': 'BlockNotificationWire',
     },
+    // Tron answers (the java-tron double's generated chain): Blockbook's
+    // Tron shapes, declared below from its blockbook-api.ts.
+    tron: {
+        status: 'SystemInfo',
+        block: 'TronBlockWire',
+        tx: 'TronTxWire',
+        address: 'TronAddressWire',
+        error: 'ErrorRes',
+        'ws-getInfo': 'WsInfoRes',
+        'ws-getAccountInfo': 'TronAddressWire',
+        'ws-getTransaction': 'TronTxWire',
+        'ws-getBlock': 'TronBlockWire',
+    },
     'xpub/ws': {
         getAccountInfo: 'Address',
         getAccountUtxo: 'Utxo[]',
@@ -257,6 +270,44 @@ type EthAddressWire = Omit<Address, 'contractInfo' | 'erc20Contract' | 'transact
 type BlockNotificationWire = BlockNotification & {
     evmData: { baseFeePerGas?: string; blockGasUsed?: string; blockGasLimit?: string } | null;
 };
+// Tron (Blockbook's blockbook-api.ts, newer than these typings): the
+// chainExtraData payloads and the TRC token standards. The tx payload is
+// what Blockbook's code emits (TronChainExtraData), which adds
+// claimedVoteReward and feeLimit to the .ts declaration; the payload type
+// is fixed to 'tron' so that the payload is checked, not taken as any.
+interface TronVoteExtra { address?: string; count?: string }
+interface TronChainExtraData {
+    contractType?: string; operation?: string; note?: string; resource?: string; stakeAmount?: string;
+    unstakeAmount?: string; delegateAmount?: string; delegateTo?: string; assetIssueID?: string; totalFee?: string;
+    energyUsage?: string; energyUsageTotal?: string; energyFee?: string; bandwidthUsage?: string; bandwidthFee?: string;
+    result?: string; votes?: TronVoteExtra[];
+}
+type TronChainExtraDataEmitted = TronChainExtraData & { claimedVoteReward?: string; feeLimit?: string };
+interface TronVote { address: string; voteCount: string }
+interface TronUnstakingBatch { amount: string; expireTime: number }
+interface TronStakingInfo {
+    stakedBalance: string; stakedBalanceEnergy: string; stakedBalanceBandwidth: string;
+    unstakingBatches: TronUnstakingBatch[]; totalVotingPower: string; availableVotingPower: string; votes: TronVote[];
+    unclaimedReward: string; delegatedBalanceEnergy: string; delegatedBalanceBandwidth: string; latestWithdrawTime: number;
+}
+interface TronAccountExtraData {
+    availableStakedBandwidth: number; totalStakedBandwidth: number; availableFreeBandwidth: number; totalFreeBandwidth: number;
+    availableEnergy: number; totalEnergy: number; totalEnergyLimit: number; totalEnergyWeight: number;
+    totalBandwidthLimit: number; totalBandwidthWeight: number; stakingInfo?: TronStakingInfo;
+}
+type TronStandard = '' | 'TRC20' | 'TRC721' | 'TRC1155';
+type TronTokenTransferWire = Omit<import('@trezor/blockchain-link-types/lib/blockbook-api').TokenTransfer, 'type' | 'standard'> & { type: TronStandard; standard: TronStandard };
+type TronTxWire = Omit<EthTxWire, 'tokenTransfers'> & {
+    tokenTransfers?: TronTokenTransferWire[];
+    chainExtraData?: { payloadType: 'tron'; payload?: TronChainExtraDataEmitted };
+};
+type TronTokenWire = Omit<EthTokenWire, 'type' | 'standard'> & { type: TronStandard; standard: TronStandard };
+type TronContractInfoWire = Omit<ContractInfoWire, 'type' | 'standard'> & { type: TronStandard; standard: TronStandard };
+type TronAddressWire = Omit<EthAddressWire, 'transactions' | 'tokens' | 'contractInfo' | 'erc20Contract'> & {
+    transactions?: TronTxWire[]; tokens?: TronTokenWire[]; contractInfo?: TronContractInfoWire; erc20Contract?: TronContractInfoWire;
+    chainExtraData?: { payloadType: 'tron'; payload?: TronAccountExtraData };
+};
+type TronBlockWire = Omit<BlockWire, 'txs'> & { txs?: TronTxWire[] };
 // Blockbook's tx-specific of an Ethereum tx: the node's tx and receipt,
 // cut to these fields (hex quantities as the node sends them).
 interface EthTxSpecific {

@@ -131,6 +131,7 @@ type Chain struct {
 	netVersion string
 	fork       int // bumped by each reorg so replacement blocks differ
 	pending    []*Tx
+	generated  int // the first accounts, which start with InitialBalance
 }
 
 // Options shape a generated chain.
@@ -162,6 +163,7 @@ func New(o Options) *Chain {
 		h := sha256.Sum256(fmt.Appendf(nil, "%s-%d-%d", tag, o.Seed, i))
 		return Addr(h[:20])
 	}
+	c.generated = o.Accounts
 	for i := range o.Accounts {
 		c.Accounts = append(c.Accounts, mk("account", i))
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -104,6 +105,16 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 			ids = append(ids, hex.EncodeToString(t.ID[:]))
 		}
 		writeJSON(w, map[string]any{"txId": ids})
+	case "getaccount", "getaccountresource", "getReward":
+		a, ok := parseAddr(req["address"])
+		if !ok {
+			writeJSON(w, map[string]any{"Error": "class java.lang.IllegalArgumentException : Invalid address"})
+			return
+		}
+		writeJSON(w, s.chain.accountAnswer(name, a))
+	case "broadcasthex":
+		str, _ := req["transaction"].(string)
+		writeJSON(w, s.chain.broadcast(str))
 	case "getblock", "getnowblock":
 		b := s.chain.blocks[limit]
 		if v, ok := req["id_or_num"].(string); ok {
@@ -313,6 +324,18 @@ func (s *Server) jsonRPC(w http.ResponseWriter, body []byte) {
 			return
 		}
 		result = "0x" + out
+	case "eth_getBalance":
+		var a Addr
+		ok := false
+		if len(req.Params) > 0 {
+			str, _ := req.Params[0].(string)
+			a, ok = parseAddr("41" + strings.TrimPrefix(str, "0x"))
+		}
+		if !ok {
+			writeJSON(w, map[string]any{"jsonrpc": "2.0", "id": req.ID, "error": map[string]any{"code": -32602, "message": "invalid address"}})
+			return
+		}
+		result = fmt.Sprintf("0x%x", max(s.chain.factsLocked(a).Balance, 0))
 	case "eth_blockNumber":
 		result = fmt.Sprintf("0x%x", len(s.chain.blocks)-1)
 	case "eth_getBlockByNumber", "eth_getBlockByHash":
@@ -362,6 +385,19 @@ func (s *Server) call(params []any) (string, bool) {
 		return abiString(TokenSymbol(i)), true
 	case "313ce567":
 		return word([]byte{byte(TokenDecimals(i))}), true
+	}
+	// balanceOf(address): InitialTokens plus the holder's net of the
+	// token's transfers (a negative one reverts).
+	if d := strings.TrimPrefix(data, "0x"); len(d) == 8+64 && d[:8] == "70a08231" {
+		if a, ok := parseAddr("41" + d[8+24:]); ok {
+			v := s.chain.factsLocked(a).Tokens[s.chain.Tokens[i]]
+			if v == nil {
+				v = big.NewInt(InitialTokens)
+			}
+			if v.Sign() >= 0 {
+				return word(v.Bytes()), true
+			}
+		}
 	}
 	return "", false
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -14,8 +15,8 @@ import (
 )
 
 // maxAnswer bounds a node answer read into memory (a full block with its
-// txs is a few MB on mainnet).
-const maxAnswer = 64 << 20
+// txs is a few MB on mainnet); a var for tests.
+var maxAnswer = 64 << 20
 
 // httpAPI posts JSON to java-tron's HTTP API (/wallet/... on the full
 // node's port, /walletsolidity/... on the solidity port), as Blockbook's
@@ -87,8 +88,12 @@ func (r *jsonRPC) call(ctx context.Context, out any, method string, params ...an
 	return json.Unmarshal(ans.Result, out)
 }
 
+// ErrTooLarge is an answer over maxAnswer bytes: refused, not cut, since
+// a cut answer would decode wrong or not at all.
+var ErrTooLarge = errors.New("node answer too large")
+
 // postJSON posts body as JSON and reads the answer (at most maxAnswer
-// bytes); a status of 300 or more is an error.
+// bytes, ErrTooLarge beyond); a status of 300 or more is an error.
 func postJSON(ctx context.Context, c *http.Client, url string, body any) ([]byte, error) {
 	b, err := json.Marshal(body)
 	if err != nil {
@@ -105,13 +110,20 @@ func postJSON(ctx context.Context, c *http.Client, url string, body any) ([]byte
 	}
 	// Drained so that the connection is reused.
 	defer func() {
-		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxAnswer))
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, int64(maxAnswer)))
 		_ = resp.Body.Close()
 	}()
 	if resp.StatusCode >= 300 {
 		return nil, fmt.Errorf("HTTP status %d", resp.StatusCode)
 	}
-	return io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, int64(maxAnswer)+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(raw) > maxAnswer {
+		return nil, fmt.Errorf("%w: over %d bytes", ErrTooLarge, maxAnswer)
+	}
+	return raw, nil
 }
 
 func newHTTPClient(timeout time.Duration) *http.Client {

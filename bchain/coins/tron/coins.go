@@ -40,10 +40,11 @@ func init() {
 	}
 }
 
-// NewBackend assembles what the Tron chain type offers so far: the
-// chain (blocks, tips), the address parser and the pending txids; the
-// node's other reads (Node.Tx, ContractInfo, AccountExtra) have no
-// Backend field yet. Broadcast and fees are not done (nil: absent).
+// NewBackend assembles the Tron chain type: the chain (blocks, tips),
+// the address parser, the pending txids, the account queries the
+// account-model service asks (eth.go) and broadcast. There are no fee
+// estimates (nil: absent) and no block notifier: the sync worker polls
+// the tip, as Blockbook's Tron does without ZeroMQ.
 func NewBackend(coinName string, cfg *bchain.Config) (*bchain.Backend, error) {
 	n := networks[coinName]
 	node, err := NewNode(cfg)
@@ -68,5 +69,6 @@ func NewBackend(coinName string, cfg *bchain.Config) (*bchain.Backend, error) {
 	if cfg.Network != "" {
 		p.APINetwork = cfg.Network
 	}
-	return &bchain.Backend{Type: bchain.ChainTronType, Params: p, Chain: node, Addresses: AddressParser{}, Mempool: node}, nil
+	return &bchain.Backend{Type: bchain.ChainTronType, Params: p, Chain: node, Addresses: AddressParser{}, Mempool: node,
+		Eth: node, Broadcast: node}, nil
 }

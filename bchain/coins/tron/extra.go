@@ -104,6 +104,12 @@ func Extra(tx *HTTPTx, info *TxInfo) ChainExtra {
 	}
 	r := &info.Receipt
 	e.AssetIssueID = strings.TrimSpace(info.AssetIssueID)
+	if e.AssetIssueID == "" && len(tx.RawData.Contract) > 0 && tx.RawData.Contract[0].Type == "TransferAssetContract" {
+		// java-tron's info names the asset only when it is issued; a
+		// transfer names it in its contract (hex of the token id). Ours,
+		// not Blockbook's: it leaves a TRC-10 transfer's asset out.
+		e.AssetIssueID = assetName(tx.RawData.Contract[0].Parameter.Value.AssetName)
+	}
 	e.TotalFee, e.EnergyUsage, e.EnergyUsageTotal, e.EnergyFee = sun(info.Fee), sun(r.EnergyUsage), sun(r.EnergyUsageTotal), sun(r.EnergyFee)
 	e.BandwidthUsage, e.BandwidthFee = sun(r.NetUsage), sun(r.NetFee)
 	if e.BandwidthUsage == "" {
@@ -114,6 +120,16 @@ func Extra(tx *HTTPTx, info *TxInfo) ChainExtra {
 		e.Result = strings.TrimSpace(info.Result)
 	}
 	return e
+}
+
+// assetName reads a TRC-10 asset_name: hex of the token id (as sent
+// when it is not hex).
+func assetName(h string) string {
+	b, err := hex.DecodeString(strip0x(strings.TrimSpace(h)))
+	if err != nil {
+		return h
+	}
+	return strings.ToValidUTF8(string(b), "")
 }
 
 // note decodes the memo (hex of bytes, shown as valid UTF-8).

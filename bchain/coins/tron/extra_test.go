@@ -63,6 +63,8 @@ func TestExtraOfGeneratedTxs(t *testing.T) {
 				want.ClaimedVoteReward = strconv.FormatInt(tx.Withdrawn, 10)
 			case trondouble.KindDelegate, trondouble.KindUndelegate:
 				want.DelegateAmount, want.DelegateTo = amt, EncodeAddress(tx.To[:])
+			case trondouble.KindTRC10: // from the contract's asset_name
+				want.AssetIssueID = trondouble.TRC10Asset
 			case trondouble.KindVote:
 				var w [20]byte
 				raw := hb.Transactions[i].RawData.Contract[0].Parameter.Value.Votes[0].VoteAddress

@@ -36,10 +36,10 @@ type NodeTx struct {
 	Solidified bool
 }
 
-// Tx finds a tx as Blockbook does: its info on the solidity node, else
+// LookupTx finds a tx as Blockbook does: its info on the solidity node, else
 // on the full node, else the tx in the pending pool; the body from the
 // side that knew the info. ErrTxNotFound when none knows it.
-func (n *Node) Tx(ctx context.Context, id bchain.Hash) (*NodeTx, error) {
+func (n *Node) LookupTx(ctx context.Context, id bchain.Hash) (*NodeTx, error) {
 	req := map[string]any{"value": id.String()}
 	for _, side := range []struct {
 		api    *httpAPI

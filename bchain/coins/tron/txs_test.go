@@ -25,7 +25,7 @@ func TestTxLookupAndPending(t *testing.T) {
 		if ids[i] != bchain.Hash(p.ID) {
 			t.Errorf("pending %d: %s", i, ids[i])
 		}
-		nt, err := n.Tx(ctx, bchain.Hash(p.ID))
+		nt, err := n.LookupTx(ctx, bchain.Hash(p.ID))
 		if err != nil || nt.Info != nil || nt.Tx.TxID != bchain.Hash(p.ID).String() {
 			t.Errorf("pending tx %x: %+v %v", p.ID, nt, err)
 		}
@@ -38,7 +38,7 @@ func TestTxLookupAndPending(t *testing.T) {
 	checked := map[bool]bool{}
 	for _, blk := range c.Blocks() {
 		for _, tx := range blk.Txs {
-			nt, err := n.Tx(ctx, bchain.Hash(tx.ID))
+			nt, err := n.LookupTx(ctx, bchain.Hash(tx.ID))
 			if err != nil || nt.Info == nil || nt.Info.BlockNumber != blk.Number || nt.Solidified != (blk.Number <= solid) {
 				t.Fatalf("tx %x in block %d (solid %d): %+v %v", tx.ID, blk.Number, solid, nt, err)
 			}
@@ -51,7 +51,7 @@ func TestTxLookupAndPending(t *testing.T) {
 	if !slices.Contains(c.Blocks()[len(c.Blocks())-1].Txs, pending[0]) {
 		t.Error("the pending txs were not mined in the next block")
 	}
-	if _, err := n.Tx(ctx, bchain.Hash{1}); !errors.Is(err, bchain.ErrTxNotFound) {
+	if _, err := n.LookupTx(ctx, bchain.Hash{1}); !errors.Is(err, bchain.ErrTxNotFound) {
 		t.Errorf("unknown tx: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package tron
 
 import (
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"math/big"
 
@@ -281,7 +282,15 @@ func ethTx(tx *HTTPTx, info *TxInfo, pos int, nextLog *uint, internal bool) (bch
 			return out, fmt.Errorf("tx %s data: %w", tx.TxID, err)
 		}
 	}
-	r := &bchain.EthReceipt{Status: bchain.EthStatusSuccess}
+	// The fee is the TRX burned (energy and bandwidth not covered by
+	// stakes), in sun: as gas used at a price of 1, the shared code's fee.
+	r := &bchain.EthReceipt{Status: bchain.EthStatusSuccess, EffectiveGasPrice: big.NewInt(1)}
+	if info.Fee != nil && *info.Fee > 0 {
+		r.GasUsed = uint64(*info.Fee)
+	}
+	if out.ChainExtra, err = json.Marshal(Extra(tx, info)); err != nil {
+		return out, err
+	}
 	if info.failed() {
 		r.Status = bchain.EthStatusFailure
 		out.Value = new(big.Int) // a failed contract moves no TRX
