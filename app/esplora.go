@@ -109,6 +109,7 @@ func feedEsploraWS(ctx context.Context, srvs *servers, stack *chainStack, worker
 	stack.mempool.OnResolved(func(tx *mempool.Tx, descs []bchain.AddrDesc) {
 		front.OnMempoolTx(esplora.MempoolTx{Txid: tx.Txid, Descs: descs})
 	})
+	stack.mempool.OnRemoved(front.OnMempoolRemoved)
 	if stack.projection != nil {
 		stack.projection.OnRefresh(front.OnProjection)
 	}

@@ -329,6 +329,7 @@ func TestE2EMempoolSpaceWebsocket(t *testing.T) {
 	gs.check("error-validate-address", fetchGolden(t, esplora+"/api/v1/validate-address/a-b", 400))
 	gs.check("error-tx-rbf", fetchGolden(t, esplora+"/api/v1/tx/xyz/rbf", 400))
 	gs.finish()
+	checkWSSubscriptions(t, st, esplora)
 	runMempoolWSScript(t, st, esplora)
 }
 

@@ -121,10 +121,18 @@ type mpWS struct {
 	latest  []strippedTx       // newest first, at most latestTxs
 	rate    [rateWindow]rateBucket
 	lastRbf uint64 // hub goroutine only: the RBF history's version last pushed
-	// lastBlockTxs hashes each tracked projected block's txs as last
-	// pushed (hub goroutine only); seq numbers the pushes.
-	lastBlockTxs map[int]uint64
-	seq          atomic.Uint64
+	// pushed is each tracked projected block as last pushed (the hub
+	// writes it, track-mempool-block reads it); seq numbers the pushes.
+	bmu    sync.Mutex
+	pushed map[int]*pushedBlock
+	seq    atomic.Uint64
+	// The mempool's changes since the last push, collected while a client
+	// follows them (mempoolTrackers), and the txids of the last blocks
+	// (hub goroutine only), whose removal is no news.
+	mempoolTrackers      atomic.Int64
+	addedIDs, removedIDs []bchain.Hash
+	recentMined          map[bchain.Hash]bool
+	prevMined            map[bchain.Hash]bool
 }
 
 type blockNote struct {
@@ -157,7 +165,7 @@ func newMpWS(s *Server, cfg WSConfig) *mpWS {
 	cfg.defaults()
 	w := &mpWS{s: s, cfg: cfg, log: s.log.With("front", "mempool.space websocket"),
 		conns: map[*wsConn]struct{}{}, byDesc: map[string]map[*wsConn]struct{}{},
-		wake: make(chan struct{}, 1), txJobs: inorder.New[txJob, []wsOut](wsTxQueue), lastBlockTxs: map[int]uint64{},
+		wake: make(chan struct{}, 1), txJobs: inorder.New[txJob, []wsOut](wsTxQueue), pushed: map[int]*pushedBlock{},
 		queued: bytebudget.New(int64(cfg.MaxQueuedBytes)),
 		dropped: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "blockbook_mempoolspace_ws_notifications_dropped_total",
@@ -281,6 +289,7 @@ func (s *Server) OnProjection() {
 func (s *Server) OnMempoolTx(tx MempoolTx) {
 	w := s.ws
 	if tx.Weight > 0 {
+		w.noteAdded(tx.Txid)
 		vsize := float64(tx.Weight) / 4
 		w.emu.Lock()
 		now := time.Now().Unix()

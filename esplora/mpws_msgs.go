@@ -134,11 +134,25 @@ func (w *mpWS) handle(c *wsConn, data []byte) {
 		known = true
 		w.trackMempoolBlock(c, raw, d, out)
 	}
+	if raw, ok := msg["track-txs"]; ok {
+		known = true
+		w.trackTxs(c, raw, d, out)
+	}
+	if raw, ok := msg["track-scriptpubkeys"]; ok {
+		known = true
+		w.trackScriptPubkeys(c, raw, out)
+	}
+	for _, k := range []string{"track-mempool", "track-mempool-txids"} {
+		if raw, ok := msg[k]; ok {
+			known = true
+			w.trackMempool(c, k, raw, out)
+		}
+	}
 	if action == "ping" {
 		out.add("pong", json.RawMessage("true"))
 	}
 	if !known {
-		c.send(wsError("unknown message: it has none of the keys action, track-tx, track-address, track-addresses, track-rbf, track-rbf-summary"))
+		c.send(wsError("unknown message: it has none of the keys action, track-tx, track-txs, track-address, track-addresses, track-scriptpubkeys, track-rbf, track-rbf-summary, track-mempool-block, track-mempool, track-mempool-txids"))
 		return
 	}
 	if action == "init" {
@@ -241,13 +255,16 @@ func (w *mpWS) setAddrs(c *wsConn, single *string, singleDesc bchain.AddrDesc, m
 	keepSingle, keepMulti := c.trackAddr, c.multi
 	c.mu.Unlock()
 	old := map[string]bchain.AddrDesc{}
+	addrs := map[string]bchain.AddrDesc{}
 	c.mu.Lock()
 	for a, d := range c.addrs {
 		old[a] = d
+		if strings.HasPrefix(a, spkKey) {
+			addrs[a] = d // track-scriptpubkeys's scripts stay
+		}
 	}
 	c.mu.Unlock()
 	w.untrackLocked(c)
-	addrs := map[string]bchain.AddrDesc{}
 	if single == nil {
 		if keepSingle != "" {
 			addrs[keepSingle] = old[keepSingle]
@@ -270,16 +287,9 @@ func (w *mpWS) setAddrs(c *wsConn, single *string, singleDesc bchain.AddrDesc, m
 	if single != nil {
 		c.trackAddr = *single
 	}
-	c.multi, c.addrs = keepMulti, addrs
+	c.multi = keepMulti
 	c.mu.Unlock()
-	for _, d := range addrs {
-		subs := w.byDesc[string(d)]
-		if subs == nil {
-			subs = map[*wsConn]struct{}{}
-			w.byDesc[string(d)] = subs
-		}
-		subs[c] = struct{}{}
-	}
+	w.indexLocked(c, addrs)
 }
 
 func (w *mpWS) trackAddress(c *wsConn, raw json.RawMessage, out *wsMsg) {
@@ -337,5 +347,5 @@ func (w *mpWS) trackMempoolBlock(c *wsConn, raw json.RawMessage, d *wsData, out 
 		}
 		return
 	}
-	out.add("projected-block-transactions", d.blockTxsMsg(int(i)))
+	out.add("projected-block-transactions", w.startTracking(c, int(i), d))
 }
