@@ -49,16 +49,8 @@ func startEsploraStackWith(t *testing.T, cfgExtra map[string]any) (*demoStack, s
 	t.Helper()
 	addr := make(chan string, 1)
 	st := startDemoStackWith(t, cfgExtra, func(o *app.Options) {
-		o.Esplora.Addr = "127.0.0.1:0"
+		listenEsplora(o, addr)
 		o.Esplora.AddressPrefix = true
-		onListen := o.OnListen
-		o.OnListen = func(name, a string) {
-			if name == "esplora" {
-				addr <- a
-				return
-			}
-			onListen(name, a)
-		}
 	})
 	select {
 	case a := <-addr:
@@ -67,6 +59,26 @@ func startEsploraStackWith(t *testing.T, cfgExtra map[string]any) (*demoStack, s
 		t.Fatalf("the esplora listener did not start\n%s", st.inst.logs)
 	}
 	return nil, ""
+}
+
+// listenEsplora makes the instance of o serve -esplora on a free port and
+// send its address to addr.
+func listenEsplora(o *app.Options, addr chan<- string) {
+	o.Esplora.Addr = "127.0.0.1:0"
+	captureListen(o, "esplora", addr)
+}
+
+// captureListen sends the address of o's listener name to addr instead
+// of the instance's own OnListen.
+func captureListen(o *app.Options, name string, addr chan<- string) {
+	next := o.OnListen
+	o.OnListen = func(n, a string) {
+		if n == name {
+			addr <- a
+			return
+		}
+		next(n, a)
+	}
 }
 
 // esploraGet reads a path of the front: status and body.

@@ -57,15 +57,7 @@ func TestE2EFiatRates(t *testing.T) {
 			c.RequestGap = time.Millisecond
 		}
 		o.OnFiat = func(dl *fiat.Downloader) { downloaders <- dl }
-		o.Esplora.Addr = "127.0.0.1:0" // mempool.space's prices
-		onListen := o.OnListen
-		o.OnListen = func(name, a string) {
-			if name == "esplora" {
-				esploraAddr <- a
-				return
-			}
-			onListen(name, a)
-		}
+		listenEsplora(o, esploraAddr) // mempool.space's prices
 	})
 	dl := <-downloaders
 	g, base := st.g, st.inst.base

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/btcsuite/btcd/wire/v2"
+
 	"github.com/openexplorer/blockbook/tools/chaingen"
 )
 
@@ -219,14 +221,7 @@ func checkWSSubscriptions(t *testing.T, st *demoStack, esplora string) {
 	t.Logf("projected tx flags of a wallet payment: %#x", uint64(flags2))
 
 	// A real replacement of the first payment.
-	prevs, err := g.Prevouts(pay)
-	if err != nil {
-		t.Fatal(err)
-	}
-	repl, err := g.Replace(pay, prevs, nil, 12)
-	if err != nil {
-		t.Fatal(err)
-	}
+	repl := replaceAt(t, g, pay, 12)
 	ws.send(map[string]any{"track-txs": []string{id}})
 	ws.await("tracked-txs again", []string{"tracked-txs"}, nil)
 	idR := sendTx(t, st, repl)
@@ -276,4 +271,18 @@ func checkWSSubscriptions(t *testing.T, st *demoStack, esplora string) {
 		}
 	}
 	ws.send(map[string]any{"track-mempool": false, "track-mempool-txids": false, "track-txs": []string{}, "track-scriptpubkeys": []string{}})
+}
+
+// replaceAt builds a replacement of pay paying feeRate (sat/vB).
+func replaceAt(t *testing.T, g *chaingen.Generator, pay *wire.MsgTx, feeRate int64) *wire.MsgTx {
+	t.Helper()
+	prevs, err := g.Prevouts(pay)
+	if err != nil {
+		t.Fatal(err)
+	}
+	repl, err := g.Replace(pay, prevs, nil, feeRate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return repl
 }

@@ -112,40 +112,24 @@ func (w *mpWS) handle(c *wsConn, data []byte) {
 		known = true
 		out.add("blocks", d.get("blocks"))
 	}
-	if raw, ok := msg["track-tx"]; ok {
-		known = true
-		w.trackTx(c, raw, d, out)
-	}
-	if raw, ok := msg["track-address"]; ok {
-		known = true
-		w.trackAddress(c, raw, out)
-	}
-	if raw, ok := msg["track-addresses"]; ok {
-		known = true
-		w.trackAddresses(c, raw, out)
-	}
-	for _, k := range []string{"track-rbf", "track-rbf-summary"} {
-		if raw, ok := msg[k]; ok {
+	for _, h := range []struct {
+		key string
+		fn  func(json.RawMessage)
+	}{
+		{"track-tx", func(raw json.RawMessage) { w.trackTx(c, raw, d, out) }},
+		{"track-address", func(raw json.RawMessage) { w.trackAddress(c, raw, out) }},
+		{"track-addresses", func(raw json.RawMessage) { w.trackAddresses(c, raw, out) }},
+		{"track-rbf", func(raw json.RawMessage) { w.trackRbf(c, "track-rbf", raw, d, out) }},
+		{"track-rbf-summary", func(raw json.RawMessage) { w.trackRbf(c, "track-rbf-summary", raw, d, out) }},
+		{"track-mempool-block", func(raw json.RawMessage) { w.trackMempoolBlock(c, raw, d, out) }},
+		{"track-txs", func(raw json.RawMessage) { w.trackTxs(c, raw, d, out) }},
+		{"track-scriptpubkeys", func(raw json.RawMessage) { w.trackScriptPubkeys(c, raw, out) }},
+		{"track-mempool", func(raw json.RawMessage) { w.trackMempool(c, "track-mempool", raw, out) }},
+		{"track-mempool-txids", func(raw json.RawMessage) { w.trackMempool(c, "track-mempool-txids", raw, out) }},
+	} {
+		if raw, ok := msg[h.key]; ok {
 			known = true
-			w.trackRbf(c, k, raw, d, out)
-		}
-	}
-	if raw, ok := msg["track-mempool-block"]; ok {
-		known = true
-		w.trackMempoolBlock(c, raw, d, out)
-	}
-	if raw, ok := msg["track-txs"]; ok {
-		known = true
-		w.trackTxs(c, raw, d, out)
-	}
-	if raw, ok := msg["track-scriptpubkeys"]; ok {
-		known = true
-		w.trackScriptPubkeys(c, raw, out)
-	}
-	for _, k := range []string{"track-mempool", "track-mempool-txids"} {
-		if raw, ok := msg[k]; ok {
-			known = true
-			w.trackMempool(c, k, raw, out)
+			h.fn(raw)
 		}
 	}
 	if action == "ping" {

@@ -298,25 +298,21 @@ func (w *mpWS) takeChange() mempoolChange {
 
 // OnMempoolRemoved hears a txid the mempool dropped; it never blocks.
 func (s *Server) OnMempoolRemoved(txid bchain.Hash) {
-	w := s.ws
-	if w.mempoolTrackers.Load() <= 0 {
-		return
-	}
-	w.emu.Lock()
-	if len(w.removedIDs) < maxMempoolDelta {
-		w.removedIDs = append(w.removedIDs, txid)
-	}
-	w.emu.Unlock()
+	s.ws.collect(&s.ws.removedIDs, txid)
 }
 
 // noteAdded collects a new mempool tx for the mempool deltas.
-func (w *mpWS) noteAdded(txid bchain.Hash) {
+func (w *mpWS) noteAdded(txid bchain.Hash) { w.collect(&w.addedIDs, txid) }
+
+// collect appends txid to list (guarded by emu) while a client follows
+// the mempool's changes, up to maxMempoolDelta.
+func (w *mpWS) collect(list *[]bchain.Hash, txid bchain.Hash) {
 	if w.mempoolTrackers.Load() <= 0 {
 		return
 	}
 	w.emu.Lock()
-	if len(w.addedIDs) < maxMempoolDelta {
-		w.addedIDs = append(w.addedIDs, txid)
+	if len(*list) < maxMempoolDelta {
+		*list = append(*list, txid)
 	}
 	w.emu.Unlock()
 }
