@@ -264,6 +264,29 @@ func checkWSSubscriptions(t *testing.T, st *demoStack, esplora string) {
 		t.Errorf("multi-scriptpubkey-transactions on the block: %s", m["multi-scriptpubkey-transactions"])
 	}
 	awaitBlock0("block 0 after the block", id2)
+
+	// live-2h-chart: a sample of the mempool (the second payment) every
+	// StatsInterval (a second here, a minute by default).
+	chart := dialMpWS(t, esplora)
+	chart.send(map[string]any{"action": "want", "data": []string{"live-2h-chart"}})
+	m = chart.await("live-2h-chart", []string{"live-2h-chart"}, nil)
+	stat := decode[struct {
+		Added             int64     `json:"added"`
+		Count             int       `json:"count"`
+		VBytesPerSecond   *int      `json:"vbytes_per_second"`
+		TotalFee          uint64    `json:"total_fee"`
+		MempoolByteWeight float64   `json:"mempool_byte_weight"`
+		MinFee            float64   `json:"min_fee"`
+		VSizes            []float64 `json:"vsizes"`
+	}](t, m["live-2h-chart"])
+	var vsize float64
+	for _, v := range stat.VSizes {
+		vsize += v
+	}
+	if stat.Count != 1 || len(stat.VSizes) != 39 || vsize <= 0 || stat.MempoolByteWeight != 4*vsize || stat.TotalFee == 0 ||
+		stat.VBytesPerSecond == nil || stat.Added < time.Now().Unix()-60 || stat.VSizes[5] != vsize {
+		t.Errorf("live-2h-chart (one tx at 5 sat/vB, in the 5-6 bin): %s", m["live-2h-chart"])
+	}
 	// The mined tx left the mempool as mined, not as removed.
 	for _, k := range ws.kept {
 		if raw, ok := k["mempool-txids"]; ok && slices.Contains(decode[mempoolTxids](t, raw).Removed, idR) {

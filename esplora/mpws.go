@@ -48,6 +48,9 @@ type WSConfig struct {
 	// PingInterval: the server pings this often; a client silent for two
 	// intervals is dropped.
 	PingInterval time.Duration
+	// StatsInterval: live-2h-chart's samples come this often
+	// (DefaultWSStatsInterval).
+	StatsInterval time.Duration
 }
 
 // Defaults of WSConfig.
@@ -84,6 +87,9 @@ func (c *WSConfig) defaults() {
 	}
 	if c.PingInterval <= 0 {
 		c.PingInterval = 30 * time.Second
+	}
+	if c.StatsInterval <= 0 {
+		c.StatsInterval = DefaultWSStatsInterval
 	}
 }
 
@@ -386,10 +392,15 @@ func (s *Server) RunWS(ctx context.Context) {
 	// Two render; one delivers in the txs' order, so that a client never
 	// hears of a tx before one that entered the mempool earlier.
 	wg.Go(func() { w.txJobs.Run(ctx, 2, w.renderMempoolTx, deliverMempoolTx) })
+	stats := time.NewTicker(w.cfg.StatsInterval)
+	defer stats.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
+		case <-stats.C:
+			w.pushStats(ctx)
+			continue
 		case <-w.wake:
 		}
 		w.emu.Lock()
