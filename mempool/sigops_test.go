@@ -86,7 +86,7 @@ func TestSigOpCostMainnet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	var blk wire.MsgBlock
 	if err := blk.Deserialize(bzip2.NewReader(f)); err != nil {
 		t.Fatal(err)
