@@ -37,20 +37,27 @@ type DifficultyChange struct {
 
 const day = 86400
 
-// chainWork holds the cumulative work of blocks (blocks[0] on).
+// chainWork sums the work of runs of blocks. A block's work depends on
+// its compact target only, which changes once per retarget period: each
+// target's work is computed once, and the sums reuse one accumulator, so
+// a walk of a million headers allocates per target, not per block.
 type chainWork struct {
 	blocks []MiningBlock
-	cum    []*big.Int
+	works  map[uint32]*big.Int
+	sum    big.Int
 }
 
 func newChainWork(blocks []MiningBlock) *chainWork {
-	c := &chainWork{blocks: blocks, cum: make([]*big.Int, len(blocks))}
-	sum := new(big.Int)
-	for i, b := range blocks {
-		sum = new(big.Int).Add(sum, BlockWork(b.Bits))
-		c.cum[i] = sum
+	return &chainWork{blocks: blocks, works: map[uint32]*big.Int{}}
+}
+
+func (c *chainWork) work(bits uint32) *big.Int {
+	w, ok := c.works[bits]
+	if !ok {
+		w = BlockWork(bits)
+		c.works[bits] = w
 	}
-	return c
+	return w
 }
 
 // networkHashPs is Bitcoin Core's getnetworkhashps(lookup, height): the
@@ -73,8 +80,11 @@ func (c *chainWork) networkHashPs(lookup int64, height uint32) float64 {
 	if minT == maxT {
 		return 0
 	}
-	work := new(big.Int).Sub(c.cum[top], c.cum[top-int(lookup)])
-	return coreDouble(work) / float64(maxT-minT)
+	c.sum.SetInt64(0)
+	for i := top - int(lookup) + 1; i <= top; i++ {
+		c.sum.Add(&c.sum, c.work(c.blocks[i].Bits))
+	}
+	return coreDouble(&c.sum) / float64(maxT-minT)
 }
 
 // ComputeHashrateHistory computes the history from blocks (consecutive

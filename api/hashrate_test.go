@@ -92,3 +92,21 @@ func TestComputeHashrateHistory(t *testing.T) {
 		t.Errorf("since d0+1: %v %v", h.Hashrates, h.Difficulty)
 	}
 }
+
+// BenchmarkHashrateAll is the "all" computation over a mainnet-sized
+// chain (1,000,000 blocks, a retarget every 2,016, 10-minute blocks).
+func BenchmarkHashrateAll(b *testing.B) {
+	blocks := make([]MiningBlock, 1_000_000)
+	bits := uint32(0x1d00ffff)
+	for i := range blocks {
+		if i > 0 && i%2016 == 0 {
+			bits = 0x1c000000 | (0x7fffff - uint32(i/2016)*997)
+		}
+		blocks[i] = MiningBlock{Height: uint32(i), Time: 1231006505 + int64(i)*600, Bits: bits}
+	}
+	now := blocks[len(blocks)-1].Time + 100
+	b.ReportAllocs()
+	for b.Loop() {
+		ComputeHashrateHistory(blocks, now, 0)
+	}
+}

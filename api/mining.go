@@ -6,6 +6,8 @@ import (
 	"math/big"
 	"sort"
 
+	"github.com/btcsuite/btcd/blockchain"
+
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
 )
@@ -124,24 +126,10 @@ func (s *UtxoService) MiningBlocks(_ context.Context, since int64) ([]MiningBloc
 	return out, nil
 }
 
-// BlockWork is Bitcoin Core's GetBlockProof: 2^256 / (target+1), 0 for a
-// negative, overflowing or zero target.
-func BlockWork(bits uint32) *big.Int {
-	exp, mant := bits>>24, bits&0x007fffff
-	if mant != 0 && (bits&0x00800000 != 0 || exp > 34 || (mant > 0xff && exp > 33) || (mant > 0xffff && exp > 32)) {
-		return new(big.Int)
-	}
-	t := new(big.Int).SetUint64(uint64(mant))
-	if exp <= 3 {
-		t.Rsh(t, uint(8*(3-exp)))
-	} else {
-		t.Lsh(t, uint(8*(exp-3)))
-	}
-	if t.Sign() == 0 {
-		return t
-	}
-	return t.Quo(new(big.Int).Lsh(big.NewInt(1), 256), t.Add(t, big.NewInt(1)))
-}
+// BlockWork is Bitcoin Core's GetBlockProof, 2^256 / (target+1), as
+// btcd's CalcWork computes it: 0 for a negative or zero target, and an
+// overflowing target (≥ 2^256) gives 0 as well. A new value.
+func BlockWork(bits uint32) *big.Int { return blockchain.CalcWork(bits) }
 
 // coreDouble is arith_uint256::getdouble: the 32-bit words summed in
 // doubles from the lowest, which rounds as Core does.

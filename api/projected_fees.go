@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/openexplorer/blockbook/bchain"
+	"github.com/openexplorer/blockbook/mempool"
 	"github.com/openexplorer/blockbook/mempool/projected"
 )
 
@@ -58,6 +59,10 @@ type ProjectedTx struct {
 	Value uint64
 	Rate  float64
 	Time  int64
+	// Flags are mempool.space's classification bits (mempool.Tx.Flags,
+	// with CPFP parent and child from the pool); 0 for a tx the mempool
+	// no longer holds.
+	Flags uint64
 }
 
 // TxPosition is mempool.space's position of a mempool tx: its projected
@@ -236,7 +241,27 @@ func (f projectedFees) ProjectedBlockTxs(_ context.Context, i int) ([]ProjectedT
 			for _, o := range tx.Vout {
 				out[j].Value += o.Value
 			}
+			out[j].Flags = tx.Flags() | f.cpfpFlags(tx)
 		}
 	}
 	return out, nil
+}
+
+// cpfpFlags are mempool.space's cpfp_child (a parent is pending) and
+// cpfp_parent (a pending tx spends an output) bits.
+func (f projectedFees) cpfpFlags(tx *mempool.Tx) uint64 {
+	var fl uint64
+	for i := range tx.Vin {
+		if _, ok := f.pool.Tx(tx.Vin[i].PrevTxid); ok && !tx.Vin[i].Coinbase {
+			fl |= mempool.FlagCpfpChild
+			break
+		}
+	}
+	for i := range tx.Vout {
+		if _, _, ok := f.pool.SpentBy(mempool.Outpoint{Txid: tx.Txid, Vout: uint32(i)}); ok {
+			fl |= mempool.FlagCpfpParent
+			break
+		}
+	}
+	return fl
 }

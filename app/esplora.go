@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"time"
 
 	"github.com/openexplorer/blockbook/api"
 	"github.com/openexplorer/blockbook/bchain"
@@ -24,6 +25,9 @@ type esploraOptions struct {
 	// AddressPrefix is -esploraaddressprefix: keep the address-prefix
 	// index that /api/address-prefix searches.
 	AddressPrefix bool
+	// StatsInterval is a test hook: live-2h-chart's period on the
+	// mempool.space websocket (0: a minute, as mempool.space).
+	StatsInterval time.Duration
 }
 
 func (e *esploraOptions) register(fs *flag.FlagSet) {
@@ -48,7 +52,7 @@ func startEsplora(srvs *servers, o *Options, e stackEnv, stack *chainStack, work
 	if !ok {
 		return fmt.Errorf("%w: -esplora: the %s service has no Esplora queries", bchain.ErrConfig, e.backend.Type)
 	}
-	opts := esplora.Options{Log: e.log, Registerer: e.reg}
+	opts := esplora.Options{Log: e.log, Registerer: e.reg, WS: esplora.WSConfig{StatsInterval: o.Esplora.StatsInterval}}
 	if s, ok := svc.(esplora.AddressSearcher); ok && o.Esplora.AddressPrefix {
 		opts.AddressSearch = s
 	}
@@ -109,6 +113,7 @@ func feedEsploraWS(ctx context.Context, srvs *servers, stack *chainStack, worker
 	stack.mempool.OnResolved(func(tx *mempool.Tx, descs []bchain.AddrDesc) {
 		front.OnMempoolTx(esplora.MempoolTx{Txid: tx.Txid, Descs: descs})
 	})
+	stack.mempool.OnRemoved(front.OnMempoolRemoved)
 	if stack.projection != nil {
 		stack.projection.OnRefresh(front.OnProjection)
 	}

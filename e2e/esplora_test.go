@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/btcsuite/btcd/blockchain"
+	"github.com/btcsuite/btcd/btcutil/v2"
 	"github.com/btcsuite/btcd/wire/v2"
 
 	"github.com/openexplorer/blockbook/app"
@@ -49,16 +51,9 @@ func startEsploraStackWith(t *testing.T, cfgExtra map[string]any) (*demoStack, s
 	t.Helper()
 	addr := make(chan string, 1)
 	st := startDemoStackWith(t, cfgExtra, func(o *app.Options) {
-		o.Esplora.Addr = "127.0.0.1:0"
+		listenEsplora(o, addr)
 		o.Esplora.AddressPrefix = true
-		onListen := o.OnListen
-		o.OnListen = func(name, a string) {
-			if name == "esplora" {
-				addr <- a
-				return
-			}
-			onListen(name, a)
-		}
+		o.Esplora.StatsInterval = time.Second // live-2h-chart's samples
 	})
 	select {
 	case a := <-addr:
@@ -67,6 +62,26 @@ func startEsploraStackWith(t *testing.T, cfgExtra map[string]any) (*demoStack, s
 		t.Fatalf("the esplora listener did not start\n%s", st.inst.logs)
 	}
 	return nil, ""
+}
+
+// listenEsplora makes the instance of o serve -esplora on a free port and
+// send its address to addr.
+func listenEsplora(o *app.Options, addr chan<- string) {
+	o.Esplora.Addr = "127.0.0.1:0"
+	captureListen(o, "esplora", addr)
+}
+
+// captureListen sends the address of o's listener name to addr instead
+// of the instance's own OnListen.
+func captureListen(o *app.Options, name string, addr chan<- string) {
+	next := o.OnListen
+	o.OnListen = func(n, a string) {
+		if n == name {
+			addr <- a
+			return
+		}
+		next(n, a)
+	}
 }
 
 // esploraGet reads a path of the front: status and body.
@@ -126,6 +141,8 @@ type pendingTxFacts struct {
 	Txid   string `json:"txid"`
 	Weight int64  `json:"weight"`
 	Fee    int64  `json:"fee"`
+	// Sigops is the tx's sigop cost by btcd's blockchain.GetSigOpCost.
+	Sigops int `json:"sigops"`
 }
 
 type esploraBlockFacts struct {
@@ -493,7 +510,7 @@ func esploraFactsOf(t *testing.T, st *demoStack, pending []*wire.MsgTx) *esplora
 		before, _ := pendingFeesAndWeight(t, g, pending[:i])
 		all, _ := pendingFeesAndWeight(t, g, pending[:i+1])
 		f.PendingTxs = append(f.PendingTxs, pendingTxFacts{Txid: tx.TxHash().String(), Fee: all - before,
-			Weight: int64(tx.SerializeSizeStripped()*3 + tx.SerializeSize())})
+			Weight: int64(tx.SerializeSizeStripped()*3 + tx.SerializeSize()), Sigops: btcdSigOpCost(t, g, tx, pending[:i])})
 	}
 	// Txs: the last tx of a few blocks (coinbases included) with spends.
 	spends := map[wire.OutPoint]string{}
@@ -634,4 +651,23 @@ func esploraReorg(t *testing.T, st *demoStack, base string) *chaingen.Generator 
 		t.Fatalf("new tip: %+v", blk)
 	}
 	return fork
+}
+
+// btcdSigOpCost is tx's sigop cost as btcd's blockchain.GetSigOpCost
+// counts it (Core's GetTransactionSigOpCost), over its prevouts.
+func btcdSigOpCost(t *testing.T, g *chaingen.Generator, tx *wire.MsgTx, unconfirmed []*wire.MsgTx) int {
+	t.Helper()
+	prevs, err := g.Prevouts(tx, unconfirmed...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	view := blockchain.NewUtxoViewpoint()
+	for _, p := range prevs {
+		view.Entries()[p.OutPoint] = blockchain.NewUtxoEntry(&wire.TxOut{Value: p.Value, PkScript: p.PkScript}, 1, false)
+	}
+	n, err := blockchain.GetSigOpCost(btcutil.NewTx(tx), false, view, true, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

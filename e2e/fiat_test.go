@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -45,6 +46,7 @@ func fiatProvider(t *testing.T) *fiattest.Server {
 func TestE2EFiatRates(t *testing.T) {
 	prov := fiatProvider(t)
 	downloaders := make(chan *fiat.Downloader, 1)
+	esploraAddr := make(chan string, 1)
 	st := startDemoStackWith(t, map[string]any{
 		"fiat_rates":               "coingecko",
 		"fiat_rates_params":        fmt.Sprintf(`{"coin": "bitcoin", "periodSeconds": 900, "url": %q}`, prov.URL()),
@@ -55,6 +57,7 @@ func TestE2EFiatRates(t *testing.T) {
 			c.RequestGap = time.Millisecond
 		}
 		o.OnFiat = func(dl *fiat.Downloader) { downloaders <- dl }
+		listenEsplora(o, esploraAddr) // mempool.space's prices
 	})
 	dl := <-downloaders
 	g, base := st.g, st.inst.base
@@ -105,6 +108,8 @@ func TestE2EFiatRates(t *testing.T) {
 		}
 		gs.check(r.name, got)
 	}
+
+	checkMempoolSpacePrices(t, "http://"+<-esploraAddr)
 
 	ws := newWS(t, base)
 	wsGolden := func(name string, data json.RawMessage) {
@@ -208,6 +213,54 @@ func afterInitial(c *wsClient, id, currency string) json.RawMessage {
 		}
 		if n.Rates[currency] != initial {
 			return note
+		}
+	}
+}
+
+// checkMempoolSpacePrices reads mempool.space's prices and
+// historical-price from fiatProvider's rates: the current ticker (usd
+// 37512.5, eur 34350.25, jpy 5612345; the config drops gbp) and the
+// daily closes.
+func checkMempoolSpacePrices(t *testing.T, esplora string) {
+	t.Helper()
+	var now map[string]float64
+	esploraJSON(t, esplora+"/api/v1/prices", &now)
+	for c, want := range map[string]float64{"USD": 37513, "EUR": 34350, "JPY": 5612345, "GBP": -1, "CAD": -1, "ZAR": -1} {
+		if now[c] != want {
+			t.Errorf("prices %s: %v, want %v (%v)", c, now[c], want, now)
+		}
+	}
+	if len(now) != 34 || now["time"] <= 0 {
+		t.Errorf("prices: %d keys, time %v", len(now), now["time"])
+	}
+	// 2023-11-14 22:13 UTC: the next day's close (Blockbook's rule).
+	var hist struct {
+		Prices        []map[string]float64 `json:"prices"`
+		ExchangeRates map[string]float64   `json:"exchangeRates"`
+	}
+	esploraJSON(t, esplora+"/api/v1/historical-price?timestamp=1700000000&currency=EUR", &hist)
+	if len(hist.Prices) != 1 || len(hist.Prices[0]) != 3 || hist.Prices[0]["time"] != 1700006400 || hist.Prices[0]["USD"] != 37500 || hist.Prices[0]["EUR"] != 34500 {
+		t.Errorf("historical-price EUR: %v", hist.Prices)
+	}
+	if hist.ExchangeRates["USDEUR"] != 0.92 || hist.ExchangeRates["USDJPY"] != 149.61 || hist.ExchangeRates["USDGBP"] != 0 || len(hist.ExchangeRates) != 32 {
+		t.Errorf("historical-price exchangeRates: %v", hist.ExchangeRates)
+	}
+	esploraJSON(t, esplora+"/api/v1/historical-price?timestamp=1700092800", &hist)
+	if len(hist.Prices) != 1 || len(hist.Prices[0]) != 34 || hist.Prices[0]["USD"] != 37600 {
+		t.Errorf("historical-price: %v", hist.Prices)
+	}
+	for path, want := range map[string]struct {
+		code int
+		body string
+	}{
+		"/api/v1/historical-price":                                   {400, "timestamp must be a Unix time"},
+		"/api/v1/historical-price?timestamp=yesterday":               {400, "timestamp must be a Unix time"},
+		"/api/v1/historical-price?timestamp=1700000000&currency=XYZ": {400, "currency must be one of USD, EUR"},
+		"/api/v1/historical-price?timestamp=1700000000&currency=CAD": {404, "no CAD price"},
+		"/api/v1/prices/x": {404, "endpoint does not exist"},
+	} {
+		if code, body := esploraGet(t, esplora+path); code != want.code || !strings.Contains(string(body), want.body) {
+			t.Errorf("GET %s: %d %s, want %d %q", path, code, body, want.code, want.body)
 		}
 	}
 }

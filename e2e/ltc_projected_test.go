@@ -36,15 +36,7 @@ func TestLtcProjectedBlockMatchesTemplate(t *testing.T) {
 	inst := startInProcess(t, cfg, t.TempDir(), func(o *app.Options) {
 		o.ResyncMempoolMs = 500
 		o.ProjectedBlockWeight = maxWeight + 4_000
-		o.Esplora.Addr = "127.0.0.1:0"
-		onListen := o.OnListen
-		o.OnListen = func(name, a string) {
-			if name == "esplora" {
-				esploraAddr <- a
-				return
-			}
-			onListen(name, a)
-		}
+		listenEsplora(o, esploraAddr)
 	})
 	waitTip(t, inst.base, sc.TipHeight, sc.TipHash, inst.logs)
 	var esplora string

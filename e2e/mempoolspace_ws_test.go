@@ -264,14 +264,7 @@ func TestE2EMempoolSpaceWebsocket(t *testing.T) {
 
 	// A real replacement: the client tracking the tx hears of it, and the
 	// RBF routes describe it.
-	prevs, err := g.Prevouts(pay)
-	if err != nil {
-		t.Fatal(err)
-	}
-	repl, err := g.Replace(pay, prevs, nil, 12)
-	if err != nil {
-		t.Fatal(err)
-	}
+	repl := replaceAt(t, g, pay, 12)
 	idR := sendTx(t, st, repl)
 	m = ws.await("rbfTransaction", []string{"rbfTransaction"}, nil)
 	if got := decode[map[string]string](t, m["rbfTransaction"]); got["txid"] != idR {
@@ -329,6 +322,7 @@ func TestE2EMempoolSpaceWebsocket(t *testing.T) {
 	gs.check("error-validate-address", fetchGolden(t, esplora+"/api/v1/validate-address/a-b", 400))
 	gs.check("error-tx-rbf", fetchGolden(t, esplora+"/api/v1/tx/xyz/rbf", 400))
 	gs.finish()
+	checkWSSubscriptions(t, st, esplora)
 	runMempoolWSScript(t, st, esplora)
 }
 

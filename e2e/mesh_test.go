@@ -31,14 +31,7 @@ func TestE2EMesh(t *testing.T) {
 	st := startDemoStackWith(t, nil, func(o *app.Options) {
 		limits(o)
 		o.Mesh.Addr = "127.0.0.1:0"
-		next := o.OnListen
-		o.OnListen = func(name, a string) {
-			if name == "mesh" {
-				addr <- a
-				return
-			}
-			next(name, a)
-		}
+		captureListen(o, "mesh", addr)
 	})
 	var base string
 	select {

@@ -170,16 +170,7 @@ func checkSPFilter(t *testing.T, c *spchain.Chain, base string, height uint32) {
 // mod redirects the options' OnListen, addr waits for the address.
 func catchListener(name string) (mod func(*app.Options), addr func(t testing.TB, logs fmt.Stringer) string) {
 	ch := make(chan string, 1)
-	mod = func(o *app.Options) {
-		next := o.OnListen
-		o.OnListen = func(n, a string) {
-			if n == name {
-				ch <- a
-				return
-			}
-			next(n, a)
-		}
-	}
+	mod = func(o *app.Options) { captureListen(o, name, ch) }
 	addr = func(t testing.TB, logs fmt.Stringer) string {
 		t.Helper()
 		select {

@@ -42,6 +42,8 @@ func (s *Server) routeV1(ctx context.Context, p []string, n int) (*reply, error)
 		return s.replacements(ctx, true)
 	case p[1] == "validate-address" && n == 3:
 		return s.validateAddress(p[2])
+	case p[1] == "prices" && n == 2:
+		return s.prices(ctx)
 	}
 	if p[1] == "cpfp" && n == 3 {
 		if s.caps.ProjectedFees == nil {

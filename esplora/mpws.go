@@ -48,6 +48,9 @@ type WSConfig struct {
 	// PingInterval: the server pings this often; a client silent for two
 	// intervals is dropped.
 	PingInterval time.Duration
+	// StatsInterval: live-2h-chart's samples come this often
+	// (DefaultWSStatsInterval).
+	StatsInterval time.Duration
 }
 
 // Defaults of WSConfig.
@@ -85,6 +88,9 @@ func (c *WSConfig) defaults() {
 	if c.PingInterval <= 0 {
 		c.PingInterval = 30 * time.Second
 	}
+	if c.StatsInterval <= 0 {
+		c.StatsInterval = DefaultWSStatsInterval
+	}
 }
 
 // MempoolTx is a tx that entered the mempool, as the websocket hears of
@@ -121,10 +127,18 @@ type mpWS struct {
 	latest  []strippedTx       // newest first, at most latestTxs
 	rate    [rateWindow]rateBucket
 	lastRbf uint64 // hub goroutine only: the RBF history's version last pushed
-	// lastBlockTxs hashes each tracked projected block's txs as last
-	// pushed (hub goroutine only); seq numbers the pushes.
-	lastBlockTxs map[int]uint64
-	seq          atomic.Uint64
+	// pushed is each tracked projected block as last pushed (the hub
+	// writes it, track-mempool-block reads it); seq numbers the pushes.
+	bmu    sync.Mutex
+	pushed map[int]*pushedBlock
+	seq    atomic.Uint64
+	// The mempool's changes since the last push, collected while a client
+	// follows them (mempoolTrackers), and the txids of the last blocks
+	// (hub goroutine only), whose removal is no news.
+	mempoolTrackers      atomic.Int64
+	addedIDs, removedIDs []bchain.Hash
+	recentMined          map[bchain.Hash]bool
+	prevMined            map[bchain.Hash]bool
 }
 
 type blockNote struct {
@@ -157,7 +171,7 @@ func newMpWS(s *Server, cfg WSConfig) *mpWS {
 	cfg.defaults()
 	w := &mpWS{s: s, cfg: cfg, log: s.log.With("front", "mempool.space websocket"),
 		conns: map[*wsConn]struct{}{}, byDesc: map[string]map[*wsConn]struct{}{},
-		wake: make(chan struct{}, 1), txJobs: inorder.New[txJob, []wsOut](wsTxQueue), lastBlockTxs: map[int]uint64{},
+		wake: make(chan struct{}, 1), txJobs: inorder.New[txJob, []wsOut](wsTxQueue), pushed: map[int]*pushedBlock{},
 		queued: bytebudget.New(int64(cfg.MaxQueuedBytes)),
 		dropped: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "blockbook_mempoolspace_ws_notifications_dropped_total",
@@ -281,6 +295,7 @@ func (s *Server) OnProjection() {
 func (s *Server) OnMempoolTx(tx MempoolTx) {
 	w := s.ws
 	if tx.Weight > 0 {
+		w.noteAdded(tx.Txid)
 		vsize := float64(tx.Weight) / 4
 		w.emu.Lock()
 		now := time.Now().Unix()
@@ -377,10 +392,15 @@ func (s *Server) RunWS(ctx context.Context) {
 	// Two render; one delivers in the txs' order, so that a client never
 	// hears of a tx before one that entered the mempool earlier.
 	wg.Go(func() { w.txJobs.Run(ctx, 2, w.renderMempoolTx, deliverMempoolTx) })
+	stats := time.NewTicker(w.cfg.StatsInterval)
+	defer stats.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
+		case <-stats.C:
+			w.pushStats(ctx)
+			continue
 		case <-w.wake:
 		}
 		w.emu.Lock()

@@ -32,6 +32,11 @@ type wsConn struct {
 	rbf          string                     // track-rbf: "all", "fullRbf" or ""
 	rbfSum       bool                       // track-rbf-summary
 	mempoolBlock int                        // track-mempool-block (-1 none)
+	blockSeq     uint64                     // the sequence of the block list it holds (0 unknown)
+	trackTxs     []bchain.Hash              // track-txs
+	txsTold      map[bchain.Hash]bool       // track-txs whose replacement was told
+	mempoolTxids bool                       // track-mempool-txids
+	mempoolFull  bool                       // track-mempool
 	stamps       []time.Time                // readLoop only: message times in the window
 }
 
@@ -39,7 +44,7 @@ func newWSConn(w *mpWS, ws *websocket.Conn) *wsConn {
 	return &wsConn{
 		Conn: wsconn.New(ws, wsconn.Config{MaxQueueBytes: w.cfg.MaxQueueBytes, Budget: w.queued, MaxMessageBytes: int64(w.cfg.MaxMessageBytes),
 			PingInterval: w.cfg.PingInterval, WriteTimeout: wsWriteTimeout}),
-		w: w, wants: map[string]bool{}, addrs: map[string]bchain.AddrDesc{}, multi: map[string]bool{}, mempoolBlock: -1,
+		w: w, wants: map[string]bool{}, addrs: map[string]bchain.AddrDesc{}, multi: map[string]bool{}, mempoolBlock: -1, txsTold: map[bchain.Hash]bool{},
 	}
 }
 
@@ -58,6 +63,12 @@ func (c *wsConn) readLoop() {
 		}
 		c.w.handle(c, data)
 	})
+	c.mu.Lock()
+	followed := c.mempoolTxids || c.mempoolFull
+	c.mu.Unlock()
+	if followed {
+		c.w.mempoolTrackers.Add(-1)
+	}
 	c.w.disconnected(c)
 }
 

@@ -112,33 +112,31 @@ func (w *mpWS) handle(c *wsConn, data []byte) {
 		known = true
 		out.add("blocks", d.get("blocks"))
 	}
-	if raw, ok := msg["track-tx"]; ok {
-		known = true
-		w.trackTx(c, raw, d, out)
-	}
-	if raw, ok := msg["track-address"]; ok {
-		known = true
-		w.trackAddress(c, raw, out)
-	}
-	if raw, ok := msg["track-addresses"]; ok {
-		known = true
-		w.trackAddresses(c, raw, out)
-	}
-	for _, k := range []string{"track-rbf", "track-rbf-summary"} {
-		if raw, ok := msg[k]; ok {
+	for _, h := range []struct {
+		key string
+		fn  func(json.RawMessage)
+	}{
+		{"track-tx", func(raw json.RawMessage) { w.trackTx(c, raw, d, out) }},
+		{"track-address", func(raw json.RawMessage) { w.trackAddress(c, raw, out) }},
+		{"track-addresses", func(raw json.RawMessage) { w.trackAddresses(c, raw, out) }},
+		{"track-rbf", func(raw json.RawMessage) { w.trackRbf(c, "track-rbf", raw, d, out) }},
+		{"track-rbf-summary", func(raw json.RawMessage) { w.trackRbf(c, "track-rbf-summary", raw, d, out) }},
+		{"track-mempool-block", func(raw json.RawMessage) { w.trackMempoolBlock(c, raw, d, out) }},
+		{"track-txs", func(raw json.RawMessage) { w.trackTxs(c, raw, d, out) }},
+		{"track-scriptpubkeys", func(raw json.RawMessage) { w.trackScriptPubkeys(c, raw, out) }},
+		{"track-mempool", func(raw json.RawMessage) { w.trackMempool(c, "track-mempool", raw, out) }},
+		{"track-mempool-txids", func(raw json.RawMessage) { w.trackMempool(c, "track-mempool-txids", raw, out) }},
+	} {
+		if raw, ok := msg[h.key]; ok {
 			known = true
-			w.trackRbf(c, k, raw, d, out)
+			h.fn(raw)
 		}
-	}
-	if raw, ok := msg["track-mempool-block"]; ok {
-		known = true
-		w.trackMempoolBlock(c, raw, d, out)
 	}
 	if action == "ping" {
 		out.add("pong", json.RawMessage("true"))
 	}
 	if !known {
-		c.send(wsError("unknown message: it has none of the keys action, track-tx, track-address, track-addresses, track-rbf, track-rbf-summary"))
+		c.send(wsError("unknown message: it has none of the keys action, track-tx, track-txs, track-address, track-addresses, track-scriptpubkeys, track-rbf, track-rbf-summary, track-mempool-block, track-mempool, track-mempool-txids"))
 		return
 	}
 	if action == "init" {
@@ -241,13 +239,16 @@ func (w *mpWS) setAddrs(c *wsConn, single *string, singleDesc bchain.AddrDesc, m
 	keepSingle, keepMulti := c.trackAddr, c.multi
 	c.mu.Unlock()
 	old := map[string]bchain.AddrDesc{}
+	addrs := map[string]bchain.AddrDesc{}
 	c.mu.Lock()
 	for a, d := range c.addrs {
 		old[a] = d
+		if strings.HasPrefix(a, spkKey) {
+			addrs[a] = d // track-scriptpubkeys's scripts stay
+		}
 	}
 	c.mu.Unlock()
 	w.untrackLocked(c)
-	addrs := map[string]bchain.AddrDesc{}
 	if single == nil {
 		if keepSingle != "" {
 			addrs[keepSingle] = old[keepSingle]
@@ -270,16 +271,9 @@ func (w *mpWS) setAddrs(c *wsConn, single *string, singleDesc bchain.AddrDesc, m
 	if single != nil {
 		c.trackAddr = *single
 	}
-	c.multi, c.addrs = keepMulti, addrs
+	c.multi = keepMulti
 	c.mu.Unlock()
-	for _, d := range addrs {
-		subs := w.byDesc[string(d)]
-		if subs == nil {
-			subs = map[*wsConn]struct{}{}
-			w.byDesc[string(d)] = subs
-		}
-		subs[c] = struct{}{}
-	}
+	w.indexLocked(c, addrs)
 }
 
 func (w *mpWS) trackAddress(c *wsConn, raw json.RawMessage, out *wsMsg) {
@@ -337,5 +331,5 @@ func (w *mpWS) trackMempoolBlock(c *wsConn, raw json.RawMessage, d *wsData, out 
 		}
 		return
 	}
-	out.add("projected-block-transactions", d.blockTxsMsg(int(i)))
+	out.add("projected-block-transactions", w.startTracking(c, int(i), d))
 }

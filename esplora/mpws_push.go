@@ -14,7 +14,8 @@ type wsData struct {
 	ctx      context.Context
 	w        *mpWS
 	cache    map[string]json.RawMessage
-	rbfDirty *bool // the RBF history changed since the last push
+	txs      map[int][]api.ProjectedTx // projected blocks' txs, by index
+	rbfDirty *bool                     // the RBF history changed since the last push
 }
 
 // rbfChanged reports, once per push, whether the RBF history changed
@@ -118,6 +119,11 @@ func (d *wsData) compute(key string) (any, error) {
 		return map[string]any{}, nil
 	case "backend":
 		return "esplora", nil
+	case "conversions":
+		if b := s.conversions(ctx); b != nil {
+			return json.RawMessage(b), nil
+		}
+		return nil, nil
 	}
 	return nil, nil
 }
@@ -174,7 +180,7 @@ type txPosition struct {
 // initData is mempool.space's answer to init: every part at once.
 func (w *mpWS) initData(d *wsData) []byte {
 	m := &wsMsg{}
-	for _, k := range []string{"backend", "mempoolInfo", "vBytesPerSecond", "blocks", "mempool-blocks", "transactions",
+	for _, k := range []string{"backend", "mempoolInfo", "vBytesPerSecond", "blocks", "conversions", "mempool-blocks", "transactions",
 		"backendInfo", "loadingIndicators", "da", "fees"} {
 		m.add(k, d.get(k))
 	}
@@ -196,20 +202,25 @@ func trackedTxs(conns []*wsConn) map[bchain.Hash]struct{} {
 
 // pushMempool sends what a mempool change gives each client.
 func (w *mpWS) pushMempool(ctx context.Context) {
+	ch := w.takeChange()
 	conns := w.clients()
 	if len(conns) == 0 {
 		return
 	}
-	w.seq.Add(1)
+	seq := w.seq.Add(1)
 	d := w.newData(ctx)
+	var deltaIDs, deltaTxs json.RawMessage
+	if wantIDs, wantTxs := mempoolWants(conns); wantIDs || wantTxs {
+		deltaIDs, deltaTxs = w.deltaMsgs(ctx, seq, ch, wantIDs, wantTxs)
+	}
 	pos := d.positions(trackedTxs(conns))
-	changed := d.changedBlocks(conns)
+	updates := d.blockUpdates(conns, seq)
 	// Clients that get the same parts share one encoded message: the
 	// projected block's txs are hundreds of KB.
 	shared := map[string][]byte{}
 	for _, c := range conns {
 		out := &wsMsg{}
-		d.addMempoolBlock(c, changed, out)
+		addMempoolBlock(c, updates, out)
 		c.mu.Lock()
 		stats, blocks, tx := c.wants["stats"], c.wants["mempool-blocks"], c.trackTx
 		c.mu.Unlock()
@@ -225,6 +236,8 @@ func (w *mpWS) pushMempool(ctx context.Context) {
 			}
 			w.addReplaced(c, *tx, "rbfTransaction", out)
 		}
+		w.addTracked(c, d, nil, out)
+		addDelta(c, deltaIDs, deltaTxs, out)
 		w.addRbfPush(c, d, out)
 		key, ok := out.shareKey()
 		b, done := shared[key]
@@ -262,6 +275,17 @@ func (w *mpWS) pushBlock(ctx context.Context, b blockNote) {
 	}
 	matched := w.blockMatches(ctx, b)
 	pos := d.positions(trackedTxs(conns))
+	w.noteMined(mined)
+	var deltaIDs, deltaTxs json.RawMessage
+	if wantIDs, wantTxs := mempoolWants(conns); wantIDs || wantTxs {
+		ch := mempoolChange{}
+		if b.blk != nil {
+			for i := range b.blk.Txs {
+				ch.mined = append(ch.mined, b.blk.Txs[i].Txid)
+			}
+		}
+		deltaIDs, deltaTxs = w.deltaMsgs(ctx, w.seq.Add(1), ch, wantIDs, wantTxs)
+	}
 	rendered := map[bchain.Hash]json.RawMessage{}
 	for _, c := range conns {
 		out := &wsMsg{}
@@ -292,6 +316,11 @@ func (w *mpWS) pushBlock(ctx context.Context, b blockNote) {
 		if m := w.multiAddress(ctx, byAddr, multi, true, rendered); m != nil {
 			out.add("multi-address-transactions", m)
 		}
+		if m := w.multiScript(ctx, byAddr, true, rendered); m != nil {
+			out.add("multi-scriptpubkey-transactions", m)
+		}
+		w.addTracked(c, d, mined, out)
+		addDelta(c, deltaIDs, deltaTxs, out)
 		if b := out.bytes(); b != nil {
 			c.send(b)
 		}
@@ -421,6 +450,9 @@ func (w *mpWS) renderMempoolTx(ctx context.Context, job txJob) []wsOut {
 		}
 		if m := w.multiAddress(ctx, byAddr, multi, false, cache); m != nil {
 			out.add("multi-address-transactions", m)
+		}
+		if m := w.multiScript(ctx, byAddr, false, cache); m != nil {
+			out.add("multi-scriptpubkey-transactions", m)
 		}
 		if b := out.bytes(); b != nil {
 			outs = append(outs, wsOut{c, b})

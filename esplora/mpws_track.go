@@ -2,9 +2,6 @@ package esplora
 
 import (
 	"encoding/json"
-	"fmt"
-	"hash/fnv"
-	"math"
 
 	"github.com/openexplorer/blockbook/bchain"
 )
@@ -88,77 +85,3 @@ func (w *mpWS) addReplaced(c *wsConn, txid bchain.Hash, key string, out *wsMsg) 
 
 // mempoolBlocks is mempool.space's MEMPOOL_BLOCKS_AMOUNT.
 const mempoolBlocks = 8
-
-// blockTxs is projected block i's txs in mempool.space's compressed form
-// ([txid, fee, vsize, value, rate, flags, time]; flags 0: we do not
-// classify txs), encoded once per push.
-func (d *wsData) blockTxs(i int) json.RawMessage {
-	key := fmt.Sprintf("block-txs-%d", i)
-	if v, ok := d.cache[key]; ok {
-		return v
-	}
-	var b json.RawMessage
-	if pf := d.w.s.caps.ProjectedFees; pf != nil {
-		if txs, err := pf.ProjectedBlockTxs(d.ctx, i); err == nil {
-			list := make([][7]any, len(txs))
-			for j, t := range txs {
-				list[j] = [7]any{t.Txid.String(), t.Fee, t.VSize, t.Value, math.Round(t.Rate*100) / 100, 0, t.Time}
-			}
-			b, _ = json.Marshal(list)
-		}
-	}
-	d.cache[key] = b
-	return b
-}
-
-// blockTxsMsg is projected-block-transactions with every tx of block i,
-// encoded once per push.
-func (d *wsData) blockTxsMsg(i int) json.RawMessage {
-	key := fmt.Sprintf("block-txs-msg-%d", i)
-	if v, ok := d.cache[key]; ok {
-		return v
-	}
-	var b json.RawMessage
-	if txs := d.blockTxs(i); txs != nil {
-		b, _ = json.Marshal(struct {
-			Index             int             `json:"index"`
-			Sequence          uint64          `json:"sequence"`
-			BlockTransactions json.RawMessage `json:"blockTransactions"`
-		}{i, d.w.seq.Load(), txs})
-	}
-	d.cache[key] = b
-	return b
-}
-
-// changedBlocks reports which tracked projected blocks changed since the
-// last push (hub goroutine only).
-func (d *wsData) changedBlocks(conns []*wsConn) map[int]bool {
-	out := map[int]bool{}
-	for _, c := range conns {
-		c.mu.Lock()
-		i := c.mempoolBlock
-		c.mu.Unlock()
-		if i < 0 || out[i] {
-			continue
-		}
-		h := fnv.New64a()
-		_, _ = h.Write(d.blockTxs(i))
-		sum := h.Sum64()
-		if d.w.lastBlockTxs[i] != sum {
-			out[i] = true
-			d.w.lastBlockTxs[i] = sum
-		}
-	}
-	return out
-}
-
-// addMempoolBlock adds projected-block-transactions for c's tracked block
-// when it changed.
-func (d *wsData) addMempoolBlock(c *wsConn, changed map[int]bool, out *wsMsg) {
-	c.mu.Lock()
-	i := c.mempoolBlock
-	c.mu.Unlock()
-	if i >= 0 && changed[i] {
-		out.add("projected-block-transactions", d.blockTxsMsg(i))
-	}
-}

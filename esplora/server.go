@@ -242,6 +242,8 @@ func (s *Server) route(ctx context.Context, r *http.Request) (*reply, error) {
 		rep, err = s.routeMempool(ctx, p, n)
 	case p[0] == "fee-estimates" && n == 1:
 		rep, err = s.feeEstimates(ctx)
+	case p[0] == "v1" && n == 2 && p[1] == "historical-price":
+		rep, err = s.historicalPrice(ctx, r.URL.Query())
 	case p[0] == "v1":
 		rep, err = s.routeV1(ctx, p, n)
 	default:

@@ -187,6 +187,15 @@ func (m *Mempool) announce(txs []*Tx) {
 	}
 }
 
+// OnRemoved registers fn to be called with every txid the mempool drops
+// (confirmed, replaced, evicted or vanished). fn runs under the mempool's
+// lock and must neither block nor call the Mempool.
+func (m *Mempool) OnRemoved(fn func(txid bchain.Hash)) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.pool.onRemove = append(m.pool.onRemove, fn)
+}
+
 // OnResolved registers fn to be called when inputs of a tx already in the
 // mempool become known later (their parent was not indexed yet, or arrived
 // after the child): descs are the addresses those inputs spend from that

@@ -42,6 +42,9 @@ type pool struct {
 	// watch, when set, hears every tx the pool takes in or republishes
 	// (update) and every txid it drops, in order (Projection).
 	watch poolWatcher
+	// onRemove hear every txid the pool drops, under the Mempool's lock
+	// (Mempool.OnRemoved).
+	onRemove []func(bchain.Hash)
 }
 
 // poolWatcher follows the pool's changes. Its methods run under the
@@ -256,6 +259,9 @@ func (p *pool) remove(txid bchain.Hash, at uint64, now time.Time) *Tx {
 	p.unmarkUnresolved(tx)
 	if p.watch != nil {
 		p.watch.removed(txid)
+	}
+	for _, fn := range p.onRemove {
+		fn(txid)
 	}
 	return tx
 }

@@ -16,6 +16,8 @@ import (
 type Projection struct {
 	m      *Mempool
 	engine *projected.Engine
+	// sigops: the chain caps a block's sigop cost, so txs carry theirs.
+	sigops bool
 
 	mu      sync.Mutex
 	ops     []projOp
@@ -42,7 +44,7 @@ const (
 // EnableProjection makes the mempool keep projected blocks for a chain
 // of params; call it before Run, and run the Projection beside it.
 func (m *Mempool) EnableProjection(params projected.Params) *Projection {
-	p := &Projection{m: m, engine: projected.NewEngine(params), wake: make(chan struct{}, 1)}
+	p := &Projection{m: m, engine: projected.NewEngine(params), sigops: params.MaxSigops > 0, wake: make(chan struct{}, 1)}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.pool.watch = p
@@ -61,6 +63,9 @@ func (p *Projection) added(pl *pool, tx *Tx) {
 		return
 	}
 	pt := &projected.Tx{Txid: tx.Txid, Fee: fee, Weight: uint32(tx.Weight()), Size: uint32(tx.Size)}
+	if p.sigops {
+		pt.Sigops = SigOpCost(tx)
+	}
 	for i := range tx.Vin {
 		parent := tx.Vin[i].PrevTxid
 		if _, inPool := pl.txs[parent]; inPool && !tx.Vin[i].Coinbase {

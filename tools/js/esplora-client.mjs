@@ -168,7 +168,8 @@ if (F.mempoolSpace) {
         const [parent, child] = F.pendingTxs;
         eq('fees.getCPFP (/v1) of the child', await fees.getCPFP({ txid: child.txid }), {
             ancestors: [{ txid: parent.txid, weight: parent.weight, fee: parent.fee }], bestDescendant: null, descendants: [],
-            effectiveFeePerVsize: child.fee / (child.weight / 4), sigops: 0, fee: child.fee, adjustedVsize: Math.ceil(child.weight / 4),
+            effectiveFeePerVsize: child.fee / (child.weight / 4), sigops: child.sigops, fee: child.fee,
+            adjustedVsize: Math.ceil(Math.max(child.weight, 20 * child.sigops) / 4),
         });
         eq('fees.getCPFP (/v1) of a tx not in the mempool', await fees.getCPFP({ txid: F.txs[0].txid }), { ancestors: [] });
     }

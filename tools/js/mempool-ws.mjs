@@ -97,13 +97,18 @@ if (!('multi-address-transactions' in pushed)) {
 }
 await next('wsTrackTransaction: txPosition', ['txPosition'], (m) => m.txPosition.txid === txid && m.txPosition.position.block === 0);
 {
-    // The push that projected the tx carries block 0's new contents too.
-    const tx = (m) => m['projected-block-transactions']?.blockTransactions.find((t) => t[0] === txid);
+    // The push that projected the tx carries block 0's change too: the
+    // whole list, or a delta adding it (mempool.space's two forms).
+    const tx = (m) => {
+        const p = m['projected-block-transactions'];
+        return (p?.blockTransactions ?? p?.delta?.added ?? []).find((t) => t[0] === txid);
+    };
     const got = await next('mempool-blocks and projected block 0 holding the tx', ['mempool-blocks', 'mempoolInfo', 'projected-block-transactions'],
         (m) => m['mempool-blocks'].length >= 1 && m.mempoolInfo.size >= 1 && !!tx(m));
     const [, fee, vsize, value, rate, flags, time] = tx(got);
     // rate is its package's effective rate, rounded to 2 decimals.
-    if (!(fee > 0 && vsize > 0 && value > 0 && Math.abs(rate - fee / vsize) < 0.1 && flags === 0 && time > 0)) {
+    // flags: mempool.space's classification; rbf or no_rbf is always set.
+    if (!(fee > 0 && vsize > 0 && value > 0 && Math.abs(rate - fee / vsize) < 0.1 && (flags & 3) !== 0 && time > 0)) {
         fail(`compressed tx: ${JSON.stringify(tx(got))}`);
     }
 }

@@ -1,0 +1,411 @@
+package esplora
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/openexplorer/blockbook/bchain"
+)
+
+// The websocket's tx subscriptions beyond track-tx: track-txs (up to
+// maxTrackedTxs txids), track-scriptpubkeys (scripts as hex, up to
+// MaxAddresses) and track-mempool / track-mempool-txids (every change of
+// the mempool, as full txs or txids).
+
+// maxTrackedTxs is mempool.space's MAX_TRACKED_TXS.
+const maxTrackedTxs = 100
+
+// maxMempoolDelta bounds the txids a mempool delta collects between two
+// pushes (a resync of a huge mempool adds many at once): past it the
+// delta says only what it kept, and the next one starts afresh.
+const maxMempoolDelta = 50_000
+
+// spkKey marks a tracked script among a client's tracked addresses (an
+// address never holds a colon).
+const spkKey = "spk:"
+
+var txidRE = regexp.MustCompile(`^[a-fA-F0-9]{64}$`)
+
+// trackedInfo is mempool.space's TxTrackingInfo, the parts we fill.
+type trackedInfo struct {
+	ReplacedBy string     `json:"replacedBy,omitempty"`
+	Position   *txPosInfo `json:"position,omitempty"`
+	Confirmed  *bool      `json:"confirmed,omitempty"`
+}
+
+type txPosInfo struct {
+	Block int     `json:"block"`
+	VSize float64 `json:"vsize"`
+}
+
+// trackTxs follows up to maxTrackedTxs txids; an empty list stops. As in
+// mempool.space, strings that are no txids are left out (we also say so)
+// and too many txids stop the tracking with track-txs-error (mempool.space
+// then closes the connection; we keep it).
+func (w *mpWS) trackTxs(c *wsConn, raw json.RawMessage, d *wsData, out *wsMsg) {
+	var list []any
+	if err := json.Unmarshal(raw, &list); err != nil {
+		c.setTrackTxs(nil)
+		out.addValue("track-txs-error", "incorrect track-txs format: send an array of txids")
+		return
+	}
+	if len(list) > maxTrackedTxs {
+		c.setTrackTxs(nil)
+		out.addValue("track-txs-error", fmt.Sprintf("too many txids requested, this connection supports tracking a maximum of %d transactions", maxTrackedTxs))
+		return
+	}
+	var ids []bchain.Hash
+	bad := 0
+	for _, v := range list {
+		s, _ := v.(string)
+		h, err := bchain.ParseHash(strings.ToLower(s))
+		if !txidRE.MatchString(s) || err != nil {
+			bad++
+			continue
+		}
+		if !containsHash(ids, h) {
+			ids = append(ids, h)
+		}
+	}
+	c.setTrackTxs(ids)
+	if bad > 0 {
+		out.addValue("track-txs-error", fmt.Sprintf("track-txs: %d entries are not txids (64 hex digits) and are not tracked", bad))
+	}
+	if infos := w.trackedInfos(c, ids, d, nil, true); infos != nil {
+		out.addValue("tracked-txs", infos)
+	}
+}
+
+func containsHash(list []bchain.Hash, h bchain.Hash) bool {
+	for _, x := range list {
+		if x == h {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *wsConn) setTrackTxs(ids []bchain.Hash) {
+	c.mu.Lock()
+	c.trackTxs = ids
+	c.txsTold = map[bchain.Hash]bool{}
+	c.mu.Unlock()
+}
+
+// trackedInfos is tracked-txs for ids: the replacement of a replaced tx
+// (once), the projected position of a pending one and, on a block, the
+// mined ones as confirmed. first marks the answer to track-txs itself,
+// where a pending tx is also marked unconfirmed as mempool.space does.
+func (w *mpWS) trackedInfos(c *wsConn, ids []bchain.Hash, d *wsData, mined map[bchain.Hash]bool, first bool) map[string]trackedInfo {
+	if len(ids) == 0 {
+		return nil
+	}
+	set := map[bchain.Hash]struct{}{}
+	for _, id := range ids {
+		set[id] = struct{}{}
+	}
+	pos := d.positions(set)
+	out := map[string]trackedInfo{}
+	no := false
+	for _, id := range ids {
+		var ti trackedInfo
+		has := false
+		if mined[id] {
+			yes := true
+			out[id.String()] = trackedInfo{Confirmed: &yes}
+			continue
+		}
+		if r := w.s.caps.Replacements; r != nil {
+			if by, ok := r.ReplacedBy(id); ok {
+				c.mu.Lock()
+				told := c.txsTold[id]
+				c.txsTold[id] = true
+				c.mu.Unlock()
+				if !told {
+					ti.ReplacedBy, has = by, true
+					if first {
+						ti.Confirmed = &no
+					}
+				}
+			}
+		}
+		if p, ok := pos[id]; ok {
+			ti.Position, has = &txPosInfo{Block: p.Block, VSize: p.VSize}, true
+			if first {
+				ti.Confirmed = &no
+			}
+		}
+		if has {
+			out[id.String()] = ti
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// trackScriptPubkeys follows up to MaxAddresses output scripts (hex) as
+// multi-scriptpubkey-transactions; anything else in the list is left out,
+// and a list with none stops.
+func (w *mpWS) trackScriptPubkeys(c *wsConn, raw json.RawMessage, out *wsMsg) {
+	var list []any
+	if err := json.Unmarshal(raw, &list); err != nil {
+		out.addValue("track-scriptpubkeys-error", "track-scriptpubkeys: send an array of output scripts in hex")
+		return
+	}
+	spks := map[string]bchain.AddrDesc{}
+	bad := 0
+	for _, v := range list {
+		s, _ := v.(string)
+		b, err := hex.DecodeString(s)
+		if err != nil || len(b) == 0 || len(b) > maxScriptBytes {
+			bad++
+			continue
+		}
+		spks[spkKey+strings.ToLower(s)] = bchain.AddrDesc(b)
+	}
+	if len(spks) > w.cfg.MaxAddresses {
+		out.addValue("track-scriptpubkeys-error", fmt.Sprintf("too many scriptpubkeys requested, this connection supports tracking a maximum of %d scriptpubkeys", w.cfg.MaxAddresses))
+		spks = map[string]bchain.AddrDesc{}
+	} else if bad > 0 {
+		out.addValue("track-scriptpubkeys-error", fmt.Sprintf("track-scriptpubkeys: %d entries are not scripts in hex (at most %d bytes) and are not tracked", bad, maxScriptBytes))
+	}
+	w.setSpks(c, spks)
+}
+
+// maxScriptBytes is consensus's MAX_SCRIPT_SIZE.
+const maxScriptBytes = 10_000
+
+// setSpks replaces c's tracked scripts, keeping its addresses.
+func (w *mpWS) setSpks(c *wsConn, spks map[string]bchain.AddrDesc) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	c.mu.Lock()
+	addrs := map[string]bchain.AddrDesc{}
+	for a, d := range c.addrs {
+		if !strings.HasPrefix(a, spkKey) {
+			addrs[a] = d
+		}
+	}
+	c.mu.Unlock()
+	for k, d := range spks {
+		addrs[k] = d
+	}
+	w.untrackLocked(c)
+	w.indexLocked(c, addrs)
+}
+
+// indexLocked makes addrs c's tracked addresses and scripts and indexes
+// them by descriptor; w.mu is held.
+func (w *mpWS) indexLocked(c *wsConn, addrs map[string]bchain.AddrDesc) {
+	c.mu.Lock()
+	c.addrs = addrs
+	c.mu.Unlock()
+	for _, d := range addrs {
+		subs := w.byDesc[string(d)]
+		if subs == nil {
+			subs = map[*wsConn]struct{}{}
+			w.byDesc[string(d)] = subs
+		}
+		subs[c] = struct{}{}
+	}
+}
+
+// multiScript is multi-scriptpubkey-transactions for the scripts among
+// byAddr's keys; nil when none has a tx.
+func (w *mpWS) multiScript(ctx context.Context, byAddr map[string][]bchain.Hash, confirmed bool, cache map[bchain.Hash]json.RawMessage) json.RawMessage {
+	spks := map[string][]bchain.Hash{}
+	multi := map[string]bool{}
+	for k, ids := range byAddr {
+		if s, ok := strings.CutPrefix(k, spkKey); ok {
+			spks[s] = ids
+			multi[s] = true
+		}
+	}
+	if len(spks) == 0 {
+		return nil
+	}
+	return w.multiAddress(ctx, spks, multi, confirmed, cache)
+}
+
+// trackMempool sets track-mempool (full txs) or track-mempool-txids: true
+// starts, false stops, as in mempool.space.
+func (w *mpWS) trackMempool(c *wsConn, key string, raw json.RawMessage, out *wsMsg) {
+	var on bool
+	if err := json.Unmarshal(raw, &on); err != nil {
+		out.addValue(key+"-error", key+": send true or false")
+		return
+	}
+	c.mu.Lock()
+	was := c.mempoolTxids || c.mempoolFull
+	if key == "track-mempool" {
+		c.mempoolFull = on
+	} else {
+		c.mempoolTxids = on
+	}
+	now := c.mempoolTxids || c.mempoolFull
+	c.mu.Unlock()
+	switch {
+	case now && !was:
+		w.mempoolTrackers.Add(1)
+	case was && !now:
+		w.mempoolTrackers.Add(-1)
+	}
+}
+
+// mempoolDelta is mempool.space's MempoolDeltaTxids (by as a txid) or
+// MempoolDelta (added and by as full txs).
+type mempoolDelta struct {
+	Sequence uint64            `json:"sequence"`
+	Added    []json.RawMessage `json:"added"`
+	Removed  []string          `json:"removed"`
+	Mined    []string          `json:"mined"`
+	Replaced []replacedPair    `json:"replaced"`
+}
+
+type replacedPair struct {
+	Replaced string          `json:"replaced"`
+	By       json.RawMessage `json:"by"`
+}
+
+// mempoolChange is what the mempool did between two pushes.
+type mempoolChange struct {
+	added, removed, mined []bchain.Hash
+}
+
+// takeChange takes the change collected since the last push (hub
+// goroutine); removals of txs a recent block mined are left out, as the
+// block's push named them mined.
+func (w *mpWS) takeChange() mempoolChange {
+	w.emu.Lock()
+	ch := mempoolChange{added: w.addedIDs, removed: w.removedIDs}
+	w.addedIDs, w.removedIDs = nil, nil
+	w.emu.Unlock()
+	kept := ch.removed[:0]
+	for _, id := range ch.removed {
+		if !w.wasMined(id) {
+			kept = append(kept, id)
+		}
+	}
+	ch.removed = kept
+	return ch
+}
+
+// OnMempoolRemoved hears a txid the mempool dropped; it never blocks.
+func (s *Server) OnMempoolRemoved(txid bchain.Hash) {
+	s.ws.collect(&s.ws.removedIDs, txid)
+}
+
+// noteAdded collects a new mempool tx for the mempool deltas.
+func (w *mpWS) noteAdded(txid bchain.Hash) { w.collect(&w.addedIDs, txid) }
+
+// collect appends txid to list (guarded by emu) while a client follows
+// the mempool's changes, up to maxMempoolDelta.
+func (w *mpWS) collect(list *[]bchain.Hash, txid bchain.Hash) {
+	if w.mempoolTrackers.Load() <= 0 {
+		return
+	}
+	w.emu.Lock()
+	if len(*list) < maxMempoolDelta {
+		*list = append(*list, txid)
+	}
+	w.emu.Unlock()
+}
+
+// deltaMsgs encodes a change as mempool-txids and mempool-transactions,
+// each only when some client wants it.
+func (w *mpWS) deltaMsgs(ctx context.Context, seq uint64, ch mempoolChange, txids, full bool) (ids, txs json.RawMessage) {
+	cache := map[bchain.Hash]json.RawMessage{}
+	str := func(l []bchain.Hash) []string {
+		out := make([]string, len(l))
+		for i, h := range l {
+			out[i] = h.String()
+		}
+		return out
+	}
+	var pairs [][2]bchain.Hash
+	if r := w.s.caps.Replacements; r != nil {
+		for _, id := range ch.removed {
+			if by, ok := r.ReplacedBy(id); ok {
+				if h, err := bchain.ParseHash(by); err == nil {
+					pairs = append(pairs, [2]bchain.Hash{id, h})
+				}
+			}
+		}
+	}
+	mk := func(rendered bool) json.RawMessage {
+		d := mempoolDelta{Sequence: seq, Added: []json.RawMessage{}, Removed: str(ch.removed), Mined: str(ch.mined), Replaced: []replacedPair{}}
+		for _, id := range ch.added {
+			if !rendered {
+				b, _ := json.Marshal(id.String())
+				d.Added = append(d.Added, b)
+			} else if b := w.renderTx(ctx, id, cache); b != nil {
+				d.Added = append(d.Added, b)
+			}
+		}
+		for _, p := range pairs {
+			by, _ := json.Marshal(p[1].String())
+			if rendered {
+				if by = w.renderTx(ctx, p[1], cache); by == nil {
+					continue
+				}
+			}
+			d.Replaced = append(d.Replaced, replacedPair{Replaced: p[0].String(), By: by})
+		}
+		b, _ := json.Marshal(d)
+		return b
+	}
+	if txids {
+		ids = mk(false)
+	}
+	if full {
+		txs = mk(true)
+	}
+	return ids, txs
+}
+
+// mempoolWants reports which clients follow the mempool's changes.
+func mempoolWants(conns []*wsConn) (txids, full bool) {
+	for _, c := range conns {
+		c.mu.Lock()
+		txids, full = txids || c.mempoolTxids, full || c.mempoolFull
+		c.mu.Unlock()
+	}
+	return txids, full
+}
+
+// addDelta adds the mempool delta parts c follows.
+func addDelta(c *wsConn, ids, txs json.RawMessage, out *wsMsg) {
+	c.mu.Lock()
+	wantIDs, wantTxs := c.mempoolTxids, c.mempoolFull
+	c.mu.Unlock()
+	if wantIDs {
+		out.add("mempool-txids", ids)
+	}
+	if wantTxs {
+		out.add("mempool-transactions", txs)
+	}
+}
+
+// addTracked adds tracked-txs for c's track-txs, when there is news.
+func (w *mpWS) addTracked(c *wsConn, d *wsData, mined map[bchain.Hash]bool, out *wsMsg) {
+	c.mu.Lock()
+	ids := c.trackTxs
+	c.mu.Unlock()
+	if infos := w.trackedInfos(c, ids, d, mined, false); infos != nil {
+		out.addValue("tracked-txs", infos)
+	}
+}
+
+// noteMined keeps the txids of the last two blocks (hub goroutine).
+func (w *mpWS) noteMined(mined map[bchain.Hash]bool) {
+	w.prevMined, w.recentMined = w.recentMined, mined
+}
+
+// wasMined reports whether one of the last two blocks holds txid.
+func (w *mpWS) wasMined(txid bchain.Hash) bool { return w.recentMined[txid] || w.prevMined[txid] }
