@@ -1,7 +1,10 @@
 package electrum
 
 import (
+	"context"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/openexplorer/blockbook/internal/listen"
 )
@@ -16,5 +19,74 @@ func TestLocalKey(t *testing.T) {
 		if got := localKey(listen.IPKey(ip)); got != local {
 			t.Errorf("%q (key %q): local %v", ip, listen.IPKey(ip), got)
 		}
+	}
+}
+
+// A place given back wakes one waiter: 50 calls of one address waiting
+// behind a limit of 1 are woken 50 times in all, once each (a budget used
+// as a semaphore woke every waiter at each release: 1,275 times).
+func TestSlotsWakeOne(t *testing.T) {
+	const waiters = 50
+	s := newClientSlots(1)
+	ip := "203.0.113.7"
+	first, ok := s.acquire(context.Background(), ip)
+	if !ok {
+		t.Fatal("the first call found no place")
+	}
+	var wg sync.WaitGroup
+	for range waiters {
+		wg.Go(func() {
+			release, ok := s.acquire(context.Background(), ip)
+			if !ok {
+				t.Error("a waiting call was refused")
+				return
+			}
+			time.Sleep(2 * time.Millisecond) // the others go back to waiting
+			release()
+		})
+	}
+	for deadline := time.Now().Add(10 * time.Second); s.waiting(ip) < waiters+1; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d calls waiting", s.waiting(ip)-1, waiters)
+		}
+	}
+	first()
+	wg.Wait()
+	if w := s.woken.Load(); w > waiters {
+		t.Errorf("%d waiters were woken %d times", waiters, w)
+	}
+	if n := s.waiting(ip); n != 0 {
+		t.Errorf("%d users left after every call ended", n)
+	}
+}
+
+// A call that finds no place before its deadline is refused, and leaves
+// no trace: the address's count goes back to the calls holding places.
+func TestSlotsDeadline(t *testing.T) {
+	s := newClientSlots(2)
+	ip := "203.0.113.8"
+	var held []func()
+	for range 2 {
+		r, ok := s.acquire(context.Background(), ip)
+		if !ok {
+			t.Fatal("no place under the limit")
+		}
+		held = append(held, r)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, ok := s.acquire(ctx, ip); ok {
+		t.Fatal("a third call got a place past a limit of 2")
+	}
+	if n := s.waiting(ip); n != 2 {
+		t.Errorf("%d users after a refused call, want 2", n)
+	}
+	for _, r := range held {
+		r()
+	}
+	if r, ok := s.acquire(context.Background(), "203.0.113.8"); !ok {
+		t.Error("no place after the others left")
+	} else {
+		r()
 	}
 }
