@@ -2,6 +2,7 @@ package bchain
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -18,7 +19,14 @@ type LivenessConfig struct {
 	Interval time.Duration
 	// Timeout of one probe (default 2 s). It is independent of the RPC
 	// timeout so that a frozen node is noticed in seconds, not minutes.
+	// It counts only the time this process ran (see runTime): a process
+	// starved of CPU by its own clients or by the machine reads the
+	// node's answer late, and that is not the node's fault.
 	Timeout time.Duration
+	// MaxWait bounds one probe in real time, starved or not (default
+	// 10 s; the app passes half of rpc_timeout): a frozen node is still
+	// noticed under any load, within Failures x MaxWait.
+	MaxWait time.Duration
 	// Failures is how many probes in a row must fail before the node is
 	// declared unresponsive (default 2): one slow answer under load is not
 	// an outage.
@@ -38,6 +46,10 @@ func (c *LivenessConfig) defaults() {
 	if c.Timeout <= 0 {
 		c.Timeout = 2 * time.Second
 	}
+	if c.MaxWait <= 0 {
+		c.MaxWait = 10 * time.Second
+	}
+	c.MaxWait = max(c.MaxWait, c.Timeout)
 	if c.Failures <= 0 {
 		c.Failures = 2
 	}
@@ -79,6 +91,7 @@ type Liveness struct {
 
 	responding prometheus.Gauge
 	failures   prometheus.Counter
+	starved    prometheus.Counter
 }
 
 // NewLiveness builds a probe of chain; Run starts it.
@@ -93,10 +106,13 @@ func NewLiveness(chain BlockChain, cfg LivenessConfig, log *slog.Logger) *Livene
 			Help: "1 while the node answers the liveness probe, 0 once it is considered unresponsive"}),
 		failures: prometheus.NewCounter(prometheus.CounterOpts{Name: "blockbook_node_probe_failures_total",
 			Help: "Liveness probes the node did not answer in time"}),
+		starved: prometheus.NewCounter(prometheus.CounterOpts{Name: "blockbook_node_probe_starved_seconds_total",
+			Help: "Time the liveness probe waited past its timeout because this process was not running (CPU starvation)"}),
 	}
 	if cfg.Metrics != nil {
 		l.responding = promreg.Register(cfg.Metrics, l.responding)
 		l.failures = promreg.Register(cfg.Metrics, l.failures)
+		l.starved = promreg.Register(cfg.Metrics, l.starved)
 	}
 	l.responding.Set(1)
 	return l
@@ -119,9 +135,11 @@ func (l *Liveness) Run(ctx context.Context) {
 // probe asks the node for its best block (cheap on every node type) and,
 // when that answered and the chain info is due, refreshes the chain info.
 func (l *Liveness) probe(ctx context.Context) {
-	pctx, cancel := context.WithTimeout(ctx, l.cfg.Timeout)
-	height, _, err := l.chain.BestBlock(pctx)
-	cancel()
+	var height uint32
+	err := l.runTime(ctx, func(ctx context.Context) (err error) {
+		height, _, err = l.chain.BestBlock(ctx)
+		return err
+	})
 	if ctx.Err() != nil {
 		return
 	}
@@ -138,9 +156,11 @@ func (l *Liveness) probe(ctx context.Context) {
 	if !due {
 		return
 	}
-	ictx, cancel := context.WithTimeout(ctx, l.cfg.Timeout)
-	info, err := l.chain.ChainInfo(ictx)
-	cancel()
+	var info *ChainInfo
+	err = l.runTime(ctx, func(ctx context.Context) (err error) {
+		info, err = l.chain.ChainInfo(ctx)
+		return err
+	})
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.infoAt = time.Now()
@@ -151,6 +171,51 @@ func (l *Liveness) probe(ctx context.Context) {
 	}
 	l.infoDone()
 }
+
+// runTime runs call with a deadline of Timeout counted in the time this
+// process ran, at most MaxWait in real time. A watcher wakes every
+// Timeout/40; a wake that comes late means the process (the Go scheduler
+// behind its own runnable goroutines, or the machine behind other
+// processes) did not run meanwhile, and that lateness is added to the
+// deadline. The probe's own connections (ProbeChain) keep it out of the
+// clients' queues; this keeps CPU starvation from passing for a frozen
+// node. A frozen node with the process running is still judged after
+// Timeout.
+func (l *Liveness) runTime(ctx context.Context, call func(context.Context) error) error {
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	ctx, cancel := context.WithTimeoutCause(ctx, l.cfg.MaxWait, errProbeTimeout)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- call(ctx) }()
+	step := l.cfg.Timeout / 40
+	tick := time.NewTicker(step)
+	defer tick.Stop()
+	start := time.Now()
+	last, late := start, time.Duration(0)
+	for {
+		select {
+		case err := <-done:
+			return err
+		case <-tick.C:
+			now := time.Now()
+			if d := now.Sub(last) - step; d > step { // one step of jitter is not starvation
+				late += d
+				l.starved.Add(d.Seconds())
+			}
+			last = now
+			if now.Sub(start)-late > l.cfg.Timeout {
+				stop(errProbeTimeout)
+				if err := <-done; err != nil {
+					return fmt.Errorf("%w: %w", errProbeTimeout, err)
+				}
+				return nil // it answered as the deadline came
+			}
+		}
+	}
+}
+
+var errProbeTimeout = errors.New("the node did not answer the liveness probe in time")
 
 // infoDone releases WaitInfo after the first attempt; call with mu held.
 func (l *Liveness) infoDone() {
