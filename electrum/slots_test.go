@@ -2,6 +2,9 @@ package electrum
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -88,5 +91,41 @@ func TestSlotsDeadline(t *testing.T) {
 		t.Error("no place after the others left")
 	} else {
 		r()
+	}
+}
+
+// A client past -electrumcallsperminute gets -101 with the seconds to
+// wait, each call of a batch counting, and a loopback peer is exempt
+// (there was no rate limit at all).
+func TestCallRateLimit(t *testing.T) {
+	s := newServed(t, Config{CallsPerMinute: 60, CallBurst: 5})
+	c := s.negotiated(t, "1.4")   // server.version: exempt, a loopback peer
+	s.srv.hooks.limitLocal = true // from here this client is limited
+	batch := make([]string, 8)
+	for i := range batch {
+		batch[i] = fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"server.ping","params":[]}`, 10+i)
+	}
+	c.sendLine("[" + strings.Join(batch, ",") + "]")
+	var answers []answer
+	if err := json.Unmarshal([]byte(c.readLine()), &answers); err != nil {
+		t.Fatal(err)
+	}
+	served, limited := 0, 0
+	for _, a := range answers {
+		switch {
+		case a.Error == nil:
+			served++
+		case a.Error.Code == codeExcessive && strings.Contains(a.Error.Message, "rate limit") && strings.Contains(a.Error.Message, "retry in"):
+			limited++
+		default:
+			t.Errorf("unexpected answer %+v", a.Error)
+		}
+	}
+	if served != 5 || limited != 3 {
+		t.Errorf("a batch of 8 past a burst of 5: %d served, %d limited", served, limited)
+	}
+	s.srv.hooks.limitLocal = false
+	if a := c.call("server.ping"); a.Error != nil {
+		t.Errorf("a loopback peer, exempt: %+v", a.Error)
 	}
 }
