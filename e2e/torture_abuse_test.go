@@ -34,7 +34,7 @@ var (
 // one named client on Esplora and the public port. Meanwhile every 250 ms
 // a victim (another named client) asks each front once, and /health is
 // read, each request timed. Required: the victims and /health never
-// fail, their p99 latency stays under 1 s, and the server's RSS stays
+// fail, their p99 latency stays under abuseP99, and the server's RSS stays
 // within abuseRSSBudget of where it started.
 func TestTortureAbuse(t *testing.T) {
 	scale := tortureSize(*abuseScaleFlag, 5, 100)
@@ -76,6 +76,11 @@ func TestTortureAbuse(t *testing.T) {
 	// The victims, and the balancer's /health.
 	fails, asked := map[string]int{}, 0
 	var took []time.Duration
+	slowest := map[string]time.Duration{}
+	timed := func(name string, d time.Duration) {
+		took = append(took, d)
+		slowest[name] = max(slowest[name], d.Round(time.Millisecond))
+	}
 	var rssPeak int64
 	victims := []struct{ name, url string }{
 		{"/health", "http://" + internal + "/health"},
@@ -96,7 +101,7 @@ func TestTortureAbuse(t *testing.T) {
 			}
 			_, _ = io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
-			took = append(took, time.Since(start))
+			timed(v.name, time.Since(start))
 			if resp.StatusCode != 200 {
 				fails[v.name]++
 			}
@@ -105,7 +110,7 @@ func TestTortureAbuse(t *testing.T) {
 		if err := electrumPing(electrum); err != nil {
 			fails["electrum"]++
 		}
-		took = append(took, time.Since(start))
+		timed("electrum", time.Since(start))
 		asked++
 		if rss, _ := vmRSS(t, c.cmd.Process.Pid); rss > rssPeak {
 			rssPeak = rss
@@ -114,14 +119,14 @@ func TestTortureAbuse(t *testing.T) {
 	}
 	attacks.Wait()
 	rssEnd, _ := vmRSS(t, c.cmd.Process.Pid)
-	p50, p99, worst := quantiles(took)
-	tortureReport(t, "abuse", "%d attackers of each of 6 kinds for %v (%d attack requests): victim requests %d, failed %v, latency p50 %v p99 %v max %v; server RSS start %d MiB, peak %d MiB, end %d MiB (budget %d MiB)",
-		scale, dur, sent.Load(), asked, fails, p50, p99, worst, rssStart>>20, rssPeak>>20, rssEnd>>20, (rssStart+abuseRSSBudget)>>20)
+	p50, p99 := quantiles(took)
+	tortureReport(t, "abuse", "%d attackers of each of 6 kinds for %v (%d attack requests): victim requests %d, failed %v, latency p50 %v p99 %v, slowest %v; server RSS start %d MiB, peak %d MiB, end %d MiB (budget %d MiB)",
+		scale, dur, sent.Load(), asked, fails, p50, p99, slowest, rssStart>>20, rssPeak>>20, rssEnd>>20, (rssStart+abuseRSSBudget)>>20)
 	for name, n := range fails {
 		t.Errorf("%s failed %d times under the attacks", name, n)
 	}
-	if p99 > time.Second {
-		t.Errorf("the victims' p99 latency %v under the attacks, want under 1 s", p99)
+	if p99 > abuseP99 {
+		t.Errorf("the victims' p99 latency %v under the attacks, want under %v", p99, abuseP99)
 	}
 	if rssPeak > rssStart+abuseRSSBudget {
 		t.Errorf("server RSS peaked at %d MiB from %d MiB, over the %d MiB budget", rssPeak>>20, rssStart>>20, abuseRSSBudget>>20)
@@ -137,15 +142,19 @@ func TestTortureAbuse(t *testing.T) {
 // Go's collector headroom, which doubles a heap; the rest is slack.
 const abuseRSSBudget = 1 << 30
 
-// quantiles are the median, 99th percentile and worst of durations.
-func quantiles(d []time.Duration) (p50, p99, worst time.Duration) {
+// abuseP99 is the victims' latency bound: 1 s, and 3 s with the race
+// detector, which makes the server several times slower.
+var abuseP99 = map[bool]time.Duration{false: time.Second, true: 3 * time.Second}[raceEnabled]
+
+// quantiles are the median and 99th percentile of durations.
+func quantiles(d []time.Duration) (p50, p99 time.Duration) {
 	if len(d) == 0 {
-		return 0, 0, 0
+		return 0, 0
 	}
 	s := slices.Clone(d)
 	slices.Sort(s)
 	at := func(q float64) time.Duration { return s[min(len(s)-1, int(q*float64(len(s))))] }
-	return at(0.5).Round(time.Millisecond), at(0.99).Round(time.Millisecond), s[len(s)-1].Round(time.Millisecond)
+	return at(0.5).Round(time.Millisecond), at(0.99).Round(time.Millisecond)
 }
 
 func firstAddressOf(t *testing.T, base string) string {
