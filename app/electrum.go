@@ -32,6 +32,7 @@ type electrumOptions struct {
 	MaxCallsPerIP                    int
 	// The Silent Payments scans (electrum/spscan.go).
 	SPMaxSubs, SPMaxSubsTotal, SPMaxLabels, SPWorkers int
+	CallsPerMinute, CallBurst                         int
 	MaxQueueBytes, MaxQueuedBytes                     int
 	Banner, DonationAddress                           string
 	RelayFeeSat                                       int64
@@ -55,6 +56,8 @@ func declareElectrumFlags(fs *flag.FlagSet, e *electrumOptions) {
 	fs.IntVar(&e.MaxSubsBytesPerIP, "electrummaxsubsbytesperip", electrum.DefaultMaxSubsBytesPerIP, "most bytes the Electrum subscriptions of one client address may hold (each counts 512 plus its script)")
 	fs.IntVar(&e.MaxSubsBytes, "electrummaxsubsbytes", electrum.DefaultMaxSubsBytes, "most bytes all Electrum subscriptions may hold (each counts 512 plus its script)")
 	fs.IntVar(&e.MaxCallsPerIP, "electrummaxcallsperip", electrum.DefaultMaxCallsPerIP, "most Electrum calls of one client address in progress over all its connections; more wait for a place")
+	fs.IntVar(&e.CallsPerMinute, "electrumcallsperminute", electrum.DefaultCallsPerMinute, "Electrum calls one client may make per minute (each call of a batch counts; loopback and private peers are exempt); -1 turns the rate limit off")
+	fs.IntVar(&e.CallBurst, "electrumcallburst", electrum.DefaultCallBurst, "Electrum calls one client may make at once before -electrumcallsperminute applies")
 	fs.IntVar(&e.MaxBatch, "electrummaxbatch", electrum.DefaultMaxBatch, "most calls in one Electrum batch")
 	fs.IntVar(&e.MaxAnswerBytes, "electrummaxanswer", electrum.DefaultMaxAnswerBytes, "most bytes one Electrum call or batch may produce; calls past it answer \"response too large\"")
 	fs.IntVar(&e.MaxQueueBytes, "electrummaxqueue", electrum.DefaultMaxQueueBytes, "most bytes of answers and notifications queued to one Electrum connection")
@@ -178,7 +181,7 @@ func newElectrumServer(e stackEnv, svc api.Service, scripts api.ScriptQueries) (
 	return electrum.New(svc, scripts, electrum.Config{
 		MaxConns: o.MaxConns, MaxConnsPerIP: o.MaxConnsPerIP, MaxSubs: o.MaxSubs, MaxHistory: o.MaxHistory,
 		MaxRequestBytes: o.MaxRequestBytes, IdleTimeout: o.IdleTimeout, RelayFee: o.RelayFeeSat,
-		MaxSubsPerIP: o.MaxSubsPerIP, MaxSubsTotal: o.MaxSubsTotal, MaxSubsBytesPerIP: o.MaxSubsBytesPerIP, MaxSubsBytes: o.MaxSubsBytes, MaxCallsPerIP: o.MaxCallsPerIP, MaxBatch: o.MaxBatch, MaxAnswerBytes: o.MaxAnswerBytes,
+		MaxSubsPerIP: o.MaxSubsPerIP, MaxSubsTotal: o.MaxSubsTotal, MaxSubsBytesPerIP: o.MaxSubsBytesPerIP, MaxSubsBytes: o.MaxSubsBytes, MaxCallsPerIP: o.MaxCallsPerIP, CallsPerMinute: o.CallsPerMinute, CallBurst: o.CallBurst, MaxBatch: o.MaxBatch, MaxAnswerBytes: o.MaxAnswerBytes,
 		MaxQueueBytes: o.MaxQueueBytes, MaxQueuedBytes: o.MaxQueuedBytes,
 		SPMaxSubs: o.SPMaxSubs, SPMaxSubsTotal: o.SPMaxSubsTotal, SPMaxLabels: o.SPMaxLabels, SPWorkers: o.SPWorkers,
 		ServerVersion: "blockbook-go " + build.Version, Banner: o.Banner, DonationAddress: o.DonationAddress,

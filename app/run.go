@@ -125,9 +125,11 @@ type tipSource struct {
 func newLiveness(ctx context.Context, e stackEnv) *bchain.Liveness {
 	chain := e.backend.Chain
 	if p, ok := chain.(interface{ ProbeChain() bchain.BlockChain }); ok {
-		chain = p.ProbeChain() // its own connections to the node (btc.Node)
+		chain = p.ProbeChain() // its own connections to the node (btc and eth nodes)
 	}
-	live := bchain.NewLiveness(chain, bchain.LivenessConfig{Metrics: e.reg}, e.log)
+	// Under CPU starvation a probe may wait past its 2 s of run time, but
+	// not past half of rpc_timeout: two such probes make the verdict.
+	live := bchain.NewLiveness(chain, bchain.LivenessConfig{Metrics: e.reg, MaxWait: e.cfg.Timeout() / 2}, e.log)
 	go live.Run(ctx)
 	return live
 }

@@ -2,8 +2,10 @@ package bchain
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"sync"
 	"time"
 
@@ -18,7 +20,14 @@ type LivenessConfig struct {
 	Interval time.Duration
 	// Timeout of one probe (default 2 s). It is independent of the RPC
 	// timeout so that a frozen node is noticed in seconds, not minutes.
+	// It counts only the time this process ran (see runTime): a process
+	// starved of CPU by its own clients or by the machine reads the
+	// node's answer late, and that is not the node's fault.
 	Timeout time.Duration
+	// MaxWait bounds one probe in real time, starved or not (default
+	// 10 s; the app passes half of rpc_timeout): a frozen node is still
+	// noticed under any load, within Failures x MaxWait.
+	MaxWait time.Duration
 	// Failures is how many probes in a row must fail before the node is
 	// declared unresponsive (default 2): one slow answer under load is not
 	// an outage.
@@ -38,6 +47,10 @@ func (c *LivenessConfig) defaults() {
 	if c.Timeout <= 0 {
 		c.Timeout = 2 * time.Second
 	}
+	if c.MaxWait <= 0 {
+		c.MaxWait = 10 * time.Second
+	}
+	c.MaxWait = max(c.MaxWait, c.Timeout)
 	if c.Failures <= 0 {
 		c.Failures = 2
 	}
@@ -79,6 +92,50 @@ type Liveness struct {
 
 	responding prometheus.Gauge
 	failures   prometheus.Counter
+	starved    prometheus.Counter
+
+	echoOnce sync.Once
+	echo     *echoPair // nil without loopback
+}
+
+// echoPair is a loopback TCP connection to itself: the time a byte takes
+// to come back is the time the process takes to run a goroutine the
+// network poller woke.
+type echoPair struct{ a, b net.Conn }
+
+func newEchoPair() *echoPair {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil
+	}
+	defer ln.Close()
+	a, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		return nil
+	}
+	b, err := ln.Accept()
+	if err != nil {
+		_ = a.Close()
+		return nil
+	}
+	return &echoPair{a, b}
+}
+
+// roundTrip is one byte's trip (0 without a pair, or when it fails).
+func (e *echoPair) roundTrip() time.Duration {
+	if e == nil {
+		return 0
+	}
+	start := time.Now()
+	var one [1]byte
+	_ = e.b.SetReadDeadline(start.Add(10 * time.Second))
+	if _, err := e.a.Write(one[:]); err != nil {
+		return 0
+	}
+	if _, err := e.b.Read(one[:]); err != nil {
+		return 0
+	}
+	return time.Since(start)
 }
 
 // NewLiveness builds a probe of chain; Run starts it.
@@ -93,10 +150,13 @@ func NewLiveness(chain BlockChain, cfg LivenessConfig, log *slog.Logger) *Livene
 			Help: "1 while the node answers the liveness probe, 0 once it is considered unresponsive"}),
 		failures: prometheus.NewCounter(prometheus.CounterOpts{Name: "blockbook_node_probe_failures_total",
 			Help: "Liveness probes the node did not answer in time"}),
+		starved: prometheus.NewCounter(prometheus.CounterOpts{Name: "blockbook_node_probe_starved_seconds_total",
+			Help: "Time the liveness probe waited past its timeout because this process was not running (CPU starvation)"}),
 	}
 	if cfg.Metrics != nil {
 		l.responding = promreg.Register(cfg.Metrics, l.responding)
 		l.failures = promreg.Register(cfg.Metrics, l.failures)
+		l.starved = promreg.Register(cfg.Metrics, l.starved)
 	}
 	l.responding.Set(1)
 	return l
@@ -119,9 +179,11 @@ func (l *Liveness) Run(ctx context.Context) {
 // probe asks the node for its best block (cheap on every node type) and,
 // when that answered and the chain info is due, refreshes the chain info.
 func (l *Liveness) probe(ctx context.Context) {
-	pctx, cancel := context.WithTimeout(ctx, l.cfg.Timeout)
-	height, _, err := l.chain.BestBlock(pctx)
-	cancel()
+	var height uint32
+	err := l.runTime(ctx, func(ctx context.Context) (err error) {
+		height, _, err = l.chain.BestBlock(ctx)
+		return err
+	})
 	if ctx.Err() != nil {
 		return
 	}
@@ -138,9 +200,11 @@ func (l *Liveness) probe(ctx context.Context) {
 	if !due {
 		return
 	}
-	ictx, cancel := context.WithTimeout(ctx, l.cfg.Timeout)
-	info, err := l.chain.ChainInfo(ictx)
-	cancel()
+	var info *ChainInfo
+	err = l.runTime(ctx, func(ctx context.Context) (err error) {
+		info, err = l.chain.ChainInfo(ctx)
+		return err
+	})
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.infoAt = time.Now()
@@ -151,6 +215,61 @@ func (l *Liveness) probe(ctx context.Context) {
 	}
 	l.infoDone()
 }
+
+// runTime runs call with a deadline of Timeout counted in the time this
+// process ran, at most MaxWait in real time. A watcher wakes every
+// Timeout/40; a wake that comes late means the process (the Go scheduler
+// behind its own runnable goroutines, or the machine behind other
+// processes) did not run meanwhile, and that lateness is added to the
+// deadline. Each wake also sends a byte to itself over loopback TCP
+// (echoPair): a goroutine woken by the network poller, as the one that
+// reads the node's answer is, waits behind every runnable goroutine of
+// the process, which a timer's does not (under 600 attackers the
+// ticker came on time while the answer waited seconds to be read). The
+// probe's own connections (ProbeChain) keep it out of the
+// clients' queues; this keeps CPU starvation from passing for a frozen
+// node. A frozen node with the process running is still judged after
+// Timeout.
+func (l *Liveness) runTime(ctx context.Context, call func(context.Context) error) error {
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	ctx, cancel := context.WithTimeoutCause(ctx, l.cfg.MaxWait, errProbeTimeout)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- call(ctx) }()
+	l.echoOnce.Do(func() { l.echo = newEchoPair() })
+	step := l.cfg.Timeout / 40
+	tick := time.NewTicker(step)
+	defer tick.Stop()
+	start := time.Now()
+	last, late := start, time.Duration(0)
+	for {
+		select {
+		case err := <-done:
+			return err
+		case <-tick.C:
+			now := time.Now()
+			if d := now.Sub(last) - step; d > step { // one step of jitter is not starvation
+				late += d
+				l.starved.Add(d.Seconds())
+			}
+			if d := l.echo.roundTrip(); d > step {
+				late += d
+				l.starved.Add(d.Seconds())
+			}
+			last = time.Now()
+			if last.Sub(start)-late > l.cfg.Timeout {
+				stop(errProbeTimeout)
+				if err := <-done; err != nil {
+					return fmt.Errorf("%w: %w", errProbeTimeout, err)
+				}
+				return nil // it answered as the deadline came
+			}
+		}
+	}
+}
+
+var errProbeTimeout = errors.New("the node did not answer the liveness probe in time")
 
 // infoDone releases WaitInfo after the first attempt; call with mu held.
 func (l *Liveness) infoDone() {

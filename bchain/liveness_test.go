@@ -3,7 +3,10 @@ package bchain
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"os"
+	"os/exec"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -87,5 +90,58 @@ func TestLivenessWaitInfoAfterFailure(t *testing.T) {
 	l.WaitInfo(ctx)
 	if ctx.Err() != nil {
 		t.Fatal("WaitInfo waited for a node that did not answer")
+	}
+}
+
+// answerChain answers BestBlock 60 ms after it is asked, as a healthy
+// node does, but like a real client it drops an answer read after its
+// context ended.
+type answerChain struct{ BlockChain }
+
+func (answerChain) BestBlock(ctx context.Context) (uint32, Hash, error) {
+	time.Sleep(60 * time.Millisecond)
+	if dl, ok := ctx.Deadline(); ok && time.Now().After(dl) {
+		return 0, Hash{}, context.DeadlineExceeded // as a read past its deadline fails
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, Hash{}, err
+	}
+	return 1, Hash{}, nil
+}
+
+func (c answerChain) ChainInfo(ctx context.Context) (*ChainInfo, error) {
+	_, _, err := c.BestBlock(ctx)
+	return &ChainInfo{Blocks: 1}, err
+}
+
+// A process starved of CPU reads a healthy node's answer late; that is
+// not the node's fault. Here the test process itself is stopped for
+// 500 ms at a time and runs 10 ms between (SIGSTOP from a child, as a
+// loaded machine's scheduler starves the process), 6 times, while it
+// probes a node that answers in 60 ms, with a 200 ms probe timeout: the
+// node must stay responding (a timeout in wall time marked it down).
+func TestLivenessNotFooledByStarvation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("stops the test process")
+	}
+	l := NewLiveness(answerChain{}, LivenessConfig{Interval: 5 * time.Millisecond, Timeout: 200 * time.Millisecond, Failures: 2}, slog.New(slog.DiscardHandler))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ran := make(chan struct{})
+	go func() { defer close(ran); l.Run(ctx) }()
+	script := fmt.Sprintf("sleep 0.05; for i in 1 2 3 4 5 6; do kill -STOP %d; sleep 0.5; kill -CONT %d; sleep 0.01; done", os.Getpid(), os.Getpid())
+	if out, err := exec.Command("sh", "-c", script).CombinedOutput(); err != nil {
+		t.Fatalf("starving the process: %v %s", err, out)
+	}
+	cancel()
+	<-ran
+	t.Logf("failed probes in a row at the end %v, state %+v", l.fails, l.State())
+	select {
+	case <-l.Down():
+		t.Fatalf("a healthy node was marked down while this process was starved: %+v", l.State())
+	default:
+	}
+	if st := l.State(); !st.Responding || st.LastOK.IsZero() {
+		t.Fatalf("state after the starvation: %+v", st)
 	}
 }

@@ -38,6 +38,11 @@ const (
 	// DefaultMaxCallsPerIP is the public port's in-progress budget (24).
 	DefaultMaxCallsPerIP   = 24
 	DefaultMaxRequestBytes = 1_000_000
+	// DefaultCallsPerMinute and DefaultCallBurst let a wallet with 10,000
+	// addresses subscribe to all of them at connect, then 50 calls a
+	// second (a wallet at rest makes a few a minute).
+	DefaultCallsPerMinute = 3000
+	DefaultCallBurst      = 10_000
 	// DefaultMaxHistory serves an address with 100,000 txs (the Electrum
 	// wallet asks for whole histories).
 	DefaultMaxHistory  = 100_000
@@ -66,6 +71,12 @@ type Config struct {
 	// MaxCallsPerIP caps the calls of one client address in progress
 	// over all its connections; more wait (slots.go).
 	MaxCallsPerIP int
+	// CallsPerMinute is the rate of calls one client may make (each call
+	// of a batch counts), with CallBurst at once; past it a call answers
+	// -101 with the seconds to wait. The client is named as for
+	// MaxCallsPerIP (loopback and private peers are exempt). Negative
+	// turns the rate limit off.
+	CallsPerMinute, CallBurst int
 	// MaxRequestBytes caps one message (a line, a websocket message).
 	MaxRequestBytes int
 	// MaxBatch caps the calls of one batch; MaxAnswerBytes what one call
@@ -121,6 +132,10 @@ func (c *Config) defaults() {
 	setDefault(&c.MaxSubsBytesPerIP, DefaultMaxSubsBytesPerIP)
 	setDefault(&c.MaxSubsBytes, DefaultMaxSubsBytes)
 	setDefault(&c.MaxCallsPerIP, DefaultMaxCallsPerIP)
+	if c.CallsPerMinute == 0 {
+		c.CallsPerMinute = DefaultCallsPerMinute
+	}
+	setDefault(&c.CallBurst, max(DefaultCallBurst, c.CallsPerMinute))
 	setDefault(&c.MaxRequestBytes, DefaultMaxRequestBytes)
 	setDefault(&c.MaxHistory, DefaultMaxHistory)
 	setDefault(&c.MaxBatch, DefaultMaxBatch)
@@ -188,6 +203,7 @@ type Server struct {
 
 	queued       *bytebudget.Budget // bytes queued to every connection
 	calls        *clientSlots       // calls in progress per client address
+	rate         *listen.Limiter    // calls per minute per client (nil: off)
 	hub          *hub
 	sp           *spHub
 	fees         histogramCache
@@ -214,6 +230,9 @@ func New(svc api.Service, scripts api.ScriptQueries, cfg Config) (*Server, error
 	s := &Server{svc: svc, scripts: scripts, cfg: cfg, log: cfg.Log, sessions: map[*session]struct{}{},
 		perIP: map[string]int{}, ctx: ctx, stop: stop, queued: bytebudget.New(int64(cfg.MaxQueuedBytes)),
 		calls: newClientSlots(cfg.MaxCallsPerIP)}
+	if cfg.CallsPerMinute > 0 {
+		s.rate = listen.NewLimiter(listen.LimitConfig{Rate: cfg.CallsPerMinute, Window: time.Minute, Burst: cfg.CallBurst, Name: "electrum"}, nil)
+	}
 	s.hub = newHub(s)
 	s.sp = newSPHub(s)
 	return s, nil

@@ -336,6 +336,15 @@ func (ss *session) call(raw json.RawMessage) []byte {
 	if localKey(ip) && !ss.s.hooks.limitLocal {
 		ip = ""
 	}
+	if ss.s.rate != nil && ip != "" {
+		if msg, retry := ss.s.rate.Spend(ip); msg != "" {
+			if req.isNotification() {
+				return nil
+			}
+			return errorFrame(req.ID, newErr(codeExcessive, "rate limit: %d calls a minute from one client (%d at once); retry in %d s",
+				ss.s.cfg.CallsPerMinute, ss.s.cfg.CallBurst, retry))
+		}
+	}
 	release, ok := ss.s.calls.acquire(ctx, ip)
 	if !ok {
 		if req.isNotification() {

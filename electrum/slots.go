@@ -4,8 +4,7 @@ import (
 	"context"
 	"net/netip"
 	"sync"
-
-	"github.com/openexplorer/blockbook/internal/bytebudget"
+	"sync/atomic"
 )
 
 // clientSlots bounds the calls one client address has in progress over
@@ -13,19 +12,25 @@ import (
 // until its deadline (then "server busy"): a client's many connections
 // cannot take the server's work from the others, and a wallet, whose
 // connection runs one call at a time, never notices.
+//
+// Each address has a channel of MaxCallsPerIP places: a call takes one by
+// sending and gives it back by receiving, so a place given back wakes one
+// waiter, not every waiter of that address (a client with 1,000 waiting
+// connections must not turn each finished call into 1,000 wakeups).
 type clientSlots struct {
-	limit int64
+	limit int
 	mu    sync.Mutex
 	by    map[string]*slotEntry
+	woken atomic.Int64 // waits that ended in a place (tests count them)
 }
 
 type slotEntry struct {
-	b     *bytebudget.Budget
-	users int // calls holding or waiting for a place
+	places chan struct{}
+	users  int // calls holding or waiting for a place
 }
 
 func newClientSlots(limit int) *clientSlots {
-	return &clientSlots{limit: int64(limit), by: map[string]*slotEntry{}}
+	return &clientSlots{limit: limit, by: map[string]*slotEntry{}}
 }
 
 // localKey reports a client key (an address, or an IPv6 /64) of a
@@ -49,7 +54,7 @@ func (s *clientSlots) acquire(ctx context.Context, ip string) (release func(), o
 	s.mu.Lock()
 	e := s.by[ip]
 	if e == nil {
-		e = &slotEntry{b: bytebudget.New(s.limit)}
+		e = &slotEntry{places: make(chan struct{}, s.limit)}
 		s.by[ip] = e
 	}
 	e.users++
@@ -61,16 +66,28 @@ func (s *clientSlots) acquire(ctx context.Context, ip string) (release func(), o
 		}
 		s.mu.Unlock()
 	}
-	for {
-		freed := e.b.Wait() // before trying: a place given back meanwhile wakes us
-		if e.b.TryTake(1, false) {
-			return func() { e.b.Give(1); leave() }, true
-		}
-		select {
-		case <-freed:
-		case <-ctx.Done():
-			leave()
-			return nil, false
-		}
+	release = func() { <-e.places; leave() }
+	select {
+	case e.places <- struct{}{}:
+		return release, true
+	default:
 	}
+	select {
+	case e.places <- struct{}{}:
+		s.woken.Add(1)
+		return release, true
+	case <-ctx.Done():
+		leave()
+		return nil, false
+	}
+}
+
+// waiting is how many calls of ip hold or wait for a place (tests).
+func (s *clientSlots) waiting(ip string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e := s.by[ip]; e != nil {
+		return e.users
+	}
+	return 0
 }

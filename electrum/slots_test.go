@@ -1,7 +1,13 @@
 package electrum
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/openexplorer/blockbook/internal/listen"
 )
@@ -16,5 +22,110 @@ func TestLocalKey(t *testing.T) {
 		if got := localKey(listen.IPKey(ip)); got != local {
 			t.Errorf("%q (key %q): local %v", ip, listen.IPKey(ip), got)
 		}
+	}
+}
+
+// A place given back wakes one waiter: 50 calls of one address waiting
+// behind a limit of 1 are woken 50 times in all, once each (a budget used
+// as a semaphore woke every waiter at each release: 1,275 times).
+func TestSlotsWakeOne(t *testing.T) {
+	const waiters = 50
+	s := newClientSlots(1)
+	ip := "203.0.113.7"
+	first, ok := s.acquire(context.Background(), ip)
+	if !ok {
+		t.Fatal("the first call found no place")
+	}
+	var wg sync.WaitGroup
+	for range waiters {
+		wg.Go(func() {
+			release, ok := s.acquire(context.Background(), ip)
+			if !ok {
+				t.Error("a waiting call was refused")
+				return
+			}
+			time.Sleep(2 * time.Millisecond) // the others go back to waiting
+			release()
+		})
+	}
+	for deadline := time.Now().Add(10 * time.Second); s.waiting(ip) < waiters+1; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d calls waiting", s.waiting(ip)-1, waiters)
+		}
+	}
+	first()
+	wg.Wait()
+	if w := s.woken.Load(); w > waiters {
+		t.Errorf("%d waiters were woken %d times", waiters, w)
+	}
+	if n := s.waiting(ip); n != 0 {
+		t.Errorf("%d users left after every call ended", n)
+	}
+}
+
+// A call that finds no place before its deadline is refused, and leaves
+// no trace: the address's count goes back to the calls holding places.
+func TestSlotsDeadline(t *testing.T) {
+	s := newClientSlots(2)
+	ip := "203.0.113.8"
+	var held []func()
+	for range 2 {
+		r, ok := s.acquire(context.Background(), ip)
+		if !ok {
+			t.Fatal("no place under the limit")
+		}
+		held = append(held, r)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, ok := s.acquire(ctx, ip); ok {
+		t.Fatal("a third call got a place past a limit of 2")
+	}
+	if n := s.waiting(ip); n != 2 {
+		t.Errorf("%d users after a refused call, want 2", n)
+	}
+	for _, r := range held {
+		r()
+	}
+	if r, ok := s.acquire(context.Background(), "203.0.113.8"); !ok {
+		t.Error("no place after the others left")
+	} else {
+		r()
+	}
+}
+
+// A client past -electrumcallsperminute gets -101 with the seconds to
+// wait, each call of a batch counting, and a loopback peer is exempt
+// (there was no rate limit at all).
+func TestCallRateLimit(t *testing.T) {
+	s := newServed(t, Config{CallsPerMinute: 60, CallBurst: 5})
+	c := s.negotiated(t, "1.4")   // server.version: exempt, a loopback peer
+	s.srv.hooks.limitLocal = true // from here this client is limited
+	batch := make([]string, 8)
+	for i := range batch {
+		batch[i] = fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"server.ping","params":[]}`, 10+i)
+	}
+	c.sendLine("[" + strings.Join(batch, ",") + "]")
+	var answers []answer
+	if err := json.Unmarshal([]byte(c.readLine()), &answers); err != nil {
+		t.Fatal(err)
+	}
+	served, limited := 0, 0
+	for _, a := range answers {
+		switch {
+		case a.Error == nil:
+			served++
+		case a.Error.Code == codeExcessive && strings.Contains(a.Error.Message, "rate limit") && strings.Contains(a.Error.Message, "retry in"):
+			limited++
+		default:
+			t.Errorf("unexpected answer %+v", a.Error)
+		}
+	}
+	if served != 5 || limited != 3 {
+		t.Errorf("a batch of 8 past a burst of 5: %d served, %d limited", served, limited)
+	}
+	s.srv.hooks.limitLocal = false
+	if a := c.call("server.ping"); a.Error != nil {
+		t.Errorf("a loopback peer, exempt: %+v", a.Error)
 	}
 }

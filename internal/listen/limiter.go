@@ -200,6 +200,18 @@ func (l *Limiter) acquire(ip string, cost int) (string, int) {
 	return "", 0
 }
 
+// Spend takes one request of ip's rate, for a front whose calls are not
+// HTTP requests (Electrum's); a non-empty message says why not, with the
+// seconds to wait. The concurrency limit is not held past the call here:
+// such a front bounds its calls in progress itself.
+func (l *Limiter) Spend(ip string) (string, int) {
+	msg, retry := l.acquire(ip, 1)
+	if msg == "" {
+		l.release(ip, l.concCost(1))
+	}
+	return msg, retry
+}
+
 func (l *Limiter) release(ip string, cost int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()

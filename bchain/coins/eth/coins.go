@@ -49,6 +49,16 @@ type Node struct {
 
 	mu      sync.Mutex
 	chainID *big.Int // learned from the node on first use
+
+	main *Node // the node the liveness probe's copy stands for (nil: this one)
+}
+
+// ProbeChain is the node for the liveness probe: the same node over its
+// own connections (rpcClient.probeClient), so that no load of user
+// requests can make the probe misjudge a healthy node.
+func (n *Node) ProbeChain() bchain.BlockChain {
+	return &Node{rpc: n.rpc.probeClient(), log: n.log, coin: n.coin, net: n.net, wsURL: n.wsURL,
+		traceTimeout: n.traceTimeout, consensus: n.consensus, traceInternal: n.traceInternal, eip1559: n.eip1559, main: n}
 }
 
 // NewNode connects (lazily) to the node of a registered coin.
@@ -226,7 +236,11 @@ func (n *Node) ChainInfo(ctx context.Context) (*bchain.ChainInfo, error) {
 	if d, err := hexutil.DecodeBig(h.Difficulty); err == nil {
 		ci.Difficulty = d.String()
 	}
-	if why := n.tracingOff.Load(); why != nil {
+	src := n
+	if n.main != nil {
+		src = n.main // the probe's copy reports what the indexer's node learned
+	}
+	if why := src.tracingOff.Load(); why != nil {
 		ci.Warnings = *why
 	}
 	var version string

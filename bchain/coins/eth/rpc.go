@@ -25,6 +25,7 @@ type rpcClient struct {
 	url     string
 	timeout time.Duration
 	log     *slog.Logger
+	own     bool // its own HTTP transport, whatever the host (the probe's)
 
 	mu     sync.Mutex
 	client *rpc.Client
@@ -42,12 +43,25 @@ func (c *rpcClient) conn(ctx context.Context) (*rpc.Client, error) {
 	if c.client != nil {
 		return c.client, nil
 	}
-	cl, err := rpc.DialOptions(ctx, c.url, dialOptions(c.url)...)
+	opts := dialOptions(c.url)
+	if c.own && opts == nil && strings.HasPrefix(c.url, "http") {
+		opts = []rpc.ClientOption{rpc.WithHTTPClient(&http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()})}
+	}
+	cl, err := rpc.DialOptions(ctx, c.url, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("%w: dial %s: %v", bchain.ErrNodeUnavailable, c.url, err)
 	}
 	c.client = cl
 	return cl, nil
+}
+
+// probeClient is a client of the same node for the liveness probe: its
+// own connections (its own HTTP transport, or its own websocket), so that
+// a probe never queues behind user traffic: go-ethereum's default HTTP
+// client shares http.DefaultTransport, and a websocket carries its calls
+// one after another.
+func (c *rpcClient) probeClient() *rpcClient {
+	return &rpcClient{url: c.url, timeout: c.timeout, log: c.log, own: true}
 }
 
 // dialOptions turns off HTTP compression for a node on this host: there
