@@ -97,6 +97,9 @@ func (s *Server) readIntent(ops []Operation) (*intent, error) {
 			if err != nil {
 				return nil, fail(errBadIntent, "operation %d: %v", i, err)
 			}
+			if it.spends(outpoint) {
+				return nil, fail(errBadIntent, "operation %d: coin %s is spent twice", i, outpoint)
+			}
 			it.inputs = append(it.inputs, intentInput{account: op.Account.Address, script: desc, amount: -v, op: outpoint})
 			in += -v
 		case opOutput:
@@ -116,6 +119,15 @@ func (s *Server) readIntent(ops []Operation) (*intent, error) {
 		return nil, fail(errBadIntent, "an intent spends at least one coin, pays at least one output, and pays no more than it spends")
 	}
 	return it, nil
+}
+
+func (it *intent) spends(op wire.OutPoint) bool {
+	for _, in := range it.inputs {
+		if in.op == op {
+			return true
+		}
+	}
+	return false
 }
 
 func derefCurrency(c *Currency) Currency {

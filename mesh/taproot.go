@@ -99,7 +99,7 @@ func sighashes(tx *wire.MsgTx, scripts [][]byte, amounts []int64) ([][]byte, []s
 		prevs[in.PreviousOutPoint] = wire.NewTxOut(amounts[i], scripts[i])
 	}
 	if len(prevs) != len(tx.TxIn) {
-		return nil, nil, fail(errBadIntent, "a coin is spent twice")
+		return nil, nil, fail(errBadTxBlob, "a coin is spent twice") // readIntent refuses such intents
 	}
 	fetcher := txscript.NewMultiPrevOutFetcher(prevs)
 	hashes := txscript.NewTxSigHashes(tx, fetcher)

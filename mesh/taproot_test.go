@@ -151,7 +151,7 @@ func TestConstructionTaproot(t *testing.T) {
 		"x-only key, secp256k1": {"/construction/derive", map[string]any{"public_key": map[string]any{"hex_bytes": xonly["hex_bytes"], "curve_type": "secp256k1"}, "metadata": p2trMeta}, 14},
 		"x-only key, p2wpkh":    {"/construction/derive", map[string]any{"public_key": xonly, "metadata": map[string]any{"address_type": "p2wpkh"}}, 14},
 		"unknown address type":  {"/construction/derive", map[string]any{"public_key": pubKeyJSON(tk), "metadata": map[string]any{"address_type": "p2sh"}}, 2},
-		"a coin spent twice":    {"/construction/payloads", map[string]any{"operations": []any{meshcheck.IntentOp(0, "INPUT", trAddr, -1000, coins[0], cur), meshcheck.IntentOp(1, "INPUT", trAddr, -1000, coins[0], cur), meshcheck.IntentOp(2, "OUTPUT", wAddr, 900, "", cur)}}, 13},
+		"a coin spent twice":    {"/construction/preprocess", map[string]any{"operations": []any{meshcheck.IntentOp(0, "INPUT", trAddr, -1000, coins[0], cur), meshcheck.IntentOp(1, "INPUT", trAddr, -1000, coins[0], cur), meshcheck.IntentOp(2, "OUTPUT", wAddr, 900, "", cur)}}, 13},
 	} {
 		err := f.client.Call(q.path, q.body, nil)
 		var ae *meshcheck.AnswerError
