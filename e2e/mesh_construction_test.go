@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,22 +16,49 @@ import (
 )
 
 // meshConstruction is the Construction API end to end on regtest: a test
-// key's P2WPKH address is funded and mined, its coin is found through
-// /account/coins, a payment is built (fee from /construction/metadata),
-// signed outside the server, combined and submitted; the node takes it
-// (the mempool shows it), a block mines it, and the Data API shows it in
-// /block and in both accounts' balances.
+// key's P2WPKH address and another's BIP86 P2TR address are funded and
+// mined, their coins are found through /account/coins, and two payments
+// are built (fee from /construction/metadata), signed outside the server,
+// combined and submitted: one from the P2WPKH coin, then one spending the
+// P2TR coin by its key path together with the first's P2WPKH change
+// (mixed inputs: the BIP341 sighash covers both inputs' amounts and
+// scripts). The node takes each (the mempool shows it), a block mines
+// it, and the Data API shows it in /block and in the accounts' balances.
 func meshConstruction(t *testing.T, st *demoStack, c *meshcheck.Client) {
 	seed := sha256.Sum256([]byte("e2e mesh construction"))
 	key, _ := btcec.PrivKeyFromBytes(seed[:])
-	addr := meshDerive(t, c, key)
-	const funding = 5_000_000
-	fund, err := st.g.CreatePayment([]chaingen.Output{{Address: addr, Value: funding}}, 2)
+	addr := meshDerive(t, c, key, nil)
+	trSeed := sha256.Sum256([]byte("e2e mesh taproot"))
+	trKey, _ := btcec.PrivKeyFromBytes(trSeed[:])
+	trAddr := meshDerive(t, c, trKey, map[string]any{"address_type": "p2tr"})
+	if !strings.HasPrefix(trAddr, "bcrt1p") {
+		t.Fatalf("taproot derive: %s", trAddr)
+	}
+	const funding, trFunding = 5_000_000, 3_000_000
+	fund, err := st.g.CreatePayment([]chaingen.Output{{Address: addr, Value: funding}, {Address: trAddr, Value: trFunding}}, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
 	meshMine(t, st, fund)
+	payee, err := st.g.Address(chaingen.P2PKH, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trCoin := meshOnlyCoin(t, c, trAddr, trFunding)
+	change := meshPay(t, st, c, []meshCoin{{addr, meshOnlyCoin(t, c, addr, funding), funding, key}}, payee, 1_234_567, addr)
+	meshPay(t, st, c, []meshCoin{{trAddr, trCoin, trFunding, trKey}, {addr, meshOnlyCoin(t, c, addr, change), change, key}}, payee, 2_000_000, trAddr)
+}
 
+// meshCoin is a coin a test key spends through the Construction API.
+type meshCoin struct {
+	addr, id string
+	value    int64
+	key      *btcec.PrivateKey
+}
+
+// meshOnlyCoin is the one coin /account/coins shows at addr, of value v.
+func meshOnlyCoin(t *testing.T, c *meshcheck.Client, addr string, v int64) string {
+	t.Helper()
 	var coins struct {
 		Coins []struct {
 			CoinIdentifier struct {
@@ -45,24 +73,30 @@ func meshConstruction(t *testing.T, st *demoStack, c *meshcheck.Client) {
 	if err := c.Call("/account/coins", map[string]any{"account_identifier": acct, "include_mempool": false}, &coins); err != nil {
 		t.Fatal(err)
 	}
-	if len(coins.Coins) != 1 || coins.Coins[0].Amount.Value != strconv.Itoa(funding) {
-		t.Fatalf("coins of the funded key: %+v", coins.Coins)
+	if len(coins.Coins) != 1 || coins.Coins[0].Amount.Value != strconv.FormatInt(v, 10) {
+		t.Fatalf("coins of %s: %+v, want one of %d", addr, coins.Coins, v)
 	}
-	payee, err := st.g.Address(chaingen.P2PKH, 7)
-	if err != nil {
-		t.Fatal(err)
-	}
+	return coins.Coins[0].CoinIdentifier.Identifier
+}
+
+// meshPay pays paid to payee from the coins, the change (all but the fee
+// /construction/metadata suggests) to changeAddr, through the whole
+// Construction flow, mines it and checks the Data API; it returns the
+// change.
+func meshPay(t *testing.T, st *demoStack, c *meshcheck.Client, ins []meshCoin, payee string, paid int64, changeAddr string) int64 {
+	t.Helper()
 	cur := map[string]any{"symbol": "rBTC", "decimals": 8}
-	op := func(i int, typ, acct string, v int64, coin string) map[string]any {
-		return meshcheck.IntentOp(i, typ, acct, v, coin, cur)
+	intent := func(change int64) []any {
+		var ops []any
+		for _, in := range ins {
+			ops = append(ops, meshcheck.IntentOp(len(ops), "INPUT", in.addr, -in.value, in.id, cur))
+		}
+		return append(ops, meshcheck.IntentOp(len(ops), "OUTPUT", payee, paid, "", cur), meshcheck.IntentOp(len(ops)+1, "OUTPUT", changeAddr, change, "", cur))
 	}
-	const paid = 1_234_567
-	coin := coins.Coins[0].CoinIdentifier.Identifier
-	draft := []any{op(0, "INPUT", addr, -funding, coin), op(1, "OUTPUT", payee, paid, ""), op(2, "OUTPUT", addr, 0, "")}
 	var pre struct {
 		Options map[string]any `json:"options"`
 	}
-	if err := c.Call("/construction/preprocess", map[string]any{"operations": draft}, &pre); err != nil {
+	if err := c.Call("/construction/preprocess", map[string]any{"operations": intent(0)}, &pre); err != nil {
 		t.Fatal(err)
 	}
 	var meta struct {
@@ -77,23 +111,32 @@ func meshConstruction(t *testing.T, st *demoStack, c *meshcheck.Client) {
 	if err != nil || fee <= 0 {
 		t.Fatalf("suggested fee %v", meta.SuggestedFee)
 	}
-	change := funding - paid - fee
-	ops := []any{op(0, "INPUT", addr, -funding, coin), op(1, "OUTPUT", payee, paid, ""), op(2, "OUTPUT", addr, change, "")}
+	change := -paid - fee
+	for _, in := range ins {
+		change += in.value
+	}
 	var pl struct {
 		UnsignedTransaction string           `json:"unsigned_transaction"`
 		Payloads            []map[string]any `json:"payloads"`
 	}
-	if err := c.Call("/construction/payloads", map[string]any{"operations": ops}, &pl); err != nil {
+	if err := c.Call("/construction/payloads", map[string]any{"operations": intent(change)}, &pl); err != nil {
 		t.Fatal(err)
 	}
-	sig, err := meshcheck.Sign(key, pl.Payloads[0])
-	if err != nil {
-		t.Fatal(err)
+	if len(pl.Payloads) != len(ins) {
+		t.Fatalf("%d payloads for %d inputs", len(pl.Payloads), len(ins))
+	}
+	var sigs []any
+	for i, p := range pl.Payloads {
+		sig, err := meshcheck.Sign(ins[i].key, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sigs = append(sigs, sig)
 	}
 	var comb struct {
 		SignedTransaction string `json:"signed_transaction"`
 	}
-	if err := c.Call("/construction/combine", map[string]any{"unsigned_transaction": pl.UnsignedTransaction, "signatures": []any{sig}}, &comb); err != nil {
+	if err := c.Call("/construction/combine", map[string]any{"unsigned_transaction": pl.UnsignedTransaction, "signatures": sigs}, &comb); err != nil {
 		t.Fatal(err)
 	}
 	var hashed, submitted struct {
@@ -134,7 +177,7 @@ func meshConstruction(t *testing.T, st *demoStack, c *meshcheck.Client) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	// Mined: the block's operations and both balances.
+	// Mined: the block's operations and the balances.
 	tx, err := meshcheck.Tx(comb.SignedTransaction)
 	if err != nil {
 		t.Fatal(err)
@@ -155,13 +198,13 @@ func meshConstruction(t *testing.T, st *demoStack, c *meshcheck.Client) {
 	if n := len(blk.Block.Transactions); n != 2 || blk.Block.Transactions[1].TransactionIdentifier.Hash != txid {
 		t.Fatalf("block %d: %+v, want the coinbase and %s", h, blk.Block.Transactions, txid)
 	}
-	t.Logf("construction: %s pays %d from %s (fee %d), mined at %d", txid, paid, addr, fee, h)
+	t.Logf("construction: %s pays %d from %d coins (fee %d), mined at %d", txid, paid, len(ins), fee, h)
 	// chaingen's ledger (replayed from the raw blocks) is the oracle.
 	led := st.g.Ledger()
-	if led.Addresses[addr].Balance != change {
-		t.Errorf("the ledger has %d at %s, the intent's change is %d", led.Addresses[addr].Balance, addr, change)
+	if led.Addresses[changeAddr].Balance != change {
+		t.Errorf("the ledger has %d at %s, the intent's change is %d", led.Addresses[changeAddr].Balance, changeAddr, change)
 	}
-	for _, a := range []string{addr, payee} {
+	for _, a := range []string{ins[0].addr, ins[len(ins)-1].addr, payee, changeAddr} {
 		want := led.Addresses[a].Balance
 		var bal struct {
 			Balances []struct {
@@ -175,6 +218,7 @@ func meshConstruction(t *testing.T, st *demoStack, c *meshcheck.Client) {
 			t.Errorf("%s: balance %s, want %d", a, bal.Balances[0].Value, want)
 		}
 	}
+	return change
 }
 
 // meshMine mines a block holding txs on the node and waits for the index.
@@ -189,15 +233,20 @@ func meshMine(t *testing.T, st *demoStack, txs ...*wire.MsgTx) int32 {
 	return h
 }
 
-// meshDerive is /construction/derive of k's key: its P2WPKH address.
-func meshDerive(t *testing.T, c *meshcheck.Client, k *btcec.PrivateKey) string {
+// meshDerive is /construction/derive of k's key: its P2WPKH address, or
+// the address metadata asks for.
+func meshDerive(t *testing.T, c *meshcheck.Client, k *btcec.PrivateKey, metadata map[string]any) string {
 	t.Helper()
 	var derived struct {
 		AccountIdentifier struct {
 			Address string `json:"address"`
 		} `json:"account_identifier"`
 	}
-	if err := c.Call("/construction/derive", map[string]any{"public_key": meshcheck.PublicKey(k)}, &derived); err != nil {
+	req := map[string]any{"public_key": meshcheck.PublicKey(k)}
+	if metadata != nil {
+		req["metadata"] = metadata
+	}
+	if err := c.Call("/construction/derive", req, &derived); err != nil {
 		t.Fatal(err)
 	}
 	return derived.AccountIdentifier.Address

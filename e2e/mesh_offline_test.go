@@ -107,7 +107,7 @@ func TestE2EMeshOffline(t *testing.T) {
 
 	seed := sha256.Sum256([]byte("e2e mesh offline"))
 	key, _ := btcec.PrivKeyFromBytes(seed[:])
-	from := meshDerive(t, c, key)
+	from := meshDerive(t, c, key, nil)
 	want, _ := address.NewAddressWitnessPubKeyHash(address.Hash160(key.PubKey().SerializeCompressed()), &chaincfg.RegressionNetParams)
 	if from != want.EncodeAddress() {
 		t.Fatalf("derive: %s, want %s", from, want.EncodeAddress())

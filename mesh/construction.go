@@ -15,12 +15,13 @@ import (
 )
 
 // The Construction API's offline part for Bitcoin-type coins with
-// Bitcoin's tx format and segwit: txs spending P2WPKH outputs, paying any
-// address. Intent operations are INPUT (a coin spent: its account, a
+// Bitcoin's tx format and segwit: txs spending P2WPKH and P2TR (key-path)
+// outputs, paying any address. Intent operations are INPUT (a coin spent: its account, a
 // negative amount, coin_change coin_spent) and OUTPUT (an account and a
 // positive amount); the fee is what the inputs spend and the outputs do
-// not pay. Signing is the caller's (ecdsa over secp256k1, BIP143 sighash
-// with SIGHASH_ALL).
+// not pay. Signing is the caller's: ecdsa over secp256k1 of the BIP143
+// sighash with SIGHASH_ALL (P2WPKH), BIP340 schnorr of the BIP341 sighash
+// with SIGHASH_DEFAULT (P2TR; taproot.go).
 
 // txVersion and txSequence of the txs built: version 2, and a sequence
 // that signals replaceability (BIP125) and leaves the lock time off.
@@ -52,7 +53,7 @@ type intent struct {
 
 type intentInput struct {
 	account string
-	script  []byte // the spent output's, a P2WPKH
+	script  []byte // the spent output's, a P2WPKH or a P2TR
 	amount  int64
 	op      wire.OutPoint
 }
@@ -89,12 +90,15 @@ func (s *Server) readIntent(ops []Operation) (*intent, error) {
 			if v >= 0 || op.CoinChange == nil || op.CoinChange.CoinAction != "coin_spent" {
 				return nil, fail(errBadIntent, "operation %d: an input spends a coin (coin_spent) with a negative amount", i)
 			}
-			if !isP2WPKH(desc) {
-				return nil, fail(errBadIntent, "operation %d: only P2WPKH outputs can be spent", i)
+			if !spendable(desc) {
+				return nil, fail(errBadIntent, "operation %d: only P2WPKH and P2TR outputs can be spent", i)
 			}
 			outpoint, err := parseCoin(op.CoinChange.CoinIdentifier.Identifier)
 			if err != nil {
 				return nil, fail(errBadIntent, "operation %d: %v", i, err)
+			}
+			if it.spends(outpoint) {
+				return nil, fail(errBadIntent, "operation %d: coin %s is spent twice", i, outpoint)
 			}
 			it.inputs = append(it.inputs, intentInput{account: op.Account.Address, script: desc, amount: -v, op: outpoint})
 			in += -v
@@ -115,6 +119,15 @@ func (s *Server) readIntent(ops []Operation) (*intent, error) {
 		return nil, fail(errBadIntent, "an intent spends at least one coin, pays at least one output, and pays no more than it spends")
 	}
 	return it, nil
+}
+
+func (it *intent) spends(op wire.OutPoint) bool {
+	for _, in := range it.inputs {
+		if in.op == op {
+			return true
+		}
+	}
+	return false
 }
 
 func derefCurrency(c *Currency) Currency {
@@ -159,24 +172,6 @@ func (it *intent) build() (*wire.MsgTx, *txBlob) {
 	return tx, blob
 }
 
-// sighashes are the BIP143 digests each input's key signs.
-func sighashes(tx *wire.MsgTx, scripts [][]byte, amounts []int64) ([][]byte, error) {
-	prevs := make(map[wire.OutPoint]*wire.TxOut, len(tx.TxIn))
-	for i, in := range tx.TxIn {
-		prevs[in.PreviousOutPoint] = wire.NewTxOut(amounts[i], scripts[i])
-	}
-	hashes := txscript.NewTxSigHashes(tx, txscript.NewMultiPrevOutFetcher(prevs))
-	out := make([][]byte, len(tx.TxIn))
-	for i := range tx.TxIn {
-		h, err := txscript.CalcWitnessSigHash(scripts[i], hashes, txscript.SigHashAll, tx, i, amounts[i])
-		if err != nil {
-			return nil, err
-		}
-		out[i] = h
-	}
-	return out, nil
-}
-
 // encode renders a blob with its tx.
 func (b *txBlob) encode(tx *wire.MsgTx) (string, error) {
 	var buf bytes.Buffer
@@ -189,7 +184,7 @@ func (b *txBlob) encode(tx *wire.MsgTx) (string, error) {
 }
 
 // readBlob decodes a blob: the tx, and the spent outputs' scripts (from
-// their accounts, P2WPKH all) and amounts.
+// their accounts, P2WPKH or P2TR) and amounts.
 func (s *Server) readBlob(v string) (*wire.MsgTx, *txBlob, [][]byte, error) {
 	var b txBlob
 	if len(v) > maxTxBlob {
@@ -214,8 +209,8 @@ func (s *Server) readBlob(v string) (*wire.MsgTx, *txBlob, [][]byte, error) {
 	scripts := make([][]byte, len(b.Inputs))
 	for i, in := range b.Inputs {
 		desc, err := s.accountDesc(&AccountIdentifier{Address: in.Account})
-		if err != nil || !isP2WPKH(desc) || in.Amount <= 0 {
-			return nil, nil, nil, fail(errBadTxBlob, "input %d: %q is not a P2WPKH address with an amount", i, truncate(in.Account, 80))
+		if err != nil || !spendable(desc) || in.Amount <= 0 {
+			return nil, nil, nil, fail(errBadTxBlob, "input %d: %q is not a P2WPKH or P2TR address with an amount", i, truncate(in.Account, 80))
 		}
 		scripts[i] = desc
 	}
@@ -247,10 +242,18 @@ func (s *Server) intentOps(tx *wire.MsgTx, b *txBlob) []Operation {
 }
 
 // vsize estimates a tx's virtual size: P2WPKH inputs of 68 vbytes (a
-// signature of 72 bytes at most), each output its 9 bytes and script, and
-// 11 bytes of version, counts, lock time and segwit marker.
+// signature of 72 bytes at most), P2TR key-path inputs of 58 (57.5: a
+// 64-byte signature), each output its 9 bytes and script, and 11 bytes of
+// version, counts, lock time and segwit marker.
 func (it *intent) vsize() int64 {
-	n := int64(11 + 68*len(it.inputs))
+	n := int64(11)
+	for _, in := range it.inputs {
+		if isP2TR(in.script) {
+			n += 58
+		} else {
+			n += 68
+		}
+	}
 	for _, o := range it.outputs {
 		n += 9 + int64(len(o.script))
 	}

@@ -55,18 +55,38 @@ func p2wpkh(compressed []byte) []byte {
 	return append([]byte{txscript.OP_0, txscript.OP_DATA_20}, address.Hash160(compressed)...)
 }
 
+// constructionDerive answers a key's address: P2WPKH, or with metadata
+// address_type "p2tr" (the default for a secp256k1_bip340 key) the BIP86
+// key-path P2TR of the key as internal key.
 func (s *Server) constructionDerive(_ context.Context, body []byte) (any, error) {
 	var req deriveRequest
 	if err := s.read(body, &req); err != nil {
 		return nil, err
 	}
-	_, raw, err := parsePublicKey(req.PublicKey)
-	if err != nil {
-		return nil, err
+	typ, _ := req.Metadata["address_type"].(string)
+	if typ == "" && req.PublicKey != nil && req.PublicKey.CurveType == curveBIP340 {
+		typ = "p2tr"
 	}
-	addr, ok := s.codec.DescAddress(bchain.AddrDesc(p2wpkh(raw)))
+	var script []byte
+	switch typ {
+	case "", "p2wpkh":
+		_, raw, err := parsePublicKey(req.PublicKey)
+		if err != nil {
+			return nil, err
+		}
+		script = p2wpkh(raw)
+	case "p2tr":
+		key, err := parseTaprootKey(req.PublicKey)
+		if err != nil {
+			return nil, err
+		}
+		script = p2tr(key)
+	default:
+		return nil, fail(errBadRequest, "metadata.address_type %q: p2wpkh or p2tr", truncate(typ, 20))
+	}
+	addr, ok := s.codec.DescAddress(bchain.AddrDesc(script))
 	if !ok {
-		return nil, fail(errNotImplemented, "this coin has no P2WPKH addresses")
+		return nil, fail(errNotImplemented, "this coin has no %s addresses", typ)
 	}
 	return &deriveResponse{AccountIdentifier: AccountIdentifier{Address: addr}}, nil
 }
@@ -157,14 +177,14 @@ func (s *Server) constructionPayloads(_ context.Context, body []byte) (any, erro
 	for i, in := range it.inputs {
 		scripts[i] = in.script
 	}
-	hashes, err := sighashes(tx, scripts, amountsOf(blob))
+	hashes, types, err := sighashes(tx, scripts, amountsOf(blob))
 	if err != nil {
 		return nil, err
 	}
 	out := &payloadsResponse{Payloads: make([]SigningPayload, len(hashes))}
 	for i, h := range hashes {
 		out.Payloads[i] = SigningPayload{AccountIdentifier: &AccountIdentifier{Address: it.inputs[i].account},
-			HexBytes: hex.EncodeToString(h), SignatureType: "ecdsa"}
+			HexBytes: hex.EncodeToString(h), SignatureType: types[i]}
 	}
 	if out.UnsignedTransaction, err = blob.encode(tx); err != nil {
 		return nil, err
@@ -197,7 +217,7 @@ func (s *Server) constructionCombine(_ context.Context, body []byte) (any, error
 	if signed(tx) {
 		return nil, fail(errBadTxBlob, "the transaction is already signed")
 	}
-	hashes, err := sighashes(tx, scripts, amountsOf(blob))
+	hashes, _, err := sighashes(tx, scripts, amountsOf(blob))
 	if err != nil {
 		return nil, err
 	}
@@ -243,8 +263,11 @@ func findSignature(sigs []Signature, hash []byte) *Signature {
 
 // witness checks an ecdsa signature (r ‖ s, 64 bytes) by the key the
 // P2WPKH script pays, and builds the input's witness: the DER signature
-// with SIGHASH_ALL, and the key.
+// with SIGHASH_ALL, and the key. P2TR inputs are taprootWitness's.
 func witness(sig *Signature, hash, script []byte) (wire.TxWitness, error) {
+	if isP2TR(script) {
+		return taprootWitness(sig, hash, script)
+	}
 	if sig.SignatureType != "ecdsa" {
 		return nil, errors.New("signature type must be ecdsa")
 	}

@@ -177,6 +177,10 @@ func TestConstructionOffline(t *testing.T) {
 	}
 
 	// Bad construction input.
+	p2pkh, err := address.NewAddressPubKeyHash(address.Hash160(keys[0].PubKey().SerializeCompressed()), f.Params)
+	if err != nil {
+		t.Fatal(err)
+	}
 	wrongKey := []any{signPayload(t, keys[0], c.Payloads[1]), signPayload(t, keys[0], c.Payloads[0])}
 	tampered := signPayload(t, keys[0], c.Payloads[0])
 	b, _ := hex.DecodeString(tampered["hex_bytes"].(string))
@@ -190,7 +194,7 @@ func TestConstructionOffline(t *testing.T) {
 		"wrong curve":      {"/construction/derive", map[string]any{"public_key": map[string]any{"hex_bytes": "02", "curve_type": "edwards25519"}}, 14},
 		"bad key":          {"/construction/derive", map[string]any{"public_key": map[string]any{"hex_bytes": "02" + hex.EncodeToString(make([]byte, 32)), "curve_type": "secp256k1"}}, 14},
 		"overspend":        {"/construction/payloads", map[string]any{"operations": []any{op(0, "INPUT", addrs[0], -1000, coins[0]), op(1, "OUTPUT", payee, 1001, "")}}, 13},
-		"a P2TR input":     {"/construction/payloads", map[string]any{"operations": []any{op(0, "INPUT", payee, -1000, coins[0]), op(1, "OUTPUT", payee, 900, "")}}, 13},
+		"a P2PKH input":    {"/construction/payloads", map[string]any{"operations": []any{op(0, "INPUT", p2pkh.EncodeAddress(), -1000, coins[0]), op(1, "OUTPUT", payee, 900, "")}}, 13},
 		"no coin":          {"/construction/preprocess", map[string]any{"operations": []any{op(0, "INPUT", addrs[0], -1000, ""), op(1, "OUTPUT", payee, 900, "")}}, 13},
 		"bad coin":         {"/construction/preprocess", map[string]any{"operations": []any{op(0, "INPUT", addrs[0], -1000, "x:1"), op(1, "OUTPUT", payee, 900, "")}}, 13},
 		"wrong signer":     {"/construction/combine", map[string]any{"unsigned_transaction": c.UnsignedTransaction, "signatures": wrongKey}, 15},

@@ -8,6 +8,8 @@ import (
 
 	"github.com/btcsuite/btcd/btcec/v2"
 	"github.com/btcsuite/btcd/btcec/v2/ecdsa"
+	"github.com/btcsuite/btcd/btcec/v2/schnorr"
+	"github.com/btcsuite/btcd/txscript/v2"
 	"github.com/btcsuite/btcd/wire/v2"
 )
 
@@ -17,12 +19,22 @@ func PublicKey(k *btcec.PrivateKey) map[string]any {
 }
 
 // Sign signs a Mesh signing payload as a signer outside the server does
-// (ecdsa, the 64 bytes r ‖ s) and returns the Signature object.
+// (ecdsa, the 64 bytes r ‖ s; or for a schnorr_bip340 payload, a BIP340
+// signature by k's BIP86 taproot output key) and returns the Signature
+// object.
 func Sign(k *btcec.PrivateKey, payload map[string]any) (map[string]any, error) {
 	hexBytes, _ := payload["hex_bytes"].(string)
 	h, err := hex.DecodeString(hexBytes)
 	if err != nil || len(h) != 32 {
 		return nil, fmt.Errorf("payload %v is not a 32-byte digest", payload)
+	}
+	if payload["signature_type"] == "schnorr_bip340" {
+		sig, err := schnorr.Sign(txscript.TweakTaprootPrivKey(*k, nil), h)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"signing_payload": payload, "public_key": PublicKey(k), "signature_type": "schnorr_bip340",
+			"hex_bytes": hex.EncodeToString(sig.Serialize())}, nil
 	}
 	compact := ecdsa.SignCompact(k, h, true) // recovery byte ‖ r ‖ s
 	return map[string]any{"signing_payload": payload, "public_key": PublicKey(k), "signature_type": "ecdsa",
