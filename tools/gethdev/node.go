@@ -89,6 +89,11 @@ type Options struct {
 	// "debug", like a node whose operator did not enable tracing); Modules
 	// if nil.
 	Modules []string
+	// Withdrawals registers geth's dev API (dev_addWithdrawal, used by
+	// AddWithdrawal). Geth then seals a block on its own for every new tx
+	// or queued withdrawal (its on-demand dev mode), so such a node does
+	// not wait for Commit: tests that place txs in blocks must not set it.
+	Withdrawals bool
 }
 
 // Node is a running dev chain.
@@ -176,12 +181,21 @@ func Start(ctx context.Context, opts Options) (n *Node, err error) {
 	stack.RegisterAPIs(tracers.APIs(backend.APIBackend))
 	// Registered after eth.New's APIs, so it overrides eth_sendRawTransaction.
 	stack.RegisterAPIs([]rpc.API{{Namespace: "eth", Service: &syncSendAPI{eth: backend, feeCapEt: ethConf.RPCTxFeeCap}}})
+	if opts.Withdrawals {
+		// The dev API must be registered before the node starts, as geth
+		// --dev does it.
+		if n.beacon, err = catalyst.NewSimulatedBeacon(0, n.Coinbase, backend); err != nil {
+			return nil, fmt.Errorf("gethdev: beacon: %w", err)
+		}
+		catalyst.RegisterSimulatedBeaconAPIs(stack, n.beacon)
+	}
 	if err := stack.Start(); err != nil {
 		return nil, fmt.Errorf("gethdev: start: %w", err)
 	}
-	n.beacon, err = catalyst.NewSimulatedBeacon(0, n.Coinbase, backend)
-	if err != nil {
-		return nil, fmt.Errorf("gethdev: beacon: %w", err)
+	if n.beacon == nil {
+		if n.beacon, err = catalyst.NewSimulatedBeacon(0, n.Coinbase, backend); err != nil {
+			return nil, fmt.Errorf("gethdev: beacon: %w", err)
+		}
 	}
 	if err := n.beacon.Start(); err != nil {
 		return nil, fmt.Errorf("gethdev: beacon: %w", err)
