@@ -181,29 +181,36 @@ func Start(ctx context.Context, opts Options) (n *Node, err error) {
 	stack.RegisterAPIs(tracers.APIs(backend.APIBackend))
 	// Registered after eth.New's APIs, so it overrides eth_sendRawTransaction.
 	stack.RegisterAPIs([]rpc.API{{Namespace: "eth", Service: &syncSendAPI{eth: backend, feeCapEt: ethConf.RPCTxFeeCap}}})
-	if opts.Withdrawals {
-		// The dev API must be registered before the node starts, as geth
-		// --dev does it.
-		if n.beacon, err = catalyst.NewSimulatedBeacon(0, n.Coinbase, backend); err != nil {
-			return nil, fmt.Errorf("gethdev: beacon: %w", err)
-		}
-		catalyst.RegisterSimulatedBeaconAPIs(stack, n.beacon)
-	}
-	if err := stack.Start(); err != nil {
-		return nil, fmt.Errorf("gethdev: start: %w", err)
-	}
-	if n.beacon == nil {
-		if n.beacon, err = catalyst.NewSimulatedBeacon(0, n.Coinbase, backend); err != nil {
-			return nil, fmt.Errorf("gethdev: beacon: %w", err)
-		}
-	}
-	if err := n.beacon.Start(); err != nil {
-		return nil, fmt.Errorf("gethdev: beacon: %w", err)
+	if err := n.startStack(backend, opts.Withdrawals); err != nil {
+		return nil, err
 	}
 	n.HTTPURL = stack.HTTPEndpoint()
 	n.WSURL = stack.WSEndpoint()
 	n.client = ethclient.NewClient(stack.Attach())
 	return n, nil
+}
+
+// startStack starts the node and its simulated beacon; with withdrawals,
+// the beacon and its dev API come first, as geth --dev registers them.
+func (n *Node) startStack(backend *eth.Ethereum, withdrawals bool) (err error) {
+	if withdrawals {
+		if n.beacon, err = catalyst.NewSimulatedBeacon(0, n.Coinbase, backend); err != nil {
+			return fmt.Errorf("gethdev: beacon: %w", err)
+		}
+		catalyst.RegisterSimulatedBeaconAPIs(n.stack, n.beacon)
+	}
+	if err := n.stack.Start(); err != nil {
+		return fmt.Errorf("gethdev: start: %w", err)
+	}
+	if n.beacon == nil {
+		if n.beacon, err = catalyst.NewSimulatedBeacon(0, n.Coinbase, backend); err != nil {
+			return fmt.Errorf("gethdev: beacon: %w", err)
+		}
+	}
+	if err := n.beacon.Start(); err != nil {
+		return fmt.Errorf("gethdev: beacon: %w", err)
+	}
+	return nil
 }
 
 // nodeConfig is the node's: loopback HTTP and websocket only, no peers.
