@@ -3,10 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"math/big"
-	"os"
-	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 
@@ -49,18 +46,7 @@ func TestMeshEthWithdrawals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := filepath.Join(t.TempDir(), "eth.json")
-	if err := os.WriteFile(cfg, raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	meshAddr := make(chan string, 1)
-	e := &ethE2E{dev: dev, inst: startInProcess(t, cfg, t.TempDir(), withMesh(meshAddr))}
-	select {
-	case e.mesh = <-meshAddr:
-	case <-time.After(waitFor):
-		t.Fatalf("the mesh listener did not start\n%s", e.inst.logs)
-	}
-	e.waitHead(t)
+	e := startEthMesh(t, dev, raw)
 
 	c := e.meshClient(t)
 	r := e.meshReconcile(t, c)
