@@ -60,6 +60,8 @@ type EthLedgerBlock struct {
 	Hash, Prev bchain.Hash
 	Time       int64
 	Txs        []EthLedgerTx
+	// Withdrawals are the beacon withdrawals the block credits.
+	Withdrawals []bchain.EthWithdrawal
 }
 
 // EthLedgerTx is a tx with what it moved. Tx.Receipt is nil while it is
@@ -111,7 +113,8 @@ func (s *EthService) EthLedgerBlock(ctx context.Context, height uint32) (*EthLed
 	if err != nil {
 		return nil, err
 	}
-	out := &EthLedgerBlock{Height: height, Hash: blk.Hash, Prev: blk.Prev, Time: blk.Time, Txs: make([]EthLedgerTx, len(blk.Eth.Txs))}
+	out := &EthLedgerBlock{Height: height, Hash: blk.Hash, Prev: blk.Prev, Time: blk.Time, Txs: make([]EthLedgerTx, len(blk.Eth.Txs)),
+		Withdrawals: blk.Eth.Withdrawals}
 	for i := range blk.Eth.Txs {
 		lt, err := s.ethLedgerTx(r, &blk.Eth.Txs[i])
 		if err != nil {

@@ -48,6 +48,17 @@ type EthBlock struct {
 	Contracts map[EthAddress]*EthContractInfo
 	// Avalanche is the C-Chain's own header fields; nil on other chains.
 	Avalanche *EthAvalancheHeader
+	// Withdrawals are the beacon chain's withdrawals the block credits
+	// (EIP-4895, from Shanghai); nil before it and on chains without them.
+	Withdrawals []EthWithdrawal
+}
+
+// EthWithdrawal is a beacon-chain withdrawal: Amount Gwei credited to
+// Address with no tx (EIP-4895).
+type EthWithdrawal struct {
+	Index, Validator uint64
+	Address          EthAddress
+	Amount           uint64 // Gwei
 }
 
 // EthAvalancheHeader holds the header fields Avalanche's C-Chain adds to

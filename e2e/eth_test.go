@@ -41,21 +41,30 @@ func startEthE2E(t *testing.T) *ethE2E {
 func startEthE2EWith(t *testing.T, opts gethdev.Options) *ethE2E {
 	t.Helper()
 	dev, ledger, raw := startEthScenario(t, opts)
+	e := startEthMesh(t, dev, raw)
+	e.ledger = ledger
+	waitStatus(t, e.inst.base, func(s *api.SystemInfo) bool {
+		return s.Blockbook.InSyncMempool && s.Blockbook.MempoolSize == len(ledger.Pending)
+	})
+	return e
+}
+
+// startEthMesh starts blockbook with its Mesh listener on dev with the
+// blockchaincfg raw and waits until it has indexed dev's head.
+func startEthMesh(t *testing.T, dev *gethdev.Node, raw []byte) *ethE2E {
+	t.Helper()
 	cfg := filepath.Join(t.TempDir(), "eth.json")
 	if err := os.WriteFile(cfg, raw, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	meshAddr := make(chan string, 1)
-	e := &ethE2E{dev: dev, ledger: ledger, inst: startInProcess(t, cfg, t.TempDir(), withMesh(meshAddr))}
+	e := &ethE2E{dev: dev, inst: startInProcess(t, cfg, t.TempDir(), withMesh(meshAddr))}
 	select {
 	case e.mesh = <-meshAddr:
 	case <-time.After(waitFor):
 		t.Fatalf("the mesh listener did not start\n%s", e.inst.logs)
 	}
 	e.waitHead(t)
-	waitStatus(t, e.inst.base, func(s *api.SystemInfo) bool {
-		return s.Blockbook.InSyncMempool && s.Blockbook.MempoolSize == len(ledger.Pending)
-	})
 	return e
 }
 

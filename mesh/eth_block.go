@@ -31,6 +31,9 @@ func (s *Server) ethBlock(ctx context.Context, body []byte) (any, error) {
 	for i := range lb.Txs {
 		b.Transactions[i] = s.ethTransaction(&lb.Txs[i])
 	}
+	if wt, ok := s.ethWithdrawalsTx(lb); ok {
+		b.Transactions = append(b.Transactions, wt)
+	}
 	return &blockResponse{Block: b}, nil
 }
 
@@ -59,6 +62,16 @@ func (s *Server) ethBlockTransaction(ctx context.Context, body []byte) (any, err
 	id, err := s.resolve(ctx, &PartialBlockIdentifier{Index: &index, Hash: &hash})
 	if err != nil {
 		return nil, err
+	}
+	if req.TransactionIdentifier.Hash == id.Hash+withdrawalsSuffix {
+		lb, err := s.ethLedgerBlock(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if wt, ok := s.ethWithdrawalsTx(lb); ok {
+			return &transactionResponse{Transaction: &wt}, nil
+		}
+		return nil, fail(errTxNotFound, "block %d has no withdrawals", id.Index)
 	}
 	txid, err := parseTxid(req.TransactionIdentifier)
 	if err != nil {

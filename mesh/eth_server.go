@@ -28,7 +28,7 @@ const (
 )
 
 var ethOperationTypes = []string{opFee, opPriorityFee, opBaseFee, opL1Fee, opCall, opCreate,
-	opInternalCall, opInternalCreate, opSelfDestruct, opERC20}
+	opInternalCall, opInternalCreate, opSelfDestruct, opERC20, opWithdrawal}
 
 // OP-stack fee vaults (the OP-stack specification's predeploys): the base
 // fee and the L1 data fee are paid to them, not burnt.

@@ -89,6 +89,11 @@ type Options struct {
 	// "debug", like a node whose operator did not enable tracing); Modules
 	// if nil.
 	Modules []string
+	// Withdrawals registers geth's dev API (dev_addWithdrawal, used by
+	// AddWithdrawal). Geth then seals a block on its own for every new tx
+	// or queued withdrawal (its on-demand dev mode), so such a node does
+	// not wait for Commit: tests that place txs in blocks must not set it.
+	Withdrawals bool
 }
 
 // Node is a running dev chain.
@@ -176,20 +181,36 @@ func Start(ctx context.Context, opts Options) (n *Node, err error) {
 	stack.RegisterAPIs(tracers.APIs(backend.APIBackend))
 	// Registered after eth.New's APIs, so it overrides eth_sendRawTransaction.
 	stack.RegisterAPIs([]rpc.API{{Namespace: "eth", Service: &syncSendAPI{eth: backend, feeCapEt: ethConf.RPCTxFeeCap}}})
-	if err := stack.Start(); err != nil {
-		return nil, fmt.Errorf("gethdev: start: %w", err)
-	}
-	n.beacon, err = catalyst.NewSimulatedBeacon(0, n.Coinbase, backend)
-	if err != nil {
-		return nil, fmt.Errorf("gethdev: beacon: %w", err)
-	}
-	if err := n.beacon.Start(); err != nil {
-		return nil, fmt.Errorf("gethdev: beacon: %w", err)
+	if err := n.startStack(backend, opts.Withdrawals); err != nil {
+		return nil, err
 	}
 	n.HTTPURL = stack.HTTPEndpoint()
 	n.WSURL = stack.WSEndpoint()
 	n.client = ethclient.NewClient(stack.Attach())
 	return n, nil
+}
+
+// startStack starts the node and its simulated beacon; with withdrawals,
+// the beacon and its dev API come first, as geth --dev registers them.
+func (n *Node) startStack(backend *eth.Ethereum, withdrawals bool) (err error) {
+	if withdrawals {
+		if n.beacon, err = catalyst.NewSimulatedBeacon(0, n.Coinbase, backend); err != nil {
+			return fmt.Errorf("gethdev: beacon: %w", err)
+		}
+		catalyst.RegisterSimulatedBeaconAPIs(n.stack, n.beacon)
+	}
+	if err := n.stack.Start(); err != nil {
+		return fmt.Errorf("gethdev: start: %w", err)
+	}
+	if n.beacon == nil {
+		if n.beacon, err = catalyst.NewSimulatedBeacon(0, n.Coinbase, backend); err != nil {
+			return fmt.Errorf("gethdev: beacon: %w", err)
+		}
+	}
+	if err := n.beacon.Start(); err != nil {
+		return fmt.Errorf("gethdev: beacon: %w", err)
+	}
+	return nil
 }
 
 // nodeConfig is the node's: loopback HTTP and websocket only, no peers.

@@ -52,6 +52,11 @@ func decodePending(method string, raw json.RawMessage, signer types.Signer) (*pe
 	if p.h.BaseFeePerGas != nil {
 		p.eb.BaseFee = new(big.Int).Set(p.h.BaseFeePerGas.ToInt())
 	}
+	for _, w := range p.h.Withdrawals {
+		p.eb.Withdrawals = append(p.eb.Withdrawals, bchain.EthWithdrawal{Index: uint64(w.Index), Validator: uint64(w.Validator),
+			Address: bchain.EthAddress(w.Address), Amount: uint64(w.Amount)})
+	}
+	p.h.Withdrawals = nil
 	p.hashes = make([]bchain.Hash, len(rtxs))
 	for i := range rtxs {
 		if err := decodeTx(&rtxs[i], signer, &p.eb.Txs[i]); err != nil {

@@ -30,7 +30,16 @@ type rpcHeader struct {
 	Difficulty    string          `json:"difficulty"` // hex, as the node sends it
 	Nonce         string          `json:"nonce"`      // hex, as the node sends it
 	Transactions  json.RawMessage `json:"transactions"`
+	Withdrawals   []rpcWithdrawal `json:"withdrawals"`
 	avalancheHeader
+}
+
+// rpcWithdrawal is an entry of a block's withdrawals (EIP-4895).
+type rpcWithdrawal struct {
+	Index     hexutil.Uint64 `json:"index"`
+	Validator hexutil.Uint64 `json:"validatorIndex"`
+	Address   common.Address `json:"address"`
+	Amount    hexutil.Uint64 `json:"amount"` // Gwei
 }
 
 // rpcTx adds the node's context fields to a transaction. tx is nil for an
