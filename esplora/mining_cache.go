@@ -32,6 +32,17 @@ func (c *hashrateCache) get(interval, tip string, minute int64, compute func() (
 		return r, nil
 	}
 	v, err, _ := c.group.Do(interval+"/"+tip+"/"+strconv.FormatInt(minute, 10), func() (any, error) {
+		// A caller that missed the cache just before another's computation
+		// stored its answer finds it here, not by computing it again.
+		c.mu.Lock()
+		r := c.byKey[interval]
+		if c.tip != tip || c.min != minute {
+			r = nil
+		}
+		c.mu.Unlock()
+		if r != nil {
+			return r, nil
+		}
 		r, err := compute()
 		if err != nil {
 			return nil, err
