@@ -125,8 +125,8 @@ func TestConstructionTaproot(t *testing.T) {
 		}
 	}
 	// The vsize estimate covers the signed tx (and is at most a few bytes over).
-	if real := int64(tx.SerializeSizeStripped()*3+tx.SerializeSize()+3) / 4; pre.Options.EstimatedVsize < real || pre.Options.EstimatedVsize > real+4 {
-		t.Errorf("estimated vsize %d, the signed tx has %d", pre.Options.EstimatedVsize, real)
+	if vsize := int64(tx.SerializeSizeStripped()*3+tx.SerializeSize()+3) / 4; pre.Options.EstimatedVsize < vsize || pre.Options.EstimatedVsize > vsize+4 {
+		t.Errorf("estimated vsize %d, the signed tx has %d", pre.Options.EstimatedVsize, vsize)
 	}
 
 	// The key-path signature must be by the tweaked key, of this payload.
