@@ -74,6 +74,11 @@ type EthLedgerTx struct {
 	Miner   bchain.EthAddress
 	// Internal are the value moves of its successful inner frames.
 	Internal []bchain.EthInternalTransfer
+	// Traced tells whether Internal and TopError come from a trace (the
+	// index's or the node's); TopError is the top frame's error, which
+	// tells a failed tx where its receipt has no status (before Byzantium).
+	Traced   bool
+	TopError string
 	// Tokens are the index's metadata of the contracts of its ERC-20
 	// transfers (absent when the index has none).
 	Tokens map[bchain.EthAddress]*bchain.EthContractInfo
@@ -120,6 +125,9 @@ func (s *EthService) EthLedgerBlock(ctx context.Context, height uint32) (*EthLed
 		if err != nil {
 			return nil, err
 		}
+		if err := ledgerComplete(blk, lt); err != nil {
+			return nil, err
+		}
 		lt.Height, lt.BaseFee, lt.Miner = height, blk.Eth.BaseFee, blk.Eth.Miner
 		out.Txs[i] = *lt
 	}
@@ -149,6 +157,25 @@ func (s *core) activeView(height uint32) (*view, *db.BlockMeta, error) {
 	return v, meta, nil
 }
 
+// ledgerComplete refuses a tx whose balance changes are not all known: its
+// internal transfers when neither the index nor the node's fresh trace has
+// them (the index amends such blocks later, and a Mesh block must not
+// change), or its outcome when the receipt has no status (before
+// Byzantium) and no trace tells whether the top frame failed.
+func ledgerComplete(blk *bchain.Block, lt *EthLedgerTx) error {
+	switch tx := lt.Tx; {
+	case !blk.Eth.Traced:
+		return fmt.Errorf("%w: block %s was read without internal transactions (processInternalTransactions is off)", ErrLedgerIncomplete, blk.Hash)
+	case lt.Traced:
+		return nil
+	case blk.Eth.TraceError != "":
+		return fmt.Errorf("%w: the trace of tx %s failed (%s)", ErrLedgerIncomplete, tx.Hash, blk.Eth.TraceError)
+	case tx.Receipt != nil && tx.Receipt.Status == bchain.EthStatusUnknown:
+		return fmt.Errorf("%w: tx %s has a receipt without status and no trace", ErrLedgerIncomplete, tx.Hash)
+	}
+	return nil
+}
+
 // ethLedgerTx gathers a tx's internal transfers (the index's, or the
 // node's fresh trace while the index lacks them) and token metadata.
 func (s *EthService) ethLedgerTx(r *ethRenderer, tx *bchain.EthTx) (*EthLedgerTx, error) {
@@ -161,6 +188,7 @@ func (s *EthService) ethLedgerTx(r *ethRenderer, tx *bchain.EthTx) (*EthLedgerTx
 		id = r.internalFromTrace(tx)
 	}
 	if id != nil {
+		out.Traced, out.TopError = true, id.Error
 		for _, it := range id.Transfers {
 			var from, to bchain.EthAddress
 			if len(it.From) != len(from) || len(it.To) != len(to) {

@@ -52,6 +52,9 @@ func (s *EthService) tokenBalancesAt(ctx context.Context, v *view, desc bchain.A
 	}
 	var blocks []blockTxs
 	err := db.IterateEthAddrTxs(v.snap, desc, height, 0, func(row db.EthAddrTxsAt) (bool, error) {
+		if err := ctx.Err(); err != nil {
+			return false, err // an address with millions of rows ends with the request
+		}
 		b := blockTxs{height: row.Height, txids: map[bchain.Hash]bool{}}
 		for _, t := range row.Txs {
 			if slices.ContainsFunc(t.Roles, func(r db.EthRole) bool { return r.Kind == db.EthRoleToken }) {
@@ -83,6 +86,7 @@ func (s *EthService) tokenBalancesAt(ctx context.Context, v *view, desc bchain.A
 		if err != nil {
 			return nil, err
 		}
+		r.forget(meta.Hash) // one block in memory at a time, not up to maxTokenHeights
 		for i := range blk.Eth.Txs {
 			tx := &blk.Eth.Txs[i]
 			if !b.txids[tx.Hash] {

@@ -129,6 +129,13 @@ func (r *ethRenderer) block(ctx context.Context, hash bchain.Hash, height uint32
 	return blk, nil
 }
 
+// forget drops a block read through block from the renderer's cache.
+func (r *ethRenderer) forget(hash bchain.Hash) {
+	r.mu.Lock()
+	delete(r.blocks, hash)
+	r.mu.Unlock()
+}
+
 // cached returns the cached answer of a tx whose block the index still
 // holds, with confirmations as of now.
 func (r *ethRenderer) cached(txid bchain.Hash) (*Tx, error) {

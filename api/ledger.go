@@ -47,6 +47,12 @@ type LedgerQueries interface {
 // again resolves the new one.
 var ErrBlockChanged = errors.New("the block at that height changed")
 
+// ErrLedgerIncomplete: the node cannot give all of a block's balance
+// changes yet (a trace that failed and that the index has not amended, or
+// a pre-Byzantium receipt whose outcome no trace tells); answering without
+// them would book a block that later changes. Asking again later may work.
+var ErrLedgerIncomplete = errors.New("the block's balance changes are not all known yet")
+
 var _ LedgerQueries = (*UtxoService)(nil)
 
 // LedgerBlock is a block as the ledger sees it.

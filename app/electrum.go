@@ -32,6 +32,7 @@ type electrumOptions struct {
 	MaxCallsPerIP                    int
 	// The Silent Payments scans (electrum/spscan.go).
 	SPMaxSubs, SPMaxSubsTotal, SPMaxLabels, SPWorkers int
+	SPMaxSubsPerIP                                    int
 	CallsPerMinute, CallBurst                         int
 	MaxQueueBytes, MaxQueuedBytes                     int
 	Banner, DonationAddress                           string
@@ -64,6 +65,7 @@ func declareElectrumFlags(fs *flag.FlagSet, e *electrumOptions) {
 	fs.IntVar(&e.MaxQueuedBytes, "electrummaxqueued", electrum.DefaultMaxQueuedBytes, "most bytes of answers and notifications queued to all Electrum connections")
 	fs.DurationVar(&e.IdleTimeout, "electrumidletimeout", electrum.DefaultIdleTimeout, "close Electrum connections that send nothing for this long")
 	fs.IntVar(&e.SPMaxSubs, "electrumspmaxsubs", electrum.DefaultSPMaxSubs, "most Silent Payments addresses one Electrum connection may have the server scan for")
+	fs.IntVar(&e.SPMaxSubsPerIP, "electrumspmaxsubsperip", electrum.DefaultSPMaxSubsPerIP, "most Silent Payments addresses the server scans for one client address, over its Electrum connections (local peers exempt)")
 	fs.IntVar(&e.SPMaxSubsTotal, "electrumspmaxsubstotal", electrum.DefaultSPMaxSubsTotal, "most Silent Payments addresses the server scans for, over all Electrum connections")
 	fs.IntVar(&e.SPMaxLabels, "electrumspmaxlabels", electrum.DefaultSPMaxLabels, "most labels one Silent Payments subscription may scan for")
 	fs.IntVar(&e.SPWorkers, "electrumspworkers", 0, "blocks scanned at once for Silent Payments subscriptions, over all connections (0: half the cores)")
@@ -183,7 +185,7 @@ func newElectrumServer(e stackEnv, svc api.Service, scripts api.ScriptQueries) (
 		MaxRequestBytes: o.MaxRequestBytes, IdleTimeout: o.IdleTimeout, RelayFee: o.RelayFeeSat,
 		MaxSubsPerIP: o.MaxSubsPerIP, MaxSubsTotal: o.MaxSubsTotal, MaxSubsBytesPerIP: o.MaxSubsBytesPerIP, MaxSubsBytes: o.MaxSubsBytes, MaxCallsPerIP: o.MaxCallsPerIP, CallsPerMinute: o.CallsPerMinute, CallBurst: o.CallBurst, MaxBatch: o.MaxBatch, MaxAnswerBytes: o.MaxAnswerBytes,
 		MaxQueueBytes: o.MaxQueueBytes, MaxQueuedBytes: o.MaxQueuedBytes,
-		SPMaxSubs: o.SPMaxSubs, SPMaxSubsTotal: o.SPMaxSubsTotal, SPMaxLabels: o.SPMaxLabels, SPWorkers: o.SPWorkers,
+		SPMaxSubs: o.SPMaxSubs, SPMaxSubsTotal: o.SPMaxSubsTotal, SPMaxSubsPerIP: o.SPMaxSubsPerIP, SPMaxLabels: o.SPMaxLabels, SPWorkers: o.SPWorkers,
 		ServerVersion: "blockbook-go " + build.Version, Banner: o.Banner, DonationAddress: o.DonationAddress,
 		Hosts: electrumHosts(o), Log: e.log.With("server", "electrum"), WSClient: wsClient,
 	})

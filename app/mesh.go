@@ -43,6 +43,13 @@ func startMesh(srvs *servers, o *Options, e stackEnv, svc api.Service, over *ser
 	case e.backend.Type == bchain.ChainBitcoinType && ok && ok2:
 		h = mesh.New(svc, ledger, esq, opts)
 	case e.backend.Type == bchain.ChainEthereumType && ok3:
+		// Only chains whose every balance change has an operation: L1
+		// (after the merge) and OP-stack. Others move value with no tx
+		// (block rewards, bor's state syncs, Arbitrum's deposits and fee
+		// accounts, Avalanche's atomic txs), which would not reconcile.
+		if k := p.EthKind; k != bchain.EthKindL1 && k != bchain.EthKindOPStack {
+			return fmt.Errorf("%w: -mesh serves Ethereum itself and OP-stack chains, not %s (its balances move outside txs in ways not booked yet)", bchain.ErrConfig, p.Name)
+		}
 		h = mesh.NewEth(svc, eth, opts) // the Data API only
 	default:
 		return fmt.Errorf("%w: -mesh serves Bitcoin-type and Ethereum-type coins only, not %s", bchain.ErrConfig, e.backend.Type)

@@ -94,8 +94,10 @@ type Liveness struct {
 	failures   prometheus.Counter
 	starved    prometheus.Counter
 
-	echoOnce sync.Once
-	echo     *echoPair // nil without loopback
+	// echo is opened on first use (only the probing goroutine uses it);
+	// noEcho once loopback cannot be had.
+	echo   *echoPair
+	noEcho bool
 }
 
 // echoPair is a loopback TCP connection to itself: the time a byte takes
@@ -121,21 +123,47 @@ func newEchoPair() *echoPair {
 	return &echoPair{a, b}
 }
 
-// roundTrip is one byte's trip (0 without a pair, or when it fails).
-func (e *echoPair) roundTrip() time.Duration {
-	if e == nil {
-		return 0
-	}
+// roundTrip is one byte's trip, and false when it failed (a byte may then
+// be left in the pair, which must not be used again).
+func (e *echoPair) roundTrip() (time.Duration, bool) {
 	start := time.Now()
 	var one [1]byte
 	_ = e.b.SetReadDeadline(start.Add(10 * time.Second))
 	if _, err := e.a.Write(one[:]); err != nil {
+		return 0, false
+	}
+	_, err := e.b.Read(one[:])
+	return time.Since(start), err == nil
+}
+
+func (e *echoPair) close() {
+	_ = e.a.Close()
+	_ = e.b.Close()
+}
+
+// echoTrip is one byte's trip over the echo pair (0 without loopback). A
+// failed trip closes the pair, and the next opens a new one: a late byte
+// left in it would make every later trip look instant.
+func (l *Liveness) echoTrip() time.Duration {
+	if l.echo == nil && !l.noEcho {
+		l.echo = newEchoPair()
+		l.noEcho = l.echo == nil
+	}
+	if l.echo == nil {
 		return 0
 	}
-	if _, err := e.b.Read(one[:]); err != nil {
-		return 0
+	d, ok := l.echo.roundTrip()
+	if !ok {
+		l.closeEcho()
 	}
-	return time.Since(start)
+	return d
+}
+
+func (l *Liveness) closeEcho() {
+	if l.echo != nil {
+		l.echo.close()
+		l.echo = nil
+	}
 }
 
 // NewLiveness builds a probe of chain; Run starts it.
@@ -166,6 +194,7 @@ func NewLiveness(chain BlockChain, cfg LivenessConfig, log *slog.Logger) *Livene
 func (l *Liveness) Run(ctx context.Context) {
 	t := time.NewTicker(l.cfg.Interval)
 	defer t.Stop()
+	defer l.closeEcho()
 	for {
 		l.probe(ctx)
 		select {
@@ -237,7 +266,6 @@ func (l *Liveness) runTime(ctx context.Context, call func(context.Context) error
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- call(ctx) }()
-	l.echoOnce.Do(func() { l.echo = newEchoPair() })
 	step := l.cfg.Timeout / 40
 	tick := time.NewTicker(step)
 	defer tick.Stop()
@@ -253,7 +281,7 @@ func (l *Liveness) runTime(ctx context.Context, call func(context.Context) error
 				late += d
 				l.starved.Add(d.Seconds())
 			}
-			if d := l.echo.roundTrip(); d > step {
+			if d := l.echoTrip(); d > step {
 				late += d
 				l.starved.Add(d.Seconds())
 			}

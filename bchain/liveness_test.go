@@ -145,3 +145,22 @@ func TestLivenessNotFooledByStarvation(t *testing.T) {
 		t.Fatalf("state after the starvation: %+v", st)
 	}
 }
+
+// A failed echo trip (a byte may be left in the pair) drops the pair; the
+// next trip opens a new one instead of reading the stale byte at once.
+func TestLivenessEchoReopenedAfterFailure(t *testing.T) {
+	var l Liveness
+	defer l.closeEcho()
+	if d := l.echoTrip(); d <= 0 || l.echo == nil {
+		t.Fatalf("no loopback echo (trip %v)", d)
+	}
+	old := l.echo
+	_ = old.b.Close() // the next read fails
+	l.echoTrip()
+	if l.echo != nil {
+		t.Fatal("a failed trip kept its pair")
+	}
+	if d := l.echoTrip(); d <= 0 || l.echo == nil || l.echo == old {
+		t.Fatalf("after a failure: trip %v, pair %p (old %p), want a new pair", d, l.echo, old)
+	}
+}

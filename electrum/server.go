@@ -107,6 +107,10 @@ type Config struct {
 	// server scan for, SPMaxSubsTotal all of them; SPMaxLabels the labels
 	// of one; SPWorkers the blocks scanned at once (spscan.go).
 	SPMaxSubs, SPMaxSubsTotal, SPMaxLabels, SPWorkers int
+	// SPMaxSubsPerIP caps them per client address (local peers exempt,
+	// as the other per-address caps), so that one client cannot hold
+	// every server-wide slot.
+	SPMaxSubsPerIP int
 	// Hosts are server.features' hosts: host name to its ports.
 	Hosts map[string]HostPorts
 	Log   *slog.Logger
@@ -144,6 +148,7 @@ func (c *Config) defaults() {
 	setDefault(&c.MaxQueuedBytes, DefaultMaxQueuedBytes)
 	setDefault(&c.SPMaxSubs, DefaultSPMaxSubs)
 	setDefault(&c.SPMaxSubsTotal, DefaultSPMaxSubsTotal)
+	setDefault(&c.SPMaxSubsPerIP, DefaultSPMaxSubsPerIP)
 	setDefault(&c.SPMaxLabels, DefaultSPMaxLabels)
 	setDefault(&c.SPWorkers, DefaultSPWorkers())
 	if c.IdleTimeout <= 0 {

@@ -25,10 +25,11 @@ func TestLocalKey(t *testing.T) {
 	}
 }
 
-// A place given back wakes one waiter: 50 calls of one address waiting
-// behind a limit of 1 are woken 50 times in all, once each (a budget used
-// as a semaphore woke every waiter at each release: 1,275 times).
-func TestSlotsWakeOne(t *testing.T) {
+// 50 calls of one address waiting behind a limit of 1 all get their
+// place in turn, and the address leaves no trace once they end. (That a
+// place given back wakes one waiter, not all, is the channel's own
+// behaviour: no counter here could tell more than the code's structure.)
+func TestSlotsWaitersServedInTurn(t *testing.T) {
 	const waiters = 50
 	s := newClientSlots(1)
 	ip := "203.0.113.7"
@@ -55,9 +56,6 @@ func TestSlotsWakeOne(t *testing.T) {
 	}
 	first()
 	wg.Wait()
-	if w := s.woken.Load(); w > waiters {
-		t.Errorf("%d waiters were woken %d times", waiters, w)
-	}
 	if n := s.waiting(ip); n != 0 {
 		t.Errorf("%d users left after every call ended", n)
 	}

@@ -47,12 +47,13 @@ type spHub struct {
 	mu      sync.Mutex
 	subs    map[*session]map[string]*spSub
 	total   int
+	perIP   map[string]int // subscriptions per counted client address
 	// scanned counts the txs scanned (one EC multiplication each).
 	scanned atomic.Uint64
 }
 
 func newSPHub(s *Server) *spHub {
-	return &spHub{s: s, workers: make(chan struct{}, s.cfg.SPWorkers), subs: map[*session]map[string]*spSub{}}
+	return &spHub{s: s, workers: make(chan struct{}, s.cfg.SPWorkers), subs: map[*session]map[string]*spSub{}, perIP: map[string]int{}}
 }
 
 // spSub is one subscribed address and its scan.
@@ -214,8 +215,9 @@ func spSubscribe(ctx context.Context, ss *session, p params) (any, error) {
 		return nil, e
 	}
 	// The scan's notifications go out through the session's worker, so
-	// they follow this answer.
-	go sub.run(q)
+	// they follow this answer. The session's own count in wg keeps Add
+	// before Close's Wait; Close then waits for the scan to stop reading.
+	ss.s.wg.Go(func() { sub.run(q) })
 	return addr, nil
 }
 
@@ -244,14 +246,35 @@ func (h *spHub) add(sub *spSub) *rpcError {
 		return newErr(codeExcessive, "too many Silent Payments subscriptions on this connection (limit %d)", h.s.cfg.SPMaxSubs)
 	case h.total >= h.s.cfg.SPMaxSubsTotal:
 		return newErr(codeExcessive, "too many Silent Payments subscriptions on this server (limit %d)", h.s.cfg.SPMaxSubsTotal)
+	case h.ipKey(sub.ss) != "" && h.perIP[h.ipKey(sub.ss)] >= h.s.cfg.SPMaxSubsPerIP:
+		return newErr(codeExcessive, "too many Silent Payments subscriptions from this address (limit %d)", h.s.cfg.SPMaxSubsPerIP)
 	}
 	if m == nil {
 		m = map[string]*spSub{}
 		h.subs[sub.ss] = m
 	}
 	m[sub.addr] = sub
-	h.total++
+	h.count(sub.ss, 1)
 	return nil
+}
+
+// ipKey is the client address a subscription counts against ("" for a
+// local peer, which is exempt).
+func (h *spHub) ipKey(ss *session) string {
+	if localKey(ss.ip) && !h.s.hooks.limitLocal {
+		return ""
+	}
+	return ss.ip
+}
+
+// count adds d subscriptions of ss to the totals; call with mu held.
+func (h *spHub) count(ss *session, d int) {
+	h.total += d
+	if k := h.ipKey(ss); k != "" {
+		if h.perIP[k] += d; h.perIP[k] <= 0 {
+			delete(h.perIP, k)
+		}
+	}
 }
 
 func (h *spHub) remove(ss *session, addr string) {
@@ -260,7 +283,7 @@ func (h *spHub) remove(ss *session, addr string) {
 	if sub, ok := h.subs[ss][addr]; ok {
 		sub.cancel()
 		delete(h.subs[ss], addr)
-		h.total--
+		h.count(ss, -1)
 		if len(h.subs[ss]) == 0 {
 			delete(h.subs, ss)
 		}
@@ -273,7 +296,7 @@ func (h *spHub) drop(ss *session) {
 	defer h.mu.Unlock()
 	for _, sub := range h.subs[ss] {
 		sub.cancel()
-		h.total--
+		h.count(ss, -1)
 	}
 	delete(h.subs, ss)
 }
@@ -395,31 +418,33 @@ func (sub *spSub) catchUp(q api.TweakQueries) error {
 	return nil
 }
 
-// rewind moves next back to the block after the last scanned one still
-// on the chain (a reorg, a shorter chain).
+// rewind moves next back to the lowest scanned block no longer on the
+// chain (a reorg, a shorter chain). Every kept hash is checked, not only
+// down to the first that still matches: a scan reads each block in its
+// own snapshot, so a reorg during it can leave a kept new block above a
+// kept old one, and that old one must be scanned again.
 func (sub *spSub) rewind(q api.TweakQueries, tip uint32) error {
-	h := int64(sub.next) - 1
-	if h > int64(tip) {
-		for x := tip + 1; x < sub.next; x++ {
-			delete(sub.hashes, x)
-		}
-		h = int64(tip)
+	next := int64(sub.next)
+	if next > int64(tip)+1 {
+		next = int64(tip) + 1
 	}
-	for ; h >= int64(sub.start); h-- {
+	for h := next - 1; h >= int64(sub.start); h-- {
 		want, ok := sub.hashes[uint32(h)]
 		if !ok {
-			break // beyond the hashes kept: rescan from there
+			break // beyond the hashes kept
 		}
 		b, err := q.BlockTweaks(sub.ctx, strconv.FormatInt(h, 10), false)
 		if err != nil {
 			return err
 		}
-		if b.Hash == want {
-			break
+		if b.Hash != want {
+			next = h
 		}
-		delete(sub.hashes, uint32(h))
 	}
-	sub.next = uint32(max(h+1, int64(sub.start)))
+	for x := uint32(max(next, 0)); x < sub.next; x++ {
+		delete(sub.hashes, x)
+	}
+	sub.next = uint32(max(next, int64(sub.start)))
 	return nil
 }
 
@@ -462,6 +487,7 @@ func (sub *spSub) scanBlock(q api.TweakQueries, h uint32) ([]spTx, string, error
 const (
 	DefaultSPMaxSubs      = 4
 	DefaultSPMaxSubsTotal = 64
+	DefaultSPMaxSubsPerIP = 8
 	DefaultSPMaxLabels    = 100
 )
 

@@ -264,3 +264,51 @@ func param0(t *testing.T, n notification) []byte {
 	}
 	return b
 }
+
+// A reorg during a scan can leave a kept new block above a kept old one
+// (each block is read in its own snapshot): rewind goes back to the lowest
+// block that changed, not to the first kept block that still matches.
+func TestSilentPaymentsRewindMixedSnapshots(t *testing.T) {
+	c := &spChain{}
+	c.set(0, block("g"), block("a1"), block("a2"), block("b3"))
+	// Scanned: 0 and 1 as they were, 2 as the old chain had it, 3 from the
+	// new chain, which also replaced 2.
+	sub := &spSub{start: 0, next: 4, hashes: map[uint32]string{0: "g", 1: "a1", 2: "old2", 3: "b3"}}
+	if err := sub.rewind(c, 3); err != nil {
+		t.Fatal(err)
+	}
+	if sub.next != 2 {
+		t.Fatalf("next %d after the reorg, want 2 (the old block 2 was replaced)", sub.next)
+	}
+	if _, kept := sub.hashes[3]; kept {
+		t.Fatal("the hash of block 3, above the rewind, is still kept")
+	}
+	// A shorter chain: the kept blocks above the tip go.
+	c.set(2)
+	sub = &spSub{start: 0, next: 4, hashes: map[uint32]string{0: "g", 1: "a1", 2: "a2", 3: "b3"}}
+	if err := sub.rewind(c, 1); err != nil || sub.next != 2 || len(sub.hashes) != 2 {
+		t.Fatalf("shorter chain: next %d, %d hashes kept (%v), want 2 and 2", sub.next, len(sub.hashes), err)
+	}
+}
+
+// One client address cannot hold the server's scan slots: the per-address
+// cap counts over its connections, and a freed slot is given back.
+func TestSilentPaymentsPerAddressCap(t *testing.T) {
+	scan := make([]byte, 32)
+	scan[31] = 7
+	spendKey, _ := btcec.PrivKeyFromBytes(append(make([]byte, 31), 9))
+	w := &spWallet{t: t, scan: scan, spend: spendKey.PubKey().SerializeCompressed()}
+	chain := &spChain{}
+	chain.set(0, block("h0"), block("h1", w.tx(true)))
+	s := serveWrapped(t, apitest.Shared(t, apitest.Options{Mempool: true}), Config{SPMaxSubsPerIP: 1, SPWorkers: 1},
+		func(q api.ScriptQueries) api.ScriptQueries { chain.ScriptQueries = q; return chain })
+	s.srv.hooks.limitLocal = true // the test's clients are loopback peers
+	spend := hex.EncodeToString(w.spend)
+	c1, c2 := dial(t, s.addr), dial(t, s.addr)
+	ok[string](t, c1, methodSP, hex.EncodeToString(scan), spend, 0)
+	spNotes(t, c1)
+	fails(t, c2, codeExcessive, "too many Silent Payments subscriptions from this address (limit 1)", methodSP, fmt.Sprintf("%064x", 3), spend)
+	ok[string](t, c1, "blockchain.silentpayments.unsubscribe", hex.EncodeToString(scan), spend)
+	ok[string](t, c2, methodSP, fmt.Sprintf("%064x", 3), spend, 0)
+	spNotes(t, c2)
+}

@@ -3,6 +3,7 @@ package mesh
 import (
 	"context"
 	"math/big"
+	"strings"
 
 	"github.com/openexplorer/blockbook/api"
 	"github.com/openexplorer/blockbook/bchain"
@@ -63,7 +64,8 @@ func (s *Server) ethBlockTransaction(ctx context.Context, body []byte) (any, err
 	if err != nil {
 		return nil, err
 	}
-	if req.TransactionIdentifier.Hash == id.Hash+withdrawalsSuffix {
+	// The id as /block named it; any case, with or without 0x, as tx hashes.
+	if w := strings.ToLower(strings.TrimPrefix(strings.TrimPrefix(req.TransactionIdentifier.Hash, "0x"), "0X")); w == strings.TrimPrefix(id.Hash, "0x")+withdrawalsSuffix {
 		lb, err := s.ethLedgerBlock(ctx, id)
 		if err != nil {
 			return nil, err
@@ -138,7 +140,9 @@ func (s *Server) ethTransaction(lt *api.EthLedgerTx) Transaction {
 	}
 	ok := true
 	if rc := tx.Receipt; rc != nil {
-		ok = rc.Status != bchain.EthStatusFailure
+		// Before Byzantium a receipt has no status: the trace's top frame
+		// tells (api refuses such a tx without a trace).
+		ok = rc.Status == bchain.EthStatusSuccess || rc.Status == bchain.EthStatusUnknown && lt.TopError == ""
 		s.ethFees(lt, add)
 		t.Metadata = map[string]any{"gas_used": rc.GasUsed, "success": ok}
 	}

@@ -71,6 +71,7 @@ func (s *Server) ethNetworkOptions(ctx context.Context, body []byte) (any, error
 	o := out.(*networkOptionsResponse)
 	o.Allow.OperationTypes = ethOperationTypes
 	o.Allow.MempoolCoins = false
+	o.Allow.CallMethods = []string{} // /call is not served here
 	return o, nil
 }
 

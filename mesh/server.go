@@ -126,10 +126,12 @@ var unimplemented []string
 
 // RequestCost weighs a request for the per-client budget in the public
 // port's units: a block with all its operations, or a search (which may
-// read an account's whole history), 3; anything else 1.
+// read an account's whole history) or a balance, 3; anything else 1.
 func RequestCost(r *http.Request) int {
 	switch r.URL.Path {
-	case "/block", "/search/transactions":
+	case "/block", "/search/transactions", "/account/balance":
+		// a past balance walks history; an Ethereum token balance reads
+		// the blocks of the account's transfers from the node
 		return 3
 	}
 	return 1
@@ -181,6 +183,8 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		m = &meshError{e: errUnavailable, details: "request timed out", cause: err}
 	case errors.Is(err, api.ErrBlockChanged):
 		m = &meshError{e: errBlockNotFound, details: err.Error(), cause: err}
+	case errors.Is(err, api.ErrLedgerIncomplete):
+		m = &meshError{e: errUnavailable, details: err.Error(), cause: err}
 	case errors.Is(err, bchain.ErrNodeUnavailable):
 		m = &meshError{e: errUnavailable, details: "the blockchain node is not responding", cause: err}
 	default:

@@ -83,5 +83,8 @@ func requestCost(r *http.Request) int {
 	if strings.Contains(r.URL.Path, "/balancehistory/") || strings.Contains(r.URL.Path, "/utxo/") {
 		cost++
 	}
+	if strings.Contains(r.URL.Path, "/sp-tweaks/") {
+		cost += 2 // a row per eligible tx of the block: thousands on mainnet
+	}
 	return cost
 }
