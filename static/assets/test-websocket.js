@@ -22,6 +22,7 @@
     getMempoolFilters: { scriptType: 'taproot', fromTimestamp: 0 },
     getBlockFilter: { scriptType: 'taproot', blockHash: '' },
     getBlockFiltersBatch: { scriptType: 'taproot', bestKnownBlockHash: '', pageSize: 10 },
+    getSilentPaymentTweaks: { height: 0, filterSpent: true, dustLimit: 0 },
     getContractInfo: { contract: '' },
     rpcCall: { from: '', to: '', data: '' },
     ping: {},
