@@ -46,6 +46,7 @@ func openAPIChecker(t *testing.T) *openapicheck.Checker {
 // write the goldens name them so.
 var goldenRoutes = []struct{ prefix, path, method string }{
 	{"pushdata-search", "/api/v2/pushdata/search", http.MethodPost},
+	{"sp-tweaks", "/api/v2/sp-tweaks/{height}", ""},
 	{"status", "/api/v2", ""},
 	{"block-index", "/api/v2/block-index/{height}", ""},
 	{"block-filters/", "/api/v2/block-filters/", ""},
@@ -70,7 +71,7 @@ var goldenRoutes = []struct{ prefix, path, method string }{
 
 // goldenDirs are the directories of REST v2 goldens; others (such as
 // the v1 and unversioned answers') are not described by the spec.
-var goldenDirs = []string{"", "eth/", "fiat/", "xpub/", "block-filters/", "pushdata/", "runes/"}
+var goldenDirs = []string{"", "eth/", "fiat/", "xpub/", "block-filters/", "pushdata/", "runes/", "sp/"}
 
 // goldenOp finds the operation of a golden file (its path under testdata,
 // without .golden.json) and the status it answered with: 400 for an
@@ -332,6 +333,8 @@ func (l *liveCheck) bitcoinReads(g *chaingen.Generator) {
 	// nor the Runes index (TestE2ERunes checks its answers against the spec)
 	l.get("/api/v2/rune/840000:3", 400)
 	l.get("/api/v2/address/"+addr(chaingen.P2TR)+"?runes=true", 400)
+	// nor the Silent Payments index (TestE2ESilentPayments has its goldens)
+	l.get("/api/v2/sp-tweaks/1", 400)
 }
 
 // bitcoinSends broadcasts two payments, by GET and by POST (and one again,
@@ -415,5 +418,6 @@ func TestOpenAPIEthereumAnswers(t *testing.T) {
 	// Bitcoin-type only: the documented "not supported" answer.
 	l.do(http.MethodPost, "/api/v2/pushdata/search", `{"hashes": []}`, 400)
 	l.get("/api/v2/rune/UNCOMMON.GOODS", 400)
+	l.get("/api/v2/sp-tweaks/1", 400)
 	l.everyOperationAsked()
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -60,6 +61,11 @@ func TestE2ESilentPayments(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkSPPage(t, c, inst.base, ws, s, nil, nil)
+	// The REST page's goldens (TestOpenAPIGoldens checks them against the spec).
+	gs := newGoldenSet(t, filepath.Join(goldenDir, "sp"), "TestE2ESilentPayments")
+	gs.check("sp-tweaks-pay", fetchGolden(t, fmt.Sprintf("%s/api/v2/sp-tweaks/%d", inst.base, pay), 200))
+	gs.check("error-sp-tweaks-height", fetchGolden(t, inst.base+"/api/v2/sp-tweaks/x", 400))
+	gs.finish()
 	checkSPElectrumErrors(t, c, ec, int(pay))
 
 	// The block spending the P2PKH-funded payment and the pair's larger one.
