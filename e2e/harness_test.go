@@ -281,8 +281,15 @@ func getJSON(t testing.TB, url string, want int, out any) {
 // byte-identical (all column families but caches and volatile state).
 func compareIndexes(t testing.TB, dirA, dirB string) {
 	t.Helper()
+	compareIndexesOf(t, db.Options{ChainType: bchain.ChainBitcoinType, Coin: "Regtest", Network: "regtest"}, dirA, dirB)
+}
+
+// compareIndexesOf is compareIndexes for the chain o names (o.Path unset).
+func compareIndexesOf(t testing.TB, o db.Options, dirA, dirB string) {
+	t.Helper()
 	open := func(dir string) *db.DB {
-		d, err := rocksdb.Open(db.Options{Path: dir, ChainType: bchain.ChainBitcoinType, Coin: "Regtest", Network: "regtest"})
+		o.Path = dir
+		d, err := rocksdb.Open(o)
 		if err != nil {
 			t.Fatalf("open %s: %v", dir, err)
 		}
@@ -291,7 +298,7 @@ func compareIndexes(t testing.TB, dirA, dirB string) {
 	a, b := open(dirA), open(dirB)
 	defer a.Close()
 	defer b.Close()
-	diffs, err := db.Diff(a, b, db.ColumnFamilies(bchain.ChainBitcoinType), 10)
+	diffs, err := db.Diff(a, b, db.ColumnFamilies(o.ChainType), 10)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,6 @@ import (
 	"github.com/openexplorer/blockbook/api"
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
-	"github.com/openexplorer/blockbook/db/rocksdb"
 	"github.com/openexplorer/blockbook/tools/chaingen"
 	"github.com/openexplorer/blockbook/tools/ltcregtest"
 )
@@ -15,27 +14,7 @@ import (
 // compareLtcIndexes is compareIndexes for Litecoin Regtest datadirs.
 func compareLtcIndexes(t testing.TB, dirA, dirB string) {
 	t.Helper()
-	open := func(dir string) *db.DB {
-		d, err := rocksdb.Open(db.Options{Path: dir, ChainType: bchain.ChainBitcoinType,
-			Coin: "Litecoin Regtest", Network: "litecoin-regtest"})
-		if err != nil {
-			t.Fatalf("open %s: %v", dir, err)
-		}
-		return d
-	}
-	a, b := open(dirA), open(dirB)
-	defer a.Close()
-	defer b.Close()
-	diffs, err := db.Diff(a, b, db.ColumnFamilies(bchain.ChainBitcoinType), 10)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range diffs {
-		t.Error(d)
-	}
-	if len(diffs) > 0 {
-		t.Fatalf("indexes %s and %s differ", dirA, dirB)
-	}
+	compareIndexesOf(t, db.Options{ChainType: bchain.ChainBitcoinType, Coin: "Litecoin Regtest", Network: "litecoin-regtest"}, dirA, dirB)
 }
 
 // checkLtcBlocks requires every MWEB block to show litecoind's nTx as its

@@ -11,7 +11,6 @@ import (
 	"github.com/openexplorer/blockbook/app"
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
-	"github.com/openexplorer/blockbook/db/rocksdb"
 	"github.com/openexplorer/blockbook/tools/trondouble"
 )
 
@@ -79,24 +78,5 @@ func TestTronKillSafety(t *testing.T) {
 // compareTronIndexes requires two Tron indexes to hold the same rows.
 func compareTronIndexes(t *testing.T, dirA, dirB string) {
 	t.Helper()
-	open := func(dir string) *db.DB {
-		d, err := rocksdb.Open(db.Options{Path: dir, ChainType: bchain.ChainTronType, Coin: "Tron", Network: "mainnet"})
-		if err != nil {
-			t.Fatalf("open %s: %v", dir, err)
-		}
-		return d
-	}
-	a, b := open(dirA), open(dirB)
-	defer a.Close()
-	defer b.Close()
-	diffs, err := db.Diff(a, b, db.ColumnFamilies(bchain.ChainTronType), 10)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range diffs {
-		t.Error(d)
-	}
-	if len(diffs) > 0 {
-		t.Fatalf("indexes %s and %s differ", dirA, dirB)
-	}
+	compareIndexesOf(t, db.Options{ChainType: bchain.ChainTronType, Coin: "Tron", Network: "mainnet"}, dirA, dirB)
 }
