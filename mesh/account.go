@@ -141,11 +141,16 @@ type mempoolResponse struct {
 }
 
 func (s *Server) mempool(ctx context.Context, body []byte) (any, error) {
+	return s.mempoolList(ctx, body, s.ledger.LedgerMempool)
+}
+
+// mempoolList answers /mempool from either chain type's pending txids.
+func (s *Server) mempoolList(ctx context.Context, body []byte, pending func(context.Context) []bchain.Hash) (any, error) {
 	var req networkRequest
 	if err := s.read(body, &req); err != nil {
 		return nil, err
 	}
-	txids := s.ledger.LedgerMempool(ctx)
+	txids := pending(ctx)
 	out := &mempoolResponse{TransactionIdentifiers: make([]TransactionIdentifier, len(txids))}
 	for i, t := range txids {
 		out.TransactionIdentifiers[i] = TransactionIdentifier{Hash: s.svc.HashString(t)}
@@ -153,12 +158,17 @@ func (s *Server) mempool(ctx context.Context, body []byte) (any, error) {
 	return out, nil
 }
 
-func (s *Server) mempoolTransaction(ctx context.Context, body []byte) (any, error) {
+// mempoolTxid reads a /mempool/transaction request's txid.
+func (s *Server) mempoolTxid(body []byte) (bchain.Hash, error) {
 	var req mempoolTransactionRequest
 	if err := s.read(body, &req); err != nil {
-		return nil, err
+		return bchain.Hash{}, err
 	}
-	txid, err := parseTxid(req.TransactionIdentifier)
+	return parseTxid(req.TransactionIdentifier)
+}
+
+func (s *Server) mempoolTransaction(ctx context.Context, body []byte) (any, error) {
+	txid, err := s.mempoolTxid(body)
 	if err != nil {
 		return nil, err
 	}

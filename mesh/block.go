@@ -131,16 +131,23 @@ func (s *Server) block(ctx context.Context, body []byte) (any, error) {
 	return &blockResponse{Block: b}, nil
 }
 
-func (s *Server) blockTransaction(ctx context.Context, body []byte) (any, error) {
+// blockTxRequest reads a /block/transaction request and resolves its
+// block, which must still be the index's.
+func (s *Server) blockTxRequest(ctx context.Context, body []byte) (BlockIdentifier, *blockTransactionRequest, error) {
 	var req blockTransactionRequest
 	if err := s.read(body, &req); err != nil {
-		return nil, err
+		return BlockIdentifier{}, nil, err
 	}
 	if req.BlockIdentifier == nil || req.TransactionIdentifier == nil {
-		return nil, fail(errBadRequest, "block_identifier and transaction_identifier are required")
+		return BlockIdentifier{}, nil, fail(errBadRequest, "block_identifier and transaction_identifier are required")
 	}
 	hash, index := req.BlockIdentifier.Hash, req.BlockIdentifier.Index
 	id, err := s.resolve(ctx, &PartialBlockIdentifier{Index: &index, Hash: &hash})
+	return id, &req, err
+}
+
+func (s *Server) blockTransaction(ctx context.Context, body []byte) (any, error) {
+	id, req, err := s.blockTxRequest(ctx, body)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/btcsuite/btcd/address/v2"
 	"github.com/btcsuite/btcd/btcec/v2"
+	"github.com/btcsuite/btcd/chaincfg/v2"
 	"github.com/btcsuite/btcd/txscript/v2"
 	"github.com/btcsuite/btcd/wire/v2"
 
@@ -146,24 +147,7 @@ func TestConstructionOffline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prevs := map[wire.OutPoint]*wire.TxOut{}
-	for i, in := range tx.TxIn {
-		a, _ := address.DecodeAddress(addrs[i], f.Params)
-		script, _ := txscript.PayToAddrScript(a)
-		prevs[in.PreviousOutPoint] = wire.NewTxOut(amounts[i], script)
-	}
-	fetcher := txscript.NewMultiPrevOutFetcher(prevs)
-	hashes := txscript.NewTxSigHashes(tx, fetcher)
-	for i, in := range tx.TxIn {
-		prev := prevs[in.PreviousOutPoint]
-		vm, err := txscript.NewEngine(prev.PkScript, tx, i, txscript.StandardVerifyFlags, nil, hashes, prev.Value, fetcher)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := vm.Execute(); err != nil {
-			t.Errorf("input %d does not verify: %v", i, err)
-		}
-	}
+	verifyInputs(t, tx, addrs, amounts, f.Params)
 	var hash struct {
 		TransactionIdentifier struct {
 			Hash string `json:"hash"`
@@ -210,6 +194,33 @@ func TestConstructionOffline(t *testing.T) {
 		var ae *meshcheck.AnswerError
 		if !errors.As(err, &ae) || ae.Code != q.code {
 			t.Errorf("%s: %v, want Mesh error %d", name, err, q.code)
+		}
+	}
+}
+
+// verifyInputs runs btcd's script engine on every input of tx, each
+// spending amounts[i] paid to addrs[i].
+func verifyInputs(t *testing.T, tx *wire.MsgTx, addrs []string, amounts []int64, params *chaincfg.Params) {
+	t.Helper()
+	prevs := map[wire.OutPoint]*wire.TxOut{}
+	for i, in := range tx.TxIn {
+		a, err := address.DecodeAddress(addrs[i], params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		script, _ := txscript.PayToAddrScript(a)
+		prevs[in.PreviousOutPoint] = wire.NewTxOut(amounts[i], script)
+	}
+	fetcher := txscript.NewMultiPrevOutFetcher(prevs)
+	hashes := txscript.NewTxSigHashes(tx, fetcher)
+	for i, in := range tx.TxIn {
+		prev := prevs[in.PreviousOutPoint]
+		vm, err := txscript.NewEngine(prev.PkScript, tx, i, txscript.StandardVerifyFlags, nil, hashes, prev.Value, fetcher)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := vm.Execute(); err != nil {
+			t.Errorf("input %d does not verify: %v", i, err)
 		}
 	}
 }

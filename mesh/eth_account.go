@@ -70,24 +70,11 @@ func (s *Server) ethAccountBalance(ctx context.Context, body []byte) (any, error
 }
 
 func (s *Server) ethMempool(ctx context.Context, body []byte) (any, error) {
-	var req networkRequest
-	if err := s.read(body, &req); err != nil {
-		return nil, err
-	}
-	txids := s.eth.EthLedgerMempool(ctx)
-	out := &mempoolResponse{TransactionIdentifiers: make([]TransactionIdentifier, len(txids))}
-	for i, t := range txids {
-		out.TransactionIdentifiers[i] = TransactionIdentifier{Hash: s.svc.HashString(t)}
-	}
-	return out, nil
+	return s.mempoolList(ctx, body, s.eth.EthLedgerMempool)
 }
 
 func (s *Server) ethMempoolTransaction(ctx context.Context, body []byte) (any, error) {
-	var req mempoolTransactionRequest
-	if err := s.read(body, &req); err != nil {
-		return nil, err
-	}
-	txid, err := parseTxid(req.TransactionIdentifier)
+	txid, err := s.mempoolTxid(body)
 	if err != nil {
 		return nil, err
 	}

@@ -52,15 +52,7 @@ func (s *Server) ethLedgerBlock(ctx context.Context, id BlockIdentifier) (*api.E
 }
 
 func (s *Server) ethBlockTransaction(ctx context.Context, body []byte) (any, error) {
-	var req blockTransactionRequest
-	if err := s.read(body, &req); err != nil {
-		return nil, err
-	}
-	if req.BlockIdentifier == nil || req.TransactionIdentifier == nil {
-		return nil, fail(errBadRequest, "block_identifier and transaction_identifier are required")
-	}
-	hash, index := req.BlockIdentifier.Hash, req.BlockIdentifier.Index
-	id, err := s.resolve(ctx, &PartialBlockIdentifier{Index: &index, Hash: &hash})
+	id, req, err := s.blockTxRequest(ctx, body)
 	if err != nil {
 		return nil, err
 	}

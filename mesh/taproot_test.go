@@ -10,7 +10,6 @@ import (
 	"github.com/btcsuite/btcd/btcec/v2"
 	"github.com/btcsuite/btcd/btcec/v2/schnorr"
 	"github.com/btcsuite/btcd/txscript/v2"
-	"github.com/btcsuite/btcd/wire/v2"
 
 	"github.com/openexplorer/blockbook/tools/meshcheck"
 )
@@ -106,24 +105,7 @@ func TestConstructionTaproot(t *testing.T) {
 	if w := tx.TxIn[0].Witness; len(w) != 1 || len(w[0]) != 64 {
 		t.Errorf("taproot witness %x, want one 64-byte signature", w)
 	}
-	prevs := map[wire.OutPoint]*wire.TxOut{}
-	for i, in := range tx.TxIn {
-		a, _ := address.DecodeAddress(accts[i], f.Params)
-		script, _ := txscript.PayToAddrScript(a)
-		prevs[in.PreviousOutPoint] = wire.NewTxOut(amounts[i], script)
-	}
-	fetcher := txscript.NewMultiPrevOutFetcher(prevs)
-	hashes := txscript.NewTxSigHashes(tx, fetcher)
-	for i, in := range tx.TxIn {
-		prev := prevs[in.PreviousOutPoint]
-		vm, err := txscript.NewEngine(prev.PkScript, tx, i, txscript.StandardVerifyFlags, nil, hashes, prev.Value, fetcher)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := vm.Execute(); err != nil {
-			t.Errorf("input %d does not verify: %v", i, err)
-		}
-	}
+	verifyInputs(t, tx, accts, amounts, f.Params)
 	// The vsize estimate covers the signed tx (and is at most a few bytes over).
 	if vsize := int64(tx.SerializeSizeStripped()*3+tx.SerializeSize()+3) / 4; pre.Options.EstimatedVsize < vsize || pre.Options.EstimatedVsize > vsize+4 {
 		t.Errorf("estimated vsize %d, the signed tx has %d", pre.Options.EstimatedVsize, vsize)

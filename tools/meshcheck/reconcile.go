@@ -137,6 +137,17 @@ type Report struct {
 	Mismatches []string
 }
 
+// chainLink checks that block h names height h and links to the block
+// read before it, and moves prev on; it describes a mismatch.
+func chainLink(h int64, id, parent BlockID, prev *BlockID) string {
+	var m string
+	if id.Index != h || (h > 0 && parent != *prev) {
+		m = fmt.Sprintf("block %d: identifier %v, parent %v, previous block %v", h, id, parent, *prev)
+	}
+	*prev = id
+	return m
+}
+
 // Reconcile does what rosetta-cli's check:data does: it walks every block
 // from the genesis to the tip through /block, applies the operations to
 // each account, and after each block compares every account the block
@@ -157,11 +168,9 @@ func (c *Client) Reconcile(skip map[string]bool) (*Report, error) {
 			return nil, err
 		}
 		blk := b.Block
-		if blk.BlockIdentifier.Index != h || (h > 0 && blk.ParentBlockIdentifier != prev) {
-			r.Mismatches = append(r.Mismatches, fmt.Sprintf("block %d: identifier %v, parent %v, previous block %v",
-				h, blk.BlockIdentifier, blk.ParentBlockIdentifier, prev))
+		if m := chainLink(h, blk.BlockIdentifier, blk.ParentBlockIdentifier, &prev); m != "" {
+			r.Mismatches = append(r.Mismatches, m)
 		}
-		prev = blk.BlockIdentifier
 		r.Blocks++
 		changed := map[string]bool{}
 		for _, tx := range blk.Transactions {

@@ -82,11 +82,9 @@ func (c *Client) ReconcileAccounts() (*AccountReport, error) {
 			return nil, err
 		}
 		blk := b.Block
-		if blk.BlockIdentifier.Index != h || (h > 0 && blk.ParentBlockIdentifier != prev) {
-			r.Mismatches = append(r.Mismatches, fmt.Sprintf("block %d: identifier %v, parent %v, previous block %v",
-				h, blk.BlockIdentifier, blk.ParentBlockIdentifier, prev))
+		if m := chainLink(h, blk.BlockIdentifier, blk.ParentBlockIdentifier, &prev); m != "" {
+			r.Mismatches = append(r.Mismatches, m)
 		}
-		prev = blk.BlockIdentifier
 		r.Blocks++
 		changed := map[AccountKey]*big.Int{}
 		for _, tx := range blk.Transactions {
