@@ -28,11 +28,13 @@ type LedgerEvent struct {
 // height took away, or the active chain's if none did. The stream depends
 // on nothing but the index, so a restart and a replica give the same.
 //
-// The log is never read whole: its length and the page's first removal
-// are found by point reads (O(log n)), and the rows are read from there
-// on, as far as the page's removals and the first later removal at each
-// added height need (a later removal at or below a height ends the search
-// for it: the block there was removed by then).
+// Its length and the page's first removal are found by point reads
+// (O(log n)); the rows are read from there on, one chunk at a time, as far
+// as the page's removals and the first later removal at each added height
+// need (a later removal at or below a height ends the search for it: the
+// block there was removed by then). A height never removed again needs the
+// rest of the log, read once per page: later events skip every chunk whose
+// lowest removal is above their height.
 func (s *core) LedgerEvents(ctx context.Context, offset int64, limit int) ([]LedgerEvent, int64, error) {
 	v, err := s.newView()
 	if err != nil {
@@ -100,43 +102,52 @@ func (s *core) LedgerEvents(ctx context.Context, offset int64, limit int) ([]Led
 func removedAt(i int, r db.Removal) int64 { return int64(r.Height) + 1 + 2*int64(i) }
 
 // removalCursor reads the removal log of one snapshot in bounded parts:
-// single rows by index, and runs of rows read ahead in chunks.
+// one chunk of rows at a time, and the lowest height of each chunk read,
+// so a search for a low height skips chunks it has seen only higher
+// removals in.
 type removalCursor struct {
 	snap *db.Snapshot
 	n    int
-	// rows[i-from] is removal i, for the run read so far.
+	// rows[i-from] is removal i, for the chunk read last.
 	from int
 	rows []db.Removal
+	// minHeight[c] is the lowest height among the removals of chunk c.
+	minHeight map[int]uint32
 }
 
-// removalChunk is how many rows one read ahead takes.
+// removalChunk is how many rows one read takes.
 const removalChunk = 64
 
 // at returns removal i (i < n).
 func (c *removalCursor) at(i int) (db.Removal, error) {
-	if i >= c.from && i < c.from+len(c.rows) {
-		return c.rows[i-c.from], nil
-	}
-	if i == c.from+len(c.rows) && len(c.rows) > 0 {
-		return c.readAhead(i)
-	}
-	c.from, c.rows = i, nil
-	return c.readAhead(i)
-}
-
-// readAhead appends up to removalChunk rows from i (the end of the run).
-func (c *removalCursor) readAhead(i int) (db.Removal, error) {
-	err := db.ScanRemovals(c.snap, i, func(j int, r db.Removal) (bool, error) {
-		c.rows = append(c.rows, r)
-		return j+1 < i+removalChunk, nil
-	})
-	if err != nil {
-		return db.Removal{}, err
-	}
-	if i-c.from >= len(c.rows) {
-		return db.Removal{}, fmt.Errorf("%w: removal %d of %d missing", db.ErrCorrupt, i, c.n)
+	if i < c.from || i >= c.from+len(c.rows) {
+		if err := c.read(i / removalChunk); err != nil {
+			return db.Removal{}, err
+		}
 	}
 	return c.rows[i-c.from], nil
+}
+
+// read replaces the held rows with chunk ci, and notes its lowest height.
+func (c *removalCursor) read(ci int) error {
+	c.from, c.rows = ci*removalChunk, c.rows[:0]
+	low := uint32(1<<32 - 1)
+	err := db.ScanRemovals(c.snap, c.from, func(j int, r db.Removal) (bool, error) {
+		c.rows = append(c.rows, r)
+		low = min(low, r.Height)
+		return j+1 < c.from+removalChunk, nil
+	})
+	if err != nil {
+		return err
+	}
+	if want := min(removalChunk, c.n-c.from); len(c.rows) < want {
+		return fmt.Errorf("%w: removal %d of %d missing", db.ErrCorrupt, c.from+len(c.rows), c.n)
+	}
+	if c.minHeight == nil {
+		c.minHeight = map[int]uint32{}
+	}
+	c.minHeight[ci] = low
+	return nil
 }
 
 // firstAtOrAfter is the first removal whose event is at or after seq
@@ -167,6 +178,11 @@ func (c *removalCursor) firstAtOrAfter(seq int64) (int, error) {
 // block there), so the search stops at the first removal at or below h.
 func (c *removalCursor) removedLater(k int, h int64) (bchain.Hash, bool, error) {
 	for j := k; j < c.n; j++ {
+		// A chunk seen to hold only higher removals cannot end the search.
+		if low, ok := c.minHeight[j/removalChunk]; ok && int64(low) > h {
+			j = (j/removalChunk+1)*removalChunk - 1
+			continue
+		}
 		r, err := c.at(j)
 		if err != nil {
 			return bchain.Hash{}, false, err
