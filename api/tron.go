@@ -41,8 +41,25 @@ func NewTronService(d Store, b *bchain.Backend, sync SyncStatus, cfg Config) *Et
 	s := NewEthService(d, b, sync, cfg)
 	s.hexPrefix, s.inPrefix = "", "0x"
 	accts, _ := b.Eth.(TronAccounts)
+	if accts != nil && cfg.Node != nil {
+		accts = gatedTronAccounts{accts, cfg.Node}
+	}
 	s.tron = &tronParts{s: s, accts: accts}
 	return s
+}
+
+// gatedTronAccounts fails at once while the probe says the node is down,
+// as every other node call of the service does (nodegate.go).
+type gatedTronAccounts struct {
+	a TronAccounts
+	p NodeProbe
+}
+
+func (g gatedTronAccounts) AccountChainExtra(ctx context.Context, address string) (any, error) {
+	if err := g.p.Check(); err != nil {
+		return nil, err
+	}
+	return g.a.AccountChainExtra(ctx, address)
 }
 
 // tronStandard names a token standard as Blockbook's Tron answers do.

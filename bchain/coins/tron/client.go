@@ -14,9 +14,15 @@ import (
 	"github.com/openexplorer/blockbook/bchain"
 )
 
-// maxAnswer bounds a node answer read into memory (a full block with its
-// txs is a few MB on mainnet); a var for tests.
-var maxAnswer = 64 << 20
+// defaultMaxAnswer bounds a node answer read into memory (a full block
+// with its txs is a few MB on mainnet).
+const defaultMaxAnswer = 64 << 20
+
+// maxAnswer is the bound in force: atomic, since a test lowers it while
+// other goroutines may read it.
+var maxAnswer atomic.Int64
+
+func init() { maxAnswer.Store(defaultMaxAnswer) }
 
 // httpAPI posts JSON to java-tron's HTTP API (/wallet/... on the full
 // node's port, /walletsolidity/... on the solidity port), as Blockbook's
@@ -108,20 +114,21 @@ func postJSON(ctx context.Context, c *http.Client, url string, body any) ([]byte
 	if err != nil {
 		return nil, err
 	}
+	limit := maxAnswer.Load()
 	// Drained so that the connection is reused.
 	defer func() {
-		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, int64(maxAnswer)))
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, limit))
 		_ = resp.Body.Close()
 	}()
 	if resp.StatusCode >= 300 {
 		return nil, fmt.Errorf("HTTP status %d", resp.StatusCode)
 	}
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, int64(maxAnswer)+1))
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil {
 		return nil, err
 	}
-	if len(raw) > maxAnswer {
-		return nil, fmt.Errorf("%w: over %d bytes", ErrTooLarge, maxAnswer)
+	if int64(len(raw)) > limit {
+		return nil, fmt.Errorf("%w: over %d bytes", ErrTooLarge, limit)
 	}
 	return raw, nil
 }

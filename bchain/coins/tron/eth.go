@@ -36,7 +36,12 @@ func (n *Node) ChainID(ctx context.Context) (*big.Int, error) {
 
 // Balance is the TRX balance in sun (eth_getBalance, as Blockbook reads
 // it); java-tron answers only for the latest block.
-func (n *Node) Balance(ctx context.Context, addr bchain.AddrDesc, _ bchain.EthBlockTag) (*big.Int, error) {
+func (n *Node) Balance(ctx context.Context, addr bchain.AddrDesc, at bchain.EthBlockTag) (*big.Int, error) {
+	// java-tron's eth_getBalance reads the latest state only (it refuses a
+	// block number): a past block is refused, not answered with today's.
+	if at >= 0 {
+		return nil, fmt.Errorf("%w: balance at block %d (java-tron serves the latest only)", bchain.ErrUnsupported, at)
+	}
 	var b hexutil.Big
 	if err := n.rpc.call(ctx, &b, "eth_getBalance", rpcAddr(addr), "latest"); err != nil {
 		return nil, err

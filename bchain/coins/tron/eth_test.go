@@ -17,17 +17,16 @@ import (
 // then fails to decode (or decodes as something else); one at the bound
 // is read whole.
 func TestAnswerOverBoundRefused(t *testing.T) {
-	old := maxAnswer
-	maxAnswer = 64
-	t.Cleanup(func() { maxAnswer = old })
+	maxAnswer.Store(64)
+	t.Cleanup(func() { maxAnswer.Store(defaultMaxAnswer) })
 	body := `{"txId":["` + strings.Repeat("ab", 32) + `"]}` // 74 bytes
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte(body)) }))
 	defer srv.Close()
 	n := nodeAt(t, srv.URL)
 	if _, err := n.MempoolTxids(context.Background()); !errors.Is(err, ErrTooLarge) {
-		t.Fatalf("a %d-byte answer over a %d-byte bound: %v", len(body), maxAnswer, err)
+		t.Fatalf("a %d-byte answer over a %d-byte bound: %v", len(body), maxAnswer.Load(), err)
 	}
-	maxAnswer = len(body)
+	maxAnswer.Store(int64(len(body)))
 	if ids, err := n.MempoolTxids(context.Background()); err != nil || len(ids) != 1 {
 		t.Fatalf("an answer at the bound: %v %v", ids, err)
 	}
@@ -52,6 +51,10 @@ func TestAccountReadsAndBroadcast(t *testing.T) {
 				t.Errorf("token balance: %v %v, want %v", got, err, want)
 			}
 		}
+	}
+	// java-tron reads the latest state only: a past block is refused.
+	if b, err := n.Balance(ctx, c.Accounts[0][:], bchain.EthBlockTag(3)); !errors.Is(err, bchain.ErrUnsupported) {
+		t.Errorf("balance at block 3: %v %v, want ErrUnsupported", b, err)
 	}
 	_, err := n.SendRawTx(ctx, []byte("junk"))
 	var re *bchain.RPCError
