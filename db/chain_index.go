@@ -86,7 +86,10 @@ func (x *chainIndex) checkNext(blk *bchain.Block) error {
 }
 
 // commitDisconnect makes the block under h the tip (or empties the index)
-// in b, logs h's removal (removals.go) and writes b.
+// in b, logs h's removal (removals.go) and writes b. The removal's number
+// is counted on the written DB: exact because each disconnect writes its
+// own batch here, by the index's single writer, so no removal logged in
+// an unwritten batch can be missed.
 func (x *chainIndex) commitDisconnect(b *Batch, h uint32) (Tip, bool, error) {
 	removed, err := ReadBlockMeta(x.db, h)
 	if err != nil {
