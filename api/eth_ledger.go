@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
@@ -30,6 +31,10 @@ type EthLedgerQueries interface {
 	// EthLedgerBlock is the active chain's block at height; nil above the
 	// tip.
 	EthLedgerBlock(ctx context.Context, height uint32) (*EthLedgerBlock, error)
+	// EthLedgerBlockTxs is EthLedgerBlock with only the txs named (those
+	// the block holds, in its order): a search renders its page's txs
+	// without the rest of their blocks.
+	EthLedgerBlockTxs(ctx context.Context, height uint32, txids []bchain.Hash) (*EthLedgerBlock, error)
 	// EthLedgerPending is a pending tx; nil when the mempool lacks it.
 	EthLedgerPending(ctx context.Context, txid bchain.Hash) (*EthLedgerTx, error)
 	// EthLedgerTxHeight is the height of the index's block holding txid.
@@ -108,6 +113,11 @@ func (s *EthService) EthKind() bchain.EthChainKind { return s.backend.Params.Eth
 // EthLedgerBlock reads the block from the node and the internal transfers
 // from the index.
 func (s *EthService) EthLedgerBlock(ctx context.Context, height uint32) (*EthLedgerBlock, error) {
+	return s.EthLedgerBlockTxs(ctx, height, nil)
+}
+
+// EthLedgerBlockTxs renders the named txs of the block (all for nil).
+func (s *EthService) EthLedgerBlockTxs(ctx context.Context, height uint32, txids []bchain.Hash) (*EthLedgerBlock, error) {
 	v, meta, err := s.activeView(height)
 	if err != nil || meta == nil {
 		return nil, err
@@ -118,9 +128,12 @@ func (s *EthService) EthLedgerBlock(ctx context.Context, height uint32) (*EthLed
 	if err != nil {
 		return nil, err
 	}
-	out := &EthLedgerBlock{Height: height, Hash: blk.Hash, Prev: blk.Prev, Time: blk.Time, Txs: make([]EthLedgerTx, len(blk.Eth.Txs)),
+	out := &EthLedgerBlock{Height: height, Hash: blk.Hash, Prev: blk.Prev, Time: blk.Time, Txs: make([]EthLedgerTx, 0, len(blk.Eth.Txs)),
 		Withdrawals: blk.Eth.Withdrawals}
 	for i := range blk.Eth.Txs {
+		if txids != nil && !slices.Contains(txids, blk.Eth.Txs[i].Hash) {
+			continue
+		}
 		lt, err := s.ethLedgerTx(r, &blk.Eth.Txs[i])
 		if err != nil {
 			return nil, err
@@ -129,7 +142,7 @@ func (s *EthService) EthLedgerBlock(ctx context.Context, height uint32) (*EthLed
 			return nil, err
 		}
 		lt.Height, lt.BaseFee, lt.Miner = height, blk.Eth.BaseFee, blk.Eth.Miner
-		out.Txs[i] = *lt
+		out.Txs = append(out.Txs, *lt)
 	}
 	return out, nil
 }

@@ -3,6 +3,7 @@ package mesh
 import (
 	"context"
 	"errors"
+	"slices"
 
 	"github.com/openexplorer/blockbook/api"
 	"github.com/openexplorer/blockbook/bchain"
@@ -151,16 +152,25 @@ func (s *Server) ethSearchSets(ctx context.Context, req *searchRequest) ([]map[b
 	return sets, nil
 }
 
-// ethConfirmedTransaction renders a tx of the index's block at height.
-func (s *Server) ethConfirmedTransaction(ctx context.Context, txid bchain.Hash, height uint32) (*blockTransaction, error) {
+// ethBlockTransactions renders txs of the index's block at height, which
+// it reads once.
+func (s *Server) ethBlockTransactions(ctx context.Context, height uint32, txids []bchain.Hash) ([]blockTransaction, error) {
 	h := int64(height)
 	id, err := s.resolve(ctx, &PartialBlockIdentifier{Index: &h})
 	if err != nil {
 		return nil, err
 	}
-	bt, err := s.ethBlockTx(ctx, id, txid)
-	if m, ok := asMeshError(err); ok && m.e == errTxNotFound {
-		return nil, fail(errUnavailable, "tx %s moved while read (a reorg)", s.svc.HashString(txid))
+	lb, err := s.ethLedgerBlock(ctx, id, txids)
+	if err != nil {
+		return nil, err
 	}
-	return bt, err
+	out := make([]blockTransaction, len(txids))
+	for i, txid := range txids {
+		k := slices.IndexFunc(lb.Txs, func(lt api.EthLedgerTx) bool { return lt.Tx.Hash == txid })
+		if k < 0 {
+			return nil, fail(errUnavailable, "tx %s moved while read (a reorg)", s.svc.HashString(txid))
+		}
+		out[i] = blockTransaction{BlockIdentifier: id, Transaction: s.ethTransaction(&lb.Txs[k])}
+	}
+	return out, nil
 }

@@ -21,7 +21,7 @@ func (s *Server) ethBlock(ctx context.Context, body []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	lb, err := s.ethLedgerBlock(ctx, id)
+	lb, err := s.ethLedgerBlock(ctx, id, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -39,9 +39,10 @@ func (s *Server) ethBlock(ctx context.Context, body []byte) (any, error) {
 }
 
 // ethLedgerBlock reads the block id names, which must still be the
-// index's (a reorg between the reads: the client asks again).
-func (s *Server) ethLedgerBlock(ctx context.Context, id BlockIdentifier) (*api.EthLedgerBlock, error) {
-	lb, err := s.eth.EthLedgerBlock(ctx, uint32(id.Index))
+// index's (a reorg between the reads: the client asks again), with the
+// txs named (all for nil).
+func (s *Server) ethLedgerBlock(ctx context.Context, id BlockIdentifier, txids []bchain.Hash) (*api.EthLedgerBlock, error) {
+	lb, err := s.eth.EthLedgerBlockTxs(ctx, uint32(id.Index), txids)
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +59,7 @@ func (s *Server) ethBlockTransaction(ctx context.Context, body []byte) (any, err
 	}
 	// The id as /block named it; any case, with or without 0x, as tx hashes.
 	if w := strings.ToLower(strings.TrimPrefix(strings.TrimPrefix(req.TransactionIdentifier.Hash, "0x"), "0X")); w == strings.TrimPrefix(id.Hash, "0x")+withdrawalsSuffix {
-		lb, err := s.ethLedgerBlock(ctx, id)
+		lb, err := s.ethLedgerBlock(ctx, id, []bchain.Hash{}) // its withdrawals only
 		if err != nil {
 			return nil, err
 		}
@@ -80,7 +81,7 @@ func (s *Server) ethBlockTransaction(ctx context.Context, body []byte) (any, err
 
 // ethBlockTx renders one tx of the block id names.
 func (s *Server) ethBlockTx(ctx context.Context, id BlockIdentifier, txid bchain.Hash) (*blockTransaction, error) {
-	lb, err := s.ethLedgerBlock(ctx, id)
+	lb, err := s.ethLedgerBlock(ctx, id, []bchain.Hash{txid})
 	if err != nil {
 		return nil, err
 	}

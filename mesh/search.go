@@ -121,23 +121,24 @@ func (s *Server) searchTransactions(ctx context.Context, body []byte) (any, erro
 // maxSearchTxs txs.
 func (s *Server) searchAnswer(ctx context.Context, ids []bchain.Hash, matches map[bchain.Hash]txPlace, typ *string, offset, limit int64) (*searchResponse, error) {
 	out := &searchResponse{Transactions: []blockTransaction{}}
-	for i := 0; i < len(ids); i++ {
-		if typ == nil && (int64(i) < offset || int64(len(out.Transactions)) >= limit) {
-			continue
-		}
-		bt, err := s.confirmedTransaction(ctx, ids[i], matches[ids[i]].height)
-		if err != nil {
-			return nil, err
-		}
+	render := ids
+	if typ == nil {
+		n := int64(len(ids))
+		render = ids[min(offset, n):min(offset+limit, n)]
+	}
+	bts, err := s.confirmedTransactions(ctx, render, matches)
+	if err != nil {
+		return nil, err
+	}
+	for _, bt := range bts {
 		if typ != nil && !hasType(bt.Transaction, *typ) {
 			continue
 		}
 		n := out.TotalCount
 		out.TotalCount++
-		if typ != nil && (n < offset || int64(len(out.Transactions)) >= limit) {
-			continue
+		if typ == nil || n >= offset && int64(len(out.Transactions)) < limit {
+			out.Transactions = append(out.Transactions, bt)
 		}
-		out.Transactions = append(out.Transactions, *bt)
 	}
 	if typ == nil {
 		out.TotalCount = int64(len(ids))
@@ -288,17 +289,40 @@ func hasType(t Transaction, typ string) bool {
 	return slices.ContainsFunc(t.Operations, func(op Operation) bool { return op.Type == typ })
 }
 
-// confirmedTransaction renders a confirmed tx with its block.
-func (s *Server) confirmedTransaction(ctx context.Context, txid bchain.Hash, height uint32) (*blockTransaction, error) {
-	if s.eth != nil {
-		return s.ethConfirmedTransaction(ctx, txid, height)
+// confirmedTransactions renders confirmed txs with their blocks, in the
+// order given; a run of txs of one block reads that block once.
+func (s *Server) confirmedTransactions(ctx context.Context, ids []bchain.Hash, matches map[bchain.Hash]txPlace) ([]blockTransaction, error) {
+	out := make([]blockTransaction, 0, len(ids))
+	for i := 0; i < len(ids); {
+		height, j := matches[ids[i]].height, i+1
+		for j < len(ids) && matches[ids[j]].height == height {
+			j++
+		}
+		render := s.blockTransactions
+		if s.eth != nil {
+			render = s.ethBlockTransactions
+		}
+		bts, err := render(ctx, height, ids[i:j])
+		if err != nil {
+			return nil, err
+		}
+		out, i = append(out, bts...), j
 	}
-	lt, blockHash, err := s.ledger.LedgerBlockTx(ctx, height, txid)
-	if err != nil {
-		return nil, err
+	return out, nil
+}
+
+// blockTransactions renders txs of the index's block at height.
+func (s *Server) blockTransactions(ctx context.Context, height uint32, txids []bchain.Hash) ([]blockTransaction, error) {
+	out := make([]blockTransaction, len(txids))
+	for i, txid := range txids {
+		lt, blockHash, err := s.ledger.LedgerBlockTx(ctx, height, txid)
+		if err != nil {
+			return nil, err
+		}
+		if lt == nil {
+			return nil, fail(errUnavailable, "tx %s moved while read (a reorg)", txid)
+		}
+		out[i] = blockTransaction{BlockIdentifier: s.blockID(height, blockHash), Transaction: s.transaction(lt)}
 	}
-	if lt == nil {
-		return nil, fail(errUnavailable, "tx %s moved while read (a reorg)", txid)
-	}
-	return &blockTransaction{BlockIdentifier: s.blockID(height, blockHash), Transaction: s.transaction(lt)}, nil
+	return out, nil
 }
