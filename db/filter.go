@@ -7,6 +7,7 @@ import (
 	"github.com/btcsuite/btcd/btcutil/v2/gcs"
 
 	"github.com/openexplorer/blockbook/bchain"
+	"github.com/openexplorer/blockbook/internal/bip352"
 )
 
 // Golomb-coded set filters (BIP158's construction, built with btcutil's gcs)
@@ -78,7 +79,7 @@ func NewFilterBuilder(p FilterParams, id bchain.Hash) *FilterBuilder {
 // Add records descs (the scripts tx's inputs spend and its outputs pay).
 func (b *FilterBuilder) Add(tx *bchain.Tx, descs ...bchain.AddrDesc) {
 	for _, d := range descs {
-		if len(d) == 0 || (b.p.Scripts != FilterScriptsAll && !isTaproot(d)) {
+		if len(d) == 0 || (b.p.Scripts != FilterScriptsAll && !bip352.IsP2TR(d)) {
 			continue
 		}
 		if b.perTx == nil {
@@ -126,11 +127,6 @@ func (b *FilterBuilder) Filter() ([]byte, error) {
 		return nil, fmt.Errorf("golomb filter: %w", err)
 	}
 	return f.NBytes()
-}
-
-// isTaproot reports a P2TR output script: OP_1 PUSH32 <key>.
-func isTaproot(d bchain.AddrDesc) bool {
-	return len(d) == 34 && d[0] == 0x51 && d[1] == 0x20
 }
 
 // inscriptionEnvelope is the start of an ordinal inscription in a taproot

@@ -12,6 +12,7 @@ import (
 	"github.com/btcsuite/btcd/wire/v2"
 
 	"github.com/openexplorer/blockbook/bchain"
+	"github.com/openexplorer/blockbook/internal/bip352"
 )
 
 // The Construction API's offline part for Bitcoin-type coins with
@@ -248,7 +249,7 @@ func (s *Server) intentOps(tx *wire.MsgTx, b *txBlob) []Operation {
 func (it *intent) vsize() int64 {
 	n := int64(11)
 	for _, in := range it.inputs {
-		if isP2TR(in.script) {
+		if bip352.IsP2TR(in.script) {
 			n += 58
 		} else {
 			n += 68

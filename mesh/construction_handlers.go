@@ -14,6 +14,7 @@ import (
 
 	"github.com/openexplorer/blockbook/api"
 	"github.com/openexplorer/blockbook/bchain"
+	"github.com/openexplorer/blockbook/internal/bip352"
 )
 
 // defaultConfTarget is the fee estimate's confirmation target when the
@@ -265,7 +266,7 @@ func findSignature(sigs []Signature, hash []byte) *Signature {
 // P2WPKH script pays, and builds the input's witness: the DER signature
 // with SIGHASH_ALL, and the key. P2TR inputs are taprootWitness's.
 func witness(sig *Signature, hash, script []byte) (wire.TxWitness, error) {
-	if isP2TR(script) {
+	if bip352.IsP2TR(script) {
 		return taprootWitness(sig, hash, script)
 	}
 	if sig.SignatureType != "ecdsa" {

@@ -9,6 +9,8 @@ import (
 	"github.com/btcsuite/btcd/btcec/v2/schnorr"
 	"github.com/btcsuite/btcd/txscript/v2"
 	"github.com/btcsuite/btcd/wire/v2"
+
+	"github.com/openexplorer/blockbook/internal/bip352"
 )
 
 // Taproot key-path spends (BIP341/BIP86): the output key is the internal
@@ -23,12 +25,8 @@ const sigSchnorr = "schnorr_bip340"
 // curveBIP340 is the Mesh curve of x-only (32-byte) secp256k1 keys.
 const curveBIP340 = "secp256k1_bip340"
 
-func isP2TR(script []byte) bool {
-	return len(script) == 34 && script[0] == txscript.OP_1 && script[1] == txscript.OP_DATA_32
-}
-
 // spendable is a script the Construction API signs for.
-func spendable(script []byte) bool { return isP2WPKH(script) || isP2TR(script) }
+func spendable(script []byte) bool { return isP2WPKH(script) || bip352.IsP2TR(script) }
 
 // parseTaprootKey reads an internal key: secp256k1 compressed (33 bytes)
 // or secp256k1_bip340 x-only (32 bytes).
@@ -107,7 +105,7 @@ func sighashes(tx *wire.MsgTx, scripts [][]byte, amounts []int64) ([][]byte, []s
 	for i := range tx.TxIn {
 		var h []byte
 		var err error
-		if isP2TR(scripts[i]) {
+		if bip352.IsP2TR(scripts[i]) {
 			h, err = txscript.CalcTaprootSignatureHash(hashes, txscript.SigHashDefault, tx, i, fetcher)
 			types[i] = sigSchnorr
 		} else {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db/optional/runes/runestone"
+	"github.com/openexplorer/blockbook/internal/bip352"
 )
 
 type (
@@ -129,9 +130,6 @@ type Tx struct {
 	Outputs [][]byte
 }
 
-// isP2TR reports whether a script pays to a taproot output.
-func isP2TR(s []byte) bool { return len(s) == 34 && s[0] == 0x51 && s[1] == 0x20 }
-
 // commits reports whether an input reveals a tapscript pushing the name's
 // commitment while spending a taproot output at least
 // CommitConfirmations deep (the etching's block counted as the first).
@@ -147,7 +145,7 @@ func commits(tx *Tx, r runestone.Rune, height uint32) bool {
 			found = bytes.Equal(p, c)
 			return !found
 		})
-		if found && isP2TR(in.PrevScript) && !in.Coinbase && in.Prev.Height <= height &&
+		if found && bip352.IsP2TR(in.PrevScript) && !in.Coinbase && in.Prev.Height <= height &&
 			height-in.Prev.Height+1 >= runestone.CommitConfirmations {
 			return true
 		}
