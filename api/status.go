@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"fmt"
+	"math"
 	"sync"
 	"time"
 
@@ -133,6 +134,21 @@ func statusOf(ctx context.Context, d Store, p bchain.CoinParams, sync SyncStatus
 			ProtocolVersion: ci.ProtocolVersion, TimeOffset: ci.TimeOffset, Warnings: ci.Warnings, Consensus: ci.Consensus,
 			ConsensusVersion: ci.ConsensusVersion,
 		}
+		bb.SyncProgress = progressOf(st, ci.Blocks)
 	}
 	return &SystemInfo{Blockbook: bb, Backend: backend}, nil
+}
+
+// progressOf is the sync's progress toward the node's height, nil once the
+// index has it.
+func progressOf(st SyncState, nodeBlocks int) *SyncProgress {
+	if st.InSync || nodeBlocks <= int(st.BestHeight) {
+		return nil
+	}
+	p := &SyncProgress{BlocksLeft: nodeBlocks - int(st.BestHeight), BlocksPerSecond: math.Round(st.BlocksPerSecond*100) / 100}
+	if st.BlocksPerSecond > 0 {
+		eta := int64(math.Ceil(float64(p.BlocksLeft) / st.BlocksPerSecond))
+		p.EtaSeconds = &eta
+	}
+	return p
 }

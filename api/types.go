@@ -310,6 +310,19 @@ type BlockbookInfo struct {
 	// Replica is set on a replica (-replica): an API-only process reading
 	// the index a primary process writes. Not in Blockbook's answer.
 	Replica *ReplicaInfo `json:"replica,omitempty"`
+	// SyncProgress is set while the index is behind the node. Not in
+	// Blockbook's answer.
+	SyncProgress *SyncProgress `json:"syncProgress,omitempty"`
+}
+
+// SyncProgress is how far a sync has to go, and how fast it goes.
+type SyncProgress struct {
+	BlocksLeft int `json:"blocksLeft"`
+	// BlocksPerSecond is the connect rate over the last minute.
+	BlocksPerSecond float64 `json:"blocksPerSecond"`
+	// EtaSeconds is BlocksLeft at that rate; absent while nothing was
+	// connected in the last minute.
+	EtaSeconds *int64 `json:"etaSeconds,omitempty"`
 }
 
 // ReplicaInfo is how far a replica trails its primary.

@@ -11,6 +11,7 @@ package e2e
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"math/big"
 	"net/url"
@@ -64,6 +65,11 @@ func TestE2EExplorerCharts(t *testing.T) {
 					}
 				}
 			}
+		}
+	})
+	t.Run("utxo-bands", func(t *testing.T) {
+		for _, a := range addrs {
+			checkUtxoBands(t, base, fetchPage(t, base, "/address/"+a), a)
 		}
 	})
 	t.Run("qr", func(t *testing.T) {
@@ -413,4 +419,40 @@ func grepLines(s string, words ...string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// checkUtxoBands compares the page's UTXO value bands with the API's
+// UTXOs of the address, summed into decades of satoshis by the test.
+func checkUtxoBands(t *testing.T, base string, p *htmlPage, addr string) {
+	t.Helper()
+	var utxos []api.Utxo
+	getJSON(t, base+"/api/v2/utxo/"+addr, 200, &utxos)
+	want := map[string]string{}
+	counts, sums := map[uint64]int{}, map[uint64]uint64{}
+	for _, u := range utxos {
+		v := (*big.Int)(u.Value).Uint64()
+		from := uint64(0)
+		for edge := uint64(1000); edge <= 10_000_000_000 && v >= edge; edge *= 10 {
+			from = edge
+		}
+		counts[from]++
+		sums[from] += v
+	}
+	for from, n := range counts {
+		want[fmt.Sprint(from)] = fmt.Sprintf("%d %d", n, sums[from])
+	}
+	got := map[string]string{}
+	tbl := p.byID("utxo-bands")
+	if tbl == nil {
+		if len(utxos) > 0 {
+			t.Fatalf("%s: %d UTXOs but no band table (%s)", p.path, len(utxos), text(p.byID("utxo-note")))
+		}
+		return
+	}
+	for _, tr := range findAll(tbl, func(n *html.Node) bool { return isElem(n, "tr") && attr(n, "data-from") != "" }) {
+		got[attr(tr, "data-from")] = attr(tr, "data-count") + " " + attr(tr, "data-value")
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("%s: UTXO bands %v, the API's UTXOs give %v", p.path, got, want)
+	}
 }

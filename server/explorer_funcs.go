@@ -55,6 +55,7 @@ func (e *explorer) funcs() template.FuncMap {
 		"utc":          formatUTC,
 		"iso":          func(t int64) string { return time.Unix(t, 0).UTC().Format(time.RFC3339) },
 		"age":          func(t int64) string { return formatAge(time.Now(), t) },
+		"span":         func(sec any) string { return formatSpan(time.Duration(toInt64(sec)) * time.Second) },
 		"short":        shortHash,
 		"num":          func(v any) string { return groupDigits(toInt64(v)) },
 		"bytes":        func(v any) string { return formatBytes(toInt64(v)) },
@@ -174,11 +175,16 @@ func formatAge(now time.Time, t int64) string {
 	if d < 0 {
 		return "in the future"
 	}
+	return formatSpan(d) + " ago"
+}
+
+// formatSpan renders a duration in its largest whole unit: "3 hours".
+func formatSpan(d time.Duration) string {
 	unit := func(n int64, name string) string {
 		if n == 1 {
-			return "1 " + name + " ago"
+			return "1 " + name
 		}
-		return fmt.Sprintf("%d %ss ago", n, name)
+		return fmt.Sprintf("%d %ss", n, name)
 	}
 	switch {
 	case d < time.Minute:
@@ -252,6 +258,11 @@ func toInt64(v any) int64 {
 	case *uint64: // optional fields (gasUsed)
 		if n != nil {
 			return toInt64(*n)
+		}
+		return 0
+	case *int64: // optional fields (etaSeconds)
+		if n != nil {
+			return *n
 		}
 		return 0
 	}

@@ -150,6 +150,7 @@ type addressPage struct {
 	Addr    *api.Address
 	QR      *qrSVG
 	History *balanceChart
+	Utxos   *utxoBands
 	txSection
 }
 
@@ -164,6 +165,9 @@ func (e *explorer) address(r *http.Request) (*result, error) {
 	base := "/address/" + url.PathEscape(a.Address)
 	page := &addressPage{Addr: a, QR: newQR(a.Address), txSection: newTxSection(a, base, nil, filter)}
 	if page.History, err = e.chartOrNote(e.balanceHistory(r, a.Address, base, 0, a.Balance, a.Txs)); err != nil {
+		return nil, err
+	}
+	if page.Utxos, err = e.utxoSummary(r, a.Address, 0, a.Txs); err != nil {
 		return nil, err
 	}
 	return &result{tmpl: "address", title: "Address " + shortHash(a.Address), page: page,

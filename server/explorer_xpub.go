@@ -14,6 +14,7 @@ type xpubPage struct {
 	TokenTabs []filterTab
 	QR        *qrSVG
 	History   *balanceChart
+	Utxos     *utxoBands
 	txSection
 }
 
@@ -63,6 +64,9 @@ func (e *explorer) xpub(r *http.Request) (*result, error) {
 	keep.Set("tokens", tokens)
 	page.txSection = newTxSection(a, base, keep, filter)
 	if page.History, err = e.chartOrNote(e.balanceHistory(r, a.Address, base, api.ParseInt(q.Get("gap")), a.Balance, a.Txs)); err != nil {
+		return nil, err
+	}
+	if page.Utxos, err = e.utxoSummary(r, a.Address, api.ParseInt(q.Get("gap")), a.Txs); err != nil {
 		return nil, err
 	}
 	return &result{tmpl: "xpub", title: page.Heading + " " + shortHash(a.Address), page: page,

@@ -28,7 +28,7 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 		"TokenTransfer": api.TokenTransfer{}, "Token": api.Token{}, "ContractInfo": api.ContractInfo{}, "Erc4626Token": api.Erc4626Token{}, "Erc4626TokenMetadata": api.Erc4626TokenMetadata{}, "Address": api.Address{},
 		"Utxo": api.Utxo{}, "BalanceHistory": api.BalanceHistory{}, "FeeStats": api.FeeStats{}, "BlockFilters": api.BlockFilters{},
 		"BlockFilter": api.BlockFilterEntry{}, "FiatTicker": api.FiatTicker{}, "AvailableCurrencies": api.AvailableVsCurrencies{},
-		"ReplicaInfo": api.ReplicaInfo{}, "StakingPool": api.StakingPool{}, "ChainExtraData": api.ChainExtraData{},
+		"ReplicaInfo": api.ReplicaInfo{}, "SyncProgress": api.SyncProgress{}, "StakingPool": api.StakingPool{}, "ChainExtraData": api.ChainExtraData{},
 		"PushdataSearch": api.PushdataSearch{}, "PushdataMatch": api.PushdataMatch{},
 		"Rune": api.RuneInfo{}, "RuneTerms": api.RuneTerms{}, "RuneBalance": api.RuneBalance{},
 		"TweakPage": api.TweakPage{}, "TweakPageTx": api.TweakPageTx{}, "TweakPageOutput": api.TweakPageOutput{},

@@ -109,6 +109,7 @@ type Syncer struct {
 
 	mu        sync.Mutex
 	state     State
+	rate      syncRate // blocks connected per second, for State
 	listeners []func(BlockEvent)
 
 	// lastFetchStarved is how long the last parallel catch-up waited for
@@ -135,6 +136,8 @@ type State struct {
 	NodeHeight    uint32    // node tip height at the last check
 	LastBlockTime time.Time // when the last block was connected
 	Err           string    // why sync is stopped or failing, if it is
+	// BlocksPerSecond is the connect rate over the last minute (rate.go).
+	BlocksPerSecond float64
 }
 
 // New returns a worker; call Run (or Sync) to start it.
@@ -156,7 +159,9 @@ func New(node Node, index Index, cfg Config, log *slog.Logger, m *Metrics) *Sync
 func (s *Syncer) State() State {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.state
+	st := s.state
+	st.BlocksPerSecond = s.rate.perSecond(time.Now())
+	return st
 }
 
 // BlockEvent tells listeners how the index tip moved.
@@ -190,6 +195,7 @@ func (s *Syncer) tipChanged(ev BlockEvent) {
 	s.mu.Lock()
 	s.state.BestHeight, s.state.BestHash, s.state.HasTip = tip.Height, tip.Hash, hasTip
 	s.state.LastBlockTime = time.Now()
+	s.rate.add(s.state.LastBlockTime, tip.Height)
 	listeners, nodeHeight := s.listeners, s.state.NodeHeight
 	s.mu.Unlock()
 	s.m.bestHeight.Set(float64(tip.Height))
