@@ -26,7 +26,7 @@ func (b RelayBroadcast) SendRawTx(ctx context.Context, raw []byte) (bchain.Hash,
 }
 
 // RelayEth routes nonce queries of recent relay senders to the relay (see
-// Relay.Nonce); everything else is the node's.
+// Relay.Nonce) and reads cached private txs; everything else is the node's.
 type RelayEth struct {
 	bchain.EthereumChain
 	Relay *Relay
@@ -35,6 +35,15 @@ type RelayEth struct {
 // Nonce implements bchain.EthereumChain.
 func (e RelayEth) Nonce(ctx context.Context, addr bchain.AddrDesc, at bchain.EthBlockTag) (uint64, error) {
 	return e.Relay.Nonce(ctx, addr, at, func() (uint64, error) { return e.EthereumChain.Nonce(ctx, addr, at) })
+}
+
+// Tx implements bchain.EthereumChain: a tx the relay cache holds first (the
+// public node may not know it), as Blockbook reads it.
+func (e RelayEth) Tx(ctx context.Context, h bchain.Hash) (*bchain.EthTx, error) {
+	if tx, ok := e.Relay.CachedTx(h); ok {
+		return tx, nil
+	}
+	return e.EthereumChain.Tx(ctx, h)
 }
 
 // MempoolNode is what the pending-tx follower reads (ethmempool.Node).

@@ -44,30 +44,11 @@ func startRelayPair(t *testing.T) (pub, rel *gethdev.Node) {
 	return pub, rel
 }
 
-// importBlocks inserts into to the blocks from holds above to's head.
+// importBlocks hands to the blocks from sealed.
 func importBlocks(t *testing.T, from, to *gethdev.Node) {
 	t.Helper()
-	head, _ := to.Head()
-	top, _ := from.Head()
-	var blocks types.Blocks
-	for h := head + 1; h <= top; h++ {
-		blocks = append(blocks, from.Eth().BlockChain().GetBlockByNumber(h))
-	}
-	if _, err := to.Eth().BlockChain().InsertChain(blocks); err != nil {
-		t.Fatalf("importing blocks %d-%d: %v", head+1, top, err)
-	}
-	if got, _ := to.Head(); got != top {
-		t.Fatalf("head after import %d, want %d", got, top)
-	}
-	// Until the async tx indexer catches up, tx lookups answer "indexing".
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
-		p, err := to.Eth().BlockChain().TxIndexProgress()
-		if err == nil && p.Done() {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("tx index not done: %v", err)
-		}
+	if err := to.ImportBlocks(from); err != nil {
+		t.Fatal(err)
 	}
 }
 
