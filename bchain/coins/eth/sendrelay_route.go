@@ -3,6 +3,8 @@ package eth
 import (
 	"context"
 
+	"github.com/ethereum/go-ethereum/common/hexutil"
+
 	"github.com/openexplorer/blockbook/bchain"
 )
 
@@ -44,6 +46,18 @@ func (e RelayEth) Tx(ctx context.Context, h bchain.Hash) (*bchain.EthTx, error) 
 		return tx, nil
 	}
 	return e.EthereumChain.Tx(ctx, h)
+}
+
+// EstimateGas implements bchain.EthereumChain: the first provider's
+// estimate, the node's when it fails, as Blockbook asks.
+func (e RelayEth) EstimateGas(ctx context.Context, c bchain.EthCall) (uint64, error) {
+	if msg, err := callMsg(c); err == nil {
+		var gas hexutil.Uint64
+		if err := e.Relay.call(ctx, 0, &gas, "eth_estimateGas", msg); err == nil {
+			return uint64(gas), nil
+		}
+	}
+	return e.EthereumChain.EstimateGas(ctx, c)
 }
 
 // MempoolNode is what the pending-tx follower reads (ethmempool.Node).

@@ -103,6 +103,10 @@ func TestRelaySendsPrivately(t *testing.T) {
 	if v, err := accounts.Nonce(ctx, dev, bchain.EthPending); err != nil || v != 1 {
 		t.Fatalf("routed pending nonce %d %v, want 1 from the relay", v, err)
 	}
+	payee := bchain.AddrDesc(common.HexToAddress(to).Bytes())
+	if gas, err := accounts.EstimateGas(ctx, bchain.EthCall{From: dev, To: payee}); err != nil || gas != 21000 {
+		t.Fatalf("estimate from the relay: %d %v", gas, err)
+	}
 	if _, routed := relay.routesNonce(pub.Coinbase); routed {
 		t.Fatal("an address that sent nothing is routed to the relay")
 	}
@@ -163,6 +167,12 @@ func TestRelayErrorsAndFallback(t *testing.T) {
 	}
 	if _, err := n.Tx(ctx, h); err != nil {
 		t.Fatalf("direct send did not reach the node: %v", err)
+	}
+	// Gas estimates fall back to the node when the provider fails.
+	gone := RelayEth{EthereumChain: n, Relay: only.Relay}
+	payee := bchain.AddrDesc(common.HexToAddress(to).Bytes())
+	if gas, err := gone.EstimateGas(ctx, bchain.EthCall{From: bchain.AddrDesc(pub.DevAddr.Bytes()), To: payee}); err != nil || gas != 21000 {
+		t.Fatalf("estimate with the provider down: %d %v", gas, err)
 	}
 	fallback := RelayBroadcast{Next: n, Relay: NewRelay(RelayConfig{URLs: []string{secret}, RPCTimeout: 2 * time.Second, Log: discardLog()})}
 	h2, err := fallback.SendRawTx(ctx, signedPayment(t, pub, 1, 2e9))
