@@ -45,6 +45,9 @@ type envSettings struct {
 	// StakingPool is _STAKING_POOL_CONTRACT ("<pool name>/<contract>",
 	// Ethereum-type chains), with the variable's name.
 	StakingPool, StakingPoolVar string
+	// Relay is the private sending setup (_ALTERNATIVE_SENDTX_URLS,
+	// _ALTERNATIVE_SENDTX_ONLY, _ALTERNATIVE_FETCH_MEMPOOL_TX).
+	Relay relayEnv
 }
 
 // stakingPools are the staking pools to serve on a chain of type chain:
@@ -74,9 +77,6 @@ var unsupportedEnv = []struct {
 	global bool
 	why    string
 }{
-	{"ALTERNATIVE_SENDTX_URLS", false, "transactions are sent through the node only"},
-	{"ALTERNATIVE_SENDTX_ONLY", false, "transactions are sent through the node only"},
-	{"ALTERNATIVE_FETCH_MEMPOOL_TX", false, "transactions are sent through the node only"},
 	{"INFURA_API_KEY", true, "fees come from the node; no Infura fee provider"},
 }
 
@@ -120,6 +120,7 @@ func readEnv(lookup func(string) (string, bool), cfg *bchain.Config) (*envSettin
 	if name, v, ok := get("STAKING_POOL_CONTRACT"); ok {
 		e.StakingPoolVar, e.StakingPool = name, strings.TrimSpace(v)
 	}
+	e.Relay = readRelayEnv(get)
 	var err error
 	if e.RPCCall, err = readRPCCallAllowlist(get); err != nil {
 		return nil, err

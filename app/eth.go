@@ -36,6 +36,10 @@ func newAccountStack(ctx context.Context, e stackEnv, newSvc func(api.Store, *bc
 	}
 	// Token metadata is read once, when the index first meets a contract,
 	// in the sync worker's fetch step (EthIndex.PrepareBlock).
+	relay, err := newRelay(e)
+	if err != nil {
+		return nil, err
+	}
 	x := db.NewEthIndex(e.d, e.cfg.BlockAddressesToKeep, b.Eth.ContractInfo)
 	if e.cfg.AddressAliases {
 		x.SetAliases(eth.ENSName) // ENS names from the blocks' NameRegistered logs
@@ -50,7 +54,10 @@ func newAccountStack(ctx context.Context, e stackEnv, newSvc func(api.Store, *bc
 		_, err := x.RetryTraces(ctx, func(h uint32, hash bchain.Hash) (*bchain.Block, error) { return b.Chain.Block(ctx, hash, h) })
 		return err
 	}
-	mp := newEthMempool(e)
+	mp, err := newEthMempool(e, relay)
+	if err != nil {
+		return nil, err
+	}
 	s.configure = func(cfg *api.Config) {
 		cfg.AddressAliases = e.cfg.AddressAliases
 		if mp != nil {
@@ -60,20 +67,27 @@ func newAccountStack(ctx context.Context, e stackEnv, newSvc func(api.Store, *bc
 	if mp == nil {
 		return s, nil
 	}
-	if e.cfg.DisableMempoolSync && b.Broadcast != nil {
+	// A privately sent tx is read back into the mempool at once (the
+	// public node's announcements never carry it).
+	if (e.cfg.DisableMempoolSync || relay != nil && relay.FetchesMempool()) && b.Broadcast != nil {
 		b.Broadcast = resyncAfterSend{TxBroadcaster: b.Broadcast, mp: mp, log: e.log}
 	}
 	s.onBlock = func(ev syncer.BlockEvent) {
 		if ev.Connected != nil {
+			relayMined(relay, ev.Connected)
 			mp.OnBlock(ev.Connected)
 		}
 	}
 	s.runMempool = func(ctx context.Context, wg *sync.WaitGroup, ws *server.Websocket) {
 		mp.OnTx(func(tx *ethmempool.Tx) { ws.OnMempoolTx(svc.EthMempoolTxNotice(tx)) })
-		wg.Add(1)
+		wg.Add(2)
 		go func() {
 			defer wg.Done()
 			_ = mp.Run(ctx, b.TxNotifier)
+		}()
+		go func() {
+			defer wg.Done()
+			relayRun(ctx, relay)
 		}()
 	}
 	return s, nil
@@ -129,19 +143,37 @@ func (r resyncAfterSend) SendRawTx(ctx context.Context, raw []byte) (bchain.Hash
 
 // newEthMempool follows an Ethereum-type node's pending txs when the sync
 // worker runs (nil otherwise).
-func newEthMempool(e stackEnv) *ethmempool.Mempool {
+// The txs sent privately join the node's when the relay caches them.
+func newEthMempool(e stackEnv, relay *eth.Relay) (*ethmempool.Mempool, error) {
 	b := e.backend
 	if !(e.o.Sync || e.o.Replica.On) || b.Mempool == nil {
-		return nil
+		return nil, nil
 	}
-	node := struct {
+	expiry, err := e.cfg.MempoolTimeout(relay != nil)
+	if err != nil {
+		return nil, err
+	}
+	var node eth.MempoolNode = struct {
 		bchain.MempoolSource
 		bchain.EthereumChain
 	}{b.Mempool, b.Eth}
+	if relay != nil && relay.FetchesMempool() {
+		node = eth.RelayMempool{Next: node, Relay: relay}
+	}
 	return ethmempool.New(node, ethmempool.Config{
-		Resync: time.Duration(e.o.ResyncMempoolMs) * time.Millisecond, Expiry: time.Duration(e.cfg.MempoolTxTimeoutHours) * time.Hour,
+		Resync: time.Duration(e.o.ResyncMempoolMs) * time.Millisecond, Expiry: expiry,
 		Workers: e.cfg.MempoolWorkers, Log: e.log.With("subsystem", "mempool"),
-	})
+	}), nil
+}
+
+// relayMined drops the txs of a connected block from the relay's cache.
+func relayMined(relay *eth.Relay, blk *bchain.Block) {
+	if relay == nil || blk.Eth == nil {
+		return
+	}
+	for i := range blk.Eth.Txs {
+		relay.Remove(blk.Eth.Txs[i].Hash)
+	}
 }
 
 // checkEthTracing asks an Ethereum-type node whether it can trace blocks

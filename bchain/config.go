@@ -94,6 +94,11 @@ type Config struct {
 	ProcessInternalTransactions bool `json:"processInternalTransactions"`
 	// MempoolTxTimeoutHours drops pending txs never mined within this time.
 	MempoolTxTimeoutHours int `json:"mempoolTxTimeoutHours"`
+	// MempoolTxTimeout and AlternativeMempoolTxTimeout (Go durations) are
+	// Blockbook's pending-tx retention and alternative-provider cache
+	// retention; see MempoolTimeout and AlternativeMempoolTimeout.
+	MempoolTxTimeout            string `json:"mempoolTxTimeout,omitempty"`
+	AlternativeMempoolTxTimeout string `json:"alternativeMempoolTxTimeout,omitempty"`
 	// QueryBackendOnMempoolResync asks the node for each pending tx on
 	// resync instead of trusting the subscription alone.
 	QueryBackendOnMempoolResync bool `json:"queryBackendOnMempoolResync"`

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/openexplorer/blockbook/api"
+	"github.com/openexplorer/blockbook/bchain"
 )
 
 // wsMethods maps every websocket method to its handler. Parameter names and
@@ -311,9 +312,16 @@ func wsRPCCall(ctx context.Context, c *wsConn, req *wsRequest) (any, error) {
 func wsSendTransaction(ctx context.Context, c *wsConn, req *wsRequest) (any, error) {
 	var p struct {
 		Hex string `json:"hex"`
+		// Blockbook's field (its types spell it disableAlternativeRpc;
+		// the match is case-insensitive): send through the node, not the
+		// alternative (private) providers.
+		DisableAlternativeRPC bool `json:"disableAlternativeRpc"`
 	}
 	if err := decodeParams(req.Params, &p); err != nil {
 		return nil, err
+	}
+	if p.DisableAlternativeRPC {
+		ctx = bchain.WithDirectSend(ctx)
 	}
 	return c.s.svc.SendTx(ctx, p.Hex)
 }

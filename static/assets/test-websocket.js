@@ -15,7 +15,7 @@
     getBalanceHistory: { descriptor: '', groupBy: 3600 },
     estimateFee: { blocks: [2, 5, 10] },
     longTermFeeRate: {},
-    sendTransaction: { hex: '' },
+    sendTransaction: { hex: '', disableAlternativeRpc: false },
     getCurrentFiatRates: { currencies: ['usd'] },
     getFiatRatesForTimestamps: { timestamps: [Math.floor(Date.now() / 1000)], currencies: ['usd'] },
     getFiatRatesTickersList: { timestamp: Math.floor(Date.now() / 1000) },
