@@ -47,7 +47,7 @@ func ethLoad(base, internal string, paths []string, clients int, d time.Duration
 	var n atomic.Int64
 	for range clients {
 		wg.Go(func() {
-			for time.Now().Before(stop) {
+			for first := true; first || time.Now().Before(stop); first = false {
 				code, body, _ := getBody(base + paths[int(n.Add(1))%len(paths)])
 				mu.Lock()
 				rest[code]++
@@ -89,16 +89,15 @@ func checkEthLoadKeepsHealth(t *testing.T, base, internal string, proxy *stallPr
 	if rest[http.StatusServiceUnavailable] > 0 || health[http.StatusOK] == 0 || len(health) != 1 {
 		t.Errorf("a healthy geth under client load: REST %v, /health %v: %q", rest, health, bodies)
 	}
-	// Each client answered at least once (a loaded machine with -race
-	// serves 60 in 4 s, an idle one thousands), each answer a node call
-	// or two.
+	// Every client was answered at least once (a machine at load 28 with
+	// -race answered 48 to 60 in 4 s), each answer a node call or two.
 	if rest[http.StatusOK] < clients || calls < clients {
 		t.Errorf("the load was not heavy: %d answers, %d node calls", rest[http.StatusOK], calls)
 	}
 }
 
-// frozenInFlight sends node-bound requests right after the node froze,
-// before the probe can know, and returns their statuses, bodies and times.
+// inFlightAnswer is the status, body and time of a request sent right
+// after the node froze, before the probe could know (sendInFlight).
 type inFlightAnswer struct {
 	path string
 	code int

@@ -27,6 +27,7 @@ type stallProxy struct {
 	thawed    chan struct{} // nil while the node answers
 	next      http.Handler
 	forwarded atomic.Int64 // requests that reached the node
+	held      atomic.Int64 // requests that came while frozen
 }
 
 func (p *stallProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -34,6 +35,7 @@ func (p *stallProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ch := p.thawed
 	p.mu.Unlock()
 	if ch != nil {
+		p.held.Add(1)
 		select {
 		case <-ch:
 		case <-r.Context().Done():
@@ -127,7 +129,7 @@ func TestEthNodeFrozen(t *testing.T) {
 	down := time.Since(start)
 	t.Logf("/health unhealthy %v after the freeze", down.Round(time.Millisecond))
 	for range 2 * len(nodeBound) {
-		a := <-inFlight
+		a := <-inFlight // each made one node call or more, held (below)
 		// Ended by the probe's verdict (3 s of slack for a loaded
 		// machine), at the latest by rpc_timeout.
 		if a.code != http.StatusServiceUnavailable || a.took > min(down+3*time.Second, rpcTimeout+2*time.Second) {
@@ -137,6 +139,11 @@ func TestEthNodeFrozen(t *testing.T) {
 			t.Errorf("GET %s names the node (%s): %s", a.path, h, a.body)
 		}
 	}
+	// The probe's calls and the in-flight ones were held by the frozen node.
+	if held := proxy.held.Load(); held < int64(2*len(nodeBound))+1 {
+		t.Errorf("%d calls reached the frozen node, want the %d in flight and the probe's", held, 2*len(nodeBound))
+	}
+	heldBefore := proxy.held.Load()
 	for _, path := range append([]string{"/api/v2/estimatefee/1"}, nodeBound...) {
 		code, body, took := timedRequest(t, "GET", inst.base+path, "")
 		if code != http.StatusServiceUnavailable || took > 3*time.Second {
@@ -153,6 +160,7 @@ func TestEthNodeFrozen(t *testing.T) {
 		}
 	}
 
+	t.Logf("%d calls reached the frozen node while it was known down (the probe's only)", proxy.held.Load()-heldBefore)
 	proxy.thaw()
 	start = time.Now()
 	waitHealth(t, inst.internal, 200, 15*time.Second)
