@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -14,15 +13,11 @@ import (
 // getBody is one GET with a client that outwaits rpc_timeout; a transport
 // error is status 0. Safe in goroutines (no t).
 func getBody(url string) (int, string, time.Duration) {
-	c := &http.Client{Timeout: 60 * time.Second}
-	start := time.Now()
-	resp, err := c.Get(url)
+	code, body, took, err := requestWithin("GET", url, "", 60*time.Second)
 	if err != nil {
-		return 0, err.Error(), time.Since(start)
+		return 0, err.Error(), took
 	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b), time.Since(start)
+	return code, body, took
 }
 
 // nodeURLIn reports which of the node's addresses (host:port of each URL)
