@@ -59,12 +59,24 @@ func putOrDelete(del bool) rowOp {
 	return opPut
 }
 
-const arenaChunk = 1 << 20
+// The arena's chunks double from firstArenaChunk to arenaChunk, so that a
+// column family with a few rows holds a few KiB, not 1 MiB: a round counts
+// its chunks against RoundBytes, and with whole 1 MiB chunks the twenty-odd
+// families one block touches filled a small budget's round (64 MB: 14 MiB
+// a round) at every block, one round per block.
+const (
+	firstArenaChunk = 16 << 10
+	arenaChunk      = 1 << 20
+)
 
 func (c *cfRows) add(key, value []byte, op rowOp) int {
 	need := len(key) + len(value)
 	if n := len(c.chunks); n == 0 || len(c.chunks[n-1])+need > cap(c.chunks[n-1]) {
-		c.chunks = append(c.chunks, make([]byte, 0, max(arenaChunk, need)))
+		size := firstArenaChunk
+		if n > 0 {
+			size = min(arenaChunk, 2*cap(c.chunks[n-1]))
+		}
+		c.chunks = append(c.chunks, make([]byte, 0, max(size, need)))
 	}
 	ci := len(c.chunks) - 1
 	chunk := c.chunks[ci]
@@ -98,7 +110,11 @@ func (c *cfRows) bytes() int64 {
 	for _, r := range c.refs {
 		refs += cap(r)
 	}
-	return int64(len(c.chunks))*arenaChunk + int64(refs)*int64(unsafe.Sizeof(rowRef{}))
+	arena := 0
+	for _, ch := range c.chunks {
+		arena += cap(ch)
+	}
+	return int64(arena) + int64(refs)*int64(unsafe.Sizeof(rowRef{}))
 }
 
 // sorted returns the live rows in key order; of equal keys the last added

@@ -20,12 +20,12 @@ import (
 )
 
 // listenersStack is the demo stack with every front on (public, Esplora,
-// Electrum TCP), the default per-client limits, and the listener kit's
-// timeouts and caps scaled down so that the probes of issue 47 finish in
-// seconds.
+// Electrum TCP and websocket), the default per-client limits, and the
+// listener kit's timeouts and caps scaled down so that the probes of issue
+// 47 finish in seconds.
 type listenersStack struct {
 	*demoStack
-	esplora, electrum string
+	esplora, electrum, electrumWS string
 }
 
 const (
@@ -36,23 +36,26 @@ const (
 	testMaxQueued    = 16 << 20
 	testElectrumMax  = 32 // Electrum connections
 	testSubsBytes    = 64 << 10
+	testCallsPerMin  = 60 // Electrum's rate limit: one call a second
+	testCallBurst    = 10
 )
 
 func startListenersStack(t *testing.T) *listenersStack {
 	t.Helper()
-	addrs := make(chan [2]string, 2)
+	addrs := make(chan [2]string, 3)
 	limits := withDefaultLimits(t)
 	t.Setenv("BB_ADMIN_USER", "admin")
 	t.Setenv("BB_ADMIN_PASSWORD", "secret")
 	st := startDemoStackWith(t, nil, func(o *app.Options) {
 		limits(o)
-		o.Esplora.Addr, o.Electrum.TCP = "127.0.0.1:0", "127.0.0.1:0"
+		o.Esplora.Addr, o.Electrum.TCP, o.Electrum.WS = "127.0.0.1:0", "127.0.0.1:0", "127.0.0.1:0"
+		o.Electrum.CallsPerMinute, o.Electrum.CallBurst = testCallsPerMin, testCallBurst
 		o.Electrum.MaxAnswerBytes, o.Electrum.MaxQueuedBytes = testMaxAnswer, testMaxQueued
 		o.Electrum.MaxConns, o.Electrum.MaxSubsBytesPerIP = testElectrumMax, testSubsBytes
 		o.Listen.ReadTimeout, o.Listen.WriteTimeout, o.Listen.MaxConns = testReadTimeout, testWriteTimeout, testMaxConns
 		next := o.OnListen
 		o.OnListen = func(name, a string) {
-			if name == "esplora" || name == "electrum" {
+			if name == "esplora" || strings.HasPrefix(name, "electrum") {
 				addrs <- [2]string{name, a}
 				return
 			}
@@ -60,12 +63,15 @@ func startListenersStack(t *testing.T) *listenersStack {
 		}
 	})
 	ls := &listenersStack{demoStack: st}
-	for range 2 {
+	for range 3 {
 		select {
 		case a := <-addrs:
-			if a[0] == "esplora" {
+			switch a[0] {
+			case "esplora":
 				ls.esplora = "http://" + a[1]
-			} else {
+			case "electrumws":
+				ls.electrumWS = a[1]
+			default:
 				ls.electrum = a[1]
 			}
 		case <-time.After(waitFor):
@@ -137,6 +143,7 @@ func TestE2EListeners(t *testing.T) {
 	t.Run("ElectrumConnCap", func(t *testing.T) { checkElectrumConnCap(t, ls) })
 	t.Run("ElectrumBatchBytes", func(t *testing.T) { checkElectrumBatchBytes(t, ls) })
 	t.Run("ElectrumSubsBytes", func(t *testing.T) { checkElectrumSubsBytes(t, ls) })
+	t.Run("ElectrumRateLimit", func(t *testing.T) { checkElectrumRateLimit(t, ls) })
 	t.Run("ElectrumNonReaders", func(t *testing.T) { checkElectrumNonReaders(t, ls) })
 	t.Run("EsploraNonReaders", func(t *testing.T) { checkEsploraNonReader(t, ls) })
 	t.Run("EsploraSlowBodies", func(t *testing.T) { checkEsploraSlowBodies(t, ls) })

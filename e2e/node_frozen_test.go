@@ -156,27 +156,37 @@ func waitHealth(t *testing.T, internal string, want int, within time.Duration) {
 // a transport error (e.g. the client's timeout) is status 0.
 func timedRequest(t *testing.T, method, url, body string) (int, string, time.Duration) {
 	t.Helper()
+	code, b, took, err := requestWithin(method, url, body, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return code, b, took
+}
+
+// requestWithin is timedRequest with the client's timeout, for goroutines:
+// an error only for a request that cannot be made.
+func requestWithin(method, url, body string, timeout time.Duration) (int, string, time.Duration, error) {
 	var rd io.Reader
 	if body != "" {
 		rd = strings.NewReader(body)
 	}
 	req, err := http.NewRequest(method, url, rd)
 	if err != nil {
-		t.Fatal(err)
+		return 0, "", 0, err
 	}
-	c := &http.Client{Timeout: 10 * time.Second}
+	c := &http.Client{Timeout: timeout}
 	start := time.Now()
 	resp, err := c.Do(req)
 	if err != nil {
-		return 0, err.Error(), time.Since(start)
+		return 0, err.Error(), time.Since(start), nil
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return resp.StatusCode, err.Error(), time.Since(start)
+		return resp.StatusCode, err.Error(), time.Since(start), nil
 	}
 	if !json.Valid(b) {
-		return resp.StatusCode, "not JSON: " + string(b), time.Since(start)
+		return resp.StatusCode, "not JSON: " + string(b), time.Since(start), nil
 	}
-	return resp.StatusCode, string(b), time.Since(start)
+	return resp.StatusCode, string(b), time.Since(start), nil
 }

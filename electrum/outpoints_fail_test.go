@@ -150,7 +150,7 @@ func TestCallsPerClientWait(t *testing.T) {
 	s := serveWrapped(t, apitest.Shared(t, apitest.Options{Mempool: true}), Config{MaxCallsPerIP: limit},
 		func(sq api.ScriptQueries) api.ScriptQueries { slow.ScriptQueries = sq; return slow })
 	slow.q = s.svc
-	s.srv.hooks.limitLocal = true // the test's clients are loopback peers
+	s.srv.hooks.limitLocal.Store(true) // the test's clients are loopback peers
 	op := unspentOutputs(t, s.f, 1)[0]
 	clients := make([]*client, conns)
 	for i := range clients {

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/openexplorer/blockbook/api"
@@ -221,7 +222,7 @@ type Server struct {
 // testHooks let tests observe internals without timing.
 type testHooks struct {
 	afterRecheck func()
-	limitLocal   bool // MaxCallsPerIP applies to local peers too
+	limitLocal   atomic.Bool // the per-address caps and budgets apply to local peers too
 }
 
 // New builds the server over a Bitcoin-type service and its script
@@ -304,7 +305,7 @@ func remoteIP(a net.Addr) string {
 	return host
 }
 
-// admit counts a new connection from ip against the limits.
+// admit counts a new connection from ip (a countedKey) against the limits.
 func (s *Server) admit(ip string) *rpcError {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -325,13 +326,25 @@ func (s *Server) admit(ip string) *rpcError {
 // startSession runs a session on a new connection in its own goroutine,
 // or refuses it with the limit's error.
 func (s *Server) startSession(c frameConn, ip string) {
-	if e := s.admit(ip); e != nil {
+	key := s.countedKey(ip)
+	if e := s.admit(key); e != nil {
 		_ = c.SetWriteDeadline(time.Now().Add(5 * time.Second))
 		_ = c.WriteFrame(errorFrame(nil, e)) // a refusal: best effort
 		_ = c.Close()
 		return
 	}
-	go s.runAdmitted(c, ip)
+	go s.runAdmitted(c, ip, key)
+}
+
+// countedKey is the client key ip counts against in the per-address caps
+// and budgets: "" for a loopback or private peer (a local proxy, such as a
+// TLS terminator, or the operator's own tools), exempt as on every
+// listener, since behind a local proxy every wallet would share one count.
+func (s *Server) countedKey(ip string) string {
+	if localKey(ip) && !s.hooks.limitLocal.Load() {
+		return ""
+	}
+	return ip
 }
 
 // release gives back an admitted connection's place.
@@ -346,14 +359,15 @@ func (s *Server) release(ip string) {
 	}
 }
 
-// runAdmitted runs the session of an admitted connection until it ends.
-func (s *Server) runAdmitted(c frameConn, ip string) {
+// runAdmitted runs the session of an admitted connection until it ends;
+// key is what admit counted.
+func (s *Server) runAdmitted(c frameConn, ip, key string) {
 	ss := newSession(s, c, ip)
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
 		_ = c.Close()
-		s.release(ip)
+		s.release(key)
 		return
 	}
 	s.sessions[ss] = struct{}{}
@@ -366,7 +380,7 @@ func (s *Server) runAdmitted(c frameConn, ip string) {
 	s.mu.Lock()
 	delete(s.sessions, ss)
 	s.mu.Unlock()
-	s.release(ip)
+	s.release(key)
 }
 
 // QueuedBytes is the bytes of answers and notifications queued to all

@@ -332,10 +332,7 @@ func (ss *session) call(raw json.RawMessage) []byte {
 	}
 	ctx, cancel := context.WithTimeout(ss.s.ctx, callTimeout)
 	defer cancel()
-	ip := ss.ip
-	if localKey(ip) && !ss.s.hooks.limitLocal {
-		ip = ""
-	}
+	ip := ss.s.countedKey(ss.ip)
 	if ss.s.rate != nil && ip != "" {
 		if msg, retry := ss.s.rate.Spend(ip); msg != "" {
 			if req.isNotification() {

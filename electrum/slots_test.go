@@ -97,8 +97,8 @@ func TestSlotsDeadline(t *testing.T) {
 // (there was no rate limit at all).
 func TestCallRateLimit(t *testing.T) {
 	s := newServed(t, Config{CallsPerMinute: 60, CallBurst: 5})
-	c := s.negotiated(t, "1.4")   // server.version: exempt, a loopback peer
-	s.srv.hooks.limitLocal = true // from here this client is limited
+	c := s.negotiated(t, "1.4")        // server.version: exempt, a loopback peer
+	s.srv.hooks.limitLocal.Store(true) // from here this client is limited
 	batch := make([]string, 8)
 	for i := range batch {
 		batch[i] = fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"server.ping","params":[]}`, 10+i)
@@ -122,7 +122,7 @@ func TestCallRateLimit(t *testing.T) {
 	if served != 5 || limited != 3 {
 		t.Errorf("a batch of 8 past a burst of 5: %d served, %d limited", served, limited)
 	}
-	s.srv.hooks.limitLocal = false
+	s.srv.hooks.limitLocal.Store(false)
 	if a := c.call("server.ping"); a.Error != nil {
 		t.Errorf("a loopback peer, exempt: %+v", a.Error)
 	}

@@ -261,10 +261,7 @@ func (h *spHub) add(sub *spSub) *rpcError {
 // ipKey is the client address a subscription counts against ("" for a
 // local peer, which is exempt).
 func (h *spHub) ipKey(ss *session) string {
-	if localKey(ss.ip) && !h.s.hooks.limitLocal {
-		return ""
-	}
-	return ss.ip
+	return h.s.countedKey(ss.ip)
 }
 
 // count adds d subscriptions of ss to the totals; call with mu held.

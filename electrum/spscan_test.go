@@ -302,7 +302,7 @@ func TestSilentPaymentsPerAddressCap(t *testing.T) {
 	chain.set(0, block("h0"), block("h1", w.tx(true)))
 	s := serveWrapped(t, apitest.Shared(t, apitest.Options{Mempool: true}), Config{SPMaxSubsPerIP: 1, SPWorkers: 1},
 		func(q api.ScriptQueries) api.ScriptQueries { chain.ScriptQueries = q; return chain })
-	s.srv.hooks.limitLocal = true // the test's clients are loopback peers
+	s.srv.hooks.limitLocal.Store(true) // the test's clients are loopback peers
 	spend := hex.EncodeToString(w.spend)
 	c1, c2 := dial(t, s.addr), dial(t, s.addr)
 	ok[string](t, c1, methodSP, hex.EncodeToString(scan), spend, 0)

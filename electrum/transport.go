@@ -115,17 +115,18 @@ func (s *Server) WebsocketHandler() http.Handler {
 				ip = ""
 			}
 		}
-		if e := s.admit(ip); e != nil {
+		key := s.countedKey(ip)
+		if e := s.admit(key); e != nil {
 			http.Error(w, e.Message, http.StatusServiceUnavailable)
 			return
 		}
 		c, err := up.Upgrade(w, r, nil)
 		if err != nil {
-			s.release(ip) // Upgrade has answered the client
+			s.release(key) // Upgrade has answered the client
 			return
 		}
 		c.SetReadLimit(int64(s.cfg.MaxRequestBytes))
-		s.runAdmitted(wsConn{c}, ip)
+		s.runAdmitted(wsConn{c}, ip, key)
 	})
 }
 

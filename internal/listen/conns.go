@@ -4,7 +4,17 @@ import (
 	"net"
 	"sync"
 	"sync/atomic"
+	"time"
 )
+
+// MaxRefusing bounds the refusals written at once: a refusal is written
+// off the Accept loop (a peer that does not read must not stall it), and
+// past this many in progress an excess connection is closed without one,
+// so that a flood of connections is not a flood of goroutines.
+const MaxRefusing = 64
+
+// refuseTimeout bounds the time one refusal may take to be written.
+const refuseTimeout = 5 * time.Second
 
 // Caps bound a listener's open connections: in total and from one client
 // (the TCP peer; IPv6 per /64). 0 is unlimited. At the TCP level only the
@@ -24,14 +34,15 @@ type Caps struct {
 // (Refuse) and closed at once, never queued.
 type CappedListener struct {
 	net.Listener
-	caps  Caps
-	open  atomic.Int64
-	perIP *IPLimiter
+	caps     Caps
+	open     atomic.Int64
+	perIP    *IPLimiter
+	refusing chan struct{} // a place per refusal being written
 }
 
 // Cap wraps ln with the caps.
 func Cap(ln net.Listener, caps Caps) *CappedListener {
-	return &CappedListener{Listener: ln, caps: caps, perIP: NewIPLimiter(caps.MaxConnsPerClient)}
+	return &CappedListener{Listener: ln, caps: caps, perIP: NewIPLimiter(caps.MaxConnsPerClient), refusing: make(chan struct{}, MaxRefusing)}
 }
 
 // Open is the number of connections open now.
@@ -71,9 +82,18 @@ func (l *CappedListener) refuse(c net.Conn, perClient bool) {
 		_ = c.Close()
 		return
 	}
+	select {
+	case l.refusing <- struct{}{}:
+	default:
+		_ = c.Close() // MaxRefusing already in progress
+		return
+	}
 	// The refusal must not hold Accept: a client that does not read
-	// would stall every other one.
+	// would stall every other one. The deadline bounds its goroutine
+	// (Refuse may set a shorter one).
+	_ = c.SetWriteDeadline(time.Now().Add(refuseTimeout))
 	go func() {
+		defer func() { <-l.refusing }()
 		l.caps.Refuse(c, perClient)
 		_ = c.Close()
 	}()
