@@ -9,15 +9,24 @@ package e2e
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/openexplorer/blockbook/api"
+	"github.com/openexplorer/blockbook/tools/gethdev"
 )
 
 const (
@@ -204,5 +213,120 @@ func (e *ethE2E) checkContractAdminAfterReorg(t *testing.T, target common.Addres
 	}
 	if code := e.admin(t, "POST", "/admin/internal-data-errors", "", &errs); code != 200 || errs.Count != 0 || errs.Errors == nil {
 		t.Errorf("internal data errors of a fully traced chain: %d %+v", code, errs)
+	}
+}
+
+// A block whose trace failed is listed by /admin/internal-data-errors;
+// once the node traces again, POST has the sync worker amend it, and the
+// list empties. The node is reached through a proxy that refuses
+// debug_traceBlockByHash while told to (the start-up probe passes).
+func TestEthAdminRefetchTraces(t *testing.T) {
+	t.Setenv("BB_ADMIN_USER", ethAdminUser)
+	t.Setenv("BB_ADMIN_PASSWORD", ethAdminPassword)
+	dev := startDevNode(t, gethdev.Options{})
+	var refuse atomic.Bool
+	target, err := url.Parse(dev.HTTPURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp := httputil.NewSingleHostReverseProxy(target)
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var call struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if refuse.Load() && json.Unmarshal(body, &call) == nil && call.Method == "debug_traceBlockByHash" {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32000,"message":"tracer busy (test)"}}`, call.ID)
+			return
+		}
+		if refuse.Load() && bytes.HasPrefix(bytes.TrimSpace(body), []byte("[")) {
+			refuseTraces(t, w, dev.HTTPURL, body)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.ContentLength = int64(len(body))
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(proxy.Close)
+	raw, _ := json.Marshal(map[string]any{
+		"coin_name": "Ethereum Regtest", "coin_shortcut": "rETH", "rpc_url": proxy.URL, "rpc_url_ws": dev.WSURL,
+		"rpc_timeout": 20, "block_addresses_to_keep": 100, "processInternalTransactions": true,
+	})
+	cfg := filepath.Join(t.TempDir(), "eth.json")
+	if err := os.WriteFile(cfg, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := &ethE2E{dev: dev, inst: startInProcess(t, cfg, t.TempDir(), nil), cfgPath: cfg}
+	e.waitHead(t)
+	refuse.Store(true)
+	sendDevTransfer(t, dev, e.inst.base, common.HexToAddress("0x00000000000000000000000000000000000a11ce"), 1000)
+	if _, err := dev.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	e.waitHead(t)
+	h, hash := dev.Head()
+	type errList struct {
+		Count      int
+		Refetching bool
+		Errors     []api.InternalDataError `json:"internalDataErrors"`
+	}
+	var list errList
+	if code := e.admin(t, "GET", "/admin/internal-data-errors", "", &list); code != 200 || list.Count != 1 ||
+		list.Errors[0].Height != uint32(h) || list.Errors[0].Hash != hash.Hex() || !strings.Contains(list.Errors[0].ErrorMessage, "tracer busy") {
+		t.Fatalf("with the trace refused: %d %+v", code, list)
+	}
+	refuse.Store(false)
+	if code := e.admin(t, "POST", "/admin/internal-data-errors", "", &list); code != 200 || list.Count != 1 {
+		t.Fatalf("refetch: %d %+v", code, list)
+	}
+	deadline := time.Now().Add(waitFor)
+	for list.Count != 0 || list.Refetching {
+		if time.Now().After(deadline) {
+			t.Fatalf("the block was not traced again: %+v\n%s", list, tail(e.inst.logs.String(), 30))
+		}
+		time.Sleep(50 * time.Millisecond)
+		e.admin(t, "GET", "/admin/internal-data-errors", "", &list)
+	}
+}
+
+// refuseTraces forwards a JSON-RPC batch to the node and answers its trace
+// calls with an error instead of the node's answers.
+func refuseTraces(t *testing.T, w http.ResponseWriter, node string, body []byte) {
+	var calls []struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if err := json.Unmarshal(body, &calls); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	resp, err := http.Post(node, "application/json", bytes.NewReader(body))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	defer resp.Body.Close()
+	var answers []map[string]json.RawMessage
+	if err := json.NewDecoder(resp.Body).Decode(&answers); err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	traced := map[string]bool{}
+	for _, c := range calls {
+		if c.Method == "debug_traceBlockByHash" {
+			traced[string(c.ID)] = true
+		}
+	}
+	for _, a := range answers {
+		if traced[string(a["id"])] {
+			delete(a, "result")
+			a["error"] = json.RawMessage(`{"code":-32000,"message":"tracer busy (test)"}`)
+		}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if err := json.NewEncoder(w).Encode(answers); err != nil {
+		t.Log(err)
 	}
 }
