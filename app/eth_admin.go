@@ -12,9 +12,9 @@ import (
 // the sync worker, whose pass ends with the retry of failed traces
 // (chainStack.afterSync), so the amend never races a block write.
 type traceRetrier struct {
-	mu      sync.Mutex
-	pending bool
-	wake    func() // the sync worker's Wake (nil: no worker, e.g. a replica)
+	mu          sync.Mutex
+	asked, done uint64 // requests made, and those a finished retry covered
+	wake        func() // the sync worker's Wake (nil: no worker, e.g. a replica)
 }
 
 var _ server.TraceRetrier = (*traceRetrier)(nil)
@@ -22,7 +22,9 @@ var _ server.TraceRetrier = (*traceRetrier)(nil)
 func (t *traceRetrier) Request() {
 	t.mu.Lock()
 	wake := t.wake
-	t.pending = wake != nil
+	if wake != nil {
+		t.asked++
+	}
 	t.mu.Unlock()
 	if wake != nil {
 		wake()
@@ -32,7 +34,7 @@ func (t *traceRetrier) Request() {
 func (t *traceRetrier) Pending() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.pending
+	return t.asked > t.done
 }
 
 func (t *traceRetrier) setWake(wake func()) {
@@ -41,17 +43,16 @@ func (t *traceRetrier) setWake(wake func()) {
 	t.mu.Unlock()
 }
 
-// retry runs the retry and clears a request made before it started.
+// retry runs the retry; it covers the requests made before it started
+// (a later one waits for the next).
 func (t *traceRetrier) retry(ctx context.Context, run func(context.Context) error) error {
 	t.mu.Lock()
-	asked := t.pending
+	asked := t.asked
 	t.mu.Unlock()
 	err := run(ctx)
-	if asked {
-		t.mu.Lock()
-		t.pending = false
-		t.mu.Unlock()
-	}
+	t.mu.Lock()
+	t.done = max(t.done, asked)
+	t.mu.Unlock()
 	return err
 }
 
