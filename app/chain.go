@@ -26,6 +26,8 @@ type chainStack struct {
 	blockFilters db.FilterParams
 	// afterSync runs on the sync worker after each pass (nil: nothing).
 	afterSync func(ctx context.Context) error
+	// traces retries failed traces on request (/admin; nil: none).
+	traces *traceRetrier
 	// configure adds the chain type's parts to the query configuration
 	// (its mempool, filter parameters).
 	configure func(cfg *api.Config)

@@ -50,9 +50,12 @@ func newAccountStack(ctx context.Context, e stackEnv, newSvc func(api.Store, *bc
 		return svc
 	}}
 	// Blocks whose trace failed are traced again once the tip is reached.
+	s.traces = &traceRetrier{}
 	s.afterSync = func(ctx context.Context) error {
-		_, err := x.RetryTraces(ctx, func(h uint32, hash bchain.Hash) (*bchain.Block, error) { return b.Chain.Block(ctx, hash, h) })
-		return err
+		return s.traces.retry(ctx, func(ctx context.Context) error {
+			_, err := x.RetryTraces(ctx, func(h uint32, hash bchain.Hash) (*bchain.Block, error) { return b.Chain.Block(ctx, hash, h) })
+			return err
+		})
 	}
 	mp, err := newEthMempool(e, relay)
 	if err != nil {

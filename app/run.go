@@ -97,6 +97,9 @@ func Run(ctx context.Context, o *Options, log *slog.Logger) error {
 		return err
 	}
 	worker := newWorker(env, stack, mem)
+	if stack.traces != nil {
+		stack.traces.setWake(worker.Wake)
+	}
 	if o.Rollback >= 0 {
 		return worker.Rollback(ctx, uint32(o.Rollback))
 	}
@@ -251,7 +254,7 @@ func serve(ctx context.Context, e stackEnv, stack *chainStack, worker tipSource,
 	if addr, prefix := binding(o.Internal, "127.0.0.1", e.backend.Params.InternalPort); addr != "" {
 		internal := server.NewInternal(addr, e.reg, worker.status, live, worker.maxLag, log)
 		internal.Admin(server.AdminConfig{User: e.env.AdminUser, Password: e.env.AdminPassword, Settings: settings, Over: over, Websocket: ws,
-			Checkpoint: checkpointer(e.d)})
+			Checkpoint: checkpointer(e.d), Contracts: contractAdmin(e, svc), Traces: traceRetrierOf(stack), Log: log})
 		internal.Wrap(func(h http.Handler) http.Handler { return withPrefix(prefix, false, h) })
 		if err := srvs.start("internal", addr, internal); err != nil {
 			return err

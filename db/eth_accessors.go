@@ -16,9 +16,23 @@ func ReadAddrContracts(r Reader, addr bchain.AddrDesc) (*AddrContracts, error) {
 	return unpackAddrContracts(v)
 }
 
-// ReadContractInfo returns what the index knows of a contract (nil:
-// nothing).
+// ReadContractInfo returns what the index knows of a contract, with an
+// operator's fix of its metadata laid over it (nil: nothing).
 func ReadContractInfo(r Reader, contract bchain.AddrDesc) (*ContractInfo, error) {
+	c, err := readContractRow(r, contract)
+	if err != nil {
+		return nil, err
+	}
+	f, err := ReadContractFix(r, contract)
+	if err != nil || f == nil {
+		return c, err
+	}
+	return f.apply(c), nil
+}
+
+// readContractRow returns the contracts row alone, which is what the
+// sync reads and rewrites (never a fix).
+func readContractRow(r Reader, contract bchain.AddrDesc) (*ContractInfo, error) {
 	v, err := r.get(CFContracts, contract)
 	if err != nil || v == nil {
 		return nil, err

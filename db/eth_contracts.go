@@ -157,7 +157,7 @@ func (x *EthIndex) replaceContractEvents(b *Batch, h uint32, before, after []Eth
 		}
 	}
 	for _, k := range newOrder {
-		c, err := ReadContractInfo(x.db, bchain.AddrDesc(k))
+		c, err := readContractRow(x.db, bchain.AddrDesc(k))
 		if err != nil {
 			return err
 		}

@@ -17,9 +17,10 @@ import (
 var stateKeyRemoved = []byte("removed")
 
 // IsVolatileStateKey reports the state keys dump comparisons leave out:
-// the volatile ones (stateKeyCreated) and the removal log's.
+// the volatile ones (stateKeyCreated), the removal log's and operators'
+// contract fixes (contract_fix.go): none is derived from the chain.
 func IsVolatileStateKey(k []byte) bool {
-	return string(k) == string(stateKeyCreated) || isRemovalKey(k)
+	return string(k) == string(stateKeyCreated) || isRemovalKey(k) || isContractFixKey(k)
 }
 
 // Removal is a block a disconnect removed from the tip.

@@ -344,10 +344,17 @@ type ContractInfo struct {
 	Name, Symbol string
 	Decimals     uint8
 	Events       []ContractEvent
+	// Fixed: the metadata is an operator's (contract_fix.go), not part
+	// of the row; fixStandard, unless unknown, replaces the one seen.
+	Fixed       bool
+	fixStandard bchain.TokenStandard
 }
 
 // Standard is the token standard of the first transfer seen.
 func (c *ContractInfo) Standard() bchain.TokenStandard {
+	if c.fixStandard != bchain.TokenUnknown {
+		return c.fixStandard
+	}
 	for _, e := range c.Events {
 		if e.Kind == ContractSeen {
 			return e.Standard

@@ -31,6 +31,8 @@ type ethE2E struct {
 	ledger *ethgen.Ledger
 	inst   *instance
 	mesh   string // the Mesh listener's base URL (mesh_eth_test.go)
+	// cfgPath is blockbook's blockchaincfg, for restarts.
+	cfgPath string
 }
 
 func startEthE2E(t *testing.T) *ethE2E {
@@ -58,7 +60,7 @@ func startEthMesh(t *testing.T, dev *gethdev.Node, raw []byte) *ethE2E {
 		t.Fatal(err)
 	}
 	meshAddr := make(chan string, 1)
-	e := &ethE2E{dev: dev, inst: startInProcess(t, cfg, t.TempDir(), withMesh(meshAddr))}
+	e := &ethE2E{dev: dev, inst: startInProcess(t, cfg, t.TempDir(), withMesh(meshAddr)), cfgPath: cfg}
 	select {
 	case e.mesh = <-meshAddr:
 	case <-time.After(waitFor):
@@ -102,6 +104,8 @@ func (e *ethE2E) get(t *testing.T, path string, out any) {
 }
 
 func TestEthAPIMatchesLedger(t *testing.T) {
+	t.Setenv("BB_ADMIN_USER", ethAdminUser) // the contract metadata admin (eth_admin_test.go)
+	t.Setenv("BB_ADMIN_PASSWORD", ethAdminPassword)
 	e := startEthE2E(t)
 	for _, a := range e.ledger.SortedAddresses() {
 		e.checkAddress(t, a, e.ledger.Addresses[a])
@@ -126,6 +130,9 @@ func TestEthAPIMatchesLedger(t *testing.T) {
 	e.checkExplorer(t)
 	e.checkParity(t)
 	e.checkGoldens(t)
+	adminStart := time.Now()
+	fixed := e.checkContractAdmin(t)
+	adminTook := time.Since(adminStart)
 	meshStart := time.Now()
 	e.checkMesh(t)
 	meshTook := time.Since(meshStart)
@@ -134,6 +141,9 @@ func TestEthAPIMatchesLedger(t *testing.T) {
 	e.checkMeshAfterReorg(t)
 	t.Logf("the Mesh checks took %v", (meshTook + time.Since(meshStart)).Round(time.Millisecond))
 	e.checkWsNotifications(t)
+	adminStart = time.Now()
+	e.checkContractAdminAfterReorg(t, fixed)
+	t.Logf("the contract admin checks took %v", (adminTook + time.Since(adminStart)).Round(time.Millisecond))
 }
 
 func (e *ethE2E) checkAddress(t *testing.T, a common.Address, want *ethgen.Address) {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
@@ -44,12 +45,18 @@ type AdminConfig struct {
 	// Checkpoint, when set, serves POST /admin/checkpoint
 	// (admin_checkpoint.go).
 	Checkpoint Checkpointer
+	// Contracts, when set (Ethereum-type chains), serves the token
+	// metadata routes, and Traces their trace retries (admin_contracts.go).
+	Contracts ContractAdmin
+	Traces    TraceRetrier
+	Log       *slog.Logger
 }
 
 // Admin registers /admin on the internal server.
 func (i *Internal) Admin(cfg AdminConfig) {
 	cfg.User, cfg.Password = strings.TrimSpace(cfg.User), strings.TrimSpace(cfg.Password)
 	a := &admin{cfg: cfg, sleep: time.Sleep}
+	a.pages = append([]string{"/admin/runtime-settings/", "/admin/ws-limit-exceeding-ips", "/admin/checkpoint"}, a.registerContracts(i.mux)...)
 	i.mux.Handle("/admin", a.guard(http.HandlerFunc(a.index)))
 	i.mux.Handle("/admin/{$}", a.guard(http.HandlerFunc(a.index)))
 	i.mux.Handle("/admin/runtime-settings/", a.guard(http.HandlerFunc(a.settings)))
@@ -61,6 +68,7 @@ func (i *Internal) Admin(cfg AdminConfig) {
 type admin struct {
 	cfg   AdminConfig
 	sleep func(time.Duration)
+	pages []string // the index's list
 
 	// failMu serializes the answers to wrong credentials, each after a
 	// delay that grows with the failures in a row: guesses in parallel
@@ -119,7 +127,7 @@ func (a *admin) index(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusMethodNotAllowed, errorBody{"Method not allowed"})
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string][]string{"pages": {"/admin/runtime-settings/", "/admin/ws-limit-exceeding-ips", "/admin/checkpoint"}})
+	writeJSON(w, http.StatusOK, map[string][]string{"pages": a.pages})
 }
 
 // settings serves GET (one, or all on the bare path), POST/PUT

@@ -112,6 +112,9 @@ type Syncer struct {
 	rate      syncRate // blocks connected per second, for State
 	listeners []func(BlockEvent)
 
+	// wake starts a pass at once (Wake, and the node's block signals).
+	wake chan struct{}
+
 	// lastFetchStarved is how long the last parallel catch-up waited for
 	// blocks (for the bulk summary log).
 	lastFetchStarved time.Duration
@@ -143,7 +146,7 @@ type State struct {
 // New returns a worker; call Run (or Sync) to start it.
 func New(node Node, index Index, cfg Config, log *slog.Logger, m *Metrics) *Syncer {
 	cfg.defaults()
-	s := &Syncer{node: node, index: index, cfg: cfg, log: log.With("subsystem", "sync"), m: m.get()}
+	s := &Syncer{node: node, index: index, cfg: cfg, log: log.With("subsystem", "sync"), m: m.get(), wake: make(chan struct{}, 1)}
 	if tip, ok, err := index.Tip(); err == nil && ok {
 		s.state.BestHeight, s.state.BestHash, s.state.HasTip = tip.Height, tip.Hash, true
 		// Until a block is connected, the best estimate of the last sync is
@@ -153,6 +156,15 @@ func New(node Node, index Index, cfg Config, log *slog.Logger, m *Metrics) *Sync
 		}
 	}
 	return s
+}
+
+// Wake makes Run start a pass (and its AfterSync) at once instead of at
+// the next poll; wakes before that pass collapse into it.
+func (s *Syncer) Wake() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
 }
 
 // State returns a copy of the current status.
@@ -211,13 +223,7 @@ func (s *Syncer) tipChanged(ev BlockEvent) {
 // backoff; it returns early only for a reorg deeper than the rollback window
 // or a damaged index, leaving the index as it was.
 func (s *Syncer) Run(ctx context.Context, notifier bchain.BlockNotifier) error {
-	wake := make(chan struct{}, 1)
-	signal := func() {
-		select {
-		case wake <- struct{}{}:
-		default:
-		}
-	}
+	signal, wake := s.Wake, s.wake
 	if notifier != nil {
 		go func() {
 			if err := notifier.Run(ctx, signal); err != nil {
