@@ -34,6 +34,13 @@ func (s *EthService) Address(ctx context.Context, address string, q AddressQuery
 	if err := CheckProtocols(q.Protocols, true); err != nil {
 		return nil, err
 	}
+	if s.tron == nil && IsENSName(address) {
+		resolved, err := s.ResolveENS(ctx, address)
+		if err != nil {
+			return nil, err
+		}
+		address = resolved
+	}
 	desc, err := s.addrDesc(address)
 	if err != nil {
 		return nil, err
