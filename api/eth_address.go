@@ -34,14 +34,7 @@ func (s *EthService) Address(ctx context.Context, address string, q AddressQuery
 	if err := CheckProtocols(q.Protocols, true); err != nil {
 		return nil, err
 	}
-	if s.tron == nil && IsENSName(address) {
-		resolved, err := s.ResolveENS(ctx, address)
-		if err != nil {
-			return nil, err
-		}
-		address = resolved
-	}
-	desc, err := s.addrDesc(address)
+	desc, err := s.accountDesc(ctx, address)
 	if err != nil {
 		return nil, err
 	}

@@ -133,6 +133,19 @@ func (s *EthService) ResolveENS(ctx context.Context, name string) (string, error
 	return addr.Hex(), nil
 }
 
+// accountDesc is the address an account is asked by: an ENS name's
+// address, else the address itself.
+func (s *EthService) accountDesc(ctx context.Context, address string) (bchain.AddrDesc, error) {
+	if s.tron == nil && IsENSName(address) {
+		resolved, err := s.ResolveENS(ctx, address)
+		if err != nil {
+			return nil, err
+		}
+		address = resolved
+	}
+	return s.addrDesc(address)
+}
+
 // ensCall calls a one-word method at the latest block; a revert or a
 // short answer (no contract there) means the name is not found.
 func (s *EthService) ensCall(ctx context.Context, to common.Address, sel []byte, arg common.Hash) (common.Hash, error) {
