@@ -75,7 +75,7 @@ func (c *vaultChain) checkENS(t *testing.T) {
 		}
 		return new(big.Int).SetBytes(out).Int64()
 	}
-	if api.ENSNameHash("vaultholder.eth") != ethgen.ENSNode("vaultholder.eth") ||
+	if api.ENSNameHash("vaultholder.eth") != ens.Node("vaultholder") ||
 		api.ENSNameHash("eth").Hex() != "0x93cdeb708b7545dc668eb9280176169d1c33cfd8ed6f04690a0bcc88a93fc4ae" { // EIP-137's example
 		t.Fatalf("namehash differs: %s", api.ENSNameHash("eth").Hex())
 	}

@@ -5,7 +5,6 @@ import (
 	"embed"
 	"fmt"
 	"math/big"
-	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -44,17 +43,13 @@ type ENS struct {
 	registry, registrar, resolver     *Contract
 }
 
-// ENSNode is ENS's namehash of name.
-func ENSNode(name string) common.Hash {
-	var node common.Hash
-	if name == "" {
-		return node
-	}
-	labels := strings.Split(name, ".")
-	for i := len(labels) - 1; i >= 0; i-- {
-		node = crypto.Keccak256Hash(node[:], crypto.Keccak256([]byte(labels[i])))
-	}
-	return node
+// ENSEthNode is the namehash of "eth"; Node(label) that of label.eth (the
+// registrar registers second-level names only).
+var ENSEthNode = crypto.Keccak256Hash(make([]byte, 32), crypto.Keccak256([]byte("eth")))
+
+// Node is the namehash of label.eth.
+func (e *ENS) Node(label string) common.Hash {
+	return crypto.Keccak256Hash(ENSEthNode[:], crypto.Keccak256([]byte(label)))
 }
 
 // DeployENS sends the deployment and wiring txs; they take effect in the
@@ -75,7 +70,7 @@ func DeployENS(ctx context.Context, w *Wallet, owner *Account) (*ENS, error) {
 	if e.Registry, err = e.deploy(ctx, e.registry); err != nil {
 		return nil, err
 	}
-	if e.BaseRegistrar, err = e.deploy(ctx, e.registrar, e.Registry, ENSNode("eth")); err != nil {
+	if e.BaseRegistrar, err = e.deploy(ctx, e.registrar, e.Registry, ENSEthNode); err != nil {
 		return nil, err
 	}
 	if e.Resolver, err = e.deploy(ctx, e.resolver, e.Registry); err != nil {
@@ -99,7 +94,7 @@ func (e *ENS) Register(ctx context.Context, label string, duration int64, addr c
 	if addr == (common.Address{}) {
 		return nil
 	}
-	node := ENSNode(label + ".eth")
+	node := e.Node(label)
 	if err := e.call(ctx, e.Registry, e.registry, "setResolver", node, e.Resolver); err != nil {
 		return err
 	}
