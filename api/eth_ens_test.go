@@ -13,9 +13,12 @@ func TestENSNameHash(t *testing.T) {
 			t.Errorf("namehash(%q) = %s, want %s", name, got, want)
 		}
 	}
-	for s, want := range map[string]bool{"vitalik.eth": true, " Vitalik.ETH ": true, "a.b.eth": true, "eth": false, "0xabc": false, "x.eth.com": false} {
-		if IsENSName(s) != want {
-			t.Errorf("IsENSName(%q) = %v", s, !want)
+	for _, c := range []struct {
+		s    string
+		want bool
+	}{{"vitalik.eth", true}, {" Vitalik.ETH ", true}, {"a.b.eth", true}, {"eth", false}, {"0xabc", false}, {"x.eth.com", false}} {
+		if IsENSName(c.s) != c.want {
+			t.Errorf("IsENSName(%q) = %v", c.s, !c.want)
 		}
 	}
 }
