@@ -83,11 +83,13 @@ func (c *vaultChain) checkENS(t *testing.T) {
 	if live < time.Now().Unix()+300*24*3600 || lapsed == 0 || expiry("nobody") != 0 {
 		t.Fatalf("expiries: live %d lapsed %d", live, lapsed)
 	}
+	waitFrom := time.Now()
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Unix() <= lapsed; time.Sleep(200 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the lapsed name expires at %d, the clock is at %d", lapsed, time.Now().Unix())
 		}
 	}
+	t.Logf("waited %v for the lapsed name's expiry", time.Since(waitFrom))
 
 	holder := c.holder.Addr.Hex()
 	var direct, byName api.Address
