@@ -101,8 +101,7 @@ type ContractQueries interface {
 }
 
 // ContractQuery is getContractInfo's options: Blockbook's protocols
-// ("erc4626": the vault's data) and currency (token rates: accepted,
-// not served).
+// ("erc4626": the vault's data) and currency (of the token's rates).
 type ContractQuery struct {
 	Currency  string
 	Protocols []string

@@ -34,7 +34,7 @@ func (s *EthService) Address(ctx context.Context, address string, q AddressQuery
 	if err := CheckProtocols(q.Protocols, true); err != nil {
 		return nil, err
 	}
-	desc, err := s.addrDesc(address)
+	desc, err := s.accountDesc(ctx, address)
 	if err != nil {
 		return nil, err
 	}

@@ -56,8 +56,9 @@ func (s *EthService) Block(ctx context.Context, id string, page, pageSize int) (
 	return out, err
 }
 
-// Contract answers contract/{address} from the index; with protocols
-// erc4626, a vault's data read from the node at the indexed tip.
+// Contract answers contract/{address} from the index, with a fungible
+// token's current rates (in currency when asked); with protocols erc4626,
+// a vault's data read from the node at the indexed tip.
 func (s *EthService) Contract(ctx context.Context, contract string, q ContractQuery) (*ContractInfo, error) {
 	// Blockbook's texts (contract/ and getContractInfo).
 	if strings.TrimSpace(contract) == "" {
@@ -83,6 +84,7 @@ func (s *EthService) Contract(ctx context.Context, contract string, q ContractQu
 	if ci == nil {
 		return nil, &Error{Msg: "Contract not found", Err: ErrNotFound}
 	}
+	ci.Rates = s.contractRates(ci, q.Currency)
 	// As Blockbook, only fungible (or unclassified) contracts are asked.
 	if wantsErc4626(q.Protocols) && (ci.Standard == "" || ci.Standard == bchain.TokenERC20.String()) {
 		if vault := s.vaultSnapshot(ctx, v, ci, desc); vault != nil {

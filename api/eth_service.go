@@ -140,13 +140,21 @@ func (s *EthService) BlockTxNotices(_ context.Context, blk *bchain.Block) ([]TxN
 }
 
 // Search tells what a search term names: a block height or hash, a txid
-// the node knows, or an address.
+// the node knows, an address, or an ENS name's address (eth_ens.go).
 func (s *EthService) Search(ctx context.Context, q string) (*SearchResult, error) {
 	q = strings.TrimSpace(q)
 	if q == "" {
 		return nil, userErr("Enter a block height or hash, a transaction id or an address")
 	}
 	notFound := &Error{Msg: fmt.Sprintf("No block, transaction or address matches '%s'", truncate(q, 100)), Err: ErrNotFound}
+	if s.tron == nil && IsENSName(q) {
+		// A name that does not resolve says why (expired, not found).
+		addr, err := s.ResolveENS(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		return &SearchResult{Kind: SearchAddress, ID: addr}, nil
+	}
 	if bid, err := ParseBlockID(strings.TrimPrefix(strings.ToLower(q), "0x")); err == nil {
 		v, err := s.newView()
 		if err != nil {

@@ -217,6 +217,9 @@ type Config struct {
 	// AddressAliases (Ethereum-type chains, address_aliases) adds the
 	// addressAliases map to tx, address and block answers (eth_alias.go).
 	AddressAliases bool
+	// ENS (Ethereum-type chains) are the ENS contracts that .eth names are
+	// resolved through (eth_ens.go); nil: mainnet's on chain id 1.
+	ENS *ENSContracts
 	// Node is the node liveness probe; with it, node calls fail fast while
 	// the node does not answer and status reads the node's part from it.
 	// Nil (unit tests) calls the node directly.

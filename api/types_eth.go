@@ -78,6 +78,8 @@ type ContractInfo struct {
 	Decimals          int    `json:"decimals"`
 	CreatedInBlock    uint32 `json:"createdInBlock,omitempty"`
 	DestructedInBlock uint32 `json:"destructedInBlock,omitempty"`
+	// Rates are a fungible token's current rates (eth_contract_rates.go).
+	Rates *ContractInfoRates `json:"rates,omitempty"`
 	// Protocols (with protocols=erc4626 on getContractInfo) is the
 	// vault's data at BlockHeight.
 	Protocols   *ContractInfoProtocols `json:"protocols,omitempty"`

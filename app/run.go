@@ -222,6 +222,7 @@ func newAPIConfig(e stackEnv, worker tipSource, fiatCfg *fiat.Config) api.Config
 		FiatRates:        fiatCfg != nil,
 		TokenFiatRates:   fiatCfg != nil && fiatCfg.TokenRates() && e.backend.Type == bchain.ChainEthereumType,
 		StakingPools:     e.env.stakingPools(e.backend.Type, log),
+		ENS:              ensContracts(e.cfg),
 		Node:             worker.live,
 	}
 	if !o.NoTxCache && !e.d.ReadOnly() {

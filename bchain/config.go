@@ -2,6 +2,7 @@ package bchain
 
 import (
 	"bytes"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -117,6 +118,12 @@ type Config struct {
 	// ConsensusNodeVersion is the consensus client's node-version URL,
 	// whose answer the status shows as backend consensus_version.
 	ConsensusNodeVersion string `json:"consensusNodeVersion"`
+	// ENSRegistry and ENSBaseRegistrar (this implementation's keys; both
+	// or neither) are the ENS registry and .eth base registrar that .eth
+	// names resolve through; unset, Ethereum mainnet's (chain id 1) are
+	// used, as Blockbook hard-codes them, and other chains resolve none.
+	ENSRegistry      string `json:"ens_registry"`
+	ENSBaseRegistrar string `json:"ens_base_registrar"`
 
 	// Raw is the whole document, for plugin-specific keys.
 	Raw json.RawMessage `json:"-"`
@@ -202,6 +209,9 @@ func (c *Config) checkEthKeys() error {
 	if r := c.MissingBlockRetry; r != nil && (r.RetryDelayMs < 0 || r.RecheckThreshold < 0 || r.TipRecheckThreshold < 0 || r.MaxStallMs < 0) {
 		return fmt.Errorf("%w: missingBlockRetry values must not be negative", ErrConfig)
 	}
+	if (c.ENSRegistry == "") != (c.ENSBaseRegistrar == "") || !isHexAddress(c.ENSRegistry) || !isHexAddress(c.ENSBaseRegistrar) {
+		return fmt.Errorf("%w: ens_registry and ens_base_registrar must both be 0x-prefixed 20-byte hex addresses, not %q and %q", ErrConfig, c.ENSRegistry, c.ENSBaseRegistrar)
+	}
 	if c.ConsensusNodeVersion != "" {
 		if u, err := url.Parse(c.ConsensusNodeVersion); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return fmt.Errorf("%w: consensusNodeVersion must be an http(s) URL, not %q", ErrConfig, c.ConsensusNodeVersion)
@@ -220,6 +230,7 @@ func (c *Config) EthOnlyKeys() []string {
 	}{
 		{"disableMempoolSync", c.DisableMempoolSync}, {"missingBlockRetry", c.MissingBlockRetry != nil},
 		{"trace_timeout", c.TraceTimeout != ""}, {"consensusNodeVersion", c.ConsensusNodeVersion != ""},
+		{"ens_registry", c.ENSRegistry != ""}, {"ens_base_registrar", c.ENSBaseRegistrar != ""},
 	} {
 		if k.set {
 			out = append(out, k.name)
@@ -234,4 +245,16 @@ func (c *Config) Timeout() time.Duration {
 		return DefaultRPCTimeout
 	}
 	return time.Duration(c.RPCTimeout) * time.Second
+}
+
+// isHexAddress reports whether s is "" or 0x and 40 hex digits.
+func isHexAddress(s string) bool {
+	if s == "" {
+		return true
+	}
+	if len(s) != 42 || (s[:2] != "0x" && s[:2] != "0X") {
+		return false
+	}
+	_, err := hex.DecodeString(s[2:])
+	return err == nil
 }

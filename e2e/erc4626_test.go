@@ -107,6 +107,7 @@ type vaultChain struct {
 	tipHash           common.Hash
 	holderDeposit     *big.Int
 	vaultDecimalsUnit *big.Int
+	ens               *ethgen.ENS // ens_test.go
 }
 
 func (c *vaultChain) send(t *testing.T, from *ethgen.Account, to common.Address, ct *ethgen.Contract, method string, args ...any) {
@@ -190,14 +191,19 @@ func startVaultChain(t *testing.T) *vaultChain {
 	c.commit(t)
 	c.send(t, c.devAcc, c.usd, c.usdC, "transfer", c.vault, big.NewInt(37_500_000))
 	c.commit(t)
+	ensKeys := c.deployENS(t)
 
 	c.counter = &multicallCounter{target: dev.HTTPURL}
 	proxy := httptest.NewServer(c.counter)
 	t.Cleanup(proxy.Close)
-	raw, err := json.Marshal(map[string]any{
+	cfgMap := map[string]any{
 		"coin_name": "Ethereum Regtest", "coin_shortcut": "rETH", "rpc_url": proxy.URL, "rpc_url_ws": dev.WSURL,
 		"rpc_timeout": 20, "block_addresses_to_keep": 100, "eip1559Fees": true,
-	})
+	}
+	for k, v := range ensKeys {
+		cfgMap[k] = v
+	}
+	raw, err := json.Marshal(cfgMap)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -333,6 +339,7 @@ func TestEthErc4626Vault(t *testing.T) {
 	ws.fails("getContractInfo", map[string]any{"contract": c.vault.Hex(), "protocols": []string{"bogus"}}, "Unknown protocol: bogus")
 	ws.fails("getAccountInfo", map[string]any{"descriptor": holder, "protocols": []string{"x"}}, "Unknown protocol: x")
 
+	c.checkENS(t)
 	c.runWalletClient(t)
 }
 

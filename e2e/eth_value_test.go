@@ -187,6 +187,7 @@ func TestEthTokenFiatValues(t *testing.T) {
 	l.get("/api/v2/address/"+holders[priced].Hex()+"?details=tokenBalances&secondary=usd", 200)
 
 	checkTokenValues(t, base, priced, missing, holders)
+	checkContractRates(t, base, ledger, priced, missing)
 	checkTokenFiatWS(t, base, priced, missing, prov, dl)
 }
 

@@ -9,8 +9,7 @@ import (
 
 // wsGetContractInfo answers getContractInfo: what the index knows of a
 // contract, in the shape of contract/{address}, with protocols erc4626 a
-// vault's data. Blockbook's currency parameter (token rates) is accepted
-// and not acted on.
+// vault's data, and a fungible token's rates (in currency when asked).
 func wsGetContractInfo(ctx context.Context, c *wsConn, req *wsRequest) (any, error) {
 	var p struct {
 		Contract  string   `json:"contract"`

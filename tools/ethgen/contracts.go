@@ -105,21 +105,30 @@ func loadContracts() (map[string]*Contract, error) {
 		if err != nil {
 			return nil, err
 		}
-		var raw struct {
-			ContractName string          `json:"contractName"`
-			ABI          json.RawMessage `json:"abi"`
-			Bytecode     hexutil.Bytes   `json:"bytecode"`
-		}
-		if err := json.Unmarshal(data, &raw); err != nil {
-			return nil, fmt.Errorf("ethgen: %s: %w", f.Name(), err)
-		}
-		parsed, err := abi.JSON(bytes.NewReader(raw.ABI))
+		c, err := parseContract(f.Name(), data)
 		if err != nil {
-			return nil, fmt.Errorf("ethgen: %s abi: %w", f.Name(), err)
+			return nil, err
 		}
-		out[raw.ContractName] = &Contract{Name: raw.ContractName, ABI: parsed, Bytecode: raw.Bytecode}
+		out[c.Name] = c
 	}
 	return out, nil
+}
+
+// parseContract reads a build file ({contractName, abi, bytecode}).
+func parseContract(file string, data []byte) (*Contract, error) {
+	var raw struct {
+		ContractName string          `json:"contractName"`
+		ABI          json.RawMessage `json:"abi"`
+		Bytecode     hexutil.Bytes   `json:"bytecode"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, fmt.Errorf("ethgen: %s: %w", file, err)
+	}
+	parsed, err := abi.JSON(bytes.NewReader(raw.ABI))
+	if err != nil {
+		return nil, fmt.Errorf("ethgen: %s abi: %w", file, err)
+	}
+	return &Contract{Name: raw.ContractName, ABI: parsed, Bytecode: raw.Bytecode}, nil
 }
 
 // DeployData is the creation code followed by the ABI-encoded constructor

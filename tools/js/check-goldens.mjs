@@ -255,8 +255,12 @@ interface Erc4626Token {
     previewRedeem1Share?: string; error?: string;
 }
 interface ContractInfoProtocols { erc4626?: Erc4626Token }
+// A token's rates on getContractInfo: blockbook-api.ts ContractInfoRates
+// and ContractInfoResult.rates.
+interface ContractInfoRates { baseRate?: number; currency?: string; secondaryRate?: number }
 type ContractInfoWire = import('@trezor/blockchain-link-types/lib/blockbook-api').ContractInfo & {
     blockHeight: number;
+    rates?: ContractInfoRates;
     protocols?: ContractInfoProtocols;
 };
 type EthTokenWire = import('@trezor/blockchain-link-types/lib/blockbook-api').Token & { protocols?: string[] };
