@@ -108,7 +108,11 @@ func feedEsploraWS(ctx context.Context, srvs *servers, stack *chainStack, worker
 		for _, o := range tx.Vout {
 			value += o.Value
 		}
-		front.OnMempoolTx(esplora.MempoolTx{Txid: tx.Txid, Descs: tx.Descs(), Weight: tx.Weight(), Fee: fee, Value: value})
+		prevouts := make([]esplora.Outpoint, 0, len(tx.Vin))
+		for _, in := range tx.Vin {
+			prevouts = append(prevouts, esplora.Outpoint{Txid: in.PrevTxid, Vout: in.PrevVout})
+		}
+		front.OnMempoolTx(esplora.MempoolTx{Txid: tx.Txid, Descs: tx.Descs(), Weight: tx.Weight(), Fee: fee, Value: value, Prevouts: prevouts})
 	})
 	stack.mempool.OnResolved(func(tx *mempool.Tx, descs []bchain.AddrDesc) {
 		front.OnMempoolTx(esplora.MempoolTx{Txid: tx.Txid, Descs: descs})

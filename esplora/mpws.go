@@ -102,6 +102,9 @@ type MempoolTx struct {
 	Weight int
 	Fee    uint64
 	Value  uint64
+	// Prevouts are the outputs its inputs spend, in input order (for
+	// utxoSpent; empty on a later resolution).
+	Prevouts []Outpoint
 }
 
 // mpWS is the websocket server and its hub.
@@ -137,8 +140,15 @@ type mpWS struct {
 	// (hub goroutine only), whose removal is no news.
 	mempoolTrackers      atomic.Int64
 	addedIDs, removedIDs []bchain.Hash
-	recentMined          map[bchain.Hash]bool
-	prevMined            map[bchain.Hash]bool
+	// spendWatchers counts the clients that track a tx; while there are,
+	// the inputs of new mempool txs are collected (spends, under emu).
+	spendWatchers atomic.Int64
+	spends        []spendNote
+	// minedNow holds the txids of the blocks since the last mempool push
+	// and minedPrev those before (under emu): their removals from the
+	// mempool are no news, however many blocks a catch-up connects.
+	minedNow, minedPrev map[bchain.Hash]bool
+	minedOver           bool // minedNow reached maxMinedIDs
 }
 
 type blockNote struct {
@@ -270,6 +280,7 @@ func (w *mpWS) clients() []*wsConn {
 // blocks.
 func (s *Server) OnBlock(height uint32, hash bchain.Hash, blk *bchain.Block) {
 	w := s.ws
+	w.noteMined(blk) // every block, also those a catch-up's push skips
 	w.emu.Lock()
 	w.blocks = append(w.blocks, blockNote{height, hash, blk})
 	if len(w.blocks) > initialBlocks { // a catch-up: only the last ones matter
@@ -296,6 +307,7 @@ func (s *Server) OnMempoolTx(tx MempoolTx) {
 	w := s.ws
 	if tx.Weight > 0 {
 		w.noteAdded(tx.Txid)
+		w.noteSpends(tx.Txid, tx.Prevouts)
 		vsize := float64(tx.Weight) / 4
 		w.emu.Lock()
 		now := time.Now().Unix()

@@ -21,52 +21,59 @@ var wantable = []string{"blocks", "mempool-blocks", "live-2h-chart", "stats", "t
 // one case, or a public key).
 var mpAddressRE = regexp.MustCompile(`^([a-km-zA-HJ-NP-Z1-9]{26,35}|[a-km-zA-HJ-NP-Z1-9]{80}|[a-z]{2,5}1[ac-hj-np-z02-9]{8,100}|[A-Z]{2,5}1[AC-HJ-NP-Z02-9]{8,100}|04[a-fA-F0-9]{128}|(02|03)[a-fA-F0-9]{64})$`)
 
-// wsMsg is one answer: keys in order, each with its JSON value.
+// wsMsg is one answer: keys in order, each with its JSON value. A value
+// is a push's shared part (wsData's, the same slice for every client) or
+// private (encoded for this client alone).
 type wsMsg struct {
 	keys []string
 	vals []json.RawMessage
-	// private: a value was encoded for this message alone (addValue);
-	// otherwise every value is a push's shared part (wsData's).
-	private bool
+	priv []bool
 }
 
-func (m *wsMsg) add(key string, v json.RawMessage) {
+func (m *wsMsg) add(key string, v json.RawMessage) { m.put(key, v, false) }
+
+// addPrivate adds a value rendered for this client alone.
+func (m *wsMsg) addPrivate(key string, v json.RawMessage) { m.put(key, v, true) }
+
+func (m *wsMsg) put(key string, v json.RawMessage, private bool) {
 	if v != nil {
-		m.keys, m.vals = append(m.keys, key), append(m.vals, v)
+		m.keys, m.vals, m.priv = append(m.keys, key), append(m.vals, v), append(m.priv, private)
 	}
 }
 
-// addValue encodes v under key.
+// addValue encodes v under key, for this client alone.
 func (m *wsMsg) addValue(key string, v any) {
 	b, err := json.Marshal(v)
 	if err == nil {
-		m.add(key, b)
-		m.private = true
+		m.addPrivate(key, b)
 	}
 }
 
-// shareKey names a message made of shared parts only by its keys and
-// their values' identity (the parts live as long as the push, so equal
-// identities are equal values); false for a private message.
+// shareKey names the message's shared parts by their keys and their
+// values' identity (the parts live as long as the push, so equal
+// identities are equal values); false when it has none.
 func (m *wsMsg) shareKey() (string, bool) {
-	if m.private {
-		return "", false
-	}
 	var b strings.Builder
 	for i, k := range m.keys {
-		fmt.Fprintf(&b, "%s=%p/%d;", k, m.vals[i], len(m.vals[i]))
+		if !m.priv[i] {
+			fmt.Fprintf(&b, "%s=%p/%d;", k, m.vals[i], len(m.vals[i]))
+		}
 	}
-	return b.String(), true
+	return b.String(), b.Len() > 0
 }
 
-func (m *wsMsg) bytes() []byte {
-	if len(m.keys) == 0 {
-		return nil
-	}
+// bytes encodes every part in one object (nil without any).
+func (m *wsMsg) bytes() []byte { return m.encode(func(int) bool { return true }) }
+
+func (m *wsMsg) encode(keep func(i int) bool) []byte {
 	var b bytes.Buffer
-	b.WriteByte('{')
 	for i, k := range m.keys {
-		if i > 0 {
+		if !keep(i) {
+			continue
+		}
+		if b.Len() == 0 {
+			b.WriteByte('{')
+		} else {
 			b.WriteByte(',')
 		}
 		kb, _ := json.Marshal(k)
@@ -74,8 +81,30 @@ func (m *wsMsg) bytes() []byte {
 		b.WriteByte(':')
 		b.Write(m.vals[i])
 	}
+	if b.Len() == 0 {
+		return nil
+	}
 	b.WriteByte('}')
 	return b.Bytes()
+}
+
+// sendSplit sends a push's message as two frames: the shared parts, one
+// buffer for every client that gets the same parts (shared caches them
+// for the push), then the client's private parts. A client that does not
+// read so holds its private parts alone, never a copy of the shared ones
+// (the mempool delta, a projected block's txs: up to a MB each).
+func sendSplit(c *wsConn, m *wsMsg, shared map[string][]byte) {
+	if key, ok := m.shareKey(); ok {
+		b, done := shared[key]
+		if !done {
+			b = m.encode(func(i int) bool { return !m.priv[i] })
+			shared[key] = b
+		}
+		c.SendShared(b)
+	}
+	if b := m.encode(func(i int) bool { return m.priv[i] }); b != nil {
+		c.send(b)
+	}
 }
 
 // wsError is an answer to a message the server cannot take: {"error": msg}.
@@ -196,6 +225,8 @@ func (w *mpWS) trackTx(c *wsConn, raw json.RawMessage, d *wsData, out *wsMsg) {
 	if valid {
 		c.trackTx = &h
 	}
+	c.cpfpTold = nil
+	c.updateWatchLocked()
 	c.mu.Unlock()
 	if !valid {
 		if s != "stop" {
@@ -319,17 +350,17 @@ func (w *mpWS) trackMempoolBlock(c *wsConn, raw json.RawMessage, d *wsData, out 
 	var i float64
 	err := json.Unmarshal(raw, &i)
 	valid := err == nil && i == float64(int(i)) && i >= 0 && i < mempoolBlocks
-	c.mu.Lock()
-	c.mempoolBlock = -1
-	if valid {
-		c.mempoolBlock = int(i)
-	}
-	c.mu.Unlock()
 	if !valid {
+		c.blockMu.Lock()
+		c.mu.Lock()
+		c.mempoolBlock = -1
+		c.mu.Unlock()
+		c.blockMu.Unlock()
 		if i != -1 || err != nil {
 			out.addValue("track-mempool-block-error", fmt.Sprintf("track-mempool-block: not a projected block index (0 to %d); tracking stopped", mempoolBlocks-1))
 		}
 		return
 	}
-	out.add("projected-block-transactions", w.startTracking(c, int(i), d))
+	// Its own frame, sent at once: see startTracking.
+	w.startTracking(c, int(i), d)
 }
