@@ -107,13 +107,20 @@ type MempoolTx struct {
 	Prevouts []Outpoint
 }
 
+// wsBudget is the bytes held for all clients (a *bytebudget.Budget).
+type wsBudget interface {
+	TryTake(n int64, alone bool) bool
+	Give(n int64)
+	Used() int64
+}
+
 // mpWS is the websocket server and its hub.
 type mpWS struct {
 	s        *Server
 	cfg      WSConfig
 	log      *slog.Logger
 	upgrader websocket.Upgrader
-	queued   *bytebudget.Budget // bytes held for all clients
+	queued   wsBudget // bytes held for all clients
 
 	mu     sync.Mutex
 	conns  map[*wsConn]struct{}

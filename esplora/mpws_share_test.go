@@ -5,8 +5,9 @@ import (
 	"testing"
 )
 
-// Messages of the same shared parts share a key; one with a private
-// value has none, and equal bytes in another slice are another part.
+// Messages of the same shared parts share a key, whatever private parts
+// they also hold; equal bytes in another slice are another part, and a
+// message of private parts only has no key.
 func TestWSMsgShareKey(t *testing.T) {
 	part := json.RawMessage(`{"index":0,"blockTransactions":[]}`)
 	same := json.RawMessage(`{"index":0,"blockTransactions":[]}`)
@@ -21,8 +22,11 @@ func TestWSMsgShareKey(t *testing.T) {
 	a, okA := build(part, false)
 	b, okB := build(part, false)
 	c, _ := build(same, false)
-	_, okP := build(part, true)
-	if !okA || !okB || a != b || a == c || okP {
-		t.Fatalf("keys %q %q %q, shareable %v %v %v", a, b, c, okA, okB, okP)
+	p, okP := build(part, true)
+	only := &wsMsg{}
+	only.addValue("txPosition", 1)
+	_, okO := only.shareKey()
+	if !okA || !okB || a != b || a == c || !okP || p != a || okO {
+		t.Fatalf("keys %q %q %q %q, shareable %v %v %v %v", a, b, c, p, okA, okB, okP, okO)
 	}
 }

@@ -332,3 +332,100 @@ func counterValue(t *testing.T, reg *prometheus.Registry, name string) float64 {
 	t.Fatalf("no metric %s", name)
 	return 0
 }
+
+// Clients that track txs and follow the mempool get the shared mempool
+// delta as one shared frame and only their own tracked-txs privately: a
+// client that does not read holds a few hundred bytes of its own, not a
+// copy of the delta (which is capped in bytes). The tracked tx's output
+// spent by a new mempool tx comes as utxoSpent.
+func TestWSSharedDeltaNotCopiedPerClient(t *testing.T) {
+	const clients, queue = 16, 2 << 20
+	f := newFixture(t, esplora.Options{WS: esplora.WSConfig{MaxQueueBytes: queue, MessageRate: 1 << 30}})
+	charged := esplora.CountWSCharges(f.srv)
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan struct{})
+	go func() { defer close(ran); f.srv.RunWS(ctx) }()
+	t.Cleanup(func() { cancel(); <-ran })
+	ts := httptest.NewServer(f.srv)
+	t.Cleanup(ts.Close)
+	url := "ws" + strings.TrimPrefix(ts.URL, "http") + "/api/v1/ws"
+	tracked, spender := hashOf(strings.Repeat("ab", 32)), hashOf(strings.Repeat("cd", 32))
+	conns := make([]*websocket.Conn, clients)
+	for i := range conns {
+		c, _, err := websocket.DefaultDialer.Dial(url, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = c.Close() })
+		for _, m := range []string{`{"track-txs":["` + tracked.String() + `"],"track-mempool-txids":true}`, `{"action":"ping"}`} {
+			if err := c.WriteMessage(websocket.TextMessage, []byte(m)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
+		if _, pong, err := c.ReadMessage(); err != nil || !strings.Contains(string(pong), "pong") {
+			t.Fatalf("ping: %s %v", pong, err)
+		}
+		conns[i] = c
+	}
+	before := charged()
+	// 40,000 new txids: 2.7 MB of txids, past the delta's cap (half the
+	// queue), and the tracked tx's output 1 spent by input 0 of another.
+	for i := range 40_000 {
+		var h bchain.Hash
+		h[0], h[1], h[2] = byte(i), byte(i>>8), 0xee
+		f.srv.OnMempoolTx(esplora.MempoolTx{Txid: h, Weight: 400})
+	}
+	f.srv.OnMempoolTx(esplora.MempoolTx{Txid: spender, Weight: 400, Prevouts: []esplora.Outpoint{{Txid: tracked, Vout: 1}}})
+	f.srv.OnProjection()
+	// The first client reads: the delta and, apart, its tracked-txs.
+	c := conns[0]
+	var delta, info json.RawMessage
+	for delta == nil || info == nil {
+		_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
+		_, b, err := c.ReadMessage()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		if m["mempool-txids"] != nil && m["tracked-txs"] != nil {
+			t.Fatalf("the shared delta and the private tracked-txs in one frame of %d bytes", len(b))
+		}
+		if m["mempool-txids"] != nil {
+			delta = m["mempool-txids"]
+			if len(b) > queue/2+100 {
+				t.Errorf("a delta of %d bytes, past the cap of %d", len(b), queue/2)
+			}
+		}
+		if m["tracked-txs"] != nil {
+			info = m["tracked-txs"]
+		}
+	}
+	var infos map[string]struct {
+		UtxoSpent map[string]struct {
+			Vin  int    `json:"vin"`
+			Txid string `json:"txid"`
+		} `json:"utxoSpent"`
+	}
+	if err := json.Unmarshal(info, &infos); err != nil {
+		t.Fatal(err)
+	}
+	if s := infos[tracked.String()].UtxoSpent["1"]; len(infos) != 1 || len(infos[tracked.String()].UtxoSpent) != 1 || s.Vin != 0 || s.Txid != spender.String() {
+		t.Fatalf("tracked-txs: %s", info)
+	}
+	// Every client's private part is queued by now (the hub sends in one
+	// pass); give the others' a moment.
+	deadline := time.Now().Add(10 * time.Second)
+	for charged()-before < int64(clients*len(info)) && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(100 * time.Millisecond)
+	per := (charged() - before) / clients
+	t.Logf("delta %d bytes; %d bytes held privately per client", len(delta), per)
+	if per > 1<<10 {
+		t.Fatalf("%d bytes held privately per client (a delta of %d bytes is shared)", per, len(delta))
+	}
+}
