@@ -1,6 +1,10 @@
 package esplora
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+
+	"github.com/openexplorer/blockbook/api"
+)
 
 // countingBudget counts the bytes clients take from the shared budget:
 // the bytes a client alone keeps alive while it does not read.
@@ -25,3 +29,10 @@ func CountWSCharges(s *Server) func() int64 {
 	s.ws.queued = b
 	return b.taken.Load
 }
+
+// SetProjectedFees replaces s's projected-block queries (a test double).
+func SetProjectedFees(s *Server, pf api.ProjectedFeeQueries) { s.caps.ProjectedFees = pf }
+
+// SetTrackingHook makes f run between the choice of a track-mempool-block
+// answer and its send.
+func SetTrackingHook(s *Server, f func()) { s.ws.trackingHook = f }

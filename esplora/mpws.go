@@ -156,6 +156,9 @@ type mpWS struct {
 	// mempool are no news, however many blocks a catch-up connects.
 	minedNow, minedPrev map[bchain.Hash]bool
 	minedOver           bool // minedNow reached maxMinedIDs
+	// trackingHook (tests) runs between the choice of a
+	// track-mempool-block answer and its send.
+	trackingHook func()
 }
 
 type blockNote struct {

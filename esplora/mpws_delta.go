@@ -84,11 +84,16 @@ type blockDelta struct {
 func (w *mpWS) startTracking(c *wsConn, i int, d *wsData) {
 	c.blockMu.Lock()
 	defer c.blockMu.Unlock()
+	c.mu.Lock()
+	c.mempoolBlock = i
+	c.mu.Unlock()
 	w.bmu.Lock()
 	st := w.pushed[i]
 	w.bmu.Unlock()
+	if w.trackingHook != nil {
+		w.trackingHook()
+	}
 	c.mu.Lock()
-	c.mempoolBlock = i
 	if st != nil {
 		c.blockSeq = st.seq
 		c.mu.Unlock()

@@ -7,12 +7,14 @@ import (
 	"net"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/gorilla/websocket"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/openexplorer/blockbook/api"
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/esplora"
 )
@@ -427,5 +429,122 @@ func TestWSSharedDeltaNotCopiedPerClient(t *testing.T) {
 	t.Logf("delta %d bytes; %d bytes held privately per client", len(delta), per)
 	if per > 1<<10 {
 		t.Fatalf("%d bytes held privately per client (a delta of %d bytes is shared)", per, len(delta))
+	}
+}
+
+// churnBlocks is a projection whose block 0 changes on every call of
+// next: one tx more, and every third call one less.
+type churnBlocks struct {
+	api.ProjectedFeeQueries // the rest is not asked for
+	mu                      sync.Mutex
+	txs                     []api.ProjectedTx
+	n                       int
+}
+
+func (p *churnBlocks) next() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.n++
+	var h bchain.Hash
+	h[0], h[1], h[2] = byte(p.n), byte(p.n>>8), 0x77
+	p.txs = append(append([]api.ProjectedTx{}, p.txs...), api.ProjectedTx{Txid: h, Fee: 1000, VSize: 100, Rate: 10})
+	if p.n%3 == 0 {
+		p.txs = p.txs[1:]
+	}
+}
+
+func (p *churnBlocks) ProjectedBlockTxs(_ context.Context, i int) ([]api.ProjectedTx, error) {
+	if i != 0 {
+		return nil, nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.txs, nil
+}
+
+func (p *churnBlocks) TxPositions(context.Context, map[bchain.Hash]struct{}) (map[bchain.Hash]api.TxPosition, error) {
+	return nil, nil
+}
+
+// A client that starts tracking a projected block while it changes gets
+// the whole list first and then only deltas that apply to the list it
+// holds: the answer to track-mempool-block and the hub's updates are
+// ordered. The hook pushes a change between the choice of the answer
+// and its send.
+func TestWSTrackMempoolBlockOrdered(t *testing.T) {
+	f := newFixture(t, esplora.Options{WS: esplora.WSConfig{MessageRate: 1 << 30}})
+	pf := &churnBlocks{}
+	pf.next()
+	esplora.SetProjectedFees(f.srv, pf)
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan struct{})
+	go func() { defer close(ran); f.srv.RunWS(ctx) }()
+	t.Cleanup(func() { cancel(); <-ran })
+	ts := httptest.NewServer(f.srv)
+	t.Cleanup(ts.Close)
+	url := "ws" + strings.TrimPrefix(ts.URL, "http") + "/api/v1/ws"
+	type update struct {
+		BlockTransactions [][]any `json:"blockTransactions"`
+		Delta             *struct {
+			Added   [][]any  `json:"added"`
+			Removed []string `json:"removed"`
+		} `json:"delta"`
+	}
+	read := func(c *websocket.Conn) *update {
+		for {
+			_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
+			var m struct {
+				P *update `json:"projected-block-transactions"`
+			}
+			if err := c.ReadJSON(&m); err != nil {
+				t.Fatal(err)
+			}
+			if m.P != nil {
+				return m.P
+			}
+		}
+	}
+	dial := func() *websocket.Conn {
+		c, _, err := websocket.DefaultDialer.Dial(url, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = c.Close() })
+		_ = c.WriteMessage(websocket.TextMessage, []byte(`{"track-mempool-block":0}`))
+		return c
+	}
+	// One client tracks block 0 and gets a push: the hub holds a list.
+	keeper := dial()
+	read(keeper)
+	pf.next()
+	f.srv.OnProjection()
+	read(keeper)
+	esplora.SetTrackingHook(f.srv, func() {
+		pf.next()
+		f.srv.OnProjection()
+		time.Sleep(300 * time.Millisecond) // the push, unless it waits for the answer
+	})
+	c := dial()
+	first := read(c)
+	if first.Delta != nil {
+		t.Fatalf("a delta before the list: %+v", first.Delta)
+	}
+	held := map[string]bool{}
+	for _, tx := range first.BlockTransactions {
+		held[tx[0].(string)] = true
+	}
+	next := read(c)
+	if next.Delta == nil {
+		t.Fatal("the update after the list is not a delta")
+	}
+	for _, id := range next.Delta.Removed {
+		if !held[id] {
+			t.Errorf("the delta removes %s, which the client does not hold", id)
+		}
+	}
+	for _, tx := range next.Delta.Added {
+		if held[tx[0].(string)] {
+			t.Errorf("the delta adds %s, which the client holds", tx[0])
+		}
 	}
 }
