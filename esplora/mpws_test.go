@@ -548,3 +548,68 @@ func TestWSTrackMempoolBlockOrdered(t *testing.T) {
 		}
 	}
 }
+
+// A catch-up of more than two blocks: the mempool's removals of the txs
+// any of them mined are no news in mempool-txids (the blocks' pushes say
+// mined); a tx that left otherwise is removed.
+func TestWSCatchUpMinedNotRemoved(t *testing.T) {
+	f := newFixture(t, esplora.Options{WS: esplora.WSConfig{MessageRate: 1 << 30}})
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan struct{})
+	go func() { defer close(ran); f.srv.RunWS(ctx) }()
+	t.Cleanup(func() { cancel(); <-ran })
+	ts := httptest.NewServer(f.srv)
+	t.Cleanup(ts.Close)
+	c, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(ts.URL, "http")+"/api/v1/ws", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	for _, m := range []string{`{"track-mempool-txids":true}`, `{"action":"ping"}`} {
+		_ = c.WriteMessage(websocket.TextMessage, []byte(m))
+	}
+	_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
+	if _, pong, err := c.ReadMessage(); err != nil || !strings.Contains(string(pong), "pong") {
+		t.Fatalf("ping: %s %v", pong, err)
+	}
+	// Twelve blocks at once, more than the pushes keep (8).
+	var mined []bchain.Hash
+	for i := range 12 {
+		var h bchain.Hash
+		h[0], h[1] = byte(i), 0x99
+		mined = append(mined, h)
+		f.srv.OnBlock(uint32(1_000_000+i), bchain.Hash{byte(i), 0x98}, &bchain.Block{Txs: []bchain.Tx{{Txid: h}}})
+	}
+	gone := hashOf(strings.Repeat("12", 32))
+	for _, h := range append(mined, gone) {
+		f.srv.OnMempoolRemoved(h)
+	}
+	f.srv.OnProjection()
+	for {
+		_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
+		var m struct {
+			D *struct {
+				Removed []string `json:"removed"`
+			} `json:"mempool-txids"`
+		}
+		if err := c.ReadJSON(&m); err != nil {
+			t.Fatal(err)
+		}
+		if m.D == nil {
+			continue
+		}
+		for _, id := range m.D.Removed {
+			for _, h := range mined {
+				if id == h.String() {
+					t.Fatalf("mined %s listed as removed: %v", id, m.D.Removed)
+				}
+			}
+		}
+		if len(m.D.Removed) > 0 {
+			if len(m.D.Removed) != 1 || m.D.Removed[0] != gone.String() {
+				t.Fatalf("removed %v, want %s", m.D.Removed, gone)
+			}
+			return
+		}
+	}
+}

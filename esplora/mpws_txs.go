@@ -388,7 +388,7 @@ func (w *mpWS) deltaMsgs(ctx context.Context, seq uint64, ch mempoolChange, txid
 		ids := func(l []bchain.Hash) []string {
 			out := []string{}
 			for _, h := range l {
-				if !fits(2 * len(h) + 2) {
+				if !fits(2*len(h) + 2) {
 					break
 				}
 				out = append(out, h.String())
@@ -468,4 +468,3 @@ func (w *mpWS) addTracked(c *wsConn, d *wsData, mined map[bchain.Hash]bool, spen
 		out.addValue("tracked-txs", infos)
 	}
 }
-
