@@ -265,7 +265,8 @@ func serve(ctx context.Context, e stackEnv, stack *chainStack, worker tipSource,
 			return err
 		}
 	}
-	if err := startEsplora(srvs, o, e, stack, worker, svc, over); err != nil {
+	mpFront, err := startEsplora(srvs, o, e, stack, worker, svc, over)
+	if err != nil {
 		srvs.shutdown()
 		return err
 	}
@@ -299,7 +300,11 @@ func serve(ctx context.Context, e stackEnv, stack *chainStack, worker tipSource,
 	if stack.runMempool != nil {
 		stack.runMempool(syncCtx, &wg, ws)
 	}
-	startFiat(syncCtx, &wg, o, fiatCfg, e.backend.Type, e.d, ws, log, e.reg)
+	onRates := []func(*api.FiatTicker){ws.OnFiatRates}
+	if mpFront != nil {
+		onRates = append(onRates, func(*api.FiatTicker) { mpFront.OnFiatRates() })
+	}
+	startFiat(syncCtx, &wg, o, fiatCfg, e.backend.Type, e.d, onRates, log, e.reg)
 	worker.run(syncCtx, &wg)
 	<-ctx.Done()
 	log.Info("shutting down")

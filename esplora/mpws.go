@@ -130,6 +130,7 @@ type mpWS struct {
 	emu     sync.Mutex
 	blocks  []blockNote
 	refresh bool
+	rates   bool // new fiat rates to push as conversions
 	wake    chan struct{}
 	txJobs  *inorder.Queue[txJob, []wsOut]
 	drops   inorder.DropLog
@@ -310,6 +311,17 @@ func (s *Server) OnProjection() {
 	w.signal()
 }
 
+// OnFiatRates tells the websocket that the current fiat rates changed:
+// every client gets the new conversions, as mempool.space pushes them; it
+// never blocks.
+func (s *Server) OnFiatRates() {
+	w := s.ws
+	w.emu.Lock()
+	w.rates = true
+	w.emu.Unlock()
+	w.signal()
+}
+
 // OnMempoolTx hears a tx that entered the mempool (or whose inputs were
 // resolved later: then with only the newly known descriptors and a zero
 // Weight); it never blocks.
@@ -426,9 +438,12 @@ func (s *Server) RunWS(ctx context.Context) {
 		case <-w.wake:
 		}
 		w.emu.Lock()
-		blocks, refresh := w.blocks, w.refresh
-		w.blocks, w.refresh = nil, false
+		blocks, refresh, rates := w.blocks, w.refresh, w.rates
+		w.blocks, w.refresh, w.rates = nil, false, false
 		w.emu.Unlock()
+		if rates {
+			w.pushConversions(ctx)
+		}
 		for _, b := range blocks {
 			w.pushBlock(ctx, b)
 		}
