@@ -49,19 +49,6 @@ func (m *wsMsg) addValue(key string, v any) {
 	}
 }
 
-// shareKey names the message's shared parts by their keys and their
-// values' identity (the parts live as long as the push, so equal
-// identities are equal values); false when it has none.
-func (m *wsMsg) shareKey() (string, bool) {
-	var b strings.Builder
-	for i, k := range m.keys {
-		if !m.priv[i] {
-			fmt.Fprintf(&b, "%s=%p/%d;", k, m.vals[i], len(m.vals[i]))
-		}
-	}
-	return b.String(), b.Len() > 0
-}
-
 // bytes encodes every part in one object (nil without any).
 func (m *wsMsg) bytes() []byte { return m.encode(func(int) bool { return true }) }
 
@@ -88,23 +75,38 @@ func (m *wsMsg) encode(keep func(i int) bool) []byte {
 	return b.Bytes()
 }
 
-// sendSplit sends a push's message as two frames: the shared parts, one
-// buffer for every client that gets the same parts (shared caches them
-// for the push), then the client's private parts. A client that does not
-// read so holds its private parts alone, never a copy of the shared ones
-// (the mempool delta, a projected block's txs: up to a MB each).
-func sendSplit(c *wsConn, m *wsMsg, shared map[string][]byte) {
-	if key, ok := m.shareKey(); ok {
-		b, done := shared[key]
-		if !done {
-			b = m.encode(func(i int) bool { return !m.priv[i] })
-			shared[key] = b
+// sendSplit sends a push's message as one frame of parts: the shared
+// values (a mempool delta, a projected block's txs, the stats: the same
+// buffers for every client) by reference, and the keys and the client's
+// own values in small buffers of its own, which alone count against the
+// shared budget. A client that does not read so holds its own parts
+// alone, never a copy of the shared ones.
+func sendSplit(c *wsConn, m *wsMsg) {
+	if len(m.keys) == 0 {
+		return
+	}
+	var parts [][]byte
+	var cur []byte
+	own := 0
+	for i, k := range m.keys {
+		if i == 0 {
+			cur = append(cur, '{')
+		} else {
+			cur = append(cur, ',')
 		}
-		c.SendShared(b)
+		kb, _ := json.Marshal(k)
+		cur = append(append(cur, kb...), ':')
+		if m.priv[i] {
+			cur = append(cur, m.vals[i]...)
+			continue
+		}
+		parts = append(parts, cur, m.vals[i])
+		own += len(cur)
+		cur = nil
 	}
-	if b := m.encode(func(i int) bool { return m.priv[i] }); b != nil {
-		c.send(b)
-	}
+	cur = append(cur, '}')
+	own += len(cur)
+	c.SendParts(append(parts, cur), own)
 }
 
 // wsError is an answer to a message the server cannot take: {"error": msg}.

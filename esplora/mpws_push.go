@@ -218,9 +218,8 @@ func (w *mpWS) pushMempool(ctx context.Context) {
 	pos := d.positions(trackedTxs(conns))
 	spent := ch.spent
 	updates := d.blockUpdates(conns, seq)
-	// Clients that get the same parts share one encoded frame: the
-	// projected block's txs are hundreds of KB.
-	shared := map[string][]byte{}
+	// Clients share the parts' buffers (sendSplit): the projected
+	// block's txs are hundreds of KB, a delta up to half a queue.
 	for _, c := range conns {
 		out := &wsMsg{}
 		// blockMu orders this push's block update after a
@@ -248,7 +247,7 @@ func (w *mpWS) pushMempool(ctx context.Context) {
 		w.addTracked(c, d, nil, spent, out)
 		addDelta(c, deltaIDs, deltaTxs, out)
 		w.addRbfPush(c, d, out)
-		sendSplit(c, out, shared)
+		sendSplit(c, out)
 		c.blockMu.Unlock()
 	}
 }
@@ -283,7 +282,6 @@ func (w *mpWS) pushBlock(ctx context.Context, b blockNote) {
 		deltaIDs, deltaTxs = w.deltaMsgs(ctx, w.seq.Add(1), ch, wantIDs, wantTxs)
 	}
 	rendered := map[bchain.Hash]json.RawMessage{}
-	shared := map[string][]byte{}
 	for _, c := range conns {
 		out := &wsMsg{}
 		c.mu.Lock()
@@ -318,7 +316,7 @@ func (w *mpWS) pushBlock(ctx context.Context, b blockNote) {
 		}
 		w.addTracked(c, d, mined, nil, out)
 		addDelta(c, deltaIDs, deltaTxs, out)
-		sendSplit(c, out, shared)
+		sendSplit(c, out)
 	}
 }
 

@@ -380,7 +380,7 @@ func (w *mpWS) deltaMsgs(ctx context.Context, seq uint64, ch mempoolChange, txid
 	mk := func(rendered bool) json.RawMessage {
 		// The delta is bounded in bytes (maxDeltaBytes): mined, removed,
 		// replaced, then added txs, each while it fits; the rest is left out.
-		room := w.maxDeltaBytes()
+		room := w.maxDeltaBytes() - 128 // the object around the lists
 		fits := func(n int) bool {
 			room -= n + 1
 			return room >= 0
