@@ -11,7 +11,9 @@ import (
 	"github.com/openexplorer/blockbook/api"
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
+	"github.com/openexplorer/blockbook/esplora"
 	"github.com/openexplorer/blockbook/fiat"
+	"github.com/openexplorer/blockbook/server"
 )
 
 // fiatConfig reads the fiat_rates keys (nil: no fiat rates), so that a
@@ -25,6 +27,16 @@ func fiatConfig(cfg *bchain.Config, log *slog.Logger) (*fiat.Config, error) {
 		log.Warn(w, "subsystem", "fiat")
 	}
 	return fc, nil
+}
+
+// rateSinks are who hears of new current rates: the Blockbook websocket's
+// subscribers and, with -esplora, mempool.space's websocket clients.
+func rateSinks(ws *server.Websocket, mp *esplora.Server) []func(*api.FiatTicker) {
+	out := []func(*api.FiatTicker){ws.OnFiatRates}
+	if mp != nil {
+		out = append(out, func(*api.FiatTicker) { mp.OnFiatRates() })
+	}
+	return out
 }
 
 // startFiat runs the rates downloader until ctx ends, pushing each new

@@ -300,11 +300,7 @@ func serve(ctx context.Context, e stackEnv, stack *chainStack, worker tipSource,
 	if stack.runMempool != nil {
 		stack.runMempool(syncCtx, &wg, ws)
 	}
-	onRates := []func(*api.FiatTicker){ws.OnFiatRates}
-	if mpFront != nil {
-		onRates = append(onRates, func(*api.FiatTicker) { mpFront.OnFiatRates() })
-	}
-	startFiat(syncCtx, &wg, o, fiatCfg, e.backend.Type, e.d, onRates, log, e.reg)
+	startFiat(syncCtx, &wg, o, fiatCfg, e.backend.Type, e.d, rateSinks(ws, mpFront), log, e.reg)
 	worker.run(syncCtx, &wg)
 	<-ctx.Done()
 	log.Info("shutting down")
