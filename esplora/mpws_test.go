@@ -345,31 +345,11 @@ func TestWSSharedDeltaNotCopiedPerClient(t *testing.T) {
 	const clients, queue = 16, 2 << 20
 	f := newFixture(t, esplora.Options{WS: esplora.WSConfig{MaxQueueBytes: queue, MessageRate: 1 << 30}})
 	charged := esplora.CountWSCharges(f.srv)
-	ctx, cancel := context.WithCancel(context.Background())
-	ran := make(chan struct{})
-	go func() { defer close(ran); f.srv.RunWS(ctx) }()
-	t.Cleanup(func() { cancel(); <-ran })
-	ts := httptest.NewServer(f.srv)
-	t.Cleanup(ts.Close)
-	url := "ws" + strings.TrimPrefix(ts.URL, "http") + "/api/v1/ws"
+	url := runWS(t, f)
 	tracked, spender := hashOf(strings.Repeat("ab", 32)), hashOf(strings.Repeat("cd", 32))
 	conns := make([]*websocket.Conn, clients)
 	for i := range conns {
-		c, _, err := websocket.DefaultDialer.Dial(url, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = c.Close() })
-		for _, m := range []string{`{"track-txs":["` + tracked.String() + `"],"track-mempool-txids":true}`, `{"action":"ping"}`} {
-			if err := c.WriteMessage(websocket.TextMessage, []byte(m)); err != nil {
-				t.Fatal(err)
-			}
-		}
-		_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
-		if _, pong, err := c.ReadMessage(); err != nil || !strings.Contains(string(pong), "pong") {
-			t.Fatalf("ping: %s %v", pong, err)
-		}
-		conns[i] = c
+		conns[i] = dialPinged(t, url, `{"track-txs":["`+tracked.String()+`"],"track-mempool-txids":true}`)
 	}
 	before := charged()
 	// 40,000 new txids: 2.7 MB of txids, past the delta's cap (half the
@@ -476,13 +456,7 @@ func TestWSTrackMempoolBlockOrdered(t *testing.T) {
 	pf := &churnBlocks{}
 	pf.next()
 	esplora.SetProjectedFees(f.srv, pf)
-	ctx, cancel := context.WithCancel(context.Background())
-	ran := make(chan struct{})
-	go func() { defer close(ran); f.srv.RunWS(ctx) }()
-	t.Cleanup(func() { cancel(); <-ran })
-	ts := httptest.NewServer(f.srv)
-	t.Cleanup(ts.Close)
-	url := "ws" + strings.TrimPrefix(ts.URL, "http") + "/api/v1/ws"
+	url := runWS(t, f)
 	type update struct {
 		BlockTransactions [][]any `json:"blockTransactions"`
 		Delta             *struct {
@@ -554,24 +528,7 @@ func TestWSTrackMempoolBlockOrdered(t *testing.T) {
 // mined); a tx that left otherwise is removed.
 func TestWSCatchUpMinedNotRemoved(t *testing.T) {
 	f := newFixture(t, esplora.Options{WS: esplora.WSConfig{MessageRate: 1 << 30}})
-	ctx, cancel := context.WithCancel(context.Background())
-	ran := make(chan struct{})
-	go func() { defer close(ran); f.srv.RunWS(ctx) }()
-	t.Cleanup(func() { cancel(); <-ran })
-	ts := httptest.NewServer(f.srv)
-	t.Cleanup(ts.Close)
-	c, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(ts.URL, "http")+"/api/v1/ws", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	for _, m := range []string{`{"track-mempool-txids":true}`, `{"action":"ping"}`} {
-		_ = c.WriteMessage(websocket.TextMessage, []byte(m))
-	}
-	_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
-	if _, pong, err := c.ReadMessage(); err != nil || !strings.Contains(string(pong), "pong") {
-		t.Fatalf("ping: %s %v", pong, err)
-	}
+	c := dialPinged(t, runWS(t, f), `{"track-mempool-txids":true}`)
 	// Twelve blocks at once, more than the pushes keep (8).
 	var mined []bchain.Hash
 	for i := range 12 {
@@ -612,4 +569,38 @@ func TestWSCatchUpMinedNotRemoved(t *testing.T) {
 			return
 		}
 	}
+}
+
+// runWS serves f's front with its hub running; it returns the websocket's
+// URL.
+func runWS(t *testing.T, f *fixture) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan struct{})
+	go func() { defer close(ran); f.srv.RunWS(ctx) }()
+	t.Cleanup(func() { cancel(); <-ran })
+	ts := httptest.NewServer(f.srv)
+	t.Cleanup(ts.Close)
+	return "ws" + strings.TrimPrefix(ts.URL, "http") + "/api/v1/ws"
+}
+
+// dialPinged dials url, sends msg and waits for the answer to a ping sent
+// after it, so that what msg asks for is in place.
+func dialPinged(t *testing.T, url, msg string) *websocket.Conn {
+	t.Helper()
+	c, _, err := websocket.DefaultDialer.Dial(url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	for _, m := range []string{msg, `{"action":"ping"}`} {
+		if err := c.WriteMessage(websocket.TextMessage, []byte(m)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
+	if _, pong, err := c.ReadMessage(); err != nil || !strings.Contains(string(pong), "pong") {
+		t.Fatalf("ping: %s %v", pong, err)
+	}
+	return c
 }
