@@ -216,13 +216,7 @@ func TestWSQueuedBytesShared(t *testing.T) {
 // entered the mempool, though two workers render them.
 func TestWSAddressNotificationsInOrder(t *testing.T) {
 	f := newFixture(t, esplora.Options{WS: esplora.WSConfig{MessageRate: 1 << 30}})
-	ctx, cancel := context.WithCancel(context.Background())
-	ran := make(chan struct{})
-	go func() { defer close(ran); f.srv.RunWS(ctx) }()
-	t.Cleanup(func() { cancel(); <-ran })
-	ts := httptest.NewServer(f.srv)
-	t.Cleanup(ts.Close)
-	c, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(ts.URL, "http")+"/api/v1/ws", nil)
+	c, _, err := websocket.DefaultDialer.Dial(runWS(t, f), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
