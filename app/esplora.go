@@ -35,22 +35,23 @@ func (e *esploraOptions) register(fs *flag.FlagSet) {
 	fs.BoolVar(&e.AddressPrefix, "esploraaddressprefix", false, "keep the address-prefix index that Esplora's /api/address-prefix/:prefix searches (default: off; the endpoint then answers \"address search disabled\")")
 }
 
-// startEsplora starts the Esplora listener when -esplora is given; a
-// chain type without Esplora's queries is a configuration error.
-func startEsplora(srvs *servers, o *Options, e stackEnv, stack *chainStack, worker tipSource, svc api.Service, over *server.OverLimits) error {
+// startEsplora starts the Esplora listener when -esplora is given (nil
+// front otherwise); a chain type without Esplora's queries is a
+// configuration error.
+func startEsplora(srvs *servers, o *Options, e stackEnv, stack *chainStack, worker tipSource, svc api.Service, over *server.OverLimits) (*esplora.Server, error) {
 	if o.Esplora.Addr == "" {
-		return nil
+		return nil, nil
 	}
 	if e.backend.Type != bchain.ChainBitcoinType {
-		return fmt.Errorf("%w: -esplora serves Bitcoin-type coins only, not %s", bchain.ErrConfig, e.backend.Type)
+		return nil, fmt.Errorf("%w: -esplora serves Bitcoin-type coins only, not %s", bchain.ErrConfig, e.backend.Type)
 	}
 	scripts := svc.Capabilities().Scripts
 	if scripts == nil {
-		return fmt.Errorf("%w: -esplora: the %s service has no script queries", bchain.ErrConfig, e.backend.Type)
+		return nil, fmt.Errorf("%w: -esplora: the %s service has no script queries", bchain.ErrConfig, e.backend.Type)
 	}
 	eq, ok := svc.(api.EsploraQueries)
 	if !ok {
-		return fmt.Errorf("%w: -esplora: the %s service has no Esplora queries", bchain.ErrConfig, e.backend.Type)
+		return nil, fmt.Errorf("%w: -esplora: the %s service has no Esplora queries", bchain.ErrConfig, e.backend.Type)
 	}
 	opts := esplora.Options{Log: e.log, Registerer: e.reg, WS: esplora.WSConfig{StatsInterval: o.Esplora.StatsInterval}}
 	if s, ok := svc.(esplora.AddressSearcher); ok && o.Esplora.AddressPrefix {
@@ -62,10 +63,10 @@ func startEsplora(srvs *servers, o *Options, e stackEnv, stack *chainStack, work
 	closeWS := func() { stopWS(); front.CloseWS() }
 	if err := startFront(srvs, o, e, over, "esplora", o.Esplora.Addr, front, esplora.RequestCost, closeWS); err != nil {
 		stopWS()
-		return err
+		return nil, err
 	}
 	feedEsploraWS(wsCtx, srvs, stack, worker, front)
-	return nil
+	return front, nil
 }
 
 // startFront serves a protocol front on its own listener from the kit,
@@ -108,7 +109,11 @@ func feedEsploraWS(ctx context.Context, srvs *servers, stack *chainStack, worker
 		for _, o := range tx.Vout {
 			value += o.Value
 		}
-		front.OnMempoolTx(esplora.MempoolTx{Txid: tx.Txid, Descs: tx.Descs(), Weight: tx.Weight(), Fee: fee, Value: value})
+		prevouts := make([]esplora.Outpoint, 0, len(tx.Vin))
+		for _, in := range tx.Vin {
+			prevouts = append(prevouts, esplora.Outpoint{Txid: in.PrevTxid, Vout: in.PrevVout})
+		}
+		front.OnMempoolTx(esplora.MempoolTx{Txid: tx.Txid, Descs: tx.Descs(), Weight: tx.Weight(), Fee: fee, Value: value, Prevouts: prevouts})
 	})
 	stack.mempool.OnResolved(func(tx *mempool.Tx, descs []bchain.AddrDesc) {
 		front.OnMempoolTx(esplora.MempoolTx{Txid: tx.Txid, Descs: descs})

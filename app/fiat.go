@@ -11,6 +11,7 @@ import (
 	"github.com/openexplorer/blockbook/api"
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
+	"github.com/openexplorer/blockbook/esplora"
 	"github.com/openexplorer/blockbook/fiat"
 	"github.com/openexplorer/blockbook/server"
 )
@@ -28,12 +29,23 @@ func fiatConfig(cfg *bchain.Config, log *slog.Logger) (*fiat.Config, error) {
 	return fc, nil
 }
 
+// rateSinks are who hears of new current rates: the Blockbook websocket's
+// subscribers and, with -esplora, mempool.space's websocket clients.
+func rateSinks(ws *server.Websocket, mp *esplora.Server) []func(*api.FiatTicker) {
+	out := []func(*api.FiatTicker){ws.OnFiatRates}
+	if mp != nil {
+		out = append(out, func(*api.FiatTicker) { mp.OnFiatRates() })
+	}
+	return out
+}
+
 // startFiat runs the rates downloader until ctx ends, pushing each new
-// current ticker to the websocket's subscribeFiatRates subscribers. It runs
+// current ticker to onRates (the websocket's subscribeFiatRates
+// subscribers, mempool.space's conversions). It runs
 // only with -sync, in the process that writes the index, as in Blockbook;
 // without it the API serves the rates the index holds.
 func startFiat(ctx context.Context, wg *sync.WaitGroup, o *Options, fc *fiat.Config, chain bchain.ChainType, d *db.DB,
-	ws *server.Websocket, log *slog.Logger, reg prometheus.Registerer) {
+	onRates []func(*api.FiatTicker), log *slog.Logger, reg prometheus.Registerer) {
 	if fc == nil {
 		return
 	}
@@ -53,7 +65,10 @@ func startFiat(ctx context.Context, wg *sync.WaitGroup, o *Options, fc *fiat.Con
 	}
 	dl := fiat.New(d, c)
 	dl.OnCurrent(func(t *db.FiatTicker) {
-		ws.OnFiatRates(&api.FiatTicker{Timestamp: t.Time, Rates: t.Rates, TokenRates: t.TokenRates})
+		ticker := &api.FiatTicker{Timestamp: t.Time, Rates: t.Rates, TokenRates: t.TokenRates}
+		for _, f := range onRates {
+			f(ticker)
+		}
 	})
 	if o.OnFiat != nil {
 		o.OnFiat(dl)

@@ -269,7 +269,8 @@ func serve(ctx context.Context, e stackEnv, stack *chainStack, worker tipSource,
 			return err
 		}
 	}
-	if err := startEsplora(srvs, o, e, stack, worker, svc, over); err != nil {
+	mpFront, err := startEsplora(srvs, o, e, stack, worker, svc, over)
+	if err != nil {
 		srvs.shutdown()
 		return err
 	}
@@ -303,7 +304,7 @@ func serve(ctx context.Context, e stackEnv, stack *chainStack, worker tipSource,
 	if stack.runMempool != nil {
 		stack.runMempool(syncCtx, &wg, ws)
 	}
-	startFiat(syncCtx, &wg, o, fiatCfg, e.backend.Type, e.d, ws, log, e.reg)
+	startFiat(syncCtx, &wg, o, fiatCfg, e.backend.Type, e.d, rateSinks(ws, mpFront), log, e.reg)
 	worker.run(syncCtx, &wg)
 	<-ctx.Done()
 	log.Info("shutting down")

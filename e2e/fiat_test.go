@@ -109,7 +109,13 @@ func TestE2EFiatRates(t *testing.T) {
 		gs.check(r.name, got)
 	}
 
-	checkMempoolSpacePrices(t, "http://"+<-esploraAddr)
+	esp := "http://" + <-esploraAddr
+	checkMempoolSpacePrices(t, esp)
+	// mempool.space's websocket pushes conversions to every client when
+	// the rates change, not only in init.
+	mp := dialMpWS(t, esp)
+	mp.send(map[string]any{"action": "ping"})
+	mp.await("pong", []string{"pong"}, nil)
 
 	ws := newWS(t, base)
 	wsGolden := func(name string, data json.RawMessage) {
@@ -151,6 +157,10 @@ func TestE2EFiatRates(t *testing.T) {
 	prov.SetCurrent(map[string]float64{"usd": 38000, "eur": 35000.5, "btc": 1})
 	dl.Refresh()
 	wsGolden("notification-fiatRates-usd", afterInitial(a, idA, "usd"))
+	mp.await("conversions after new rates", []string{"conversions"}, func(m map[string]json.RawMessage) bool {
+		var conv map[string]float64
+		return json.Unmarshal(m["conversions"], &conv) == nil && conv["USD"] == 38000 && conv["EUR"] == 35001
+	})
 	wsGolden("notification-fiatRates-all", afterInitial(b, idB, "usd"))
 	// The pushed rates are the current ones now.
 	var cur api.FiatTicker

@@ -53,6 +53,12 @@ type trackedTx struct {
 		Block int     `json:"block"`
 		VSize float64 `json:"vsize"`
 	} `json:"position"`
+	Cpfp *struct {
+		Ancestors            []any   `json:"ancestors"`
+		EffectiveFeePerVsize float64 `json:"effectiveFeePerVsize"`
+		Sigops               int     `json:"sigops"`
+		AdjustedVsize        float64 `json:"adjustedVsize"`
+	} `json:"cpfp"`
 }
 
 // mempool.space's TransactionFlags bits the check reads.
@@ -60,6 +66,8 @@ const (
 	flagRBF    = 1 << 0
 	flagV2     = 1 << 3
 	flagP2WPKH = 1 << 12
+	flagSigAll = 1 << 40
+	flagSigDef = 1 << 43
 )
 
 func checkWSSubscriptions(t *testing.T, st *demoStack, esplora string) {
@@ -199,6 +207,14 @@ func checkWSSubscriptions(t *testing.T, st *demoStack, esplora string) {
 		t.Fatal(err)
 	}
 	id2 := sendTx(t, st, pay2)
+	// The rebuild's tracked-txs tells the tracked tx's CPFP figures (the
+	// first time since it is tracked).
+	m = ws.await("tracked-txs with cpfp", []string{"tracked-txs"}, func(m map[string]json.RawMessage) bool {
+		return decode[map[string]trackedTx](t, m["tracked-txs"])[id].Cpfp != nil
+	})
+	if c := decode[map[string]trackedTx](t, m["tracked-txs"])[id].Cpfp; c.AdjustedVsize <= 0 || c.EffectiveFeePerVsize <= 0 || c.Ancestors == nil {
+		t.Errorf("tracked-txs cpfp: %s", m["tracked-txs"])
+	}
 	var flags2 float64
 	blk.await("delta adding the second payment", []string{"projected-block-transactions"}, func(m map[string]json.RawMessage) bool {
 		p := decode[projectedBlockTxs](t, m["projected-block-transactions"])
@@ -215,8 +231,10 @@ func checkWSSubscriptions(t *testing.T, st *demoStack, esplora string) {
 		}
 		return false
 	})
-	if f := uint64(flags2); f&flagV2 == 0 || f&flagP2WPKH == 0 {
-		t.Errorf("flags of %s: %b, want v2 and p2wpkh set", id2, f)
+	// The wallet signs with SIGHASH_ALL (ECDSA) or SIGHASH_DEFAULT (a
+	// 64-byte signature of a taproot key-path spend).
+	if f := uint64(flags2); f&flagV2 == 0 || f&flagP2WPKH == 0 || f&(flagSigAll|flagSigDef) == 0 {
+		t.Errorf("flags of %s: %b, want v2, p2wpkh and a sighash bit set", id2, f)
 	}
 	t.Logf("projected tx flags of a wallet payment: %#x", uint64(flags2))
 

@@ -102,6 +102,16 @@ type MempoolTx struct {
 	Weight int
 	Fee    uint64
 	Value  uint64
+	// Prevouts are the outputs its inputs spend, in input order (for
+	// utxoSpent; empty on a later resolution).
+	Prevouts []Outpoint
+}
+
+// wsBudget is the bytes held for all clients (a *bytebudget.Budget).
+type wsBudget interface {
+	TryTake(n int64, alone bool) bool
+	Give(n int64)
+	Used() int64
 }
 
 // mpWS is the websocket server and its hub.
@@ -110,7 +120,7 @@ type mpWS struct {
 	cfg      WSConfig
 	log      *slog.Logger
 	upgrader websocket.Upgrader
-	queued   *bytebudget.Budget // bytes held for all clients
+	queued   wsBudget // bytes held for all clients
 
 	mu     sync.Mutex
 	conns  map[*wsConn]struct{}
@@ -120,6 +130,7 @@ type mpWS struct {
 	emu     sync.Mutex
 	blocks  []blockNote
 	refresh bool
+	rates   bool // new fiat rates to push as conversions
 	wake    chan struct{}
 	txJobs  *inorder.Queue[txJob, []wsOut]
 	drops   inorder.DropLog
@@ -137,8 +148,18 @@ type mpWS struct {
 	// (hub goroutine only), whose removal is no news.
 	mempoolTrackers      atomic.Int64
 	addedIDs, removedIDs []bchain.Hash
-	recentMined          map[bchain.Hash]bool
-	prevMined            map[bchain.Hash]bool
+	// spendWatchers counts the clients that track a tx; while there are,
+	// the inputs of new mempool txs are collected (spends, under emu).
+	spendWatchers atomic.Int64
+	spends        []spendNote
+	// minedNow holds the txids of the blocks since the last mempool push
+	// and minedPrev those before (under emu): their removals from the
+	// mempool are no news, however many blocks a catch-up connects.
+	minedNow, minedPrev map[bchain.Hash]bool
+	minedOver           bool // minedNow reached maxMinedIDs
+	// trackingHook (tests) runs between the choice of a
+	// track-mempool-block answer and its send.
+	trackingHook func()
 }
 
 type blockNote struct {
@@ -270,6 +291,7 @@ func (w *mpWS) clients() []*wsConn {
 // blocks.
 func (s *Server) OnBlock(height uint32, hash bchain.Hash, blk *bchain.Block) {
 	w := s.ws
+	w.noteMined(blk) // every block, also those a catch-up's push skips
 	w.emu.Lock()
 	w.blocks = append(w.blocks, blockNote{height, hash, blk})
 	if len(w.blocks) > initialBlocks { // a catch-up: only the last ones matter
@@ -289,6 +311,17 @@ func (s *Server) OnProjection() {
 	w.signal()
 }
 
+// OnFiatRates tells the websocket that the current fiat rates changed:
+// every client gets the new conversions, as mempool.space pushes them; it
+// never blocks.
+func (s *Server) OnFiatRates() {
+	w := s.ws
+	w.emu.Lock()
+	w.rates = true
+	w.emu.Unlock()
+	w.signal()
+}
+
 // OnMempoolTx hears a tx that entered the mempool (or whose inputs were
 // resolved later: then with only the newly known descriptors and a zero
 // Weight); it never blocks.
@@ -296,6 +329,7 @@ func (s *Server) OnMempoolTx(tx MempoolTx) {
 	w := s.ws
 	if tx.Weight > 0 {
 		w.noteAdded(tx.Txid)
+		w.noteSpends(tx.Txid, tx.Prevouts)
 		vsize := float64(tx.Weight) / 4
 		w.emu.Lock()
 		now := time.Now().Unix()
@@ -404,9 +438,12 @@ func (s *Server) RunWS(ctx context.Context) {
 		case <-w.wake:
 		}
 		w.emu.Lock()
-		blocks, refresh := w.blocks, w.refresh
-		w.blocks, w.refresh = nil, false
+		blocks, refresh, rates := w.blocks, w.refresh, w.rates
+		w.blocks, w.refresh, w.rates = nil, false, false
 		w.emu.Unlock()
+		if rates {
+			w.pushConversions(ctx)
+		}
 		for _, b := range blocks {
 			w.pushBlock(ctx, b)
 		}

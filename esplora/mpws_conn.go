@@ -19,6 +19,11 @@ type wsConn struct {
 	*wsconn.Conn
 	w *mpWS
 
+	// blockMu serializes the sends of track-mempool-block's answer and
+	// the hub's block updates, so that a delta never reaches the client
+	// before the list it applies to.
+	blockMu sync.Mutex
+
 	mu sync.Mutex
 	// What the client asked for, guarded by mu (addresses also by the
 	// hub's index).
@@ -37,6 +42,9 @@ type wsConn struct {
 	txsTold      map[bchain.Hash]bool       // track-txs whose replacement was told
 	mempoolTxids bool                       // track-mempool-txids
 	mempoolFull  bool                       // track-mempool
+	watching     bool                       // counted in spendWatchers
+	gone         bool                       // disconnected
+	cpfpTold     map[bchain.Hash]string     // tracked txs' CPFP figures as last told
 	stamps       []time.Time                // readLoop only: message times in the window
 }
 
@@ -69,6 +77,10 @@ func (c *wsConn) readLoop() {
 	if followed {
 		c.w.mempoolTrackers.Add(-1)
 	}
+	c.mu.Lock()
+	c.gone = true
+	c.updateWatchLocked()
+	c.mu.Unlock()
 	c.w.disconnected(c)
 }
 

@@ -20,6 +20,7 @@ type pushedBlock struct {
 	seq   uint64
 	txs   map[bchain.Hash]rateFlags
 	full  json.RawMessage // projected-block-transactions with every tx
+	frame []byte          // {"projected-block-transactions": full}, shared
 	delta json.RawMessage // the delta from the previous push; nil: send full
 	prev  uint64          // the sequence the delta applies to
 }
@@ -75,25 +76,37 @@ type blockDelta struct {
 	Changed [][4]any `json:"changed"`
 }
 
-// startTracking answers track-mempool-block i: the list the hub last
-// pushed, which later deltas apply to, or (when it pushed none) the
-// current one, which the next push replaces whole.
-func (w *mpWS) startTracking(c *wsConn, i int, d *wsData) json.RawMessage {
+// startTracking makes c track projected block i and sends it the list
+// the hub last pushed, which later deltas apply to, or (when it pushed
+// none) the current one, which the next push replaces whole. c.blockMu
+// is held from the choice of the list to its send, so that the hub's
+// next update for c is queued after it.
+func (w *mpWS) startTracking(c *wsConn, i int, d *wsData) {
+	c.blockMu.Lock()
+	defer c.blockMu.Unlock()
+	c.mu.Lock()
+	c.mempoolBlock = i
+	c.mu.Unlock()
 	w.bmu.Lock()
 	st := w.pushed[i]
 	w.bmu.Unlock()
+	if w.trackingHook != nil {
+		w.trackingHook()
+	}
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if st != nil {
 		c.blockSeq = st.seq
-		return st.full
+		c.mu.Unlock()
+		c.SendShared(st.frame)
+		return
 	}
 	c.blockSeq = 0
-	txs := d.blockTxs(i)
-	if txs == nil {
-		return nil
+	c.mu.Unlock()
+	if txs := d.blockTxs(i); txs != nil {
+		m := &wsMsg{}
+		m.add("projected-block-transactions", fullMsg(i, w.seq.Load(), txs))
+		c.send(m.bytes())
 	}
-	return fullMsg(i, w.seq.Load(), txs)
 }
 
 // blockUpdates computes, for each tracked projected block that changed
@@ -122,6 +135,9 @@ func (d *wsData) blockUpdates(conns []*wsConn, seq uint64) map[int]*pushedBlock 
 			continue
 		}
 		st := &pushedBlock{seq: seq, txs: make(map[bchain.Hash]rateFlags, len(txs)), full: fullMsg(i, seq, txs)}
+		m := &wsMsg{}
+		m.add("projected-block-transactions", st.full)
+		st.frame = m.bytes()
 		for _, t := range txs {
 			st.txs[t.Txid] = rateFlags{roundRate(t.Rate), t.Flags}
 		}
@@ -169,7 +185,7 @@ func addMempoolBlock(c *wsConn, updates map[int]*pushedBlock, out *wsMsg) {
 		return
 	}
 	u := updates[c.mempoolBlock]
-	if u == nil {
+	if u == nil || c.blockSeq == u.seq { // nothing new, or c was just sent u
 		return
 	}
 	if u.delta != nil && c.blockSeq == u.prev {

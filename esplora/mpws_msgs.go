@@ -21,52 +21,46 @@ var wantable = []string{"blocks", "mempool-blocks", "live-2h-chart", "stats", "t
 // one case, or a public key).
 var mpAddressRE = regexp.MustCompile(`^([a-km-zA-HJ-NP-Z1-9]{26,35}|[a-km-zA-HJ-NP-Z1-9]{80}|[a-z]{2,5}1[ac-hj-np-z02-9]{8,100}|[A-Z]{2,5}1[AC-HJ-NP-Z02-9]{8,100}|04[a-fA-F0-9]{128}|(02|03)[a-fA-F0-9]{64})$`)
 
-// wsMsg is one answer: keys in order, each with its JSON value.
+// wsMsg is one answer: keys in order, each with its JSON value. A value
+// is a push's shared part (wsData's, the same slice for every client) or
+// private (encoded for this client alone).
 type wsMsg struct {
 	keys []string
 	vals []json.RawMessage
-	// private: a value was encoded for this message alone (addValue);
-	// otherwise every value is a push's shared part (wsData's).
-	private bool
+	priv []bool
 }
 
-func (m *wsMsg) add(key string, v json.RawMessage) {
+func (m *wsMsg) add(key string, v json.RawMessage) { m.put(key, v, false) }
+
+// addPrivate adds a value rendered for this client alone.
+func (m *wsMsg) addPrivate(key string, v json.RawMessage) { m.put(key, v, true) }
+
+func (m *wsMsg) put(key string, v json.RawMessage, private bool) {
 	if v != nil {
-		m.keys, m.vals = append(m.keys, key), append(m.vals, v)
+		m.keys, m.vals, m.priv = append(m.keys, key), append(m.vals, v), append(m.priv, private)
 	}
 }
 
-// addValue encodes v under key.
+// addValue encodes v under key, for this client alone.
 func (m *wsMsg) addValue(key string, v any) {
 	b, err := json.Marshal(v)
 	if err == nil {
-		m.add(key, b)
-		m.private = true
+		m.addPrivate(key, b)
 	}
 }
 
-// shareKey names a message made of shared parts only by its keys and
-// their values' identity (the parts live as long as the push, so equal
-// identities are equal values); false for a private message.
-func (m *wsMsg) shareKey() (string, bool) {
-	if m.private {
-		return "", false
-	}
-	var b strings.Builder
-	for i, k := range m.keys {
-		fmt.Fprintf(&b, "%s=%p/%d;", k, m.vals[i], len(m.vals[i]))
-	}
-	return b.String(), true
-}
+// bytes encodes every part in one object (nil without any).
+func (m *wsMsg) bytes() []byte { return m.encode(func(int) bool { return true }) }
 
-func (m *wsMsg) bytes() []byte {
-	if len(m.keys) == 0 {
-		return nil
-	}
+func (m *wsMsg) encode(keep func(i int) bool) []byte {
 	var b bytes.Buffer
-	b.WriteByte('{')
 	for i, k := range m.keys {
-		if i > 0 {
+		if !keep(i) {
+			continue
+		}
+		if b.Len() == 0 {
+			b.WriteByte('{')
+		} else {
 			b.WriteByte(',')
 		}
 		kb, _ := json.Marshal(k)
@@ -74,8 +68,45 @@ func (m *wsMsg) bytes() []byte {
 		b.WriteByte(':')
 		b.Write(m.vals[i])
 	}
+	if b.Len() == 0 {
+		return nil
+	}
 	b.WriteByte('}')
 	return b.Bytes()
+}
+
+// sendSplit sends a push's message as one frame of parts: the shared
+// values (a mempool delta, a projected block's txs, the stats: the same
+// buffers for every client) by reference, and the keys and the client's
+// own values in small buffers of its own, which alone count against the
+// shared budget. A client that does not read so holds its own parts
+// alone, never a copy of the shared ones.
+func sendSplit(c *wsConn, m *wsMsg) {
+	if len(m.keys) == 0 {
+		return
+	}
+	var parts [][]byte
+	var cur []byte
+	own := 0
+	for i, k := range m.keys {
+		if i == 0 {
+			cur = append(cur, '{')
+		} else {
+			cur = append(cur, ',')
+		}
+		kb, _ := json.Marshal(k)
+		cur = append(append(cur, kb...), ':')
+		if m.priv[i] {
+			cur = append(cur, m.vals[i]...)
+			continue
+		}
+		parts = append(parts, cur, m.vals[i])
+		own += len(cur)
+		cur = nil
+	}
+	cur = append(cur, '}')
+	own += len(cur)
+	c.SendParts(append(parts, cur), own)
 }
 
 // wsError is an answer to a message the server cannot take: {"error": msg}.
@@ -196,6 +227,8 @@ func (w *mpWS) trackTx(c *wsConn, raw json.RawMessage, d *wsData, out *wsMsg) {
 	if valid {
 		c.trackTx = &h
 	}
+	c.cpfpTold = nil
+	c.updateWatchLocked()
 	c.mu.Unlock()
 	if !valid {
 		if s != "stop" {
@@ -319,17 +352,17 @@ func (w *mpWS) trackMempoolBlock(c *wsConn, raw json.RawMessage, d *wsData, out 
 	var i float64
 	err := json.Unmarshal(raw, &i)
 	valid := err == nil && i == float64(int(i)) && i >= 0 && i < mempoolBlocks
-	c.mu.Lock()
-	c.mempoolBlock = -1
-	if valid {
-		c.mempoolBlock = int(i)
-	}
-	c.mu.Unlock()
 	if !valid {
+		c.blockMu.Lock()
+		c.mu.Lock()
+		c.mempoolBlock = -1
+		c.mu.Unlock()
+		c.blockMu.Unlock()
 		if i != -1 || err != nil {
 			out.addValue("track-mempool-block-error", fmt.Sprintf("track-mempool-block: not a projected block index (0 to %d); tracking stopped", mempoolBlocks-1))
 		}
 		return
 	}
-	out.add("projected-block-transactions", w.startTracking(c, int(i), d))
+	// Its own frame, sent at once: see startTracking.
+	w.startTracking(c, int(i), d)
 }

@@ -13,6 +13,7 @@ import (
 type wsData struct {
 	ctx      context.Context
 	w        *mpWS
+	cpfp     map[bchain.Hash]cpfpEntry // tracked txs' CPFP figures, by txid
 	cache    map[string]json.RawMessage
 	txs      map[int][]api.ProjectedTx // projected blocks' txs, by index
 	rbfDirty *bool                     // the RBF history changed since the last push
@@ -175,6 +176,7 @@ func (d *wsData) positions(ids map[bchain.Hash]struct{}) map[bchain.Hash]api.TxP
 type txPosition struct {
 	Txid     string         `json:"txid"`
 	Position api.TxPosition `json:"position"`
+	Cpfp     *trackedCpfp   `json:"cpfp,omitempty"`
 }
 
 // initData is mempool.space's answer to init: every part at once.
@@ -202,7 +204,7 @@ func trackedTxs(conns []*wsConn) map[bchain.Hash]struct{} {
 
 // pushMempool sends what a mempool change gives each client.
 func (w *mpWS) pushMempool(ctx context.Context) {
-	ch := w.takeChange()
+	ch := w.takeChange(ctx)
 	conns := w.clients()
 	if len(conns) == 0 {
 		return
@@ -214,12 +216,15 @@ func (w *mpWS) pushMempool(ctx context.Context) {
 		deltaIDs, deltaTxs = w.deltaMsgs(ctx, seq, ch, wantIDs, wantTxs)
 	}
 	pos := d.positions(trackedTxs(conns))
+	spent := ch.spent
 	updates := d.blockUpdates(conns, seq)
-	// Clients that get the same parts share one encoded message: the
-	// projected block's txs are hundreds of KB.
-	shared := map[string][]byte{}
+	// Clients share the parts' buffers (sendSplit): the projected
+	// block's txs are hundreds of KB, a delta up to half a queue.
 	for _, c := range conns {
 		out := &wsMsg{}
+		// blockMu orders this push's block update after a
+		// track-mempool-block answer (and before the next one).
+		c.blockMu.Lock()
 		addMempoolBlock(c, updates, out)
 		c.mu.Lock()
 		stats, blocks, tx := c.wants["stats"], c.wants["mempool-blocks"], c.trackTx
@@ -232,27 +237,18 @@ func (w *mpWS) pushMempool(ctx context.Context) {
 		}
 		if tx != nil {
 			if p, ok := pos[*tx]; ok {
-				out.addValue("txPosition", txPosition{Txid: tx.String(), Position: p})
+				out.addValue("txPosition", txPosition{Txid: tx.String(), Position: p, Cpfp: d.newCpfp(c, *tx)})
 			}
 			w.addReplaced(c, *tx, "rbfTransaction", out)
-		}
-		w.addTracked(c, d, nil, out)
-		addDelta(c, deltaIDs, deltaTxs, out)
-		w.addRbfPush(c, d, out)
-		key, ok := out.shareKey()
-		b, done := shared[key]
-		if !ok || !done {
-			b = out.bytes()
-			if ok {
-				shared[key] = b
+			if sp := spent[*tx]; sp != nil {
+				out.addValue("utxoSpent", sp)
 			}
 		}
-		switch {
-		case b != nil && ok:
-			c.SendShared(b) // one buffer for all the clients it goes to
-		case b != nil:
-			c.send(b)
-		}
+		w.addTracked(c, d, nil, spent, out)
+		addDelta(c, deltaIDs, deltaTxs, out)
+		w.addRbfPush(c, d, out)
+		sendSplit(c, out)
+		c.blockMu.Unlock()
 	}
 }
 
@@ -275,7 +271,6 @@ func (w *mpWS) pushBlock(ctx context.Context, b blockNote) {
 	}
 	matched := w.blockMatches(ctx, b)
 	pos := d.positions(trackedTxs(conns))
-	w.noteMined(mined)
 	var deltaIDs, deltaTxs json.RawMessage
 	if wantIDs, wantTxs := mempoolWants(conns); wantIDs || wantTxs {
 		ch := mempoolChange{}
@@ -311,19 +306,17 @@ func (w *mpWS) pushBlock(ctx context.Context, b blockNote) {
 		}
 		byAddr := matched[c]
 		if single != "" && len(byAddr[single]) > 0 {
-			out.add("block-transactions", w.renderList(ctx, byAddr[single], rendered))
+			out.addPrivate("block-transactions", w.renderList(ctx, byAddr[single], rendered))
 		}
 		if m := w.multiAddress(ctx, byAddr, multi, true, rendered); m != nil {
-			out.add("multi-address-transactions", m)
+			out.addPrivate("multi-address-transactions", m)
 		}
 		if m := w.multiScript(ctx, byAddr, true, rendered); m != nil {
-			out.add("multi-scriptpubkey-transactions", m)
+			out.addPrivate("multi-scriptpubkey-transactions", m)
 		}
-		w.addTracked(c, d, mined, out)
+		w.addTracked(c, d, mined, nil, out)
 		addDelta(c, deltaIDs, deltaTxs, out)
-		if b := out.bytes(); b != nil {
-			c.send(b)
-		}
+		sendSplit(c, out)
 	}
 }
 

@@ -86,3 +86,21 @@ func (w *mpWS) pushStats(ctx context.Context) {
 		c.SendShared(b)
 	}
 }
+
+// pushConversions sends the current fiat rates to every client, one
+// shared frame.
+func (w *mpWS) pushConversions(ctx context.Context) {
+	conns := w.clients()
+	if len(conns) == 0 {
+		return
+	}
+	m := &wsMsg{}
+	m.add("conversions", w.s.conversions(ctx))
+	b := m.bytes()
+	if b == nil {
+		return
+	}
+	for _, c := range conns {
+		c.SendShared(b)
+	}
+}

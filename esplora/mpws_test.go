@@ -7,12 +7,14 @@ import (
 	"net"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/gorilla/websocket"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/openexplorer/blockbook/api"
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/esplora"
 )
@@ -214,13 +216,7 @@ func TestWSQueuedBytesShared(t *testing.T) {
 // entered the mempool, though two workers render them.
 func TestWSAddressNotificationsInOrder(t *testing.T) {
 	f := newFixture(t, esplora.Options{WS: esplora.WSConfig{MessageRate: 1 << 30}})
-	ctx, cancel := context.WithCancel(context.Background())
-	ran := make(chan struct{})
-	go func() { defer close(ran); f.srv.RunWS(ctx) }()
-	t.Cleanup(func() { cancel(); <-ran })
-	ts := httptest.NewServer(f.srv)
-	t.Cleanup(ts.Close)
-	c, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(ts.URL, "http")+"/api/v1/ws", nil)
+	c, _, err := websocket.DefaultDialer.Dial(runWS(t, f), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -331,4 +327,274 @@ func counterValue(t *testing.T, reg *prometheus.Registry, name string) float64 {
 	}
 	t.Fatalf("no metric %s", name)
 	return 0
+}
+
+// Clients that track txs and follow the mempool get one message whose
+// shared mempool delta is a buffer shared by all of them and whose own
+// tracked-txs alone is theirs: a client that does not read holds a few
+// hundred bytes of its own, not a copy of the delta (which is capped in
+// bytes). The tracked tx's output
+// spent by a new mempool tx comes as utxoSpent.
+func TestWSSharedDeltaNotCopiedPerClient(t *testing.T) {
+	const clients, queue = 16, 2 << 20
+	f := newFixture(t, esplora.Options{WS: esplora.WSConfig{MaxQueueBytes: queue, MessageRate: 1 << 30}})
+	charged := esplora.CountWSCharges(f.srv)
+	url := runWS(t, f)
+	tracked, spender := hashOf(strings.Repeat("ab", 32)), hashOf(strings.Repeat("cd", 32))
+	conns := make([]*websocket.Conn, clients)
+	for i := range conns {
+		conns[i] = dialPinged(t, url, `{"track-txs":["`+tracked.String()+`"],"track-mempool-txids":true}`)
+	}
+	before := charged()
+	// 40,000 new txids: 2.7 MB of txids, past the delta's cap (half the
+	// queue), and the tracked tx's output 1 spent by input 0 of another.
+	for i := range 40_000 {
+		var h bchain.Hash
+		h[0], h[1], h[2] = byte(i), byte(i>>8), 0xee
+		f.srv.OnMempoolTx(esplora.MempoolTx{Txid: h, Weight: 400})
+	}
+	f.srv.OnMempoolTx(esplora.MempoolTx{Txid: spender, Weight: 400, Prevouts: []esplora.Outpoint{{Txid: tracked, Vout: 1}}})
+	f.srv.OnProjection()
+	// The first client reads: the delta and its tracked-txs.
+	c := conns[0]
+	var delta, info json.RawMessage
+	for delta == nil || info == nil {
+		_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
+		_, b, err := c.ReadMessage()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		if m["mempool-txids"] == nil {
+			continue
+		}
+		// One message, as mempool.space sends it.
+		delta, info = m["mempool-txids"], m["tracked-txs"]
+		if info == nil {
+			t.Fatalf("the push's message has no tracked-txs: %.200s", b)
+		}
+		if len(delta) > queue/2 {
+			t.Errorf("a delta of %d bytes, past the cap of %d", len(delta), queue/2)
+		}
+	}
+	var infos map[string]struct {
+		UtxoSpent map[string]struct {
+			Vin  int    `json:"vin"`
+			Txid string `json:"txid"`
+		} `json:"utxoSpent"`
+	}
+	if err := json.Unmarshal(info, &infos); err != nil {
+		t.Fatal(err)
+	}
+	if s := infos[tracked.String()].UtxoSpent["1"]; len(infos) != 1 || len(infos[tracked.String()].UtxoSpent) != 1 || s.Vin != 0 || s.Txid != spender.String() {
+		t.Fatalf("tracked-txs: %s", info)
+	}
+	// Every client's private part is queued by now (the hub sends in one
+	// pass); give the others' a moment.
+	deadline := time.Now().Add(10 * time.Second)
+	for charged()-before < int64(clients*len(info)) && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(100 * time.Millisecond)
+	per := (charged() - before) / clients
+	t.Logf("delta %d bytes; %d bytes held privately per client", len(delta), per)
+	if per > 1<<10 {
+		t.Fatalf("%d bytes held privately per client (a delta of %d bytes is shared)", per, len(delta))
+	}
+}
+
+// churnBlocks is a projection whose block 0 changes on every call of
+// next: one tx more, and every third call one less.
+type churnBlocks struct {
+	api.ProjectedFeeQueries // the rest is not asked for
+	mu                      sync.Mutex
+	txs                     []api.ProjectedTx
+	n                       int
+}
+
+func (p *churnBlocks) next() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.n++
+	var h bchain.Hash
+	h[0], h[1], h[2] = byte(p.n), byte(p.n>>8), 0x77
+	p.txs = append(append([]api.ProjectedTx{}, p.txs...), api.ProjectedTx{Txid: h, Fee: 1000, VSize: 100, Rate: 10})
+	if p.n%3 == 0 {
+		p.txs = p.txs[1:]
+	}
+}
+
+func (p *churnBlocks) ProjectedBlockTxs(_ context.Context, i int) ([]api.ProjectedTx, error) {
+	if i != 0 {
+		return nil, nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.txs, nil
+}
+
+func (p *churnBlocks) TxPositions(context.Context, map[bchain.Hash]struct{}) (map[bchain.Hash]api.TxPosition, error) {
+	return nil, nil
+}
+
+// A client that starts tracking a projected block while it changes gets
+// the whole list first and then only deltas that apply to the list it
+// holds: the answer to track-mempool-block and the hub's updates are
+// ordered. The hook pushes a change between the choice of the answer
+// and its send.
+func TestWSTrackMempoolBlockOrdered(t *testing.T) {
+	f := newFixture(t, esplora.Options{WS: esplora.WSConfig{MessageRate: 1 << 30}})
+	pf := &churnBlocks{}
+	pf.next()
+	esplora.SetProjectedFees(f.srv, pf)
+	url := runWS(t, f)
+	type update struct {
+		BlockTransactions [][]any `json:"blockTransactions"`
+		Delta             *struct {
+			Added   [][]any  `json:"added"`
+			Removed []string `json:"removed"`
+		} `json:"delta"`
+	}
+	read := func(c *websocket.Conn) *update {
+		for {
+			_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
+			var m struct {
+				P *update `json:"projected-block-transactions"`
+			}
+			if err := c.ReadJSON(&m); err != nil {
+				t.Fatal(err)
+			}
+			if m.P != nil {
+				return m.P
+			}
+		}
+	}
+	dial := func() *websocket.Conn {
+		c, _, err := websocket.DefaultDialer.Dial(url, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = c.Close() })
+		_ = c.WriteMessage(websocket.TextMessage, []byte(`{"track-mempool-block":0}`))
+		return c
+	}
+	// One client tracks block 0 and gets a push: the hub holds a list.
+	keeper := dial()
+	read(keeper)
+	pf.next()
+	f.srv.OnProjection()
+	read(keeper)
+	esplora.SetTrackingHook(f.srv, func() {
+		pf.next()
+		f.srv.OnProjection()
+		time.Sleep(300 * time.Millisecond) // the push, unless it waits for the answer
+	})
+	c := dial()
+	first := read(c)
+	if first.Delta != nil {
+		t.Fatalf("a delta before the list: %+v", first.Delta)
+	}
+	held := map[string]bool{}
+	for _, tx := range first.BlockTransactions {
+		held[tx[0].(string)] = true
+	}
+	next := read(c)
+	if next.Delta == nil {
+		t.Fatal("the update after the list is not a delta")
+	}
+	for _, id := range next.Delta.Removed {
+		if !held[id] {
+			t.Errorf("the delta removes %s, which the client does not hold", id)
+		}
+	}
+	for _, tx := range next.Delta.Added {
+		if held[tx[0].(string)] {
+			t.Errorf("the delta adds %s, which the client holds", tx[0])
+		}
+	}
+}
+
+// A catch-up of more than two blocks: the mempool's removals of the txs
+// any of them mined are no news in mempool-txids (the blocks' pushes say
+// mined); a tx that left otherwise is removed.
+func TestWSCatchUpMinedNotRemoved(t *testing.T) {
+	f := newFixture(t, esplora.Options{WS: esplora.WSConfig{MessageRate: 1 << 30}})
+	c := dialPinged(t, runWS(t, f), `{"track-mempool-txids":true}`)
+	// Twelve blocks at once, more than the pushes keep (8).
+	var mined []bchain.Hash
+	for i := range 12 {
+		var h bchain.Hash
+		h[0], h[1] = byte(i), 0x99
+		mined = append(mined, h)
+		f.srv.OnBlock(uint32(1_000_000+i), bchain.Hash{byte(i), 0x98}, &bchain.Block{Txs: []bchain.Tx{{Txid: h}}})
+	}
+	gone := hashOf(strings.Repeat("12", 32))
+	for _, h := range append(mined, gone) {
+		f.srv.OnMempoolRemoved(h)
+	}
+	f.srv.OnProjection()
+	for {
+		_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
+		var m struct {
+			D *struct {
+				Removed []string `json:"removed"`
+			} `json:"mempool-txids"`
+		}
+		if err := c.ReadJSON(&m); err != nil {
+			t.Fatal(err)
+		}
+		if m.D == nil {
+			continue
+		}
+		for _, id := range m.D.Removed {
+			for _, h := range mined {
+				if id == h.String() {
+					t.Fatalf("mined %s listed as removed: %v", id, m.D.Removed)
+				}
+			}
+		}
+		if len(m.D.Removed) > 0 {
+			if len(m.D.Removed) != 1 || m.D.Removed[0] != gone.String() {
+				t.Fatalf("removed %v, want %s", m.D.Removed, gone)
+			}
+			return
+		}
+	}
+}
+
+// runWS serves f's front with its hub running; it returns the websocket's
+// URL.
+func runWS(t *testing.T, f *fixture) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan struct{})
+	go func() { defer close(ran); f.srv.RunWS(ctx) }()
+	t.Cleanup(func() { cancel(); <-ran })
+	ts := httptest.NewServer(f.srv)
+	t.Cleanup(ts.Close)
+	return "ws" + strings.TrimPrefix(ts.URL, "http") + "/api/v1/ws"
+}
+
+// dialPinged dials url, sends msg and waits for the answer to a ping sent
+// after it, so that what msg asks for is in place.
+func dialPinged(t *testing.T, url, msg string) *websocket.Conn {
+	t.Helper()
+	c, _, err := websocket.DefaultDialer.Dial(url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	for _, m := range []string{msg, `{"action":"ping"}`} {
+		if err := c.WriteMessage(websocket.TextMessage, []byte(m)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
+	if _, pong, err := c.ReadMessage(); err != nil || !strings.Contains(string(pong), "pong") {
+		t.Fatalf("ping: %s %v", pong, err)
+	}
+	return c
 }

@@ -32,9 +32,11 @@ var txidRE = regexp.MustCompile(`^[a-fA-F0-9]{64}$`)
 
 // trackedInfo is mempool.space's TxTrackingInfo, the parts we fill.
 type trackedInfo struct {
-	ReplacedBy string     `json:"replacedBy,omitempty"`
-	Position   *txPosInfo `json:"position,omitempty"`
-	Confirmed  *bool      `json:"confirmed,omitempty"`
+	ReplacedBy string             `json:"replacedBy,omitempty"`
+	Position   *txPosInfo         `json:"position,omitempty"`
+	Cpfp       *trackedCpfp       `json:"cpfp,omitempty"`
+	UtxoSpent  map[uint32]spentBy `json:"utxoSpent,omitempty"`
+	Confirmed  *bool              `json:"confirmed,omitempty"`
 }
 
 type txPosInfo struct {
@@ -75,7 +77,7 @@ func (w *mpWS) trackTxs(c *wsConn, raw json.RawMessage, d *wsData, out *wsMsg) {
 	if bad > 0 {
 		out.addValue("track-txs-error", fmt.Sprintf("track-txs: %d entries are not txids (64 hex digits) and are not tracked", bad))
 	}
-	if infos := w.trackedInfos(c, ids, d, nil, true); infos != nil {
+	if infos := w.trackedInfos(c, ids, d, nil, nil, true); infos != nil {
 		out.addValue("tracked-txs", infos)
 	}
 }
@@ -93,14 +95,19 @@ func (c *wsConn) setTrackTxs(ids []bchain.Hash) {
 	c.mu.Lock()
 	c.trackTxs = ids
 	c.txsTold = map[bchain.Hash]bool{}
+	c.cpfpTold = nil
+	c.updateWatchLocked()
 	c.mu.Unlock()
 }
 
 // trackedInfos is tracked-txs for ids: the replacement of a replaced tx
 // (once), the projected position of a pending one and, on a block, the
-// mined ones as confirmed. first marks the answer to track-txs itself,
-// where a pending tx is also marked unconfirmed as mempool.space does.
-func (w *mpWS) trackedInfos(c *wsConn, ids []bchain.Hash, d *wsData, mined map[bchain.Hash]bool, first bool) map[string]trackedInfo {
+// mined ones as confirmed. On a mempool push (spent set), also the
+// outputs that new txs spend and a pending tx's CPFP figures when they
+// changed. first marks the answer to track-txs itself, where a pending tx
+// is also marked unconfirmed as mempool.space does.
+func (w *mpWS) trackedInfos(c *wsConn, ids []bchain.Hash, d *wsData, mined map[bchain.Hash]bool,
+	spent map[bchain.Hash]map[uint32]spentBy, first bool) map[string]trackedInfo {
 	if len(ids) == 0 {
 		return nil
 	}
@@ -133,10 +140,15 @@ func (w *mpWS) trackedInfos(c *wsConn, ids []bchain.Hash, d *wsData, mined map[b
 				}
 			}
 		}
+		if sp := spent[id]; sp != nil {
+			ti.UtxoSpent, has = sp, true
+		}
 		if p, ok := pos[id]; ok {
 			ti.Position, has = &txPosInfo{Block: p.Block, VSize: p.VSize}, true
 			if first {
 				ti.Confirmed = &no
+			} else if mined == nil {
+				ti.Cpfp = d.newCpfp(c, id)
 			}
 		}
 		if has {
@@ -276,24 +288,58 @@ type replacedPair struct {
 // mempoolChange is what the mempool did between two pushes.
 type mempoolChange struct {
 	added, removed, mined []bchain.Hash
+	spent                 map[bchain.Hash]map[uint32]spentBy // by the txid spent from
 }
 
 // takeChange takes the change collected since the last push (hub
-// goroutine); removals of txs a recent block mined are left out, as the
-// block's push named them mined.
-func (w *mpWS) takeChange() mempoolChange {
+// goroutine); removals of txs that the blocks since the previous push (or
+// those before it) mined are left out, as the blocks' pushes named them
+// mined. Past maxMinedIDs such txids the index tells.
+func (w *mpWS) takeChange(ctx context.Context) mempoolChange {
 	w.emu.Lock()
-	ch := mempoolChange{added: w.addedIDs, removed: w.removedIDs}
-	w.addedIDs, w.removedIDs = nil, nil
+	ch := mempoolChange{added: w.addedIDs, removed: w.removedIDs, spent: spentByParent(w.spends)}
+	w.addedIDs, w.removedIDs, w.spends = nil, nil, nil
+	now, prev, over := w.minedNow, w.minedPrev, w.minedOver
+	w.minedPrev, w.minedNow, w.minedOver = w.minedNow, nil, false
 	w.emu.Unlock()
 	kept := ch.removed[:0]
 	for _, id := range ch.removed {
-		if !w.wasMined(id) {
-			kept = append(kept, id)
+		if now[id] || prev[id] {
+			continue
 		}
+		if over {
+			if tx, err := w.s.q.EsploraTx(ctx, id); err == nil && tx != nil && tx.Block != nil {
+				continue
+			}
+		}
+		kept = append(kept, id)
 	}
 	ch.removed = kept
 	return ch
+}
+
+// maxMinedIDs bounds the mined txids kept between two pushes (a long
+// catch-up); past it, takeChange asks the index.
+const maxMinedIDs = 4 * maxMempoolDelta
+
+// noteMined keeps a connected block's txids while a client follows the
+// mempool's changes (any goroutine).
+func (w *mpWS) noteMined(blk *bchain.Block) {
+	if blk == nil || w.mempoolTrackers.Load() <= 0 {
+		return
+	}
+	w.emu.Lock()
+	defer w.emu.Unlock()
+	if w.minedNow == nil {
+		w.minedNow = map[bchain.Hash]bool{}
+	}
+	for i := range blk.Txs {
+		if len(w.minedNow) >= maxMinedIDs {
+			w.minedOver = true
+			return
+		}
+		w.minedNow[blk.Txs[i].Txid] = true
+	}
 }
 
 // OnMempoolRemoved hears a txid the mempool dropped; it never blocks.
@@ -321,13 +367,6 @@ func (w *mpWS) collect(list *[]bchain.Hash, txid bchain.Hash) {
 // each only when some client wants it.
 func (w *mpWS) deltaMsgs(ctx context.Context, seq uint64, ch mempoolChange, txids, full bool) (ids, txs json.RawMessage) {
 	cache := map[bchain.Hash]json.RawMessage{}
-	str := func(l []bchain.Hash) []string {
-		out := make([]string, len(l))
-		for i, h := range l {
-			out[i] = h.String()
-		}
-		return out
-	}
 	var pairs [][2]bchain.Hash
 	if r := w.s.caps.Replacements; r != nil {
 		for _, id := range ch.removed {
@@ -339,15 +378,24 @@ func (w *mpWS) deltaMsgs(ctx context.Context, seq uint64, ch mempoolChange, txid
 		}
 	}
 	mk := func(rendered bool) json.RawMessage {
-		d := mempoolDelta{Sequence: seq, Added: []json.RawMessage{}, Removed: str(ch.removed), Mined: str(ch.mined), Replaced: []replacedPair{}}
-		for _, id := range ch.added {
-			if !rendered {
-				b, _ := json.Marshal(id.String())
-				d.Added = append(d.Added, b)
-			} else if b := w.renderTx(ctx, id, cache); b != nil {
-				d.Added = append(d.Added, b)
-			}
+		// The delta is bounded in bytes (maxDeltaBytes): mined, removed,
+		// replaced, then added txs, each while it fits; the rest is left out.
+		room := w.maxDeltaBytes() - 128 // the object around the lists
+		fits := func(n int) bool {
+			room -= n + 1
+			return room >= 0
 		}
+		ids := func(l []bchain.Hash) []string {
+			out := []string{}
+			for _, h := range l {
+				if !fits(2*len(h) + 2) {
+					break
+				}
+				out = append(out, h.String())
+			}
+			return out
+		}
+		d := mempoolDelta{Sequence: seq, Added: []json.RawMessage{}, Mined: ids(ch.mined), Removed: ids(ch.removed), Replaced: []replacedPair{}}
 		for _, p := range pairs {
 			by, _ := json.Marshal(p[1].String())
 			if rendered {
@@ -355,7 +403,22 @@ func (w *mpWS) deltaMsgs(ctx context.Context, seq uint64, ch mempoolChange, txid
 					continue
 				}
 			}
+			if !fits(len(by) + 2*len(p[0]) + 28) {
+				break
+			}
 			d.Replaced = append(d.Replaced, replacedPair{Replaced: p[0].String(), By: by})
+		}
+		for _, id := range ch.added {
+			var b json.RawMessage
+			if !rendered {
+				b, _ = json.Marshal(id.String())
+			} else if b = w.renderTx(ctx, id, cache); b == nil {
+				continue
+			}
+			if !fits(len(b)) {
+				break
+			}
+			d.Added = append(d.Added, b)
 		}
 		b, _ := json.Marshal(d)
 		return b
@@ -368,6 +431,10 @@ func (w *mpWS) deltaMsgs(ctx context.Context, seq uint64, ch mempoolChange, txid
 	}
 	return ids, txs
 }
+
+// maxDeltaBytes bounds one mempool delta: half a client's queue, so that
+// a client that reads keeps up (a larger message would drop every client).
+func (w *mpWS) maxDeltaBytes() int { return w.cfg.MaxQueueBytes / 2 }
 
 // mempoolWants reports which clients follow the mempool's changes.
 func mempoolWants(conns []*wsConn) (txids, full bool) {
@@ -393,19 +460,11 @@ func addDelta(c *wsConn, ids, txs json.RawMessage, out *wsMsg) {
 }
 
 // addTracked adds tracked-txs for c's track-txs, when there is news.
-func (w *mpWS) addTracked(c *wsConn, d *wsData, mined map[bchain.Hash]bool, out *wsMsg) {
+func (w *mpWS) addTracked(c *wsConn, d *wsData, mined map[bchain.Hash]bool, spent map[bchain.Hash]map[uint32]spentBy, out *wsMsg) {
 	c.mu.Lock()
 	ids := c.trackTxs
 	c.mu.Unlock()
-	if infos := w.trackedInfos(c, ids, d, mined, false); infos != nil {
+	if infos := w.trackedInfos(c, ids, d, mined, spent, false); infos != nil {
 		out.addValue("tracked-txs", infos)
 	}
 }
-
-// noteMined keeps the txids of the last two blocks (hub goroutine).
-func (w *mpWS) noteMined(mined map[bchain.Hash]bool) {
-	w.prevMined, w.recentMined = w.recentMined, mined
-}
-
-// wasMined reports whether one of the last two blocks holds txid.
-func (w *mpWS) wasMined(txid bchain.Hash) bool { return w.recentMined[txid] || w.prevMined[txid] }

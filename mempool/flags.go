@@ -55,9 +55,11 @@ func scriptFlag(script []byte) uint64 {
 // Flags classifies the tx as mempool.space's Common.getTransactionFlags
 // does, in part: version, RBF signalling, the input and output types, an
 // OP_RETURN output, a taproot annex, and the coinjoin, consolidation and
-// batch-payout heuristics. The CPFP bits depend on the pool (the caller
-// adds them); the inscription, fake-key, sighash, replacement and
-// nonstandard bits are not set. A P2PK prevout shows as P2PKH (the index
+// batch-payout heuristics, and what the scripts and witnesses tell
+// (flags_data.go: sighash types, inscription, fake pubkey and fake
+// scripthash). The CPFP bits depend on the pool (the caller adds them);
+// the replacement and nonstandard bits are not set, nor the inscription
+// bit of an input whose prevout is unknown. A P2PK prevout shows as P2PKH (the index
 // files P2PK outputs under their P2PKH script).
 func (t *Tx) Flags() uint64 {
 	var f uint64
@@ -77,7 +79,9 @@ func (t *Tx) Flags() uint64 {
 		if in.Sequence < 0xfffffffe {
 			rbf = true
 		}
-		if i >= len(t.Prevouts) || !t.Prevouts[i].Known {
+		known := i < len(t.Prevouts) && t.Prevouts[i].Known
+		f |= inputDataFlags(in.ScriptSig, in.Witness, known && scriptFlag(t.Prevouts[i].Desc) == FlagP2TR)
+		if !known {
 			continue
 		}
 		pf := scriptFlag(t.Prevouts[i].Desc)
@@ -97,6 +101,11 @@ func (t *Tx) Flags() uint64 {
 	}
 	outAddr := map[string]int{}
 	outValues := map[uint64]bool{}
+	scripts := make([][]byte, len(t.Vout))
+	for i := range t.Vout {
+		scripts[i] = t.Vout[i].Script
+	}
+	f |= outputDataFlags(scripts)
 	for i := range t.Vout {
 		o := &t.Vout[i]
 		f |= scriptFlag(o.Script)
@@ -119,7 +128,7 @@ func (t *Tx) Flags() uint64 {
 	// and 5 outputs, at most half of them distinct amounts, no address
 	// reuse, no token data, neither a consolidation nor a batch payout.
 	if !reuse && nin >= 5 && nout >= 5 && float64(len(inValues)+len(outValues)) <= (nin+nout)/2 &&
-		f&FlagOpReturn == 0 && nin/nout < 5 && nin/nout > 0.2 {
+		f&(FlagOpReturn|FlagInscription) == 0 && nin/nout < 5 && nin/nout > 0.2 {
 		f |= FlagCoinjoin
 	}
 	if nin/nout >= 5 {

@@ -67,6 +67,8 @@ func New(ws *websocket.Conn, cfg Config) *Conn {
 // queued is one message and the bytes it took from the shared budget.
 type queued struct {
 	msg     []byte
+	parts   [][]byte // a message of several buffers (SendParts); msg is nil then
+	size    int
 	charged int
 }
 
@@ -80,21 +82,42 @@ func (c *Conn) Send(msg []byte) bool { return c.send(msg, false) }
 // however many clients hold it).
 func (c *Conn) SendShared(msg []byte) bool { return c.send(msg, true) }
 
+// SendParts queues one message made of parts, written one after another:
+// buffers shared with other connections and this connection's own, whose
+// bytes (own) alone count against the shared budget. A message of shared
+// parts (a mempool delta, a projected block) and a client's own parts so
+// costs the client only its own.
+func (c *Conn) SendParts(parts [][]byte, own int) bool {
+	size := 0
+	for _, p := range parts {
+		size += len(p)
+	}
+	return c.enqueue(queued{parts: parts, size: size}, own)
+}
+
 func (c *Conn) send(msg []byte, shared bool) bool {
+	charge := len(msg)
+	if shared {
+		charge = 0
+	}
+	return c.enqueue(queued{msg: msg, size: len(msg)}, charge)
+}
+
+// enqueue queues q, charging charge bytes to the shared budget.
+func (c *Conn) enqueue(q queued, charge int) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
 		return false
 	}
 	over := c.cfg.MaxQueue > 0 && len(c.queue) >= c.cfg.MaxQueue ||
-		c.cfg.MaxQueueBytes > 0 && c.queued > 0 && c.queued+len(msg) > c.cfg.MaxQueueBytes
+		c.cfg.MaxQueueBytes > 0 && c.queued > 0 && c.queued+q.size > c.cfg.MaxQueueBytes
 	why := "send queue overflow: the client does not read fast enough"
-	charged := 0
-	if !over && !shared && c.cfg.Budget != nil {
-		if !c.cfg.Budget.TryTake(int64(len(msg)), c.queued == 0) {
+	if !over && charge > 0 && c.cfg.Budget != nil {
+		if !c.cfg.Budget.TryTake(int64(charge), c.queued == 0) {
 			over, why = true, "server send budget spent: the client does not read fast enough"
 		}
-		charged = len(msg)
+		q.charged = charge
 	}
 	if over {
 		if c.cfg.OnOverflow != nil {
@@ -103,8 +126,8 @@ func (c *Conn) send(msg []byte, shared bool) bool {
 		c.failLocked(websocket.ClosePolicyViolation, why)
 		return false
 	}
-	c.queue = append(c.queue, queued{msg, charged})
-	c.queued += len(msg)
+	c.queue = append(c.queue, q)
+	c.queued += q.size
 	c.signal()
 	return true
 }
@@ -197,18 +220,31 @@ const drainBytes = 1 << 20
 const compressAbove = 512
 
 // write writes one message; false when it failed.
-func (c *Conn) write(msg []byte) bool {
+func (c *Conn) write(m queued) bool {
 	// Compressing a small message costs more than it saves.
-	c.ws.EnableWriteCompression(len(msg) > compressAbove)
+	c.ws.EnableWriteCompression(m.size > compressAbove)
 	_ = c.ws.SetWriteDeadline(time.Now().Add(c.cfg.WriteTimeout))
-	return c.ws.WriteMessage(websocket.TextMessage, msg) == nil
+	if m.parts == nil {
+		return c.ws.WriteMessage(websocket.TextMessage, m.msg) == nil
+	}
+	w, err := c.ws.NextWriter(websocket.TextMessage)
+	if err != nil {
+		return false
+	}
+	for _, p := range m.parts {
+		if _, err := w.Write(p); err != nil {
+			_ = w.Close()
+			return false
+		}
+	}
+	return w.Close() == nil
 }
 
 // giveLocked uncounts msgs (written or dropped); c.mu is held.
 func (c *Conn) giveLocked(msgs []queued) {
 	n, charged := 0, 0
 	for _, m := range msgs {
-		n += len(m.msg)
+		n += m.size
 		charged += m.charged
 	}
 	c.queued -= n
@@ -245,7 +281,7 @@ func (c *Conn) WriteLoop() {
 			// The batch's bytes stay counted until each message is written:
 			// a client that does not read holds its queue and the batch.
 			for i, m := range batch {
-				if !c.write(m.msg) {
+				if !c.write(m) {
 					c.mu.Lock()
 					c.giveLocked(batch[i:])
 					c.failLocked(websocket.CloseGoingAway, "write failed")
