@@ -43,6 +43,7 @@ func Run(ctx context.Context, o *Options, log *slog.Logger) error {
 	if err := readLimitEnv(envs.get, o); err != nil {
 		return err
 	}
+	envs.ClientIP.LimitLocal = o.Listen.LimitLocal
 	tlsCfg, err := loadTLS(o.CertFile)
 	if err != nil {
 		return err
@@ -91,7 +92,7 @@ func Run(ctx context.Context, o *Options, log *slog.Logger) error {
 	if o.Checkpoint != "" {
 		return takeCheckpoint(d, o.Checkpoint, os.Stdout, log)
 	}
-	env := stackEnv{o: o, cfg: cfg, backend: backend, d: d, log: log, reg: reg, env: envs, tls: tlsCfg}
+	env := stackEnv{o: o, cfg: cfg, backend: backend, d: d, log: log, reg: reg, env: envs, tls: tlsCfg, gate: o.Listen.gate(reg)}
 	stack, err := newChainStack(ctx, env)
 	if err != nil {
 		return err
@@ -259,7 +260,7 @@ func serve(ctx context.Context, e stackEnv, stack *chainStack, worker tipSource,
 	}
 	if addr, prefix := binding(o.Public, "", e.backend.Params.PublicPort); addr != "" {
 		pcfg := server.PublicConfig{Addr: addr, Websocket: ws, ExplorerURL: o.ExplorerURL, Limiter: limiter, Wrap: func(h http.Handler) http.Handler { return withPrefix(prefix, true, h) },
-			Listener: o.Listen.kit(e.tls != nil), MaxBlockWeight: cmp.Or(o.ProjectedBlockWeight, e.backend.Params.MaxBlockWeight)}
+			Gate: e.gate, Listener: o.Listen.kit(e.tls != nil), MaxBlockWeight: cmp.Or(o.ProjectedBlockWeight, e.backend.Params.MaxBlockWeight)}
 		if err := srvs.start("public", addr, server.NewPublic(svc, pcfg, log, e.reg)); err != nil {
 			srvs.shutdown()
 			return err
