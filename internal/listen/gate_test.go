@@ -102,3 +102,24 @@ func TestLimitLocal(t *testing.T) {
 		}
 	}
 }
+
+// With Caps.LimitLocal each loopback address is counted per client at
+// accept, as a remote one is.
+func TestCapLimitLocal(t *testing.T) {
+	fl := &fakeListener{}
+	for _, p := range []string{"127.1.1.1:1", "127.1.1.1:2", "127.1.1.2:1"} {
+		fl.q = append(fl.q, &fakeConn{peer: peer(p)})
+	}
+	all := append([]*fakeConn(nil), fl.q...)
+	l := Cap(fl, Caps{MaxConnsPerClient: 1, LimitLocal: true})
+	n := 0
+	for {
+		if _, err := l.Accept(); err != nil {
+			break
+		}
+		n++
+	}
+	if n != 2 || !all[1].closed {
+		t.Fatalf("accepted %d of 3 (the second from 127.1.1.1 closed: %v), want 2", n, all[1].closed)
+	}
+}
