@@ -66,7 +66,7 @@ func Run(ctx context.Context, o *Options, log *slog.Logger) error {
 		}()
 	}
 	if o.Mesh.Offline {
-		return runMeshOffline(ctx, stackEnv{o: o, cfg: cfg, backend: backend, log: log, reg: reg, env: envs, tls: tlsCfg})
+		return runMeshOffline(ctx, stackEnv{o: o, cfg: cfg, backend: backend, log: log, reg: reg, env: envs, tls: tlsCfg, gate: o.Listen.gate(reg)})
 	}
 	if err := checkBackend(ctx, cfg, backend, log); err != nil {
 		return err
@@ -76,7 +76,7 @@ func Run(ctx context.Context, o *Options, log *slog.Logger) error {
 	startProf(o.Prof, log)
 	mem := planMemory(o.SyncMemoryMB<<20, len(db.ColumnFamilies(backend.Type)))
 	if o.Replica.On {
-		return runReplica(ctx, o, cfg, backend, stackEnv{o: o, cfg: cfg, backend: backend, log: log, reg: reg, env: envs, tls: tlsCfg}, fiatCfg)
+		return runReplica(ctx, o, cfg, backend, stackEnv{o: o, cfg: cfg, backend: backend, log: log, reg: reg, env: envs, tls: tlsCfg, gate: o.Listen.gate(reg)}, fiatCfg)
 	}
 	d, err := openStore(o, cfg, backend, mem, log, reg)
 	if err != nil {
