@@ -44,7 +44,7 @@ func declareListenFlags(fs *flag.FlagSet, l *listenOptions) {
 	fs.DurationVar(&l.WriteTimeout, "listenwritetimeout", defaultListenWriteTimeout, "time to work on and write one answer on the HTTP listeners (websockets keep their own)")
 	fs.DurationVar(&l.IdleTimeout, "listenidletimeout", defaultListenIdleTimeout, "keep-alive HTTP connections idle this long are closed")
 	fs.BoolVar(&l.LimitLocal, "listenlimitlocal", false, "limit loopback and private peers per address like any client, on every listener, instead of exempting them as proxies (a host whose local peers are not proxies; load tests on one machine)")
-	fs.IntVar(&l.MaxHeavy, "listenmaxheavy", 0, "expensive requests in progress on the whole process, over every front (heavy REST and Esplora requests, Electrum calls that read the index or the node); past it one waits -listenheavywait, then gets 503 or Electrum -102 (0: 4 per core, at least 8; -1: off)")
+	fs.IntVar(&l.MaxHeavy, "listenmaxheavy", 0, "expensive requests in progress on the whole process, over every front (heavy REST and Esplora requests, Electrum calls that read the index or the node); past it one waits -listenheavywait, then gets 503 or Electrum -102 (0: 8 per core, at least 32; -1: off)")
 	fs.DurationVar(&l.HeavyWait, "listenheavywait", listen.DefaultGateWait, "how long an expensive request waits for a place under -listenmaxheavy before it is refused")
 }
 

@@ -32,9 +32,12 @@ type Gate struct {
 // DefaultGateWait is how long an expensive request may wait for a place.
 const DefaultGateWait = 250 * time.Millisecond
 
-// DefaultGateSlots is the default bound: four expensive requests per
-// core (their time is part CPU, part index reads), and at least 8.
-func DefaultGateSlots() int { return max(8, 4*runtime.GOMAXPROCS(0)) }
+// DefaultGateSlots is the default bound: eight expensive requests per
+// core (their time is part CPU, part index and node reads), and at least
+// 32, so that an operator's burst of large xpubs through a local proxy
+// (30 at once in TestE2EXpubLimits) still all wait their turn in the
+// derivation queue rather than being shed.
+func DefaultGateSlots() int { return max(32, 8*runtime.GOMAXPROCS(0)) }
 
 // NewGate allows slots expensive requests at once, each waiting at most
 // wait for a place; slots < 0 turns the gate off (nil, which admits

@@ -71,7 +71,7 @@ func TestGateWaitAdmits(t *testing.T) {
 	if _, ok := g.Enter(t.Context(), "t"); !ok {
 		t.Fatal("a waiter was refused although a place freed within its wait")
 	}
-	if d := DefaultGateSlots(); d < 8 {
+	if d := DefaultGateSlots(); d < 32 {
 		t.Fatalf("default slots %d", d)
 	}
 }
