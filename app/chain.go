@@ -12,6 +12,7 @@ import (
 	"github.com/openexplorer/blockbook/api"
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
+	"github.com/openexplorer/blockbook/internal/listen"
 	"github.com/openexplorer/blockbook/mempool"
 	"github.com/openexplorer/blockbook/server"
 	"github.com/openexplorer/blockbook/syncer"
@@ -56,6 +57,7 @@ type stackEnv struct {
 	reg     *prometheus.Registry
 	env     *envSettings // Blockbook's environment variables
 	tls     *tls.Config  // -certfile (nil: plain HTTP)
+	gate    *listen.Gate // expensive work in progress over every front
 }
 
 // chainStacks holds one constructor per chain type.

@@ -105,7 +105,7 @@ func startElectrum(e stackEnv, stack *chainStack, svc api.Service, worker tipSou
 			return fmt.Errorf("%w: %s server: %v", bchain.ErrConfig, name, err)
 		}
 		if capped { // TCP and TLS: the websocket's HTTP server has the kit's caps
-			ln = electrumCapped(ln, o, tlsCfg == nil, srv)
+			ln = electrumCapped(ln, o, e.o.Listen.LimitLocal, tlsCfg == nil, srv)
 		}
 		if tlsCfg != nil {
 			ln = tls.NewListener(ln, tlsCfg)
@@ -188,6 +188,7 @@ func newElectrumServer(e stackEnv, svc api.Service, scripts api.ScriptQueries) (
 		SPMaxSubs: o.SPMaxSubs, SPMaxSubsTotal: o.SPMaxSubsTotal, SPMaxSubsPerIP: o.SPMaxSubsPerIP, SPMaxLabels: o.SPMaxLabels, SPWorkers: o.SPWorkers,
 		ServerVersion: "blockbook-go " + build.Version, Banner: o.Banner, DonationAddress: o.DonationAddress,
 		Hosts: electrumHosts(o), Log: e.log.With("server", "electrum"), WSClient: wsClient,
+		LimitLocal: e.o.Listen.LimitLocal, Gate: e.gate,
 	})
 }
 

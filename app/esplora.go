@@ -78,6 +78,9 @@ func startFront(srvs *servers, o *Options, e stackEnv, over *server.OverLimits, 
 	if err != nil {
 		return err
 	}
+	// The per-client budget before the gate: a client over its own is
+	// refused without taking a place of the process's.
+	h = e.gate.Wrap(name, h, func(r *http.Request) bool { return cost(r) > 1 })
 	if lim != nil {
 		h = lim.Wrap(h)
 	}

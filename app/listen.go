@@ -5,6 +5,8 @@ import (
 	"net"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/openexplorer/blockbook/electrum"
 	"github.com/openexplorer/blockbook/internal/listen"
 )
@@ -17,6 +19,12 @@ type listenOptions struct {
 	MaxConns, MaxConnsPerClient int
 	ReadTimeout, WriteTimeout   time.Duration
 	IdleTimeout                 time.Duration
+	// LimitLocal: loopback and private peers are limited per address,
+	// not exempt. MaxHeavy and HeavyWait are the process-wide gate on
+	// expensive work (listen.Gate; 0: the defaults, MaxHeavy -1: off).
+	LimitLocal bool
+	MaxHeavy   int
+	HeavyWait  time.Duration
 }
 
 // Defaults of the listener kit's flags (docs/operations.md, "Every
@@ -35,6 +43,15 @@ func declareListenFlags(fs *flag.FlagSet, l *listenOptions) {
 	fs.DurationVar(&l.ReadTimeout, "listenreadtimeout", defaultListenReadTimeout, "time to read a whole request, body included, on the HTTP listeners")
 	fs.DurationVar(&l.WriteTimeout, "listenwritetimeout", defaultListenWriteTimeout, "time to work on and write one answer on the HTTP listeners (websockets keep their own)")
 	fs.DurationVar(&l.IdleTimeout, "listenidletimeout", defaultListenIdleTimeout, "keep-alive HTTP connections idle this long are closed")
+	fs.BoolVar(&l.LimitLocal, "listenlimitlocal", false, "limit loopback and private peers per address like any client, on every listener, instead of exempting them as proxies (a host whose local peers are not proxies; load tests on one machine)")
+	fs.IntVar(&l.MaxHeavy, "listenmaxheavy", 0, "expensive requests in progress on the whole process, over every front (heavy REST and Esplora requests, Electrum calls that read the index or the node); past it one waits -listenheavywait, then gets 503 or Electrum -102 (0: 8 per core, at least 32; -1: off)")
+	fs.DurationVar(&l.HeavyWait, "listenheavywait", listen.DefaultGateWait, "how long an expensive request waits for a place under -listenmaxheavy before it is refused")
+}
+
+// gate is the process-wide admission control of expensive work, shared by
+// every front.
+func (l listenOptions) gate(reg prometheus.Registerer) *listen.Gate {
+	return listen.NewGate(l.MaxHeavy, l.HeavyWait, reg)
 }
 
 // kit is the listener kit's configuration for one HTTP listener; tls is
@@ -56,7 +73,8 @@ func (l listenOptions) kit(tls bool) listen.HTTP {
 	k := listen.HTTP{
 		Timeouts: listen.Timeouts{ReadHeader: 10 * time.Second, Read: ord(l.ReadTimeout, defaultListenReadTimeout),
 			Write: ord(l.WriteTimeout, defaultListenWriteTimeout), Idle: ord(l.IdleTimeout, defaultListenIdleTimeout)},
-		Caps: listen.Caps{MaxConns: or(l.MaxConns, defaultListenMaxConns), MaxConnsPerClient: or(l.MaxConnsPerClient, defaultListenMaxConnsPerClient)},
+		Caps: listen.Caps{MaxConns: or(l.MaxConns, defaultListenMaxConns), MaxConnsPerClient: or(l.MaxConnsPerClient, defaultListenMaxConnsPerClient),
+			LimitLocal: l.LimitLocal},
 	}
 	if tls {
 		k.Refuse = func(net.Conn, bool) {}
@@ -70,8 +88,8 @@ func (l listenOptions) kit(tls bool) listen.HTTP {
 // connection is refused at Accept, before a TLS handshake or a session.
 // On plain TCP it is told why with the protocol's error; on TLS it is
 // closed without one (which it could not read).
-func electrumCapped(ln net.Listener, o *electrumOptions, plain bool, srv *electrum.Server) *listen.CappedListener {
-	caps := listen.Caps{MaxConns: o.MaxConns, MaxConnsPerClient: o.MaxConnsPerIP}
+func electrumCapped(ln net.Listener, o *electrumOptions, limitLocal, plain bool, srv *electrum.Server) *listen.CappedListener {
+	caps := listen.Caps{MaxConns: o.MaxConns, MaxConnsPerClient: o.MaxConnsPerIP, LimitLocal: limitLocal}
 	if plain {
 		caps.Refuse = srv.Refuse
 	}

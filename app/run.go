@@ -43,6 +43,7 @@ func Run(ctx context.Context, o *Options, log *slog.Logger) error {
 	if err := readLimitEnv(envs.get, o); err != nil {
 		return err
 	}
+	envs.ClientIP.LimitLocal = o.Listen.LimitLocal
 	tlsCfg, err := loadTLS(o.CertFile)
 	if err != nil {
 		return err
@@ -65,7 +66,7 @@ func Run(ctx context.Context, o *Options, log *slog.Logger) error {
 		}()
 	}
 	if o.Mesh.Offline {
-		return runMeshOffline(ctx, stackEnv{o: o, cfg: cfg, backend: backend, log: log, reg: reg, env: envs, tls: tlsCfg})
+		return runMeshOffline(ctx, stackEnv{o: o, cfg: cfg, backend: backend, log: log, reg: reg, env: envs, tls: tlsCfg, gate: o.Listen.gate(reg)})
 	}
 	if err := checkBackend(ctx, cfg, backend, log); err != nil {
 		return err
@@ -75,7 +76,7 @@ func Run(ctx context.Context, o *Options, log *slog.Logger) error {
 	startProf(o.Prof, log)
 	mem := planMemory(o.SyncMemoryMB<<20, len(db.ColumnFamilies(backend.Type)))
 	if o.Replica.On {
-		return runReplica(ctx, o, cfg, backend, stackEnv{o: o, cfg: cfg, backend: backend, log: log, reg: reg, env: envs, tls: tlsCfg}, fiatCfg)
+		return runReplica(ctx, o, cfg, backend, stackEnv{o: o, cfg: cfg, backend: backend, log: log, reg: reg, env: envs, tls: tlsCfg, gate: o.Listen.gate(reg)}, fiatCfg)
 	}
 	d, err := openStore(o, cfg, backend, mem, log, reg)
 	if err != nil {
@@ -91,7 +92,7 @@ func Run(ctx context.Context, o *Options, log *slog.Logger) error {
 	if o.Checkpoint != "" {
 		return takeCheckpoint(d, o.Checkpoint, os.Stdout, log)
 	}
-	env := stackEnv{o: o, cfg: cfg, backend: backend, d: d, log: log, reg: reg, env: envs, tls: tlsCfg}
+	env := stackEnv{o: o, cfg: cfg, backend: backend, d: d, log: log, reg: reg, env: envs, tls: tlsCfg, gate: o.Listen.gate(reg)}
 	stack, err := newChainStack(ctx, env)
 	if err != nil {
 		return err
@@ -263,7 +264,7 @@ func serve(ctx context.Context, e stackEnv, stack *chainStack, worker tipSource,
 	}
 	if addr, prefix := binding(o.Public, "", e.backend.Params.PublicPort); addr != "" {
 		pcfg := server.PublicConfig{Addr: addr, Websocket: ws, ExplorerURL: o.ExplorerURL, Limiter: limiter, Wrap: func(h http.Handler) http.Handler { return withPrefix(prefix, true, h) },
-			Listener: o.Listen.kit(e.tls != nil), MaxBlockWeight: cmp.Or(o.ProjectedBlockWeight, e.backend.Params.MaxBlockWeight)}
+			Gate: e.gate, Listener: o.Listen.kit(e.tls != nil), MaxBlockWeight: cmp.Or(o.ProjectedBlockWeight, e.backend.Params.MaxBlockWeight)}
 		if err := srvs.start("public", addr, server.NewPublic(svc, pcfg, log, e.reg)); err != nil {
 			srvs.shutdown()
 			return err

@@ -6,6 +6,7 @@ package e2e
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -13,7 +14,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -30,8 +33,10 @@ var (
 // default limits, Esplora and Electrum on, and for the campaign's
 // duration: Electrum clients that pipeline header batches and never read,
 // Electrum batch bombs (1,000 header calls each), subscription floods,
-// Esplora slow bodies, non-readers and 900 KB paths, and heavy requests of
-// one named client on Esplora and the public port. Meanwhile every 250 ms
+// Esplora slow bodies, non-readers and 900 KB paths, and heavy requests
+// on Esplora and the public port, each attacker a client of its own (its
+// own loopback address, limited as any client with -listenlimitlocal:
+// real attackers are not loopback peers). Meanwhile every 250 ms
 // a victim (another named client) asks each front once, and /health is
 // read, each request timed. Required: the victims and /health never
 // fail, their p99 latency stays under abuseP99, and the server's RSS stays
@@ -44,33 +49,44 @@ func TestTortureAbuse(t *testing.T) {
 	cfg := writeConfig(t, st.node, nil)
 	esplora, electrum, internal := freePort(t), freePort(t), freePort(t)
 	c := startChild(t, cfg, st.dataDir, "-esplora="+esplora, "-electrum="+electrum, "-internal="+internal,
-		"-listenreadtimeout=5s", "-listenwritetimeout=10s")
+		"-listenreadtimeout=5s", "-listenwritetimeout=10s", "-listenlimitlocal")
 	h, hash := st.g.Tip()
 	waitTip(t, c.base, h, hash.String(), c.logs)
 	rssStart, _ := vmRSS(t, c.cmd.Process.Pid)
 	addr := firstAddressOf(t, c.base)
+	cpuStart, ownStart := cpuSeconds(c.cmd.Process.Pid), cpuSeconds(os.Getpid())
 
 	ctx, stop := context.WithTimeout(context.Background(), dur)
 	defer stop()
 	var attacks sync.WaitGroup
 	var sent atomic.Int64
-	attack := func(n int, f func(ctx context.Context)) {
-		for range n {
+	// Each attacker is a client of its own, as attackers spread over many
+	// addresses are: it connects from its own loopback address
+	// (127.1.kind.n), and -listenlimitlocal makes the server limit local
+	// peers per address as it limits remote ones (by default they are
+	// exempt, being proxies). The per-client budgets then refuse each one
+	// past its share, and the process-wide gate (-listenmaxheavy) sheds
+	// what they ask together beyond what the process can do.
+	kind := 0
+	attack := func(n int, f func(ctx context.Context, d *net.Dialer)) {
+		kind++
+		for i := range n {
+			d := attackerDialer(kind, i)
 			attacks.Add(1)
-			go func() { defer attacks.Done(); f(ctx) }()
+			go func() { defer attacks.Done(); f(ctx, d) }()
 		}
 	}
-	attack(scale, func(ctx context.Context) { electrumNonReader(ctx, electrum, &sent) })
-	attack(scale, func(ctx context.Context) { electrumBatchBomb(ctx, electrum, &sent) })
-	attack(scale, func(ctx context.Context) { esploraSlowBody(ctx, esplora, &sent) })
-	attack(scale, func(ctx context.Context) {
-		loopGet(ctx, "http://"+esplora+"/api/"+strings.Repeat("a", 900_000), "", &sent)
+	attack(scale, func(ctx context.Context, d *net.Dialer) { electrumNonReader(ctx, d, electrum, &sent) })
+	attack(scale, func(ctx context.Context, d *net.Dialer) { electrumBatchBomb(ctx, d, electrum, &sent) })
+	attack(scale, func(ctx context.Context, d *net.Dialer) { esploraSlowBody(ctx, d, esplora, &sent) })
+	attack(scale, func(ctx context.Context, d *net.Dialer) {
+		loopGet(ctx, d, "http://"+esplora+"/api/"+strings.Repeat("a", 900_000), &sent)
 	})
-	attack(scale, func(ctx context.Context) {
-		loopGet(ctx, "http://"+esplora+"/api/address/"+addr+"/txs", "203.0.113.90", &sent)
+	attack(scale, func(ctx context.Context, d *net.Dialer) {
+		loopGet(ctx, d, "http://"+esplora+"/api/address/"+addr+"/txs", &sent)
 	})
-	attack(scale, func(ctx context.Context) {
-		loopGet(ctx, c.base+"/api/v2/address/"+addr+"?details=txs&pageSize=1000", "203.0.113.91", &sent)
+	attack(scale, func(ctx context.Context, d *net.Dialer) {
+		loopGet(ctx, d, c.base+"/api/v2/address/"+addr+"?details=txs&pageSize=1000", &sent)
 	})
 
 	// The victims, and the balancer's /health.
@@ -120,8 +136,11 @@ func TestTortureAbuse(t *testing.T) {
 	attacks.Wait()
 	rssEnd, _ := vmRSS(t, c.cmd.Process.Pid)
 	p50, p99 := quantiles(took)
-	tortureReport(t, "abuse", "%d attackers of each of 6 kinds for %v (%d attack requests): victim requests %d, failed %v, latency p50 %v p99 %v, slowest %v; server RSS start %d MiB, peak %d MiB, end %d MiB (budget %d MiB)",
-		scale, dur, sent.Load(), asked, fails, p50, p99, slowest, rssStart>>20, rssPeak>>20, rssEnd>>20, (rssStart+abuseRSSBudget)>>20)
+	// The CPU figures tell the server's share from the attackers' (this
+	// process) on a shared machine; shed is what the gate refused.
+	tortureReport(t, "abuse", "%d attackers of each of 6 kinds for %v (%d attack requests): victim requests %d, failed %v, latency p50 %v p99 %v, slowest %v; server RSS start %d MiB, peak %d MiB, end %d MiB (budget %d MiB); CPU server %.0f s, attackers and victims %.0f s; shed by the gate %s",
+		scale, dur, sent.Load(), asked, fails, p50, p99, slowest, rssStart>>20, rssPeak>>20, rssEnd>>20, (rssStart+abuseRSSBudget)>>20,
+		cpuSeconds(c.cmd.Process.Pid)-cpuStart, cpuSeconds(os.Getpid())-ownStart, gateShed(t, "http://"+internal+"/metrics"))
 	for name, n := range fails {
 		t.Errorf("%s failed %d times under the attacks", name, n)
 	}
@@ -134,6 +153,42 @@ func TestTortureAbuse(t *testing.T) {
 	if t.Failed() {
 		t.Log(tail(c.logs.String(), 40))
 	}
+}
+
+// cpuSeconds is the user and system CPU time pid has used (/proc, in
+// clock ticks of 1/100 s).
+func cpuSeconds(pid int) float64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// The fields after the command's closing parenthesis: utime and
+	// stime are the 12th and 13th.
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseFloat(f[11], 64)
+	s, _ := strconv.ParseFloat(f[12], 64)
+	return (u + s) / 100
+}
+
+// gateShed is the gate's refusals by front, from the metrics.
+func gateShed(t *testing.T, url string) string {
+	resp, err := http.Get(url)
+	if err != nil {
+		return err.Error()
+	}
+	defer resp.Body.Close()
+	var out []string
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		if l := sc.Text(); strings.HasPrefix(l, "blockbook_gate_shed_total{") {
+			out = append(out, strings.TrimPrefix(l, "blockbook_gate_shed_total"))
+		}
+	}
+	return strings.Join(out, " ")
 }
 
 // abuseRSSBudget is what the attacks may add to the server's RSS: the
@@ -178,18 +233,18 @@ func headerCalls(n int) []byte {
 	return []byte("[" + strings.Join(calls, ",") + "]\n")
 }
 
-// dialUntil dials addr with the campaign's context as the deadline.
-func dialUntil(ctx context.Context, addr string) (net.Conn, error) {
-	var d net.Dialer
-	return d.DialContext(ctx, "tcp", addr)
+// attackerDialer dials from attacker n of kind's own loopback address
+// (Linux routes all of 127/8 to the loopback interface).
+func attackerDialer(kind, n int) *net.Dialer {
+	return &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 1, byte(kind), byte(1+n%250))}}
 }
 
 // electrumNonReader subscribes to headers, then pipelines header batches
 // and never reads, reconnecting when dropped.
-func electrumNonReader(ctx context.Context, addr string, sent *atomic.Int64) {
+func electrumNonReader(ctx context.Context, d *net.Dialer, addr string, sent *atomic.Int64) {
 	line := append([]byte(`{"jsonrpc":"2.0","id":0,"method":"blockchain.headers.subscribe","params":[]}`+"\n"), headerCalls(3)...)
 	for ctx.Err() == nil {
-		conn, err := dialUntil(ctx, addr)
+		conn, err := d.DialContext(ctx, "tcp", addr)
 		if err != nil {
 			return
 		}
@@ -207,10 +262,10 @@ func electrumNonReader(ctx context.Context, addr string, sent *atomic.Int64) {
 
 // electrumBatchBomb sends batches of 1,000 header calls and reads the
 // answers.
-func electrumBatchBomb(ctx context.Context, addr string, sent *atomic.Int64) {
+func electrumBatchBomb(ctx context.Context, d *net.Dialer, addr string, sent *atomic.Int64) {
 	line := headerCalls(1000)
 	for ctx.Err() == nil {
-		conn, err := dialUntil(ctx, addr)
+		conn, err := d.DialContext(ctx, "tcp", addr)
 		if err != nil {
 			return
 		}
@@ -241,9 +296,9 @@ func skipLine(r *bufio.Reader) error {
 }
 
 // esploraSlowBody opens a POST and sends its body a byte a second.
-func esploraSlowBody(ctx context.Context, addr string, sent *atomic.Int64) {
+func esploraSlowBody(ctx context.Context, d *net.Dialer, addr string, sent *atomic.Int64) {
 	for ctx.Err() == nil {
-		conn, err := dialUntil(ctx, addr)
+		conn, err := d.DialContext(ctx, "tcp", addr)
 		if err != nil {
 			return
 		}
@@ -259,16 +314,13 @@ func esploraSlowBody(ctx context.Context, addr string, sent *atomic.Int64) {
 	}
 }
 
-// loopGet asks url again and again as client (X-Real-Ip; "" for none).
-func loopGet(ctx context.Context, url, client string, sent *atomic.Int64) {
-	hc := &http.Client{Timeout: 30 * time.Second}
+// loopGet asks url again and again, connecting with d.
+func loopGet(ctx context.Context, d *net.Dialer, url string, sent *atomic.Int64) {
+	hc := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DialContext: d.DialContext}}
 	for ctx.Err() == nil {
 		req, err := http.NewRequestWithContext(ctx, "GET", url, nil)
 		if err != nil {
 			return
-		}
-		if client != "" {
-			req.Header.Set("X-Real-Ip", client)
 		}
 		resp, err := hc.Do(req)
 		sent.Add(1)

@@ -112,6 +112,13 @@ type Config struct {
 	// as the other per-address caps), so that one client cannot hold
 	// every server-wide slot.
 	SPMaxSubsPerIP int
+	// LimitLocal limits loopback and private peers per address like any
+	// client (-listenlimitlocal) instead of exempting them.
+	LimitLocal bool
+	// Gate, when set, is the process-wide bound on expensive work shared
+	// with the other fronts: a call that reads the index or the node takes
+	// a place, and answers -102 "server busy" when none frees in time.
+	Gate *listen.Gate
 	// Hosts are server.features' hosts: host name to its ports.
 	Hosts map[string]HostPorts
 	Log   *slog.Logger
@@ -222,7 +229,7 @@ type Server struct {
 // testHooks let tests observe internals without timing.
 type testHooks struct {
 	afterRecheck func()
-	limitLocal   atomic.Bool // the per-address caps and budgets apply to local peers too
+	limitLocal   atomic.Bool // the per-address limits apply to local peers too (Config.LimitLocal)
 }
 
 // New builds the server over a Bitcoin-type service and its script
@@ -239,6 +246,7 @@ func New(svc api.Service, scripts api.ScriptQueries, cfg Config) (*Server, error
 	if cfg.CallsPerMinute > 0 {
 		s.rate = listen.NewLimiter(listen.LimitConfig{Rate: cfg.CallsPerMinute, Window: time.Minute, Burst: cfg.CallBurst, Name: "electrum"}, nil)
 	}
+	s.hooks.limitLocal.Store(cfg.LimitLocal)
 	s.hub = newHub(s)
 	s.sp = newSPHub(s)
 	return s, nil

@@ -350,6 +350,16 @@ func (ss *session) call(raw json.RawMessage) []byte {
 		return errorFrame(req.ID, newErr(codeBusy, "server busy: too many calls of your address in progress, retry later"))
 	}
 	defer release()
+	if heavyCall(req.Method) {
+		leave, ok := ss.s.cfg.Gate.Enter(ctx, "electrum")
+		if !ok {
+			if req.isNotification() {
+				return nil
+			}
+			return errorFrame(req.ID, newErr(codeBusy, "server busy: too many expensive requests in progress, retry in a second"))
+		}
+		defer leave()
+	}
 	result, err := ss.dispatch(ctx, &req)
 	if req.isNotification() {
 		return nil

@@ -127,3 +127,31 @@ func TestCallRateLimit(t *testing.T) {
 		t.Errorf("a loopback peer, exempt: %+v", a.Error)
 	}
 }
+
+// With the process-wide gate full (other fronts' expensive work), a call
+// that reads the index answers -102 "server busy" after the gate's short
+// wait, while the cheap calls (ping, fee estimate, the tip) answer at
+// once; a place given back admits the next expensive call.
+func TestGateShedsHeavyCalls(t *testing.T) {
+	gate := listen.NewGate(1, 30*time.Millisecond, nil)
+	s := newServed(t, Config{Gate: gate})
+	c := s.negotiated(t, "1.4")
+	leave, ok := gate.Enter(context.Background(), "other")
+	if !ok {
+		t.Fatal("the gate refused its first place")
+	}
+	sh := strings.Repeat("00", 32)
+	a := c.call("blockchain.scripthash.get_balance", sh)
+	if a.Error == nil || a.Error.Code != codeBusy || !strings.Contains(a.Error.Message, "server busy") {
+		t.Fatalf("an expensive call with the gate full: %+v", a)
+	}
+	for _, m := range []string{"server.ping", "blockchain.headers.subscribe"} {
+		if a := c.call(m); a.Error != nil {
+			t.Errorf("%s with the gate full: %+v", m, a.Error)
+		}
+	}
+	leave()
+	if a := c.call("blockchain.scripthash.get_balance", sh); a.Error != nil {
+		t.Errorf("an expensive call once the place is free: %+v", a.Error)
+	}
+}

@@ -29,6 +29,9 @@ import (
 // PublicConfig configures the public server.
 type PublicConfig struct {
 	Addr string
+	// Gate, when set, is the process-wide bound on expensive requests
+	// (those requestCost weighs more than 1), shared with the other fronts.
+	Gate *listen.Gate
 	// Wrap, when set, wraps the server's handler (a path prefix).
 	Wrap func(http.Handler) http.Handler
 	// RequestTimeout bounds the work of one request.
@@ -70,6 +73,9 @@ func NewPublic(svc api.Service, cfg PublicConfig, log *slog.Logger, reg promethe
 	p := &Public{svc: svc, caps: svc.Capabilities(), cfg: cfg, log: log.With("subsystem", "public"), metrics: newHTTPMetrics(reg), mux: http.NewServeMux()}
 	p.routes()
 	var h http.Handler = p.mux
+	// The per-client budget before the process-wide gate: a client over
+	// its own is refused without taking a place.
+	h = cfg.Gate.Wrap("rest", h, func(r *http.Request) bool { return requestCost(r) > 1 })
 	if cfg.Limiter != nil {
 		h = cfg.Limiter.Wrap(h)
 	}

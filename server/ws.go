@@ -1,6 +1,7 @@
 package server
 
 import (
+	"github.com/openexplorer/blockbook/internal/bytebudget"
 	"github.com/openexplorer/blockbook/internal/listen"
 
 	"context"
@@ -55,12 +56,18 @@ type WebsocketConfig struct {
 	// EnableSubNewTx allows subscribeNewTransaction (-enablesubnewtx).
 	EnableSubNewTx bool
 
-	MaxMessageBytes    int64 // a larger request frame closes the connection (4 MiB)
-	SendQueue          int   // messages queued per connection before it is dropped (500)
-	MaxPendingRequests int   // requests in progress per connection (48)
-	MaxActiveRequests  int   // requests in progress on the whole server (2048)
-	MaxAddresses       int   // subscribeAddresses cap (1000)
-	MaxAddressesBlocks int   // subscribeAddresses cap with newBlockTxs (100)
+	MaxMessageBytes int64 // a larger request frame closes the connection (4 MiB)
+	SendQueue       int   // messages queued per connection before it is dropped (500)
+	// SendQueueBytes bounds those messages in bytes (16 MiB; one answer
+	// larger than that still passes when nothing else is queued), and
+	// MaxQueuedBytes all connections' together (256 MiB): a client that
+	// asks for large answers and never reads pins no more.
+	SendQueueBytes     int
+	MaxQueuedBytes     int
+	MaxPendingRequests int // requests in progress per connection (48)
+	MaxActiveRequests  int // requests in progress on the whole server (2048)
+	MaxAddresses       int // subscribeAddresses cap (1000)
+	MaxAddressesBlocks int // subscribeAddresses cap with newBlockTxs (100)
 	RequestTimeout     time.Duration
 	// PingInterval is how often the server pings idle clients; a client
 	// that answers nothing for two intervals is disconnected.
@@ -77,6 +84,8 @@ func (c *WebsocketConfig) defaults() {
 		c.MaxMessageBytes = 4 << 20
 	}
 	setDefault(&c.SendQueue, 500)
+	setDefault(&c.SendQueueBytes, 16<<20)
+	setDefault(&c.MaxQueuedBytes, 256<<20)
 	setDefault(&c.MaxPendingRequests, 48)
 	setDefault(&c.MaxActiveRequests, 2048)
 	setDefault(&c.MaxAddresses, 1000)
@@ -104,7 +113,8 @@ type Websocket struct {
 	perIP    *listen.IPLimiter
 	blocked  *blocklist
 	hub      *hub
-	active   chan struct{} // server-wide request slots
+	active   chan struct{}      // server-wide request slots
+	queued   *bytebudget.Budget // bytes queued to all connections
 
 	mu       sync.Mutex
 	closing  bool
@@ -120,7 +130,7 @@ func NewWebsocket(svc api.Service, cfg WebsocketConfig, log *slog.Logger, reg pr
 	s := &Websocket{
 		svc: svc, caps: svc.Capabilities(), cfg: cfg, log: log.With("subsystem", "websocket"), m: newWSMetrics(reg),
 		perIP: listen.NewIPLimiter(cfg.MaxConnsPerIP), active: make(chan struct{}, cfg.MaxActiveRequests),
-		conns: map[*wsConn]struct{}{}, blocked: newBlocklist(),
+		conns: map[*wsConn]struct{}{}, blocked: newBlocklist(), queued: bytebudget.New(int64(cfg.MaxQueuedBytes)),
 	}
 	s.hub = newHub(s)
 	if len(cfg.AllowedOrigins) > 0 {

@@ -38,7 +38,7 @@ func newWSConn(s *Websocket, ws *websocket.Conn, ip, key string) *wsConn {
 		pending: make(chan struct{}, s.cfg.MaxPendingRequests),
 	}
 	c.Conn = wsconn.New(ws, wsconn.Config{
-		MaxQueue: s.cfg.SendQueue, MaxMessageBytes: s.cfg.MaxMessageBytes, PingInterval: s.cfg.PingInterval,
+		MaxQueue: s.cfg.SendQueue, MaxQueueBytes: s.cfg.SendQueueBytes, Budget: s.queued, MaxMessageBytes: s.cfg.MaxMessageBytes, PingInterval: s.cfg.PingInterval,
 		WriteTimeout: s.cfg.RequestTimeout,
 		OnOverflow:   s.m.dropped.Inc,
 		OnTooBig:     func() { s.m.rejected.WithLabelValues("message_too_big").Inc() },

@@ -218,6 +218,40 @@ func TestWebsocketSlowClientIsDropped(t *testing.T) {
 	}
 }
 
+// The send queue is bounded in bytes too, per connection and for all
+// connections: a client that asks for large answers and never reads is
+// dropped long before the 500 messages the count allows (64 answers of
+// 1 MiB here, which the count alone would all keep).
+func TestWebsocketQueueBytes(t *testing.T) {
+	big := strings.Repeat("v", 1<<20)
+	for name, cfg := range map[string]WebsocketConfig{
+		"connection": {SendQueueBytes: 4 << 20},
+		"all":        {SendQueueBytes: 1 << 30, MaxQueuedBytes: 4 << 20},
+	} {
+		t.Run(name, func(t *testing.T) {
+			ws, srv := startWS(t, &fakeService{info: func(context.Context) (*api.WsInfo, error) {
+				return &api.WsInfo{Version: big}, nil
+			}}, cfg)
+			c := mustDial(t, srv)
+			for i := 0; i < 64; i++ {
+				if err := c.WriteMessage(websocket.TextMessage, []byte(`{"id":"1","method":"getInfo"}`)); err != nil {
+					break // the server already closed the connection
+				}
+			}
+			deadline := time.Now().Add(waitGuard)
+			for ws.Connections() != 0 {
+				if time.Now().After(deadline) {
+					t.Fatalf("a non-reading client with 64 MiB of answers was not dropped (%d bytes budgeted)", ws.queued.Used())
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			if n := ws.queued.Used(); n != 0 {
+				t.Fatalf("%d bytes still counted after the client was dropped", n)
+			}
+		})
+	}
+}
+
 // Requests in progress are bounded per connection; the excess is answered
 // with an error and the connection stays usable.
 func TestWebsocketPendingRequestLimit(t *testing.T) {

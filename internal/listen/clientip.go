@@ -26,6 +26,11 @@ type ClientIPConfig struct {
 	// PseudoIPv4 prefers CF-Connecting-IPv6, which Cloudflare only sets
 	// itself in its "Pseudo IPv4: Overwrite Headers" mode.
 	PseudoIPv4 bool
+	// LimitLocal (-listenlimitlocal) makes loopback and private peers
+	// clients like any other: each address is limited on its own rather
+	// than exempt. For a host whose local peers are not proxies, and for
+	// load tests run on one machine, whose attackers are local.
+	LimitLocal bool
 }
 
 // ClientIP is the address a connection is attributed to. A peer in

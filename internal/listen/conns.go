@@ -28,6 +28,9 @@ type Caps struct {
 	Refuse func(c net.Conn, perClient bool)
 	// Refused, when set, counts the refusals (for metrics).
 	Refused func(perClient bool)
+	// LimitLocal counts loopback and private peers per client too
+	// (ClientIPConfig.LimitLocal).
+	LimitLocal bool
 }
 
 // CappedListener enforces Caps on Accept: an excess connection is answered
@@ -58,7 +61,7 @@ func (l *CappedListener) Accept() (net.Conn, error) {
 		// Loopback and private peers are proxies (or the operator's own
 		// tools), exempt as everywhere: "" is never counted per client.
 		key := ""
-		if a, ok := parseHost(c.RemoteAddr().String()); ok && !a.IsLoopback() && !a.IsPrivate() {
+		if a, ok := parseHost(c.RemoteAddr().String()); ok && (l.caps.LimitLocal || !a.IsLoopback() && !a.IsPrivate()) {
 			key = IPKey(a.String())
 		}
 		if l.caps.MaxConns > 0 && l.open.Load() >= int64(l.caps.MaxConns) {

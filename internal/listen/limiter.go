@@ -133,13 +133,14 @@ func (l *Limiter) Wrap(h http.Handler) http.Handler {
 // Attribute names the client of a request; exempt is a loopback, private
 // or trusted-proxy peer that names no client (the operator's own tools, or
 // a proxy that forwards no address: limiting it would limit everyone).
+// With cfg.LimitLocal only a configured proxy is exempt.
 func Attribute(r *http.Request, forwardedFor []netip.Prefix, cfg ClientIPConfig) (ip string, exempt bool) {
 	ip = ClientIP(r, forwardedFor, cfg)
 	peer, ok := parseHost(r.RemoteAddr)
 	if !ok || peer.String() != ip {
 		return ip, false
 	}
-	local := peer.IsLoopback() || peer.IsPrivate()
+	local := (peer.IsLoopback() || peer.IsPrivate()) && !cfg.LimitLocal
 	return ip, local || isTrusted(peer, forwardedFor) || isTrusted(peer, cfg.RealIPProxies)
 }
 
