@@ -119,7 +119,7 @@ func TestCapLimitLocal(t *testing.T) {
 		}
 		n++
 	}
-	if n != 2 || !all[1].closed {
-		t.Fatalf("accepted %d of 3 (the second from 127.1.1.1 closed: %v), want 2", n, all[1].closed)
+	if n != 2 || !all[1].closed.Load() {
+		t.Fatalf("accepted %d of 3 (the second from 127.1.1.1 closed: %v), want 2", n, all[1].closed.Load())
 	}
 }
