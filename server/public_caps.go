@@ -48,6 +48,12 @@ func (p *Public) capabilityRoutes() {
 			return nil, p.caps.NotSupported(api.CapUtxos)
 		}
 		q := r.URL.Query()
+		if api.ParseBool(q.Get("runes")) {
+			if p.caps.Runes == nil {
+				return nil, p.caps.NotSupported(api.CapRunes)
+			}
+			return p.caps.Runes.UtxosWithRunes(r.Context(), r.PathValue("address"), q.Get("confirmed") == "true", api.ParseInt(q.Get("gap")))
+		}
 		return p.caps.Utxos.Utxos(r.Context(), r.PathValue("address"), q.Get("confirmed") == "true", api.ParseInt(q.Get("gap")))
 	})
 	p.handle("GET /api/v2/estimatefee/{blocks}", "estimatefee", func(r *http.Request) (any, error) {
@@ -81,6 +87,12 @@ func (p *Public) capabilityRoutes() {
 			return nil, p.caps.NotSupported(api.CapRunes)
 		}
 		return p.caps.Runes.Rune(r.Context(), r.PathValue("rune"))
+	})
+	p.handle("GET /api/v2/rune-history/{address}", "rune-history", func(r *http.Request) (any, error) {
+		if p.caps.Runes == nil {
+			return nil, p.caps.NotSupported(api.CapRunes)
+		}
+		return p.caps.Runes.RuneHistory(r.Context(), r.PathValue("address"), api.ParseAddressQuery(r.URL.Query()))
 	})
 	p.handle("GET /api/v2/sp-tweaks/{height}", "sp-tweaks", p.spTweaks)
 }
