@@ -269,6 +269,10 @@ func serve(ctx context.Context, e stackEnv, stack *chainStack, worker tipSource,
 		srvs.shutdown()
 		return err
 	}
+	if err := startOrd(srvs, o, e, svc, over); err != nil {
+		srvs.shutdown()
+		return err
+	}
 	if err := startMesh(srvs, o, e, svc, over); err != nil {
 		srvs.shutdown()
 		return err

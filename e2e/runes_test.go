@@ -10,6 +10,7 @@ import (
 	"github.com/btcsuite/btcd/wire/v2"
 
 	"github.com/openexplorer/blockbook/api"
+	"github.com/openexplorer/blockbook/app"
 	"github.com/openexplorer/blockbook/db/optional/runes/runestone"
 	"github.com/openexplorer/blockbook/tools/chaingen"
 	"github.com/openexplorer/blockbook/tools/openapicheck"
@@ -87,7 +88,12 @@ func coin(tx *wire.MsgTx, vout uint32) chaingen.Coin {
 // generator's ledger, before and after, and the reorged index equals a
 // fresh sync of the final chain.
 func TestE2ERunes(t *testing.T) {
-	st := startDemoStack(t, map[string]any{"runes_index": true})
+	ordAddr := make(chan string, 1)
+	st := startDemoStackWith(t, map[string]any{"runes_index": true}, func(o *app.Options) {
+		o.Ord.Addr = "127.0.0.1:0"
+		captureListen(o, "ord", ordAddr)
+	})
+	ordBase := "http://" + <-ordAddr
 	node, g, inst := st.node, st.g, st.inst
 	c := &runesChain{t: t, g: g}
 	hd, err := chaingen.NewHDAccount(g.Params(), chaingen.HDSeed("e2e-runes"), chaingen.BIP84, 0)
@@ -164,6 +170,7 @@ func TestE2ERunes(t *testing.T) {
 	checkRunes(t, inst.base, all, ledger, rid, "2", "10")
 	ra.check(ledger, hist)
 	ra.checkTxs(rid, etch, tr, ceno)
+	ra.checkOrd(ordBase, ledger, rid, etch, tr)
 
 	// Goldens (e2e/testdata/runes), checked against the OpenAPI document
 	// by TestOpenAPIGoldens: the rune's entry by id and by name's absence.
@@ -205,6 +212,7 @@ func TestE2ERunes(t *testing.T) {
 		waitTip(t, inst.base, h, hash.String(), inst.logs)
 		checkRunes(t, inst.base, all, forkLedger, rid, "2", "0")
 		ra.check(forkLedger, forkHist)
+		ra.checkOrdAddresses(ordBase, forkLedger)
 		// and the index equals a fresh sync of the final chain, byte for byte
 		inst.stop(t)
 		compareIndexes(t, st.dataDir, referenceIndex(t, st.cfg, h, hash.String()))

@@ -1,6 +1,8 @@
 package runes
 
 import (
+	"encoding/binary"
+
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
 	"github.com/openexplorer/blockbook/db/optional/runes/runestone"
@@ -85,3 +87,20 @@ func ReadHistory(r db.Reader, desc bchain.AddrDesc, skip, limit int) ([]db.TxPos
 
 // SortBalances orders balances by rune id, as the rows keep them.
 func SortBalances(b []Balance) { sortBalances(b) }
+
+// ReadEntryIDs returns every rune's id, by birth.
+func ReadEntryIDs(r db.Reader) ([]RuneID, error) {
+	var out []RuneID
+	err := db.Iterate(r, db.CFRunes, nil, []byte{kindEntry}, func(k, _ []byte) (bool, error) {
+		if len(k) != 9 {
+			return false, corrupt("entry key")
+		}
+		out = append(out, RuneID{Block: uint64(binary.BigEndian.Uint32(k[1:])), Tx: binary.BigEndian.Uint32(k[5:])})
+		return true, nil
+	})
+	return out, err
+}
+
+// Mintable reports whether a mint in a block at height would succeed, and
+// for how much.
+func (e *Entry) Mintable(height uint64) (U128, bool) { return e.mintable(height) }
