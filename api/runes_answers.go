@@ -47,22 +47,31 @@ type runeNames struct {
 	entries map[runes.RuneID]*runes.Entry
 }
 
+// entry reads a held rune's entry (a held rune is always etched).
+func (n *runeNames) entry(id runes.RuneID) (*runes.Entry, error) {
+	if e := n.entries[id]; e != nil {
+		return e, nil
+	}
+	e, err := runes.ReadEntry(n.r, id)
+	if err != nil {
+		return nil, err
+	}
+	if e == nil {
+		return nil, fmt.Errorf("%w: rune %s held but not etched", db.ErrCorrupt, id)
+	}
+	if n.entries == nil {
+		n.entries = map[runes.RuneID]*runes.Entry{}
+	}
+	n.entries[id] = e
+	return e, nil
+}
+
 func (n *runeNames) balances(bal []runes.Balance) ([]RuneBalance, error) {
 	out := make([]RuneBalance, 0, len(bal))
 	for _, b := range bal {
-		e := n.entries[b.ID]
-		if e == nil {
-			var err error
-			if e, err = runes.ReadEntry(n.r, b.ID); err != nil {
-				return nil, err
-			}
-			if e == nil {
-				return nil, fmt.Errorf("%w: rune %s held but not etched", db.ErrCorrupt, b.ID)
-			}
-			if n.entries == nil {
-				n.entries = map[runes.RuneID]*runes.Entry{}
-			}
-			n.entries[b.ID] = e
+		e, err := n.entry(b.ID)
+		if err != nil {
+			return nil, err
 		}
 		info := runeInfo(e)
 		out = append(out, RuneBalance{ID: info.ID, SpacedName: info.SpacedName, Amount: b.Amount.String(),

@@ -125,14 +125,19 @@ type OrdAddress struct {
 
 const ordRunesPerPage = 50
 
+// ordSymbol is a rune's symbol, null when it has none.
+func ordSymbol(e *runes.Entry) *string {
+	if e.Symbol == nil {
+		return nil
+	}
+	s := string(*e.Symbol)
+	return &s
+}
+
 func ordEntry(e *runes.Entry) OrdRuneEntry {
-	i := runeInfo(e)
 	o := OrdRuneEntry{Block: e.ID.Block, Burned: ordNum(e.Burned), Divisibility: e.Divisibility,
 		Etching: e.Etching.String(), Mints: ordNum(e.Mints), Number: e.Number, Premine: ordNum(e.Premine),
-		SpacedRune: i.SpacedName, Timestamp: e.Timestamp, Turbo: e.Turbo}
-	if e.Symbol != nil {
-		o.Symbol = &i.Symbol
-	}
+		SpacedRune: runeInfo(e).SpacedName, Symbol: ordSymbol(e), Timestamp: e.Timestamp, Turbo: e.Turbo}
 	if t := e.Terms; t != nil {
 		o.Terms = &OrdTerms{Amount: ordOpt(t.Amount), Cap: ordOpt(t.Cap),
 			Height: [2]*uint64{t.HeightStart, t.HeightEnd}, Offset: [2]*uint64{t.OffsetStart, t.OffsetEnd}}
@@ -168,10 +173,11 @@ func (s *UtxoService) OrdRunes(_ context.Context, page int) (*OrdRunes, error) {
 	start := min(page*ordRunesPerPage, len(ids))
 	end := min(start+ordRunesPerPage, len(ids))
 	out := &OrdRunes{Entries: []any{}, More: end < len(ids)}
+	names := &runeNames{r: v.snap}
 	for _, id := range ids[start:end] {
-		e, err := runes.ReadEntry(v.snap, id)
-		if err != nil || e == nil {
-			return nil, errors.Join(err, db.ErrCorrupt)
+		e, err := names.entry(id)
+		if err != nil {
+			return nil, err
 		}
 		out.Entries = append(out.Entries, [2]any{id.String(), ordEntry(e)})
 	}
@@ -228,17 +234,13 @@ func (s *UtxoService) runeByNumber(v *view, n uint64) (*runes.Entry, error) {
 // ordRunesOf is an output's runes as ord's map by spaced name.
 func ordRunesOf(r db.Reader, bal []runes.Balance) (map[string]OrdPile, error) {
 	out := map[string]OrdPile{}
+	names := &runeNames{r: r}
 	for _, b := range bal {
-		e, err := runes.ReadEntry(r, b.ID)
-		if err != nil || e == nil {
-			return nil, errors.Join(err, db.ErrCorrupt)
+		e, err := names.entry(b.ID)
+		if err != nil {
+			return nil, err
 		}
-		i := runeInfo(e)
-		p := OrdPile{Amount: ordNum(b.Amount), Divisibility: e.Divisibility}
-		if e.Symbol != nil {
-			p.Symbol = &i.Symbol
-		}
-		out[i.SpacedName] = p
+		out[runeInfo(e).SpacedName] = OrdPile{Amount: ordNum(b.Amount), Divisibility: e.Divisibility, Symbol: ordSymbol(e)}
 	}
 	return out, nil
 }
@@ -315,17 +317,13 @@ func (s *UtxoService) OrdAddress(_ context.Context, address string) (*OrdAddress
 	if err != nil {
 		return nil, err
 	}
+	names := &runeNames{r: v.snap}
 	for _, b := range bal {
-		e, err := runes.ReadEntry(v.snap, b.ID)
-		if err != nil || e == nil {
-			return nil, errors.Join(err, db.ErrCorrupt)
+		e, err := names.entry(b.ID)
+		if err != nil {
+			return nil, err
 		}
-		i := runeInfo(e)
-		var sym *string
-		if e.Symbol != nil {
-			sym = &i.Symbol
-		}
-		out.RunesBalances = append(out.RunesBalances, [3]any{i.SpacedName, ordDecimal(b.Amount, e.Divisibility), sym})
+		out.RunesBalances = append(out.RunesBalances, [3]any{runeInfo(e).SpacedName, ordDecimal(b.Amount, e.Divisibility), ordSymbol(e)})
 	}
 	slices.SortFunc(out.RunesBalances, func(a, b [3]any) int { return strings.Compare(a[0].(string), b[0].(string)) })
 	return out, nil

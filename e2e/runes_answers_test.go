@@ -23,8 +23,8 @@ func (h runesHistory) add(tx *wire.MsgTx, addrs ...string) {
 }
 
 func (h runesHistory) clone() runesHistory {
-	out := runesHistory{}
-	for k, v := range h {
+	out := maps.Clone(h)
+	for k, v := range out {
 		out[k] = slices.Clone(v)
 	}
 	return out

@@ -2,8 +2,8 @@ package e2e
 
 import (
 	"maps"
-	"slices"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
 
