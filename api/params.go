@@ -148,8 +148,8 @@ func ParseAddressQuery(q url.Values) AddressQuery {
 		Gap:        ParseInt(q.Get("gap")),
 		Contract:   strings.TrimSpace(q.Get("contract")),
 		// As Blockbook: strconv.ParseBool, anything else is false.
-		ConfirmedNonce: parseBool(q.Get("confirmedNonce")),
-		Runes:          parseBool(q.Get("runes")),
+		ConfirmedNonce: ParseBool(q.Get("confirmedNonce")),
+		Runes:          ParseBool(q.Get("runes")),
 		Protocols:      ParseProtocols(q["protocols"]),
 	}
 }
@@ -168,7 +168,7 @@ func ParseProtocols(values []string) []string {
 	return out
 }
 
-func parseBool(s string) bool {
+func ParseBool(s string) bool {
 	b, _ := strconv.ParseBool(s)
 	return b
 }

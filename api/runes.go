@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -15,6 +14,11 @@ import (
 // (db/optional/runes).
 type RuneQueries interface {
 	Rune(ctx context.Context, idOrName string) (*RuneInfo, error)
+	// TxWithRunes and UtxosWithRunes are Tx and Utxos with runes=true.
+	TxWithRunes(ctx context.Context, txid string) (*Tx, error)
+	UtxosWithRunes(ctx context.Context, descriptor string, onlyConfirmed bool, gap int) ([]Utxo, error)
+	// RuneHistory pages the txs that moved an address's runes.
+	RuneHistory(ctx context.Context, address string, q AddressQuery) (*RuneHistory, error)
 }
 
 // RuneInfo is a rune's entry. Amounts are decimal strings of atomic units
@@ -117,40 +121,4 @@ func runeInfo(e *runes.Entry) *RuneInfo {
 		}
 	}
 	return r
-}
-
-// RuneBalance is an amount of one rune an address holds, in atomic units.
-type RuneBalance struct {
-	ID           string `json:"id"`
-	SpacedName   string `json:"spacedName"`
-	Amount       string `json:"amount"`
-	Divisibility uint8  `json:"divisibility"`
-	Symbol       string `json:"symbol,omitempty"`
-}
-
-// addressRunes reads an address's rune balances for runes=true.
-func addressRunes(r db.Reader, desc []byte) (*[]RuneBalance, error) {
-	if on, err := db.OptionalMarked(r, runes.Name); err != nil {
-		return nil, err
-	} else if !on {
-		return nil, errRunesOff
-	}
-	bal, err := runes.ReadAddress(r, desc)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]RuneBalance, 0, len(bal))
-	for _, b := range bal {
-		e, err := runes.ReadEntry(r, b.ID)
-		if err != nil {
-			return nil, err
-		}
-		if e == nil {
-			return nil, fmt.Errorf("%w: rune %s held but not etched", db.ErrCorrupt, b.ID)
-		}
-		info := runeInfo(e)
-		out = append(out, RuneBalance{ID: info.ID, SpacedName: info.SpacedName, Amount: b.Amount.String(),
-			Divisibility: e.Divisibility, Symbol: info.Symbol})
-	}
-	return &out, nil
 }

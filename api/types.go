@@ -58,6 +58,8 @@ type Vin struct {
 	Value     *Amount  `json:"value,omitempty"`
 	Hex       string   `json:"hex,omitempty"`
 	Coinbase  string   `json:"coinbase,omitempty"`
+	// Runes (runes=true): the runes of the output it spends.
+	Runes []RuneBalance `json:"runes,omitempty"`
 }
 
 // Vout is a tx output.
@@ -75,6 +77,9 @@ type Vout struct {
 	// CoinSpecific is what a Bitcoin-derived coin adds to an output (e.g.
 	// a CashTokens token); our extension, absent on Bitcoin.
 	CoinSpecific any `json:"coinSpecific,omitempty"`
+	// Runes (runes=true, the Runes index on): the runes it received; apart
+	// from CoinSpecific, which answers carry unasked.
+	Runes []RuneBalance `json:"runes,omitempty"`
 }
 
 // Tx is a transaction. Unconfirmed txs have BlockHeight -1.
@@ -98,6 +103,9 @@ type Tx struct {
 	Fees                   *Amount `json:"fees,omitempty"`
 	Hex                    string  `json:"hex,omitempty"`
 	Rbf                    bool    `json:"rbf,omitempty"`
+	// RunesBurned (runes=true): the runes the tx burned (a cenotaph, an
+	// OP_RETURN edict, no output to take them).
+	RunesBurned []RuneBalance `json:"runesBurned,omitempty"`
 	// CoinSpecificData is the node's own view of a pending tx (Ethereum-type
 	// chains: its tx-specific answer), as Blockbook adds it.
 	CoinSpecificData json.RawMessage `json:"coinSpecificData,omitempty"`
@@ -194,6 +202,8 @@ type Utxo struct {
 	Path     string `json:"path,omitempty"`
 	LockTime uint32 `json:"lockTime,omitempty"` // pending outputs only, as Blockbook
 	Coinbase bool   `json:"coinbase,omitempty"`
+	// Runes (runes=true): the output's runes.
+	Runes []RuneBalance `json:"runes,omitempty"`
 }
 
 // Token is an account's derived address (type XPUBAddress) or, on

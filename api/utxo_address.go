@@ -294,9 +294,14 @@ func (s *UtxoService) pageTxRecords(v *view, txids []bchain.Hash) ([]readTx, err
 // come first (unless onlyConfirmed), then confirmed ones newest first,
 // leaving out outputs a pending tx spends, as Blockbook does.
 func (s *UtxoService) Utxos(ctx context.Context, descriptor string, onlyConfirmed bool, gap int) ([]Utxo, error) {
+	return s.utxos(ctx, descriptor, onlyConfirmed, gap, false)
+}
+
+// utxos answers Utxos, with each output's runes when withRunes.
+func (s *UtxoService) utxos(ctx context.Context, descriptor string, onlyConfirmed bool, gap int, withRunes bool) ([]Utxo, error) {
 	xd, err := s.parseAccount(descriptor)
 	if err == nil {
-		return s.accountUtxos(ctx, xd, onlyConfirmed, gap)
+		return s.accountUtxos(ctx, xd, onlyConfirmed, gap, withRunes)
 	}
 	if !IsNotAccount(err) {
 		return nil, err
@@ -310,7 +315,11 @@ func (s *UtxoService) Utxos(ctx context.Context, descriptor string, onlyConfirme
 		return nil, err
 	}
 	defer v.release()
-	return s.appendUtxos(v, desc, onlyConfirmed, []Utxo{})
+	out, err := s.appendUtxos(v, desc, onlyConfirmed, []Utxo{})
+	if err == nil && withRunes {
+		err = utxoRunes(v.snap, out)
+	}
+	return out, err
 }
 
 // appendUtxos appends desc's unspent outputs to out: pending ones first

@@ -15,6 +15,11 @@ import (
 // Tx answers tx/{txid}: the node's raw tx, decoded, with prevouts and spends
 // from the index.
 func (s *UtxoService) Tx(ctx context.Context, txidParam string) (*Tx, error) {
+	return s.tx(ctx, txidParam, false)
+}
+
+// tx answers Tx, with the runes of its inputs and outputs when withRunes.
+func (s *UtxoService) tx(ctx context.Context, txidParam string, withRunes bool) (*Tx, error) {
 	txid, err := parseTxid(txidParam)
 	if err != nil {
 		return nil, err
@@ -28,7 +33,11 @@ func (s *UtxoService) Tx(ctx context.Context, txidParam string) (*Tx, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.renderTx(ctx, v, tx, rec, true)
+	out, err := s.renderTx(ctx, v, tx, rec, true)
+	if err == nil && withRunes {
+		err = txRunes(v.snap, out, rec.ta)
+	}
+	return out, err
 }
 
 // txRecord is what we know of a tx beyond its bytes: the index's records

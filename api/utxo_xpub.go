@@ -86,6 +86,11 @@ func (s utxoAccounts) Account(ctx context.Context, descriptor string, q AddressQ
 		return nil, err
 	}
 	out.Txs = len(confirmed)
+	if q.Runes {
+		if out.Runes, err = accountRunes(v.snap, a); err != nil {
+			return nil, err
+		}
+	}
 	pending, err := s.accountPending(v, a, q, out)
 	if err != nil {
 		return nil, err

@@ -12,7 +12,7 @@ import (
 // addresses, each with its address and path: pending outputs first, then
 // confirmed ones newest first; within a height, address by address in
 // derivation order (Blockbook's order).
-func (s *UtxoService) accountUtxos(ctx context.Context, xd *bchain.XpubDescriptor, onlyConfirmed bool, gap int) ([]Utxo, error) {
+func (s *UtxoService) accountUtxos(ctx context.Context, xd *bchain.XpubDescriptor, onlyConfirmed bool, gap int, withRunes bool) ([]Utxo, error) {
 	v, err := s.newView()
 	if err != nil {
 		return nil, err
@@ -44,6 +44,9 @@ func (s *UtxoService) accountUtxos(ctx context.Context, xd *bchain.XpubDescripto
 	// least y's"): not a strict order, so only the same sort on the same
 	// list gives Blockbook's order within a height.
 	sort.Stable(blockbookUtxoOrder(out))
+	if withRunes {
+		return out, utxoRunes(v.snap, out)
+	}
 	return out, nil
 }
 

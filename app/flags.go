@@ -75,6 +75,8 @@ type Options struct {
 	Esplora esploraOptions
 	// Mesh is the Mesh (Rosetta) listener (mesh.go).
 	Mesh meshOptions
+	// Ord is ord's JSON API listener for runes (ord.go).
+	Ord ordOptions
 	// Listen is the listener kit's settings for every HTTP listener
 	// (listen.go).
 	Listen listenOptions
@@ -146,6 +148,7 @@ func ParseFlags(args []string, stderr io.Writer) (*Options, error) {
 	fs.StringVar(&o.DataDir, "datadir", "./data", "path to the index database directory")
 	fs.BoolVar(&o.Sync, "sync", false, "run the sync worker: index new blocks and follow the node")
 	o.Esplora.register(fs)
+	o.Ord.register(fs)
 	o.SilentPayments.register(fs)
 	o.Mesh.register(fs)
 	fs.StringVar(&o.Public, "public", "", "public server binding [address]:port[/path] (default: the coin's public port on all interfaces; \"none\" disables it)")

@@ -275,13 +275,11 @@ func serve(ctx context.Context, e stackEnv, stack *chainStack, worker tipSource,
 		srvs.shutdown()
 		return err
 	}
-	if err := startMesh(srvs, o, e, svc, over); err != nil {
-		srvs.shutdown()
-		return err
-	}
-	if err := startSilentPayments(srvs, o, e, svc, over); err != nil {
-		srvs.shutdown()
-		return err
+	for _, start := range []func(*servers, *Options, stackEnv, api.Service, *server.OverLimits) error{startOrd, startMesh, startSilentPayments} {
+		if err := start(srvs, o, e, svc, over); err != nil {
+			srvs.shutdown()
+			return err
+		}
 	}
 	if _, err := startElectrum(e, stack, svc, worker, srvs); err != nil {
 		srvs.shutdown()

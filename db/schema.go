@@ -59,7 +59,7 @@ const (
 	// Ethereum-type: ENS names of addresses (schema_eth_alias.go).
 	CFAddressAliases // 'a' ‖ address ‖ u32be(^height) → name; 'b' ‖ u32be(height) → addresses
 	CFPushdata       // Bitcoin-type, -pushdataindex (db/optional/pushdata): sha256(push) ‖ u32be(height) ‖ uv(index) ‖ uv(n << 1 | input) → (empty)
-	CFRunes          // Bitcoin-type, -runesindex (db/optional/runes): first byte 'o', 'e', 'n', 'a', 'u' or 'c'
+	CFRunes          // Bitcoin-type, -runesindex (db/optional/runes): first byte 'o', 'e', 'n', 'a', 'u', 'c', 't' or 'h'
 	CFSilentPayments // Bitcoin-type, -silentpaymentsindex (db/optional/silentpayments): u32be(height) ‖ u32be(index) → tweak ‖ taproot outputs
 	numCF
 )

@@ -51,6 +51,7 @@ var goldenRoutes = []struct{ prefix, path, method string }{
 	{"block-index", "/api/v2/block-index/{height}", ""},
 	{"block-filters/", "/api/v2/block-filters/", ""},
 	{"rawblock", "/api/v2/rawblock/{id}", ""},
+	{"rune-history", "/api/v2/rune-history/{address}", ""},
 	{"rune", "/api/v2/rune/{rune}", ""},
 	{"block", "/api/v2/block/{id}", ""},
 	{"feestats", "/api/v2/feestats/{id}", ""},
@@ -333,6 +334,7 @@ func (l *liveCheck) bitcoinReads(g *chaingen.Generator) {
 	// nor the Runes index (TestE2ERunes checks its answers against the spec)
 	l.get("/api/v2/rune/840000:3", 400)
 	l.get("/api/v2/address/"+addr(chaingen.P2TR)+"?runes=true", 400)
+	l.get("/api/v2/rune-history/"+addr(chaingen.P2TR), 400)
 	// nor the Silent Payments index (TestE2ESilentPayments has its goldens)
 	l.get("/api/v2/sp-tweaks/1", 400)
 }
@@ -418,6 +420,7 @@ func TestOpenAPIEthereumAnswers(t *testing.T) {
 	// Bitcoin-type only: the documented "not supported" answer.
 	l.do(http.MethodPost, "/api/v2/pushdata/search", `{"hashes": []}`, 400)
 	l.get("/api/v2/rune/UNCOMMON.GOODS", 400)
+	l.get("/api/v2/rune-history/0x12", 400)
 	l.get("/api/v2/sp-tweaks/1", 400)
 	l.everyOperationAsked()
 }

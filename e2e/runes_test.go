@@ -3,12 +3,14 @@ package e2e
 import (
 	"maps"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
 
 	"github.com/btcsuite/btcd/wire/v2"
 
 	"github.com/openexplorer/blockbook/api"
+	"github.com/openexplorer/blockbook/app"
 	"github.com/openexplorer/blockbook/db/optional/runes/runestone"
 	"github.com/openexplorer/blockbook/tools/chaingen"
 	"github.com/openexplorer/blockbook/tools/openapicheck"
@@ -86,9 +88,18 @@ func coin(tx *wire.MsgTx, vout uint32) chaingen.Coin {
 // generator's ledger, before and after, and the reorged index equals a
 // fresh sync of the final chain.
 func TestE2ERunes(t *testing.T) {
-	st := startDemoStack(t, map[string]any{"runes_index": true})
+	ordAddr := make(chan string, 1)
+	st := startDemoStackWith(t, map[string]any{"runes_index": true}, func(o *app.Options) {
+		o.Ord.Addr = "127.0.0.1:0"
+		captureListen(o, "ord", ordAddr)
+	})
+	ordBase := "http://" + <-ordAddr
 	node, g, inst := st.node, st.g, st.inst
 	c := &runesChain{t: t, g: g}
+	hd, err := chaingen.NewHDAccount(g.Params(), chaingen.HDSeed("e2e-runes"), chaingen.BIP84, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i := range 4 {
 		a, err := g.Address(chaingen.P2WPKH, uint64(300+i))
 		if err != nil {
@@ -114,6 +125,8 @@ func TestE2ERunes(t *testing.T) {
 	rid := id.String()
 	ledger := runesLedger{}
 	ledger.move(c.addrs[0], rid, 1000)
+	hist := runesHistory{}
+	hist.add(etch, c.addrs[0])
 
 	mint := stone(&runestone.Runestone{Mint: &id})
 	mb := c.spend([]chaingen.Coin{coin(fund, 1)}, mint, c.pay(1))
@@ -121,28 +134,55 @@ func TestE2ERunes(t *testing.T) {
 	c.mine(mb, mc)
 	ledger.move(c.addrs[1], rid, 10)
 	ledger.move(c.addrs[2], rid, 10)
+	hist.add(mb, c.addrs[1])
+	hist.add(mc, c.addrs[2])
 	forkAt := g.Height()
-	forkLedger := ledger.clone()
+	forkLedger, forkHist := ledger.clone(), hist.clone()
 
-	tr := c.spend([]chaingen.Coin{coin(etch, 0)}, stone(&runestone.Runestone{Edicts: []runestone.Edict{{ID: id, Amount: runestone.U64(300), Output: 2}}}),
-		c.small(0), c.small(3))
+	// The transfer also pays two addresses of an account (receive and
+	// change), for the xpub answers.
+	hdAddrs, hdOuts := make([]string, 2), make([]chaingen.Output, 2)
+	for i := range hdAddrs {
+		hdAddrs[i], _ = hd.Address(uint32(i), 0)
+		s, _ := hd.PkScript(uint32(i), 0)
+		hdOuts[i] = chaingen.Output{Script: s, Value: 1_000}
+	}
+	tr := c.spend([]chaingen.Coin{coin(etch, 0)}, stone(&runestone.Runestone{Edicts: []runestone.Edict{
+		{ID: id, Amount: runestone.U64(300), Output: 2}, {ID: id, Amount: runestone.U64(50), Output: 3},
+		{ID: id, Amount: runestone.U64(25), Output: 4}}}),
+		c.small(0), c.small(3), hdOuts[0], hdOuts[1])
 	c.mine(tr)
-	ledger.move(c.addrs[0], rid, -300)
+	ledger.move(c.addrs[0], rid, -375)
 	ledger.move(c.addrs[3], rid, 300)
+	ledger.move(hdAddrs[0], rid, 50)
+	ledger.move(hdAddrs[1], rid, 25)
+	hist.add(tr, c.addrs[0], c.addrs[3], hdAddrs[0], hdAddrs[1])
 	ceno := c.spend([]chaingen.Coin{coin(mc, 0)}, c.small(2), chaingen.Output{Script: runestone.Script([]byte{0x18, 0x01})})
 	c.mine(ceno)
 	ledger.move(c.addrs[2], rid, -10)
+	hist.add(ceno, c.addrs[2])
+	all := append(slices.Clone(c.addrs), hdAddrs...)
+	ra := runesAnswers{t: t, base: inst.base, addrs: all, xpub: hd.Xpub(), hdAddrs: hdAddrs}
 
 	submit(t, g, node, start+1)
 	h, hash := g.Tip()
 	waitTip(t, inst.base, h, hash.String(), inst.logs)
-	checkRunes(t, inst.base, c.addrs, ledger, rid, "2", "10")
+	checkRunes(t, inst.base, all, ledger, rid, "2", "10")
+	ra.check(ledger, hist)
+	ra.checkTxs(rid, etch, tr, ceno)
+	ra.checkOrd(ordBase, ledger, rid, etch, tr)
 
 	// Goldens (e2e/testdata/runes), checked against the OpenAPI document
 	// by TestOpenAPIGoldens: the rune's entry by id and by name's absence.
 	gs := newGoldenSet(t, filepath.Join(goldenDir, "runes"), "TestE2ERunes")
 	gs.check("rune-by-id", fetchGolden(t, inst.base+"/api/v2/rune/"+rid, 200))
 	gs.check("error-rune-unknown", fetchGolden(t, inst.base+"/api/v2/rune/999999:9", 400))
+	gs.check("tx-runes", fetchGolden(t, inst.base+"/api/v2/tx/"+tr.TxHash().String()+"?runes=true", 200))
+	gs.check("utxo-runes", fetchGolden(t, inst.base+"/api/v2/utxo/"+c.addrs[3]+"?runes=true", 200))
+	gs.check("xpub-runes", fetchGolden(t, inst.base+"/api/v2/xpub/"+hd.Xpub()+"?runes=true&details=basic", 200))
+	gs.check("rune-history", fetchGolden(t, inst.base+"/api/v2/rune-history/"+c.addrs[0], 200))
+	gs.check("rune-history-txs", fetchGolden(t, inst.base+"/api/v2/rune-history/"+c.addrs[3]+"?details=txs", 200))
+	gs.check("error-rune-history-address", fetchGolden(t, inst.base+"/api/v2/rune-history/nope", 400))
 	gs.finish()
 
 	t.Run("bad input and the route's answers", func(t *testing.T) {
@@ -160,15 +200,19 @@ func TestE2ERunes(t *testing.T) {
 			t.Fatal(err)
 		}
 		fc := &runesChain{t: t, g: f, addrs: c.addrs, pk: c.pk}
-		fc.mine(fc.spend([]chaingen.Coin{coin(etch, 0)}, fc.small(1)))
+		back := fc.spend([]chaingen.Coin{coin(etch, 0)}, fc.small(1))
+		fc.mine(back)
 		fc.mine()
 		fc.mine()
 		forkLedger.move(c.addrs[0], rid, -1000)
 		forkLedger.move(c.addrs[1], rid, 1000)
+		forkHist.add(back, c.addrs[0], c.addrs[1])
 		submit(t, f, node, forkAt+1)
 		h, hash := f.Tip()
 		waitTip(t, inst.base, h, hash.String(), inst.logs)
-		checkRunes(t, inst.base, c.addrs, forkLedger, rid, "2", "0")
+		checkRunes(t, inst.base, all, forkLedger, rid, "2", "0")
+		ra.check(forkLedger, forkHist)
+		ra.checkOrdAddresses(ordBase, forkLedger)
 		// and the index equals a fresh sync of the final chain, byte for byte
 		inst.stop(t)
 		compareIndexes(t, st.dataDir, referenceIndex(t, st.cfg, h, hash.String()))

@@ -30,7 +30,7 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 		"BlockFilter": api.BlockFilterEntry{}, "FiatTicker": api.FiatTicker{}, "AvailableCurrencies": api.AvailableVsCurrencies{},
 		"ReplicaInfo": api.ReplicaInfo{}, "SyncProgress": api.SyncProgress{}, "StakingPool": api.StakingPool{}, "ChainExtraData": api.ChainExtraData{},
 		"PushdataSearch": api.PushdataSearch{}, "PushdataMatch": api.PushdataMatch{},
-		"Rune": api.RuneInfo{}, "RuneTerms": api.RuneTerms{}, "RuneBalance": api.RuneBalance{},
+		"Rune": api.RuneInfo{}, "RuneTerms": api.RuneTerms{}, "RuneBalance": api.RuneBalance{}, "RuneHistory": api.RuneHistory{},
 		"TweakPage": api.TweakPage{}, "TweakPageTx": api.TweakPageTx{}, "TweakPageOutput": api.TweakPageOutput{},
 	}
 	for name, s := range c.Doc.Components.Schemas {

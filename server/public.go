@@ -129,6 +129,12 @@ func (p *Public) routes() {
 		return p.svc.Block(r.Context(), r.PathValue("id"), api.ParseInt(r.URL.Query().Get("page")), 0)
 	})
 	p.handle("GET /api/v2/tx/{txid}", "tx", func(r *http.Request) (any, error) {
+		if api.ParseBool(r.URL.Query().Get("runes")) {
+			if p.caps.Runes == nil {
+				return nil, p.caps.NotSupported(api.CapRunes)
+			}
+			return p.caps.Runes.TxWithRunes(r.Context(), r.PathValue("txid"))
+		}
 		return p.svc.Tx(r.Context(), r.PathValue("txid"))
 	})
 	p.handle("GET /api/v2/address/{address}", "address", func(r *http.Request) (any, error) {

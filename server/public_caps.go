@@ -48,6 +48,12 @@ func (p *Public) capabilityRoutes() {
 			return nil, p.caps.NotSupported(api.CapUtxos)
 		}
 		q := r.URL.Query()
+		if api.ParseBool(q.Get("runes")) {
+			if p.caps.Runes == nil {
+				return nil, p.caps.NotSupported(api.CapRunes)
+			}
+			return p.caps.Runes.UtxosWithRunes(r.Context(), r.PathValue("address"), q.Get("confirmed") == "true", api.ParseInt(q.Get("gap")))
+		}
 		return p.caps.Utxos.Utxos(r.Context(), r.PathValue("address"), q.Get("confirmed") == "true", api.ParseInt(q.Get("gap")))
 	})
 	p.handle("GET /api/v2/estimatefee/{blocks}", "estimatefee", func(r *http.Request) (any, error) {
@@ -76,12 +82,7 @@ func (p *Public) capabilityRoutes() {
 	})
 	p.handle("GET /api/v2/block-filters/", "block-filters", p.blockFilters)
 	p.handle("POST /api/v2/pushdata/search", "pushdata-search", p.pushdataSearch)
-	p.handle("GET /api/v2/rune/{rune}", "rune", func(r *http.Request) (any, error) {
-		if p.caps.Runes == nil {
-			return nil, p.caps.NotSupported(api.CapRunes)
-		}
-		return p.caps.Runes.Rune(r.Context(), r.PathValue("rune"))
-	})
+	p.runeRoutes()
 	p.handle("GET /api/v2/sp-tweaks/{height}", "sp-tweaks", p.spTweaks)
 }
 
@@ -107,4 +108,20 @@ func (p *Public) blockFilters(r *http.Request) (any, error) {
 	}
 	q := r.URL.Query()
 	return p.caps.BlockFilters.BlockFilters(r.Context(), q.Get("scriptType"), q.Get("lastN"), q.Get("from"), q.Get("to"))
+}
+
+// runeRoutes are the Runes index's own routes (db/optional/runes).
+func (p *Public) runeRoutes() {
+	p.handle("GET /api/v2/rune/{rune}", "rune", func(r *http.Request) (any, error) {
+		if p.caps.Runes == nil {
+			return nil, p.caps.NotSupported(api.CapRunes)
+		}
+		return p.caps.Runes.Rune(r.Context(), r.PathValue("rune"))
+	})
+	p.handle("GET /api/v2/rune-history/{address}", "rune-history", func(r *http.Request) (any, error) {
+		if p.caps.Runes == nil {
+			return nil, p.caps.NotSupported(api.CapRunes)
+		}
+		return p.caps.Runes.RuneHistory(r.Context(), r.PathValue("address"), api.ParseAddressQuery(r.URL.Query()))
+	})
 }

@@ -156,6 +156,7 @@ func wsGetAccountInfo(ctx context.Context, c *wsConn, req *wsRequest) (any, erro
 		Gap               int      `json:"gap"`
 		ConfirmedNonce    bool     `json:"confirmedNonce"`
 		Protocols         []string `json:"protocols"`
+		Runes             bool     `json:"runes"`
 	}
 	if err := decodeParams(req.Params, &p); err != nil {
 		return nil, err
@@ -167,7 +168,7 @@ func wsGetAccountInfo(ctx context.Context, c *wsConn, req *wsRequest) (any, erro
 		Page: p.Page, PageSize: p.PageSize, FromHeight: clampHeight(p.From), ToHeight: clampHeight(p.To),
 		Details: wsDetails(p.Details), Filter: api.NoFilter, Secondary: strings.ToLower(p.SecondaryCurrency),
 		Tokens: api.ParseTokens(p.Tokens, api.TokensDerived), Gap: p.Gap, Contract: strings.TrimSpace(p.ContractFilter),
-		ConfirmedNonce: p.ConfirmedNonce, Protocols: p.Protocols,
+		ConfirmedNonce: p.ConfirmedNonce, Protocols: p.Protocols, Runes: p.Runes,
 	}
 	// An account first, else an address (Blockbook's order).
 	if acc := c.s.caps.Accounts; acc != nil {
@@ -190,12 +191,19 @@ func clampHeight(h int64) uint32 {
 func wsGetAccountUtxo(ctx context.Context, c *wsConn, req *wsRequest) (any, error) {
 	var p struct {
 		Descriptor string `json:"descriptor"`
+		Runes      bool   `json:"runes"`
 	}
 	if err := decodeParams(req.Params, &p); err != nil {
 		return nil, err
 	}
 	if c.s.caps.Utxos == nil {
 		return nil, c.s.caps.NotSupported(api.CapUtxos)
+	}
+	if p.Runes {
+		if c.s.caps.Runes == nil {
+			return nil, c.s.caps.NotSupported(api.CapRunes)
+		}
+		return c.s.caps.Runes.UtxosWithRunes(ctx, p.Descriptor, false, 0)
 	}
 	return c.s.caps.Utxos.Utxos(ctx, p.Descriptor, false, 0)
 }
@@ -205,9 +213,18 @@ type wsTxidParams struct {
 }
 
 func wsGetTransaction(ctx context.Context, c *wsConn, req *wsRequest) (any, error) {
-	var p wsTxidParams
+	var p struct {
+		Txid  string `json:"txid"`
+		Runes bool   `json:"runes"`
+	}
 	if err := decodeParams(req.Params, &p); err != nil {
 		return nil, err
+	}
+	if p.Runes {
+		if c.s.caps.Runes == nil {
+			return nil, c.s.caps.NotSupported(api.CapRunes)
+		}
+		return c.s.caps.Runes.TxWithRunes(ctx, p.Txid)
 	}
 	return c.s.svc.Tx(ctx, p.Txid)
 }

@@ -45,6 +45,7 @@ var layers = []layer{
 	{"electrum/...", []string{"api/...", "bchain/...", "internal/..."}, "the Electrum front, like server, reaches the index only through api"},
 	{"sphttp/...", []string{"api/...", "bchain/...", "internal/..."}, "the Silent Payments front reaches the index only through api"},
 	{"mesh/...", []string{"api/...", "bchain/...", "internal/..."}, "the Mesh (Rosetta) front reaches the index only through api"},
+	{"ordapi/...", []string{"api/...", "bchain/...", "internal/..."}, "ord's JSON front reaches the index only through api"},
 	{"api/...", []string{"bchain/...", "db", "db/optional/...", "mempool", "mempool/projected", "ethmempool", "syncer", "internal/..."}, "queries see the store's interfaces and records (the optional indexes' too), and the services only for their record types (mempool.Tx, syncer.State, projected.Snapshot)"},
 	{"syncer/...", serviceMay, "services use the store and the chain, not the fronts"},
 	{"mempool/...", serviceMay, "services use the store and the chain; the mempool follows syncer's block events"},
@@ -89,7 +90,7 @@ type closure struct {
 }
 
 var closures = []closure{
-	{[]string{"./api/...", "./server/...", "./esplora/...", "./mesh/...", "./sphttp/..."}, grocksdb, false, "api and the fronts never link RocksDB"},
+	{[]string{"./api/...", "./server/...", "./esplora/...", "./mesh/...", "./sphttp/...", "./ordapi/..."}, grocksdb, false, "api and the fronts never link RocksDB"},
 	{[]string{"./api/...", "./server/...", "./esplora/..."}, grocksdb, true, "api and server unit tests run on the in-memory store"},
 }
 

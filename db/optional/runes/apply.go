@@ -22,6 +22,8 @@ type Changes struct {
 	Entries map[RuneID]EntryChange
 	// Txs are the block's txs that moved runes, for the address history.
 	Txs []TxRunes
+	// Height is the block's.
+	Height uint32
 }
 
 // EntryChange is an entry before and after the block.
@@ -34,6 +36,16 @@ type TxRunes struct {
 	Artifact *runestone.Artifact
 	Inputs   []Balance // what its inputs held, summed per rune
 	Burned   []Balance
+	// Spent are the outputs with runes its inputs spend; Outputs its
+	// outputs that received runes (OP_RETURNs burn theirs), by vout.
+	Spent   []Pos
+	Outputs []OutputRunes
+}
+
+// OutputRunes are the runes an output of a tx received.
+type OutputRunes struct {
+	Vout     uint32
+	Balances []Balance
 }
 
 // block applies one block's txs on top of a State.
@@ -51,7 +63,7 @@ type block struct {
 // are txs, on top of base, as ord's rune updater does. Blocks below the
 // network's first rune height change nothing.
 func ApplyBlock(base State, net runestone.Network, height uint32, time int64, txs []Tx) (*Changes, error) {
-	c := &Changes{Created: map[Pos][]Balance{}, Spent: map[Pos][]Balance{}, Entries: map[RuneID]EntryChange{}}
+	c := &Changes{Created: map[Pos][]Balance{}, Spent: map[Pos][]Balance{}, Entries: map[RuneID]EntryChange{}, Height: height}
 	if height < runestone.FirstRuneHeight(net) {
 		return c, nil
 	}
@@ -116,6 +128,7 @@ func (b *block) spend(p Pos) ([]Balance, error) {
 
 func (b *block) tx(tx *Tx) error {
 	unallocated := map[RuneID]U128{}
+	var spent []Pos
 	for _, in := range tx.Inputs {
 		if in.Coinbase {
 			continue
@@ -124,13 +137,16 @@ func (b *block) tx(tx *Tx) error {
 		if err != nil {
 			return err
 		}
+		if len(bal) > 0 {
+			spent = append(spent, in.Prev)
+		}
 		for _, x := range bal {
 			if err := add(unallocated, x.ID, x.Amount); err != nil {
 				return err
 			}
 		}
 	}
-	record := TxRunes{Index: tx.Index, Inputs: sorted(unallocated)}
+	record := TxRunes{Index: tx.Index, Inputs: sorted(unallocated), Spent: spent}
 	art := runestone.Decipher(tx.Outputs)
 	record.Artifact = art
 	allocated := make([]map[RuneID]U128, len(tx.Outputs))
@@ -148,7 +164,9 @@ func (b *block) tx(tx *Tx) error {
 	}
 	for vout, m := range allocated {
 		if len(m) > 0 && !runestone.IsOpReturn(tx.Outputs[vout]) {
-			b.changes.Created[Pos{b.height, tx.Index, uint32(vout)}] = sorted(m)
+			bal := sorted(m)
+			b.changes.Created[Pos{b.height, tx.Index, uint32(vout)}] = bal
+			record.Outputs = append(record.Outputs, OutputRunes{uint32(vout), bal})
 		}
 	}
 	for id, v := range burned {

@@ -53,6 +53,7 @@ func (x *Index) rows(ch *Changes, descs map[Pos]bchain.AddrDesc) (map[string][]b
 		}
 		rows[string(countKey)] = binary.AppendUvarint(nil, n+uint64(etched))
 	}
+	x.txRows(rows, ch, descs)
 	for desc, d := range addrs {
 		k := addressKey(bchain.AddrDesc(desc))
 		v, err := x.addressRow(k, d.plus, d.minus)
@@ -62,6 +63,28 @@ func (x *Index) rows(ch *Changes, descs map[Pos]bchain.AddrDesc) (map[string][]b
 		rows[string(k)] = v
 	}
 	return rows, nil
+}
+
+// txRows adds each tx's runes row and a history row for every address
+// whose runes it moved (also when a later tx of the block spends them).
+func (x *Index) txRows(rows map[string][]byte, ch *Changes, descs map[Pos]bchain.AddrDesc) {
+	for _, t := range ch.Txs {
+		if len(t.Outputs) == 0 && len(t.Burned) == 0 {
+			continue // nothing moved (an etching without premine, a mint past its cap)
+		}
+		rows[string(txKey(ch.Height, t.Index))] = packTxRunes(t.Outputs, t.Burned)
+		hist := func(p Pos) {
+			if d := descs[p]; d != nil {
+				rows[string(historyKey(d, ch.Height, t.Index))] = []byte{}
+			}
+		}
+		for _, p := range t.Spent {
+			hist(p)
+		}
+		for _, o := range t.Outputs {
+			hist(Pos{ch.Height, t.Index, o.Vout})
+		}
+	}
 }
 
 // addressRow is an address's balances row after adding plus and taking

@@ -10,8 +10,11 @@ package runes
 //	'a' ‖ desc                                   → balances   an address's runes
 //	'u' ‖ u32be(height)                          → undo       what the block's connect replaced
 //	'c'                                          → uv(count)  runes etched so far
+//	't' ‖ u32be(height) ‖ u32be(index)          → txrunes    what a tx's outputs received and it burned
+//	'h' ‖ uv(len) ‖ desc ‖ u32be(^height) ‖ u32be(^index) → ∅  a tx that moved the address's runes
 //
-// balances = uv(n) ‖ n × (uv(block) ‖ uv(tx) ‖ v128(amount)), by rune id.
+// balances = uv(n) ‖ n × (uv(block) ‖ uv(tx) ‖ v128(amount)), by rune id;
+// txrunes = uv(n) ‖ n × (uv(vout) ‖ balances) ‖ balances(burned).
 
 import (
 	"encoding/binary"
@@ -29,6 +32,8 @@ const (
 	kindAddress = 'a'
 	kindUndo    = 'u'
 	kindCount   = 'c'
+	kindTx      = 't'
+	kindHistory = 'h'
 )
 
 func outputKey(p Pos) []byte {
@@ -56,6 +61,32 @@ func undoKey(height uint32) []byte {
 }
 
 var countKey = []byte{kindCount}
+
+func txKey(height, index uint32) []byte {
+	k := binary.BigEndian.AppendUint32([]byte{kindTx}, height)
+	return binary.BigEndian.AppendUint32(k, index)
+}
+
+// historyPrefix is an address's history rows' prefix: its length first,
+// so no address's rows sort among another's.
+func historyPrefix(desc bchain.AddrDesc) []byte {
+	return append(binary.AppendUvarint([]byte{kindHistory}, uint64(len(desc))), desc...)
+}
+
+// historyKey inverts the position so that the newest tx comes first.
+func historyKey(desc bchain.AddrDesc, height, index uint32) []byte {
+	k := binary.BigEndian.AppendUint32(historyPrefix(desc), ^height)
+	return binary.BigEndian.AppendUint32(k, ^index)
+}
+
+// historyPos reads a history key's position (its last 8 bytes).
+func historyPos(k []byte) (height, index uint32, err error) {
+	if len(k) < 9 {
+		return 0, 0, corrupt("history key")
+	}
+	t := k[len(k)-8:]
+	return ^binary.BigEndian.Uint32(t), ^binary.BigEndian.Uint32(t[4:]), nil
+}
 
 // reader reads a value's fields; the first error sticks.
 type reader struct {
@@ -132,15 +163,49 @@ func packBalances(bs []Balance) []byte {
 
 func unpackBalances(v []byte) ([]Balance, error) {
 	r := &reader{b: v}
+	out := r.balances()
+	if out == nil && r.err == nil {
+		out = []Balance{}
+	}
+	return out, r.done()
+}
+
+func packTxRunes(outs []OutputRunes, burned []Balance) []byte {
+	v := binary.AppendUvarint(nil, uint64(len(outs)))
+	for _, o := range outs {
+		v = binary.AppendUvarint(v, uint64(o.Vout))
+		v = append(v, packBalances(o.Balances)...)
+	}
+	return append(v, packBalances(burned)...)
+}
+
+func unpackTxRunes(v []byte) (outs []OutputRunes, burned []Balance, err error) {
+	r := &reader{b: v}
 	n := r.uv()
 	if n > uint64(len(v)) {
-		return nil, corrupt("balance count")
+		return nil, nil, corrupt("tx output count")
 	}
-	out := make([]Balance, 0, n)
+	for range n {
+		o := OutputRunes{Vout: r.u32()}
+		o.Balances = r.balances()
+		outs = append(outs, o)
+	}
+	burned = r.balances()
+	return outs, burned, r.done()
+}
+
+// balances reads a balances list in place (unpackBalances reads a whole value).
+func (r *reader) balances() []Balance {
+	n := r.uv()
+	if n > uint64(len(r.b)) {
+		r.err = corrupt("balance count")
+		return nil
+	}
+	var out []Balance
 	for range n {
 		out = append(out, Balance{ID: RuneID{Block: r.uv(), Tx: r.u32()}, Amount: r.v128()})
 	}
-	return out, r.done()
+	return out
 }
 
 func packID(id RuneID) []byte {

@@ -21,6 +21,7 @@ func FuzzRows(f *testing.F) {
 	f.Add(packBalances([]Balance{{RuneID{Block: 1}, runestone.MaxU128}, {RuneID{Block: 840000, Tx: 9}, *u(5)}}))
 	f.Add(packUndo([]undoRow{{key: []byte("ok"), old: []byte{1}}, {key: []byte("e"), old: nil}}))
 	f.Add(packID(RuneID{Block: 1 << 40, Tx: 0xffffffff}))
+	f.Add(packTxRunes([]OutputRunes{{Vout: 2, Balances: []Balance{{RuneID{Block: 9, Tx: 1}, *u(300)}}}}, []Balance{{RuneID{Block: 9, Tx: 1}, *u(10)}}))
 	f.Fuzz(func(t *testing.T, v []byte) {
 		check := func(err error, again func() []byte) {
 			t.Helper()
@@ -42,5 +43,7 @@ func FuzzRows(f *testing.F) {
 		check(err, func() []byte { return packID(id) })
 		un, err := unpackUndo(v)
 		check(err, func() []byte { return packUndo(un) })
+		outs, burned, err := unpackTxRunes(v)
+		check(err, func() []byte { return packTxRunes(outs, burned) })
 	})
 }

@@ -1,0 +1,111 @@
+// Package ordapi serves ord's JSON API for what it says about runes
+// (/runes, /runes/:page, /rune/:rune, /output/:outpoint, /address/:address,
+// as ord answers them with Accept: application/json) from the Runes index,
+// through api.OrdQueries. Only JSON is served, whatever the Accept header;
+// errors are {"error": "..."} with ord's status codes (400 bad input, 404
+// unknown or no rune index).
+package ordapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/openexplorer/blockbook/api"
+	"github.com/openexplorer/blockbook/internal/listen"
+)
+
+// Server is the ord front, an http.Handler.
+type Server struct {
+	q   api.OrdQueries
+	mux *http.ServeMux
+	log *slog.Logger
+}
+
+// New builds the front.
+func New(q api.OrdQueries, log *slog.Logger) *Server {
+	if log == nil {
+		log = slog.Default()
+	}
+	s := &Server{q: q, mux: http.NewServeMux(), log: log.With("subsystem", "ord")}
+	s.route("GET /runes", func(ctx context.Context, r *http.Request) (any, error) { return s.q.OrdRunes(ctx, 0) })
+	s.route("GET /runes/{page}", func(ctx context.Context, r *http.Request) (any, error) {
+		page, err := strconv.ParseUint(r.PathValue("page"), 10, 31)
+		if err != nil {
+			return nil, &api.Error{Msg: "invalid page " + strconv.Quote(listen.Bound(r.PathValue("page"), 40))}
+		}
+		return s.q.OrdRunes(ctx, int(page))
+	})
+	s.route("GET /rune/{rune}", func(ctx context.Context, r *http.Request) (any, error) {
+		return s.q.OrdRune(ctx, r.PathValue("rune"))
+	})
+	s.route("GET /output/{outpoint}", func(ctx context.Context, r *http.Request) (any, error) {
+		return s.q.OrdOutput(ctx, r.PathValue("outpoint"))
+	})
+	s.route("GET /address/{address}", func(ctx context.Context, r *http.Request) (any, error) {
+		return s.q.OrdAddress(ctx, r.PathValue("address"))
+	})
+	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		listen.WriteJSONError(w, http.StatusNotFound, "no such route (ord's rune routes only)")
+	})
+	return s
+}
+
+func (s *Server) route(pattern string, h func(context.Context, *http.Request) (any, error)) {
+	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 60*time.Second)
+		defer cancel()
+		v, err := h(ctx, r)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		listen.SafeHeaders(w, "application/json")
+		_, _ = w.Write(b)
+	})
+}
+
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	if e, ok := api.AsUserError(err); ok {
+		status := http.StatusBadRequest
+		if errors.Is(err, api.ErrOrdNotFound) {
+			status = http.StatusNotFound
+		}
+		listen.WriteJSONError(w, status, e.Msg)
+		return
+	}
+	s.log.Error("ord request failed", "path", listen.Bound(r.URL.Path, 200), "err", err)
+	listen.WriteJSONError(w, http.StatusInternalServerError, "Internal server error")
+}
+
+// ServeHTTP serves the routes; a panic answers 500, not a dropped
+// connection.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error("panic in ord handler", "path", listen.Bound(r.URL.Path, 200), "panic", p, "stack", string(debug.Stack()))
+			listen.WriteJSONError(w, http.StatusInternalServerError, "Internal server error")
+		}
+	}()
+	s.mux.ServeHTTP(w, r)
+}
+
+// RequestCost weighs a request against the public port's budget: a page
+// of runes reads every rune's id, an address all its outputs.
+func RequestCost(r *http.Request) int {
+	if strings.HasPrefix(r.URL.Path, "/runes") || strings.HasPrefix(r.URL.Path, "/address/") {
+		return 3
+	}
+	return 1
+}
