@@ -59,9 +59,8 @@ func TestLtcProjectedBlockMatchesTemplate(t *testing.T) {
 	mineLtc(t, node, 1)
 
 	// A low-fee parent paying the wallet and a high-fee child spending it
-	// (CPFP), then payments at distinct rates from 11 to 80 sat/vB (10 is
-	// the wallet's floor): about 70 txs of 110-250 vB, three blocks of
-	// 16,000 WU.
+	// (CPFP), then 70 payments of 141 vB at distinct rates from 11 to 80
+	// sat/vB: three blocks of 16,000 WU.
 	var parent string
 	// sendtoaddress address amount comment comment_to subtractfee replaceable conf_target estimate_mode avoid_reuse fee_rate
 	ltcCall(t, w, &parent, "sendtoaddress", own, json.Number("2"), "", "", false, false, nil, "unset", false, 10)
