@@ -109,7 +109,9 @@ func TestE2EFiatRates(t *testing.T) {
 		gs.check(r.name, got)
 	}
 
-	checkMempoolSpacePrices(t, "http://"+<-esploraAddr)
+	esplora := "http://" + <-esploraAddr
+	checkMempoolSpacePrices(t, esplora)
+	checkPricesGoldens(t, esplora)
 
 	ws := newWS(t, base)
 	wsGolden := func(name string, data json.RawMessage) {
