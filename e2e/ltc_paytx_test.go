@@ -60,8 +60,8 @@ func ltcSignWithWallet(t *testing.T, w *regtest.Client, unsigned string) string 
 }
 
 // ltcFanOut sends one tx paying n outputs of value litoshi to addr, funded
-// by the wallet, and returns those outputs (mine it before spending them
-// if the test needs them confirmed).
+// by the wallet, locks them and returns them (mine it before spending
+// them if the test needs them confirmed).
 func ltcFanOut(t *testing.T, w *regtest.Client, addr string, n int, value int64) []ltcCoin {
 	t.Helper()
 	script := ltcScriptOf(t, w, addr)
@@ -103,6 +103,17 @@ func ltcFanOut(t *testing.T, w *regtest.Client, addr string, n int, value int64)
 	}
 	if len(coins) != n {
 		t.Fatalf("fan-out %s has %d outputs of %d to %s, want %d", txid, len(coins), value, addr, n)
+	}
+	// Locked, so that the wallet's own sends never pick them (it still
+	// signs them).
+	lock := make([]map[string]any, n)
+	for i, c := range coins {
+		lock[i] = map[string]any{"txid": txid, "vout": c.op.Index}
+	}
+	var locked bool
+	ltcCall(t, w, &locked, "lockunspent", false, lock)
+	if !locked {
+		t.Fatal("lockunspent failed")
 	}
 	return coins
 }
