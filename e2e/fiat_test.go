@@ -111,6 +111,7 @@ func TestE2EFiatRates(t *testing.T) {
 
 	esp := "http://" + <-esploraAddr
 	checkMempoolSpacePrices(t, esp)
+	checkPricesGoldens(t, esp)
 	// mempool.space's websocket pushes conversions to every client when
 	// the rates change, not only in init.
 	mp := dialMpWS(t, esp)

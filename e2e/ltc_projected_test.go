@@ -48,12 +48,20 @@ func TestLtcProjectedBlockMatchesTemplate(t *testing.T) {
 	}
 	w := node.Wallet(ltcregtest.W)
 
-	// A low-fee parent paying the wallet and a high-fee child spending it
-	// (CPFP), then payments at distinct rates from 11 to 80 sat/vB (10 is
-	// the wallet's floor): about 70 txs of 110-250 vB, three blocks of
-	// 16,000 WU.
-	var own, parent string
+	// Coins for the 70 payments first, one mined fan-out of 70 outputs
+	// to one P2WPKH script: each payment then spends its own coin, built
+	// here and signed by the wallet, without the wallet's coin selection
+	// per payment (70 sendtoaddress calls took 72-105 s in CI).
+	var own, dest string
 	ltcCall(t, w, &own, "getnewaddress", "", "bech32")
+	ltcCall(t, w, &dest, "getnewaddress", "", "bech32")
+	coins := ltcFanOut(t, w, own, 70, 2_000_000)
+	mineLtc(t, node, 1)
+
+	// A low-fee parent paying the wallet and a high-fee child spending it
+	// (CPFP), then 70 payments of 141 vB at distinct rates from 11 to 80
+	// sat/vB: three blocks of 16,000 WU.
+	var parent string
 	// sendtoaddress address amount comment comment_to subtractfee replaceable conf_target estimate_mode avoid_reuse fee_rate
 	ltcCall(t, w, &parent, "sendtoaddress", own, json.Number("2"), "", "", false, false, nil, "unset", false, 10)
 	var raw struct {
@@ -75,26 +83,13 @@ func TestLtcProjectedBlockMatchesTemplate(t *testing.T) {
 	if vout < 0 {
 		t.Fatalf("the parent %s does not pay %s", parent, own)
 	}
-	var dest string
-	ltcCall(t, w, &dest, "getnewaddress", "", "bech32")
 	var childHex string
 	// 2 LTC in, 1.99 out: 0.01 LTC (1,000,000 litoshi) on ~110 vB.
 	ltcCall(t, w, &childHex, "createrawtransaction", []map[string]any{{"txid": parent, "vout": vout}}, map[string]any{dest: json.Number("1.99")})
-	var signed struct {
-		Hex      string `json:"hex"`
-		Complete bool   `json:"complete"`
-	}
-	ltcCall(t, w, &signed, "signrawtransactionwithwallet", childHex)
-	if !signed.Complete {
-		t.Fatal("the child is not fully signed")
-	}
 	var child string
-	ltcCall(t, w, &child, "sendrawtransaction", signed.Hex)
+	ltcCall(t, w, &child, "sendrawtransaction", ltcSignWithWallet(t, w, childHex))
 	start := time.Now()
-	for rate := 11; rate <= 80; rate++ {
-		var txid string
-		ltcCall(t, w, &txid, "sendtoaddress", dest, json.Number("0.01"), "", "", false, false, nil, "unset", false, rate)
-	}
+	ltcPayEach(t, w, coins, ltcScriptOf(t, w, dest), 11)
 	t.Logf("70 payments in %v", time.Since(start))
 	var pool []string
 	ltcCall(t, node.Client, &pool, "getrawmempool")

@@ -324,6 +324,7 @@ func TestE2EMempoolSpaceWebsocket(t *testing.T) {
 	gs.finish()
 	checkWSSubscriptions(t, st, esplora)
 	runMempoolWSScript(t, st, esplora)
+	checkFullMempool(t, st, esplora)
 }
 
 const mempoolWSScript = "../tools/js/mempool-ws.mjs"
