@@ -23,7 +23,9 @@ func (f *syncingFake) Status(context.Context) (*api.SystemInfo, error) {
 		Backend: &api.BackendInfo{Blocks: 850_000}}, nil
 }
 
-func (f *syncingFake) Blocks(context.Context, int, int) (*api.Blocks, error) { return &api.Blocks{}, nil }
+func (f *syncingFake) Blocks(context.Context, int, int) (*api.Blocks, error) {
+	return &api.Blocks{}, nil
+}
 
 // While the index is behind, the start page shows a progress bar of the
 // index's height over the node's with the rate and the time left; once in
