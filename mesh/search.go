@@ -123,22 +123,25 @@ func (s *Server) searchAnswer(ctx context.Context, ids []bchain.Hash, matches ma
 	out := &searchResponse{Transactions: []blockTransaction{}}
 	render := ids
 	if typ == nil {
-		n := int64(len(ids))
-		render = ids[min(offset, n):min(offset+limit, n)]
+		render = nil
+		if n := int64(len(ids)); offset < n {
+			render = ids[offset : offset+min(limit, n-offset)]
+		}
 	}
-	bts, err := s.confirmedTransactions(ctx, render, matches)
-	if err != nil {
-		return nil, err
-	}
-	for _, bt := range bts {
+	// Each tx is kept only if it is on the page: a type filter renders up
+	// to maxSearchTxs txs, and holds only a page of them.
+	err := s.confirmedTransactions(ctx, render, matches, func(bt blockTransaction) {
 		if typ != nil && !hasType(bt.Transaction, *typ) {
-			continue
+			return
 		}
 		n := out.TotalCount
 		out.TotalCount++
 		if typ == nil || n >= offset && int64(len(out.Transactions)) < limit {
 			out.Transactions = append(out.Transactions, bt)
 		}
+	})
+	if err != nil {
+		return nil, err
 	}
 	if typ == nil {
 		out.TotalCount = int64(len(ids))
@@ -290,25 +293,28 @@ func hasType(t Transaction, typ string) bool {
 }
 
 // confirmedTransactions renders confirmed txs with their blocks, in the
-// order given; a run of txs of one block reads that block once.
-func (s *Server) confirmedTransactions(ctx context.Context, ids []bchain.Hash, matches map[bchain.Hash]txPlace) ([]blockTransaction, error) {
-	out := make([]blockTransaction, 0, len(ids))
+// order given, handing each to keep; a run of txs of one block reads that
+// block once.
+func (s *Server) confirmedTransactions(ctx context.Context, ids []bchain.Hash, matches map[bchain.Hash]txPlace, keep func(blockTransaction)) error {
+	render := s.blockTransactions
+	if s.eth != nil {
+		render = s.ethBlockTransactions
+	}
 	for i := 0; i < len(ids); {
 		height, j := matches[ids[i]].height, i+1
 		for j < len(ids) && matches[ids[j]].height == height {
 			j++
 		}
-		render := s.blockTransactions
-		if s.eth != nil {
-			render = s.ethBlockTransactions
-		}
 		bts, err := render(ctx, height, ids[i:j])
 		if err != nil {
-			return nil, err
+			return err
 		}
-		out, i = append(out, bts...), j
+		for _, bt := range bts {
+			keep(bt)
+		}
+		i = j
 	}
-	return out, nil
+	return nil
 }
 
 // blockTransactions renders txs of the index's block at height.

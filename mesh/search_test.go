@@ -145,6 +145,16 @@ func TestSearchTransactions(t *testing.T) {
 		t.Errorf("coinbases of %s: %d, want %d", miner, len(got), len(coinbases))
 	}
 
+	// An offset past the end is an empty page, however large.
+	for _, off := range []int64{int64(len(byAccount)), 1 << 62, 1<<63 - 1} {
+		var a struct {
+			Transactions []any `json:"transactions"`
+			TotalCount   int64 `json:"total_count"`
+		}
+		if err := f.client.Call("/search/transactions", map[string]any{"address": addr, "offset": off}, &a); err != nil || len(a.Transactions) != 0 || a.TotalCount != int64(len(byAccount)) {
+			t.Errorf("offset %d: %d txs of %d, %v", off, len(a.Transactions), a.TotalCount, err)
+		}
+	}
 	for name, c := range map[string]struct {
 		body map[string]any
 		code int

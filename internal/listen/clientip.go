@@ -65,11 +65,13 @@ func ClientIP(r *http.Request, forwardedFor []netip.Prefix, cfg ClientIPConfig) 
 // realClientIP attributes a request as Blockbook does: with no X-Real-Ip
 // proxies configured, CF-Connecting-IP (or, in pseudo-IPv4 mode,
 // CF-Connecting-IPv6) from a Cloudflare, loopback or private peer; then
-// X-Real-Ip from a loopback, private or configured proxy peer; else the
-// peer itself. Link-local peers are not trusted implicitly: anyone on the
-// link can use such an address.
+// X-Real-Ip from a loopback, private (unless LimitLocal) or configured
+// proxy peer; else the peer itself. Link-local peers are not trusted
+// implicitly: anyone on the link can use such an address.
 func realClientIP(r *http.Request, peer netip.Addr, cfg ClientIPConfig) string {
-	local := peer.IsLoopback() || peer.IsPrivate()
+	// With LimitLocal, local peers are clients, not proxies: the header
+	// they send would give them a fresh budget per request.
+	local := (peer.IsLoopback() || peer.IsPrivate()) && !cfg.LimitLocal
 	if len(cfg.RealIPProxies) == 0 && (cfg.CloudflareAnyPeer || local || isTrusted(peer, cfg.Cloudflare)) {
 		if cfg.PseudoIPv4 {
 			if a, ok := headerAddr(r, "CF-Connecting-IPv6"); ok {

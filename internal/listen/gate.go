@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"runtime"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -126,7 +127,32 @@ func (g *Gate) Wrap(front string, h http.Handler, heavy func(*http.Request) bool
 			WriteJSONError(w, http.StatusServiceUnavailable, "Server busy: too many expensive requests in progress, retry in a second")
 			return
 		}
-		defer release()
-		h.ServeHTTP(w, r)
+		// The place is given back once the answer starts: writing it to a
+		// client that reads slowly (or never) is not the process's work,
+		// and must not hold a place every front shares.
+		rw := &releasingWriter{ResponseWriter: w, release: sync.OnceFunc(release)}
+		defer rw.release()
+		h.ServeHTTP(rw, r)
 	})
 }
+
+// releasingWriter gives the gate's place back at the answer's first
+// header or byte.
+type releasingWriter struct {
+	http.ResponseWriter
+	release func()
+}
+
+func (w *releasingWriter) WriteHeader(code int) {
+	w.release()
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *releasingWriter) Write(b []byte) (int, error) {
+	w.release()
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection (deadlines,
+// flushes).
+func (w *releasingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

@@ -55,8 +55,8 @@ func TestGateShedsExpensiveOnly(t *testing.T) {
 	if c := serve(h, httptest.NewRequest("GET", "/heavy", nil)).Code; c != 200 {
 		t.Fatalf("an expensive request once places are free: %d", c)
 	}
-	if NewGate(-1, 0, nil).Wrap("off", h, func(*http.Request) bool { return true }) == nil {
-		t.Fatal("a gate turned off must still serve")
+	if c := serve(NewGate(-1, 0, nil).Wrap("off", h, func(*http.Request) bool { return true }), httptest.NewRequest("GET", "/heavy", nil)).Code; c != 200 {
+		t.Fatalf("a gate turned off must still serve: %d", c)
 	}
 }
 
@@ -121,5 +121,32 @@ func TestCapLimitLocal(t *testing.T) {
 	}
 	if n != 2 || !all[1].closed.Load() {
 		t.Fatalf("accepted %d of 3 (the second from 127.1.1.1 closed: %v), want 2", n, all[1].closed.Load())
+	}
+}
+
+// A place is given back when the answer starts: a client that reads its
+// answer slowly (or never) holds no place the other fronts share.
+func TestGateReleasedWhenAnswerStarts(t *testing.T) {
+	g := NewGate(1, 10*time.Millisecond, nil)
+	written, hold := make(chan struct{}), make(chan struct{})
+	h := g.Wrap("test", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write([]byte("the first part")) // now the write to the client blocks
+		close(written)
+		<-hold
+	}), func(*http.Request) bool { return true })
+	done := make(chan struct{})
+	go func() { defer close(done); serve(h, httptest.NewRequest("GET", "/heavy", nil)) }()
+	<-written
+	if n := g.InProgress(); n != 0 {
+		t.Fatalf("%d places held while the answer is written, want 0", n)
+	}
+	if c := serve(g.Wrap("test", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(200) }),
+		func(*http.Request) bool { return true }), httptest.NewRequest("GET", "/heavy", nil)).Code; c != 200 {
+		t.Fatalf("an expensive request while another's answer is written: %d", c)
+	}
+	close(hold)
+	<-done
+	if n := g.InProgress(); n != 0 {
+		t.Fatalf("%d places held after the answer, want 0", n)
 	}
 }
