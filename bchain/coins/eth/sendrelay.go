@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -106,7 +107,7 @@ func (r *Relay) call(ctx context.Context, i int, out any, method string, args ..
 		// to see, as a node's refusal is.
 		return &bchain.RPCError{Code: re.ErrorCode(), Message: re.Error()}
 	default:
-		r.cfg.Log.Warn("alternative provider call failed", "provider", i+1, "method", method, "err", redact(err.Error(), r.cfg.URLs[i]))
+		r.cfg.Log.Warn("alternative provider call failed", "provider", i+1, "method", method, "err", redact(err, r.cfg.URLs[i]))
 		return fmt.Errorf("%w: alternative provider %d failed", bchain.ErrNodeUnavailable, i+1)
 	}
 }
@@ -211,9 +212,31 @@ func (r *Relay) providerTx(ctx context.Context, provider int, txid bchain.Hash) 
 }
 
 // redact removes a provider URL (which may carry a key) from a message.
-func redact(msg, url string) string {
-	if url == "" {
+func redact(err error, provider string) string {
+	// Go's HTTP client names the URL in its errors, password masked but
+	// user and path (where providers put their keys) as they are.
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	msg := err.Error()
+	if provider == "" {
 		return msg
 	}
-	return strings.ReplaceAll(msg, url, "<provider>")
+	secrets := []string{provider}
+	if u, perr := url.Parse(provider); perr == nil {
+		secrets = append(secrets, u.Redacted(), u.Host)
+		if len(u.Path) > 1 {
+			secrets = append(secrets, u.Path)
+		}
+		if u.User != nil {
+			secrets = append(secrets, u.User.Username())
+		}
+	}
+	for _, sec := range secrets {
+		if sec != "" {
+			msg = strings.ReplaceAll(msg, sec, "<provider>")
+		}
+	}
+	return msg
 }
