@@ -83,6 +83,11 @@ func requestCost(r *http.Request) int {
 	if strings.Contains(r.URL.Path, "/balancehistory/") || strings.Contains(r.URL.Path, "/utxo/") {
 		cost++
 	}
+	// The explorer's address page draws the balance chart and lists the
+	// UTXOs besides its page of txs.
+	if strings.HasPrefix(r.URL.Path, "/address/") {
+		cost++
+	}
 	if strings.Contains(r.URL.Path, "/sp-tweaks/") {
 		cost += 2 // a row per eligible tx of the block: thousands on mainnet
 	}

@@ -14,6 +14,7 @@ func TestRequestCost(t *testing.T) {
 		"/api/v2/xpub/x?gap=10000": 22,
 		"/api/v2/utxo/a":           2,
 		"/api/v2/sp-tweaks/840000": 3,
+		"/address/a":               2,
 	} {
 		if got := requestCost(httptest.NewRequest("GET", target, nil)); got != want {
 			t.Errorf("%s: cost %d, want %d", target, got, want)
