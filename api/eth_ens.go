@@ -150,8 +150,10 @@ func (s *EthService) accountDesc(ctx context.Context, address string) (bchain.Ad
 // short answer (no contract there) means the name is not found.
 func (s *EthService) ensCall(ctx context.Context, to common.Address, sel []byte, arg common.Hash) (common.Hash, error) {
 	out, err := s.eth.Call(ctx, bchain.EthCall{To: bchain.AddrDesc(to.Bytes()), Data: append(append([]byte{}, sel...), arg[:]...)})
+	// A revert (geth's code 3, or its message elsewhere): no ENS record
+	// there. Any other node error stays the node's, not the user's.
 	var re *bchain.RPCError
-	if errors.As(err, &re) { // a revert: not an ENS contract there
+	if errors.As(err, &re) && (re.Code == 3 || strings.Contains(strings.ToLower(re.Message), "revert")) {
 		return common.Hash{}, &Error{Msg: "ENS name not found", Err: err}
 	}
 	if err != nil {

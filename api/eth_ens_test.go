@@ -1,6 +1,16 @@
 package api
 
-import "testing"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"testing"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/openexplorer/blockbook/bchain"
+)
 
 // EIP-137's namehash examples, and which inputs are asked as names.
 func TestENSNameHash(t *testing.T) {
@@ -19,6 +29,35 @@ func TestENSNameHash(t *testing.T) {
 	}{{"vitalik.eth", true}, {" Vitalik.ETH ", true}, {"a.b.eth", true}, {"eth", false}, {"0xabc", false}, {"x.eth.com", false}} {
 		if IsENSName(c.s) != c.want {
 			t.Errorf("IsENSName(%q) = %v", c.s, !c.want)
+		}
+	}
+}
+
+type ensNode struct {
+	bchain.EthereumChain
+	err error
+}
+
+func (n ensNode) Call(context.Context, bchain.EthCall) ([]byte, error) { return nil, n.err }
+
+// A revert means no ENS record there (400 "not found"); any other node
+// error stays the node's (not the user's mistake).
+func TestENSCallErrors(t *testing.T) {
+	for _, c := range []struct {
+		err      error
+		notFound bool
+	}{
+		{&bchain.RPCError{Code: 3, Message: "execution reverted"}, true},
+		{&bchain.RPCError{Code: -32000, Message: "execution reverted: no such name"}, true},
+		{&bchain.RPCError{Code: -32005, Message: "rate limit exceeded"}, false},
+		{&bchain.RPCError{Code: -32000, Message: "header not found"}, false},
+		{fmt.Errorf("dial: %w", bchain.ErrNodeUnavailable), false},
+	} {
+		s := &EthService{core: core{log: slog.New(slog.DiscardHandler)}, eth: ensNode{err: c.err}}
+		_, err := s.ensCall(context.Background(), common.Address{}, []byte{1, 2, 3, 4}, common.Hash{})
+		var ae *Error
+		if got := errors.As(err, &ae) && ae.Msg == "ENS name not found"; got != c.notFound {
+			t.Errorf("%v: %v, want not found %v", c.err, err, c.notFound)
 		}
 	}
 }
