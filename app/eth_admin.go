@@ -43,16 +43,19 @@ func (t *traceRetrier) setWake(wake func()) {
 	t.mu.Unlock()
 }
 
-// retry runs the retry; it covers the requests made before it started
-// (a later one waits for the next).
+// retry runs the retry; once it succeeds it covers the requests made
+// before it started (a later one waits for the next; a failure leaves
+// them all pending).
 func (t *traceRetrier) retry(ctx context.Context, run func(context.Context) error) error {
 	t.mu.Lock()
 	asked := t.asked
 	t.mu.Unlock()
 	err := run(ctx)
-	t.mu.Lock()
-	t.done = max(t.done, asked)
-	t.mu.Unlock()
+	if err == nil { // a failed retry leaves the requests pending for the next
+		t.mu.Lock()
+		t.done = max(t.done, asked)
+		t.mu.Unlock()
+	}
 	return err
 }
 

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"testing"
 )
 
@@ -25,6 +26,10 @@ func TestTraceRetrierPending(t *testing.T) {
 	})
 	if !tr.Pending() {
 		t.Fatal("a request made during a retry was taken as done")
+	}
+	_ = tr.retry(context.Background(), func(context.Context) error { return errors.New("node down") })
+	if !tr.Pending() {
+		t.Fatal("a failed retry was taken as done")
 	}
 	_ = tr.retry(context.Background(), func(context.Context) error { return nil })
 	if tr.Pending() {
