@@ -29,7 +29,8 @@ import (
 // and say so with OwnRowsReader.
 type OptionalIndex interface {
 	// Name names the index in logs and messages, and is its state key in
-	// the default family: written (value 1) when the index is switched on
+	// the default family: written (value 1, or VersionedOptional's
+	// version) when the index is switched on
 	// over an empty index, so that an index built without it can refuse
 	// it (see UtxoIndex.EnableOptional).
 	Name() string
@@ -233,6 +234,12 @@ func (x *UtxoIndex) EnableOptional(idx OptionalIndex, want bool) (enabled bool, 
 	if x.OptionalEnabled(idx.Name()) {
 		return true, nil // already on: the first one stays
 	}
+	version := optionalVersion(idx)
+	if marked != nil && (len(marked) != 1 || marked[0] != version) {
+		return false, fmt.Errorf("%w: %s keeps the %s index's rows of version %v, this binary writes version %d; "+
+			"its rows are incomplete for this version: point -datadir at an empty directory to reindex",
+			ErrIncompatible, x.db.path, idx.Name(), marked, version)
+	}
 	if marked == nil {
 		if n, err := x.db.countKeys(CFHeight, 1); err != nil {
 			return false, err
@@ -246,13 +253,29 @@ func (x *UtxoIndex) EnableOptional(idx OptionalIndex, want bool) (enabled bool, 
 		}
 		b := x.db.NewBatch()
 		defer b.Destroy()
-		b.put(CFDefault, key, []byte{1})
+		b.put(CFDefault, key, []byte{version})
 		if err := x.db.writeUncounted(b); err != nil {
 			return false, err
 		}
 	}
 	x.opt.add(idx)
 	return true, nil
+}
+
+// VersionedOptional is an optional index whose rows changed after it first
+// shipped: its state key holds RowsVersion, and a datadir marked with
+// another version refuses it, since its earlier blocks lack the new rows.
+type VersionedOptional interface {
+	RowsVersion() byte
+}
+
+// optionalVersion is the version the state key of idx holds (1 unless
+// the index says otherwise).
+func optionalVersion(idx OptionalIndex) byte {
+	if v, ok := idx.(VersionedOptional); ok {
+		return v.RowsVersion()
+	}
+	return 1
 }
 
 // OptionalEnabled reports whether an optional index of this name is on.

@@ -104,3 +104,26 @@ func TestOptionalIndexFailuresWriteNothing(t *testing.T) {
 	connectAll(t, ref, chain.blocks[:5])
 	assertIdentical(t, x.db, ref.db)
 }
+
+// testOptionalV2 is testOptional whose rows changed after it shipped.
+type testOptionalV2 struct{ testOptional }
+
+func (testOptionalV2) RowsVersion() byte { return 2 }
+
+// A datadir marked by another version of an index's rows refuses it (its
+// earlier blocks lack the new rows), whichever way the versions differ;
+// the same version opens again.
+func TestOptionalVersionMismatchRefused(t *testing.T) {
+	d := openTestDB(t)
+	x := newTestIndex(t, d, 10, filterVariants[1].p)
+	if on, err := x.EnableOptional(testOptional{}, true); err != nil || !on {
+		t.Fatalf("enable version 1: %v %v", on, err)
+	}
+	y := newTestIndex(t, d, 10, filterVariants[1].p)
+	if _, err := y.EnableOptional(testOptionalV2{}, true); !errors.Is(err, ErrIncompatible) {
+		t.Fatalf("version 2 over a version 1 datadir: %v, want ErrIncompatible", err)
+	}
+	if on, err := y.EnableOptional(testOptional{}, true); err != nil || !on {
+		t.Fatalf("version 1 again: %v %v", on, err)
+	}
+}

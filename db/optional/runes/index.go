@@ -34,7 +34,11 @@ var (
 // New returns the runes index of a network over the database r.
 func New(r db.Reader, net runestone.Network) *Index { return &Index{r: r, net: net} }
 
-func (*Index) Name() string         { return Name }
+func (*Index) Name() string { return Name }
+
+// RowsVersion is 2 since the per-tx ('t') and per-address history ('h')
+// rows: a datadir indexed with version 1 lacks them for its blocks.
+func (*Index) RowsVersion() byte    { return 2 }
 func (*Index) CFs() []db.CF         { return []db.CF{db.CFRunes} }
 func (*Index) ReadsNodeBlock() bool { return false }
 
