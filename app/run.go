@@ -22,6 +22,7 @@ import (
 	"github.com/openexplorer/blockbook/db"
 	"github.com/openexplorer/blockbook/db/rocksdb"
 	"github.com/openexplorer/blockbook/fiat"
+	"github.com/openexplorer/blockbook/internal/listen"
 	"github.com/openexplorer/blockbook/server"
 	"github.com/openexplorer/blockbook/syncer"
 )
@@ -243,7 +244,7 @@ func serve(ctx context.Context, e stackEnv, stack *chainStack, worker tipSource,
 	svc := stack.newService(e.d, worker.status, apiCfg)
 	over := server.NewOverLimits(time.Hour)
 	settings := newRuntimeSettings(e.env, log)
-	ws, err := newWebsocket(o, e.env, svc, log, e.reg, over, settings)
+	ws, err := newWebsocket(o, e.env, svc, log, e.reg, over, settings, e.gate)
 	if err != nil {
 		return err
 	}
@@ -393,7 +394,7 @@ func profMux() *http.ServeMux {
 // newWebsocket builds the websocket API from the flags and the
 // environment: -wsallowedorigins, when given, wins over
 // <NET>_WS_ALLOWED_ORIGINS.
-func newWebsocket(o *Options, env *envSettings, svc api.Service, log *slog.Logger, reg prometheus.Registerer, over *server.OverLimits, settings *runtimeSettings) (*server.Websocket, error) {
+func newWebsocket(o *Options, env *envSettings, svc api.Service, log *slog.Logger, reg prometheus.Registerer, over *server.OverLimits, settings *runtimeSettings, gate *listen.Gate) (*server.Websocket, error) {
 	proxies, err := server.ParseTrustedProxies(o.WsTrustedProxies)
 	if err != nil {
 		return nil, fmt.Errorf("%w: -wstrustedproxies: %v", bchain.ErrConfig, err)
@@ -404,7 +405,7 @@ func newWebsocket(o *Options, env *envSettings, svc api.Service, log *slog.Logge
 	}
 	cfg := server.WebsocketConfig{
 		AllowedOrigins: origins, MaxConnsPerIP: o.WsMaxConnsPerIP, TrustedProxies: proxies, ClientIP: env.ClientIP,
-		EnableSubNewTx: o.EnableSubNewTx,
+		EnableSubNewTx: o.EnableSubNewTx, Gate: gate,
 	}
 	cfg.RPCCallAllowed = settings.allowed
 	wsLimits(o, &cfg, over)

@@ -26,6 +26,10 @@ import (
 
 // WebsocketConfig limits and opens the websocket API.
 type WebsocketConfig struct {
+	// Gate, when set, is the process-wide bound on expensive work that
+	// every front shares: a request weighing more than 1 (wsCost) takes a
+	// place while its handler runs, or is answered "Server busy".
+	Gate *listen.Gate
 	// AllowedOrigins, when not empty, is the list of browser origins
 	// (scheme://host[:port]) that may connect; requests without an Origin
 	// header (non-browser clients) are always allowed.

@@ -140,6 +140,17 @@ func (s *Websocket) dispatch(c *wsConn, data []byte) {
 	go func() {
 		defer s.requests.Done()
 		defer func() { <-s.active; c.releasePending(cost) }()
+		if cost > 1 && s.cfg.Gate != nil {
+			// The answer is queued, not written, so the place is held
+			// only while the handler works.
+			release, ok := s.cfg.Gate.Enter(c.ctx, "websocket")
+			if !ok {
+				s.m.requests.WithLabelValues(req.Method, "limited").Inc()
+				c.send(errorResponse(req.ID, "Server busy, retry later"))
+				return
+			}
+			defer release()
+		}
 		s.handle(c, &req, h)
 	}()
 }

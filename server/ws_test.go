@@ -1,8 +1,6 @@
 package server
 
 import (
-	"github.com/openexplorer/blockbook/internal/listen"
-
 	"context"
 	"encoding/json"
 	"errors"
@@ -23,6 +21,7 @@ import (
 
 	"github.com/openexplorer/blockbook/api"
 	"github.com/openexplorer/blockbook/bchain"
+	"github.com/openexplorer/blockbook/internal/listen"
 )
 
 // Protocol-level behaviour of the websocket server against a stand-in
@@ -440,5 +439,51 @@ func TestWebsocketResolvedInputNotification(t *testing.T) {
 	ws.OnMempoolTx(notice(2, "bob"))
 	if id, data := next(); id != "all" || !strings.Contains(data, bchain.Hash{2}.String()) {
 		t.Fatalf("a new tx after the resolution (the resolution must not have reached the new-tx subscription): %s %s", id, data)
+	}
+}
+
+// An expensive request takes a place of the process-wide gate every front
+// shares: with none free it is answered "Server busy" without running,
+// while a cheap one is served.
+func TestWebsocketGate(t *testing.T) {
+	gate := listen.NewGate(1, 20*time.Millisecond, nil)
+	release, ok := gate.Enter(context.Background(), "other front")
+	if !ok {
+		t.Fatal("no place in an empty gate")
+	}
+	_, srv := startWS(t, &fakeService{info: func(context.Context) (*api.WsInfo, error) {
+		return &api.WsInfo{Name: "Testcoin"}, nil
+	}}, WebsocketConfig{Gate: gate})
+	c := mustDial(t, srv)
+	for _, m := range []string{
+		`{"id":"heavy","method":"getAccountInfo","params":{"descriptor":"x","details":"txs","pageSize":1000}}`,
+		`{"id":"cheap","method":"getInfo"}`,
+	} {
+		if err := c.WriteMessage(websocket.TextMessage, []byte(m)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := map[string]string{}
+	for len(got) < 2 {
+		_ = c.SetReadDeadline(time.Now().Add(waitGuard))
+		_, data, err := c.ReadMessage()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r struct {
+			ID   string          `json:"id"`
+			Data json.RawMessage `json:"data"`
+		}
+		if err := json.Unmarshal(data, &r); err != nil {
+			t.Fatal(err)
+		}
+		got[r.ID] = string(r.Data)
+	}
+	if !strings.Contains(got["heavy"], "Server busy") || !strings.Contains(got["cheap"], "Testcoin") {
+		t.Fatalf("with the gate full: %v", got)
+	}
+	release()
+	if n := gate.InProgress(); n != 0 {
+		t.Fatalf("%d places held after the answers", n)
 	}
 }
