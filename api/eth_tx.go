@@ -152,6 +152,22 @@ func (r *ethRenderer) cached(txid bchain.Hash) (*Tx, error) {
 		return nil, err
 	}
 	out.Confirmations = r.v.confirmations(uint32(out.BlockHeight))
+	// Token metadata as the index has it now: an operator's fix
+	// (/admin/contract-info) applies to answers cached before it.
+	for i := range out.TokenTransfers {
+		tt := &out.TokenTransfers[i]
+		desc, err := r.s.addrDesc(tt.Contract)
+		if err != nil {
+			return nil, nil // not ours: render again
+		}
+		ci, err := r.contract(desc)
+		if err != nil {
+			return nil, err
+		}
+		if ci != nil {
+			tt.Name, tt.Symbol, tt.Decimals = ci.Name, ci.Symbol, int(ci.Decimals)
+		}
+	}
 	return &out, nil
 }
 

@@ -139,8 +139,11 @@ func utxoRunes(r db.Reader, us []Utxo) error {
 			return err
 		}
 		ta, err := db.ReadTxAddresses(r, txid)
-		if err != nil || ta == nil {
+		if err != nil {
 			return err
+		}
+		if ta == nil { // listed as confirmed in this very snapshot
+			return fmt.Errorf("%w: confirmed UTXO %s:%d has no tx row", db.ErrCorrupt, u.Txid, u.Vout)
 		}
 		bal, err := runes.ReadOutput(r, runes.Pos{Height: ta.Height, Index: ta.Index, Vout: u.Vout})
 		if err != nil {

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/openexplorer/blockbook/bchain"
 )
@@ -93,9 +94,15 @@ func checkContractFix(contract bchain.AddrDesc, f *ContractFix) error {
 	return nil
 }
 
+// contractFixMu orders the admin's fix writes and deletes, so that a
+// delete reports the fix it removed, not one written meanwhile.
+var contractFixMu sync.Mutex
+
 // WriteContractFixes stores fixes (replacing earlier ones) in one write;
 // an invalid one writes none.
 func (d *DB) WriteContractFixes(contracts []bchain.AddrDesc, fixes []ContractFix) error {
+	contractFixMu.Lock()
+	defer contractFixMu.Unlock()
 	if len(contracts) != len(fixes) {
 		return fmt.Errorf("%w: %d contracts, %d fixes", ErrBadContractFix, len(contracts), len(fixes))
 	}
@@ -113,6 +120,8 @@ func (d *DB) WriteContractFixes(contracts []bchain.AddrDesc, fixes []ContractFix
 // DeleteContractFix removes a contract's fix and returns it (nil: there
 // was none).
 func (d *DB) DeleteContractFix(contract bchain.AddrDesc) (*ContractFix, error) {
+	contractFixMu.Lock()
+	defer contractFixMu.Unlock()
 	f, err := ReadContractFix(d, contract)
 	if err != nil || f == nil {
 		return nil, err
