@@ -44,7 +44,7 @@ type wsConn struct {
 	mempoolFull  bool                       // track-mempool
 	watching     bool                       // counted in spendWatchers
 	gone         bool                       // disconnected
-	cpfpTold     map[bchain.Hash]string     // tracked txs' CPFP figures as last told
+	cpfpTold     map[cpfpTopic]string       // tracked txs' CPFP figures as last told, per message
 	stamps       []time.Time                // readLoop only: message times in the window
 }
 

@@ -237,7 +237,7 @@ func (w *mpWS) pushMempool(ctx context.Context) {
 		}
 		if tx != nil {
 			if p, ok := pos[*tx]; ok {
-				out.addValue("txPosition", txPosition{Txid: tx.String(), Position: p, Cpfp: d.newCpfp(c, *tx)})
+				out.addValue("txPosition", txPosition{Txid: tx.String(), Position: p, Cpfp: d.newCpfp(c, *tx, false)})
 			}
 			w.addReplaced(c, *tx, "rbfTransaction", out)
 			if sp := spent[*tx]; sp != nil {

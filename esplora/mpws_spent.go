@@ -118,21 +118,30 @@ type cpfpEntry struct {
 	key  string
 }
 
+// cpfpTopic is a tx's CPFP figures as one message kind carries them:
+// track-tx's txPosition and track-txs' tracked-txs are told apart.
+type cpfpTopic struct {
+	txid    bchain.Hash
+	tracked bool // tracked-txs, else txPosition
+}
+
 // newCpfp is txid's CPFP figures when they differ from those c was last
-// told (mempool.space sends them when they changed); nil otherwise.
-func (d *wsData) newCpfp(c *wsConn, txid bchain.Hash) *trackedCpfp {
+// told in that kind of message (mempool.space sends them when they
+// changed); nil otherwise.
+func (d *wsData) newCpfp(c *wsConn, txid bchain.Hash, tracked bool) *trackedCpfp {
 	info, key := d.cpfpOf(txid)
 	if info == nil {
 		return nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.cpfpTold[txid] == key {
+	topic := cpfpTopic{txid, tracked}
+	if c.cpfpTold[topic] == key {
 		return nil
 	}
 	if c.cpfpTold == nil {
-		c.cpfpTold = map[bchain.Hash]string{}
+		c.cpfpTold = map[cpfpTopic]string{}
 	}
-	c.cpfpTold[txid] = key
+	c.cpfpTold[topic] = key
 	return info
 }

@@ -148,7 +148,7 @@ func (w *mpWS) trackedInfos(c *wsConn, ids []bchain.Hash, d *wsData, mined map[b
 			if first {
 				ti.Confirmed = &no
 			} else if mined == nil {
-				ti.Cpfp = d.newCpfp(c, id)
+				ti.Cpfp = d.newCpfp(c, id, true)
 			}
 		}
 		if has {
