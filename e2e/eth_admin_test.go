@@ -26,6 +26,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/openexplorer/blockbook/api"
+	"github.com/openexplorer/blockbook/tools/ethgen"
 	"github.com/openexplorer/blockbook/tools/gethdev"
 )
 
@@ -181,6 +182,20 @@ func (e *ethE2E) checkFixed(t *testing.T, target common.Address, when string) {
 	if got.Name != "Operator Fixed Token" || got.Symbol != "OFT" || got.Decimals != 4 || got.Standard != "ERC20" ||
 		pub.Name != got.Name || pub.Symbol != got.Symbol || pub.Decimals != got.Decimals {
 		t.Errorf("%s: admin %+v, public %+v", when, got, pub)
+	}
+	// A tx answer, cached before the fix or not, names the token as fixed.
+	for _, tx := range e.ledger.Txs {
+		if tx.Pending || !slices.ContainsFunc(tx.TokenTransfers, func(tt ethgen.TokenTransfer) bool { return tt.Contract == target }) {
+			continue
+		}
+		var a api.Tx
+		e.get(t, "/api/v2/tx/"+tx.Hash.Hex(), &a)
+		for _, tt := range a.TokenTransfers {
+			if strings.EqualFold(tt.Contract, target.Hex()) && (tt.Symbol != "OFT" || tt.Decimals != 4) {
+				t.Errorf("%s: tx %s names the token %s with %d decimals", when, tx.Hash.Hex(), tt.Symbol, tt.Decimals)
+			}
+		}
+		break
 	}
 }
 
