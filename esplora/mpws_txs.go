@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/openexplorer/blockbook/bchain"
 )
@@ -303,12 +304,16 @@ func (w *mpWS) takeChange(ctx context.Context) mempoolChange {
 	w.minedPrev, w.minedNow, w.minedOver = w.minedNow, nil, false
 	w.emu.Unlock()
 	kept := ch.removed[:0]
+	// The index's answers are bounded in time: every client's push waits
+	// for them; past the bound a removal is reported as such.
+	lctx, cancel := context.WithTimeout(ctx, maxMinedLookup)
+	defer cancel()
 	for _, id := range ch.removed {
 		if now[id] || prev[id] {
 			continue
 		}
-		if over {
-			if tx, err := w.s.q.EsploraTx(ctx, id); err == nil && tx != nil && tx.Block != nil {
+		if over && lctx.Err() == nil {
+			if tx, err := w.s.q.EsploraTx(lctx, id); err == nil && tx != nil && tx.Block != nil {
 				continue
 			}
 		}
@@ -317,6 +322,9 @@ func (w *mpWS) takeChange(ctx context.Context) mempoolChange {
 	ch.removed = kept
 	return ch
 }
+
+// maxMinedLookup bounds the time takeChange asks the index for.
+const maxMinedLookup = 2 * time.Second
 
 // maxMinedIDs bounds the mined txids kept between two pushes (a long
 // catch-up); past it, takeChange asks the index.
