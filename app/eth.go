@@ -68,6 +68,15 @@ func newAccountStack(ctx context.Context, e stackEnv, newSvc func(api.Store, *bc
 		}
 	}
 	if mp == nil {
+		// No mempool follower: the relay's cache of private txs is still
+		// checked against the relay, or it would only grow.
+		s.runMempool = func(ctx context.Context, wg *sync.WaitGroup, _ *server.Websocket) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				relayRun(ctx, relay)
+			}()
+		}
 		return s, nil
 	}
 	// A privately sent tx is read back into the mempool at once (the
