@@ -26,7 +26,10 @@ type LivenessConfig struct {
 	Timeout time.Duration
 	// MaxWait bounds one probe in real time, starved or not (default
 	// 10 s; the app passes half of rpc_timeout): a frozen node is still
-	// noticed under any load, within Failures x MaxWait.
+	// noticed under any load, within Failures x MaxWait. A probe that
+	// runs out of time before this process sent its request, or with the
+	// node's answer waiting unread (the chain's AnswerOwed), is no
+	// verdict: a frozen node holds a sent request and answers nothing.
 	MaxWait time.Duration
 	// Failures is how many probes in a row must fail before the node is
 	// declared unresponsive (default 2): one slow answer under load is not
@@ -93,6 +96,9 @@ type Liveness struct {
 	responding prometheus.Gauge
 	failures   prometheus.Counter
 	starved    prometheus.Counter
+	// inconclusive counts probes that ran out of time with the request
+	// unsent or the answer unread: neither a failure nor a success.
+	inconclusive prometheus.Counter
 
 	// echo is opened on first use (only the probing goroutine uses it);
 	// noEcho once loopback cannot be had.
@@ -180,11 +186,14 @@ func NewLiveness(chain BlockChain, cfg LivenessConfig, log *slog.Logger) *Livene
 			Help: "Liveness probes the node did not answer in time"}),
 		starved: prometheus.NewCounter(prometheus.CounterOpts{Name: "blockbook_node_probe_starved_seconds_total",
 			Help: "Time the liveness probe waited past its timeout because this process was not running (CPU starvation)"}),
+		inconclusive: prometheus.NewCounter(prometheus.CounterOpts{Name: "blockbook_node_probe_inconclusive_total",
+			Help: "Liveness probes that ran out of time with the request not yet sent or the node's answer unread (this process starved): not counted as failures"}),
 	}
 	if cfg.Metrics != nil {
 		l.responding = promreg.Register(cfg.Metrics, l.responding)
 		l.failures = promreg.Register(cfg.Metrics, l.failures)
 		l.starved = promreg.Register(cfg.Metrics, l.starved)
+		l.inconclusive = promreg.Register(cfg.Metrics, l.inconclusive)
 	}
 	l.responding.Set(1)
 	return l
@@ -214,6 +223,11 @@ func (l *Liveness) probe(ctx context.Context) {
 		return err
 	})
 	if ctx.Err() != nil {
+		return
+	}
+	if errors.Is(err, errProbeStarved) {
+		l.inconclusive.Inc()
+		l.log.Debug("liveness probe inconclusive", "err", err)
 		return
 	}
 	l.record(height, err)
@@ -262,8 +276,6 @@ func (l *Liveness) probe(ctx context.Context) {
 func (l *Liveness) runTime(ctx context.Context, call func(context.Context) error) error {
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
-	ctx, cancel := context.WithTimeoutCause(ctx, l.cfg.MaxWait, errProbeTimeout)
-	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- call(ctx) }()
 	step := l.cfg.Timeout / 40
@@ -286,10 +298,22 @@ func (l *Liveness) runTime(ctx context.Context, call func(context.Context) error
 				l.starved.Add(d.Seconds())
 			}
 			last = time.Now()
-			if last.Sub(start)-late > l.cfg.Timeout {
-				stop(errProbeTimeout)
+			elapsed := last.Sub(start)
+			if elapsed > l.cfg.MaxWait || elapsed-late > l.cfg.Timeout {
+				// A request this process has not sent yet, or an answer
+				// it has not read, is no verdict on the node: it is blamed
+				// only for a request it has held for Timeout, real time.
+				// Short of that the probe waits on, to MaxWait.
+				cause := errProbeTimeout
+				if owed, ok := l.answerOwed(last); ok && owed < l.cfg.Timeout {
+					if elapsed <= l.cfg.MaxWait {
+						continue
+					}
+					cause = errProbeStarved
+				}
+				stop(cause)
 				if err := <-done; err != nil {
-					return fmt.Errorf("%w: %w", errProbeTimeout, err)
+					return fmt.Errorf("%w: %w", cause, err)
 				}
 				return nil // it answered as the deadline came
 			}
@@ -297,7 +321,22 @@ func (l *Liveness) runTime(ctx context.Context, call func(context.Context) error
 	}
 }
 
-var errProbeTimeout = errors.New("the node did not answer the liveness probe in time")
+var (
+	errProbeTimeout = errors.New("the node did not answer the liveness probe in time")
+	errProbeStarved = errors.New("this process was too busy to send the liveness probe's request or read the node's answer in time")
+)
+
+// answerOwed is how long the node has owed the probe an answer (see
+// ArrivalConns.Owed); false when the chain cannot tell.
+func (l *Liveness) answerOwed(now time.Time) (time.Duration, bool) {
+	o, ok := l.chain.(interface {
+		AnswerOwed(time.Time) (time.Duration, bool)
+	})
+	if !ok {
+		return 0, false
+	}
+	return o.AnswerOwed(now)
+}
 
 // infoDone releases WaitInfo after the first attempt; call with mu held.
 func (l *Liveness) infoDone() {

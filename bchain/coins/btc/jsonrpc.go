@@ -42,6 +42,7 @@ type rpcClient struct {
 	latency         *prometheus.HistogramVec
 	errors          *prometheus.CounterVec
 	id              atomic.Uint64
+	arrivals        *bchain.ArrivalConns // the probe's client only: its connections, for AnswerWaiting
 }
 
 type rpcRequest struct {
@@ -82,11 +83,13 @@ func newRPCClient(url, user, pass string, timeout time.Duration, log *slog.Logge
 // own connections (a probe never waits for one that user traffic holds),
 // no retries (a failed probe is the verdict), no metrics of its own.
 func (c *rpcClient) probeClient() *rpcClient {
+	arrivals := bchain.NewArrivalConns()
 	return &rpcClient{
 		url: c.url, user: c.user, pass: c.pass, timeout: c.timeout, retries: 0, backoff: c.backoff, log: c.log,
-		http:    &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2, IdleConnTimeout: 90 * time.Second}},
-		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "blockbook_probe_rpc_latency_seconds", Help: "Latency of the liveness probe's node calls (not registered)."}, []string{"method"}),
-		errors:  prometheus.NewCounterVec(prometheus.CounterOpts{Name: "blockbook_probe_rpc_errors_total", Help: "Failed liveness probe node calls (not registered)."}, []string{"method", "kind"}),
+		http:     &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2, IdleConnTimeout: 90 * time.Second, DialContext: arrivals.DialContext}},
+		arrivals: arrivals,
+		latency:  prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "blockbook_probe_rpc_latency_seconds", Help: "Latency of the liveness probe's node calls (not registered)."}, []string{"method"}),
+		errors:   prometheus.NewCounterVec(prometheus.CounterOpts{Name: "blockbook_probe_rpc_errors_total", Help: "Failed liveness probe node calls (not registered)."}, []string{"method", "kind"}),
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"math"
 	"strconv"
 	"sync/atomic"
+	"time"
 
 	"github.com/openexplorer/blockbook/bchain"
 )
@@ -60,6 +61,16 @@ func (n *Node) ProbeChain() bchain.BlockChain {
 	p := &Node{rpc: n.rpc.probeClient(), parser: n.parser, log: n.log}
 	p.dialect.Store(n.dialect.Load())
 	return p
+}
+
+// AnswerOwed is how long the node has owed the probe's connections an
+// answer (bchain.Liveness asks it of ProbeChain's node); false on a node
+// that is not the probe's.
+func (n *Node) AnswerOwed(now time.Time) (time.Duration, bool) {
+	if n.rpc.arrivals == nil {
+		return 0, false
+	}
+	return n.rpc.arrivals.Owed(now), true
 }
 
 // Dialect detects (once) whether the node is Bitcoin Core or btcd:

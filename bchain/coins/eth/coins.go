@@ -61,6 +61,16 @@ func (n *Node) ProbeChain() bchain.BlockChain {
 		traceTimeout: n.traceTimeout, consensus: n.consensus, traceInternal: n.traceInternal, eip1559: n.eip1559, main: n}
 }
 
+// AnswerOwed is how long the node has owed the probe's connections an
+// answer (bchain.Liveness asks it of ProbeChain's node); false on a node
+// that is not the probe's.
+func (n *Node) AnswerOwed(now time.Time) (time.Duration, bool) {
+	if n.rpc.arrivals == nil {
+		return 0, false
+	}
+	return n.rpc.arrivals.Owed(now), true
+}
+
 // NewNode connects (lazily) to the node of a registered coin.
 func NewNode(coinName string, cfg *bchain.Config, log *slog.Logger) (*Node, error) {
 	n, ok := networks[coinName]

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/rpc"
+	"github.com/gorilla/websocket"
 
 	"github.com/openexplorer/blockbook/bchain"
 )
@@ -26,6 +27,8 @@ type rpcClient struct {
 	timeout time.Duration
 	log     *slog.Logger
 	own     bool // its own HTTP transport, whatever the host (the probe's)
+	// arrivals dials the probe's connections (own only), for AnswerWaiting.
+	arrivals *bchain.ArrivalConns
 
 	mu     sync.Mutex
 	client *rpc.Client
@@ -44,8 +47,13 @@ func (c *rpcClient) conn(ctx context.Context) (*rpc.Client, error) {
 		return c.client, nil
 	}
 	opts := dialOptions(c.url)
-	if c.own && opts == nil && strings.HasPrefix(c.url, "http") {
-		opts = []rpc.ClientOption{rpc.WithHTTPClient(&http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()})}
+	if c.own && strings.HasPrefix(c.url, "http") {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.DisableCompression = opts != nil // as dialOptions sets it for a local node
+		tr.DialContext = c.arrivals.DialContext
+		opts = []rpc.ClientOption{rpc.WithHTTPClient(&http.Client{Transport: tr})}
+	} else if c.own {
+		opts = append(opts, rpc.WithWebsocketDialer(websocket.Dialer{NetDialContext: c.arrivals.DialContext}))
 	}
 	cl, err := rpc.DialOptions(ctx, c.url, opts...)
 	if err != nil {
@@ -61,7 +69,7 @@ func (c *rpcClient) conn(ctx context.Context) (*rpc.Client, error) {
 // client shares http.DefaultTransport, and a websocket carries its calls
 // one after another.
 func (c *rpcClient) probeClient() *rpcClient {
-	return &rpcClient{url: c.url, timeout: c.timeout, log: c.log, own: true}
+	return &rpcClient{url: c.url, timeout: c.timeout, log: c.log, own: true, arrivals: bchain.NewArrivalConns()}
 }
 
 // dialOptions turns off HTTP compression for a node on this host: there

@@ -1,0 +1,127 @@
+package bchain
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net"
+	"runtime"
+	"testing"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+)
+
+// nodeDouble accepts connections and, unless frozen, answers each 4-byte
+// request with 4 bytes.
+func nodeDouble(t *testing.T, frozen bool) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				buf := make([]byte, 4)
+				for {
+					if _, err := io.ReadFull(c, buf); err != nil {
+						return
+					}
+					if !frozen {
+						c.Write([]byte("pong"))
+					}
+				}
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+func TestArrivalConnsWaiting(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("unread bytes are known on Linux only")
+	}
+	a := NewArrivalConns()
+	c, err := a.DialContext(context.Background(), "tcp", nodeDouble(t, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Waiting() {
+		t.Fatal("waiting before anything was asked")
+	}
+	c.Write([]byte("ping"))
+	deadline := time.Now().Add(5 * time.Second)
+	for !a.Waiting() {
+		if time.Now().After(deadline) {
+			t.Fatal("the answer never showed as waiting")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if _, err := io.ReadFull(c, make([]byte, 4)); err != nil {
+		t.Fatal(err)
+	}
+	if a.Waiting() {
+		t.Fatal("still waiting after the answer was read")
+	}
+	c.Write([]byte("ping"))
+	time.Sleep(50 * time.Millisecond)
+	c.Close()
+	if a.Waiting() || len(a.conns) != 0 {
+		t.Fatalf("a closed connection is still tracked (%d)", len(a.conns))
+	}
+}
+
+// unreadChain sends the probe's request and never reads the answer, as a
+// process too starved to schedule the reading goroutine.
+type unreadChain struct {
+	BlockChain
+	arrivals *ArrivalConns
+	addr     string
+}
+
+func (c *unreadChain) BestBlock(ctx context.Context) (uint32, Hash, error) {
+	conn, err := c.arrivals.DialContext(ctx, "tcp", c.addr)
+	if err != nil {
+		return 0, Hash{}, err
+	}
+	defer conn.Close()
+	conn.Write([]byte("ping"))
+	<-ctx.Done()
+	return 0, Hash{}, ctx.Err()
+}
+
+func (c *unreadChain) AnswerOwed(now time.Time) (time.Duration, bool) {
+	return c.arrivals.Owed(now), true
+}
+
+// A probe whose answer arrived but was not read is no verdict, so a node
+// that answers is never marked down for this process's starvation; a node
+// that sends nothing is, as before.
+func TestLivenessAnswerWaitingIsNoVerdict(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("unread bytes are known on Linux only")
+	}
+	for _, frozen := range []bool{false, true} {
+		chain := &unreadChain{arrivals: NewArrivalConns(), addr: nodeDouble(t, frozen)}
+		l := NewLiveness(chain, LivenessConfig{Interval: time.Millisecond, Timeout: 40 * time.Millisecond, MaxWait: 100 * time.Millisecond, Failures: 2}, slog.New(slog.DiscardHandler))
+		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+		l.Run(ctx)
+		cancel()
+		down := !l.State().Responding
+		if down != frozen {
+			t.Fatalf("frozen node %v: marked down %v (%+v)", frozen, down, l.State())
+		}
+		var m dto.Metric
+		_ = l.inconclusive.Write(&m)
+		if n := m.GetCounter().GetValue(); (n > 0) == frozen {
+			t.Fatalf("frozen node %v: %v inconclusive probes", frozen, n)
+		}
+	}
+}
