@@ -5,7 +5,6 @@ package db
 
 import (
 	"bytes"
-	"encoding/binary"
 	"fmt"
 	"slices"
 
@@ -36,28 +35,6 @@ func ReadBlockMeta(r Reader, height uint32) (*BlockMeta, error) {
 		return nil, fmt.Errorf("height %d: %w", height, err)
 	}
 	return m, nil
-}
-
-// ReadBlockHeaders returns the headers of n blocks from start, in order,
-// read with one range scan (a header chunk of 2,016 blocks was 2,016 point
-// reads, a third of the server's CPU under Electrum's header calls). It
-// stops early at a missing height; the caller checks the count.
-func ReadBlockHeaders(r Reader, start uint32, n int) ([][]byte, error) {
-	out := make([][]byte, 0, n)
-	next := start
-	err := r.iterate(CFHeight, heightKey(start), nil, func(k, v []byte) (bool, error) {
-		if len(out) >= n || len(k) != 4 || binary.BigEndian.Uint32(k) != next {
-			return false, nil
-		}
-		m, err := unpackBlockMeta(v)
-		if err != nil {
-			return false, fmt.Errorf("height %d: %w", next, err)
-		}
-		out = append(out, bytes.Clone(m.Header)) // v is the iterator's, valid only in fn
-		next++
-		return len(out) < n, nil
-	})
-	return out, err
 }
 
 // ReadAddrBalance returns a descriptor's balance record.
