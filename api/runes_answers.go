@@ -95,6 +95,18 @@ func addressRunes(r db.Reader, desc []byte) (*[]RuneBalance, error) {
 	return &out, err
 }
 
+// sumRunes adds balances into sums by rune.
+func sumRunes(into map[runes.RuneID]runes.U128, bal []runes.Balance) error {
+	for _, b := range bal {
+		t, ok := into[b.ID].Add(b.Amount)
+		if !ok {
+			return fmt.Errorf("%w: rune %s amounts pass 2^128", db.ErrCorrupt, b.ID)
+		}
+		into[b.ID] = t
+	}
+	return nil
+}
+
 // accountRunes sums the rune balances of an account's used addresses.
 func accountRunes(r db.Reader, a *xpubAccount) (*[]RuneBalance, error) {
 	if err := runesOn(r); err != nil {
@@ -103,14 +115,10 @@ func accountRunes(r db.Reader, a *xpubAccount) (*[]RuneBalance, error) {
 	sum := map[runes.RuneID]runes.U128{}
 	err := a.usedAddrs(func(ad *xpubAddr) error {
 		bal, err := runes.ReadAddress(r, ad.desc)
-		for _, b := range bal {
-			t, ok := sum[b.ID].Add(b.Amount)
-			if !ok {
-				return fmt.Errorf("%w: rune %s balances pass 2^128", db.ErrCorrupt, b.ID)
-			}
-			sum[b.ID] = t
+		if err != nil {
+			return err
 		}
-		return err
+		return sumRunes(sum, bal)
 	})
 	if err != nil {
 		return nil, err

@@ -186,16 +186,6 @@ func (p *pendingRunes) pendingTxRunes(tx *Tx, mtx *mempool.Tx) error {
 // says are the answer's, signed ("-5": five units leave), zeros left out.
 func (p *pendingRunes) delta(txs []*mempool.Tx, own func(bchain.AddrDesc) bool) (*[]RuneBalance, error) {
 	plus, minus := map[runes.RuneID]runes.U128{}, map[runes.RuneID]runes.U128{}
-	sum := func(into map[runes.RuneID]runes.U128, bal []runes.Balance) error {
-		for _, b := range bal {
-			t, ok := into[b.ID].Add(b.Amount)
-			if !ok {
-				return fmt.Errorf("%w: pending rune %s amounts pass 2^128", db.ErrCorrupt, b.ID)
-			}
-			into[b.ID] = t
-		}
-		return nil
-	}
 	for _, tx := range txs {
 		m, err := p.of(tx)
 		if err != nil {
@@ -203,14 +193,14 @@ func (p *pendingRunes) delta(txs []*mempool.Tx, own func(bchain.AddrDesc) bool) 
 		}
 		for vout, bal := range m.outs {
 			if int(vout) < len(tx.OutDescs) && own(tx.OutDescs[vout]) {
-				if err := sum(plus, bal); err != nil {
+				if err := sumRunes(plus, bal); err != nil {
 					return nil, err
 				}
 			}
 		}
 		for j, bal := range m.ins {
 			if j < len(tx.Prevouts) && tx.Prevouts[j].Known && own(tx.Prevouts[j].Desc) {
-				if err := sum(minus, bal); err != nil {
+				if err := sumRunes(minus, bal); err != nil {
 					return nil, err
 				}
 			}

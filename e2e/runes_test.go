@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/btcsuite/btcd/wire/v2"
 
@@ -196,6 +197,7 @@ func TestE2ERunes(t *testing.T) {
 
 	// A transfer in the mempool: pending on the runes=true answers and the
 	// rune history, then confirmed once a block holds it.
+	pendStart := time.Now()
 	pend := c.spend([]chaingen.Coin{coin(tr, 2)}, chaingen.Output{Script: c.pk[3], Value: 800},
 		stone(&runestone.Runestone{Edicts: []runestone.Edict{{ID: id, Amount: runestone.U64(100), Output: 2}}}),
 		chaingen.Output{Script: c.pk[1], Value: 800})
@@ -214,6 +216,7 @@ func TestE2ERunes(t *testing.T) {
 	if mined.BlockHeight != int64(h) || len(mined.Vout) < 3 || len(mined.Vout[2].Runes) != 1 || mined.Vout[2].Runes[0].Amount != "100" {
 		t.Errorf("the mined transfer: %+v", mined)
 	}
+	t.Logf("pending then mined transfer: %v", time.Since(pendStart).Round(time.Millisecond))
 
 	// a fresh sync of the final chain (kept past the reorg subtest), its tip
 	ref, refHash, refH := filepath.Join(t.TempDir(), "reference"), "", int32(0)
