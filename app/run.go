@@ -227,6 +227,7 @@ func newAPIConfig(e stackEnv, worker tipSource, fiatCfg *fiat.Config) api.Config
 		ENS:              ensContracts(e.cfg),
 		Node:             worker.live,
 	}
+	apiCfg.RunesNetwork = runesNetworks[e.cfg.CoinName] // read only with the Runes index
 	if !o.NoTxCache && !e.d.ReadOnly() {
 		apiCfg.TxCache = e.d
 	}

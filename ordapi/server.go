@@ -101,11 +101,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mux.ServeHTTP(w, r)
 }
 
-// RequestCost weighs a request against the public port's budget: a page
-// of runes reads every rune's id, an address all its outputs.
+// RequestCost weighs a request against the public port's budget: an
+// address reads all its outputs, a page of runes its 50 entries (a seek to
+// the page's number rows, not a walk over every rune).
 func RequestCost(r *http.Request) int {
-	if strings.HasPrefix(r.URL.Path, "/runes") || strings.HasPrefix(r.URL.Path, "/address/") {
+	switch {
+	case strings.HasPrefix(r.URL.Path, "/address/"):
 		return 3
+	case strings.HasPrefix(r.URL.Path, "/runes"):
+		return 2
 	}
 	return 1
 }
