@@ -341,6 +341,7 @@ func TestEthErc4626Vault(t *testing.T) {
 
 	c.checkENS(t)
 	c.runWalletClient(t)
+	c.checkExplorerTokens(t) // eth_nft_test.go
 }
 
 // runWalletClient runs @trezor/blockchain-link against the stack
