@@ -27,6 +27,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"golang.org/x/net/html"
 
+	"github.com/openexplorer/blockbook/api"
 	"github.com/openexplorer/blockbook/tools/ethgen"
 )
 
@@ -345,6 +346,22 @@ func (c *vaultChain) checkENSPages(t *testing.T) []*htmlPage {
 func (c *vaultChain) checkExplorerTokens(t *testing.T) {
 	t.Helper()
 	pages := append(c.checkENSPages(t), c.checkMetaNFT(t)...)
+	pages = append(pages, c.checkL1Fees(t)) // eth_l1fee_test.go
 	validateHTML(t, pages)
 	noInlineStyleOrScript(t, pages)
+}
+
+// checkAliasPages: the explorer shows the index's aliases as the API gives
+// them: a contract's name by the tx's recipient, an ENS name on the
+// address page.
+func checkAliasPages(t *testing.T, e *ethE2E, tx common.Hash, contract, named common.Address, aliases api.AddressAliasesMap) {
+	t.Helper()
+	p := fetchPage(t, e.inst.base, "/tx/"+tx.Hex())
+	if want := contract.Hex() + " (" + aliases[contract.Hex()].Alias + ")"; p.textOf(t, "tx-to") != want {
+		t.Errorf("tx %s: to %q, want %q", tx, p.textOf(t, "tx-to"), want)
+	}
+	p = fetchPage(t, e.inst.base, "/address/"+named.Hex())
+	if want := "ENS name " + aliases[named.Hex()].Alias; p.textOf(t, "ens-name") != want {
+		t.Errorf("address %s: %q, want %q", named, p.textOf(t, "ens-name"), want)
+	}
 }

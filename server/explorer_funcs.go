@@ -20,6 +20,7 @@ func (e *explorer) funcs() template.FuncMap {
 		"asset":     e.assets.url,
 		"chainRows": chainExtraRows,
 		"l1Rows":    e.l1Rows,
+		"aliasOf":   aliasOf,
 		"integrity": e.assets.integrity,
 		"amount": func(a *api.Amount) string {
 			d, _ := e.decimals()

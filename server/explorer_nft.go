@@ -34,7 +34,7 @@ func (e *explorer) nft(r *http.Request) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	page := &nftPage{NFT: n, Meta: e.nfts.read(r.Context(), n.URIWithID), URILink: e.nfts.link(n.URIWithID), URIShort: clip(n.URI, 160), URILen: len(n.URI)}
+	page := &nftPage{NFT: n, Meta: e.nfts.read(r.Context(), n.URIWithID), URILink: e.nfts.link(n.URIWithID), URIShort: nftClip(n.URI, 160), URILen: len(n.URI)}
 	return &result{tmpl: "nft", title: "NFT " + shortHash(n.ID) + " of " + shortHash(n.Contract.Contract), page: page}, nil
 }
 
@@ -118,4 +118,11 @@ func (e *explorer) l1Rows(es *api.EthereumSpecific) []l1Row {
 		rows = append(rows, l1Row{"L1 fee scalar", "tx-l1feescalar", es.L1FeeScalar})
 	}
 	return rows
+}
+
+// aliasOf is the name an answer's addressAliases give an address (an ENS
+// name, a contract's name), "" when none: Blockbook shows it for the
+// address on tx pages.
+func aliasOf(m api.AddressAliasesMap, address string) string {
+	return m[address].Alias
 }

@@ -146,7 +146,7 @@ func TestNFTPublicOnly(t *testing.T) {
 		"[fe80::1]:80": false, "[fd00::1]:80": false, "[::ffff:127.0.0.1]:80": false, "224.0.0.1:80": false,
 		"8.8.8.8:443": true, "[2606:4700::1111]:443": true,
 	} {
-		if err := publicOnly("tcp", addr, nil); (err == nil) != ok {
+		if err := nftPublicOnly("tcp", addr, nil); (err == nil) != ok {
 			t.Errorf("%s: %v, want allowed %v", addr, err, ok)
 		}
 	}

@@ -104,17 +104,14 @@ func newNFTFetcher(gateway string, timeout time.Duration) *nftFetcher {
 	client := func(guard bool) *http.Client {
 		d := &net.Dialer{Timeout: timeout}
 		if guard {
-			d.Control = publicOnly
+			d.Control = nftPublicOnly
 		}
 		return &http.Client{
 			Timeout:   timeout,
 			Transport: &http.Transport{DialContext: d.DialContext, MaxIdleConns: 8, IdleConnTimeout: 30 * time.Second, ResponseHeaderTimeout: timeout},
 			CheckRedirect: func(r *http.Request, via []*http.Request) error {
-				if len(via) > nftMaxRedirects {
-					return errors.New("too many redirects")
-				}
-				if r.URL.Scheme != "http" && r.URL.Scheme != "https" {
-					return errors.New("redirected to a " + r.URL.Scheme + " URL")
+				if len(via) > nftMaxRedirects || r.URL.Scheme != "http" && r.URL.Scheme != "https" {
+					return errRedirects
 				}
 				return nil
 			},
@@ -123,16 +120,19 @@ func newNFTFetcher(gateway string, timeout time.Duration) *nftFetcher {
 	return &nftFetcher{gateway: gateway, timeout: timeout, public: client(true), trusted: client(false), slots: make(chan struct{}, nftFetchers), cache: map[string]nftCached{}}
 }
 
-// errNotPublic refuses a connection to an address that is not public.
-var errNotPublic = errors.New("the host is not a public address")
+var (
+	// errNotPublic refuses a connection to an address that is not public.
+	errNotPublic = errors.New("the host is not a public address")
+	errRedirects = errors.New("too many redirects, or a redirect off http(s)")
+)
 
 // notPublic are the ranges IsGlobalUnicast and IsPrivate let through
 // that no public host has: "this network" and the carrier-grade NAT.
 var notPublic = []netip.Prefix{netip.MustParsePrefix("0.0.0.0/8"), netip.MustParsePrefix("100.64.0.0/10")}
 
-// publicOnly is the dialer's check of the address it connects to (after
+// nftPublicOnly is the dialer's check of the address it connects to (after
 // name resolution, so a name cannot lead to an internal host).
-func publicOnly(_, address string, _ syscall.RawConn) error {
+func nftPublicOnly(_, address string, _ syscall.RawConn) error {
 	ap, err := netip.ParseAddrPort(address)
 	if err != nil {
 		return err
@@ -152,14 +152,14 @@ func publicOnly(_, address string, _ syscall.RawConn) error {
 // ipfsPath is the path an ipfs:// URI names (Blockbook also drops a
 // doubled "ipfs/").
 func ipfsPath(uri string) string {
-	return strings.TrimPrefix(strings.TrimPrefix(uri, "ipfs://"), "ipfs/")
+	return strings.TrimPrefix(uri[len("ipfs://"):], "ipfs/")
 }
 
 // link is where an image or an ipfs URI can be followed: http(s) as is,
 // ipfs through the gateway; "" otherwise.
 func (f *nftFetcher) link(uri string) string {
 	switch {
-	case isHTTP(uri):
+	case nftIsHTTP(uri):
 		return uri
 	case strings.HasPrefix(strings.ToLower(uri), "ipfs://") && f.gateway != "":
 		return f.gateway + ipfsPath(uri)
@@ -175,7 +175,7 @@ func (f *nftFetcher) read(ctx context.Context, uri string) *nftMeta {
 	case uri == "":
 		return &nftMeta{Note: "The contract gives no URI for this token."}
 	case strings.HasPrefix(lower, "data:"):
-		body, ctype, err := decodeDataURI(uri)
+		body, ctype, err := nftDataURI(uri)
 		if err != nil {
 			return &nftMeta{Note: "The token's data: URI cannot be read: " + err.Error() + "."}
 		}
@@ -184,17 +184,22 @@ func (f *nftFetcher) read(ctx context.Context, uri string) *nftMeta {
 		return &nftMeta{Note: "IPFS metadata is not read on this server."}
 	case strings.HasPrefix(lower, "ipfs://"):
 		return f.cached(ctx, f.gateway+ipfsPath(uri), f.trusted)
-	case isHTTP(uri):
+	case nftIsHTTP(uri):
 		return f.cached(ctx, uri, f.public)
 	}
 	return &nftMeta{Note: "Metadata is read from data:, http(s): and ipfs: URIs only."}
 }
 
-// cached answers from the cache or reads the URL.
+// cached answers from the cache or reads the URL (keyed by the client
+// too: a contract's URL never gets what the trusted client read).
 func (f *nftFetcher) cached(ctx context.Context, u string, c *http.Client) *nftMeta {
 	now := time.Now()
+	key := u
+	if c == f.trusted {
+		key = "gateway " + u
+	}
 	f.mu.Lock()
-	hit, ok := f.cache[u]
+	hit, ok := f.cache[key]
 	f.mu.Unlock()
 	if ok && now.Before(hit.expires) {
 		return hit.meta
@@ -217,7 +222,7 @@ func (f *nftFetcher) cached(ctx context.Context, u string, c *http.Client) *nftM
 	if len(f.cache) >= nftCacheMax {
 		clear(f.cache)
 	}
-	f.cache[u] = nftCached{meta: m, expires: now.Add(ttl)}
+	f.cache[key] = nftCached{meta: m, expires: now.Add(ttl)}
 	f.mu.Unlock()
 	return m
 }
@@ -244,9 +249,13 @@ func (f *nftFetcher) fetch(ctx context.Context, u string, c *http.Client) (m *nf
 		case errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout():
 			return fail(fmt.Sprintf("no answer within %v", f.timeout))
 		}
-		var ue *url.Error
-		if errors.As(err, &ue) && ue.Err != nil {
-			return fail(ue.Err.Error())
+		// No more detail: a gateway's own addresses stay private.
+		var dns *net.DNSError
+		switch {
+		case errors.Is(err, errRedirects):
+			return fail(errRedirects.Error())
+		case errors.As(err, &dns):
+			return fail("its host name does not resolve")
 		}
 		return fail("the connection failed")
 	}
@@ -273,7 +282,7 @@ func (f *nftFetcher) parse(src string, body []byte, ctype string) *nftMeta {
 		if src != "" {
 			m.Image = &nftImage{Link: src}
 		} else {
-			m.Image = inlineImage(mt, body)
+			m.Image = nftInline(mt, body)
 		}
 		return m
 	}
@@ -285,10 +294,7 @@ func (f *nftFetcher) parse(src string, body []byte, ctype string) *nftMeta {
 		return m
 	}
 	if raw, err := json.MarshalIndent(doc, "", "  "); err == nil {
-		m.Raw = string(raw)
-		if len(m.Raw) > nftMaxRaw {
-			m.Raw = m.Raw[:nftMaxRaw] + "\n…"
-		}
+		m.Raw = nftClip(string(raw), nftMaxRaw)
 	}
 	obj, ok := doc.(map[string]any)
 	if !ok {
@@ -297,13 +303,13 @@ func (f *nftFetcher) parse(src string, body []byte, ctype string) *nftMeta {
 	}
 	str := func(k string) string {
 		s, _ := obj[k].(string)
-		return clip(strings.TrimSpace(s), nftMaxText)
+		return nftClip(strings.TrimSpace(s), nftMaxText)
 	}
 	m.Name, m.Description = str("name"), str("description")
 	if img := cmp.Or(str("image"), str("image_url")); img != "" {
 		m.Image = f.image(img)
 	}
-	if u := str("external_url"); isHTTP(u) {
+	if u := str("external_url"); nftIsHTTP(u) {
 		m.ExternalURL = u
 	}
 	attrs, _ := obj["attributes"].([]any)
@@ -316,7 +322,7 @@ func (f *nftFetcher) parse(src string, body []byte, ctype string) *nftMeta {
 		if !ok {
 			continue
 		}
-		m.Attributes = append(m.Attributes, nftAttr{Trait: clip(orDash(at["trait_type"]), 200), Value: clip(orDash(at["value"]), 500)})
+		m.Attributes = append(m.Attributes, nftAttr{Trait: nftClip(nftOrDash(at["trait_type"]), 200), Value: nftClip(nftOrDash(at["value"]), 500)})
 	}
 	return m
 }
@@ -327,19 +333,19 @@ func (f *nftFetcher) image(uri string) *nftImage {
 		return &nftImage{Link: l}
 	}
 	if strings.HasPrefix(strings.ToLower(uri), "data:") {
-		body, ctype, err := decodeDataURI(uri)
+		body, ctype, err := nftDataURI(uri)
 		if err == nil {
-			if img := inlineImage(ctype, body); img != nil {
+			if img := nftInline(ctype, body); img != nil {
 				return img
 			}
 		}
 	}
-	return &nftImage{Text: clip(uri, 120)}
+	return &nftImage{Text: nftClip(uri, 120)}
 }
 
-// inlineImage is a small data: image of a known type, re-encoded by us
+// nftInline is a small data: image of a known type, re-encoded by us
 // (so the page carries exactly the bytes checked); nil otherwise.
-func inlineImage(ctype string, body []byte) *nftImage {
+func nftInline(ctype string, body []byte) *nftImage {
 	mt, _, _ := mime.ParseMediaType(ctype)
 	if !nftImageTypes[mt] || len(body) > nftMaxInline || len(body) == 0 {
 		return nil
@@ -347,8 +353,8 @@ func inlineImage(ctype string, body []byte) *nftImage {
 	return &nftImage{Inline: template.URL("data:" + mt + ";base64," + base64.StdEncoding.EncodeToString(body))}
 }
 
-// decodeDataURI decodes an RFC 2397 data: URI (base64 or percent-encoded).
-func decodeDataURI(uri string) (body []byte, ctype string, err error) {
+// nftDataURI decodes an RFC 2397 data: URI (base64 or percent-encoded).
+func nftDataURI(uri string) (body []byte, ctype string, err error) {
 	head, data, ok := strings.Cut(uri[len("data:"):], ",")
 	if !ok {
 		return nil, "", errors.New("it has no comma")
@@ -378,21 +384,21 @@ func decodeDataURI(uri string) (body []byte, ctype string, err error) {
 	return body, ctype, nil
 }
 
-func clip(s string, n int) string {
+func nftClip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
 	return strings.ToValidUTF8(s[:n], "") + "…"
 }
 
-// isHTTP tells an http(s) URL.
-func isHTTP(u string) bool {
+// nftIsHTTP tells an http(s) URL.
+func nftIsHTTP(u string) bool {
 	l := strings.ToLower(u)
 	return strings.HasPrefix(l, "https://") || strings.HasPrefix(l, "http://")
 }
 
-// orDash renders a JSON value of an attribute, "—" when absent.
-func orDash(v any) string {
+// nftOrDash renders a JSON value of an attribute, "—" when absent.
+func nftOrDash(v any) string {
 	if v == nil {
 		return "—"
 	}
