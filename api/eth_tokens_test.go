@@ -22,7 +22,9 @@ func TestParseTokenID(t *testing.T) {
 
 // abiString reads an ABI-encoded string and refuses what is out of bounds.
 func TestABIString(t *testing.T) {
-	word := func(n int) string { return strings.Repeat("00", 31) + string("0123456789abcdef"[n>>4]) + string("0123456789abcdef"[n&15]) }
+	word := func(n int) string {
+		return strings.Repeat("00", 31) + string("0123456789abcdef"[n>>4]) + string("0123456789abcdef"[n&15])
+	}
 	enc := func(s string) []byte {
 		h := word(32) + word(len(s))
 		b := make([]byte, 0, 64+len(s))

@@ -21,6 +21,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
@@ -121,6 +122,8 @@ func callString(t *testing.T, client interface {
 // documents, and a few bad requests; it returns a page of each standard.
 func (e *ethE2E) checkTokenPages(t *testing.T) map[string]*htmlPage {
 	t.Helper()
+	start := time.Now()
+	defer func() { t.Logf("the NFT pages took %v", time.Since(start).Round(time.Millisecond)) }()
 	nft, multi := ethgen.MustContract(ethgen.NFTContract), ethgen.MustContract(ethgen.MultiTokenContract)
 	gw := nftGateway()
 	seen := map[string]bool{}
@@ -190,7 +193,7 @@ func (e *ethE2E) checkTokenPages(t *testing.T) map[string]*htmlPage {
 	for path, status := range map[string]int{
 		"/nft/" + nftAddr.Hex() + "/abc": 400, "/nft/" + nftAddr.Hex() + "/-1": 400, "/nft/0xnope/1": 400,
 		"/nft/" + nftAddr.Hex() + "/1" + strings.Repeat("0", 80): 400,
-		"/nft/" + common.HexToAddress("0x1234").Hex() + "/1":      404,
+		"/nft/" + common.HexToAddress("0x1234").Hex() + "/1":     404,
 	} {
 		if p := fetchPage(t, e.inst.base, path); p.status != status {
 			t.Errorf("%s: status %d, want %d: %s", path, p.status, status, text(p.doc))
@@ -259,7 +262,7 @@ func (c *vaultChain) checkMetaNFT(t *testing.T) []*htmlPage {
 	c.commit(t)
 	svg := `<svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"><rect width="8" height="8" fill="#c33"/></svg>`
 	onChain := map[string]any{"name": "On-chain #1", "description": "Metadata in a data: URI.",
-		"image": "data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString([]byte(svg)),
+		"image":      "data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString([]byte(svg)),
 		"attributes": []any{map[string]any{"trait_type": "where", "value": "on chain"}}}
 	raw1, _ := json.Marshal(onChain)
 	plain := map[string]any{"name": "Plain #2", "image": "ipfs://meta/2.png", "attributes": []any{}}
@@ -345,6 +348,10 @@ func (c *vaultChain) checkENSPages(t *testing.T) []*htmlPage {
 // add blocks) and validates their pages.
 func (c *vaultChain) checkExplorerTokens(t *testing.T) {
 	t.Helper()
+	start := time.Now()
+	defer func() {
+		t.Logf("the explorer's token, ENS and L1 fee checks took %v", time.Since(start).Round(time.Millisecond))
+	}()
 	pages := append(c.checkENSPages(t), c.checkMetaNFT(t)...)
 	pages = append(pages, c.checkL1Fees(t)) // eth_l1fee_test.go
 	validateHTML(t, pages)

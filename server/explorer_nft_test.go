@@ -60,14 +60,14 @@ func TestNFTMetadataBounds(t *testing.T) {
 		t.Errorf("the document was read %d times, want 1 (cached)", hits["/ipfs/ok"])
 	}
 	for uri, note := range map[string]string{
-		"ipfs://img":  "names an image",
-		"ipfs://big":  "larger than 256 KB",
-		"ipfs://loop": "too many redirects",
-		"ipfs://slow": "no answer within",
-		"ipfs://text": "not JSON",
-		"ipfs://none": "404",
-		"gopher://x":  "data:, http(s): and ipfs: URIs only",
-		"":            "no URI",
+		"ipfs://img":                         "names an image",
+		"ipfs://big":                         "larger than 256 KB",
+		"ipfs://loop":                        "too many redirects",
+		"ipfs://slow":                        "no answer within",
+		"ipfs://text":                        "not JSON",
+		"ipfs://none":                        "404",
+		"gopher://x":                         "data:, http(s): and ipfs: URIs only",
+		"":                                   "no URI",
 		srv.URL + "/ipfs/ok?contract-chosen": "not a public address",
 		"data:application/json;base64,!!":    "base64 is malformed",
 	} {

@@ -79,7 +79,7 @@ type nftAttr struct{ Trait, Value string }
 
 // nftFetcher reads metadata documents.
 type nftFetcher struct {
-	gateway string       // ipfs:// base ("" none)
+	gateway string // ipfs:// base ("" none)
 	timeout time.Duration
 	public  *http.Client // contracts' hosts: public addresses only
 	trusted *http.Client // the gateway
