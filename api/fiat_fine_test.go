@@ -7,25 +7,15 @@ import (
 
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
-	"github.com/openexplorer/blockbook/tools/apitest"
 )
 
-// fineService is fiatService's history (days 0, 1, 3, 4; the current
+// fineService is fiatStore's history (days 0, 1, 3, 4; the current
 // ticker an hour into day 5) plus hourly usd points from day 2 to the
 // current time and 5-minute ones for its last hour, each 61 s past the
 // grid, with usd = 1000 + minutes since day 2.
 func fineService(t *testing.T) *UtxoService {
 	t.Helper()
-	d := apitest.OpenStore(t, db.Options{ChainType: bchain.ChainBitcoinType, Coin: "Test", Network: "test"})
-	err := d.WriteFiatTickers([]*db.FiatTicker{
-		{Time: fday(0), Rates: map[string]float64{"usd": 100, "eur": 90}},
-		{Time: fday(1), Rates: map[string]float64{"usd": 110, "eur": 99, "jpy": 16000}},
-		{Time: fday(3), Rates: map[string]float64{"usd": 130}},
-		{Time: fday(4), Rates: map[string]float64{"usd": 140, "eur": 126}},
-	})
-	if err == nil {
-		err = d.WriteFiatCurrent(&db.FiatTicker{Time: fday(5) + 3600, Rates: map[string]float64{"usd": 150, "eur": 135}})
-	}
+	d := fiatStore(t)
 	points := func(from, to, step int64) []*db.FiatTicker {
 		var out []*db.FiatTicker
 		for t := from + 61; t < to; t += step {
@@ -33,9 +23,7 @@ func fineService(t *testing.T) *UtxoService {
 		}
 		return out
 	}
-	if err == nil {
-		err = d.WriteFiatSeries(db.FiatHourly, points(fday(2), fday(5)+3600, 3600), 0)
-	}
+	err := d.WriteFiatSeries(db.FiatHourly, points(fday(2), fday(5)+3600, 3600), 0)
 	if err == nil {
 		err = d.WriteFiatSeries(db.FiatFiveMinutes, points(fday(5), fday(5)+3600, 300), 0)
 	}

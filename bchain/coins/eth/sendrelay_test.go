@@ -12,9 +12,9 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/prometheus/client_golang/prometheus"
-	dto "github.com/prometheus/client_model/go"
 
 	"github.com/openexplorer/blockbook/bchain"
+	"github.com/openexplorer/blockbook/internal/promreg"
 	"github.com/openexplorer/blockbook/tools/gethdev"
 )
 
@@ -231,14 +231,4 @@ func TestRelayCacheTimeout(t *testing.T) {
 	}
 }
 
-// metricValue reads a counter or gauge.
-func metricValue(m prometheus.Metric) float64 {
-	var pb dto.Metric
-	if err := m.Write(&pb); err != nil {
-		panic(err)
-	}
-	if pb.Counter != nil {
-		return pb.Counter.GetValue()
-	}
-	return pb.Gauge.GetValue()
-}
+var metricValue = promreg.Value
