@@ -117,7 +117,7 @@ func matchShots(t *testing.T, b *browser, shots []shot) {
 			// Twice, so that a page that is not deterministic is found
 			// now rather than in the next run.
 			b.open(s.path)
-			if n, _ := pixelDiff(got, b.capture(since), shotThreshold); n > 0 {
+			if n := pixelDiff(got, b.capture(since), shotThreshold, nil); n > 0 {
 				t.Errorf("%s (%s) is not deterministic: %d pixels differ between two loads", s.name, s.path, n)
 			}
 			writePNG(t, file, got)
@@ -128,12 +128,13 @@ func matchShots(t *testing.T, b *browser, shots []shot) {
 			t.Errorf("%s: %v (write the references with `make screenshots`)", s.name, err)
 			continue
 		}
-		n, diff := 0, (*image.NRGBA)(nil)
-		total := got.Rect.Dx() * got.Rect.Dy()
+		n, total := 0, got.Rect.Dx()*got.Rect.Dy()
+		var diff *image.NRGBA
 		if want.Rect != got.Rect {
 			n = total
-		} else {
-			n, diff = pixelDiff(want, got, shotThreshold)
+		} else if n = pixelDiff(want, got, shotThreshold, nil); float64(n) > shotMaxDiff*float64(total) {
+			diff = image.NewNRGBA(want.Rect)
+			pixelDiff(want, got, shotThreshold, diff)
 		}
 		if float64(n) <= shotMaxDiff*float64(total) {
 			continue
