@@ -139,6 +139,8 @@ func run(o benchOpts) error {
 			}
 		}
 	}
+	fmt.Println("load average before measuring:", loadAverage())
+	defer func() { fmt.Println("load average after measuring:", loadAverage()) }()
 	if err := measure(base, kinds, o.requests, assets); err != nil {
 		return err
 	}
@@ -289,6 +291,17 @@ func get(url string) (string, error) {
 		err = fmt.Errorf("GET %s: %d", url, resp.StatusCode)
 	}
 	return string(b), err
+}
+
+// loadAverage is the machine's 1, 5 and 15 minute load (Linux), telling
+// how shared the machine was.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	return strings.Join(f[:min(3, len(f))], " ")
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000) }
