@@ -21,6 +21,7 @@ package e2e
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"image"
@@ -114,47 +115,75 @@ func matchShots(t *testing.T, b *browser, shots []shot) {
 		got := b.capture(since)
 		file := filepath.Join(shotDir, s.name+".png")
 		if *updateScreenshots {
-			// Twice, so that a page that is not deterministic is found
-			// now rather than in the next run.
-			b.open(s.path)
-			if n := pixelDiff(got, b.capture(since), shotThreshold, nil); n > 0 {
-				t.Errorf("%s (%s) is not deterministic: %d pixels differ between two loads", s.name, s.path, n)
+			if err := writePNG(file, got); err != nil {
+				t.Fatal(err)
 			}
-			writePNG(t, file, got)
+			t.Logf("wrote %s", file)
+			// Loaded again, so that a page that is not deterministic is
+			// found now rather than in the next run.
+			b.open(s.path)
+			again := b.capture(since)
+			if n := pixelDiff(got, again, shotThreshold, nil); n > 0 {
+				if failDir == "" {
+					failDir = shotFailDir(t)
+				}
+				diff := image.NewNRGBA(got.Rect)
+				pixelDiff(got, again, shotThreshold, diff)
+				p1, p2 := filepath.Join(failDir, s.name+".again.png"), filepath.Join(failDir, s.name+".diff.png")
+				if err := errors.Join(writePNG(p1, again), writePNG(p2, diff)); err != nil {
+					t.Fatal(err)
+				}
+				t.Errorf("%s (%s) is not deterministic: %d pixels differ between two loads: first %s, second %s, diff %s", s.name, s.path, n, file, p1, p2)
+			}
 			continue
 		}
-		want, err := readPNG(file)
-		if err != nil {
-			t.Errorf("%s: %v (write the references with `make screenshots`)", s.name, err)
-			continue
+		if err := compareShot(file, s.name, got, func() string {
+			if failDir == "" {
+				failDir = shotFailDir(t)
+			}
+			return failDir
+		}); err != nil {
+			t.Errorf("screenshot of %s: %v", s.path, err)
 		}
-		n, total := 0, got.Rect.Dx()*got.Rect.Dy()
-		var diff *image.NRGBA
-		if want.Rect != got.Rect {
-			n = total
-		} else if n = pixelDiff(want, got, shotThreshold, nil); float64(n) > shotMaxDiff*float64(total) {
-			diff = image.NewNRGBA(want.Rect)
-			pixelDiff(want, got, shotThreshold, diff)
-		}
-		if float64(n) <= shotMaxDiff*float64(total) {
-			continue
-		}
-		if failDir == "" {
-			failDir = shotFailDir(t)
-		}
-		actual := filepath.Join(failDir, s.name+".actual.png")
-		writePNG(t, actual, got)
-		where := "actual " + actual
-		if diff != nil {
-			dp := filepath.Join(failDir, s.name+".diff.png")
-			writePNG(t, dp, diff)
-			where += ", diff " + dp
-		} else {
-			where += fmt.Sprintf(" (%v, the reference is %v)", got.Rect.Size(), want.Rect.Size())
-		}
-		t.Errorf("screenshot %s of %s: %d of %d pixels differ (at most %.1f%% may): %s; reference %s. If the change is meant, run `make screenshots` and review the images",
-			s.name, s.path, n, total, 100*shotMaxDiff, where, file)
 	}
+}
+
+// compareShot compares got with the reference file; when more than
+// shotMaxDiff of the pixels differ it writes the actual image and the diff
+// picture to failDir() and names them in the error.
+func compareShot(file, name string, got *image.NRGBA, failDir func() string) error {
+	want, err := readPNG(file)
+	if err != nil {
+		return fmt.Errorf("%s: %w (write the references with `make screenshots`)", name, err)
+	}
+	n, total := 0, got.Rect.Dx()*got.Rect.Dy()
+	var diff *image.NRGBA
+	if want.Rect != got.Rect {
+		n = total
+	} else if n = pixelDiff(want, got, shotThreshold, nil); float64(n) > shotMaxDiff*float64(total) {
+		diff = image.NewNRGBA(want.Rect)
+		pixelDiff(want, got, shotThreshold, diff)
+	}
+	if float64(n) <= shotMaxDiff*float64(total) {
+		return nil
+	}
+	dir := failDir()
+	actual := filepath.Join(dir, name+".actual.png")
+	if err := writePNG(actual, got); err != nil {
+		return err
+	}
+	where := "actual " + actual
+	if diff != nil {
+		dp := filepath.Join(dir, name+".diff.png")
+		if err := writePNG(dp, diff); err != nil {
+			return err
+		}
+		where += ", diff " + dp
+	} else {
+		where += fmt.Sprintf(" (%v, the reference is %v)", got.Rect.Size(), want.Rect.Size())
+	}
+	return fmt.Errorf("%s: %d of %d pixels differ (at most %.1f%% may): %s; reference %s. If the change is meant, run `make screenshots` and review the images",
+		name, n, total, 100*shotMaxDiff, where, file)
 }
 
 // maskJS replaces what differs between runs of the same chain with fixed
@@ -222,20 +251,16 @@ func readPNG(path string) (*image.NRGBA, error) {
 
 // writePNG writes img compressed as far as Go's encoder goes (the
 // references are committed).
-func writePNG(t *testing.T, path string, img image.Image) {
-	t.Helper()
+func writePNG(path string, img image.Image) error {
 	var buf bytes.Buffer
 	enc := png.Encoder{CompressionLevel: png.BestCompression}
 	if err := enc.Encode(&buf, img); err != nil {
-		t.Fatal(err)
+		return err
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
+		return err
 	}
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("wrote %s (%d KB)", path, buf.Len()/1024)
+	return os.WriteFile(path, buf.Bytes(), 0o644)
 }
 
 // pinnedFonts writes a fontconfig file that offers Chromium only the

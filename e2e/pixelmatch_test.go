@@ -14,6 +14,8 @@ import (
 	"image/color"
 	"image/draw"
 	"math"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -220,5 +222,47 @@ func TestPixelDiff(t *testing.T) {
 	}
 	if c := d.NRGBAAt(10, 10); c != (color.NRGBA{255, 255, 0, 255}) {
 		t.Errorf("diff picture at the soft edge: %v, want yellow", c)
+	}
+}
+
+// TestCompareShot checks the screenshot comparison's budget and its
+// failure report: 10 of 10,000 pixels (0.1%) may differ, 11 may not, and
+// a failure leaves the actual image and the diff picture where it says.
+func TestCompareShot(t *testing.T) {
+	dir := t.TempDir()
+	ref := image.NewNRGBA(image.Rect(0, 0, 100, 100))
+	draw.Draw(ref, ref.Rect, image.NewUniform(color.NRGBA{255, 255, 255, 255}), image.Point{}, draw.Src)
+	file := filepath.Join(dir, "ref.png")
+	if err := writePNG(file, ref); err != nil {
+		t.Fatal(err)
+	}
+	fails := filepath.Join(dir, "fails")
+	failDir := func() string { return fails }
+	dots := func(n int) *image.NRGBA {
+		img := image.NewNRGBA(ref.Rect)
+		copy(img.Pix, ref.Pix)
+		for i := range n {
+			img.SetNRGBA(10*(i%10), 10*(i/10), color.NRGBA{0, 0, 0, 255}) // isolated: not anti-aliasing
+		}
+		return img
+	}
+	if err := compareShot(file, "ref", dots(10), failDir); err != nil {
+		t.Errorf("10 of 10,000 pixels differ: %v", err)
+	}
+	err := compareShot(file, "ref", dots(11), failDir)
+	if err == nil || !strings.Contains(err.Error(), "11 of 10000 pixels differ") {
+		t.Fatalf("11 of 10,000 pixels differ: %v", err)
+	}
+	for _, f := range []string{"ref.actual.png", "ref.diff.png"} {
+		path := filepath.Join(fails, f)
+		if !strings.Contains(err.Error(), path) {
+			t.Errorf("the failure does not name %s: %v", path, err)
+		}
+		if _, err := readPNG(path); err != nil {
+			t.Error(err)
+		}
+	}
+	if err := compareShot(file, "ref", image.NewNRGBA(image.Rect(0, 0, 100, 90)), failDir); err == nil {
+		t.Error("an image of another size passes")
 	}
 }
