@@ -147,8 +147,14 @@ func run(o benchOpts) error {
 	if o.chromium == "" {
 		return nil
 	}
+	return reportPaints(o, base, []pageKind{kinds[0], kinds[5], kinds[6]})
+}
+
+// reportPaints prints the first paints of pages, as a ratio to the
+// not-found page's (the same layout and assets, no data).
+func reportPaints(o benchOpts, base string, kinds []pageKind) error {
 	floor := pageKind{"not-found page (the floor)", "/tx/" + strings.Repeat("ab", 32), ""}
-	painted := []pageKind{floor, kinds[0], kinds[5], kinds[6]}
+	painted := append([]pageKind{floor}, kinds...)
 	paints, err := firstPaints(o.chromium, base, painted, o.paints)
 	if err != nil {
 		return err
