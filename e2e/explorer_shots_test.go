@@ -156,7 +156,8 @@ func compareShot(file, name string, got *image.NRGBA, failDir func() string) err
 	if err != nil {
 		return fmt.Errorf("%s: %w (write the references with `make screenshots`)", name, err)
 	}
-	n, total := 0, got.Rect.Dx()*got.Rect.Dy()
+	total := got.Rect.Dx() * got.Rect.Dy()
+	var n int
 	var diff *image.NRGBA
 	if want.Rect != got.Rect {
 		n = total
@@ -229,7 +230,7 @@ func shotFailDir(t *testing.T) string {
 	if os.Getenv("BLOCKBOOK_ARTIFACTS") != "" {
 		return artifactDir(t, "explorer-screenshot-diffs")
 	}
-	dir, err := os.MkdirTemp("", "explorer-screenshots-")
+	dir, err := os.MkdirTemp("", "explorer-screenshots-") //nolint:usetesting // the pictures must outlive the test
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,12 +238,11 @@ func shotFailDir(t *testing.T) string {
 }
 
 func readPNG(path string) (*image.NRGBA, error) {
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	img, err := png.Decode(f)
+	img, err := png.Decode(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
