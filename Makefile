@@ -8,7 +8,7 @@ LDFLAGS  := -X main.version=$(VERSION) -X main.gitCommit=$(COMMIT) -X main.build
 FUZZEXECS ?= 20000x
 GOLANGCI_LINT_VERSION ?= v2.15.0
 
-.PHONY: all deps deps-build deps-system deps-js build run run-eth test lint test-go test-fuzz test-wire fuzz bench torture deb test-deb clean
+.PHONY: all deps deps-build deps-system deps-js build run run-eth test lint test-go test-fuzz test-wire screenshots fuzz bench torture deb test-deb clean
 
 all: build
 
@@ -62,6 +62,11 @@ test-fuzz:
 
 test-wire:
 	cd tools/js && node check-goldens.mjs ../../e2e/testdata
+
+## screenshots: rewrite the explorer's reference screenshots (e2e/testdata/screenshots)
+## after a meant change of its looks; review the changed images by eye before committing
+screenshots: deps-system
+	$(GO) test -count=1 -run '^(TestE2EExplorerBrowser|TestE2EExplorerAccounts)$$/^screenshots$$' ./e2e -args -update-screenshots
 
 ## fuzz: longer fuzzing campaigns (FUZZTIME=10m make fuzz)
 fuzz:

@@ -29,7 +29,9 @@ import (
 // accessibility problem on any page kind in either scheme. Pages must not scroll
 // sideways, throw script errors, break the content security policy or load
 // anything from another host. Screenshots are left in
-// $BLOCKBOOK_ARTIFACTS/explorer-screenshots (or a logged temp dir).
+// $BLOCKBOOK_ARTIFACTS/explorer-screenshots (or a logged temp dir); those
+// of the screenshots subtest are compared with references
+// (explorer_shots_test.go).
 
 type viewport struct {
 	name          string
@@ -70,6 +72,7 @@ func TestE2EExplorerBrowser(t *testing.T) {
 	getJSON(t, base+"/api/v2/rawtx/"+plainTx, 200, &rawHex)
 
 	b := newBrowser(t, chromium, base, artifactDir(t, "explorer-screenshots"))
+	t.Run("screenshots", func(t *testing.T) { matchShots(t, b, demoShots(o)) })
 	pages := []struct{ name, path, h1 string }{
 		{"index", "/", "Regtest explorer"},
 		{"blocks", "/blocks", "Blocks"},
@@ -225,7 +228,10 @@ func newBrowser(t *testing.T, chromium, base, shots string) *browser {
 		chromedp.ExecPath(chromium), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
 		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true), chromedp.UserDataDir(t.TempDir()))
+		chromedp.Flag("disable-dev-shm-usage", true), chromedp.UserDataDir(t.TempDir()),
+		// Pinned fonts and colours, for screenshots equal across machines.
+		chromedp.Env("FONTCONFIG_FILE="+pinnedFonts(t)), chromedp.Flag("force-color-profile", "srgb"),
+		chromedp.Flag("disable-lcd-text", true))
 	ctx, cancelTab := chromedp.NewContext(alloc)
 	// A failure guard for a hung browser, not a speed assertion.
 	ctx, cancelGuard := context.WithTimeout(ctx, 10*time.Minute)

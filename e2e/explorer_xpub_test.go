@@ -51,6 +51,11 @@ func TestE2EExplorerAccounts(t *testing.T) {
 	t.Run("no-inline", func(t *testing.T) { noInlineStyleOrScript(t, pages) })
 	t.Run("html-validate", func(t *testing.T) { validateHTML(t, pages) })
 	t.Run("browser", func(t *testing.T) { checkAccountBrowser(t, base, st.accts[2]) })
+	t.Run("screenshots", func(t *testing.T) {
+		b := newBrowser(t, findChromium(t), base, t.TempDir())
+		matchShots(t, b, []shot{{"desktop-light-xpub", "/xpub/" + st.accts[2].Xpub(), viewports[0], false}})
+		b.checkProblems()
+	})
 }
 
 // checkAccountPage compares an account page, its address tabs and every

@@ -4,7 +4,8 @@
 #   build  RocksDB headers for cgo (the binary, `make run`, `make run-eth`)
 #          and litecoind (`make run COIN=litecoin`)
 #   test   build's (litecoind is the end-to-end tests' second real node),
-#          plus Chromium (the explorer's browser tests), nginx (the
+#          plus Chromium and fonts-dejavu-core (the explorer's browser
+#          tests; its screenshots are taken with these fonts only), nginx (the
 #          replica test's load balancer), HAProxy (the documented
 #          load-balancer examples are checked with both), Electrum (the
 #          real Electrum wallet's test) and npm (the wallet client and HTML
@@ -16,7 +17,7 @@ goal=${1:-test}
 pkgs=(librocksdb-dev)
 case "$goal" in
 build) pkgs+=(litecoind) ;;
-test) pkgs+=(litecoind chromium nginx haproxy electrum) ;;
+test) pkgs+=(litecoind chromium fonts-dejavu-core nginx haproxy electrum) ;;
 deb) pkgs+=(dpkg-dev) ;;
 *)
 	echo "usage: $0 build|test|deb" >&2

@@ -152,6 +152,10 @@ func (e *explorer) handler(name string, h func(*http.Request) (*result, error)) 
 			}
 			e.metrics.observe(endpoint, code, time.Since(start))
 		}()
+		// The pages' charts and flows take the coin's unit from
+		// loadedCoin: ask for it first, or the first page after a start
+		// shows no unit (found by the screenshot test).
+		e.coinInfo(ctx)
 		res, err := h(r)
 		if err != nil {
 			res = e.errorPage(r, name, err)

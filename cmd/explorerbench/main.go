@@ -1,11 +1,16 @@
-// Command explorerbench measures the HTML explorer's address page for an
-// address with many transactions (not run in CI).
+// Command explorerbench measures the HTML explorer's heaviest pages (not
+// run in CI): the address page of an address with many transactions (the
+// whale; 10,000 by default), a block of 3,000 txs and a tx of 1,000 inputs.
 //
-// It generates the demo chain plus blocks of payments to one address (10,000
-// by default), submits it to a btcd regtest node, runs the blockbook binary
-// against it, warms RocksDB's cache by loading the page, then requests
-// pages of the address one at a time and prints the latency percentiles
-// (wall clock over loopback, so the figures include HTTP and rendering).
+// It generates the demo chain plus blocks of payments to one address, the
+// big block and the big tx, submits them to a btcd regtest node, runs the
+// blockbook binary against it, warms RocksDB's cache by loading the pages,
+// then requests each page one at a time and prints the latency percentiles
+// (wall clock over loopback, so the figures include HTTP and rendering) and
+// its size, each as a ratio to the same data's REST answer measured in the
+// same run. Then it loads the pages in headless Chromium with the cache off
+// and prints their first contentful paint, as a ratio to that of the
+// not-found page (the same layout and assets, no data).
 //
 //	go build -o bin/blockbook . && go run ./cmd/explorerbench -blockbook bin/blockbook
 package main
@@ -18,6 +23,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -33,8 +39,12 @@ type benchOpts struct {
 	bin      string
 	txs      int // payments to the measured address
 	perBlock int
+	blockTxs int // txs of the big block
+	inputs   int // inputs of the big tx
 	requests int
 	warmup   int
+	chromium string
+	paints   int
 	keep     bool
 }
 
@@ -43,12 +53,16 @@ func main() {
 	flag.StringVar(&o.bin, "blockbook", "bin/blockbook", "blockbook binary")
 	flag.IntVar(&o.txs, "txs", 10_000, "transactions of the measured address")
 	flag.IntVar(&o.perBlock, "perblock", 100, "payments to the address per block")
+	flag.IntVar(&o.blockTxs, "blocktxs", 3_000, "txs of the big block (besides its coinbase)")
+	flag.IntVar(&o.inputs, "inputs", 1_000, "inputs of the big tx")
 	flag.IntVar(&o.requests, "requests", 500, "measured requests per page kind")
 	flag.IntVar(&o.warmup, "warmup", 100, "requests before measuring, to warm RocksDB's cache")
+	flag.StringVar(&o.chromium, "chromium", "chromium", "headless Chromium for the first paints (\"\" skips them)")
+	flag.IntVar(&o.paints, "paints", 50, "page loads per page kind in Chromium")
 	flag.BoolVar(&o.keep, "keep", false, "keep the work directory (blockbook log, node data)")
 	flag.Parse()
-	if o.txs < 1 || o.perBlock < 1 || o.requests < 1 {
-		fmt.Fprintln(os.Stderr, "explorerbench: need -txs, -perblock and -requests ≥ 1")
+	if o.txs < 1 || o.perBlock < 1 || o.requests < 1 || o.blockTxs < 1 || o.inputs < 1 || o.paints < 1 {
+		fmt.Fprintln(os.Stderr, "explorerbench: need -txs, -perblock, -blocktxs, -inputs, -requests and -paints ≥ 1")
 		os.Exit(2)
 	}
 	if err := run(o); err != nil {
@@ -73,6 +87,11 @@ func run(o benchOpts) error {
 	if err != nil {
 		return err
 	}
+	bigBlock, bigTx, err := addBigPages(g, o.blockTxs, o.inputs)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("big block %d with %d txs, big tx %s with %d inputs\n", bigBlock, o.blockTxs+1, bigTx, o.inputs)
 	node, err := regtest.Start(ctx, regtest.Options{Dir: filepath.Join(work, "node")})
 	if err != nil {
 		return err
@@ -89,13 +108,15 @@ func run(o benchOpts) error {
 
 	base := "http://" + srv.Public
 	pages := (o.txs + 24) / 25
+	rest := "/api/v2/address/" + target + "?details=txslight&pageSize=25"
 	kinds := []pageKind{
-		{"address page 1 (HTML)", "/address/" + target},
-		{fmt.Sprintf("address page %d (HTML)", pages/2), fmt.Sprintf("/address/%s?page=%d", target, pages/2)},
-		{fmt.Sprintf("address page %d, the last (HTML)", pages), fmt.Sprintf("/address/%s?page=%d", target, pages)},
-		{"address page 1, filter=outputs (HTML)", "/address/" + target + "?filter=outputs"},
-		{"address page 1, chart of 30 days (HTML)", "/address/" + target + "?range=month"},
-		{"REST address txslight, 25 per page", "/api/v2/address/" + target + "?details=txslight&pageSize=25"},
+		{"address page 1 (the whale)", "/address/" + target, rest},
+		{fmt.Sprintf("address page %d", pages/2), fmt.Sprintf("/address/%s?page=%d", target, pages/2), ""},
+		{fmt.Sprintf("address page %d, the last", pages), fmt.Sprintf("/address/%s?page=%d", target, pages), ""},
+		{"address page 1, filter=outputs", "/address/" + target + "?filter=outputs", ""},
+		{"address page 1, chart of 30 days", "/address/" + target + "?range=month", ""},
+		{fmt.Sprintf("block of %d txs", o.blockTxs+1), fmt.Sprintf("/block/%d", bigBlock), fmt.Sprintf("/api/v2/block/%d", bigBlock)},
+		{fmt.Sprintf("tx of %d inputs", o.inputs), "/tx/" + bigTx, "/api/v2/tx/" + bigTx},
 	}
 	body, err := get(base + kinds[0].path)
 	if err != nil {
@@ -104,15 +125,48 @@ func run(o benchOpts) error {
 	if !strings.Contains(body, fmt.Sprintf(`id="tx-count">%s<`, groupDigits(o.txs))) {
 		return fmt.Errorf("the address page does not show %d txs", o.txs)
 	}
-	fmt.Printf("page size: %d bytes of HTML with 25 txs\n", len(body))
+	assets, err := assetBytes(base, body)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("assets (stylesheet, script, icon): %d bytes\n", assets)
 	for _, k := range kinds {
-		for range o.warmup {
-			if _, err := get(base + k.path); err != nil {
-				return err
+		for _, path := range []string{k.path, k.bound} {
+			for i := 0; path != "" && i < o.warmup; i++ {
+				if _, err := get(base + path); err != nil {
+					return err
+				}
 			}
 		}
 	}
-	return measure(base, kinds, o.requests)
+	fmt.Println("load average before measuring:", loadAverage())
+	defer func() { fmt.Println("load average after measuring:", loadAverage()) }()
+	if err := measure(base, kinds, o.requests, assets); err != nil {
+		return err
+	}
+	if o.chromium == "" {
+		return nil
+	}
+	return reportPaints(o, base, []pageKind{kinds[0], kinds[5], kinds[6]})
+}
+
+// reportPaints prints the first paints of pages, as a ratio to the
+// not-found page's (the same layout and assets, no data).
+func reportPaints(o benchOpts, base string, kinds []pageKind) error {
+	floor := pageKind{"not-found page (the floor)", "/tx/" + strings.Repeat("ab", 32), ""}
+	painted := append([]pageKind{floor}, kinds...)
+	paints, err := firstPaints(o.chromium, base, painted, o.paints)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("\n%-40s %9s %9s %9s %9s\n", fmt.Sprintf("first contentful paint, %d loads", o.paints), "median", "p90", "p99", "× floor")
+	floorMedian := quantile(paints[floor.path], 0.5)
+	for _, k := range painted {
+		lat := paints[k.path]
+		fmt.Printf("%-40s %9s %9s %9s %9.2f\n", k.name, ms(quantile(lat, 0.5)), ms(quantile(lat, 0.9)), ms(quantile(lat, 0.99)),
+			float64(quantile(lat, 0.5))/float64(floorMedian))
+	}
+	return nil
 }
 
 // buildChain is the demo chain plus o.txs payments to one address, the
@@ -151,30 +205,86 @@ func buildChain(o benchOpts) (*chaingen.Generator, string, error) {
 }
 
 // measure requests each page kind n times, one at a time, and prints the
-// latency distribution.
-func measure(base string, kinds []pageKind, n int) error {
-	fmt.Printf("\n%-40s %9s %9s %9s %9s %9s\n", fmt.Sprintf("%d requests each, one at a time", n), "median", "p90", "p99", "max", "mean")
+// latency distribution and the size, with the same figures of its bound
+// (the same data's REST answer) as a ratio; assets are the bytes of the
+// page's stylesheet, script and icon (printed once: a first visit adds
+// them to each page's size).
+func measure(base string, kinds []pageKind, n int, assets int) error {
+	fmt.Printf("\n%-40s %9s %9s %9s %9s %9s %10s %10s\n", fmt.Sprintf("%d requests each, one at a time", n),
+		"median", "p90", "p99", "max", "× REST", "bytes", "× REST")
+	var bounds []string
 	for _, k := range kinds {
-		lat := make([]time.Duration, 0, n)
-		var sum time.Duration
-		for range n {
-			t0 := time.Now()
-			if _, err := get(base + k.path); err != nil {
+		lat, size, err := timeGets(base+k.path, n)
+		if err != nil {
+			return err
+		}
+		ratio, sizeRatio := "", ""
+		if k.bound != "" {
+			blat, bsize, err := timeGets(base+k.bound, n)
+			if err != nil {
 				return err
 			}
-			d := time.Since(t0)
-			lat = append(lat, d)
-			sum += d
+			ratio = fmt.Sprintf("%.2f", float64(quantile(lat, 0.5))/float64(quantile(blat, 0.5)))
+			sizeRatio = fmt.Sprintf("%.2f", float64(size)/float64(bsize))
+			bounds = append(bounds, fmt.Sprintf("%-40s %9s %9s %9s %9s %9s %10d\n   %s\n", "REST answer of "+k.name, ms(quantile(blat, 0.5)),
+				ms(quantile(blat, 0.9)), ms(quantile(blat, 0.99)), ms(blat[len(blat)-1]), "", bsize, k.bound))
 		}
-		slices.Sort(lat)
-		q := func(p float64) string { return ms(lat[min(len(lat)-1, int(p*float64(len(lat))))]) }
-		fmt.Printf("%-40s %9s %9s %9s %9s %9s\n", k.name, q(0.5), q(0.9), q(0.99), ms(lat[len(lat)-1]), ms(sum/time.Duration(len(lat))))
+		fmt.Printf("%-40s %9s %9s %9s %9s %9s %10d %10s\n", k.name, ms(quantile(lat, 0.5)), ms(quantile(lat, 0.9)),
+			ms(quantile(lat, 0.99)), ms(lat[len(lat)-1]), ratio, size, sizeRatio)
 	}
+	for _, b := range bounds {
+		fmt.Print(b)
+	}
+	fmt.Printf("(HTML sizes without the %d bytes of assets a first visit also loads)\n", assets)
 	return nil
 }
 
-// pageKind is one page measured: its name in the report and its path.
-type pageKind struct{ name, path string }
+// timeGets requests url n times and returns the sorted latencies and the
+// answer's size.
+func timeGets(url string, n int) ([]time.Duration, int, error) {
+	lat := make([]time.Duration, 0, n)
+	size := 0
+	for range n {
+		t0 := time.Now()
+		body, err := get(url)
+		if err != nil {
+			return nil, 0, err
+		}
+		lat = append(lat, time.Since(t0))
+		size = len(body)
+	}
+	slices.Sort(lat)
+	return lat, size, nil
+}
+
+// quantile is the p-quantile of latencies.
+func quantile(lat []time.Duration, p float64) time.Duration {
+	s := slices.Clone(lat)
+	slices.Sort(s)
+	return s[min(len(s)-1, int(p*float64(len(s))))]
+}
+
+// assetBytes is the size of the stylesheet, script and icon a page links.
+func assetBytes(base, page string) (int, error) {
+	total := 0
+	for _, m := range assetRe.FindAllStringSubmatch(page, -1) {
+		body, err := get(base + m[1])
+		if err != nil {
+			return 0, err
+		}
+		total += len(body)
+	}
+	if total == 0 {
+		return 0, fmt.Errorf("the page links no assets")
+	}
+	return total, nil
+}
+
+var assetRe = regexp.MustCompile(`(?:href|src)="(/static/[^"]+)"`)
+
+// pageKind is one page measured: its name in the report, its path and
+// the path of its lower bound ("" none).
+type pageKind struct{ name, path, bound string }
 
 func get(url string) (string, error) {
 	resp, err := http.Get(url)
@@ -187,6 +297,17 @@ func get(url string) (string, error) {
 		err = fmt.Errorf("GET %s: %d", url, resp.StatusCode)
 	}
 	return string(b), err
+}
+
+// loadAverage is the machine's 1, 5 and 15 minute load (Linux), telling
+// how shared the machine was.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	return strings.Join(f[:min(3, len(f))], " ")
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000) }
