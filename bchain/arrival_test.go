@@ -35,7 +35,7 @@ func nodeDouble(t *testing.T, frozen bool) string {
 						return
 					}
 					if !frozen {
-						c.Write([]byte("pong"))
+						_, _ = c.Write([]byte("pong"))
 					}
 				}
 			}()
@@ -56,7 +56,7 @@ func TestArrivalConnsWaiting(t *testing.T) {
 	if a.Waiting() {
 		t.Fatal("waiting before anything was asked")
 	}
-	c.Write([]byte("ping"))
+	_, _ = c.Write([]byte("ping"))
 	deadline := time.Now().Add(5 * time.Second)
 	for !a.Waiting() {
 		if time.Now().After(deadline) {
@@ -70,7 +70,7 @@ func TestArrivalConnsWaiting(t *testing.T) {
 	if a.Waiting() {
 		t.Fatal("still waiting after the answer was read")
 	}
-	c.Write([]byte("ping"))
+	_, _ = c.Write([]byte("ping"))
 	time.Sleep(50 * time.Millisecond)
 	c.Close()
 	if a.Waiting() || len(a.conns) != 0 {
@@ -92,7 +92,7 @@ func (c *unreadChain) BestBlock(ctx context.Context) (uint32, Hash, error) {
 		return 0, Hash{}, err
 	}
 	defer conn.Close()
-	conn.Write([]byte("ping"))
+	_, _ = conn.Write([]byte("ping"))
 	<-ctx.Done()
 	return 0, Hash{}, ctx.Err()
 }
