@@ -37,3 +37,20 @@ func TestRenderingsMatchTheLibrary(t *testing.T) {
 		t.Errorf("hash %s, want %s", got, want)
 	}
 }
+
+// appendHashStrings writes what Hash.String writes, after what dst held.
+func TestAppendHashStrings(t *testing.T) {
+	hs := []bchain.Hash{{1, 2, 3}, {0xff, 0xee}, {}}
+	got := appendHashStrings([]string{"pending"}, hs)
+	if len(got) != 1+len(hs) || got[0] != "pending" {
+		t.Fatalf("%v", got)
+	}
+	for i, h := range hs {
+		if got[1+i] != h.String() {
+			t.Errorf("hash %d: %s, want %s", i, got[1+i], h)
+		}
+	}
+	if got := appendHashStrings(nil, nil); got != nil {
+		t.Errorf("no hashes: %v, want nil", got)
+	}
+}

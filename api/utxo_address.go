@@ -2,9 +2,11 @@ package api
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 	"strings"
 	"sync"
 
@@ -89,12 +91,11 @@ func (s *UtxoService) Address(ctx context.Context, address string, q AddressQuer
 func (s *UtxoService) addressTxs(ctx context.Context, v *view, details Details, pending []pendingTx, txids []bchain.Hash, out *Address) error {
 	switch details {
 	case DetailsTxids:
+		out.Txids = make([]string, 0, len(pending)+len(txids))
 		for _, p := range pending {
 			out.Txids = append(out.Txids, p.tx.Txid.String())
 		}
-		for _, t := range txids {
-			out.Txids = append(out.Txids, t.String())
-		}
+		out.Txids = appendHashStrings(out.Txids, txids)
 	case DetailsTxsLight:
 		for _, p := range pending {
 			tx, err := s.renderTx(ctx, v, p.tx.Tx, txRecord{mtx: p.tx}, true)
@@ -120,6 +121,23 @@ func (s *UtxoService) addressTxs(ctx context.Context, v *view, details Details, 
 		out.Transactions = txs
 	}
 	return nil
+}
+
+// appendHashStrings appends Hash.String of each hash to dst, the strings
+// sharing one allocation: a page lists up to a thousand.
+func appendHashStrings(dst []string, hs []bchain.Hash) []string {
+	var b strings.Builder
+	b.Grow(64 * len(hs))
+	for i := range hs {
+		var h [64]byte
+		hex.Encode(h[:], hs[i][:])
+		b.Write(h[:])
+	}
+	all := b.String()
+	for i := range hs {
+		dst = append(dst, all[64*i:64*i+64])
+	}
+	return dst
 }
 
 // markOwn flags the inputs and outputs of address (Blockbook's isOwn).
@@ -188,7 +206,7 @@ func collectTxids(v *view, desc bchain.AddrDesc, high, low uint32, f Filter, ski
 	// Positions only: txids are read for the entries kept, not the
 	// skipped, and for all of the page's rows at once.
 	err := db.IterateAddrTxPositions(v.snap, desc, high, low, func(row db.AddrTxsAt) (bool, error) {
-		var kept []db.AddrTx
+		kept := row.Txs[:0] // filtered in place: the row is decoded for this call
 		for _, t := range row.Txs {
 			if !f.matches(t.Indexes) {
 				continue
@@ -361,9 +379,10 @@ func (s *UtxoService) appendUtxos(v *view, desc bchain.AddrDesc, onlyConfirmed b
 	if err != nil {
 		return nil, err
 	}
-	if err := orderBlockUtxos(v, us); err != nil {
+	if err := orderBlockUtxos(v, desc, us); err != nil {
 		return nil, err
 	}
+	out = slices.Grow(out, len(us))
 	for i := range us {
 		u := &us[i]
 		out = append(out, Utxo{

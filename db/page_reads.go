@@ -1,10 +1,6 @@
 package db
 
-import (
-	"fmt"
-
-	"github.com/openexplorer/blockbook/bchain"
-)
+import "fmt"
 
 // ReadManySpends is ReadSpendsAt for several confirmed txs at once (a page
 // of an address's history): the spends rows of all their outputs with one
@@ -60,33 +56,6 @@ func ReadManySpends(r Reader, tas []*TxAddresses) ([]map[uint32]*Spend, error) {
 	}
 	for i, s := range spends {
 		s.Txid = txids[i]
-	}
-	return out, nil
-}
-
-// ReadTxPositions returns the positions of confirmed txs from their
-// txAddresses rows, decoding no more of a row than its position (one
-// MultiGet on RocksDB). A tx the index does not hold is ErrCorrupt:
-// callers take txids from other rows.
-func ReadTxPositions(r Reader, txids []bchain.Hash) ([]TxPos, error) {
-	keys := make([][]byte, len(txids))
-	for i := range txids {
-		keys[i] = txids[i][:]
-	}
-	vals, err := getMany(r, CFTxAddresses, keys)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]TxPos, len(txids))
-	for i, v := range vals {
-		if v == nil {
-			return nil, fmt.Errorf("%w: no txAddresses row for tx %s", ErrCorrupt, txids[i])
-		}
-		d := newDecoder("txAddresses", v)
-		out[i] = TxPos{Height: d.uvarint32(), Index: d.uvarint32()}
-		if d.e != nil {
-			return nil, fmt.Errorf("tx %s: %w", txids[i], d.e)
-		}
 	}
 	return out, nil
 }

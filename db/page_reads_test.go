@@ -1,7 +1,6 @@
 package db
 
 import (
-	"errors"
 	"reflect"
 	"testing"
 
@@ -9,8 +8,8 @@ import (
 )
 
 // ReadManySpends gives every tx the spends ReadSpendsAt's prefix scan
-// finds, and ReadTxPositions the positions of the txs' own rows, over a
-// synthetic chain where most outputs are spent, some in their own block.
+// finds, over a synthetic chain where most outputs are spent, some in
+// their own block.
 func TestPageReadsMatchPerTxReads(t *testing.T) {
 	chain := newSynthChain(11)
 	for range 40 {
@@ -49,17 +48,5 @@ func TestPageReadsMatchPerTxReads(t *testing.T) {
 	}
 	if spent < len(txids)/2 {
 		t.Fatalf("only %d spent outputs among %d txs: the chain tests little", spent, len(txids))
-	}
-	pos, err := ReadTxPositions(x.db, txids)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, p := range pos {
-		if p != (TxPos{tas[i].Height, tas[i].Index}) {
-			t.Fatalf("tx %s: position %v, want %d:%d", txids[i], p, tas[i].Height, tas[i].Index)
-		}
-	}
-	if _, err := ReadTxPositions(x.db, []bchain.Hash{txids[0], absent}); !errors.Is(err, ErrCorrupt) {
-		t.Errorf("position of a tx the index lacks: %v", err)
 	}
 }
