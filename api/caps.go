@@ -95,9 +95,12 @@ type TxSpecificQueries interface {
 	TxSpecific(ctx context.Context, txid string) (json.RawMessage, error)
 }
 
-// ContractQueries answers contract/{address} (getContractInfo).
+// ContractQueries answers contract/{address} (getContractInfo), and the
+// explorer's token pages (eth_tokens.go).
 type ContractQueries interface {
 	Contract(ctx context.Context, contract string, q ContractQuery) (*ContractInfo, error)
+	TokenSupply(ctx context.Context, contract string) (*Amount, error)
+	NFT(ctx context.Context, contract, id string) (*NFT, error)
 }
 
 // ContractQuery is getContractInfo's options: Blockbook's protocols

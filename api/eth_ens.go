@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"encoding/hex"
-	"errors"
 	"math/big"
 	"strings"
 	"time"
@@ -152,8 +151,7 @@ func (s *EthService) ensCall(ctx context.Context, to common.Address, sel []byte,
 	out, err := s.eth.Call(ctx, bchain.EthCall{To: bchain.AddrDesc(to.Bytes()), Data: append(append([]byte{}, sel...), arg[:]...)})
 	// A revert (geth's code 3, or its message elsewhere): no ENS record
 	// there. Any other node error stays the node's, not the user's.
-	var re *bchain.RPCError
-	if errors.As(err, &re) && (re.Code == 3 || strings.Contains(strings.ToLower(re.Message), "revert")) {
+	if isRevert(err) { // eth_tokens.go
 		return common.Hash{}, &Error{Msg: "ENS name not found", Err: err}
 	}
 	if err != nil {

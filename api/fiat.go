@@ -12,9 +12,10 @@ import (
 
 // Fiat rates, from the fiatRates column family that fiat fills when
 // fiat_rates is configured (Config.FiatRates). The answers follow
-// Blockbook's api/worker.go: a time's rates are those of the first daily
-// ticker at or after it that has the requested currency (the day's close),
-// else the current ticker; a rate the ticker lacks is -1. Without fiat
+// Blockbook's api/worker.go: a time's rates are those of the finer ticker
+// that covers it (fiat_fine.go), else of the first daily ticker at or after
+// it that has the requested currency (the day's close), else the current
+// ticker; a rate the ticker lacks is -1. Without fiat
 // rates configured every lookup finds nothing (rates -1, "No tickers
 // found").
 
@@ -64,9 +65,10 @@ func (s *core) fiatCurrent() (*db.FiatTicker, error) {
 	return db.ReadFiatCurrent(snap)
 }
 
-// tickersAt finds the ticker of each timestamp: the first daily ticker at
-// or after it with currency, else the current ticker (whatever it holds),
-// else nil.
+// tickersAt finds the ticker of each timestamp: the finer (5-minute or
+// hourly) ticker that covers it (fiat_fine.go), else the first daily
+// ticker at or after it with currency, else the current ticker (whatever
+// it holds), else nil.
 func (s *core) tickersAt(timestamps []int64, currency string) ([]*db.FiatTicker, error) {
 	if !s.cfg.FiatRates {
 		return make([]*db.FiatTicker, len(timestamps)), nil
@@ -76,9 +78,23 @@ func (s *core) tickersAt(timestamps []int64, currency string) ([]*db.FiatTicker,
 		return nil, err
 	}
 	defer snap.Release()
-	out, err := db.FindFiatTickers(snap, timestamps, currency)
+	out := make([]*db.FiatTicker, len(timestamps))
+	if err := fineTickers(snap, timestamps, currency, out); err != nil {
+		return nil, err
+	}
+	var rest []int64
+	var restAt []int
+	for i, t := range out {
+		if t == nil {
+			rest, restAt = append(rest, timestamps[i]), append(restAt, i)
+		}
+	}
+	daily, err := db.FindFiatTickers(snap, rest, currency)
 	if err != nil {
 		return nil, err
+	}
+	for k, i := range restAt {
+		out[i] = daily[k]
 	}
 	var current *db.FiatTicker
 	for i := range out {

@@ -20,6 +20,14 @@ func fday(n int64) int64 { return 1_700_006_400 + n*fiatDay } // 2023-11-15 00:0
 // "eur" missing on day 3) and a current ticker an hour into day 5.
 func fiatService(t *testing.T, configured bool) *UtxoService {
 	t.Helper()
+	d := fiatStore(t)
+	b := &bchain.Backend{Type: bchain.ChainBitcoinType, Params: bchain.CoinParams{Decimals: 8}}
+	return NewUtxoService(d, b, nil, Config{FiatRates: configured})
+}
+
+// fiatStore holds fiatService's tickers.
+func fiatStore(t *testing.T) *db.DB {
+	t.Helper()
 	d := apitest.OpenStore(t, db.Options{ChainType: bchain.ChainBitcoinType, Coin: "Test", Network: "test"})
 	err := d.WriteFiatTickers([]*db.FiatTicker{
 		{Time: fday(0), Rates: map[string]float64{"usd": 100, "eur": 90}},
@@ -33,8 +41,7 @@ func fiatService(t *testing.T, configured bool) *UtxoService {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := &bchain.Backend{Type: bchain.ChainBitcoinType, Params: bchain.CoinParams{Decimals: 8}}
-	return NewUtxoService(d, b, nil, Config{FiatRates: configured})
+	return d
 }
 
 func jsonOf(t *testing.T, v any) string {

@@ -4,12 +4,14 @@ package api
 // and tx answers, read from the Runes index in the answer's own view.
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
 	"github.com/openexplorer/blockbook/db/optional/runes"
+	"github.com/openexplorer/blockbook/mempool"
 )
 
 // RuneBalance is an amount of one rune an address or output holds, in
@@ -93,6 +95,18 @@ func addressRunes(r db.Reader, desc []byte) (*[]RuneBalance, error) {
 	return &out, err
 }
 
+// sumRunes adds balances into sums by rune.
+func sumRunes(into map[runes.RuneID]runes.U128, bal []runes.Balance) error {
+	for _, b := range bal {
+		t, ok := into[b.ID].Add(b.Amount)
+		if !ok {
+			return fmt.Errorf("%w: rune %s amounts pass 2^128", db.ErrCorrupt, b.ID)
+		}
+		into[b.ID] = t
+	}
+	return nil
+}
+
 // accountRunes sums the rune balances of an account's used addresses.
 func accountRunes(r db.Reader, a *xpubAccount) (*[]RuneBalance, error) {
 	if err := runesOn(r); err != nil {
@@ -101,14 +115,10 @@ func accountRunes(r db.Reader, a *xpubAccount) (*[]RuneBalance, error) {
 	sum := map[runes.RuneID]runes.U128{}
 	err := a.usedAddrs(func(ad *xpubAddr) error {
 		bal, err := runes.ReadAddress(r, ad.desc)
-		for _, b := range bal {
-			t, ok := sum[b.ID].Add(b.Amount)
-			if !ok {
-				return fmt.Errorf("%w: rune %s balances pass 2^128", db.ErrCorrupt, b.ID)
-			}
-			sum[b.ID] = t
+		if err != nil {
+			return err
 		}
-		return err
+		return sumRunes(sum, bal)
 	})
 	if err != nil {
 		return nil, err
@@ -122,23 +132,39 @@ func accountRunes(r db.Reader, a *xpubAccount) (*[]RuneBalance, error) {
 	return &out, err
 }
 
-// utxoRunes adds each confirmed output's runes (pending ones have none
-// yet: the index reads blocks).
-func utxoRunes(r db.Reader, us []Utxo) error {
+// utxoRunes adds each output's runes: a confirmed one's from the index,
+// a pending one's as its tx would give them if mined next.
+func (s *UtxoService) utxoRunes(v *view, us []Utxo) error {
+	r := v.snap
 	if err := runesOn(r); err != nil {
 		return err
 	}
 	names := &runeNames{r: r}
+	var pr *pendingRunes
 	for i := range us {
 		u := &us[i]
-		if u.Height <= 0 {
-			continue
-		}
 		txid, err := bchain.ParseHash(u.Txid)
 		if err != nil {
 			return err
 		}
-		ta, err := db.ReadTxAddresses(r, txid)
+		if u.Height <= 0 {
+			mtx := s.mempoolTx(txid)
+			if mtx == nil {
+				continue // left the mempool since the list was read
+			}
+			if pr == nil {
+				pr = s.pendingRunes(v)
+			}
+			m, err := pr.of(mtx)
+			if err != nil {
+				return err
+			}
+			if u.Runes, err = names.balances(m.outs[u.Vout]); err != nil {
+				return err
+			}
+			continue
+		}
+		ta, err := db.ReadTxOutputs(r, txid) // its position only
 		if err != nil {
 			return err
 		}
@@ -156,6 +182,18 @@ func utxoRunes(r db.Reader, us []Utxo) error {
 	return nil
 }
 
+// addTxRunes adds a tx's runes: a confirmed one's from the index, a pending
+// one's as it would move them if mined next.
+func (s *UtxoService) addTxRunes(v *view, tx *Tx, rec txRecord) error {
+	if rec.ta != nil || rec.mtx == nil {
+		return txRunes(v.snap, tx, rec.ta)
+	}
+	if err := runesOn(v.snap); err != nil {
+		return err
+	}
+	return s.pendingRunes(v).pendingTxRunes(tx, rec.mtx)
+}
+
 // txRunes adds a confirmed tx's runes: what each output received, what
 // each input's output had received, and what the tx burned.
 func txRunes(r db.Reader, tx *Tx, ta *db.TxAddresses) error {
@@ -163,7 +201,7 @@ func txRunes(r db.Reader, tx *Tx, ta *db.TxAddresses) error {
 		return err
 	}
 	if ta == nil {
-		return nil // pending: the index reads blocks
+		return nil // from the node, in neither the index nor the mempool
 	}
 	names := &runeNames{r: r}
 	outs, burned, _, err := runes.ReadTx(r, ta.Height, ta.Index)
@@ -202,17 +240,20 @@ func txRunes(r db.Reader, tx *Tx, ta *db.TxAddresses) error {
 
 // RuneHistory is the page of txs that moved an address's runes, newest
 // first (details=txids, the default), or the txs themselves with their
-// runes (details=txs); Txs counts them all.
+// runes (details=txs); Txs counts the confirmed ones, UnconfirmedTxs the
+// pending ones, listed first on the first page as address answers do.
 type RuneHistory struct {
 	Paging
-	Address      string   `json:"address"`
-	Txs          int      `json:"txs"`
-	Txids        []string `json:"txids,omitempty"`
-	Transactions []*Tx    `json:"transactions,omitempty"`
+	Address        string   `json:"address"`
+	Txs            int      `json:"txs"`
+	UnconfirmedTxs int      `json:"unconfirmedTxs,omitempty"`
+	Txids          []string `json:"txids,omitempty"`
+	Transactions   []*Tx    `json:"transactions,omitempty"`
 }
 
 // RuneHistory answers /api/v2/rune-history/<address>: page and pageSize
-// as on address answers.
+// as on address answers. The page is read in the same pass that counts
+// the address's rows.
 func (s *UtxoService) RuneHistory(ctx context.Context, address string, q AddressQuery) (*RuneHistory, error) {
 	desc, err := s.addrDesc(address)
 	if err != nil {
@@ -229,41 +270,86 @@ func (s *UtxoService) RuneHistory(ctx context.Context, address string, q Address
 	if canonical, ok := s.DescAddress(desc); ok {
 		address = canonical
 	}
-	_, total, err := runes.ReadHistory(v.snap, desc, 0, 0)
+	_, size, _ := clampPaging(1, q.PageSize, 0, s.cfg.Limits.MaxPageSize)
+	want := s.capDepth(max(q.Page, 1), size)
+	read := size
+	if q.Details < DetailsTxids {
+		read = 0
+	}
+	pos, total, err := runes.ReadHistoryPage(v.snap, desc, want, read)
 	if err != nil {
 		return nil, err
 	}
-	page, size, pages := clampPaging(q.Page, q.PageSize, total, s.cfg.Limits.MaxPageSize)
-	page = s.capDepth(page, size)
+	page, size, pages := clampPaging(want, size, total, s.cfg.Limits.MaxPageSize)
 	out := &RuneHistory{Paging: Paging{Page: page, TotalPages: pages, ItemsOnPage: size}, Address: address, Txs: total}
+	pr := s.pendingRunes(v)
+	pending, err := s.pendingRuneTxs(v, pr, desc)
+	if err != nil {
+		return nil, err
+	}
+	out.UnconfirmedTxs = len(pending)
 	if q.Details < DetailsTxids {
 		return out, nil
 	}
-	pos, _, err := runes.ReadHistory(v.snap, desc, (page-1)*size, size)
-	if err != nil {
-		return nil, err
+	if page > 1 {
+		pending = nil
 	}
 	txids, err := db.ReadTxidsAt(v.snap, pos)
 	if err != nil {
 		return nil, err
 	}
 	if q.Details == DetailsTxids {
-		out.Txids = make([]string, len(txids))
-		for i, t := range txids {
-			out.Txids[i] = t.String()
+		out.Txids = make([]string, 0, len(pending)+len(txids))
+		for _, p := range pending {
+			out.Txids = append(out.Txids, p.Txid.String())
+		}
+		for _, t := range txids {
+			out.Txids = append(out.Txids, t.String())
 		}
 		return out, nil
 	}
-	if out.Transactions, err = s.renderTxs(ctx, v, txids); err != nil {
+	for _, p := range pending {
+		tx, err := s.renderTx(ctx, v, p.Tx, txRecord{mtx: p}, true)
+		if err != nil {
+			return nil, err
+		}
+		if err := pr.pendingTxRunes(tx, p); err != nil {
+			return nil, err
+		}
+		out.Transactions = append(out.Transactions, tx)
+	}
+	txs, err := s.renderTxs(ctx, v, txids)
+	if err != nil {
 		return nil, err
 	}
-	for i, tx := range out.Transactions {
+	for i, tx := range txs {
 		ta, err := db.ReadTxAddresses(v.snap, txids[i])
 		if err != nil {
 			return nil, err
 		}
 		if err := txRunes(v.snap, tx, ta); err != nil {
 			return nil, err
+		}
+	}
+	out.Transactions = append(out.Transactions, txs...)
+	return out, nil
+}
+
+// pendingRuneTxs are the pending txs that move desc's runes, newest first.
+func (s *UtxoService) pendingRuneTxs(v *view, pr *pendingRunes, desc bchain.AddrDesc) ([]*mempool.Tx, error) {
+	pending, err := s.pendingTxs(v, desc)
+	if err != nil {
+		return nil, err
+	}
+	own := func(d bchain.AddrDesc) bool { return bytes.Equal(d, desc) }
+	var out []*mempool.Tx
+	for _, p := range pending {
+		moved, err := pr.movesRunes(p.tx, own)
+		if err != nil {
+			return nil, err
+		}
+		if moved {
+			out = append(out, p.tx)
 		}
 	}
 	return out, nil

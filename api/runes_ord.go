@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -165,16 +166,26 @@ func (s *UtxoService) OrdRunes(_ context.Context, page int) (*OrdRunes, error) {
 		return nil, err
 	}
 	defer v.release()
-	ids, err := runes.ReadEntryIDs(v.snap)
+	count, err := runes.ReadCount(v.snap)
 	if err != nil {
 		return nil, err
 	}
-	slices.Reverse(ids)
-	start := min(page*ordRunesPerPage, len(ids))
-	end := min(start+ordRunesPerPage, len(ids))
-	out := &OrdRunes{Entries: []any{}, More: end < len(ids)}
+	// newest first: page p holds the numbers count-1-50p down, read by a
+	// seek to the page's lowest number row
+	start := min(uint64(page)*ordRunesPerPage, count)
+	end := min(start+ordRunesPerPage, count)
+	var ids []runes.RuneID
+	if end > start {
+		if ids, err = runes.ReadIDsByNumber(v.snap, count-1-start, int(end-start)); err != nil {
+			return nil, err
+		}
+		if uint64(len(ids)) != end-start {
+			return nil, fmt.Errorf("%w: runes %d to %d lack number rows", db.ErrCorrupt, count-end, count-1-start)
+		}
+	}
+	out := &OrdRunes{Entries: []any{}, More: end < count}
 	names := &runeNames{r: v.snap}
-	for _, id := range ids[start:end] {
+	for _, id := range ids {
 		e, err := names.entry(id)
 		if err != nil {
 			return nil, err
@@ -224,11 +235,11 @@ func (s *UtxoService) OrdRune(_ context.Context, q string) (*OrdRune, error) {
 
 // runeByNumber finds the rune etched n-th (ord's numbers count from 0).
 func (s *UtxoService) runeByNumber(v *view, n uint64) (*runes.Entry, error) {
-	ids, err := runes.ReadEntryIDs(v.snap)
-	if err != nil || n >= uint64(len(ids)) {
+	ids, err := runes.ReadIDsByNumber(v.snap, n, 1)
+	if err != nil || len(ids) == 0 {
 		return nil, err
 	}
-	return runes.ReadEntry(v.snap, ids[n])
+	return runes.ReadEntry(v.snap, ids[0])
 }
 
 // ordRunesOf is an output's runes as ord's map by spaced name.

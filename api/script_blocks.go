@@ -124,19 +124,21 @@ func (s *UtxoService) BlockHeaders(ctx context.Context, start uint32, count int)
 	if !v.hasTip || start > v.tip.Height || count <= 0 {
 		return out, nil
 	}
-	n := min(uint64(count), uint64(v.tip.Height-start)+1)
-	for h := uint64(start); h < uint64(start)+n; h++ {
-		if err := ctx.Err(); err != nil {
-			return nil, err
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	n := int(min(uint64(count), uint64(v.tip.Height-start)+1))
+	out, err = db.ReadBlockHeaders(v.snap, start, n)
+	if err != nil {
+		return nil, err
+	}
+	for i, h := range out {
+		if len(h) == 0 {
+			return nil, fmt.Errorf("%w: no header of block %d", db.ErrCorrupt, start+uint32(i))
 		}
-		meta, err := db.ReadBlockMeta(v.snap, uint32(h))
-		if err != nil {
-			return nil, err
-		}
-		if meta == nil || len(meta.Header) == 0 {
-			return nil, fmt.Errorf("%w: no header of block %d", db.ErrCorrupt, h)
-		}
-		out = append(out, meta.Header)
+	}
+	if len(out) != n {
+		return nil, fmt.Errorf("%w: no header of block %d", db.ErrCorrupt, start+uint32(len(out)))
 	}
 	return out, nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
+	"github.com/openexplorer/blockbook/db/optional/runes/runestone"
 	"github.com/openexplorer/blockbook/mempool"
 	"github.com/openexplorer/blockbook/syncer"
 )
@@ -189,6 +190,9 @@ type Config struct {
 	BlockFilters, MempoolFilters db.FilterParams
 	// Mempool, when set, adds unconfirmed txs to answers.
 	Mempool Mempool
+	// RunesNetwork is the Runes network of a Bitcoin chain (activation
+	// and name unlocking), for decoding pending txs' runestones.
+	RunesNetwork runestone.Network
 	// Projection, when set (Bitcoin-type chains with a node that gives its
 	// minimum fee), answers ProjectedFees from the mempool's projected
 	// blocks.

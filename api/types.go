@@ -195,6 +195,9 @@ type Address struct {
 	// read every token entry of a Bitcoin account as a token
 	// (@trezor/blockchain-link) would otherwise change their accounts.
 	Runes *[]RuneBalance `json:"runes,omitempty"`
+	// UnconfirmedRunes (with Runes): what pending txs add to them, per
+	// rune, signed as unconfirmedBalance is ("-5": 5 units leave).
+	UnconfirmedRunes *[]RuneBalance `json:"unconfirmedRunes,omitempty"`
 }
 
 // Utxo is an unspent output.

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"encoding/hex"
 	"errors"
@@ -59,6 +60,10 @@ func (s *UtxoService) Address(ctx context.Context, address string, q AddressQuer
 	}
 	if q.Runes {
 		if out.Runes, err = addressRunes(v.snap, desc); err != nil {
+			return nil, err
+		}
+		own := func(d bchain.AddrDesc) bool { return bytes.Equal(d, desc) }
+		if out.UnconfirmedRunes, err = s.pendingRunes(v).delta(mempoolTxsOf(pending), own); err != nil {
 			return nil, err
 		}
 	}
@@ -350,7 +355,7 @@ func (s *UtxoService) utxos(ctx context.Context, descriptor string, onlyConfirme
 	defer v.release()
 	out, err := s.appendUtxos(v, desc, onlyConfirmed, []Utxo{})
 	if err == nil && withRunes {
-		err = utxoRunes(v.snap, out)
+		err = s.utxoRunes(v, out)
 	}
 	return out, err
 }

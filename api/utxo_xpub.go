@@ -95,6 +95,11 @@ func (s utxoAccounts) Account(ctx context.Context, descriptor string, q AddressQ
 	if err != nil {
 		return nil, err
 	}
+	if q.Runes && q.ToHeight == 0 {
+		if out.UnconfirmedRunes, err = s.accountUnconfirmedRunes(v, a); err != nil {
+			return nil, err
+		}
+	}
 	if q.Secondary != "" {
 		if val, ok := s.secondaryValue(ctx, &balance, q.Secondary); ok {
 			out.SecondaryValue = val

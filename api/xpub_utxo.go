@@ -45,7 +45,7 @@ func (s *UtxoService) accountUtxos(ctx context.Context, xd *bchain.XpubDescripto
 	// list gives Blockbook's order within a height.
 	sort.Stable(blockbookUtxoOrder(out))
 	if withRunes {
-		return out, utxoRunes(v.snap, out)
+		return out, s.utxoRunes(v, out)
 	}
 	return out, nil
 }

@@ -196,6 +196,7 @@ func newElectrumServer(e stackEnv, svc api.Service, scripts api.ScriptQueries) (
 // listener kit like every HTTP listener, and how it serves a listener.
 func electrumWSServer(e stackEnv, srv *electrum.Server) (*http.Server, func(net.Listener) error) {
 	kit := e.o.Listen.kit(false)
+	kit.MaxHeaderBytes = listen.FrontMaxHeaderBytes
 	kit.Log = e.log.With("server", "electrumws")
 	ws := kit.Server(srv.WebsocketHandler())
 	return ws, func(ln net.Listener) error { return ws.Serve(kit.Listener(ln)) }

@@ -12,6 +12,7 @@ import (
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
 	"github.com/openexplorer/blockbook/esplora"
+	"github.com/openexplorer/blockbook/internal/listen"
 	"github.com/openexplorer/blockbook/mempool"
 	"github.com/openexplorer/blockbook/server"
 	"github.com/openexplorer/blockbook/syncer"
@@ -85,6 +86,7 @@ func startFront(srvs *servers, o *Options, e stackEnv, over *server.OverLimits, 
 		h = lim.Wrap(h)
 	}
 	kit := o.Listen.kit(e.tls != nil)
+	kit.MaxHeaderBytes = listen.FrontMaxHeaderBytes
 	kit.Log = e.log.With("subsystem", name)
 	return srvs.start(name, addr, &frontServer{name: name, srv: kit.Server(h), onShutdown: onShutdown})
 }

@@ -53,6 +53,8 @@ type Options struct {
 	// ExplorerURL is Blockbook's -explorer: an external explorer the
 	// built-in one's tx and address pages redirect to.
 	ExplorerURL string
+	// NFTGateway is the IPFS gateway of the explorer's NFT page.
+	NFTGateway string
 
 	// Logging (glog's flags as Blockbook's binary has them; see log.go).
 	Verbosity       int
@@ -155,6 +157,7 @@ func ParseFlags(args []string, stderr io.Writer) (*Options, error) {
 	fs.StringVar(&o.Internal, "internal", "", "internal server binding [address]:port[/path] for /metrics and /health (default: the coin's internal port on 127.0.0.1; \"none\" disables it)")
 	fs.StringVar(&o.CertFile, "certfile", "", "serve the public and internal ports over TLS from <certfile>.crt and <certfile>.key (default: plain HTTP)")
 	fs.StringVar(&o.ExplorerURL, "explorer", "", "address of an external blockchain explorer")
+	fs.StringVar(&o.NFTGateway, "nftgateway", "", "IPFS gateway the explorer's NFT page reads ipfs:// token metadata through (default Blockbook's https://ipfs.io/ipfs/; \"none\": not read)")
 	fs.IntVar(&o.Workers, "workers", max(runtime.NumCPU(), 2), "number of workers fetching and decoding blocks during catch-up; 1 also turns bulk import off")
 	fs.Int64Var(&o.DBCache, "dbcache", 1<<29, "RocksDB block cache size in bytes")
 	fs.IntVar(&o.DBMaxOpenFiles, "dbmaxopenfiles", 1<<14, "maximum number of files RocksDB keeps open")

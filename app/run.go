@@ -227,6 +227,7 @@ func newAPIConfig(e stackEnv, worker tipSource, fiatCfg *fiat.Config) api.Config
 		ENS:              ensContracts(e.cfg),
 		Node:             worker.live,
 	}
+	apiCfg.RunesNetwork = runesNetworks[e.cfg.CoinName] // read only with the Runes index
 	if !o.NoTxCache && !e.d.ReadOnly() {
 		apiCfg.TxCache = e.d
 	}
@@ -264,7 +265,7 @@ func serve(ctx context.Context, e stackEnv, stack *chainStack, worker tipSource,
 		}
 	}
 	if addr, prefix := binding(o.Public, "", e.backend.Params.PublicPort); addr != "" {
-		pcfg := server.PublicConfig{Addr: addr, Websocket: ws, ExplorerURL: o.ExplorerURL, Limiter: limiter, Wrap: func(h http.Handler) http.Handler { return withPrefix(prefix, true, h) },
+		pcfg := server.PublicConfig{Addr: addr, Websocket: ws, ExplorerURL: o.ExplorerURL, NFTGateway: o.NFTGateway, Limiter: limiter, Wrap: func(h http.Handler) http.Handler { return withPrefix(prefix, true, h) },
 			Gate: e.gate, Listener: o.Listen.kit(e.tls != nil), MaxBlockWeight: cmp.Or(o.ProjectedBlockWeight, e.backend.Params.MaxBlockWeight)}
 		if err := srvs.start("public", addr, server.NewPublic(svc, pcfg, log, e.reg)); err != nil {
 			srvs.shutdown()

@@ -54,7 +54,7 @@ func newRelay(e stackEnv) (*eth.Relay, error) {
 	}
 	relay := eth.NewRelay(eth.RelayConfig{
 		URLs: r.URLs, Only: r.Only, FetchMempoolTx: r.Fetch, CacheTimeout: keep,
-		RPCTimeout: e.cfg.Timeout(), Log: e.log.With("subsystem", "sendrelay"),
+		RPCTimeout: e.cfg.Timeout(), Log: e.log.With("subsystem", "sendrelay"), Metrics: e.reg,
 	})
 	// The URLs may carry keys: only their number is logged.
 	e.log.Info("transactions are sent through alternative providers", "variable", r.Var, "providers", len(r.URLs),

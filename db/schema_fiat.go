@@ -8,6 +8,9 @@ package db
 //	't' ‖ u32be(unix seconds) → rates      a ticker of that time (daily
 //	                                        history: 00:00 UTC)
 //	'c'                       → uv(unix seconds) ‖ rates   the current ticker
+//	'h' ‖ u32be(slot)         → uv(unix seconds) ‖ rates   hourly points, 90 days
+//	'f' ‖ u32be(slot)         → uv(unix seconds) ‖ rates   5-minute points, 1 day
+//                                                         (fiat_fine.go)
 //
 // rates = uv(#rates) ‖ #rates × (lb(currency) ‖ f64be(rate))
 //         ‖ uv(#tokenRates) ‖ #tokenRates × (lb(token) ‖ f64be(rate))

@@ -78,6 +78,22 @@ func checkScriptRows(t *testing.T, d *DB, c *synthChain) {
 			t.Fatalf("block %d header: %+v %v", h, meta, err)
 		}
 	}
+	for _, start := range []uint32{0, 1, tip.Height / 2, tip.Height} {
+		if start > tip.Height {
+			continue
+		}
+		for _, n := range []int{1, 2, int(tip.Height-start) + 1, int(tip.Height-start) + 5} {
+			hs, err := ReadBlockHeaders(d, start, n)
+			if err != nil || len(hs) != min(n, int(tip.Height-start)+1) {
+				t.Fatalf("ReadBlockHeaders(%d, %d): %d headers, %v", start, n, len(hs), err)
+			}
+			for i, h := range hs {
+				if !bytes.Equal(h, c.blocks[start+uint32(i)].Header) {
+					t.Fatalf("ReadBlockHeaders(%d, %d)[%d] is not block %d's header", start, n, i, start+uint32(i))
+				}
+			}
+		}
+	}
 	checkSpendRows(t, d, c.blocks[:tip.Height+1])
 }
 

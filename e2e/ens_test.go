@@ -136,7 +136,7 @@ func (c *vaultChain) checkENS(t *testing.T) {
 	ws.fails("getAccountInfo", map[string]any{"descriptor": "lapsed.eth"}, "ENS name expired")
 	ws.fails("getAccountInfo", map[string]any{"descriptor": "nobody.eth"}, "ENS name not found")
 
-	if p := fetchPage(t, e.inst.base, "/search?q="+url.QueryEscape(" VaultHolder.eth ")); p.final != "/address/"+holder || p.status != 200 {
+	if p := fetchPage(t, e.inst.base, "/search?q="+url.QueryEscape(" VaultHolder.eth ")); p.final != "/address/"+holder+"?name=vaultholder.eth" || p.status != 200 {
 		t.Errorf("search vaultholder.eth: %d at %s", p.status, p.final)
 	}
 	for q, status := range map[string]int{"lapsed.eth": 400, "nobody.eth": 404} {

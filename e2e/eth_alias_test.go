@@ -139,6 +139,7 @@ func TestEthAddressAliases(t *testing.T) {
 	if got := aliasOf(wa.AddressAliases, alice.Addr); got != ens("alice-new.eth") {
 		t.Errorf("websocket getAccountInfo aliases %+v", wa.AddressAliases)
 	}
+	checkAliasPages(t, e, tokTx.Hash(), tokAddr, alice.Addr, getTx(tokTx.Hash()).AddressAliases) // eth_nft_test.go
 	l := &liveCheck{t: t, c: openAPIChecker(t), base: e.inst.base, asked: map[openapicheck.Op]int{}}
 	l.get("/api/v2/tx/"+tokTx.Hash().Hex(), 200)
 	l.get("/api/v2/address/"+alice.Addr.Hex()+"?details=txs", 200)

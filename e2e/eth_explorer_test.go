@@ -102,10 +102,14 @@ func (e *ethE2E) checkExplorer(t *testing.T) {
 			if got := p.textOf(t, "contract-name"); got != or(c.Name, "—") {
 				t.Errorf("contract page %s: name %q, want %q", a, got, c.Name)
 			}
+			e.checkSupply(t, p, a, c) // eth_nft_test.go
 			keep("contract", p)
 		} else if len(want.Tokens) > 0 {
 			keep("address-tokens", p)
 		}
+	}
+	for kind, p := range e.checkTokenPages(t) {
+		keep(kind, p)
 	}
 	if len(kinds) < 11 {
 		t.Errorf("only %d kinds of pages checked: %v", len(kinds), kinds)
@@ -119,7 +123,7 @@ func (e *ethE2E) checkExplorer(t *testing.T) {
 	for _, vp := range viewports {
 		b.t = t
 		b.viewport(vp, false)
-		for _, kind := range []string{"tx-tokens", "tx-internal", "tx-failed", "address-tokens", "contract"} {
+		for _, kind := range []string{"tx-tokens", "tx-internal", "tx-failed", "address-tokens", "contract", "nft-erc721"} {
 			b.open(paths[kind])
 			b.fitsWidth()
 			b.screenshot(vp.name + "-eth-" + kind)
@@ -132,7 +136,7 @@ func (e *ethE2E) checkExplorer(t *testing.T) {
 	src := axeSource(t)
 	for _, dark := range []bool{false, true} {
 		b.viewport(viewports[0], dark)
-		for _, kind := range []string{"/", "tx-tokens", "address-tokens", "contract"} {
+		for _, kind := range []string{"/", "tx-tokens", "address-tokens", "contract", "nft-erc721"} {
 			path := paths[kind]
 			b.open(path)
 			b.checkAxe(src, fmt.Sprintf("%s (dark %v)", path, dark))

@@ -40,7 +40,15 @@ func fiatProvider(t *testing.T) *fiattest.Server {
 		s.AddDay("btc", day, 1)
 	}
 	s.SetCurrent(map[string]float64{"usd": 37512.5, "eur": 34350.25, "btc": 1, "jpy": 5612345, "gbp": 30100})
+	s.SetIntraday("usd", fiatIntradayUsd)
 	return s
+}
+
+// fiatIntradayUsd is the provider's usd rate between the daily closes (its
+// hourly and 5-minute points): 36000 plus a cent per 10 seconds since
+// November 1st.
+func fiatIntradayUsd(t time.Time) float64 {
+	return 36000 + float64(t.Sub(time.Date(2023, 11, 1, 0, 0, 0, 0, time.UTC)).Milliseconds()/10000)/100
 }
 
 func TestE2EFiatRates(t *testing.T) {
@@ -70,6 +78,7 @@ func TestE2EFiatRates(t *testing.T) {
 			b.HistoricalFiatRatesTime != nil && b.HistoricalFiatRatesTime.Equal(lastDay)
 	})
 	waitMempoolInSync(t, base)
+	checkFinestFiat(t, base)
 	p2tr, err := g.Address(chaingen.P2TR, chaingen.DemoIndex)
 	if err != nil {
 		t.Fatal(err)
@@ -230,8 +239,9 @@ func afterInitial(c *wsClient, id, currency string) json.RawMessage {
 
 // checkMempoolSpacePrices reads mempool.space's prices and
 // historical-price from fiatProvider's rates: the current ticker (usd
-// 37512.5, eur 34350.25, jpy 5612345; the config drops gbp) and the
-// daily closes.
+// 37512.5, eur 34350.25, jpy 5612345; the config drops gbp), the hourly
+// point after 1700000000 (usd 37206.06, eur derived with the day's 0.92)
+// and the daily closes.
 func checkMempoolSpacePrices(t *testing.T, esplora string) {
 	t.Helper()
 	var now map[string]float64
@@ -250,7 +260,7 @@ func checkMempoolSpacePrices(t *testing.T, esplora string) {
 		ExchangeRates map[string]float64   `json:"exchangeRates"`
 	}
 	esploraJSON(t, esplora+"/api/v1/historical-price?timestamp=1700000000&currency=EUR", &hist)
-	if len(hist.Prices) != 1 || len(hist.Prices[0]) != 3 || hist.Prices[0]["time"] != 1700006400 || hist.Prices[0]["USD"] != 37500 || hist.Prices[0]["EUR"] != 34500 {
+	if len(hist.Prices) != 1 || len(hist.Prices[0]) != 3 || hist.Prices[0]["time"] != 1700002861 || hist.Prices[0]["USD"] != 37206 || hist.Prices[0]["EUR"] != 34230 {
 		t.Errorf("historical-price EUR: %v", hist.Prices)
 	}
 	if hist.ExchangeRates["USDEUR"] != 0.92 || hist.ExchangeRates["USDJPY"] != 149.61 || hist.ExchangeRates["USDGBP"] != 0 || len(hist.ExchangeRates) != 32 {
@@ -273,5 +283,43 @@ func checkMempoolSpacePrices(t *testing.T, esplora string) {
 		if code, body := esploraGet(t, esplora+path); code != want.code || !strings.Contains(string(body), want.body) {
 			t.Errorf("GET %s: %d %s, want %d %q", path, code, body, want.code, want.body)
 		}
+	}
+}
+
+// checkFinestFiat waits for the finer tickers (downloaded after the first
+// current rates) and checks Blockbook's rule end to end: a time minutes
+// old takes the 5-minute point, one of days ago (the demo chain's first
+// block) the hourly point, one older than the hourly series the daily
+// close; a day's start always the daily close.
+func checkFinestFiat(t *testing.T, base string) {
+	t.Helper()
+	recent := fiatNow.Add(-7 * time.Minute)
+	block1 := time.Date(2023, 11, 14, 22, 13, 20, 0, time.UTC) // 1700000000
+	old := time.Date(2023, 7, 1, 12, 0, 0, 0, time.UTC)
+	dayStart := time.Date(2023, 11, 15, 0, 0, 0, 0, time.UTC)
+	path := fmt.Sprintf("/api/v2/multi-tickers/?timestamp=%d,%d,%d,%d&currency=usd", recent.Unix(), block1.Unix(), old.Unix(), dayStart.Unix())
+	point := func(slot time.Time) api.FiatTicker {
+		at := slot.Add(fiattest.IntradayOffset)
+		return api.FiatTicker{Timestamp: at.Unix(), Rates: map[string]float64{"usd": fiatIntradayUsd(at)}}
+	}
+	want := []api.FiatTicker{
+		point(fiatNow.Add(-5 * time.Minute)),                  // the next 5-minute slot
+		point(time.Date(2023, 11, 14, 23, 0, 0, 0, time.UTC)), // the next full hour
+		{Timestamp: time.Date(2023, 11, 10, 0, 0, 0, 0, time.UTC).Unix(), Rates: map[string]float64{"usd": 37000}},
+		{Timestamp: dayStart.Unix(), Rates: map[string]float64{"usd": 37500}},
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var got []api.FiatTicker
+		if err := json.Unmarshal(fetchGolden(t, base+path, 200), &got); err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(got) == fmt.Sprint(want) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("finest tickers:\n got %v\nwant %v", got, want)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }

@@ -154,7 +154,8 @@ func startInProcess(t testing.TB, cfgPath, dataDir string, mod func(*app.Options
 	o := &app.Options{
 		BlockchainCfg: cfgPath, DataDir: dataDir, Sync: true, Public: "127.0.0.1:0", Internal: "127.0.0.1:0",
 		Workers: 2, DBCache: 32 << 20, DBMaxOpenFiles: 256, Rollback: -1, SyncMemoryMB: 64, LogFormat: "text",
-		OnListen: func(name, addr string) { addrs <- [2]string{name, addr} },
+		OnListen:   func(name, addr string) { addrs <- [2]string{name, addr} },
+		NFTGateway: nftGateway(), // a double: no test reads the Internet (eth_nft_test.go)
 	}
 	if mod != nil {
 		mod(o)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/btcsuite/btcd/wire/v2"
 
@@ -194,6 +195,31 @@ func TestE2ERunes(t *testing.T) {
 		}
 	})
 
+	// A transfer in the mempool: pending on the runes=true answers and the
+	// rune history, then confirmed once a block holds it.
+	pendStart := time.Now()
+	pend := c.spend([]chaingen.Coin{coin(tr, 2)}, chaingen.Output{Script: c.pk[3], Value: 800},
+		stone(&runestone.Runestone{Edicts: []runestone.Edict{{ID: id, Amount: runestone.U64(100), Output: 2}}}),
+		chaingen.Output{Script: c.pk[1], Value: 800})
+	ra.checkPending(node, pend, rid, c.addrs[3], c.addrs[1], ordBase, ledger)
+	c.mine(pend)
+	submit(t, g, node, h+1)
+	h, hash = g.Tip()
+	waitTip(t, inst.base, h, hash.String(), inst.logs)
+	ledger.move(c.addrs[3], rid, -100)
+	ledger.move(c.addrs[1], rid, 100)
+	hist.add(pend, c.addrs[3], c.addrs[1])
+	checkRunes(t, inst.base, all, ledger, rid, "2", "10")
+	ra.check(ledger, hist)
+	var mined api.Tx
+	getJSON(t, inst.base+"/api/v2/tx/"+pend.TxHash().String()+"?runes=true", 200, &mined)
+	if mined.BlockHeight != int64(h) || len(mined.Vout) < 3 || len(mined.Vout[2].Runes) != 1 || mined.Vout[2].Runes[0].Amount != "100" {
+		t.Errorf("the mined transfer: %+v", mined)
+	}
+	t.Logf("pending then mined transfer: %v", time.Since(pendStart).Round(time.Millisecond))
+
+	// a fresh sync of the final chain (kept past the reorg subtest), its tip
+	ref, refHash, refH := filepath.Join(t.TempDir(), "reference"), "", int32(0)
 	t.Run("after a reorg", func(t *testing.T) {
 		f, err := g.Fork(forkAt, "runes-reorg")
 		if err != nil {
@@ -202,8 +228,9 @@ func TestE2ERunes(t *testing.T) {
 		fc := &runesChain{t: t, g: f, addrs: c.addrs, pk: c.pk}
 		back := fc.spend([]chaingen.Coin{coin(etch, 0)}, fc.small(1))
 		fc.mine(back)
-		fc.mine()
-		fc.mine()
+		for range 3 { // past the main chain's transfer, cenotaph and pending transfer
+			fc.mine()
+		}
 		forkLedger.move(c.addrs[0], rid, -1000)
 		forkLedger.move(c.addrs[1], rid, 1000)
 		forkHist.add(back, c.addrs[0], c.addrs[1])
@@ -215,7 +242,19 @@ func TestE2ERunes(t *testing.T) {
 		ra.checkOrdAddresses(ordBase, forkLedger)
 		// and the index equals a fresh sync of the final chain, byte for byte
 		inst.stop(t)
-		compareIndexes(t, st.dataDir, referenceIndex(t, st.cfg, h, hash.String()))
+		fresh := referenceIndex(t, st.cfg, h, hash.String())
+		compareIndexes(t, st.dataDir, fresh)
+		copyDir(t, fresh, ref)
+		refH, refHash = h, hash.String()
+	})
+
+	// kill -9 while syncing the final chain with the Runes index: the
+	// result equals the fresh sync too
+	t.Run("kill -9 mid-sync", func(t *testing.T) {
+		if refHash == "" {
+			t.Skip("no reference index: the reorg subtest failed")
+		}
+		runesKillRuns(t, st.cfg, ref, refH, refHash, uint32(start+1))
 	})
 
 }

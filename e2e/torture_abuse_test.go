@@ -27,6 +27,7 @@ import (
 var (
 	abuseScaleFlag = flag.Int("torture.abuse.scale", 0, "abuse: attackers of each kind (short 5, full 100)")
 	abuseDurFlag   = flag.Duration("torture.abuse.duration", 0, "abuse: how long the attacks run (short 10s, full 3m)")
+	abuseProfFlag  = flag.String("torture.abuse.cpuprofile", "", "abuse: write the server's CPU profile of the attacks' first minute to this file")
 )
 
 // TestTortureAbuse runs blockbook as a child (its memory its own) with the
@@ -48,8 +49,13 @@ func TestTortureAbuse(t *testing.T) {
 	submit(t, st.g, st.node, 1)
 	cfg := writeConfig(t, st.node, nil)
 	esplora, electrum, internal := freePort(t), freePort(t), freePort(t)
-	c := startChild(t, cfg, st.dataDir, "-esplora="+esplora, "-electrum="+electrum, "-internal="+internal,
-		"-listenreadtimeout=5s", "-listenwritetimeout=10s", "-listenlimitlocal")
+	args := []string{"-esplora=" + esplora, "-electrum=" + electrum, "-internal=" + internal,
+		"-listenreadtimeout=5s", "-listenwritetimeout=10s", "-listenlimitlocal"}
+	prof := freePort(t)
+	if *abuseProfFlag != "" {
+		args = append(args, "-prof="+prof)
+	}
+	c := startChild(t, cfg, st.dataDir, args...)
 	h, hash := st.g.Tip()
 	waitTip(t, c.base, h, hash.String(), c.logs)
 	rssStart, _ := vmRSS(t, c.cmd.Process.Pid)
@@ -58,6 +64,9 @@ func TestTortureAbuse(t *testing.T) {
 
 	ctx, stop := context.WithTimeout(context.Background(), dur)
 	defer stop()
+	if *abuseProfFlag != "" {
+		go saveCPUProfile(t, "http://"+prof+"/debug/pprof/profile?seconds=60", *abuseProfFlag)
+	}
 	var attacks sync.WaitGroup
 	var sent atomic.Int64
 	// Each attacker is a client of its own, as attackers spread over many
@@ -356,4 +365,19 @@ func electrumPing(addr string) error {
 		}
 	}
 	return nil
+}
+
+// saveCPUProfile fetches a CPU profile from the child's -prof listener.
+func saveCPUProfile(t *testing.T, url, file string) {
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Logf("cpu profile: %v", err)
+		return
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err == nil {
+		err = os.WriteFile(file, b, 0o644)
+	}
+	t.Logf("cpu profile of the server: %s (%d bytes, %v)", file, len(b), err)
 }

@@ -30,6 +30,9 @@ type session struct {
 	s   *Server
 	c   frameConn
 	ip  string
+	// key is what the per-address caps count this session under: ip, or
+	// "" for an exempt local peer (see Server.countedKey).
+	key string
 	out chan []byte
 	// queue counts the bytes of out against MaxQueueBytes (and, through
 	// the server's budget, against MaxQueuedBytes).

@@ -72,8 +72,9 @@ func (s *Server) conversions(ctx context.Context) []byte {
 }
 
 // historicalPrice answers /api/v1/historical-price?timestamp=&currency=:
-// the rates of the time (ours: the first daily ticker at or after it,
-// Blockbook's rule; mempool.space takes the last at or before it) and
+// the rates of the time (ours: the finest ticker that covers it, else the
+// first daily ticker at or after it, Blockbook's rule; mempool.space takes
+// the last at or before it) and
 // the USD exchange rates of the current ticker. mempool.space lists its
 // whole history without a timestamp; we keep no such list to serve and
 // ask for one.

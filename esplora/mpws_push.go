@@ -212,8 +212,8 @@ func (w *mpWS) pushMempool(ctx context.Context) {
 	seq := w.seq.Add(1)
 	d := w.newData(ctx)
 	var deltaIDs, deltaTxs json.RawMessage
-	if wantIDs, wantTxs := mempoolWants(conns); wantIDs || wantTxs {
-		deltaIDs, deltaTxs = w.deltaMsgs(ctx, seq, ch, wantIDs, wantTxs)
+	if want := mempoolWants(conns); want.txids || want.full {
+		deltaIDs, deltaTxs = w.deltaMsgs(ctx, seq, ch, want)
 	}
 	pos := d.positions(trackedTxs(conns))
 	spent := ch.spent
@@ -272,14 +272,14 @@ func (w *mpWS) pushBlock(ctx context.Context, b blockNote) {
 	matched := w.blockMatches(ctx, b)
 	pos := d.positions(trackedTxs(conns))
 	var deltaIDs, deltaTxs json.RawMessage
-	if wantIDs, wantTxs := mempoolWants(conns); wantIDs || wantTxs {
+	if want := mempoolWants(conns); want.txids || want.full {
 		ch := mempoolChange{}
 		if b.blk != nil {
 			for i := range b.blk.Txs {
 				ch.mined = append(ch.mined, b.blk.Txs[i].Txid)
 			}
 		}
-		deltaIDs, deltaTxs = w.deltaMsgs(ctx, w.seq.Add(1), ch, wantIDs, wantTxs)
+		deltaIDs, deltaTxs = w.deltaMsgs(ctx, w.seq.Add(1), ch, want)
 	}
 	rendered := map[bchain.Hash]json.RawMessage{}
 	for _, c := range conns {

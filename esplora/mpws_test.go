@@ -598,3 +598,51 @@ func dialPinged(t *testing.T, url, msg string) *websocket.Conn {
 	}
 	return c
 }
+
+// A client that follows both mempool streams gets both deltas in one
+// message, as mempool.space sends them: together they keep within one
+// delta's bound (half the queue), so that a client that reads is never
+// dropped for a push too large for its queue.
+func TestWSBothDeltasShareOneBound(t *testing.T) {
+	const queue = 256 << 10
+	f := newFixture(t, esplora.Options{WS: esplora.WSConfig{MaxQueueBytes: queue, MessageRate: 1 << 30}})
+	url := runWS(t, f)
+	c := dialPinged(t, url, `{"track-mempool":true,"track-mempool-txids":true}`)
+	// The chain's txs (announced as new: the full delta renders them,
+	// hundreds of KB), then 20,000 txids the node does not have (only
+	// the txids delta lists them, about 1.3 MB).
+	for h := 1; h < len(f.Raw); h++ {
+		for _, tx := range f.Block(h).Transactions {
+			f.srv.OnMempoolTx(esplora.MempoolTx{Txid: hashOf(tx.TxHash().String()), Weight: 400})
+		}
+	}
+	for i := range 20_000 {
+		var h bchain.Hash
+		h[0], h[1], h[2] = byte(i), byte(i>>8), 0xdd
+		f.srv.OnMempoolTx(esplora.MempoolTx{Txid: h, Weight: 400})
+	}
+	f.srv.OnProjection()
+	for {
+		_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
+		_, b, err := c.ReadMessage()
+		if err != nil {
+			t.Fatalf("the client was dropped or got nothing: %v", err)
+		}
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		ids, txs := m["mempool-txids"], m["mempool-transactions"]
+		if ids == nil {
+			continue
+		}
+		if txs == nil {
+			t.Fatalf("the push's message has mempool-txids but no mempool-transactions: %.200s", b)
+		}
+		t.Logf("deltas: txids %d bytes, txs %d bytes", len(ids), len(txs))
+		if len(ids)+len(txs) > queue/2 {
+			t.Fatalf("the two deltas take %d bytes, past one delta's bound of %d", len(ids)+len(txs), queue/2)
+		}
+		return
+	}
+}

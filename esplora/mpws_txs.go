@@ -372,8 +372,9 @@ func (w *mpWS) collect(list *[]bchain.Hash, txid bchain.Hash) {
 }
 
 // deltaMsgs encodes a change as mempool-txids and mempool-transactions,
-// each only when some client wants it.
-func (w *mpWS) deltaMsgs(ctx context.Context, seq uint64, ch mempoolChange, txids, full bool) (ids, txs json.RawMessage) {
+// each only when some client wants it. Both go into one message for a
+// client that follows both, so then each gets half of one delta's bound.
+func (w *mpWS) deltaMsgs(ctx context.Context, seq uint64, ch mempoolChange, want deltaWants) (ids, txs json.RawMessage) {
 	cache := map[bchain.Hash]json.RawMessage{}
 	var pairs [][2]bchain.Hash
 	if r := w.s.caps.Replacements; r != nil {
@@ -385,10 +386,10 @@ func (w *mpWS) deltaMsgs(ctx context.Context, seq uint64, ch mempoolChange, txid
 			}
 		}
 	}
-	mk := func(rendered bool) json.RawMessage {
-		// The delta is bounded in bytes (maxDeltaBytes): mined, removed,
-		// replaced, then added txs, each while it fits; the rest is left out.
-		room := w.maxDeltaBytes() - 128 // the object around the lists
+	mk := func(rendered bool, room int) json.RawMessage {
+		// The delta is bounded in bytes (room): mined, removed, replaced,
+		// then added txs, each while it fits; the rest is left out.
+		room -= 128 // the object around the lists
 		fits := func(n int) bool {
 			room -= n + 1
 			return room >= 0
@@ -431,27 +432,37 @@ func (w *mpWS) deltaMsgs(ctx context.Context, seq uint64, ch mempoolChange, txid
 		b, _ := json.Marshal(d)
 		return b
 	}
-	if txids {
-		ids = mk(false)
+	room := w.maxDeltaBytes()
+	if want.both {
+		room /= 2
 	}
-	if full {
-		txs = mk(true)
+	if want.txids {
+		ids = mk(false, room)
+	}
+	if want.full {
+		txs = mk(true, room)
 	}
 	return ids, txs
 }
+
+// deltaWants says which mempool deltas the clients follow: txids and full
+// by some client each, both by one client at once.
+type deltaWants struct{ txids, full, both bool }
 
 // maxDeltaBytes bounds one mempool delta: half a client's queue, so that
 // a client that reads keeps up (a larger message would drop every client).
 func (w *mpWS) maxDeltaBytes() int { return w.cfg.MaxQueueBytes / 2 }
 
 // mempoolWants reports which clients follow the mempool's changes.
-func mempoolWants(conns []*wsConn) (txids, full bool) {
+func mempoolWants(conns []*wsConn) deltaWants {
+	var w deltaWants
 	for _, c := range conns {
 		c.mu.Lock()
-		txids, full = txids || c.mempoolTxids, full || c.mempoolFull
+		w.txids, w.full = w.txids || c.mempoolTxids, w.full || c.mempoolFull
+		w.both = w.both || c.mempoolTxids && c.mempoolFull
 		c.mu.Unlock()
 	}
-	return txids, full
+	return w
 }
 
 // addDelta adds the mempool delta parts c follows.

@@ -238,10 +238,20 @@ func (c *client) simplePrice(ctx context.Context, vs []string) (map[string]float
 // days ("max" or a number); prices are [ms, rate] pairs. id is the coin's,
 // or a token's CoinGecko id.
 func (c *client) marketChart(ctx context.Context, id, vs, days string) ([][2]float64, error) {
+	return c.chart(ctx, id, vs, days, "daily")
+}
+
+// chart asks coins/{id}/market_chart with interval ("" leaves CoinGecko's
+// automatic granularity: 5-minute points for 1 day, hourly for 2 to 90
+// days, daily beyond).
+func (c *client) chart(ctx context.Context, id, vs, days, interval string) ([][2]float64, error) {
 	var out struct {
 		Prices [][2]float64 `json:"prices"`
 	}
-	q := url.Values{"vs_currency": {vs}, "days": {days}, "interval": {"daily"}}
+	q := url.Values{"vs_currency": {vs}, "days": {days}}
+	if interval != "" {
+		q.Set("interval", interval)
+	}
 	if err := c.get(ctx, "market_chart", "/coins/"+url.PathEscape(id)+"/market_chart", q, &out); err != nil {
 		return nil, err
 	}

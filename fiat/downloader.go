@@ -20,7 +20,8 @@ var ErrRunning = errors.New("fiat: already running")
 
 // Downloader keeps the fiatRates column family current. Two loops run
 // side by side, each making one request at a time: the current rates every
-// Period (aligned to multiples of it, as Blockbook), and the daily history
+// Period (aligned to multiples of it, as Blockbook) followed by the finer
+// hourly and 5-minute series when due (fine.go), and the daily history
 // once a UTC day after 01:00 (when the provider has closed the previous
 // day) and at start. Failures are logged, counted and retried at the next
 // turn; nothing here ever waits for the sync worker or holds its locks.
@@ -115,6 +116,7 @@ func (dl *Downloader) currentLoop(ctx context.Context) {
 			dl.m.errors.WithLabelValues("current").Inc()
 			dl.cfg.Log.Warn("downloading current fiat rates failed; retrying next period", "err", err)
 		}
+		dl.updateFine(ctx)
 		wait = dl.untilNextPeriod()
 	}
 }

@@ -12,12 +12,12 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	dto "github.com/prometheus/client_model/go"
 
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
 	"github.com/openexplorer/blockbook/db/rocksdb"
 	"github.com/openexplorer/blockbook/fiat/fiattest"
+	"github.com/openexplorer/blockbook/internal/promreg"
 )
 
 const day = 24 * time.Hour
@@ -78,16 +78,7 @@ func newTestDownloader(t *testing.T, d *db.DB, s *fiattest.Server, mod func(*Con
 }
 
 // metricValue reads a counter or gauge.
-func metricValue(m prometheus.Metric) float64 {
-	var pb dto.Metric
-	if err := m.Write(&pb); err != nil {
-		panic(err)
-	}
-	if pb.Counter != nil {
-		return pb.Counter.GetValue()
-	}
-	return pb.Gauge.GetValue()
-}
+var metricValue = promreg.Value
 
 func (td *testDownloader) requests(endpoint, status string) float64 {
 	return metricValue(td.m.requests.WithLabelValues(endpoint, status))

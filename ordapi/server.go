@@ -8,11 +8,9 @@ package ordapi
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -23,9 +21,11 @@ import (
 
 // Server is the ord front, an http.Handler.
 type Server struct {
-	q   api.OrdQueries
-	mux *http.ServeMux
-	log *slog.Logger
+	q      api.OrdQueries
+	mux    *http.ServeMux
+	log    *slog.Logger
+	front  listen.JSONFront
+	served http.Handler
 }
 
 // New builds the front.
@@ -34,7 +34,10 @@ func New(q api.OrdQueries, log *slog.Logger) *Server {
 		log = slog.Default()
 	}
 	s := &Server{q: q, mux: http.NewServeMux(), log: log.With("subsystem", "ord")}
-	s.route("GET /runes", func(ctx context.Context, r *http.Request) (any, error) { return s.q.OrdRunes(ctx, 0) })
+	// ord's answers: application/json without a trailing newline.
+	s.front = listen.JSONFront{Name: "ord", Timeout: 60 * time.Second, ContentType: "application/json", Classify: s.classify, Log: s.log}
+	s.served = s.front.Recover(s.mux)
+	s.route("GET /runes", func(ctx context.Context, _ *http.Request) (any, error) { return s.q.OrdRunes(ctx, 0) })
 	s.route("GET /runes/{page}", func(ctx context.Context, r *http.Request) (any, error) {
 		page, err := strconv.ParseUint(r.PathValue("page"), 10, 31)
 		if err != nil {
@@ -57,55 +60,38 @@ func New(q api.OrdQueries, log *slog.Logger) *Server {
 	return s
 }
 
-func (s *Server) route(pattern string, h func(context.Context, *http.Request) (any, error)) {
-	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
-		ctx, cancel := context.WithTimeout(r.Context(), 60*time.Second)
-		defer cancel()
-		v, err := h(ctx, r)
-		if err != nil {
-			s.writeError(w, r, err)
-			return
-		}
-		b, err := json.Marshal(v)
-		if err != nil {
-			s.writeError(w, r, err)
-			return
-		}
-		listen.SafeHeaders(w, "application/json")
-		_, _ = w.Write(b)
-	})
+func (s *Server) route(pattern string, h listen.Route) {
+	s.mux.Handle(pattern, s.front.Handler(listen.WriteJSONError, h))
 }
 
-func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+// classify gives ord's statuses: 400 for bad input, 404 for what is not
+// there; anything else is ours, logged and not shown.
+func (s *Server) classify(r *http.Request, err error) (int, string) {
 	if e, ok := api.AsUserError(err); ok {
-		status := http.StatusBadRequest
 		if errors.Is(err, api.ErrOrdNotFound) {
-			status = http.StatusNotFound
+			return http.StatusNotFound, e.Msg
 		}
-		listen.WriteJSONError(w, status, e.Msg)
-		return
+		return http.StatusBadRequest, e.Msg
 	}
 	s.log.Error("ord request failed", "path", listen.Bound(r.URL.Path, 200), "err", err)
-	listen.WriteJSONError(w, http.StatusInternalServerError, "Internal server error")
+	return http.StatusInternalServerError, "Internal server error"
 }
 
 // ServeHTTP serves the routes; a panic answers 500, not a dropped
 // connection.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	defer func() {
-		if p := recover(); p != nil {
-			s.log.Error("panic in ord handler", "path", listen.Bound(r.URL.Path, 200), "panic", p, "stack", string(debug.Stack()))
-			listen.WriteJSONError(w, http.StatusInternalServerError, "Internal server error")
-		}
-	}()
-	s.mux.ServeHTTP(w, r)
+	s.served.ServeHTTP(w, r)
 }
 
-// RequestCost weighs a request against the public port's budget: a page
-// of runes reads every rune's id, an address all its outputs.
+// RequestCost weighs a request against the public port's budget: an
+// address reads all its outputs, a page of runes its 50 entries (a seek to
+// the page's number rows, not a walk over every rune).
 func RequestCost(r *http.Request) int {
-	if strings.HasPrefix(r.URL.Path, "/runes") || strings.HasPrefix(r.URL.Path, "/address/") {
+	switch {
+	case strings.HasPrefix(r.URL.Path, "/address/"):
 		return 3
+	case strings.HasPrefix(r.URL.Path, "/runes"):
+		return 2
 	}
 	return 1
 }

@@ -42,6 +42,7 @@ type explorer struct {
 	timeout time.Duration
 	pages   map[string]*template.Template
 	assets  *assets
+	nfts    *nftFetcher // NFT metadata (explorer_nftmeta.go)
 	// maxWeight is a full block's weight, the 100% of a block's fill.
 	maxWeight uint32
 
@@ -78,7 +79,8 @@ type result struct {
 // paths are Blockbook's, so links people know keep working.
 func (p *Public) explorerRoutes() {
 	e := &explorer{svc: p.svc, caps: p.caps, log: p.log.With("part", "explorer"), metrics: p.metrics, timeout: p.cfg.RequestTimeout,
-		assets: loadAssets(static.Assets), maxWeight: cmp.Or(p.cfg.MaxBlockWeight, defaultBlockWeight)}
+		assets: loadAssets(static.Assets), maxWeight: cmp.Or(p.cfg.MaxBlockWeight, defaultBlockWeight),
+		nfts: newNFTFetcher(cmp.Or(p.cfg.NFTGateway, defaultNFTGateway), nftFetchTimeout)}
 	e.pages = e.parseTemplates()
 	route := func(pattern, name string, h func(*http.Request) (*result, error)) {
 		p.mux.HandleFunc(pattern, e.handler(name, h))
@@ -105,6 +107,7 @@ func (p *Public) explorerRoutes() {
 	route("GET /sendtx", "sendtx", e.sendTxForm)
 	route("POST /sendtx", "sendtx", e.sendTx)
 	route("GET /mempool", "mempool", e.mempool)
+	route("GET /nft/{contract}/{id}", "nft", e.nft)
 	p.mux.Handle("GET /static/{name}", e.assets)
 	p.mux.Handle("GET /favicon.ico", http.RedirectHandler(e.assets.url("favicon.svg"), http.StatusMovedPermanently))
 	// Anything else outside /api: the explorer's 404 page.

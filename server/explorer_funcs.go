@@ -19,6 +19,8 @@ func (e *explorer) funcs() template.FuncMap {
 	return template.FuncMap{
 		"asset":     e.assets.url,
 		"chainRows": chainExtraRows,
+		"l1Rows":    e.l1Rows,
+		"aliasOf":   aliasOf,
 		"integrity": e.assets.integrity,
 		"amount": func(a *api.Amount) string {
 			d, _ := e.decimals()

@@ -148,6 +148,8 @@ func newTxSection(a *api.Address, base string, keep url.Values, filter string) t
 
 type addressPage struct {
 	Addr    *api.Address
+	Name    string      // the ENS name (explorer_nft.go)
+	Token   *tokenFacts // a contract's token facts
 	QR      *qrSVG
 	History *balanceChart
 	Utxos   *utxoBands
@@ -163,7 +165,8 @@ func (e *explorer) address(r *http.Request) (*result, error) {
 		return nil, err
 	}
 	base := "/address/" + url.PathEscape(a.Address)
-	page := &addressPage{Addr: a, QR: newQR(a.Address), txSection: newTxSection(a, base, nil, filter)}
+	page := &addressPage{Addr: a, QR: newQR(a.Address), txSection: newTxSection(a, base, nil, filter),
+		Name: e.ensName(r, a), Token: e.contractFacts(r.Context(), a.ContractInfo)}
 	if page.History, err = e.chartOrNote(e.balanceHistory(r, a.Address, base, 0, a.Balance, a.Txs)); err != nil {
 		return nil, err
 	}
@@ -185,7 +188,7 @@ func (e *explorer) search(r *http.Request) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &result{redirect: "/" + found.Kind + "/" + url.PathEscape(found.ID)}, nil
+	return &result{redirect: searchTarget(q, found)}, nil
 }
 
 type sendTxPage struct {

@@ -88,6 +88,10 @@ func requestCost(r *http.Request) int {
 	if strings.HasPrefix(r.URL.Path, "/address/") {
 		cost++
 	}
+	// The NFT page reads the token's metadata from its host.
+	if strings.HasPrefix(r.URL.Path, "/nft/") {
+		cost++
+	}
 	if strings.Contains(r.URL.Path, "/sp-tweaks/") {
 		cost += 2 // a row per eligible tx of the block: thousands on mainnet
 	}

@@ -44,6 +44,9 @@ type PublicConfig struct {
 	// ExplorerURL, when set (Blockbook's -explorer), makes the explorer's tx
 	// and address pages redirect to an external explorer with the same path.
 	ExplorerURL string
+	// NFTGateway is the IPFS gateway the NFT page reads ipfs:// metadata
+	// through ("": Blockbook's, "none": not read).
+	NFTGateway string
 	// Limiter, when set, limits each client (see limits.go).
 	Limiter *RESTLimiter
 	// MaxBlockWeight is a full block's weight (Bitcoin-type chains), what

@@ -14,7 +14,7 @@ import (
 )
 
 func (s *Server) blindbitRoutes() {
-	shape := errorShape(listen.WriteJSONError)
+	shape := listen.ErrorShape(listen.WriteJSONError)
 	s.mux.Handle("GET /info", s.handler(shape, s.bbInfo))
 	s.mux.Handle("GET /block-height", s.handler(shape, s.bbHeight))
 	s.mux.Handle("GET /block-hash/{height}", s.handler(shape, s.bbHash))

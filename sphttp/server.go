@@ -7,11 +7,9 @@ package sphttp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -36,10 +34,12 @@ type Queries interface {
 
 // Server is the front; it is an http.Handler.
 type Server struct {
-	q    Queries
-	mux  *http.ServeMux
-	opts Options
-	log  *slog.Logger
+	q      Queries
+	mux    *http.ServeMux
+	opts   Options
+	log    *slog.Logger
+	front  listen.JSONFront
+	served http.Handler
 }
 
 // New builds the front over the tweak queries.
@@ -51,6 +51,9 @@ func New(q Queries, opts Options) *Server {
 		opts.Log = slog.Default()
 	}
 	s := &Server{q: q, mux: http.NewServeMux(), opts: opts, log: opts.Log.With("subsystem", "silentpayments")}
+	s.front = listen.JSONFront{Name: "silent payments", Timeout: opts.RequestTimeout, ContentType: "application/json; charset=utf-8",
+		Newline: true, Classify: s.classify, Log: s.log}
+	s.served = s.front.Recover(s.mux)
 	s.blindbitRoutes()
 	s.bip352Routes()
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -61,39 +64,13 @@ func New(q Queries, opts Options) *Server {
 
 // ServeHTTP answers a request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	defer func() {
-		if p := recover(); p != nil {
-			s.log.Error("panic in silent payments handler", "path", r.URL.Path, "panic", p, "stack", string(debug.Stack()))
-			listen.WriteJSONError(w, http.StatusInternalServerError, "internal error")
-		}
-	}()
-	s.mux.ServeHTTP(w, r)
+	s.served.ServeHTTP(w, r)
 }
-
-// errorShape writes an error in one wire's shape.
-type errorShape func(w http.ResponseWriter, status int, msg string)
 
 // handler wraps a route: it bounds the request's time and maps errors
 // once (a user error is a 400 with its text, anything else ours).
-func (s *Server) handler(shape errorShape, fn func(ctx context.Context, r *http.Request) (any, error)) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		ctx, cancel := context.WithTimeout(r.Context(), s.opts.RequestTimeout)
-		defer cancel()
-		v, err := fn(ctx, r)
-		if err != nil {
-			status, msg := s.classify(r, err)
-			shape(w, status, msg)
-			return
-		}
-		b, err := json.Marshal(v)
-		if err != nil {
-			s.log.Error("encode answer", "path", r.URL.Path, "err", err)
-			shape(w, http.StatusInternalServerError, "internal error")
-			return
-		}
-		listen.SafeHeaders(w, "application/json; charset=utf-8")
-		_, _ = w.Write(append(b, '\n')) // the client went away: nothing to do
-	}
+func (s *Server) handler(shape listen.ErrorShape, fn listen.Route) http.HandlerFunc {
+	return s.front.Handler(shape, fn)
 }
 
 func (s *Server) classify(r *http.Request, err error) (int, string) {

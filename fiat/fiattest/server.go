@@ -2,7 +2,9 @@
 // answers simple/supported_vs_currencies, simple/price, coins/list and
 // coins/{id}/market_chart with the JSON shapes CoinGecko sends (including
 // its rate-limit and history-range errors), from data the test sets: one
-// coin, and tokens with a contract on a platform.
+// coin, with daily closes and (SetIntraday) CoinGecko's automatic
+// granularity of 5-minute and hourly points, and tokens with a contract on
+// a platform.
 package fiattest
 
 import (
@@ -44,6 +46,9 @@ type Server struct {
 	// throttlePaths answers requests whose URI contains the key with 429,
 	// as many times as the value.
 	throttlePaths map[string]int
+	// intraday gives the coin's rate in a vs-currency at any time, for
+	// market charts without interval=daily (5-minute and hourly points).
+	intraday map[string]func(time.Time) float64
 }
 
 // token is a coin of CoinGecko's with a contract on a platform.
@@ -140,6 +145,23 @@ func (s *Server) AddTokenDay(id, vs string, dayStart time.Time, rate float64) {
 	}
 	tk.history[vs][dayStart.UTC().Truncate(day).Unix()] = rate
 }
+
+// SetIntraday makes market charts of the coin in vs without interval=daily
+// answer CoinGecko's automatic granularity, with rates fn(point time):
+// 5-minute points for days=1, hourly points for days=2..90 (beyond, and
+// without fn, the daily closes).
+func (s *Server) SetIntraday(vs string, fn func(time.Time) float64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.intraday == nil {
+		s.intraday = map[string]func(time.Time) float64{}
+	}
+	s.intraday[vs] = fn
+}
+
+// IntradayOffset is how far after the grid (5 minutes or an hour) the
+// intraday points lie: CoinGecko's points are not on round times.
+const IntradayOffset = 61500 * time.Millisecond
 
 // ThrottlePath answers the next n requests whose URI (path and query)
 // contains substr with 429, without Retry-After.
@@ -293,6 +315,18 @@ func (s *Server) marketChart(r *http.Request, coin string) (any, int) {
 	}
 	type point [2]float64
 	var prices []point
+	if fn := s.intraday[vs]; fn != nil && q.Get("interval") != "daily" && days != "max" && coin == s.coin {
+		if n, _ := strconv.Atoi(days); n <= 90 {
+			step := time.Hour
+			if n == 1 {
+				step = 5 * time.Minute
+			}
+			for t := s.now.Add(-time.Duration(n) * day).Truncate(step).Add(step + IntradayOffset); t.Before(s.now); t = t.Add(step) {
+				prices = append(prices, point{float64(t.UnixMilli()), fn(t)})
+			}
+			history = nil // the points above instead of the days
+		}
+	}
 	var ts []int64
 	for t := range history[vs] {
 		if t >= from && t <= s.now.Unix() {

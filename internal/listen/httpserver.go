@@ -27,6 +27,14 @@ func DefaultTimeouts(requestTimeout time.Duration) Timeouts {
 // 1 MB: the public port takes a raw tx in the path of sendtx).
 const DefaultMaxHeaderBytes = http.DefaultMaxHeaderBytes
 
+// FrontMaxHeaderBytes bounds them on the fronts that take nothing large in
+// a URL (Esplora, Electrum's websocket): Go parses the whole request line
+// before any handler runs, and under the abuse campaign the unescaping of
+// 900 KB paths was a third of the server's CPU. Esplora's longest request
+// line (txs/outspends with a list of txids) and a browser's cookies fit
+// many times over; past it the client gets 431.
+const FrontMaxHeaderBytes = 64 << 10
+
 // HTTP is one HTTP listener's configuration: every front serving HTTP is
 // built from it, so none lacks a timeout or a cap.
 type HTTP struct {

@@ -31,6 +31,7 @@ const (
 	TokenContract        = "Token"        // ERC20, string name/symbol, 18 decimals
 	Bytes32TokenContract = "Bytes32Token" // ERC20 with bytes32 name/symbol
 	NFTContract          = "NFT"          // ERC721
+	MetaNFTContract      = "MetaNFT"      // ERC721 with a URI per token (the explorer's NFT page)
 	MultiTokenContract   = "MultiToken"   // ERC1155
 	SplitterContract     = "Splitter"     // forwards msg.value via internal calls
 	ReverterContract     = "Reverter"     // moves value in reverted frames

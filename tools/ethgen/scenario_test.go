@@ -15,7 +15,7 @@ import (
 )
 
 func TestContractsEmbedded(t *testing.T) {
-	want := []string{Bytes32TokenContract, ChildContract, ENSRegistrarContract, FactoryContract, MultiTokenContract, NFTContract, ReverterContract, SplitterContract, StakingPoolContract, TestUSDContract, TestVaultContract, TokenContract}
+	want := []string{Bytes32TokenContract, ChildContract, ENSRegistrarContract, FactoryContract, MetaNFTContract, MultiTokenContract, NFTContract, ReverterContract, SplitterContract, StakingPoolContract, TestUSDContract, TestVaultContract, TokenContract}
 	got := ContractNames()
 	if len(got) != len(want) {
 		t.Fatalf("contracts %v, want %v", got, want)

@@ -15,6 +15,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/rpc"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/openexplorer/blockbook/bchain"
 )
@@ -31,6 +32,7 @@ type RelayConfig struct {
 	RPCTimeout     time.Duration // one provider call
 	CheckPeriod    time.Duration // reconcile period of the cache (1 minute as in Blockbook)
 	Log            *slog.Logger
+	Metrics        prometheus.Registerer // the cache's series (nil: none)
 }
 
 // relayTx is a tx the relay accepted and answered for, kept as pending.
@@ -54,6 +56,7 @@ type recentSender struct {
 type Relay struct {
 	cfg RelayConfig
 	now func() time.Time
+	m   *relayMetrics
 
 	mu      sync.Mutex
 	gen     uint64
@@ -78,7 +81,7 @@ func NewRelay(cfg RelayConfig) *Relay {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
-	return &Relay{cfg: cfg, now: time.Now, senders: map[common.Address]recentSender{}, txs: map[bchain.Hash]relayTx{}}
+	return &Relay{cfg: cfg, now: time.Now, m: newRelayMetrics(cfg.Metrics), senders: map[common.Address]recentSender{}, txs: map[bchain.Hash]relayTx{}}
 }
 
 // Only tells whether a refused send must not fall back to the node.
@@ -181,9 +184,16 @@ func (r *Relay) fetchBack(ctx context.Context, provider int, txid bchain.Hash, g
 	for h, c := range r.txs {
 		if c.tx.From == tx.From && c.tx.Nonce == tx.Nonce {
 			delete(r.txs, h)
+			if h != txid {
+				r.m.removed.WithLabelValues(relayGoneReplaced).Inc()
+			}
 		}
 	}
+	if _, again := r.txs[txid]; !again {
+		r.m.added.Inc()
+	}
 	r.txs[txid] = relayTx{tx: tx, added: r.now(), gen: gen}
+	r.m.cached.Set(float64(len(r.txs)))
 	return nil
 }
 

@@ -32,16 +32,19 @@ func (r *Relay) CachedTx(h bchain.Hash) (*bchain.EthTx, bool) {
 		return nil, false
 	}
 	if r.now().Sub(c.added) > r.cfg.CacheTimeout {
-		r.Remove(h)
+		r.remove(h, relayGoneTimeout)
 		return nil, false
 	}
 	return c.tx, true
 }
 
-// Remove drops a cached tx (mined, replaced, gone or timed out). When it
-// was the sender's last one, the sender's nonce routing ends too, unless
-// the sender sent again after this tx was cached.
-func (r *Relay) Remove(h bchain.Hash) {
+// Remove drops a cached tx that a block the index connected holds.
+func (r *Relay) Remove(h bchain.Hash) { r.remove(h, relayGoneBlock) }
+
+// remove drops a cached tx (mined, superseded, in a block or timed out),
+// counted by reason. When it was the sender's last one, the sender's nonce
+// routing ends too, unless the sender sent again after this tx was cached.
+func (r *Relay) remove(h bchain.Hash, reason string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	c, ok := r.txs[h]
@@ -49,6 +52,8 @@ func (r *Relay) Remove(h bchain.Hash) {
 		return
 	}
 	delete(r.txs, h)
+	r.m.removed.WithLabelValues(reason).Inc()
+	r.m.cached.Set(float64(len(r.txs)))
 	from := common.Address(c.tx.From)
 	for _, o := range r.txs {
 		if common.Address(o.tx.From) == from {
@@ -152,15 +157,19 @@ func (r *Relay) Reconcile(ctx context.Context) {
 			continue
 		}
 		if age > r.cfg.CacheTimeout {
-			r.Remove(e.h)
+			r.remove(e.h, relayGoneTimeout)
 			continue
 		}
 		mined, err := r.providersMined(ctx, e.h)
 		if err != nil {
+			r.m.checkErrs.Inc()
 			continue // kept; the timeout is the safety net
 		}
-		if mined || r.superseded(ctx, e.c.tx, confirmed) {
-			r.Remove(e.h)
+		switch {
+		case mined:
+			r.remove(e.h, relayGoneMined)
+		case r.superseded(ctx, e.c.tx, confirmed):
+			r.remove(e.h, relayGoneSuperseded)
 		}
 	}
 }

@@ -11,8 +11,10 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/openexplorer/blockbook/bchain"
+	"github.com/openexplorer/blockbook/internal/promreg"
 	"github.com/openexplorer/blockbook/tools/gethdev"
 )
 
@@ -73,8 +75,9 @@ func TestRelaySendsPrivately(t *testing.T) {
 	pub, rel := startRelayPair(t)
 	ctx := context.Background()
 	b, n := devBackend(t, pub, pub.HTTPURL, nil)
+	reg := prometheus.NewRegistry()
 	relay := NewRelay(RelayConfig{URLs: []string{rel.HTTPURL}, Only: true, FetchMempoolTx: true,
-		CacheTimeout: time.Minute, CheckPeriod: time.Nanosecond, Log: discardLog()})
+		CacheTimeout: time.Minute, CheckPeriod: time.Nanosecond, Log: discardLog(), Metrics: reg})
 	send := RelayBroadcast{Next: n, Relay: relay}
 	accounts := RelayEth{EthereumChain: n, Relay: relay}
 	pool := RelayMempool{Next: struct {
@@ -93,6 +96,9 @@ func TestRelaySendsPrivately(t *testing.T) {
 	ids, err := pool.MempoolTxids(ctx)
 	if err != nil || len(ids) != 1 || ids[0] != h {
 		t.Fatalf("pending ids %v %v, want the sent tx", ids, err)
+	}
+	if c, a := metricValue(relay.m.cached), metricValue(relay.m.added); c != 1 || a != 1 {
+		t.Fatalf("cache metrics after the send: cached %v, added %v", c, a)
 	}
 	if tx, err := pool.Tx(ctx, h); err != nil || common.Address(tx.From) != pub.DevAddr || tx.Nonce != 0 {
 		t.Fatalf("pending tx %+v %v", tx, err)
@@ -130,6 +136,9 @@ func TestRelaySendsPrivately(t *testing.T) {
 	relay.Reconcile(ctx)
 	if _, ok := relay.CachedTx(h); ok {
 		t.Fatal("a mined tx stays cached")
+	}
+	if c, m := metricValue(relay.m.cached), metricValue(relay.m.removed.WithLabelValues(relayGoneMined)); c != 0 || m != 1 {
+		t.Fatalf("cache metrics after mining: cached %v, removed mined %v", c, m)
 	}
 	if _, routed := relay.routesNonce(pub.DevAddr); routed {
 		t.Fatal("the sender stays routed after its last tx was mined")
@@ -187,7 +196,8 @@ func TestRelayErrorsAndFallback(t *testing.T) {
 // TestRelayCacheTimeout: a cached tx the providers no longer show stays
 // until alternativeMempoolTxTimeout, then leaves with its sender's routing.
 func TestRelayCacheTimeout(t *testing.T) {
-	r := NewRelay(RelayConfig{URLs: []string{"http://127.0.0.1:1"}, CacheTimeout: time.Minute, Log: discardLog()})
+	r := NewRelay(RelayConfig{URLs: []string{"http://127.0.0.1:1"}, CacheTimeout: time.Minute, CheckPeriod: time.Second,
+		Log: discardLog(), Metrics: prometheus.NewRegistry()})
 	now := time.Unix(1_000_000, 0)
 	r.now = func() time.Time { return now }
 	from := common.HexToAddress("0x00000000000000000000000000000000000000aa")
@@ -201,6 +211,11 @@ func TestRelayCacheTimeout(t *testing.T) {
 	if _, ok := r.CachedTx(h); !ok {
 		t.Fatal("dropped before the timeout")
 	}
+	// The provider cannot be asked: the check fails, the tx stays.
+	r.Reconcile(context.Background())
+	if _, ok := r.CachedTx(h); !ok || metricValue(r.m.checkErrs) != 1 {
+		t.Fatalf("after a failed check: kept %v, check errors %v", ok, metricValue(r.m.checkErrs))
+	}
 	now = now.Add(2 * time.Second)
 	if ids := r.CachedIDs(); len(ids) != 0 {
 		t.Fatalf("listed after the timeout: %v", ids)
@@ -211,4 +226,9 @@ func TestRelayCacheTimeout(t *testing.T) {
 	if _, ok := r.senders[from]; ok {
 		t.Fatal("sender still routed after its last tx left")
 	}
+	if v := metricValue(r.m.removed.WithLabelValues(relayGoneTimeout)); v != 1 || metricValue(r.m.cached) != 0 {
+		t.Fatalf("removed by timeout %v, cached %v", v, metricValue(r.m.cached))
+	}
 }
+
+var metricValue = promreg.Value

@@ -2,6 +2,7 @@ package runes
 
 import (
 	"encoding/binary"
+	"slices"
 
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
@@ -28,14 +29,7 @@ func ReadOutput(r db.Reader, p Pos) ([]Balance, error) {
 
 // ReadEntry returns a rune's entry by id (nil: no such rune).
 func ReadEntry(r db.Reader, id RuneID) (*Entry, error) {
-	if id.Block > 0xffffffff {
-		return nil, nil
-	}
-	v, err := db.Get(r, db.CFRunes, entryKey(id))
-	if err != nil || v == nil {
-		return nil, err
-	}
-	return unpackEntry(v)
+	return readEntry(pendingState{r: r}.get, id)
 }
 
 // ReadEntryByName returns a rune's entry by its name (nil: no such rune).
@@ -66,23 +60,65 @@ func ReadTx(r db.Reader, height, index uint32) (outs []OutputRunes, burned []Bal
 // first, skipping skip and keeping at most limit, and how many there are.
 func ReadHistory(r db.Reader, desc bchain.AddrDesc, skip, limit int) ([]db.TxPos, int, error) {
 	var out []db.TxPos
+	n, err := scanHistory(r, desc, func(n int, pos func() (db.TxPos, error)) error {
+		if n >= skip && len(out) < limit {
+			p, err := pos()
+			out = append(out, p)
+			return err
+		}
+		return nil
+	})
+	return out, n, err
+}
+
+// ReadHistoryPage returns page (from 1) of size of the txs that moved an
+// address's runes, newest first, and how many there are, in one pass
+// over its rows; a page past the end is the last one (as the answers'
+// paging clamps it). size 0 only counts.
+func ReadHistoryPage(r db.Reader, desc bchain.AddrDesc, page, size int) ([]db.TxPos, int, error) {
+	skip := (max(page, 1) - 1) * size
+	var window []db.TxPos
+	ring, head := make([]db.TxPos, 0, size), 0 // the last size rows seen
+	n, err := scanHistory(r, desc, func(n int, pos func() (db.TxPos, error)) error {
+		if size == 0 {
+			return nil
+		}
+		p, err := pos()
+		if n >= skip && len(window) < size {
+			window = append(window, p)
+		}
+		if len(ring) < size {
+			ring = append(ring, p)
+		} else {
+			ring[head], head = p, (head+1)%size
+		}
+		return err
+	})
+	if err != nil || size == 0 || skip < n || n == 0 {
+		return window, n, err
+	}
+	last := n - (n-1)/size*size
+	ordered := slices.Concat(ring[head:], ring[:head])
+	return ordered[len(ordered)-last:], n, nil
+}
+
+// scanHistory calls fn with each history row's rank and a reader of its
+// position, and returns how many rows the address has.
+func scanHistory(r db.Reader, desc bchain.AddrDesc, fn func(n int, pos func() (db.TxPos, error)) error) (int, error) {
 	n := 0
 	prefix := historyPrefix(desc)
 	err := db.Iterate(r, db.CFRunes, nil, prefix, func(k, _ []byte) (bool, error) {
 		if len(k) != len(prefix)+8 {
 			return false, corrupt("history key length")
 		}
-		if n >= skip && len(out) < limit {
+		err := fn(n, func() (db.TxPos, error) {
 			h, i, err := historyPos(k)
-			if err != nil {
-				return false, err
-			}
-			out = append(out, db.TxPos{Height: h, Index: i})
-		}
+			return db.TxPos{Height: h, Index: i}, err
+		})
 		n++
-		return true, nil
+		return err == nil, err
 	})
-	return out, n, err
+	return n, err
 }
 
 // SortBalances orders balances by rune id, as the rows keep them.
@@ -98,6 +134,35 @@ func ReadEntryIDs(r db.Reader) ([]RuneID, error) {
 		out = append(out, RuneID{Block: uint64(binary.BigEndian.Uint32(k[1:])), Tx: binary.BigEndian.Uint32(k[5:])})
 		return true, nil
 	})
+	return out, err
+}
+
+// ReadCount returns how many runes were etched (numbers 0 to count-1).
+func ReadCount(r db.Reader) (uint64, error) { return runeCount(pendingState{r: r}.get) }
+
+// ReadIDsByNumber returns the ids of the runes numbered from hi down, at
+// most n of them, newest first: a seek to the page's first number row.
+func ReadIDsByNumber(r db.Reader, hi uint64, n int) ([]RuneID, error) {
+	if n <= 0 {
+		return nil, nil
+	}
+	lo := uint64(0)
+	if hi >= uint64(n) {
+		lo = hi - uint64(n) + 1
+	}
+	out := make([]RuneID, 0, n)
+	err := db.Iterate(r, db.CFRunes, numberKey(lo), []byte{kindNumber}, func(k, v []byte) (bool, error) {
+		if len(k) != 9 {
+			return false, corrupt("number key")
+		}
+		if binary.BigEndian.Uint64(k[1:]) > hi {
+			return false, nil
+		}
+		id, err := unpackID(v)
+		out = append(out, id)
+		return err == nil, err
+	})
+	slices.Reverse(out)
 	return out, err
 }
 

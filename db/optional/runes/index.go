@@ -37,8 +37,9 @@ func New(r db.Reader, net runestone.Network) *Index { return &Index{r: r, net: n
 func (*Index) Name() string { return Name }
 
 // RowsVersion is 2 since the per-tx ('t') and per-address history ('h')
-// rows: a datadir indexed with version 1 lacks them for its blocks.
-func (*Index) RowsVersion() byte    { return 2 }
+// rows, 3 since the number rows ('i'): a datadir indexed with an earlier
+// version lacks them for its blocks.
+func (*Index) RowsVersion() byte    { return 3 }
 func (*Index) CFs() []db.CF         { return []db.CF{db.CFRunes} }
 func (*Index) ReadsNodeBlock() bool { return false }
 
@@ -74,19 +75,27 @@ func (s state) Balances(p Pos) ([]Balance, error) {
 	return unpackBalances(v)
 }
 
-func (s state) Entry(id RuneID) (*Entry, error) {
+func (s state) Entry(id RuneID) (*Entry, error) { return readEntry(s.x.get, id) }
+
+func (s state) IDByRune(r runestone.Rune) (RuneID, bool, error) { return idByRune(s.x.get, r) }
+
+func (s state) RuneCount() (uint64, error) { return runeCount(s.x.get) }
+
+// readEntry, idByRune and runeCount read rows through get (the index's
+// overlay, or a snapshot).
+func readEntry(get func([]byte) ([]byte, error), id RuneID) (*Entry, error) {
 	if id.Block > 0xffffffff {
 		return nil, nil
 	}
-	v, err := s.x.get(entryKey(id))
+	v, err := get(entryKey(id))
 	if err != nil || v == nil {
 		return nil, err
 	}
 	return unpackEntry(v)
 }
 
-func (s state) IDByRune(r runestone.Rune) (RuneID, bool, error) {
-	v, err := s.x.get(nameKey(r))
+func idByRune(get func([]byte) ([]byte, error), r runestone.Rune) (RuneID, bool, error) {
+	v, err := get(nameKey(r))
 	if err != nil || v == nil {
 		return RuneID{}, false, err
 	}
@@ -94,8 +103,8 @@ func (s state) IDByRune(r runestone.Rune) (RuneID, bool, error) {
 	return id, err == nil, err
 }
 
-func (s state) RuneCount() (uint64, error) {
-	v, err := s.x.get(countKey)
+func runeCount(get func([]byte) ([]byte, error)) (uint64, error) {
+	v, err := get(countKey)
 	if err != nil || v == nil {
 		return 0, err
 	}

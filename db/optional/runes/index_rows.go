@@ -43,6 +43,7 @@ func (x *Index) rows(ch *Changes, descs map[Pos]bchain.AddrDesc) (map[string][]b
 		rows[string(entryKey(id))] = packEntry(c.New)
 		if c.Old == nil {
 			rows[string(nameKey(c.New.Rune))] = packID(id)
+			rows[string(numberKey(c.New.Number))] = packID(id)
 			etched++
 		}
 	}

@@ -12,6 +12,7 @@ package runes
 //	'c'                                          → uv(count)  runes etched so far
 //	't' ‖ u32be(height) ‖ u32be(index)          → txrunes    what a tx's outputs received and it burned
 //	'h' ‖ uv(len) ‖ desc ‖ u32be(^height) ‖ u32be(^index) → ∅  a tx that moved the address's runes
+//	'i' ‖ u64be(number)                          → uv(block) ‖ uv(tx)  the rune etched number-th
 //
 // balances = uv(n) ‖ n × (uv(block) ‖ uv(tx) ‖ v128(amount)), by rune id;
 // txrunes = uv(n) ‖ n × (uv(vout) ‖ balances) ‖ balances(burned).
@@ -34,6 +35,7 @@ const (
 	kindCount   = 'c'
 	kindTx      = 't'
 	kindHistory = 'h'
+	kindNumber  = 'i'
 )
 
 func outputKey(p Pos) []byte {
@@ -66,6 +68,9 @@ func txKey(height, index uint32) []byte {
 	k := binary.BigEndian.AppendUint32([]byte{kindTx}, height)
 	return binary.BigEndian.AppendUint32(k, index)
 }
+
+// numberKey: ord's /runes pages seek by number, newest first.
+func numberKey(n uint64) []byte { return binary.BigEndian.AppendUint64([]byte{kindNumber}, n) }
 
 // historyPrefix is an address's history rows' prefix: its length first,
 // so no address's rows sort among another's.
