@@ -2,8 +2,8 @@ package api
 
 import (
 	"bytes"
-	"cmp"
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math/big"
@@ -96,12 +96,11 @@ func (s *UtxoService) Address(ctx context.Context, address string, q AddressQuer
 func (s *UtxoService) addressTxs(ctx context.Context, v *view, details Details, pending []pendingTx, txids []bchain.Hash, out *Address) error {
 	switch details {
 	case DetailsTxids:
+		out.Txids = make([]string, 0, len(pending)+len(txids))
 		for _, p := range pending {
 			out.Txids = append(out.Txids, p.tx.Txid.String())
 		}
-		for _, t := range txids {
-			out.Txids = append(out.Txids, t.String())
-		}
+		out.Txids = appendHashStrings(out.Txids, txids)
 	case DetailsTxsLight:
 		for _, p := range pending {
 			tx, err := s.renderTx(ctx, v, p.tx.Tx, txRecord{mtx: p.tx}, true)
@@ -127,6 +126,23 @@ func (s *UtxoService) addressTxs(ctx context.Context, v *view, details Details, 
 		out.Transactions = txs
 	}
 	return nil
+}
+
+// appendHashStrings appends Hash.String of each hash to dst, the strings
+// sharing one allocation: a page lists up to a thousand.
+func appendHashStrings(dst []string, hs []bchain.Hash) []string {
+	var b strings.Builder
+	b.Grow(64 * len(hs))
+	for i := range hs {
+		var h [64]byte
+		hex.Encode(h[:], hs[i][:])
+		b.Write(h[:])
+	}
+	all := b.String()
+	for i := range hs {
+		dst = append(dst, all[64*i:64*i+64])
+	}
+	return dst
 }
 
 // markOwn flags the inputs and outputs of address (Blockbook's isOwn).
@@ -195,7 +211,7 @@ func collectTxids(v *view, desc bchain.AddrDesc, high, low uint32, f Filter, ski
 	// Positions only: txids are read for the entries kept, not the
 	// skipped, and for all of the page's rows at once.
 	err := db.IterateAddrTxPositions(v.snap, desc, high, low, func(row db.AddrTxsAt) (bool, error) {
-		var kept []db.AddrTx
+		kept := row.Txs[:0] // filtered in place: the row is decoded for this call
 		for _, t := range row.Txs {
 			if !f.matches(t.Indexes) {
 				continue
@@ -260,13 +276,10 @@ func (s *UtxoService) renderTxs(ctx context.Context, v *view, txids []bchain.Has
 	return out, errors.Join(errs...)
 }
 
-// pageTxRecords is confirmedTx for a page of txs, with their copies in
-// the tx cache: their rows, the rows their inputs spend from, their
-// blocks and the cached txs are read together (a MultiGet per family on
-// RocksDB, each block once) instead of several reads per tx, which were
-// most of a full-tx page's time.
+// pageTxRecords is confirmedTx for a page of txs (pageRecords), with
+// their copies in the tx cache.
 func (s *UtxoService) pageTxRecords(v *view, txids []bchain.Hash) ([]readTx, error) {
-	tas, err := db.ReadManyTxAddresses(v.snap, txids)
+	out, err := pageRecords(v, txids)
 	if err != nil {
 		return nil, err
 	}
@@ -274,10 +287,30 @@ func (s *UtxoService) pageTxRecords(v *view, txids []bchain.Hash) ([]readTx, err
 	if err != nil {
 		return nil, err
 	}
+	for i := range out {
+		out[i].cached, out[i].cacheRead = cached[i], true
+	}
+	return out, nil
+}
+
+// pageRecords reads what a page of txs needs from the index: their rows,
+// the rows their inputs spend from, their outputs' spends and their
+// blocks, together (a MultiGet per family on RocksDB, each block once)
+// instead of several reads per tx, which were most of a full-tx page's
+// time. A tx the index does not hold has no ta.
+func pageRecords(v *view, txids []bchain.Hash) ([]readTx, error) {
+	tas, err := db.ReadManyTxAddresses(v.snap, txids)
+	if err != nil {
+		return nil, err
+	}
+	spends, err := db.ReadManySpends(v.snap, tas)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]readTx, len(txids))
 	byHeight := make(map[uint32]*db.BlockMeta)
 	for i, ta := range tas {
-		out[i] = readTx{ta: ta, cached: cached[i], cacheRead: true}
+		out[i] = readTx{ta: ta, spends: spends[i], spendsRead: true}
 		if ta == nil {
 			continue
 		}
@@ -354,6 +387,7 @@ func (s *UtxoService) appendUtxos(v *view, desc bchain.AddrDesc, onlyConfirmed b
 	if err := orderBlockUtxos(v, desc, us); err != nil {
 		return nil, err
 	}
+	out = slices.Grow(out, len(us))
 	for i := range us {
 		u := &us[i]
 		out = append(out, Utxo{
@@ -362,52 +396,4 @@ func (s *UtxoService) appendUtxos(v *view, desc bchain.AddrDesc, onlyConfirmed b
 		})
 	}
 	return out, nil
-}
-
-// orderBlockUtxos orders each block's unspent outputs of desc (the index
-// keys them by txid; us lists blocks newest first) as Blockbook lists
-// them: it keeps an address's outputs in the order its connect added them
-// (block order, then output order) and answers that list backwards, so the
-// last tx of the block comes first and, within a tx, the highest output
-// index. Only blocks with outputs of more than one tx need their txs'
-// places, which are read for all of them at once, and only for the txs
-// paying desc an output at an index one of them has.
-func orderBlockUtxos(v *view, desc bchain.AddrDesc, us []db.Utxo) error {
-	var heights []uint32
-	vouts := make(map[uint32][]int32) // per height needing places
-	for i := 0; i < len(us); {
-		j, mixed := i+1, false
-		for ; j < len(us) && us[j].Height == us[i].Height; j++ {
-			mixed = mixed || us[j].Txid != us[i].Txid
-		}
-		if mixed {
-			h := us[i].Height
-			heights = append(heights, h)
-			for _, u := range us[i:j] {
-				vouts[h] = append(vouts[h], int32(u.Vout))
-			}
-		}
-		i = j
-	}
-	var places map[db.TxAtHeight]int
-	if len(heights) > 0 {
-		pays := func(h uint32, t *db.AddrTx) bool {
-			return slices.ContainsFunc(t.Indexes, func(x int32) bool { return x >= 0 && slices.Contains(vouts[h], x) })
-		}
-		var err error
-		if places, err = db.AddrTxPlaces(v.snap, desc, heights, pays); err != nil {
-			return err
-		}
-	}
-	// Stable: heights keep their newest-first order.
-	slices.SortStableFunc(us, func(a, b db.Utxo) int {
-		if a.Height != b.Height {
-			return cmp.Compare(b.Height, a.Height)
-		}
-		if c := cmp.Compare(places[db.TxAtHeight{Height: b.Height, Txid: b.Txid}], places[db.TxAtHeight{Height: a.Height, Txid: a.Txid}]); c != 0 {
-			return c
-		}
-		return cmp.Compare(b.Vout, a.Vout)
-	})
-	return nil
 }

@@ -47,6 +47,10 @@ type txRecord struct {
 	ta   *db.TxAddresses
 	meta *db.BlockMeta
 	mtx  *mempool.Tx
+	// spends of a confirmed tx's outputs, when spendsRead (a page reads
+	// them for all its txs at once); else renderTx reads them.
+	spends     map[uint32]*db.Spend
+	spendsRead bool
 }
 
 // loadTx returns a decoded tx: confirmed from the index (bytes from the
@@ -63,10 +67,12 @@ func (s *UtxoService) loadTx(ctx context.Context, v *view, txid bchain.Hash) (*b
 // (nil when the index does not hold it) and, when cacheRead, the tx cache's
 // copy (nil when it has none).
 type readTx struct {
-	ta        *db.TxAddresses
-	meta      *db.BlockMeta
-	cached    []byte
-	cacheRead bool
+	ta         *db.TxAddresses
+	meta       *db.BlockMeta
+	cached     []byte
+	cacheRead  bool
+	spends     map[uint32]*db.Spend // when spendsRead
+	spendsRead bool
 }
 
 // loadTxWith is loadTx for a tx whose records were already read.
@@ -95,7 +101,7 @@ func (s *UtxoService) loadTxWith(ctx context.Context, v *view, txid bchain.Hash,
 	if err != nil {
 		return nil, txRecord{}, fmt.Errorf("tx %s: %w", txid, err)
 	}
-	return tx, txRecord{ta: ta, meta: meta}, nil
+	return tx, txRecord{ta: ta, meta: meta, spends: rt.spends, spendsRead: rt.spendsRead}, nil
 }
 
 // confirmedTx returns the index's record of a tx and its block, or nils.
@@ -159,15 +165,17 @@ func (s *UtxoService) renderTx(ctx context.Context, v *view, tx *bchain.Tx, rec 
 	if withHex {
 		out.Hex = hex.EncodeToString(tx.Raw)
 	}
-	var spends map[uint32]*db.Spend
+	spends := rec.spends
 	if ta != nil {
 		out.BlockHash = meta.Hash.String()
 		out.BlockHeight = int64(ta.Height)
 		out.Confirmations = v.confirmations(ta.Height)
 		out.BlockTime = meta.Time
-		var err error
-		if spends, err = db.ReadSpendsAt(v.snap, ta.Height, ta.Index); err != nil {
-			return nil, err
+		if !rec.spendsRead {
+			var err error
+			if spends, err = db.ReadSpendsAt(v.snap, ta.Height, ta.Index); err != nil {
+				return nil, err
+			}
 		}
 	} else if rec.mtx != nil {
 		out.BlockTime = rec.mtx.FirstSeen
@@ -179,10 +187,10 @@ func (s *UtxoService) renderTx(ctx context.Context, v *view, tx *bchain.Tx, rec 
 		vin := &out.Vin[i]
 		*vin = Vin{N: i, Sequence: int64(in.Sequence)}
 		if in.Coinbase {
-			vin.Coinbase = hex.EncodeToString(in.ScriptSig)
+			vin.Coinbase = hexString(in.ScriptSig)
 			continue
 		}
-		vin.Txid, vin.Vout, vin.Hex = in.PrevTxid.String(), in.PrevVout, hex.EncodeToString(in.ScriptSig)
+		vin.Txid, vin.Vout, vin.Hex = in.PrevTxid.String(), in.PrevVout, hexString(in.ScriptSig)
 		if out.BlockHeight < 0 && in.Sequence < 0xfffffffe {
 			out.Rbf = true // BIP125 signal; meaningful only while unconfirmed
 		}
@@ -211,7 +219,7 @@ func (s *UtxoService) renderTx(ctx context.Context, v *view, tx *bchain.Tx, rec 
 	for n := range tx.Vout {
 		o := &tx.Vout[n]
 		vo := &out.Vout[n]
-		*vo = Vout{Value: NewAmount(o.Value), N: n, Hex: hex.EncodeToString(o.Script), CoinSpecific: o.Specific}
+		*vo = Vout{Value: NewAmount(o.Value), N: n, Hex: hexString(o.Script), CoinSpecific: o.Specific}
 		vo.Addresses, vo.IsAddress = s.outputAddresses(o.Script)
 		if sp := spends[uint32(n)]; sp != nil {
 			vo.Spent, vo.SpentTxID, vo.SpentIndex, vo.SpentHeight = true, sp.Txid.String(), int(sp.Vin), int(sp.Height)
@@ -221,6 +229,17 @@ func (s *UtxoService) renderTx(ctx context.Context, v *view, tx *bchain.Tx, rec 
 	setValues(out, tx, valueIn, valueOut, prevsKnown)
 	s.confirmationETA(ctx, v, out)
 	return out, nil
+}
+
+// hexString is hex.EncodeToString, with one allocation for a script of
+// up to 128 bytes (EncodeToString makes two): a page has thousands.
+func hexString(b []byte) string {
+	var buf [256]byte
+	if len(b) > len(buf)/2 {
+		return hex.EncodeToString(b)
+	}
+	n := hex.Encode(buf[:], b)
+	return string(buf[:n])
 }
 
 // setValues sets a tx's value, and its input value and fees when every
@@ -302,37 +321,28 @@ func (s *UtxoService) unconfirmedPrevout(ctx context.Context, v *view, in *bchai
 // renderLightTxs renders confirmed txs with renderLightTx, reading their
 // rows together.
 func (s *UtxoService) renderLightTxs(v *view, txids []bchain.Hash) ([]*Tx, error) {
-	tas, err := db.ReadManyTxAddresses(v.snap, txids)
+	recs, err := pageRecords(v, txids)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]*Tx, len(txids))
-	for i, ta := range tas {
-		if ta == nil {
+	for i, rec := range recs {
+		if rec.ta == nil {
 			return nil, fmt.Errorf("%w: indexed tx %s has no txAddresses row", db.ErrCorrupt, txids[i])
 		}
-		meta, err := txBlock(v, txids[i], ta)
-		if err != nil {
-			return nil, err
-		}
-		if out[i], err = s.renderLightTx(v, txids[i], ta, meta); err != nil {
-			return nil, err
-		}
+		out[i] = s.renderLightTx(v, txids[i], rec)
 	}
 	return out, nil
 }
 
 // renderLightTx builds a tx from the index alone (details=txslight): no
 // scripts, sizes or prevout references, but addresses, values and spends.
-func (s *UtxoService) renderLightTx(v *view, txid bchain.Hash, ta *db.TxAddresses, meta *db.BlockMeta) (*Tx, error) {
+func (s *UtxoService) renderLightTx(v *view, txid bchain.Hash, rec readTx) *Tx {
+	ta, meta, spends := rec.ta, rec.meta, rec.spends
 	out := &Tx{
 		Txid: txid.String(), Vin: make([]Vin, len(ta.Inputs)), Vout: make([]Vout, len(ta.Outputs)),
 		BlockHash: meta.Hash.String(), BlockHeight: int64(ta.Height),
 		Confirmations: v.confirmations(ta.Height), BlockTime: meta.Time,
-	}
-	spends, err := db.ReadSpendsAt(v.snap, ta.Height, ta.Index)
-	if err != nil {
-		return nil, err
 	}
 	var valueIn, valueOut uint64
 	for i, in := range ta.Inputs {
@@ -367,5 +377,5 @@ func (s *UtxoService) renderLightTx(v *view, txid bchain.Hash, ta *db.TxAddresse
 	case valueIn >= valueOut:
 		out.ValueIn, out.Fees = NewAmount(valueIn), NewAmount(valueIn-valueOut)
 	}
-	return out, nil
+	return out
 }

@@ -159,9 +159,10 @@ type TxPos struct{ Height, Index uint32 }
 // they lie in once (one MultiGet on RocksDB). A position the index does
 // not hold is ErrCorrupt: callers take positions from other rows.
 func ReadTxidsAt(r Reader, positions []TxPos) ([]bchain.Hash, error) {
-	rows := make([]AddrTxsAt, len(positions))
+	rows, txs := make([]AddrTxsAt, len(positions)), make([]AddrTx, len(positions))
 	for i, p := range positions {
-		rows[i] = AddrTxsAt{Height: p.Height, Txs: []AddrTx{{Index: p.Index}}}
+		txs[i].Index = p.Index
+		rows[i] = AddrTxsAt{Height: p.Height, Txs: txs[i : i+1 : i+1]}
 	}
 	if err := FillRowsTxids(r, rows); err != nil {
 		return nil, err

@@ -110,6 +110,32 @@ func (s *Snapshot) iterate(cf CF, start, prefix []byte, fn func(k, v []byte) (bo
 	return s.es.Iterate(cf, start, prefix, fn)
 }
 
+// visitMany is getMany for readers that need only part of each value: fn
+// sees each value (nil when absent), valid during the call only, uncopied
+// where the engine can (ManyVisitor).
+func visitMany(r Reader, cf CF, keys [][]byte, fn func(i int, v []byte) error) error {
+	if s, ok := r.(*Snapshot); ok {
+		if vis, ok := s.es.(ManyVisitor); ok {
+			s.d.mu.RLock()
+			defer s.d.mu.RUnlock()
+			if s.d.closed {
+				return ErrClosed
+			}
+			var fnErr error // returned as is; the engine's are wrapped
+			err := vis.VisitMany(cf, keys, func(i int, v []byte) error { fnErr = fn(i, v); return fnErr })
+			if err != nil && fnErr == nil {
+				err = fmt.Errorf("db: get %s: %w", cf, err)
+			}
+			return err
+		}
+	}
+	vals, err := getMany(r, cf, keys)
+	for i := 0; i < len(vals) && err == nil; i++ {
+		err = fn(i, vals[i])
+	}
+	return err
+}
+
 // manyReader is a Reader that reads many keys of one column family at once.
 type manyReader interface {
 	getMany(cf CF, keys [][]byte) ([][]byte, error)

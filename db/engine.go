@@ -35,6 +35,16 @@ type MultiGetter interface {
 	GetMany(cf CF, keys [][]byte) (values [][]byte, err error)
 }
 
+// ManyVisitor is implemented by engine readers that show fn each of many
+// values of one column family in turn without copying it out (RocksDB's
+// pinned MultiGet values): readers that need a few bytes of large values
+// (a txid of a blockTxids row) copy only those. v is nil for an absent
+// key and valid only during the call; the first error fn returns stops
+// the visit and is returned.
+type ManyVisitor interface {
+	VisitMany(cf CF, keys [][]byte, fn func(i int, v []byte) error) error
+}
+
 // UncachedGetter is implemented by engines with a block cache: GetManyUncached
 // reads as GetMany does but keeps none of the blocks it reads in the cache
 // (those already there are used). The index writer's reads of prevouts

@@ -188,43 +188,54 @@ func FillTxids(r Reader, height uint32, txs []AddrTx) error {
 
 // FillRowsTxids is FillTxids for the entries of several rows at once: the
 // blockTxids rows they lie in are read together (one MultiGet on RocksDB),
-// each once. A page of a busy address's history names tens of txs in each
-// of tens of blocks, which share a few blockTxids rows per block.
+// each once, and only the txids wanted are copied out of them. A page of
+// a busy address's history names tens of txs in each of tens of blocks,
+// which share a few blockTxids rows per block.
 func FillRowsTxids(r Reader, rows []AddrTxsAt) error {
 	type rowKey struct{ height, chunk uint32 }
+	// The entries in each blockTxids row, chained from heads[key].
+	type entry struct{ row, tx, next int32 }
 	var keys [][]byte
-	place := make(map[rowKey]int)
-	for _, row := range rows {
-		for i := range row.Txs {
-			k := rowKey{row.Height, row.Txs[i].Index / txidsPerRow}
-			if _, ok := place[k]; !ok {
-				place[k] = len(keys)
-				keys = append(keys, blockTxidKey(k.height, k.chunk))
+	var heads []int32
+	var ents []entry
+	place := make(map[rowKey]int32)
+	last, lastAt := rowKey{}, int32(-1) // runs of entries share a row
+	for ri, row := range rows {
+		for ti := range row.Txs {
+			k := rowKey{row.Height, row.Txs[ti].Index / txidsPerRow}
+			at, ok := lastAt, lastAt >= 0 && k == last
+			if !ok {
+				if at, ok = place[k]; !ok {
+					at = int32(len(keys))
+					place[k] = at
+					keys, heads = append(keys, blockTxidKey(k.height, k.chunk)), append(heads, -1)
+				}
+				last, lastAt = k, at
 			}
+			ents = append(ents, entry{int32(ri), int32(ti), heads[at]})
+			heads[at] = int32(len(ents) - 1)
 		}
 	}
 	if len(keys) == 0 {
 		return nil
 	}
-	vals, err := getMany(r, CFBlockTxids, keys)
-	if err != nil {
-		return err
-	}
-	for _, row := range rows {
-		for i := range row.Txs {
-			idx := row.Txs[i].Index
+	return visitMany(r, CFBlockTxids, keys, func(at int, v []byte) error {
+		for e := heads[at]; e >= 0; e = ents[e].next {
+			row := &rows[ents[e].row]
+			t := &row.Txs[ents[e].tx]
 			ok := false
-			if v := vals[place[rowKey{row.Height, idx / txidsPerRow}]]; v != nil {
-				if row.Txs[i].Txid, ok, err = txidInRow(v, row.Height, idx, int(idx%txidsPerRow)); err != nil {
+			if v != nil {
+				var err error
+				if t.Txid, ok, err = txidInRow(v, row.Height, t.Index, int(t.Index%txidsPerRow)); err != nil {
 					return err
 				}
 			}
 			if !ok {
-				return fmt.Errorf("%w: no tx %d in block %d", ErrCorrupt, idx, row.Height)
+				return fmt.Errorf("%w: no tx %d in block %d", ErrCorrupt, t.Index, row.Height)
 			}
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // ReadScriptByHash returns the descriptor whose sha256 is sh, nil when no

@@ -50,10 +50,11 @@ func (e *engine) handle(cf db.CF) *grocksdb.ColumnFamilyHandle {
 
 func (e *engine) Get(cf db.CF, key []byte) ([]byte, error) { return e.get(e.ro, cf, key) }
 
-// RocksDB reads many keys in one call.
+// RocksDB reads many keys in one call, and shows them uncopied.
 var (
 	_ db.MultiGetter = (*engine)(nil)
 	_ db.MultiGetter = (*snapshot)(nil)
+	_ db.ManyVisitor = (*snapshot)(nil)
 )
 
 func (e *engine) GetMany(cf db.CF, keys [][]byte) ([][]byte, error) {
@@ -284,6 +285,27 @@ func (s *snapshot) GetMany(cf db.CF, keys [][]byte) ([][]byte, error) {
 		return nil, errReleased
 	}
 	return s.e.getMany(s.ro, cf, keys)
+}
+
+// VisitMany implements db.ManyVisitor.
+func (s *snapshot) VisitMany(cf db.CF, keys [][]byte, fn func(i int, v []byte) error) error {
+	if s.snap == nil {
+		return errReleased
+	}
+	e := s.e
+	if e.closed.Load() {
+		return db.ErrClosed
+	}
+	h := e.handle(cf)
+	if h == nil {
+		for i := range keys { // an off-chain family a read-only open could not add
+			if err := fn(i, nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return batchedVisit(e.rdb, s.ro, h, keys, fn)
 }
 
 func (s *snapshot) Iterate(cf db.CF, start, prefix []byte, fn func(k, v []byte) (bool, error)) error {

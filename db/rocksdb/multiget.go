@@ -7,6 +7,7 @@ import "C"
 
 import (
 	"errors"
+	"slices"
 	"unsafe"
 
 	"github.com/linxGnu/grocksdb"
@@ -20,10 +21,26 @@ import (
 // balance and prevout reads spend their time (docs/performance.md).
 // Absent keys give nil.
 func batchedGet(rdb *grocksdb.DB, ro *grocksdb.ReadOptions, h *grocksdb.ColumnFamilyHandle, keys [][]byte) ([][]byte, error) {
+	out := make([][]byte, len(keys))
+	err := batchedVisit(rdb, ro, h, keys, func(i int, v []byte) error {
+		if v != nil {
+			out[i] = slices.Clone(v)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// batchedVisit is batchedGet showing fn each value where RocksDB pinned
+// it, uncopied (db.ManyVisitor); every value is released, also after an
+// error.
+func batchedVisit(rdb *grocksdb.DB, ro *grocksdb.ReadOptions, h *grocksdb.ColumnFamilyHandle, keys [][]byte, fn func(i int, v []byte) error) error {
 	n := len(keys)
-	out := make([][]byte, n)
 	if n == 0 {
-		return out, nil // the C arrays below need an element
+		return nil // the C arrays below need an element
 	}
 	total := 0
 	for _, k := range keys {
@@ -59,17 +76,23 @@ func batchedGet(rdb *grocksdb.DB, ro *grocksdb.ReadOptions, h *grocksdb.ColumnFa
 			}
 			C.rocksdb_free(unsafe.Pointer(errs[i]))
 		}
+		var v []byte
 		if vals[i] != nil {
 			var l C.size_t
 			p := C.rocksdb_pinnableslice_value(vals[i], &l)
-			out[i] = C.GoBytes(unsafe.Pointer(p), C.int(l))
+			v = unsafe.Slice((*byte)(unsafe.Pointer(p)), int(l))
+			if v == nil {
+				v = []byte{} // present and empty, unlike an absent key
+			}
+		}
+		if first == nil {
+			first = fn(i, v)
+		}
+		if vals[i] != nil {
 			C.rocksdb_pinnableslice_destroy(vals[i])
 		}
 	}
-	if first != nil {
-		return nil, first
-	}
-	return out, nil
+	return first
 }
 
 // cArray allocates a zeroed C array of n elements of T.

@@ -2,6 +2,7 @@ package rocksdb
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"testing"
 
@@ -63,6 +64,16 @@ func TestBatchedGetMatchesGet(t *testing.T) {
 	}{
 		{"engine", e, func(k [][]byte) ([][]byte, error) { return e.GetMany(cf, k) }},
 		{"snapshot", snap, func(k [][]byte) ([][]byte, error) { return snap.(db.MultiGetter).GetMany(cf, k) }},
+		{"snapshot visit", snap, func(k [][]byte) ([][]byte, error) {
+			out := make([][]byte, len(k)) // copies of what the visit shows, nil kept nil
+			err := snap.(db.ManyVisitor).VisitMany(cf, k, func(i int, v []byte) error {
+				if v != nil {
+					out[i] = append([]byte{}, v...)
+				}
+				return nil
+			})
+			return out, err
+		}},
 	} {
 		got, err := r.many(keys)
 		if err != nil {
@@ -87,5 +98,16 @@ func TestBatchedGetMatchesGet(t *testing.T) {
 	}
 	if _, err := batchedGet(e.rdb, e.ro, e.handle(cf), nil); err != nil {
 		t.Fatalf("no keys: %v", err)
+	}
+	// A visit stops at fn's first error and returns it.
+	stop, seen := errors.New("stop"), 0
+	err = snap.(db.ManyVisitor).VisitMany(cf, keys, func(i int, _ []byte) error {
+		if seen++; i == 10 {
+			return stop
+		}
+		return nil
+	})
+	if !errors.Is(err, stop) || seen != 11 {
+		t.Fatalf("visit stopped by fn: %v after %d values, want stop after 11", err, seen)
 	}
 }
