@@ -87,12 +87,14 @@ func evmConfig(t *testing.T, file string) map[string]any {
 }
 
 // writeEVMConfig writes a shipped config pointed at a dev node: the node's
-// URLs, no fiat download (no internet here), and overrides.
+// URLs, no fiat or 4-byte signature download (no internet here), and
+// overrides.
 func writeEVMConfig(t *testing.T, file string, dev *gethdev.Node, over map[string]any) string {
 	t.Helper()
 	doc := evmConfig(t, file)
 	doc["rpc_url"], doc["rpc_url_ws"] = dev.HTTPURL, dev.WSURL
 	delete(doc, "fiat_rates")
+	delete(doc, "fourByteSignatures")
 	for k, v := range over {
 		doc[k] = v
 	}
