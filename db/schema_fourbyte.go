@@ -17,7 +17,7 @@ package db
 // and then the directory's oldest first, as Blockbook's rows
 // (selector ‖ id) are. "dl" is the downloader's place (fourbyte): next is
 // the directory page to fetch ("" between walks), done the highest id
-// of a completed walk, top the highest id the current walk has stored.
+// of a completed walk, top the highest id the current walk has read.
 // Signature rows are 8-byte keys and "dl" 2 bytes, so no selector's prefix
 // scan meets it.
 
@@ -48,7 +48,7 @@ type SignatureRow struct {
 type FourByteCursor struct {
 	Next string // the page a walk goes on with; "" between walks
 	Done uint32 // the highest id of the last completed walk
-	Top  uint32 // the highest id stored by the current walk
+	Top  uint32 // the highest id the current walk has read
 }
 
 func signatureKey(selector, id uint32) []byte {

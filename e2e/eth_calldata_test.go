@@ -128,12 +128,15 @@ func jsonOf(v any) string {
 	return string(b)
 }
 
-func (e *ethE2E) checkParsedData(t *testing.T) {
+// waitFourByte returns what each of the ledger's txs must show as
+// parsedData and its mintBatch call, once the stack's downloader has
+// stored the directory (that call, a signature only the directory has,
+// decodes).
+func (e *ethE2E) waitFourByte(t *testing.T) (map[common.Hash]*api.EthereumParsedInputData, common.Hash) {
 	t.Helper()
-	start := time.Now()
 	ctx := context.Background()
 	want := map[common.Hash]*api.EthereumParsedInputData{}
-	var batch common.Hash // calls mintBatch, a signature only the directory has
+	var batch common.Hash
 	for h := range e.ledger.Txs {
 		tx, _, err := e.dev.Client().TransactionByHash(ctx, h)
 		if err != nil {
@@ -147,17 +150,22 @@ func (e *ethE2E) checkParsedData(t *testing.T) {
 	if batch == (common.Hash{}) {
 		t.Fatal("the scenario has no mintBatch call")
 	}
-	// The downloader runs at start: wait until it has stored the directory.
 	for deadline := time.Now().Add(waitFor); ; time.Sleep(50 * time.Millisecond) {
 		var got api.Tx
 		e.get(t, "/api/v2/tx/"+batch.Hex(), &got)
 		if jsonOf(got.EthereumSpecific.ParsedData) == jsonOf(want[batch]) {
-			break
+			return want, batch
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("mintBatch's parsedData %s, want %s\n%s", jsonOf(got.EthereumSpecific.ParsedData), jsonOf(want[batch]), e.inst.logs)
 		}
 	}
+}
+
+func (e *ethE2E) checkParsedData(t *testing.T) {
+	t.Helper()
+	start := time.Now()
+	want, batch := e.waitFourByte(t)
 	kinds := map[string]int{}
 	for h, w := range want {
 		var got api.Tx

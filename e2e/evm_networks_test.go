@@ -87,14 +87,14 @@ func evmConfig(t *testing.T, file string) map[string]any {
 }
 
 // writeEVMConfig writes a shipped config pointed at a dev node: the node's
-// URLs, no fiat or 4-byte signature download (no internet here), and
-// overrides.
+// URLs, no fiat download (no internet here), the 4-byte directory's double
+// in place of the directory, and overrides.
 func writeEVMConfig(t *testing.T, file string, dev *gethdev.Node, over map[string]any) string {
 	t.Helper()
 	doc := evmConfig(t, file)
 	doc["rpc_url"], doc["rpc_url_ws"] = dev.HTTPURL, dev.WSURL
 	delete(doc, "fiat_rates")
-	delete(doc, "fourByteSignatures")
+	doc["fourByteSignatures"] = startFourByteDirectory(t)
 	for k, v := range over {
 		doc[k] = v
 	}

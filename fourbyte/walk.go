@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -52,6 +53,11 @@ func (dl *Downloader) Walk(ctx context.Context) (Result, error) {
 		return res, err
 	}
 	next := cur.Next
+	if next != "" && !sameSite(next, dl.cfg.URL) {
+		// The setting names another host since the walk began: the walk
+		// begins again there.
+		next = ""
+	}
 	if next == "" {
 		next, cur.Top = dl.cfg.URL, cur.Done
 	}
@@ -65,14 +71,12 @@ func (dl *Downloader) Walk(ctx context.Context) (Result, error) {
 			return res, err
 		}
 		res.Pages++
-		rows, skipped, reached, err := dl.rows(p, cur.Done)
+		rows, seen, reached, err := dl.rows(p, cur.Done)
 		if err != nil {
 			return res, fmt.Errorf("%s: %w", next, err)
 		}
-		res.Skipped += skipped
-		for _, r := range rows {
-			cur.Top = max(cur.Top, r.ID)
-		}
+		res.Skipped += seen.skipped
+		cur.Top = max(cur.Top, seen.top)
 		following := ""
 		if p.Next != nil && *p.Next != "" && !reached {
 			if following, err = resolveNext(next, *p.Next); err != nil {
@@ -103,6 +107,16 @@ func (dl *Downloader) Walk(ctx context.Context) (Result, error) {
 	}
 }
 
+// sameSite reports whether two URLs have the same scheme and host.
+func sameSite(a, b string) bool {
+	ua, err := url.Parse(a)
+	if err != nil {
+		return false
+	}
+	ub, err := url.Parse(b)
+	return err == nil && ua.Scheme == ub.Scheme && ua.Host == ub.Host
+}
+
 // resolveNext reads a page's next link (absolute, or relative to the page)
 // and refuses one that leads back to the same page.
 func resolveNext(current, next string) (string, error) {
@@ -123,19 +137,27 @@ func resolveNext(current, next string) (string, error) {
 	return ref.String(), nil
 }
 
+// pageRows tells what a page's rows were besides the valid ones: how many
+// were skipped, and the highest id of the rows read (skipped ones too, so
+// that the next walk does not read them again).
+type pageRows struct {
+	skipped int
+	top     uint32
+}
+
 // rows checks a page's results: valid rows newer than done become index
 // rows, others are skipped (counted); reached tells that the page got to
 // done, where the walk ends.
-func (dl *Downloader) rows(p *page, done uint32) (out []db.SignatureRow, skipped int, reached bool, err error) {
+func (dl *Downloader) rows(p *page, done uint32) (out []db.SignatureRow, seen pageRows, reached bool, err error) {
 	var results []json.RawMessage
 	if err := json.Unmarshal(p.Results, &results); err != nil || results == nil || p.Count == nil {
-		return nil, 0, false, fmt.Errorf("%w: no count and results list", ErrBadPage)
+		return nil, seen, false, fmt.Errorf("%w: no count and results list", ErrBadPage)
 	}
 	var sample string
 	for _, raw := range results {
 		var r row
 		if err := json.Unmarshal(raw, &r); err != nil || r.ID <= 0 || r.ID > 1<<32-1 {
-			skipped++
+			seen.skipped++
 			sample = string(raw)
 			continue
 		}
@@ -143,21 +165,22 @@ func (dl *Downloader) rows(p *page, done uint32) (out []db.SignatureRow, skipped
 			reached = true
 			continue
 		}
+		seen.top = max(seen.top, uint32(r.ID))
 		sel, ok := selectorOf(r)
 		if !ok {
-			skipped++
+			seen.skipped++
 			sample = string(raw)
 			continue
 		}
 		out = append(out, db.SignatureRow{Selector: sel, ID: uint32(r.ID), Text: r.TextSignature})
 	}
-	if skipped > 0 {
+	if seen.skipped > 0 {
 		if len(sample) > 200 {
 			sample = sample[:200]
 		}
-		dl.log.Warn("4-byte directory rows skipped", "rows", skipped, "example", sample)
+		dl.log.Warn("4-byte directory rows skipped", "rows", seen.skipped, "example", sample)
 	}
-	return out, skipped, reached, nil
+	return out, seen, reached, nil
 }
 
 // selectorOf checks a row: its text a signature whose hash is its

@@ -138,7 +138,9 @@ func TestDecodeSharedSelector(t *testing.T) {
 	}
 }
 
-func word(v int) string { return strings.Repeat("0", 56) + hex.EncodeToString([]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}) }
+func word(v int) string {
+	return strings.Repeat("0", 56) + hex.EncodeToString([]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)})
+}
 
 func TestDisplayName(t *testing.T) {
 	for in, want := range map[string]string{
