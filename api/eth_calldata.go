@@ -45,6 +45,16 @@ func (r *ethRenderer) parsedData(data []byte) *EthereumParsedInputData {
 	return out
 }
 
+// callData is a tx's parsedData as render shows it: none in pending
+// txs' notifications (as Blockbook's), and none on Tron, whose answers do
+// not decode calls here.
+func (r *ethRenderer) callData(data []byte) *EthereumParsedInputData {
+	if r.noSpecific || r.s.tron != nil {
+		return nil
+	}
+	return r.parsedData(data)
+}
+
 // parsedDataOf is parsedData of input data as an answer shows it (0x hex,
 // "" for none); nil when it is not hex.
 func (r *ethRenderer) parsedDataOf(data string) *EthereumParsedInputData {

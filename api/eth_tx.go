@@ -276,11 +276,7 @@ func (r *ethRenderer) render(tx *bchain.EthTx, blk *bchain.Block, id *db.Interna
 	if len(tx.Data) > 0 {
 		es.Data = "0x" + hex.EncodeToString(tx.Data)
 	}
-	// As Blockbook, pending txs' notifications have no parsedData; Tron's
-	// answers do not decode calls here.
-	if !r.noSpecific && s.tron == nil {
-		es.ParsedData = r.parsedData(tx.Data)
-	}
+	es.ParsedData = r.callData(tx.Data)
 	var to string
 	if tx.To != nil {
 		to = s.addr(tx.To.AddrDesc())

@@ -141,10 +141,10 @@ func createIndexWithout(t *testing.T, skip ...db.CF) string {
 }
 
 // createIndexOf is createIndexWithout for an index opened with opts.
-func createIndexOf(t *testing.T, opts func(string) db.Options, skip ...db.CF) string {
+func createIndexOf(t *testing.T, options func(string) db.Options, skip ...db.CF) string {
 	t.Helper()
 	dir := t.TempDir()
-	d, err := Open(opts(dir))
+	d, err := Open(options(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
