@@ -210,7 +210,8 @@ func TestEVMNetworkScenario(t *testing.T) {
 
 // startEVMNetworkE2E plays the scenario on a dev node under the network's
 // chain id and serves it with the network's shipped config (pointed at the
-// node, no fiat download); it returns the stack and that config.
+// node, no fiat download, the 4-byte directory double); it returns the
+// stack and that config.
 func startEVMNetworkE2E(t *testing.T, name string) (*ethE2E, map[string]any) {
 	t.Helper()
 	net := evmNets[name]
