@@ -173,10 +173,10 @@ func (e *ethE2E) checkParsedData(t *testing.T) {
 		if g := jsonOf(got.EthereumSpecific.ParsedData); g != jsonOf(w) {
 			t.Errorf("tx %s: parsedData %s, want %s", h.Hex(), g, jsonOf(w))
 		}
-		kinds[w.Function]++
+		name, _, _ := strings.Cut(w.Function, "(")
+		kinds[name]++
 	}
-	for _, f := range []string{"", "transfer(address, uint256)", "safeBatchTransferFrom(address, address, uint256[], uint256[], bytes)",
-		"safeTransferFrom(address, address, uint256, uint256, bytes)", "split(address[])", "mint(address, uint256, uint256)"} {
+	for _, f := range []string{"", "transfer", "safeBatchTransferFrom", "safeTransferFrom", "split", "mint", "mintBatch"} {
 		if kinds[f] == 0 {
 			t.Errorf("the scenario has no call of %q: %v", f, kinds)
 		}

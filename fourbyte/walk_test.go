@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"slices"
 	"strings"
@@ -36,7 +35,7 @@ func openDB(t *testing.T, dir string) *db.DB {
 func newTestDownloader(t *testing.T, d *db.DB, u string) *Downloader {
 	t.Helper()
 	dl, err := New(d, Config{URL: u, Attempts: 2, RetryDelay: time.Millisecond, PageDelay: time.Millisecond, Timeout: 5 * time.Second,
-		Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		Log: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}

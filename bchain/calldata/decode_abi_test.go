@@ -53,7 +53,7 @@ func randValue(r *rand.Rand, t abi.Type) (reflect.Value, []string) {
 			x.Sub(x, new(big.Int).Lsh(big.NewInt(1), uint(t.Size-1)))
 		}
 		switch v.Kind() {
-		case reflect.Ptr:
+		case reflect.Pointer:
 			v.Set(reflect.ValueOf(x))
 		case reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 			v.SetInt(x.Int64())

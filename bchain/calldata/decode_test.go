@@ -53,7 +53,7 @@ func wire(d *Decoded) *wireDecoded {
 	}
 	w := &wireDecoded{MethodID: d.MethodID, Name: d.Name, Function: d.Function}
 	for _, p := range d.Params {
-		w.Params = append(w.Params, wireParam{p.Type, p.Values})
+		w.Params = append(w.Params, wireParam(p))
 	}
 	return w
 }
