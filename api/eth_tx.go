@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/openexplorer/blockbook/bchain"
+	"github.com/openexplorer/blockbook/bchain/calldata"
 	"github.com/openexplorer/blockbook/db"
 	"github.com/openexplorer/blockbook/ethmempool"
 )
@@ -45,13 +46,15 @@ type ethRenderer struct {
 	// notifications, which Blockbook renders without it).
 	noSpecific bool
 
-	mu        sync.Mutex
-	blocks    map[bchain.Hash]*bchain.Block
-	contracts map[string]*db.ContractInfo
+	mu         sync.Mutex
+	blocks     map[bchain.Hash]*bchain.Block
+	contracts  map[string]*db.ContractInfo
+	signatures map[uint32][]calldata.Signature // by selector (eth_calldata.go)
 }
 
 func newEthRenderer(s *EthService, v *view) *ethRenderer {
-	return &ethRenderer{s: s, v: v, blocks: map[bchain.Hash]*bchain.Block{}, contracts: map[string]*db.ContractInfo{}}
+	return &ethRenderer{s: s, v: v, blocks: map[bchain.Hash]*bchain.Block{}, contracts: map[string]*db.ContractInfo{},
+		signatures: map[uint32][]calldata.Signature{}}
 }
 
 // tx renders a tx: from the cache when the index holds its block, else
@@ -152,6 +155,11 @@ func (r *ethRenderer) cached(txid bchain.Hash) (*Tx, error) {
 		return nil, err
 	}
 	out.Confirmations = r.v.confirmations(uint32(out.BlockHeight))
+	// Decoded with the signatures the index has now (the downloader may
+	// have stored the call's since the answer was cached).
+	if es := out.EthereumSpecific; es != nil && r.s.tron == nil {
+		es.ParsedData = r.parsedDataOf(es.Data)
+	}
 	// Token metadata as the index has it now: an operator's fix
 	// (/admin/contract-info) applies to answers cached before it.
 	for i := range out.TokenTransfers {
@@ -268,6 +276,7 @@ func (r *ethRenderer) render(tx *bchain.EthTx, blk *bchain.Block, id *db.Interna
 	if len(tx.Data) > 0 {
 		es.Data = "0x" + hex.EncodeToString(tx.Data)
 	}
+	es.ParsedData = r.callData(tx.Data)
 	var to string
 	if tx.To != nil {
 		to = s.addr(tx.To.AddrDesc())

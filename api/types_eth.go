@@ -61,7 +61,27 @@ type EthereumSpecific struct {
 	L1GasPrice           *Amount                    `json:"l1GasPrice,omitempty"`
 	L1GasUsed            json.Number                `json:"l1GasUsed,omitempty"`
 	Data                 string                     `json:"data,omitempty"`
+	ParsedData           *EthereumParsedInputData   `json:"parsedData,omitempty"`
 	InternalTransfers    []EthereumInternalTransfer `json:"internalTransfers,omitempty"`
+}
+
+// EthereumParsedInputData is a tx's input data decoded by its 4-byte
+// selector, as Blockbook's parsedData: the selector (0x hex; "" with the
+// name "Transfer" for a tx without data), and when a known signature fits
+// the arguments its readable name, its signature and the values.
+type EthereumParsedInputData struct {
+	MethodID string                     `json:"methodId"`
+	Name     string                     `json:"name"`
+	Function string                     `json:"function,omitempty"`
+	Params   []EthereumParsedInputParam `json:"params,omitempty"`
+}
+
+// EthereumParsedInputParam is one decoded argument: its type as the
+// signature spells it and its values as text (an array's flattened; none
+// for an empty array).
+type EthereumParsedInputParam struct {
+	Type   string   `json:"type"`
+	Values []string `json:"values,omitempty"`
 }
 
 // ContractInfo answers contract/{address} and the websocket's

@@ -306,6 +306,7 @@ func serve(ctx context.Context, e stackEnv, stack *chainStack, worker tipSource,
 		stack.runMempool(syncCtx, &wg, ws)
 	}
 	startFiat(syncCtx, &wg, o, fiatCfg, e.backend.Type, e.d, rateSinks(ws, mpFront), log, e.reg)
+	startFourByte(syncCtx, &wg, e)
 	worker.run(syncCtx, &wg)
 	<-ctx.Done()
 	log.Info("shutting down")

@@ -124,6 +124,11 @@ type Config struct {
 	// used, as Blockbook hard-codes them, and other chains resolve none.
 	ENSRegistry      string `json:"ens_registry"`
 	ENSBaseRegistrar string `json:"ens_base_registrar"`
+	// FourByteSignatures is the 4-byte directory's signatures endpoint
+	// (https://www.4byte.directory/api/v1/signatures/) whose signatures
+	// decode txs' input data (parsedData); unset, only the standard
+	// contracts' calls decode.
+	FourByteSignatures string `json:"fourByteSignatures"`
 
 	// Raw is the whole document, for plugin-specific keys.
 	Raw json.RawMessage `json:"-"`
@@ -212,9 +217,12 @@ func (c *Config) checkEthKeys() error {
 	if (c.ENSRegistry == "") != (c.ENSBaseRegistrar == "") || !isHexAddress(c.ENSRegistry) || !isHexAddress(c.ENSBaseRegistrar) {
 		return fmt.Errorf("%w: ens_registry and ens_base_registrar must both be 0x-prefixed 20-byte hex addresses, not %q and %q", ErrConfig, c.ENSRegistry, c.ENSBaseRegistrar)
 	}
-	if c.ConsensusNodeVersion != "" {
-		if u, err := url.Parse(c.ConsensusNodeVersion); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return fmt.Errorf("%w: consensusNodeVersion must be an http(s) URL, not %q", ErrConfig, c.ConsensusNodeVersion)
+	for _, k := range []struct{ name, value string }{{"consensusNodeVersion", c.ConsensusNodeVersion}, {"fourByteSignatures", c.FourByteSignatures}} {
+		if k.value == "" {
+			continue
+		}
+		if u, err := url.Parse(k.value); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("%w: %s must be an http(s) URL, not %q", ErrConfig, k.name, k.value)
 		}
 	}
 	return nil
@@ -231,6 +239,7 @@ func (c *Config) EthOnlyKeys() []string {
 		{"disableMempoolSync", c.DisableMempoolSync}, {"missingBlockRetry", c.MissingBlockRetry != nil},
 		{"trace_timeout", c.TraceTimeout != ""}, {"consensusNodeVersion", c.ConsensusNodeVersion != ""},
 		{"ens_registry", c.ENSRegistry != ""}, {"ens_base_registrar", c.ENSBaseRegistrar != ""},
+		{"fourByteSignatures", c.FourByteSignatures != ""},
 	} {
 		if k.set {
 			out = append(out, k.name)

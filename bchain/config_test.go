@@ -47,15 +47,16 @@ func TestEthNetworkKeys(t *testing.T) {
 	const base = `"coin_name": "Optimism", "rpc_url": "http://127.0.0.1:8300"`
 	c, err := ParseConfig([]byte(`{` + base + `, "disableMempoolSync": true, "trace_timeout": "10s",
 		"missingBlockRetry": {"retryDelayMs": 1000, "recheckThreshold": 10, "tipRecheckThreshold": 3, "maxStallMs": 60000},
-		"consensusNodeVersion": "http://localhost:7536/eth/v1/node/version"}`))
+		"consensusNodeVersion": "http://localhost:7536/eth/v1/node/version", "fourByteSignatures": "https://www.4byte.directory/api/v1/signatures/"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !c.DisableMempoolSync || c.TraceTimeout != "10s" || c.MissingBlockRetry == nil || c.MissingBlockRetry.RecheckThreshold != 10 ||
-		c.MissingBlockRetry.MaxStallMs != 60000 || c.ConsensusNodeVersion != "http://localhost:7536/eth/v1/node/version" {
+		c.MissingBlockRetry.MaxStallMs != 60000 || c.ConsensusNodeVersion != "http://localhost:7536/eth/v1/node/version" ||
+		c.FourByteSignatures != "https://www.4byte.directory/api/v1/signatures/" {
 		t.Fatalf("parsed %+v", c)
 	}
-	if got := strings.Join(c.EthOnlyKeys(), ","); got != "disableMempoolSync,missingBlockRetry,trace_timeout,consensusNodeVersion" {
+	if got := strings.Join(c.EthOnlyKeys(), ","); got != "disableMempoolSync,missingBlockRetry,trace_timeout,consensusNodeVersion,fourByteSignatures" {
 		t.Errorf("EthOnlyKeys %q", got)
 	}
 	for extra, msg := range map[string]string{
@@ -65,6 +66,7 @@ func TestEthNetworkKeys(t *testing.T) {
 		`"missingBlockRetry": 5`:                       "not valid JSON",
 		`"consensusNodeVersion": "localhost:7536/eth"`: "consensusNodeVersion must be an http(s) URL",
 		`"disableMempoolSync": "yes"`:                  "not valid JSON",
+		`"fourByteSignatures": "ftp://4byte/"`:         "fourByteSignatures must be an http(s) URL",
 	} {
 		if _, err := ParseConfig([]byte(`{` + base + `, ` + extra + `}`)); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), msg) {
 			t.Errorf("%s: %v, want %q", extra, err, msg)

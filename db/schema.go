@@ -61,6 +61,8 @@ const (
 	CFPushdata       // Bitcoin-type, -pushdataindex (db/optional/pushdata): sha256(push) ‖ u32be(height) ‖ uv(index) ‖ uv(n << 1 | input) → (empty)
 	CFRunes          // Bitcoin-type, -runesindex (db/optional/runes): first byte 'o', 'e', 'n', 'a', 'u', 'c', 't' or 'h'
 	CFSilentPayments // Bitcoin-type, -silentpaymentsindex (db/optional/silentpayments): u32be(height) ‖ u32be(index) → tweak ‖ taproot outputs
+	// Ethereum-type, off-chain: function signatures by selector (schema_fourbyte.go).
+	CFFunctionSignatures // u32be(selector) ‖ u32be(id) → text signature; "dl" → the downloader's place
 	numCF
 )
 
@@ -125,6 +127,8 @@ var cfInfos = [numCF]cfInfo{
 	CFPushdata:       {name: "pushdata", optional: true, storage: Storage{Scanned: true}},
 	CFRunes:          {name: "runes", optional: true},
 	CFSilentPayments: {name: "silentPayments", optional: true, storage: Storage{Scanned: true, Appended: true}},
+
+	CFFunctionSignatures: {name: "functionSignatures", storage: Storage{Scanned: true}}, // off-chain, see schema_fourbyte.go
 }
 
 func (c CF) String() string {
@@ -148,7 +152,7 @@ func ColumnFamilies(t bchain.ChainType) []CF {
 			CFTxAddresses, CFSpends, CFBlockTxs, CFBlockFilter, CFBlockTxids, CFAddressPrefix, CFPushdata, CFRunes, CFSilentPayments, CFTransactions, CFFiatRates}
 	case bchain.ChainEthereumType, bchain.ChainTronType: // Tron's account-model rows are Ethereum's
 		return []CF{CFDefault, CFHeight, CFAddresses, CFAddressContracts, CFInternalData, CFContracts,
-			CFBlockTxs, CFBlockInternalDataErrors, CFAddressAliases, CFTransactions, CFFiatRates}
+			CFBlockTxs, CFBlockInternalDataErrors, CFAddressAliases, CFTransactions, CFFiatRates, CFFunctionSignatures}
 	}
 	return nil
 }

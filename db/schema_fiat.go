@@ -58,8 +58,9 @@ func (t *FiatTicker) Has(currency string) bool {
 }
 
 // IsOffChain reports whether the column family holds data from outside the
-// chain (fiat rates): rocksdb.Open adds it to an index that lacks it.
-func (c CF) IsOffChain() bool { return c == CFFiatRates }
+// chain (fiat rates, function signatures): rocksdb.Open adds it to an
+// index that lacks it.
+func (c CF) IsOffChain() bool { return c == CFFiatRates || c == CFFunctionSignatures }
 
 // Mirrored reports whether the column family is covered by the
 // connect/disconnect byte-identity guarantee (and by dumps): neither caches

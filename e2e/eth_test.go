@@ -84,6 +84,7 @@ func startEthScenario(t *testing.T, opts gethdev.Options) (*gethdev.Node, *ethge
 	raw, err := json.Marshal(map[string]any{
 		"coin_name": "Ethereum Regtest", "coin_shortcut": "rETH", "rpc_url": dev.HTTPURL, "rpc_url_ws": dev.WSURL,
 		"rpc_timeout": 20, "block_addresses_to_keep": 100, "eip1559Fees": true, "processInternalTransactions": true,
+		"fourByteSignatures": startFourByteDirectory(t),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -129,6 +130,7 @@ func TestEthAPIMatchesLedger(t *testing.T) {
 	e.checkBadInputs(t)
 	e.checkExplorer(t)
 	e.checkParity(t)
+	e.checkParsedData(t)
 	e.checkGoldens(t)
 	adminStart := time.Now()
 	fixed := e.checkContractAdmin(t)

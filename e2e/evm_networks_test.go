@@ -87,12 +87,14 @@ func evmConfig(t *testing.T, file string) map[string]any {
 }
 
 // writeEVMConfig writes a shipped config pointed at a dev node: the node's
-// URLs, no fiat download (no internet here), and overrides.
+// URLs, no fiat download (no internet here), the 4-byte directory's double
+// in place of the directory, and overrides.
 func writeEVMConfig(t *testing.T, file string, dev *gethdev.Node, over map[string]any) string {
 	t.Helper()
 	doc := evmConfig(t, file)
 	doc["rpc_url"], doc["rpc_url_ws"] = dev.HTTPURL, dev.WSURL
 	delete(doc, "fiat_rates")
+	doc["fourByteSignatures"] = startFourByteDirectory(t)
 	for k, v := range over {
 		doc[k] = v
 	}
@@ -208,7 +210,8 @@ func TestEVMNetworkScenario(t *testing.T) {
 
 // startEVMNetworkE2E plays the scenario on a dev node under the network's
 // chain id and serves it with the network's shipped config (pointed at the
-// node, no fiat download); it returns the stack and that config.
+// node, no fiat download, the 4-byte directory double); it returns the
+// stack and that config.
 func startEVMNetworkE2E(t *testing.T, name string) (*ethE2E, map[string]any) {
 	t.Helper()
 	net := evmNets[name]

@@ -27,6 +27,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 
+	"github.com/openexplorer/blockbook/api"
 	"github.com/openexplorer/blockbook/tools/ethgen"
 )
 
@@ -108,15 +109,16 @@ type trezorEthTx struct {
 	GasUsed   uint64 `json:"gasUsed,omitempty"`
 	// Fee as Blockbook shows it: gas used × effective gas price (no blob
 	// gas) when mined, the fee cap × gas limit when pending.
-	Fee            string              `json:"fee"`
-	GasPrice       string              `json:"gasPrice,omitempty"` // effective when mined
-	MaxFee         string              `json:"maxFeePerGas,omitempty"`
-	MaxTip         string              `json:"maxPriorityFeePerGas,omitempty"`
-	BaseFee        string              `json:"baseFeePerGas,omitempty"`
-	Data           string              `json:"data,omitempty"`
-	Created        string              `json:"createdContract,omitempty"` // a creation tx's contract
-	TokenTransfers []trezorEthTransfer `json:"tokenTransfers"`
-	Internal       []trezorEthInternal `json:"internal"`
+	Fee            string                       `json:"fee"`
+	GasPrice       string                       `json:"gasPrice,omitempty"` // effective when mined
+	MaxFee         string                       `json:"maxFeePerGas,omitempty"`
+	MaxTip         string                       `json:"maxPriorityFeePerGas,omitempty"`
+	BaseFee        string                       `json:"baseFeePerGas,omitempty"`
+	Data           string                       `json:"data,omitempty"`
+	Created        string                       `json:"createdContract,omitempty"` // a creation tx's contract
+	ParsedData     *api.EthereumParsedInputData `json:"parsedData"`
+	TokenTransfers []trezorEthTransfer          `json:"tokenTransfers"`
+	Internal       []trezorEthInternal          `json:"internal"`
 }
 
 // trezorEthTransfer is a token transfer as the wire groups it: the entries
@@ -165,6 +167,8 @@ type trezorEthLive struct {
 	MaxFee   string `json:"maxFeePerGas"`
 	MaxTip   string `json:"maxPriorityFeePerGas"`
 	Data     string `json:"data,omitempty"`
+	// ParsedData is what the mined tx shows (pending notifications have none).
+	ParsedData *api.EthereumParsedInputData `json:"parsedData"`
 	// EstimatedGas is the node's eth_estimateGas of the call, which
 	// estimateFee must give as feeLimit.
 	EstimatedGas string             `json:"estimatedGas,omitempty"`
@@ -229,6 +233,7 @@ func trezorEthFactsOf(t *testing.T, e *ethE2E) *trezorEthFacts {
 		f.BlockHashes[fmt.Sprint(b.Number)] = b.Hash.Hex()
 	}
 
+	parsed, _ := e.waitFourByte(t)
 	for h, lt := range led.Txs {
 		ntx, _, err := cl.TransactionByHash(ctx, h)
 		if err != nil {
@@ -250,6 +255,7 @@ func trezorEthFactsOf(t *testing.T, e *ethE2E) *trezorEthFacts {
 		if len(ntx.Data()) > 0 {
 			x.Data = hexutil.Encode(ntx.Data())
 		}
+		x.ParsedData = parsed[h]
 		if lt.Type >= types.DynamicFeeTxType {
 			x.MaxFee, x.MaxTip = ntx.GasFeeCap().String(), ntx.GasTipCap().String()
 		}
@@ -546,6 +552,7 @@ func trezorEthLiveOf(t *testing.T, tx *types.Transaction, from, payee common.Add
 	if len(tx.Data()) > 0 {
 		l.Data = hexutil.Encode(tx.Data())
 	}
+	l.ParsedData = wantParsedData(t, tx.Data())
 	return l
 }
 

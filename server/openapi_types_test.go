@@ -24,6 +24,7 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 		"Error": errorBody{}, "Result": api.Result{}, "SystemInfo": api.SystemInfo{}, "BlockbookInfo": api.BlockbookInfo{},
 		"BackendInfo": api.BackendInfo{}, "BlockIndex": api.BlockIndex{}, "RawBlock": api.BlockRaw{}, "Block": api.Block{},
 		"Vin": api.Vin{}, "Vout": api.Vout{}, "Tx": api.Tx{}, "EthereumSpecific": api.EthereumSpecific{},
+		"EthereumParsedInputData": api.EthereumParsedInputData{}, "EthereumParsedInputParam": api.EthereumParsedInputParam{},
 		"InternalTransfer": api.EthereumInternalTransfer{}, "MultiTokenValue": api.MultiTokenValue{},
 		"TokenTransfer": api.TokenTransfer{}, "Token": api.Token{}, "ContractInfo": api.ContractInfo{}, "Erc4626Token": api.Erc4626Token{}, "Erc4626TokenMetadata": api.Erc4626TokenMetadata{}, "Address": api.Address{},
 		"Utxo": api.Utxo{}, "BalanceHistory": api.BalanceHistory{}, "FeeStats": api.FeeStats{}, "BlockFilters": api.BlockFilters{},

@@ -137,8 +137,14 @@ func TestForeignDatadirRefused(t *testing.T) {
 // the given ones, as earlier builds of this version wrote it.
 func createIndexWithout(t *testing.T, skip ...db.CF) string {
 	t.Helper()
+	return createIndexOf(t, testOptions, skip...)
+}
+
+// createIndexOf is createIndexWithout for an index opened with opts.
+func createIndexOf(t *testing.T, options func(string) db.Options, skip ...db.CF) string {
+	t.Helper()
 	dir := t.TempDir()
-	d, err := Open(testOptions(dir))
+	d, err := Open(options(dir))
 	if err != nil {
 		t.Fatal(err)
 	}

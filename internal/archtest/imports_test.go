@@ -51,6 +51,7 @@ var layers = []layer{
 	{"mempool/...", serviceMay, "services use the store and the chain; the mempool follows syncer's block events"},
 	{"ethmempool/...", serviceMay, "services use the store and the chain, not the fronts"},
 	{"fiat/...", serviceMay, "services use the store and the chain, not the fronts"},
+	{"fourbyte/...", serviceMay, "services use the store and the chain, not the fronts"},
 	{"fees/...", []string{"bchain/...", "mempool/projected", "internal/..."}, "the alternative fee providers read projected blocks (or a remote copy) and serve the node's fee interface"},
 	{"db/rocksdb/...", []string{"db", "bchain/...", "internal/..."}, "an engine implements the store's interfaces"},
 	{"db/memdb/...", []string{"db", "bchain/...", "internal/..."}, "an engine implements the store's interfaces"},

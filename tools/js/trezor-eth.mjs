@@ -97,7 +97,7 @@ function expectSpecific(x) {
         createdContract: x.createdContract, status: x.status, nonce: x.nonce, gasLimit: x.gasLimit,
         gasUsed: x.pending ? undefined : x.gasUsed, gasPrice: x.gasPrice,
         maxFeePerGas: x.maxFeePerGas, maxPriorityFeePerGas: x.maxPriorityFeePerGas, baseFeePerGas: x.baseFeePerGas,
-        data: x.data, internalTransfers: x.internal.length ? x.internal : undefined,
+        data: x.data, parsedData: x.parsedData, internalTransfers: x.internal.length ? x.internal : undefined,
     };
 }
 
@@ -437,7 +437,7 @@ const mined = { height: Number(m[1]), hash: m[2], txs: JSON.parse(m[3]) };
     const minedFacts = (L, token) => {
         const r = mined.txs[L.txid];
         return {
-            ...liveFacts(L, token), pending: false, height: mined.height, blockHash: mined.hash, blockTime: r.blockTime,
+            ...liveFacts(L, token), parsedData: L.parsedData, pending: false, height: mined.height, blockHash: mined.hash, blockTime: r.blockTime,
             status: r.status, gasUsed: r.gasUsed, gasPrice: r.gasPrice, fee: r.fee, baseFeePerGas: r.baseFeePerGas,
         };
     };
