@@ -198,6 +198,7 @@ func checkTokenValues(t *testing.T, base string, priced, missing common.Address,
 	for _, c := range []common.Address{priced, missing} {
 		var a api.Address
 		getJSON(t, base+"/api/v2/address/"+holders[c].Hex()+"?details=tokenBalances&secondary=EUR", 200, &a)
+		checkExplorerTokenFiat(t, base, &a)
 		bal, _ := new(big.Float).SetInt((*big.Int)(a.Balance)).Float64()
 		coins := bal / 1e18
 		var sumBase, sumSec float64

@@ -117,6 +117,7 @@ func TestE2EFiatRates(t *testing.T) {
 		}
 		gs.check(r.name, got)
 	}
+	checkExplorerFiat(t, base, p2tr) // before the rates below change
 
 	esp := "http://" + <-esploraAddr
 	checkMempoolSpacePrices(t, esp)

@@ -62,6 +62,7 @@ type pageData struct {
 	Query string // the search box's text
 	Page  any    // the page's own data
 	Pager *pager
+	Fiat  *fiatView // the fiat currency chosen; nil without rates
 }
 
 // result is what a page handler produces: a page to render or a redirect.
@@ -117,10 +118,10 @@ func (p *Public) explorerRoutes() {
 }
 
 // sharedTemplates are parsed into every page; the other files are pages.
-var sharedTemplates = []string{"layout.html", "partials.html", "charts.html"}
+var sharedTemplates = []string{"layout.html", "partials.html", "charts.html", "fiat.html"}
 
 func (e *explorer) parseTemplates() map[string]*template.Template {
-	base := template.Must(template.New("").Funcs(e.funcs()).ParseFS(static.Templates, sharedTemplates...))
+	base := template.Must(template.New("").Funcs(e.funcs()).Funcs(e.fiatFuncs()).ParseFS(static.Templates, sharedTemplates...))
 	names, err := fs.Glob(static.Templates, "*.html")
 	if err != nil {
 		panic(err)
@@ -156,6 +157,7 @@ func (e *explorer) handler(name string, h func(*http.Request) (*result, error)) 
 		// loadedCoin: ask for it first, or the first page after a start
 		// shows no unit (found by the screenshot test).
 		e.coinInfo(ctx)
+		r = e.withFiat(r)
 		res, err := h(r)
 		if err != nil {
 			res = e.errorPage(r, name, err)
@@ -209,7 +211,8 @@ func (e *explorer) write(w http.ResponseWriter, r *http.Request, res *result) in
 	if status == 0 {
 		status = http.StatusOK
 	}
-	data := pageData{Title: res.title, Coin: e.coinInfo(r.Context()), Query: res.query, Page: res.page, Pager: res.pager}
+	data := pageData{Title: res.title, Coin: e.coinInfo(r.Context()), Query: res.query, Page: res.page, Pager: res.pager,
+		Fiat: e.pageFiat(w, r)}
 	var buf bytes.Buffer
 	if err := e.pages[res.tmpl].ExecuteTemplate(&buf, "layout", data); err != nil {
 		e.log.Error("rendering page failed", "template", res.tmpl, "path", r.URL.Path, "err", err)

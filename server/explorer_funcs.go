@@ -34,13 +34,13 @@ func (e *explorer) funcs() template.FuncMap {
 			d, unit := e.decimals()
 			return withUnit(formatSigned(amountInt(a), d), unit)
 		},
-		"delta": func(tx *api.Tx) *deltaView {
-			v, ok := ownDelta(tx)
+		"delta": func(tx any) *deltaView { // a tx or a fiatTx
+			v, ok := ownDelta(txOf(tx))
 			if !ok {
 				return nil
 			}
 			d, unit := e.decimals()
-			return &deltaView{Neg: v.Sign() < 0, Text: withUnit(formatSigned(v, d), unit)}
+			return &deltaView{Neg: v.Sign() < 0, Text: withUnit(formatSigned(v, d), unit), Value: (*api.Amount)(v)}
 		},
 		// token renders a token amount with the token's decimals.
 		"token": func(a *api.Amount, decimals int, symbol string) string {
@@ -50,7 +50,7 @@ func (e *explorer) funcs() template.FuncMap {
 		"amount1": func(a *api.Amount) string { return amountInt(a).String() },
 		// gwei renders a wei-per-gas price in Gwei.
 		"gwei":         func(a *api.Amount) string { return formatAmount(amountInt(a), 9) + " Gwei" },
-		"coinbase":     isCoinbase,
+		"coinbase":     func(tx any) bool { return isCoinbase(txOf(tx)) },
 		"specific":     specificRows,
 		"specificLine": specificLine,
 		"feeRate":      formatFeeRate,
@@ -95,8 +95,9 @@ func isCoinbase(tx *api.Tx) bool {
 
 // deltaView is what a tx changed for the address (or account) of the page.
 type deltaView struct {
-	Neg  bool
-	Text string
+	Neg   bool
+	Text  string
+	Value *api.Amount
 }
 
 // ownDelta sums the tx's outputs to the page's address minus its inputs

@@ -58,6 +58,7 @@ type historyRow struct {
 	Txs            uint32
 	Received, Sent *api.Amount
 	Balance        *api.Amount // after the period
+	Fiat           string      // the balance in the chosen fiat currency, at the period's start rate
 }
 
 // balanceChart is what the templates draw.
@@ -70,6 +71,8 @@ type balanceChart struct {
 	Rows    []historyRow
 	Note    string // why there is no chart (the history is too long to read)
 	Plot    *chartPlot
+	// FiatCode names the fiat column ("" without rates: no column).
+	FiatCode string
 }
 
 // balanceHistory builds the chart of descriptor (an address, xpub or
@@ -143,6 +146,7 @@ func (e *explorer) balanceHistory(r *http.Request, descriptor, base string, gap 
 		amountInt(row.Balance).Set(bal)
 	}
 	c.Plot = plotHistory(c, c.From, max(end, c.From+c.GroupBy), e.loadedCoin())
+	e.chartFiat(r, c)
 	return c, nil
 }
 

@@ -160,6 +160,7 @@ func (e *explorer) address(r *http.Request) (*result, error) {
 	filter := r.URL.Query().Get("filter")
 	a, err := e.svc.Address(r.Context(), r.PathValue("address"), api.AddressQuery{
 		Page: pageParam(r), PageSize: explorerTxsPerPage, Details: api.DetailsTxsLight, Filter: api.ParseFilter(filter),
+		Secondary: fiatCode(r),
 	})
 	if err != nil {
 		return nil, err

@@ -36,6 +36,11 @@ func (f *explorerFake) Info(context.Context) (*api.WsInfo, error) {
 
 func (f *explorerFake) Capabilities() api.Capabilities { return api.Capabilities{} }
 
+// CurrentFiatRates: no rates, as a service without fiat_rates answers.
+func (f *explorerFake) CurrentFiatRates(context.Context, []string, string) (*api.FiatTicker, error) {
+	return nil, &api.Error{Msg: "No tickers found!"}
+}
+
 func (f *explorerFake) Tx(context.Context, string) (*api.Tx, error) {
 	if f.txErr == nil {
 		panic("boom: secret-detail")

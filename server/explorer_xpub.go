@@ -39,7 +39,7 @@ func (e *explorer) xpub(r *http.Request) (*result, error) {
 	}
 	a, err := e.caps.Accounts.Account(r.Context(), r.PathValue("xpub"), api.AddressQuery{
 		Page: pageParam(r), PageSize: explorerTxsPerPage, Details: api.DetailsTxsLight, Filter: api.ParseFilter(filter),
-		Tokens: api.ParseTokens(tokens, api.TokensUsed), Gap: api.ParseInt(q.Get("gap")),
+		Tokens: api.ParseTokens(tokens, api.TokensUsed), Gap: api.ParseInt(q.Get("gap")), Secondary: fiatCode(r),
 	})
 	if err != nil {
 		return nil, err

@@ -39,6 +39,11 @@ func (f *fakeService) Info(ctx context.Context) (*api.WsInfo, error) { return f.
 // Capabilities: the stand-in offers none of the optional parts.
 func (f *fakeService) Capabilities() api.Capabilities { return api.Capabilities{} }
 
+// CurrentFiatRates: no rates (the explorer asks on every page).
+func (f *fakeService) CurrentFiatRates(context.Context, []string, string) (*api.FiatTicker, error) {
+	return nil, &api.Error{Msg: "No tickers found!"}
+}
+
 const waitGuard = 30 * time.Second
 
 func startWS(t *testing.T, svc api.Service, cfg WebsocketConfig) (*Websocket, *httptest.Server) {
