@@ -172,6 +172,15 @@ func TestE2ERunes(t *testing.T) {
 	ra.check(ledger, hist)
 	ra.checkTxs(rid, etch, tr, ceno)
 	ra.checkOrd(ordBase, ledger, rid, etch, tr)
+	t.Run("explorer", func(t *testing.T) {
+		ra := ra
+		ra.t = t
+		pages := ra.checkExplorer(ledger, rid, fund, etch, mb, tr, ceno)
+		noInlineStyleOrScript(t, pages)
+		validateHTML(t, pages)
+		checkRunesBrowser(t, inst.base, []string{"/rune/" + rid, "/tx/" + etch.TxHash().String(), "/tx/" + tr.TxHash().String(),
+			"/tx/" + ceno.TxHash().String(), "/address/" + c.addrs[0], "/xpub/" + hd.Xpub(), "/rune/1:0"})
+	})
 
 	// Goldens (e2e/testdata/runes), checked against the OpenAPI document
 	// by TestOpenAPIGoldens: the rune's entry by id and by name's absence.

@@ -45,7 +45,8 @@ type explorer struct {
 	// maxWeight is a full block's weight, the 100% of a block's fill.
 	maxWeight uint32
 
-	coin atomic.Pointer[coinInfo] // static coin parameters, fetched once
+	coin       atomic.Pointer[coinInfo] // static coin parameters, fetched once
+	runesState runesState               // whether the Runes index is on (explorer_runes.go)
 }
 
 // coinInfo is what every page shows of the coin.
@@ -105,6 +106,7 @@ func (p *Public) explorerRoutes() {
 	route("GET /sendtx", "sendtx", e.sendTxForm)
 	route("POST /sendtx", "sendtx", e.sendTx)
 	route("GET /mempool", "mempool", e.mempool)
+	route("GET /rune/{rune}", "rune", e.runePage)
 	p.mux.Handle("GET /static/{name}", e.assets)
 	p.mux.Handle("GET /favicon.ico", http.RedirectHandler(e.assets.url("favicon.svg"), http.StatusMovedPermanently))
 	// Anything else outside /api: the explorer's 404 page.
@@ -114,7 +116,7 @@ func (p *Public) explorerRoutes() {
 }
 
 // sharedTemplates are parsed into every page; the other files are pages.
-var sharedTemplates = []string{"layout.html", "partials.html", "charts.html"}
+var sharedTemplates = []string{"layout.html", "partials.html", "charts.html", "runes.html"}
 
 func (e *explorer) parseTemplates() map[string]*template.Template {
 	base := template.Must(template.New("").Funcs(e.funcs()).ParseFS(static.Templates, sharedTemplates...))

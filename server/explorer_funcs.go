@@ -49,6 +49,7 @@ func (e *explorer) funcs() template.FuncMap {
 		// gwei renders a wei-per-gas price in Gwei.
 		"gwei":         func(a *api.Amount) string { return formatAmount(amountInt(a), 9) + " Gwei" },
 		"coinbase":     isCoinbase,
+		"runeAmount":   runeAmount,
 		"specific":     specificRows,
 		"specificLine": specificLine,
 		"feeRate":      formatFeeRate,
