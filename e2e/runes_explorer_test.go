@@ -56,8 +56,8 @@ func runeDecimal(amount string, div uint8, symbol string) string {
 	q, m := new(big.Int).QuoRem(v, unit, new(big.Int))
 	s := q.String()
 	if m.Sign() != 0 {
-		f := fmt.Sprintf("%0*s", int(div), m.String())
-		s += "." + strings.TrimRight(f, "0")
+		f := m.String()
+		s += "." + strings.TrimRight(strings.Repeat("0", int(div)-len(f))+f, "0")
 	}
 	if symbol == "" {
 		symbol = "¤"

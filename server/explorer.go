@@ -45,8 +45,9 @@ type explorer struct {
 	// maxWeight is a full block's weight, the 100% of a block's fill.
 	maxWeight uint32
 
-	coin       atomic.Pointer[coinInfo] // static coin parameters, fetched once
-	runesState runesState               // whether the Runes index is on (explorer_runes.go)
+	coin atomic.Pointer[coinInfo] // static coin parameters, fetched once
+
+	runesState runesState // whether the Runes index is on (explorer_runes.go)
 }
 
 // coinInfo is what every page shows of the coin.

@@ -60,11 +60,12 @@ type blockPage struct {
 }
 
 type txPage struct {
-	Tx        *api.Tx
-	Runestone *api.RunestoneInfo // with the Runes index on (explorer_runes.go)
+	Tx       *api.Tx
 	ShowHex  bool
 	Flow     *flowPlot
 	FeePlace string // where the fee rate stands in its block or the mempool
+
+	Runestone *api.RunestoneInfo // with the Runes index on (explorer_runes.go)
 }
 
 func (e *explorer) tx(r *http.Request) (*result, error) {
