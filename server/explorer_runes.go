@@ -91,7 +91,7 @@ func (e *explorer) runePage(r *http.Request) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &result{tmpl: "rune", title: "Rune " + p.SpacedName, page: p}, nil
+	return &result{tmpl: "rune", title: "Rune " + truncate(p.SpacedName, 40), page: p}, nil
 }
 
 // searchRune finds a rune by id (block:tx) or name (spacers • or . or
