@@ -91,7 +91,11 @@ func (e *explorer) runePage(r *http.Request) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &result{tmpl: "rune", title: "Rune " + truncate(p.SpacedName, 40), page: p}, nil
+	title := p.SpacedName
+	if len(title) > 40 { // a title of many spacers: the plain name (at most 28 letters)
+		title = p.Name
+	}
+	return &result{tmpl: "rune", title: "Rune " + title, page: p}, nil
 }
 
 // searchRune finds a rune by id (block:tx) or name (spacers • or . or
