@@ -29,7 +29,9 @@ import (
 func runeCells(t *testing.T, n *html.Node, what string) map[string]uint64 {
 	t.Helper()
 	out := map[string]uint64{}
-	for _, c := range findAll(n, func(c *html.Node) bool { return c.Type == html.ElementNode && attr(c, "data-amount") != "" && attr(c, "data-rune") != "" }) {
+	for _, c := range findAll(n, func(c *html.Node) bool {
+		return c.Type == html.ElementNode && attr(c, "data-amount") != "" && attr(c, "data-rune") != ""
+	}) {
 		v, err := strconv.ParseUint(attr(c, "data-amount"), 10, 64)
 		if err != nil {
 			t.Fatalf("%s: amount %q", what, attr(c, "data-amount"))
