@@ -150,15 +150,7 @@ func etchingInfo(e *runestone.Etching) *EtchingInfo {
 	if e.Premine != nil {
 		ei.Premine = e.Premine.String()
 	}
-	if t := e.Terms; t != nil {
-		ei.Terms = &RuneTerms{HeightStart: t.HeightStart, HeightEnd: t.HeightEnd, OffsetStart: t.OffsetStart, OffsetEnd: t.OffsetEnd}
-		if t.Amount != nil {
-			ei.Terms.Amount = t.Amount.String()
-		}
-		if t.Cap != nil {
-			ei.Terms.Cap = t.Cap.String()
-		}
-	}
+	ei.Terms = runeTerms(e.Terms)
 	if s, ok := e.Supply(); ok {
 		ei.Supply = s.String()
 	}
@@ -175,13 +167,15 @@ func (s *UtxoService) Runestone(_ context.Context, tx *Tx) (*RunestoneInfo, erro
 		return nil, nil
 	}
 	v, err := s.newView()
+	if err == nil {
+		if err = runesOn(v.snap); err != nil {
+			v.release()
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
 	defer v.release()
-	if err := runesOn(v.snap); err != nil {
-		return nil, err
-	}
 	var etched *runes.Entry
 	if txid, err := bchain.ParseHash(tx.Txid); err == nil && info.Etching != nil {
 		ta, err := db.ReadTxAddresses(v.snap, txid)
@@ -226,6 +220,21 @@ func (s *UtxoService) Runestone(_ context.Context, tx *Tx) (*RunestoneInfo, erro
 		info.Edicts[i].Rune = *ref
 	}
 	return info, nil
+}
+
+// runeTerms is an etching's or entry's terms as answered.
+func runeTerms(t *runestone.Terms) *RuneTerms {
+	if t == nil {
+		return nil
+	}
+	out := &RuneTerms{HeightStart: t.HeightStart, HeightEnd: t.HeightEnd, OffsetStart: t.OffsetStart, OffsetEnd: t.OffsetEnd}
+	if t.Amount != nil {
+		out.Amount = t.Amount.String()
+	}
+	if t.Cap != nil {
+		out.Cap = t.Cap.String()
+	}
+	return out
 }
 
 func runeRef(e *runes.Entry) *RuneRef {
