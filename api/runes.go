@@ -111,14 +111,6 @@ func runeInfo(e *runes.Entry) *RuneInfo {
 	if e.Symbol != nil {
 		r.Symbol = string(*e.Symbol)
 	}
-	if t := e.Terms; t != nil {
-		r.Terms = &RuneTerms{HeightStart: t.HeightStart, HeightEnd: t.HeightEnd, OffsetStart: t.OffsetStart, OffsetEnd: t.OffsetEnd}
-		if t.Amount != nil {
-			r.Terms.Amount = t.Amount.String()
-		}
-		if t.Cap != nil {
-			r.Terms.Cap = t.Cap.String()
-		}
-	}
+	r.Terms = runeTerms(e.Terms) // runes_explorer.go
 	return r
 }

@@ -172,6 +172,21 @@ func TestE2ERunes(t *testing.T) {
 	ra.check(ledger, hist)
 	ra.checkTxs(rid, etch, tr, ceno)
 	ra.checkOrd(ordBase, ledger, rid, etch, tr)
+	t.Run("explorer", func(t *testing.T) {
+		ra := ra
+		ra.t = t
+		start := time.Now()
+		pages := ra.checkExplorer(ledger, rid, fund, etch, mb, tr, ceno)
+		noInlineStyleOrScript(t, pages)
+		t.Logf("pages checked in %s", time.Since(start))
+		validateHTML(t, pages)
+		t.Logf("html-validate done at %s", time.Since(start))
+		// one page of each new kind (the account page shares the address's
+		// rune table, the 404 page is the explorer's own)
+		checkRunesBrowser(t, inst.base, []string{"/rune/" + rid, "/tx/" + etch.TxHash().String(), "/tx/" + tr.TxHash().String(),
+			"/tx/" + ceno.TxHash().String(), "/address/" + c.addrs[0]})
+		t.Logf("browser done at %s", time.Since(start))
+	})
 
 	// Goldens (e2e/testdata/runes), checked against the OpenAPI document
 	// by TestOpenAPIGoldens: the rune's entry by id and by name's absence.

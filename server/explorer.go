@@ -47,6 +47,8 @@ type explorer struct {
 	maxWeight uint32
 
 	coin atomic.Pointer[coinInfo] // static coin parameters, fetched once
+
+	runesState runesState // whether the Runes index is on (explorer_runes.go)
 }
 
 // coinInfo is what every page shows of the coin.
@@ -109,6 +111,7 @@ func (p *Public) explorerRoutes() {
 	route("POST /sendtx", "sendtx", e.sendTx)
 	route("GET /mempool", "mempool", e.mempool)
 	route("GET /nft/{contract}/{id}", "nft", e.nft)
+	route("GET /rune/{rune}", "rune", e.runePage)
 	p.mux.Handle("GET /static/{name}", e.assets)
 	p.mux.Handle("GET /favicon.ico", http.RedirectHandler(e.assets.url("favicon.svg"), http.StatusMovedPermanently))
 	// Anything else outside /api: the explorer's 404 page.
@@ -118,7 +121,7 @@ func (p *Public) explorerRoutes() {
 }
 
 // sharedTemplates are parsed into every page; the other files are pages.
-var sharedTemplates = []string{"layout.html", "partials.html", "charts.html", "fiat.html"}
+var sharedTemplates = []string{"layout.html", "partials.html", "charts.html", "fiat.html", "runes.html"}
 
 func (e *explorer) parseTemplates() map[string]*template.Template {
 	base := template.Must(template.New("").Funcs(e.funcs()).Funcs(e.fiatFuncs()).ParseFS(static.Templates, sharedTemplates...))

@@ -51,6 +51,7 @@ func (e *explorer) funcs() template.FuncMap {
 		// gwei renders a wei-per-gas price in Gwei.
 		"gwei":         func(a *api.Amount) string { return formatAmount(amountInt(a), 9) + " Gwei" },
 		"coinbase":     func(tx any) bool { return isCoinbase(txOf(tx)) },
+		"runeAmount":   runeAmount,
 		"specific":     specificRows,
 		"specificLine": specificLine,
 		"feeRate":      formatFeeRate,

@@ -64,15 +64,17 @@ type txPage struct {
 	ShowHex  bool
 	Flow     *flowPlot
 	FeePlace string // where the fee rate stands in its block or the mempool
+
+	Runestone *api.RunestoneInfo // with the Runes index on (explorer_runes.go)
 }
 
 func (e *explorer) tx(r *http.Request) (*result, error) {
-	tx, err := e.svc.Tx(r.Context(), r.PathValue("txid"))
+	tx, stone, err := e.txWithRunes(r.Context(), r.PathValue("txid"))
 	if err != nil {
 		return nil, err
 	}
 	return &result{tmpl: "tx", title: "Transaction " + shortHash(tx.Txid),
-		page: txPage{Tx: tx, ShowHex: r.URL.Query().Get("hex") == "1", Flow: newFlow(tx, e.loadedCoin()), FeePlace: e.feePlace(r.Context(), tx)}}, nil
+		page: txPage{Tx: tx, Runestone: stone, ShowHex: r.URL.Query().Get("hex") == "1", Flow: newFlow(tx, e.loadedCoin()), FeePlace: e.feePlace(r.Context(), tx)}}, nil
 }
 
 // spending redirects to the tx spending an output (Blockbook's
@@ -158,9 +160,13 @@ type addressPage struct {
 
 func (e *explorer) address(r *http.Request) (*result, error) {
 	filter := r.URL.Query().Get("filter")
+	withRunes, err := e.withRunes(r.Context())
+	if err != nil {
+		return nil, err
+	}
 	a, err := e.svc.Address(r.Context(), r.PathValue("address"), api.AddressQuery{
 		Page: pageParam(r), PageSize: explorerTxsPerPage, Details: api.DetailsTxsLight, Filter: api.ParseFilter(filter),
-		Secondary: fiatCode(r),
+		Secondary: fiatCode(r), Runes: withRunes,
 	})
 	if err != nil {
 		return nil, err
@@ -186,6 +192,11 @@ func (e *explorer) search(r *http.Request) (*result, error) {
 			Text: "Enter a block height or hash, a transaction id, an address or an xpub.", Search: true}}, nil
 	}
 	found, err := e.svc.Search(r.Context(), q)
+	if _, ok := api.AsUserError(err); ok {
+		if to, rerr := e.searchRune(r.Context(), q); rerr != nil || to != "" {
+			return &result{redirect: to}, rerr
+		}
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -37,9 +37,13 @@ func (e *explorer) xpub(r *http.Request) (*result, error) {
 	if e.caps.Accounts == nil {
 		return nil, e.caps.NotSupported(api.CapAccounts)
 	}
+	withRunes, err := e.withRunes(r.Context())
+	if err != nil {
+		return nil, err
+	}
 	a, err := e.caps.Accounts.Account(r.Context(), r.PathValue("xpub"), api.AddressQuery{
 		Page: pageParam(r), PageSize: explorerTxsPerPage, Details: api.DetailsTxsLight, Filter: api.ParseFilter(filter),
-		Tokens: api.ParseTokens(tokens, api.TokensUsed), Gap: api.ParseInt(q.Get("gap")), Secondary: fiatCode(r),
+		Tokens: api.ParseTokens(tokens, api.TokensUsed), Gap: api.ParseInt(q.Get("gap")), Secondary: fiatCode(r), Runes: withRunes,
 	})
 	if err != nil {
 		return nil, err

@@ -12,7 +12,8 @@ import (
 var files embed.FS
 
 // Templates holds the explorer's html/template files: layout.html,
-// partials.html and charts.html are shared, every other file is one page.
+// partials.html, charts.html and runes.html are shared, every other file
+// is one page.
 var Templates = sub("templates")
 
 // Assets holds the files served under /static/.
