@@ -41,6 +41,7 @@ func main() {
 	bulk := flag.Int("bulkthreshold", 500, "blockbook -bulkthreshold (0: connect blocks one by one)")
 	pushdataIndex := flag.Bool("pushdataindex", false, "blockbook -pushdataindex: keep the pushdata index too")
 	spIndex := flag.Bool("silentpaymentsindex", false, "blockbook -silentpaymentsindex: keep the Silent Payments tweak index too")
+	runesIndex := flag.Bool("runesindex", false, "blockbook -runesindex: keep the Runes index too")
 	flag.StringVar(&chainKind, "chain", "bench", "generated chain: bench (the demo mix) or whale (whale-heavy mix, see tools/chaingen/whale.go)")
 	filters := flag.Bool("filters", true, "build block filters with Blockbook's production settings (block_golomb_filter_p 20, taproot-noordinals, zeroed key)")
 	coin := flag.String("coin", "bitcoin", "bitcoin: a chaingen chain on btcd; litecoin: a wallet-made MWEB chain on litecoind (-txs wallet payments; -blocks and the lower bound do not apply)")
@@ -55,6 +56,9 @@ func main() {
 	}
 	if *spIndex {
 		extraArgs = append(extraArgs, "-silentpaymentsindex")
+	}
+	if *runesIndex {
+		extraArgs = append(extraArgs, "-runesindex")
 	}
 	if *filters {
 		benchFilters = db.FilterParams{P: 20, Scripts: db.FilterScriptsTaprootNoOrdinals, ZeroedKey: true}
