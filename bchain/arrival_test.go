@@ -97,8 +97,8 @@ func (c *unreadChain) BestBlock(ctx context.Context) (uint32, Hash, error) {
 	return 0, Hash{}, ctx.Err()
 }
 
-func (c *unreadChain) AnswerOwed(now time.Time) (time.Duration, bool) {
-	return c.arrivals.Owed(now), true
+func (c *unreadChain) AnswerOwed(since, now time.Time) (time.Duration, bool) {
+	return c.arrivals.Owed(since, now)
 }
 
 // A probe whose answer arrived but was not read is no verdict, so a node
@@ -123,5 +123,72 @@ func TestLivenessAnswerWaitingIsNoVerdict(t *testing.T) {
 		if n := m.GetCounter().GetValue(); (n > 0) == frozen {
 			t.Fatalf("frozen node %v: %v inconclusive probes", frozen, n)
 		}
+	}
+}
+
+// A dial still in progress is owed from its start; a read after the
+// request (a TLS ticket, an HTTP/2 window update) does not end the debt;
+// bytes waiting unread do; nothing written since the probe began is no
+// debt; and a dialer never used cannot tell.
+func TestArrivalOwedRules(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("unread bytes are known on Linux only")
+	}
+	a := NewArrivalConns()
+	if _, ok := a.Owed(time.Now(), time.Now()); ok {
+		t.Fatal("an unused dialer claims to know")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	served := make(chan net.Conn, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err == nil {
+			served <- c
+		}
+	}()
+	since := time.Now()
+	c, err := a.DialContext(context.Background(), "tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	srv := <-served
+	defer srv.Close()
+	if owed, ok := a.Owed(since, time.Now()); !ok || owed != 0 {
+		t.Fatalf("nothing written yet: owed %v %v", owed, ok)
+	}
+	_, _ = c.Write([]byte("ping"))
+	_, _ = srv.Write([]byte("tick")) // not the answer
+	if _, err := io.ReadFull(c, make([]byte, 4)); err != nil {
+		t.Fatal(err)
+	}
+	later := time.Now().Add(3 * time.Second)
+	if owed, _ := a.Owed(since, later); owed < 2*time.Second {
+		t.Fatalf("a read after the request ended the debt: owed %v", owed)
+	}
+	if owed, _ := a.Owed(later.Add(-time.Second), later); owed != 0 {
+		t.Fatalf("a write before since counts: owed %v", owed)
+	}
+	_, _ = srv.Write([]byte("pong"))
+	deadline := time.Now().Add(5 * time.Second)
+	for !a.Waiting() && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if owed, _ := a.Owed(since, later); owed != 0 {
+		t.Fatalf("an answer waits unread, yet owed %v", owed)
+	}
+	if _, err := io.ReadFull(c, make([]byte, 4)); err != nil {
+		t.Fatal(err)
+	}
+	dialing := time.Now().Add(-5 * time.Second)
+	a.mu.Lock()
+	a.dials[&dialing] = struct{}{}
+	a.mu.Unlock()
+	if owed, _ := a.Owed(since, time.Now()); owed < 5*time.Second {
+		t.Fatalf("a dial in progress for 5 s: owed %v", owed)
 	}
 }

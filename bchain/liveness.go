@@ -53,7 +53,9 @@ func (c *LivenessConfig) defaults() {
 	if c.MaxWait <= 0 {
 		c.MaxWait = 10 * time.Second
 	}
-	c.MaxWait = max(c.MaxWait, c.Timeout)
+	// Past Timeout the probe waits for a request written late to be owed
+	// Timeout itself: MaxWait must leave room for that.
+	c.MaxWait = max(c.MaxWait, 2*c.Timeout)
 	if c.Failures <= 0 {
 		c.Failures = 2
 	}
@@ -305,7 +307,7 @@ func (l *Liveness) runTime(ctx context.Context, call func(context.Context) error
 				// only for a request it has held for Timeout, real time.
 				// Short of that the probe waits on, to MaxWait.
 				cause := errProbeTimeout
-				if owed, ok := l.answerOwed(last); ok && owed < l.cfg.Timeout {
+				if owed, ok := l.answerOwed(start, last); ok && owed < l.cfg.Timeout {
 					if elapsed <= l.cfg.MaxWait {
 						continue
 					}
@@ -326,16 +328,17 @@ var (
 	errProbeStarved = errors.New("this process was too busy to send the liveness probe's request or read the node's answer in time")
 )
 
-// answerOwed is how long the node has owed the probe an answer (see
-// ArrivalConns.Owed); false when the chain cannot tell.
-func (l *Liveness) answerOwed(now time.Time) (time.Duration, bool) {
+// answerOwed is how long the node has owed the probe an answer to what it
+// sent since the probe began (see ArrivalConns.Owed); false when the chain
+// cannot tell.
+func (l *Liveness) answerOwed(since, now time.Time) (time.Duration, bool) {
 	o, ok := l.chain.(interface {
-		AnswerOwed(time.Time) (time.Duration, bool)
+		AnswerOwed(since, now time.Time) (time.Duration, bool)
 	})
 	if !ok {
 		return 0, false
 	}
-	return o.AnswerOwed(now)
+	return o.AnswerOwed(since, now)
 }
 
 // infoDone releases WaitInfo after the first attempt; call with mu held.

@@ -42,7 +42,7 @@ type rpcClient struct {
 	latency         *prometheus.HistogramVec
 	errors          *prometheus.CounterVec
 	id              atomic.Uint64
-	arrivals        *bchain.ArrivalConns // the probe's client only: its connections, for AnswerWaiting
+	arrivals        *bchain.ArrivalConns // the probe's client only: its connections, for AnswerOwed
 }
 
 type rpcRequest struct {

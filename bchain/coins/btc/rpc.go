@@ -64,13 +64,14 @@ func (n *Node) ProbeChain() bchain.BlockChain {
 }
 
 // AnswerOwed is how long the node has owed the probe's connections an
-// answer (bchain.Liveness asks it of ProbeChain's node); false on a node
-// that is not the probe's.
-func (n *Node) AnswerOwed(now time.Time) (time.Duration, bool) {
+// answer to what they sent since since (bchain.Liveness asks it of
+// ProbeChain's node); false on a node that is not the probe's, or whose
+// connections do not go through its dialer.
+func (n *Node) AnswerOwed(since, now time.Time) (time.Duration, bool) {
 	if n.rpc.arrivals == nil {
 		return 0, false
 	}
-	return n.rpc.arrivals.Owed(now), true
+	return n.rpc.arrivals.Owed(since, now)
 }
 
 // Dialect detects (once) whether the node is Bitcoin Core or btcd:

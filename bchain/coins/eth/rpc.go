@@ -27,7 +27,7 @@ type rpcClient struct {
 	timeout time.Duration
 	log     *slog.Logger
 	own     bool // its own HTTP transport, whatever the host (the probe's)
-	// arrivals dials the probe's connections (own only), for AnswerWaiting.
+	// arrivals dials the probe's connections (own only), for AnswerOwed.
 	arrivals *bchain.ArrivalConns
 
 	mu     sync.Mutex
@@ -53,7 +53,9 @@ func (c *rpcClient) conn(ctx context.Context) (*rpc.Client, error) {
 		tr.DialContext = c.arrivals.DialContext
 		opts = []rpc.ClientOption{rpc.WithHTTPClient(&http.Client{Transport: tr})}
 	} else if c.own {
-		opts = append(opts, rpc.WithWebsocketDialer(websocket.Dialer{NetDialContext: c.arrivals.DialContext}))
+		// go-ethereum's own dialer's settings, with the probe's dials.
+		opts = append(opts, rpc.WithWebsocketDialer(websocket.Dialer{NetDialContext: c.arrivals.DialContext, Proxy: http.ProxyFromEnvironment,
+			ReadBufferSize: 1024, WriteBufferSize: 1024}))
 	}
 	cl, err := rpc.DialOptions(ctx, c.url, opts...)
 	if err != nil {
