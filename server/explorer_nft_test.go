@@ -2,11 +2,13 @@ package server
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"html"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -168,4 +170,66 @@ func FuzzNFTMetadata(f *testing.F) {
 			t.Fatalf("inline image %q", m.Image.Inline)
 		}
 	})
+}
+
+// Deeply nested metadata is shown compacted, not indented: indentation
+// grows with the square of the depth (20 KB of brackets indent to 200 MB).
+func TestNFTDeepMetadataBounded(t *testing.T) {
+	f := newNFTFetcher("", time.Second)
+	deep := strings.Repeat("[", 9990) + strings.Repeat("]", 9990) // Go decodes 10,000 levels
+	body := `{"name":"deep","x":[` + strings.Repeat(deep+",", 11) + deep + `]}`
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	m := f.read(context.Background(), "data:application/json,"+body)
+	runtime.ReadMemStats(&after)
+	if m.Name != "deep" || len(m.Raw) == 0 || len(m.Raw) > nftMaxRaw+8 {
+		t.Fatalf("name %q, raw %d bytes", m.Name, len(m.Raw))
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 64<<20 {
+		t.Fatalf("reading 260 KB of nested metadata allocated %d MB", grew>>20)
+	}
+	if got := indentBounded([]byte(`{"a":[1,2]}`), 1<<10); got != "{\n  \"a\": [\n    1,\n    2\n  ]\n}" {
+		t.Fatalf("a small document is not indented: %q", got)
+	}
+}
+
+// An on-chain image of several KB is shown in place, not cut as text.
+func TestNFTLargeInlineImage(t *testing.T) {
+	f := newNFTFetcher("", time.Second)
+	svg := "<svg xmlns='http://www.w3.org/2000/svg'>" + strings.Repeat("<rect width='1' height='1'/>", 300) + "</svg>"
+	img := "data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString([]byte(svg))
+	doc, _ := json.Marshal(map[string]string{"name": "big", "image": img})
+	m := f.read(context.Background(), "data:application/json;base64,"+base64.StdEncoding.EncodeToString(doc))
+	if m.Image == nil || m.Image.Inline == "" {
+		t.Fatalf("a %d-byte image is not shown: %+v", len(img), m.Image)
+	}
+}
+
+// An ipfs: URI stays in the gateway's /ipfs/ tree, and the gateway's
+// redirects stay on its host.
+func TestNFTGatewayBounds(t *testing.T) {
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write([]byte(`{"name":"elsewhere"}`))
+	}))
+	defer other.Close()
+	gw := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/ipfs/here" {
+			_, _ = w.Write([]byte(`{"name":"here"}`))
+			return
+		}
+		http.Redirect(w, r, other.URL+"/x", http.StatusFound)
+	}))
+	defer gw.Close()
+	f := newNFTFetcher(gw.URL+"/ipfs/", time.Second)
+	if m := f.read(context.Background(), "ipfs://here"); m.Name != "here" {
+		t.Fatalf("the gateway's own answer: %+v", m)
+	}
+	if m := f.read(context.Background(), "ipfs://away"); m.Name != "" || !strings.Contains(m.Note, "could not be read") {
+		t.Fatalf("a redirect off the gateway's host was followed: %+v", m)
+	}
+	for _, u := range []string{"ipfs://../../admin", "ipfs://a/../../b", "ipfs://a?b", "ipfs://a#b"} {
+		if m := f.read(context.Background(), u); m.Name != "" || m.Source != "" {
+			t.Errorf("%s was read: %+v", u, m)
+		}
+	}
 }

@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -47,6 +48,7 @@ const (
 	nftCacheMax     = 512
 	nftMaxInline    = 64 << 10 // a data: image shown in the page
 	nftMaxRaw       = 64 << 10 // the metadata JSON shown
+	nftMaxURL       = 4 << 10  // an http(s) or ipfs URI read (data: URIs are the document)
 	nftMaxAttrs     = 50
 	nftMaxText      = 2000
 )
@@ -101,16 +103,26 @@ func newNFTFetcher(gateway string, timeout time.Duration) *nftFetcher {
 	if gateway != "" && !strings.HasSuffix(gateway, "/") {
 		gateway += "/"
 	}
+	gatewayHost := ""
+	if u, err := url.Parse(gateway); err == nil {
+		gatewayHost = u.Host
+	}
 	client := func(guard bool) *http.Client {
 		d := &net.Dialer{Timeout: timeout}
 		if guard {
 			d.Control = nftPublicOnly
 		}
 		return &http.Client{
-			Timeout:   timeout,
-			Transport: &http.Transport{DialContext: d.DialContext, MaxIdleConns: 8, IdleConnTimeout: 30 * time.Second, ResponseHeaderTimeout: timeout},
+			Timeout: timeout,
+			Transport: &http.Transport{DialContext: d.DialContext, MaxIdleConns: 8, IdleConnTimeout: 30 * time.Second, ResponseHeaderTimeout: timeout,
+				MaxResponseHeaderBytes: 16 << 10},
 			CheckRedirect: func(r *http.Request, via []*http.Request) error {
 				if len(via) > nftMaxRedirects || r.URL.Scheme != "http" && r.URL.Scheme != "https" {
+					return errRedirects
+				}
+				// The gateway is trusted, not the hosts it sends a
+				// reader to (a subdomain gateway follows the content).
+				if !guard && r.URL.Host != gatewayHost {
 					return errRedirects
 				}
 				return nil
@@ -152,7 +164,11 @@ func nftPublicOnly(_, address string, _ syscall.RawConn) error {
 // ipfsPath is the path an ipfs:// URI names (Blockbook also drops a
 // doubled "ipfs/").
 func ipfsPath(uri string) string {
-	return strings.TrimPrefix(uri[len("ipfs://"):], "ipfs/")
+	p := strings.TrimPrefix(uri[len("ipfs://"):], "ipfs/")
+	if strings.ContainsAny(p, "?#\\") || slices.Contains(strings.Split(p, "/"), "..") {
+		return "" // it could leave the gateway's /ipfs/ tree
+	}
+	return p
 }
 
 // link is where an image or an ipfs URI can be followed: http(s) as is,
@@ -161,7 +177,7 @@ func (f *nftFetcher) link(uri string) string {
 	switch {
 	case nftIsHTTP(uri):
 		return uri
-	case strings.HasPrefix(strings.ToLower(uri), "ipfs://") && f.gateway != "":
+	case strings.HasPrefix(strings.ToLower(uri), "ipfs://") && f.gateway != "" && ipfsPath(uri) != "":
 		return f.gateway + ipfsPath(uri)
 	}
 	return ""
@@ -180,8 +196,12 @@ func (f *nftFetcher) read(ctx context.Context, uri string) *nftMeta {
 			return &nftMeta{Note: "The token's data: URI cannot be read: " + err.Error() + "."}
 		}
 		return f.parse("", body, ctype)
+	case len(uri) > nftMaxURL:
+		return &nftMeta{Note: "The token URI is too long to read."}
 	case strings.HasPrefix(lower, "ipfs://") && f.gateway == "":
 		return &nftMeta{Note: "IPFS metadata is not read on this server."}
+	case strings.HasPrefix(lower, "ipfs://") && ipfsPath(uri) == "":
+		return &nftMeta{Note: "The token's ipfs: URI names no plain IPFS path."}
 	case strings.HasPrefix(lower, "ipfs://"):
 		return f.cached(ctx, f.gateway+ipfsPath(uri), f.trusted)
 	case nftIsHTTP(uri):
@@ -261,7 +281,7 @@ func (f *nftFetcher) fetch(ctx context.Context, u string, c *http.Client) (m *nf
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return fail("the server answered " + resp.Status)
+		return fail(fmt.Sprintf("the server answered %d", resp.StatusCode)) // not its status text: the host's, unbounded
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, nftMaxBytes+1))
 	if err != nil {
@@ -293,9 +313,7 @@ func (f *nftFetcher) parse(src string, body []byte, ctype string) *nftMeta {
 		m.Note = "The metadata is not JSON."
 		return m
 	}
-	if raw, err := json.MarshalIndent(doc, "", "  "); err == nil {
-		m.Raw = nftClip(string(raw), nftMaxRaw)
-	}
+	m.Raw = nftClip(indentBounded(body, 4*nftMaxRaw), nftMaxRaw)
 	obj, ok := doc.(map[string]any)
 	if !ok {
 		m.Note = "The metadata is not a JSON object."
@@ -306,7 +324,13 @@ func (f *nftFetcher) parse(src string, body []byte, ctype string) *nftMeta {
 		return nftClip(strings.TrimSpace(s), nftMaxText)
 	}
 	m.Name, m.Description = str("name"), str("description")
-	if img := cmp.Or(str("image"), str("image_url")); img != "" {
+	// The image whole: an on-chain SVG is many KB (the document is
+	// bounded already); image cuts what it shows as text.
+	whole := func(k string) string {
+		s, _ := obj[k].(string)
+		return strings.TrimSpace(s)
+	}
+	if img := cmp.Or(whole("image"), whole("image_url")); img != "" {
 		m.Image = f.image(img)
 	}
 	if u := str("external_url"); nftIsHTTP(u) {
