@@ -16,7 +16,9 @@ import (
 // (unit tests of the shape) decodes with none.
 func (r *ethRenderer) parsedData(data []byte) *EthereumParsedInputData {
 	var sigs []calldata.Signature
-	if len(data) >= 4 && r.v != nil {
+	// Selector 0 is never looked up, as in Blockbook: bots call it, and
+	// the directory's vanity signatures for it would name their calls.
+	if len(data) >= 4 && r.v != nil && binary.BigEndian.Uint32(data) != 0 {
 		sel := binary.BigEndian.Uint32(data)
 		r.mu.Lock()
 		cached, ok := r.signatures[sel]

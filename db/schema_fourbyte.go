@@ -84,8 +84,14 @@ func unpackSignatureRow(k, v []byte) (calldata.Signature, error) {
 	return s, nil
 }
 
+// MaxSignaturesPerSelector bounds the signatures tried for one selector:
+// anyone can add colliding ones to the directory, and each is a decode
+// attempt for every tx that calls the selector.
+const MaxSignaturesPerSelector = 16
+
 // ReadSignatures returns the signatures stored for a selector, in key
-// order (the standard ABI's first, then by the directory's id).
+// order (the standard ABI's first, then by the directory's id), at most
+// MaxSignaturesPerSelector of them.
 func ReadSignatures(r Reader, selector uint32) ([]calldata.Signature, error) {
 	var out []calldata.Signature
 	prefix := binary.BigEndian.AppendUint32(nil, selector)
@@ -95,7 +101,7 @@ func ReadSignatures(r Reader, selector uint32) ([]calldata.Signature, error) {
 			return false, err
 		}
 		out = append(out, s)
-		return true, nil
+		return len(out) < MaxSignaturesPerSelector, nil
 	})
 	return out, err
 }

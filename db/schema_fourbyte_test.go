@@ -113,3 +113,22 @@ func FuzzUnpackSignatureRow(f *testing.F) {
 		}
 	})
 }
+
+// At most MaxSignaturesPerSelector signatures are read for a selector,
+// the first in key order (anyone can add colliding ones to the directory).
+func TestSignaturesPerSelectorBounded(t *testing.T) {
+	d := openEthTestDB(t)
+	const text = "approve(address,uint256)"
+	sel := calldata.Selector(text)
+	var rows []SignatureRow
+	for id := uint32(1); id <= MaxSignaturesPerSelector+10; id++ {
+		rows = append(rows, SignatureRow{Selector: sel, ID: id, Text: text})
+	}
+	if err := d.WriteSignatures(rows, nil); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadSignatures(d, sel)
+	if err != nil || len(got) != MaxSignaturesPerSelector {
+		t.Fatalf("%d signatures read, want %d (%v)", len(got), MaxSignaturesPerSelector, err)
+	}
+}

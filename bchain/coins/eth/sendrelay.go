@@ -181,6 +181,9 @@ func (r *Relay) fetchBack(ctx context.Context, provider int, txid bchain.Hash, g
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if _, again := r.txs[txid]; !again { // asked before the loop, which removes it too
+		r.m.added.Inc()
+	}
 	for h, c := range r.txs {
 		if c.tx.From == tx.From && c.tx.Nonce == tx.Nonce {
 			delete(r.txs, h)
@@ -188,9 +191,6 @@ func (r *Relay) fetchBack(ctx context.Context, provider int, txid bchain.Hash, g
 				r.m.removed.WithLabelValues(relayGoneReplaced).Inc()
 			}
 		}
-	}
-	if _, again := r.txs[txid]; !again {
-		r.m.added.Inc()
 	}
 	r.txs[txid] = relayTx{tx: tx, added: r.now(), gen: gen}
 	r.m.cached.Set(float64(len(r.txs)))
