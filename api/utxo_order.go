@@ -20,7 +20,7 @@ import (
 // long: a point read per tx in a large family.)
 func orderBlockUtxos(v *view, desc bchain.AddrDesc, us []db.Utxo) error {
 	var heights []uint32
-	vouts := make(map[uint32][]int32) // per height needing places
+	vouts := make(map[uint32]map[int32]bool) // per height needing places: a set, asked per index of each of its txs
 	for i := 0; i < len(us); {
 		j, mixed := i+1, false
 		for ; j < len(us) && us[j].Height == us[i].Height; j++ {
@@ -29,16 +29,19 @@ func orderBlockUtxos(v *view, desc bchain.AddrDesc, us []db.Utxo) error {
 		if mixed {
 			h := us[i].Height
 			heights = append(heights, h)
+			set := make(map[int32]bool, j-i)
 			for _, u := range us[i:j] {
-				vouts[h] = append(vouts[h], int32(u.Vout))
+				set[int32(u.Vout)] = true
 			}
+			vouts[h] = set
 		}
 		i = j
 	}
 	var places map[db.TxAtHeight]int
 	if len(heights) > 0 {
 		pays := func(h uint32, t *db.AddrTx) bool {
-			return slices.ContainsFunc(t.Indexes, func(x int32) bool { return x >= 0 && slices.Contains(vouts[h], x) })
+			set := vouts[h]
+			return slices.ContainsFunc(t.Indexes, func(x int32) bool { return x >= 0 && set[x] })
 		}
 		var err error
 		if places, err = db.AddrTxPlaces(v.snap, desc, heights, pays); err != nil {
