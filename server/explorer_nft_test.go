@@ -146,6 +146,7 @@ func TestNFTPublicOnly(t *testing.T) {
 		"127.0.0.1:80": false, "10.1.2.3:80": false, "192.168.1.1:443": false, "172.16.0.1:80": false,
 		"169.254.169.254:80": false, "100.64.0.1:80": false, "0.1.2.3:80": false, "[::1]:80": false,
 		"[fe80::1]:80": false, "[fd00::1]:80": false, "[::ffff:127.0.0.1]:80": false, "224.0.0.1:80": false,
+		"[64:ff9b::a9fe:a9fe]:80": false, "[2002:a9fe:a9fe::1]:80": false, "198.18.0.1:80": false, "240.0.0.1:80": false,
 		"8.8.8.8:443": true, "[2606:4700::1111]:443": true,
 	} {
 		if err := nftPublicOnly("tcp", addr, nil); (err == nil) != ok {

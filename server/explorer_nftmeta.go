@@ -140,7 +140,12 @@ var (
 
 // notPublic are the ranges IsGlobalUnicast and IsPrivate let through
 // that no public host has: "this network" and the carrier-grade NAT.
-var notPublic = []netip.Prefix{netip.MustParsePrefix("0.0.0.0/8"), netip.MustParsePrefix("100.64.0.0/10")}
+var notPublic = []netip.Prefix{netip.MustParsePrefix("0.0.0.0/8"), netip.MustParsePrefix("100.64.0.0/10"),
+	netip.MustParsePrefix("192.0.0.0/24"), netip.MustParsePrefix("198.18.0.0/15"), netip.MustParsePrefix("240.0.0.0/4"),
+	// IPv6 forms that carry an IPv4 address a gateway or relay reaches:
+	// NAT64, 6to4 and IPv4-compatible.
+	netip.MustParsePrefix("64:ff9b::/96"), netip.MustParsePrefix("64:ff9b:1::/48"), netip.MustParsePrefix("2002::/16"),
+	netip.MustParsePrefix("::/96")}
 
 // nftPublicOnly is the dialer's check of the address it connects to (after
 // name resolution, so a name cannot lead to an internal host).
