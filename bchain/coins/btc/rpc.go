@@ -64,7 +64,7 @@ func (n *Node) ProbeChain() bchain.BlockChain {
 }
 
 // AnswerOwed is how long the node has owed the probe's connections an
-// answer to what they sent since since (bchain.Liveness asks it of
+// answer to what they sent after the time given (bchain.Liveness asks it of
 // ProbeChain's node); false on a node that is not the probe's, or whose
 // connections do not go through its dialer.
 func (n *Node) AnswerOwed(since, now time.Time) (time.Duration, bool) {
