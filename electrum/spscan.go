@@ -259,10 +259,9 @@ func (h *spHub) add(sub *spSub) *rpcError {
 }
 
 // ipKey is the client address a subscription counts against ("" for a
-// local peer, which is exempt): the session's, fixed when it began, so
-// that counting and uncounting always match.
+// local peer, which is exempt).
 func (h *spHub) ipKey(ss *session) string {
-	return ss.key
+	return h.s.countedKey(ss.ip)
 }
 
 // count adds d subscriptions of ss to the totals; call with mu held.
