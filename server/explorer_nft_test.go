@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -23,9 +24,17 @@ import (
 // bound, a redirect loop, a slow answer, not JSON); as a contract's own
 // http host it is refused before any byte is sent.
 func TestNFTMetadataBounds(t *testing.T) {
-	hits := map[string]int{}
+	var mu sync.Mutex // a slow answer may still run when the next comes
+	hitMap := map[string]int{}
+	hits := func(path string) int {
+		mu.Lock()
+		defer mu.Unlock()
+		return hitMap[path]
+	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hits[r.URL.Path]++
+		mu.Lock()
+		hitMap[r.URL.Path]++
+		mu.Unlock()
 		switch r.URL.Path {
 		case "/ipfs/ok":
 			_, _ = w.Write([]byte(`{"name":"A","description":"B","image":"data:image/png;base64,iVBORw0KGgo=","external_url":"javascript:alert(1)","attributes":[{"trait_type":"t","value":1},{"value":"v"}]}`))
@@ -58,8 +67,8 @@ func TestNFTMetadataBounds(t *testing.T) {
 	if len(m.Attributes) != 2 || m.Attributes[0] != (nftAttr{"t", "1"}) || m.Attributes[1] != (nftAttr{"—", "v"}) {
 		t.Errorf("ok: attributes %+v", m.Attributes)
 	}
-	if f.read(ctx, "ipfs://ok"); hits["/ipfs/ok"] != 1 {
-		t.Errorf("the document was read %d times, want 1 (cached)", hits["/ipfs/ok"])
+	if f.read(ctx, "ipfs://ok"); hits("/ipfs/ok") != 1 {
+		t.Errorf("the document was read %d times, want 1 (cached)", hits("/ipfs/ok"))
 	}
 	for uri, note := range map[string]string{
 		"ipfs://img":                         "names an image",
@@ -77,7 +86,7 @@ func TestNFTMetadataBounds(t *testing.T) {
 			t.Errorf("%q: note %q, want %q", uri, m.Note, note)
 		}
 	}
-	if hits["/ipfs/ok"] != 1 {
+	if hits("/ipfs/ok") != 1 {
 		t.Errorf("a contract-chosen loopback URL reached the host")
 	}
 	if off := newNFTFetcher("none", time.Second); !strings.Contains(off.read(ctx, "ipfs://x").Note, "not read") || off.link("ipfs://x") != "" {
