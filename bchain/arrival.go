@@ -83,23 +83,6 @@ func (a *ArrivalConns) Owed(since, now time.Time) (owed time.Duration, ok bool) 
 	return owed, true
 }
 
-// Waiting reports whether any open connection has unread bytes from the
-// peer. False where the kernel cannot say (non-Linux, non-socket conns).
-func (a *ArrivalConns) Waiting() bool {
-	a.mu.Lock()
-	conns := make([]*arrivalConn, 0, len(a.conns))
-	for c := range a.conns {
-		conns = append(conns, c)
-	}
-	a.mu.Unlock()
-	for _, c := range conns {
-		if c.unread() > 0 {
-			return true
-		}
-	}
-	return false
-}
-
 type arrivalConn struct {
 	net.Conn
 	owner *ArrivalConns

@@ -194,3 +194,20 @@ func TestArrivalOwedRules(t *testing.T) {
 		t.Fatalf("a dial in progress for 5 s: owed %v", owed)
 	}
 }
+
+// Waiting (tests only) reports whether any open connection has unread bytes from the
+// peer. False where the kernel cannot say (non-Linux, non-socket conns).
+func (a *ArrivalConns) Waiting() bool {
+	a.mu.Lock()
+	conns := make([]*arrivalConn, 0, len(a.conns))
+	for c := range a.conns {
+		conns = append(conns, c)
+	}
+	a.mu.Unlock()
+	for _, c := range conns {
+		if c.unread() > 0 {
+			return true
+		}
+	}
+	return false
+}
