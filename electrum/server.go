@@ -371,6 +371,7 @@ func (s *Server) release(ip string) {
 // key is what admit counted.
 func (s *Server) runAdmitted(c frameConn, ip, key string) {
 	ss := newSession(s, c, ip)
+	ss.key = key
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()

@@ -27,9 +27,12 @@ const (
 // and a notification are never reordered; a reader and a writer
 // goroutine move frames.
 type session struct {
-	s   *Server
-	c   frameConn
-	ip  string
+	s  *Server
+	c  frameConn
+	ip string
+	// key is what the per-address caps count this session under: ip, or
+	// "" for an exempt local peer (see Server.countedKey).
+	key string
 	out chan []byte
 	// queue counts the bytes of out against MaxQueueBytes (and, through
 	// the server's budget, against MaxQueuedBytes).
