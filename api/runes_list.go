@@ -14,6 +14,20 @@ import (
 	"github.com/openexplorer/blockbook/db/optional/runes"
 )
 
+// runesView opens a view of a store that keeps the Runes index (else
+// errRunesOff).
+func (s *UtxoService) runesView() (*view, error) {
+	v, err := s.newView()
+	if err != nil {
+		return nil, err
+	}
+	if err := runesOn(v.snap); err != nil {
+		v.release()
+		return nil, err
+	}
+	return v, nil
+}
+
 // RuneListEntry is a rune in the list: its entry, its cap (empty without
 // terms or cap) and how many addresses hold it.
 type RuneListEntry struct {
@@ -33,14 +47,11 @@ type RuneList struct {
 // RuneList answers page (from 1; past the end: the last) of size runes,
 // newest first; the index must be on (else errRunesOff).
 func (s *UtxoService) RuneList(_ context.Context, page, size int) (*RuneList, error) {
-	v, err := s.newView()
+	v, err := s.runesView()
 	if err != nil {
 		return nil, err
 	}
 	defer v.release()
-	if err := runesOn(v.snap); err != nil {
-		return nil, err
-	}
 	count, err := runes.ReadCount(v.snap)
 	if err != nil {
 		return nil, err
@@ -89,14 +100,11 @@ func (s *UtxoService) RuneHolders(_ context.Context, id string) (uint64, error) 
 	if !ok {
 		return 0, userErr("rune id %q: not block:tx", truncate(id, 80))
 	}
-	v, err := s.newView()
+	v, err := s.runesView()
 	if err != nil {
 		return 0, err
 	}
 	defer v.release()
-	if err := runesOn(v.snap); err != nil {
-		return 0, err
-	}
 	return runes.ReadHolders(v.snap, rid)
 }
 
@@ -109,14 +117,11 @@ func (s *UtxoService) AddTxListRunes(_ context.Context, txs []*Tx) error {
 	if len(txs) == 0 {
 		return nil
 	}
-	v, err := s.newView()
+	v, err := s.runesView()
 	if err != nil {
 		return err
 	}
 	defer v.release()
-	if err := runesOn(v.snap); err != nil {
-		return err
-	}
 	var pr *pendingRunes
 	for _, tx := range txs {
 		txid, err := bchain.ParseHash(tx.Txid)
