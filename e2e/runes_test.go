@@ -177,6 +177,7 @@ func TestE2ERunes(t *testing.T) {
 		ra.t = t
 		start := time.Now()
 		pages := ra.checkExplorer(ledger, rid, fund, etch, mb, tr, ceno)
+		pages = append(pages, ra.checkRuneList(ordBase, ledger)...)
 		noInlineStyleOrScript(t, pages)
 		t.Logf("pages checked in %s", time.Since(start))
 		validateHTML(t, pages)
@@ -184,7 +185,7 @@ func TestE2ERunes(t *testing.T) {
 		// one page of each new kind (the account page shares the address's
 		// rune table, the 404 page is the explorer's own)
 		checkRunesBrowser(t, inst.base, []string{"/rune/" + rid, "/tx/" + etch.TxHash().String(), "/tx/" + tr.TxHash().String(),
-			"/tx/" + ceno.TxHash().String(), "/address/" + c.addrs[0]})
+			"/tx/" + ceno.TxHash().String(), "/address/" + c.addrs[0], "/runes"})
 		t.Logf("browser done at %s", time.Since(start))
 	})
 
@@ -217,6 +218,15 @@ func TestE2ERunes(t *testing.T) {
 		stone(&runestone.Runestone{Edicts: []runestone.Edict{{ID: id, Amount: runestone.U64(100), Output: 2}}}),
 		chaingen.Output{Script: c.pk[1], Value: 800})
 	ra.checkPending(node, pend, rid, c.addrs[3], c.addrs[1], ordBase, ledger)
+	t.Run("explorer pending", func(t *testing.T) {
+		ra := ra
+		ra.t = t
+		start := time.Now()
+		pages := ra.checkPendingPages(pend.TxHash().String(), ledger, c.addrs[3], c.addrs[1])
+		validateHTML(t, pages)
+		checkRunesBrowser(t, inst.base, []string{"/address/" + c.addrs[3]})
+		t.Logf("pending pages checked in %s", time.Since(start))
+	})
 	c.mine(pend)
 	submit(t, g, node, h+1)
 	h, hash = g.Tip()
@@ -255,6 +265,9 @@ func TestE2ERunes(t *testing.T) {
 		checkRunes(t, inst.base, all, forkLedger, rid, "2", "0")
 		ra.check(forkLedger, forkHist)
 		ra.checkOrdAddresses(ordBase, forkLedger)
+		rr := ra
+		rr.t = t
+		rr.checkRuneList(ordBase, forkLedger) // the holders after the reorg
 		// and the index equals a fresh sync of the final chain, byte for byte
 		inst.stop(t)
 		fresh := referenceIndex(t, st.cfg, h, hash.String())
