@@ -62,20 +62,22 @@ func (e *explorer) chartFiat(r *http.Request, c *balanceChart) {
 
 // plotFiat draws the fiat values of the chart's table at the times they
 // are valued (the opening at the left edge), the largest at the top; nil
-// without values.
+// without values. Between two values the line holds the earlier one until
+// the later one's period starts (the balance does not change before it),
+// then rises or falls to it over the period.
 func plotFiat(c *balanceChart, x func(int64) float64, bottom float64) *fiatLine {
 	if c.fiatMax == "" {
 		return nil
 	}
-	type point struct{ x, v float64 }
+	type point struct{ from, x, v float64 }
 	var pts []point
 	if c.OpeningFiat != "" {
-		pts = append(pts, point{0, c.openingFiat})
+		pts = append(pts, point{0, 0, c.openingFiat})
 	}
 	top := c.openingFiat
 	for _, r := range c.Rows {
 		if r.Fiat != "" {
-			pts = append(pts, point{min(x(r.RateTime), plotW), r.fiat})
+			pts = append(pts, point{min(x(r.Time), plotW), min(x(r.RateTime), plotW), r.fiat})
 			top = max(top, r.fiat)
 		}
 	}
@@ -83,15 +85,21 @@ func plotFiat(c *balanceChart, x func(int64) float64, bottom float64) *fiatLine 
 		top = 1 // all zero: the line lies on the axis
 	}
 	var d strings.Builder
+	at := 0.0
 	for i, p := range pts {
-		cmd := "L"
-		if i == 0 {
-			cmd = "M"
+		y := fmtF(round1(bottom - max(p.v, 0)/top*(bottom-plotTop)))
+		switch {
+		case i == 0:
+			d.WriteString("M" + fmtF(p.x) + " " + y)
+		case p.from > at:
+			d.WriteString("H" + fmtF(p.from) + "L" + fmtF(p.x) + " " + y)
+		default:
+			d.WriteString("L" + fmtF(p.x) + " " + y)
 		}
-		d.WriteString(cmd + fmtF(p.x) + " " + fmtF(round1(bottom-max(p.v, 0)/top*(bottom-plotTop))))
+		at = p.x
 	}
-	if len(pts) == 1 {
-		d.WriteString("H" + fmtF(plotW)) // one value: a level line
+	if at < plotW {
+		d.WriteString("H" + fmtF(plotW)) // the last value holds to the end
 	}
 	return &fiatLine{D: d.String(), Max: c.fiatMax}
 }

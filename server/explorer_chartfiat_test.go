@@ -5,8 +5,9 @@ import (
 )
 
 // The fiat line joins the table's values where they are valued (the
-// opening at the left edge, a period's end clamped to the chart), the
-// largest at the top; values never valued give no line.
+// opening at the left edge, a period's end clamped to the chart), holding
+// a value until the next period with txs starts, the largest at the top;
+// values never valued give no line.
 func TestPlotFiat(t *testing.T) {
 	x := func(ts int64) float64 { return float64(ts) } // 1 unit a second
 	bottom := float64(plotH - plotBottom)
@@ -17,7 +18,7 @@ func TestPlotFiat(t *testing.T) {
 	}}
 	l := plotFiat(c, x, bottom)
 	mid := fmtF(round1(bottom - 0.5*(bottom-plotTop)))
-	if want := "M0 " + fmtF(bottom) + "L100 " + fmtF(plotTop) + "L" + fmtF(plotW) + " " + mid; l == nil || l.D != want || l.Max != "10.00 EUR" {
+	if want := "M0 " + fmtF(bottom) + "L100 " + fmtF(plotTop) + "H700L" + fmtF(plotW) + " " + mid; l == nil || l.D != want || l.Max != "10.00 EUR" {
 		t.Errorf("line %+v, want %q", l, want)
 	}
 	one := &balanceChart{fiatMax: "0.00 EUR", Rows: []historyRow{{RateTime: 50, Fiat: "0.00 EUR"}}}
