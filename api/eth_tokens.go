@@ -39,6 +39,10 @@ type NFT struct {
 	URI       string
 	URIWithID string
 	Method    string // "tokenURI" or "uri"; "" when neither answered
+	// CallError is why the contract gave no URI when a call failed other
+	// than by a revert (an invalid opcode, out of gas, the node's refusal):
+	// the method and the node's message; "" otherwise.
+	CallError string
 }
 
 // ParseTokenID reads a token id as Blockbook takes it: a decimal uint256.
@@ -77,26 +81,49 @@ func (s *EthService) NFT(ctx context.Context, contract, id string) (*NFT, error)
 		return nil, &Error{Msg: fmt.Sprintf("Unknown contract %s", truncate(contract, 100)), Err: ErrNotFound}
 	}
 	out := &NFT{Contract: ci, ID: tid.String()}
+	if err := s.tokenURI(ctx, desc, tid, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// maxCallError bounds the node's message about a failed call shown on the
+// page (the node's text, but a contract's revert data can be long).
+const maxCallError = 200
+
+// tokenURI asks the contract for the token's URI: tokenURI, then uri. A
+// call the node answers with an error object (a revert, an invalid opcode,
+// out of gas, any other refusal of the call) means that method gives no
+// URI; the first such message other than a revert is kept in CallError
+// when neither gives one. Only a node that cannot be asked (unreachable,
+// garbage, a timeout) fails the page.
+func (s *EthService) tokenURI(ctx context.Context, desc bchain.AddrDesc, tid *big.Int, out *NFT) error {
 	var arg [32]byte
 	tid.FillBytes(arg[:])
+	callErr := ""
 	for _, m := range []struct {
 		name string
 		sel  []byte
 	}{{"tokenURI", erc721TokenURISel}, {"uri", erc1155URISel}} {
 		res, err := s.eth.Call(ctx, bchain.EthCall{To: desc, Data: append(append([]byte{}, m.sel...), arg[:]...)})
-		if isRevert(err) {
+		var re *bchain.RPCError
+		if errors.As(err, &re) {
+			if callErr == "" && !isRevert(err) {
+				callErr = m.name + ": " + strings.ToValidUTF8(truncate(re.Message, maxCallError), "")
+			}
 			continue
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if uri, ok := abiString(res); ok && strings.TrimSpace(uri) != "" {
 			out.URI, out.Method = uri, m.name
 			out.URIWithID = strings.ReplaceAll(uri, "{id}", fmt.Sprintf("%064x", tid))
-			break
+			return nil
 		}
 	}
-	return out, nil
+	out.CallError = callErr
+	return nil
 }
 
 // TokenSupply is a contract's totalSupply() in base units; nil when the

@@ -365,9 +365,12 @@ func (c *vaultChain) checkExplorerTokens(t *testing.T) {
 		t.Logf("the explorer's token, ENS and L1 fee checks took %v", time.Since(start).Round(time.Millisecond))
 	}()
 	pages := append(c.checkENSPages(t), c.checkMetaNFT(t)...)
-	pages = append(pages, c.checkL1Fees(t)) // eth_l1fee_test.go
+	pages = append(pages, c.checkL1Fees(t))        // eth_l1fee_test.go
+	failing, contract := c.checkNFTCallFailures(t) // eth_nft_calls_test.go
+	pages = append(pages, failing...)
 	validateHTML(t, pages)
 	noInlineStyleOrScript(t, pages)
+	c.checkNFTNodeDown(t, contract) // last: it stops the node
 }
 
 // checkAliasPages: the explorer shows the index's aliases as the API gives

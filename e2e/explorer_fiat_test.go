@@ -118,8 +118,10 @@ func checkFiatBrowser(t *testing.T, base, addr, txid string) {
 	b.checkProblems()
 }
 
-// checkChartFiatColumn compares the chart table's fiat column with REST
-// balancehistory at the table's from and groupBy.
+// checkChartFiatColumn compares the chart table's fiat column with REST:
+// the balance after each period of balancehistory at the table's from and
+// groupBy, at the rate tickers gives for the period's end, which is the
+// rate balancehistory gives the bucket starting there.
 func checkChartFiatColumn(t *testing.T, base, addr string, p *htmlPage) {
 	t.Helper()
 	table := p.byID("history-table")
@@ -129,6 +131,7 @@ func checkChartFiatColumn(t *testing.T, base, addr string, p *htmlPage) {
 	var hist []api.BalanceHistory
 	getJSON(t, fmt.Sprintf("%s/api/v2/balancehistory/%s?from=%s&groupBy=%s&fiatcurrency=eur", base, url.PathEscape(addr),
 		attr(table, "data-from"), attr(table, "data-groupby")), 200, &hist)
+	groupBy, _ := strconv.ParseInt(attr(table, "data-groupby"), 10, 64)
 	rows := findAll(table, func(n *html.Node) bool {
 		return isElem(n, "tr") && attr(n, "data-time") != "" && !hasClass(n, "opening")
 	})
@@ -143,7 +146,20 @@ func checkChartFiatColumn(t *testing.T, base, addr string, p *htmlPage) {
 		if len(cells) == 0 {
 			t.Fatalf("chart row %d has no cells", i)
 		}
-		wantFiat(t, "chart row "+strconv.Itoa(i), text(cells[len(cells)-1]), (*api.Amount)(new(big.Int).Set(bal)), h.Rates["eur"])
+		end := h.Time + groupBy
+		var at api.FiatTicker
+		getJSON(t, fmt.Sprintf("%s/api/v2/tickers/?timestamp=%d&currency=eur", base, end), 200, &at)
+		cell := cells[len(cells)-1]
+		if attr(cell, "data-rate-time") != strconv.FormatInt(end, 10) {
+			t.Errorf("chart row %d: valued at %s, want the period's end %d", i, attr(cell, "data-rate-time"), end)
+		}
+		wantFiat(t, "chart row "+strconv.Itoa(i), text(cell), (*api.Amount)(new(big.Int).Set(bal)), at.Rates["eur"])
+		if i+1 < len(hist) && hist[i+1].Time == end && hist[i+1].Rates["eur"] != at.Rates["eur"] {
+			t.Errorf("chart row %d: rate %v at its end, balancehistory's next bucket %v", i, at.Rates, hist[i+1].Rates)
+		}
+	}
+	if p.byID("history-fiat-legend") == nil || len(findAll(p.doc, func(n *html.Node) bool { return isElem(n, "path") && hasClass(n, "fiatline") })) != 1 {
+		t.Error("the chart has no fiat line")
 	}
 }
 
@@ -179,7 +195,8 @@ func parseFiat(t *testing.T, s, code string) float64 {
 }
 
 // checkExplorerTokenFiat: an Ethereum address page in EUR shows the
-// balance and the tokens' value of the REST answer a (secondary=EUR).
+// balance and the tokens' value of the REST answer a (secondary=EUR), each
+// token's value, and its transfers' values.
 func checkExplorerTokenFiat(t *testing.T, base string, a *api.Address) {
 	t.Helper()
 	p := fetchPage(t, base, "/address/"+a.Address+"?secondary=eur")
@@ -189,5 +206,9 @@ func checkExplorerTokenFiat(t *testing.T, base string, a *api.Address) {
 	if n := p.byID("tokens-fiat"); (n != nil) != (a.TokensSecondaryValue > 0) ||
 		n != nil && math.Abs(parseFiat(t, text(n), "EUR")-a.TokensSecondaryValue) > 0.006 {
 		t.Errorf("%s: tokens in EUR %v, the API's tokensSecondaryValue %v", a.Address, n, a.TokensSecondaryValue)
+	}
+	checkTokenListFiat(t, p, a) // eth_fiat_tokens_test.go
+	if n := checkTransferFiat(t, base, a.Address); a.TokensSecondaryValue > 0 && n == 0 {
+		t.Errorf("%s holds a priced token, and none of its transfers shows a value", a.Address)
 	}
 }

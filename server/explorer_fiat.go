@@ -5,6 +5,7 @@ import (
 	"context"
 	"html"
 	"html/template"
+	"maps"
 	"math"
 	"math/big"
 	"net/http"
@@ -49,6 +50,9 @@ type fiatView struct {
 	at     map[int64]timeRate // rates at tx times
 	lookup func([]int64) (*api.FiatTickers, error)
 	log    func(error)
+	// Token rates at tx times (explorer_fiattokens.go).
+	tokenAt     map[tokenTime]float64
+	tokenLookup func(ts []int64, token string) (*api.FiatTickers, error)
 }
 
 // timeRate is the rate at a time (0 when unknown); now marks the current
@@ -148,6 +152,10 @@ func (e *explorer) fiatChoice(r *http.Request) *fiatView {
 	f.lookup = func(ts []int64) (*api.FiatTickers, error) {
 		return e.svc.FiatRatesForTimestamps(ctx, ts, []string{code}, "")
 	}
+	f.tokenAt = map[tokenTime]float64{}
+	f.tokenLookup = func(ts []int64, token string) (*api.FiatTickers, error) {
+		return e.svc.FiatRatesForTimestamps(ctx, ts, []string{code}, token)
+	}
 	f.log = func(err error) {
 		if ctx.Err() == nil {
 			e.log.Warn("fiat rates at tx times unavailable", "err", err)
@@ -242,6 +250,7 @@ func fiatTxs(f *fiatView, txs []*api.Tx) []fiatTx {
 			times[i] = tx.BlockTime
 		}
 		f.ratesAt(times)
+		f.tokenRatesAt(txs)
 	}
 	for i, tx := range txs {
 		out[i].Tx = tx
@@ -300,7 +309,7 @@ func (e *explorer) money(fa *fiatAmounts, a *api.Amount, signed bool) template.H
 
 // fiatFuncs are the template functions of fiat values.
 func (e *explorer) fiatFuncs() template.FuncMap {
-	return template.FuncMap{
+	m := template.FuncMap{
 		"fiatTxs": fiatTxs,
 		// fiatTx values one tx (the tx page), nil without rates.
 		"fiatTx": func(f *fiatView, tx *api.Tx) *fiatAmounts {
@@ -341,24 +350,6 @@ func (e *explorer) fiatFuncs() template.FuncMap {
 			return ""
 		},
 	}
-}
-
-// chartFiat values the balance after each period of a chart at the rate
-// of the period's start: the rates REST balancehistory gives its buckets.
-func (e *explorer) chartFiat(r *http.Request, c *balanceChart) {
-	f := fiatFrom(r)
-	if f == nil || len(c.Rows) == 0 {
-		return
-	}
-	times := make([]int64, len(c.Rows))
-	for i, row := range c.Rows {
-		times[i] = row.Time
-	}
-	f.ratesAt(times)
-	c.FiatCode = f.Code
-	for i := range c.Rows {
-		if rate := f.at[c.Rows[i].Time].rate; rate > 0 {
-			c.Rows[i].Fiat = f.format(f.coinValue(c.Rows[i].Balance)*rate, false)
-		}
-	}
+	maps.Copy(m, tokenFiatFuncs())
+	return m
 }

@@ -400,14 +400,32 @@ func checkTxFiat(t *testing.T, s *fiatServed, a *api.Address) {
 	}
 }
 
-// checkChartFiat compares the chart table's fiat column with REST
-// balancehistory's bucket rates of the table's from and groupBy.
+// checkChartFiat compares the chart table's fiat column with the api: the
+// balance after each period (as balancehistory of the table's from and
+// groupBy sums it) at the rate at the period's end, which is the rate
+// balancehistory gives a bucket starting there; and the chart's fiat line
+// has a point for each value, the largest at the top of its scale.
+// The whole history is hourly, and a day's hours share the day's close;
+// the month is daily, where the end rate differs from the start rate.
 func checkChartFiat(t *testing.T, s *fiatServed, addr string) {
 	t.Helper()
-	p := getFiatPage(t, s.srv.URL, "/address/"+addr, "")
+	differ := 0
+	for _, rng := range []string{"all", "month"} {
+		differ += checkChartFiatRange(t, s, addr, rng)
+	}
+	if differ == 0 {
+		t.Error("no row tells the end rate from the start rate")
+	}
+}
+
+// checkChartFiatRange checks the chart of one range; it returns the rows
+// the start rate would value otherwise.
+func checkChartFiatRange(t *testing.T, s *fiatServed, addr, rng string) int {
+	t.Helper()
+	p := getFiatPage(t, s.srv.URL, "/address/"+addr+"?range="+rng, "")
 	tables := p.find(func(n *html.Node) bool { return attr(n, "id") == "history-table" })
 	if len(tables) != 1 {
-		t.Fatal("no chart table")
+		t.Fatalf("%s: no chart table", rng)
 	}
 	from, _ := strconv.ParseInt(attr(tables[0], "data-from"), 10, 64)
 	groupBy, _ := strconv.ParseUint(attr(tables[0], "data-groupby"), 10, 32)
@@ -422,15 +440,43 @@ func checkChartFiat(t *testing.T, s *fiatServed, addr string) {
 		t.Fatalf("%d rows, balancehistory has %d buckets", len(rows), len(hist))
 	}
 	bal := new(big.Int)
+	ends, startRates := 0, 0 // periods whose end rate the next bucket's rates give; rows the start rate would value otherwise
+	top := 0.0
 	for i, h := range hist {
 		bal.Add(bal, amountInt(h.Received))
 		bal.Sub(bal, amountInt(h.Sent))
 		cells := (&fiatPage{doc: rows[i]}).find(func(n *html.Node) bool { return n.Data == "td" })
-		want := fmtMoney(bal, h.Rates["usd"], "usd")
-		if got := textOf(cells[len(cells)-1]); got != want || h.Rates["usd"] <= 0 {
-			t.Errorf("row %d (%d): %q, want %q (rate %v)", i, h.Time, got, want, h.Rates)
+		cell := cells[len(cells)-1]
+		end := h.Time + int64(groupBy)
+		rate := s.rateAt(t, end, "usd")
+		want := fmtMoney(bal, rate, "usd")
+		if got := textOf(cell); got != want || rate <= 0 || attr(cell, "data-rate-time") != strconv.FormatInt(end, 10) {
+			t.Errorf("row %d (%d): %q at %s, want %q at %d (rate %v)", i, h.Time, got, attr(cell, "data-rate-time"), want, end, rate)
 		}
+		if i+1 < len(hist) && hist[i+1].Time == end {
+			ends++
+			if hist[i+1].Rates["usd"] != rate {
+				t.Errorf("row %d: rate %v at its end, balancehistory's next bucket %v", i, rate, hist[i+1].Rates)
+			}
+		}
+		if fmtMoney(bal, h.Rates["usd"], "usd") != want {
+			startRates++
+		}
+		coins, _ := new(big.Rat).SetFrac(bal, big.NewInt(1e8)).Float64()
+		top = max(top, coins*rate)
 	}
+	t.Logf("%s: %d rows per %d s, %d valued at the next bucket's rate, %d differ from the start rate", rng, len(rows), groupBy, ends, startRates)
+	lines := p.find(func(n *html.Node) bool { return n.Data == "path" && hasClass(n, "fiatline") })
+	if len(lines) != 1 {
+		t.Fatalf("%d fiat lines", len(lines))
+	}
+	if d := attr(lines[0], "d"); strings.Count(d, "M")+strings.Count(d, "L") != len(hist)+1 {
+		t.Errorf("the fiat line %q has not %d points (the opening and each row)", d, len(hist)+1)
+	}
+	if got, _ := p.byID("history-fiat-max"); got != (&fiatView{Code: "USD", code: "usd"}).format(top, false) {
+		t.Errorf("the fiat line's top %q, the table's largest %v", got, top)
+	}
+	return startRates
 }
 
 // Without rates the pages show no fiat, no form and set no cookie, whatever

@@ -58,7 +58,12 @@ type historyRow struct {
 	Txs            uint32
 	Received, Sent *api.Amount
 	Balance        *api.Amount // after the period
-	Fiat           string      // the balance in the chosen fiat currency, at the period's start rate
+	// Fiat is the balance after the period in the chosen currency at the
+	// rate at the period's end, RateTime (explorer_chartfiat.go); "" when
+	// that rate is unknown.
+	Fiat     string
+	RateTime int64
+	fiat     float64
 }
 
 // balanceChart is what the templates draw.
@@ -71,8 +76,12 @@ type balanceChart struct {
 	Rows    []historyRow
 	Note    string // why there is no chart (the history is too long to read)
 	Plot    *chartPlot
-	// FiatCode names the fiat column ("" without rates: no column).
-	FiatCode string
+	// FiatCode names the fiat column ("" without rates: no column);
+	// OpeningFiat is the opening balance at the rate at From.
+	FiatCode    string
+	OpeningFiat string
+	openingFiat float64
+	fiatMax     string // the largest fiat value, "" when none
 }
 
 // balanceHistory builds the chart of descriptor (an address, xpub or
@@ -145,8 +154,8 @@ func (e *explorer) balanceHistory(r *http.Request, descriptor, base string, gap 
 		amountInt(row.Sent).Add(amountInt(row.Sent), amountInt(h.Sent))
 		amountInt(row.Balance).Set(bal)
 	}
-	c.Plot = plotHistory(c, c.From, max(end, c.From+c.GroupBy), e.loadedCoin())
 	e.chartFiat(r, c)
+	c.Plot = plotHistory(c, c.From, max(end, c.From+c.GroupBy), e.loadedCoin())
 	return c, nil
 }
 

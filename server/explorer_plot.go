@@ -44,6 +44,7 @@ type chartPlot struct {
 	Bars         []bar
 	Mid, BarsTop float64
 	BarsMax      string
+	Fiat         *fiatLine // the balance's value in fiat, nil without rates
 }
 
 // plotHistory draws the balance as a step line over [from, end) and each
@@ -81,6 +82,7 @@ func plotHistory(c *balanceChart, from, end int64, coin coinInfo) *chartPlot {
 		p.YTicks = append(p.YTicks, tick{X: 4, Y: round1(bottom - k*(bottom-plotTop)), Label: compactNum(maxBal*k/scale) + " " + coin.Shortcut})
 	}
 	p.XTicks = []tick{{X: 0, Y: plotH - 6, Label: chartDate(from, end-from)}, {X: plotW, Y: plotH - 6, Label: chartDate(end, end-from), End: true}}
+	p.Fiat = plotFiat(c, x, bottom) // explorer_chartfiat.go
 	// Bars: received above the middle line, sent below it.
 	p.Mid, p.BarsTop = barsH/2, 4
 	half := float64(barsH)/2 - p.BarsTop
