@@ -39,8 +39,7 @@ func ethShotOptions() gethdev.Options { return gethdev.Options{GenesisTime: ethS
 func (e *ethE2E) ethShots(t *testing.T) []shot {
 	t.Helper()
 	tx, holder, token, nft := e.shotTargets(t)
-	desktop, phone := viewports[0], viewports[1]
-	pages := []struct{ name, path string }{
+	pages := []shotPage{
 		{"tx", "/tx/" + tx.Hash.Hex()},
 		{"address", "/address/" + holder.Hex()},
 		{"home", "/"},
@@ -48,15 +47,7 @@ func (e *ethE2E) ethShots(t *testing.T) []shot {
 		{"contract", "/address/" + token.Hex()},
 		{"nft", "/nft/" + nft},
 	}
-	var shots []shot
-	for i, p := range pages {
-		shots = append(shots, shot{name: "desktop-light-eth-" + p.name, path: p.path, vp: desktop})
-		if i < 2 {
-			shots = append(shots, shot{name: "desktop-dark-eth-" + p.name, path: p.path, vp: desktop, dark: true},
-				shot{name: "phone-light-eth-" + p.name, path: p.path, vp: phone})
-		}
-	}
-	return shots
+	return pageShots("eth-", pages, 2)
 }
 
 // shotTargets picks, ties broken by hash or address so that every run

@@ -64,8 +64,8 @@ type shot struct {
 // histogram.
 func demoShots(o *oracle) []shot {
 	addr, tx := shotTargets(o)
-	desktop, phone := viewports[0], viewports[1]
-	pages := []struct{ name, path string }{
+	desktop := viewports[0]
+	pages := []shotPage{
 		{"home", "/"},
 		{"tx", "/tx/" + tx},
 		{"address", "/address/" + addr},
@@ -73,20 +73,32 @@ func demoShots(o *oracle) []shot {
 		{"mempool", "/mempool"},
 		{"not-found", "/tx/" + fmt.Sprintf("%064x", 0xdead)},
 	}
-	var shots []shot
-	for i, p := range pages {
-		shots = append(shots, shot{name: "desktop-light-" + p.name, path: p.path, vp: desktop})
-		if i < 3 {
-			shots = append(shots, shot{name: "desktop-dark-" + p.name, path: p.path, vp: desktop, dark: true},
-				shot{name: "phone-light-" + p.name, path: p.path, vp: phone})
-		}
-	}
+	shots := pageShots("", pages, 3)
 	const history, fees = "#history, .scroll:has(> #utxo-bands)", "#fee-rates, #fee-rates + figure"
 	return append(shots,
 		shot{name: "desktop-light-address-chart", path: pages[2].path, vp: desktop, region: history},
 		shot{name: "desktop-dark-address-chart", path: pages[2].path, vp: desktop, dark: true, region: history},
 		shot{name: "desktop-light-block-fees", path: pages[3].path, vp: desktop, region: fees},
 		shot{name: "desktop-light-home-fees", path: "/", vp: desktop, region: "#fees, #mempool-blocks, #recommended-fees, #fee-histogram"})
+}
+
+// shotPage is a page kind to picture: its name in the images' names and
+// its path.
+type shotPage struct{ name, path string }
+
+// pageShots pictures each page on the desktop in light and the first rich
+// ones also dark and at phone width; names are scheme-prefix-name.
+func pageShots(prefix string, pages []shotPage, rich int) []shot {
+	desktop, phone := viewports[0], viewports[1]
+	var shots []shot
+	for i, p := range pages {
+		shots = append(shots, shot{name: "desktop-light-" + prefix + p.name, path: p.path, vp: desktop})
+		if i < rich {
+			shots = append(shots, shot{name: "desktop-dark-" + prefix + p.name, path: p.path, vp: desktop, dark: true},
+				shot{name: "phone-light-" + prefix + p.name, path: p.path, vp: phone})
+		}
+	}
+	return shots
 }
 
 // shotTargets picks the busiest address and the tx with the most outputs,
