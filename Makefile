@@ -66,7 +66,7 @@ test-wire:
 ## screenshots: rewrite the explorer's reference screenshots (e2e/testdata/screenshots)
 ## after a meant change of its looks; review the changed images by eye before committing
 screenshots: deps-system
-	$(GO) test -count=1 -run '^(TestE2EExplorerBrowser|TestE2EExplorerAccounts)$$/^screenshots$$' ./e2e -args -update-screenshots
+	$(GO) test -count=1 -run '^(TestE2EExplorerBrowser|TestE2EExplorerAccounts|TestEthAPIMatchesLedger)$$/^screenshots$$' ./e2e -args -update-screenshots
 
 ## fuzz: longer fuzzing campaigns (FUZZTIME=10m make fuzz)
 fuzz:

@@ -5,7 +5,8 @@ package e2e
 // decimals) and internal transfers as the ledger has them; address pages
 // show nonce, counters and tokens held, contract pages the contract's
 // metadata; pages pass html-validate, carry no inline style or script, fit
-// desktop and phone widths in Chromium and pass axe-core in both schemes.
+// desktop and phone widths in Chromium, pass axe-core in both schemes and
+// look like their reference screenshots (eth_shots_test.go).
 
 import (
 	"fmt"
@@ -120,6 +121,7 @@ func (e *ethE2E) checkExplorer(t *testing.T) {
 	// In Chromium at desktop and phone widths: the pages fit, and the
 	// token links lead to the token's page.
 	b := newBrowser(t, findChromium(t), base, artifactDir(t, "explorer-screenshots-eth"))
+	t.Run("screenshots", func(t *testing.T) { matchShots(t, b, e.ethShots(t)) }) // eth_shots_test.go
 	for _, vp := range viewports {
 		b.t = t
 		b.viewport(vp, false)
@@ -132,16 +134,9 @@ func (e *ethE2E) checkExplorer(t *testing.T) {
 		b.click("#token-transfer-list td a", "/address/0x")
 		b.expectH1("Address")
 	}
-	// axe-core on the Ethereum page kinds, light and dark.
-	src := axeSource(t)
-	for _, dark := range []bool{false, true} {
-		b.viewport(viewports[0], dark)
-		for _, kind := range []string{"/", "tx-tokens", "address-tokens", "contract", "nft-erc721"} {
-			path := paths[kind]
-			b.open(path)
-			b.checkAxe(src, fmt.Sprintf("%s (dark %v)", path, dark))
-		}
-	}
+	// axe-core on every Ethereum page kind, light and dark.
+	b.t = t
+	checkAxeKinds(b, paths)
 	b.checkProblems()
 }
 

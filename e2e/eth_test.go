@@ -107,7 +107,7 @@ func (e *ethE2E) get(t *testing.T, path string, out any) {
 func TestEthAPIMatchesLedger(t *testing.T) {
 	t.Setenv("BB_ADMIN_USER", ethAdminUser) // the contract metadata admin (eth_admin_test.go)
 	t.Setenv("BB_ADMIN_PASSWORD", ethAdminPassword)
-	e := startEthE2E(t)
+	e := startEthE2EWith(t, ethShotOptions()) // fixed block times: eth_shots_test.go
 	for _, a := range e.ledger.SortedAddresses() {
 		e.checkAddress(t, a, e.ledger.Addresses[a])
 		e.checkBalanceHistory(t, a, e.ledger.Addresses[a])

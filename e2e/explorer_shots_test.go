@@ -14,13 +14,14 @@ package e2e
 //
 //	make screenshots
 //
-// (go test -count=1 -run '^(TestE2EExplorerBrowser|TestE2EExplorerAccounts)$/^screenshots$' ./e2e -args -update-screenshots)
+// (go test -count=1 -run '^(TestE2EExplorerBrowser|TestE2EExplorerAccounts|TestEthAPIMatchesLedger)$/^screenshots$' ./e2e -args -update-screenshots)
 // and review the changed images by eye before committing them. A failing
 // comparison leaves the actual image and the diff picture (red: differing
 // pixels, yellow: anti-aliasing) in a temp dir and names them.
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -32,6 +33,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
 
@@ -43,20 +46,26 @@ const (
 	shotMaxDiff   = 0.001 // the share of pixels that may differ
 )
 
-// shot is one reference image: a page at a viewport in a scheme.
+// shot is one reference image: a page at a viewport in a scheme; the
+// viewport, or with region the box around the elements that CSS selector
+// list matches, below the fold too (charts).
 type shot struct {
-	name string
-	path string
-	vp   viewport
-	dark bool
+	name   string
+	path   string
+	vp     viewport
+	dark   bool
+	region string
 }
 
 // demoShots are the demo chain's page kinds: each on the desktop in light,
-// the three richest also dark and at phone width.
+// the three richest also dark and at phone width; and the charts below the
+// fold: the address's balance history and UTXO bands (light and dark), the
+// block's fee rates and the start page's mempool blocks, fees and fee-rate
+// histogram.
 func demoShots(o *oracle) []shot {
 	addr, tx := shotTargets(o)
-	desktop, phone := viewports[0], viewports[1]
-	pages := []struct{ name, path string }{
+	desktop := viewports[0]
+	pages := []shotPage{
 		{"home", "/"},
 		{"tx", "/tx/" + tx},
 		{"address", "/address/" + addr},
@@ -64,12 +73,29 @@ func demoShots(o *oracle) []shot {
 		{"mempool", "/mempool"},
 		{"not-found", "/tx/" + fmt.Sprintf("%064x", 0xdead)},
 	}
+	shots := pageShots("", pages, 3)
+	const history, fees = "#history, .scroll:has(> #utxo-bands)", "#fee-rates, #fee-rates + figure"
+	return append(shots,
+		shot{name: "desktop-light-address-chart", path: pages[2].path, vp: desktop, region: history},
+		shot{name: "desktop-dark-address-chart", path: pages[2].path, vp: desktop, dark: true, region: history},
+		shot{name: "desktop-light-block-fees", path: pages[3].path, vp: desktop, region: fees},
+		shot{name: "desktop-light-home-fees", path: "/", vp: desktop, region: "#fees, #mempool-blocks, #recommended-fees, #fee-histogram"})
+}
+
+// shotPage is a page kind to picture: its name in the images' names and
+// its path.
+type shotPage struct{ name, path string }
+
+// pageShots pictures each page on the desktop in light and the first rich
+// ones also dark and at phone width; names are scheme-prefix-name.
+func pageShots(prefix string, pages []shotPage, rich int) []shot {
+	desktop, phone := viewports[0], viewports[1]
 	var shots []shot
 	for i, p := range pages {
-		shots = append(shots, shot{"desktop-light-" + p.name, p.path, desktop, false})
-		if i < 3 {
-			shots = append(shots, shot{"desktop-dark-" + p.name, p.path, desktop, true},
-				shot{"phone-light-" + p.name, p.path, phone, false})
+		shots = append(shots, shot{name: "desktop-light-" + prefix + p.name, path: p.path, vp: desktop})
+		if i < rich {
+			shots = append(shots, shot{name: "desktop-dark-" + prefix + p.name, path: p.path, vp: desktop, dark: true},
+				shot{name: "phone-light-" + prefix + p.name, path: p.path, vp: phone})
 		}
 	}
 	return shots
@@ -112,7 +138,7 @@ func matchShots(t *testing.T, b *browser, shots []shot) {
 	for _, s := range shots {
 		b.viewport(s.vp, s.dark)
 		b.open(s.path)
-		got := b.capture(since)
+		got := b.capture(since, s.region)
 		file := filepath.Join(shotDir, s.name+".png")
 		if *updateScreenshots {
 			if err := writePNG(file, got); err != nil {
@@ -122,7 +148,7 @@ func matchShots(t *testing.T, b *browser, shots []shot) {
 			// Loaded again, so that a page that is not deterministic is
 			// found now rather than in the next run.
 			b.open(s.path)
-			again := b.capture(since)
+			again := b.capture(since, s.region)
 			if n := pixelDiff(got, again, shotThreshold, nil); n > 0 {
 				if failDir == "" {
 					failDir = shotFailDir(t)
@@ -188,16 +214,30 @@ func compareShot(file, name string, got *image.NRGBA, failDir func() string) err
 }
 
 // maskJS replaces what differs between runs of the same chain with fixed
-// text: ages ("3 years ago" grows), times after the run began (first-seen
-// times of pending txs), the start page's index size on disk and versions (of
-// the build and of the node, which change with every commit or update).
+// text: ages ("3 years ago" grows), times of the run (first-seen times of
+// pending txs; not the future block times of the Ethereum dev chain), the
+// start page's index size on disk, versions (of the build and of the
+// node, which change with every commit or update), the Ethereum dev chain's
+// block hashes and loopback ports.
 const maskJS = `(() => {
-  const since = %d;
+  const since = %d, until = %d;
   const set = (el, s) => { el.textContent = s; };
   document.querySelectorAll('.age').forEach(el => set(el, '(age)'));
   document.querySelectorAll('time[datetime]').forEach(el => {
-    if (Date.parse(el.getAttribute('datetime')) >= since) set(el, 'YYYY-MM-DD hh:mm:ss');
+    const t = Date.parse(el.getAttribute('datetime'));
+    if (t >= since && t <= until) set(el, 'YYYY-MM-DD hh:mm:ss');
   });
+  // The Ethereum dev chain's block hashes: its beacon draws each block's
+  // prevRandao at random.
+  document.querySelectorAll('#block-hash, a.mono[href^="/block/0x"]').forEach(el => {
+    if (el.textContent.startsWith('0x')) set(el, '0x(block hash)');
+  });
+  // The ports of the test's servers (the NFT metadata double's URLs).
+  const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n; (n = walk.nextNode());) {
+    const s = n.data.replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:PORT');
+    if (s !== n.data) n.data = s;
+  }
   const rows = location.pathname === '/' ? {'Index size': 'N MB', 'Version': 'version'} : {};
   document.querySelectorAll('th').forEach(th => {
     const v = rows[th.textContent.trim()];
@@ -206,13 +246,41 @@ const maskJS = `(() => {
   return document.fonts.ready.then(() => true);
 })()`
 
-// capture masks the open page and takes a picture of the viewport.
-func (b *browser) capture(since time.Time) *image.NRGBA {
+// regionJS is the box in page coordinates around the elements a selector
+// list matches, as [x, y, width, height], whole pixels; empty if none.
+const regionJS = `(() => {
+  let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+  document.querySelectorAll(%q).forEach(el => {
+    const r = el.getBoundingClientRect();
+    x0 = Math.min(x0, r.left); y0 = Math.min(y0, r.top); x1 = Math.max(x1, r.right); y1 = Math.max(y1, r.bottom);
+  });
+  if (x0 === Infinity) return [];
+  x0 = Math.floor(x0 + scrollX); y0 = Math.floor(y0 + scrollY);
+  return [x0, y0, Math.ceil(x1 + scrollX) - x0, Math.ceil(y1 + scrollY) - y0];
+})()`
+
+// capture masks the open page and takes a picture of the viewport, or
+// with a region of the box around its elements.
+func (b *browser) capture(since time.Time, region string) *image.NRGBA {
 	b.t.Helper()
-	if _, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](fmt.Sprintf(maskJS, since.UnixMilli()), chromedp.EvalAwaitPromise)); err != nil {
+	mask := fmt.Sprintf(maskJS, since.UnixMilli(), time.Now().Add(time.Hour).UnixMilli())
+	if _, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](mask, chromedp.EvalAwaitPromise)); err != nil {
 		b.t.Fatalf("masking %s: %v", b.location(), err)
 	}
-	data, err := chromedp.Run(b.ctx, chromedp.CaptureScreenshot())
+	shoot := chromedp.CaptureScreenshot()
+	if region != "" {
+		box, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]float64](fmt.Sprintf(regionJS, region)))
+		if err != nil || len(box) != 4 || box[2] <= 0 || box[3] <= 0 {
+			b.t.Fatalf("%s: no region %q to picture (%v %v)", b.location(), region, box, err)
+		}
+		clip := page.Viewport{X: box[0], Y: box[1], Width: box[2], Height: box[3], Scale: 1}
+		beyond := true
+		shoot = func(ctx context.Context, t *chromedp.Target) ([]byte, error) {
+			r, err := cdp.Call(ctx, t, page.CaptureScreenshot, page.CaptureScreenshotParams{Clip: &clip, CaptureBeyondViewport: &beyond})
+			return r.Data, err
+		}
+	}
+	data, err := chromedp.Run(b.ctx, shoot)
 	if err != nil {
 		b.t.Fatalf("screenshot of %s: %v", b.location(), err)
 	}

@@ -53,7 +53,7 @@ func TestE2EExplorerAccounts(t *testing.T) {
 	t.Run("browser", func(t *testing.T) { checkAccountBrowser(t, base, st.accts[2]) })
 	t.Run("screenshots", func(t *testing.T) {
 		b := newBrowser(t, findChromium(t), base, t.TempDir())
-		matchShots(t, b, []shot{{"desktop-light-xpub", "/xpub/" + st.accts[2].Xpub(), viewports[0], false}})
+		matchShots(t, b, []shot{{name: "desktop-light-xpub", path: "/xpub/" + st.accts[2].Xpub(), vp: viewports[0]}})
 		b.checkProblems()
 	})
 }

@@ -14,7 +14,10 @@
 //     the blocks dropped by a reorg return to the pool and are mined again by
 //     the next Commit.
 //   - Block timestamps are wall-clock seconds, bumped by one when several
-//     blocks are sealed within the same second.
+//     blocks are sealed within the same second. With Options.GenesisTime in
+//     the future every block is one second after its parent instead, the
+//     same in every run (block hashes still differ: the beacon draws each
+//     block's prevRandao at random).
 //   - The dev account starts with 2^256-9 wei.
 package gethdev
 
@@ -94,6 +97,11 @@ type Options struct {
 	// or queued withdrawal (its on-demand dev mode), so such a node does
 	// not wait for Commit: tests that place txs in blocks must not set it.
 	Withdrawals bool
+	// GenesisTime is the genesis block's timestamp (0: 1970). The beacon
+	// stamps a block with the wall clock, or its parent's time plus one
+	// when the clock is not past it: a future GenesisTime gives every
+	// block a fixed time (screenshot tests).
+	GenesisTime uint64
 }
 
 // Node is a running dev chain.
@@ -171,6 +179,7 @@ func Start(ctx context.Context, opts Options) (n *Node, err error) {
 	n.stack = stack
 
 	ethConf := ethConfig(n.ChainID, gasLimit, n.DevAddr)
+	ethConf.Genesis.Timestamp = opts.GenesisTime
 	backend, err := eth.New(stack, &ethConf)
 	if err != nil {
 		return nil, fmt.Errorf("gethdev: eth: %w", err)

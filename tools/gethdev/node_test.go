@@ -263,3 +263,30 @@ func TestRestartKeepsChain(t *testing.T) {
 		t.Fatalf("balance %v: %v", bal, err)
 	}
 }
+
+// TestFutureGenesisFixesTimes: with a genesis in the future each block is
+// stamped one second after its parent; with the default genesis the clock
+// rules.
+func TestFutureGenesisFixesTimes(t *testing.T) {
+	genesis := uint64(time.Now().Add(24 * time.Hour).Unix())
+	blockTime := func(n *Node) uint64 {
+		t.Helper()
+		h, err := n.Commit()
+		if err != nil {
+			t.Fatal(err)
+		}
+		head, err := n.Client().HeaderByHash(context.Background(), h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return head.Time
+	}
+	n := startNode(t, Options{GenesisTime: genesis})
+	sendValue(t, n, 0, common.HexToAddress("0x1234"), 5)
+	if t1, t2 := blockTime(n), blockTime(n); t1 != genesis+1 || t2 != genesis+2 {
+		t.Errorf("blocks at %d and %d, want %d and %d", t1, t2, genesis+1, genesis+2)
+	}
+	if tm, now := blockTime(startNode(t, Options{})), time.Now().Unix(); int64(tm) < now-60 || int64(tm) > now+1 {
+		t.Errorf("default genesis: block 1 at %d, the clock at %d", tm, now)
+	}
+}
