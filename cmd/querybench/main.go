@@ -45,6 +45,9 @@ var params = &chaincfg.RegressionNetParams
 // dbCache is the block cache of every index open (-dbcache).
 var dbCache int64
 
+// txidCacheMB is -txidcachemb: the txid cache of every service.
+var txidCacheMB int64
+
 func main() {
 	chain := flag.String("chain", "", "chain file (default: the whale chain of -whaleblocks and -whaletxs, whale-<blocks>-<txs>.blk in the user cache dir, generated if absent)")
 	flag.IntVar(&whaleBlocks, "whaleblocks", 800, "without -chain: the whale chain's length (syncbench's: 800)")
@@ -57,6 +60,7 @@ func main() {
 	flag.IntVar(&runs, "runs", 3, "whale chain: time the query list this many times, alternating the queries")
 	onlyRe := flag.String("only", "", "whale chain: time only the queries whose name matches this regexp")
 	flag.Int64Var(&dbCache, "dbcache", 1<<29, "RocksDB block cache in bytes, as blockbook's -dbcache (same default)")
+	flag.Int64Var(&txidCacheMB, "txidcachemb", db.DefaultTxidCacheMB, "the txid cache in MB, as blockbook's -txidcachemb (same default; 0: none); each service (so each cold query) starts with an empty one")
 	flag.BoolVar(&meshBench, "mesh", false, "also time the Mesh front: /block of the largest block, /account/balance of the busiest address at past blocks, /search/transactions for it")
 	scale := flag.String("scale", "", "scale mode: query the index in -datadir of this cmd/scalegen chain directory")
 	dataDir := flag.String("datadir", "", "scale mode: the index cmd/scalebench synced (its -work dir's index)")
@@ -168,7 +172,7 @@ func run(chainFile, indexDir string, cold, warm int) error {
 			if err != nil {
 				return nil, nil, err
 			}
-			return d, httptest.NewServer(handler(api.NewUtxoService(d, backend, nil, api.Config{Log: log}))), nil
+			return d, httptest.NewServer(handler(api.NewUtxoService(d, backend, nil, api.Config{Log: log, TxidCache: db.NewTxidCache(txidCacheMB << 20)}))), nil
 		}
 	}
 	open := front(func(svc *api.UtxoService) http.Handler {
