@@ -48,10 +48,10 @@ func (r *ethRenderer) parsedData(data []byte) *EthereumParsedInputData {
 }
 
 // callData is a tx's parsedData as render shows it: none in pending
-// txs' notifications (as Blockbook's), and none on Tron, whose answers do
-// not decode calls here.
+// txs' notifications (as Blockbook's). On Tron, address parameters show
+// as Tron addresses (the service renders every address so), as Blockbook's.
 func (r *ethRenderer) callData(data []byte) *EthereumParsedInputData {
-	if r.noSpecific || r.s.tron != nil {
+	if r.noSpecific {
 		return nil
 	}
 	return r.parsedData(data)

@@ -157,7 +157,7 @@ func (r *ethRenderer) cached(txid bchain.Hash) (*Tx, error) {
 	out.Confirmations = r.v.confirmations(uint32(out.BlockHeight))
 	// Decoded with the signatures the index has now (the downloader may
 	// have stored the call's since the answer was cached).
-	if es := out.EthereumSpecific; es != nil && r.s.tron == nil {
+	if es := out.EthereumSpecific; es != nil {
 		es.ParsedData = r.parsedDataOf(es.Data)
 	}
 	// Token metadata as the index has it now: an operator's fix

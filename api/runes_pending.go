@@ -1,11 +1,12 @@
 package api
 
 // runes_pending.go: the runes pending (mempool) txs move, on runes=true
-// answers and the rune history. Nothing is kept between requests: an
-// answer decodes the runestones of the pending txs it shows, each against
-// the runes of the outputs it spends (confirmed ones from the index,
-// pending ones from their parents, decoded first), so memory is what one
-// answer reads, at most maxPendingRuneTxs txs.
+// answers and the rune history. Each pending tx is decoded against the
+// runes of the outputs it spends (confirmed ones from the index, pending
+// ones from its parents, decoded first), once: the cache of
+// runes_mempool.go keeps the result while the tx stays in the mempool,
+// and an answer looks its txs up there (decoding only what the cache
+// does not hold yet).
 
 import (
 	"fmt"
@@ -16,16 +17,16 @@ import (
 	"github.com/openexplorer/blockbook/mempool"
 )
 
-// maxPendingRuneTxs bounds the pending txs (asked and their pending
-// ancestors) one answer decodes. Bitcoin Core relays chains of at most 25.
-const maxPendingRuneTxs = 2000
-
 // pendingMoves is what a pending tx does to runes.
 type pendingMoves struct {
 	ins    [][]runes.Balance // per input: the runes of the output it spends
 	outs   map[uint32][]runes.Balance
 	burned []runes.Balance
 	moved  bool
+	// stone: the tx has a runestone (what it mints or etches depends on
+	// the tip); pendingParent: an input spends an output no block in the
+	// view holds (a pending tx's, or one the index has not reached).
+	stone, pendingParent bool
 }
 
 // pendingRunes decodes pending txs for one answer, each once.
@@ -63,8 +64,13 @@ func (p *pendingRunes) parent(txid bchain.Hash) (*mempool.Tx, error) {
 	return p.s.mempoolTx(txid), nil
 }
 
-// of returns what a pending tx does to runes, decoding its pending
-// ancestors first (without recursion: a chain may be long).
+// maxPendingDepth bounds the pending ancestors a walk stacks (Bitcoin
+// Core relays chains of at most 25; btcd has no limit).
+const maxPendingDepth = 100_000
+
+// of returns what a pending tx does to runes, from the cache or decoding
+// it, its pending ancestors first (without recursion: a chain may be
+// long).
 func (p *pendingRunes) of(tx *mempool.Tx) (*pendingMoves, error) {
 	stack := []*mempool.Tx{tx}
 	for len(stack) > 0 {
@@ -73,8 +79,14 @@ func (p *pendingRunes) of(tx *mempool.Tx) (*pendingMoves, error) {
 			stack = stack[:len(stack)-1]
 			continue
 		}
-		if len(p.txs) >= maxPendingRuneTxs || len(stack) > 4*maxPendingRuneTxs {
-			return nil, userErr("the runes of pending tx %s need more than %d pending txs decoded", tx.Txid, maxPendingRuneTxs)
+		if m, ok := p.s.runeCache.get(p.v, t); ok {
+			p.txs[t.Txid] = m
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		if len(stack) > maxPendingDepth {
+			// a mempool holds no cycle; this only stops a runaway walk
+			return nil, fmt.Errorf("pending tx %s: more than %d pending ancestors", tx.Txid, maxPendingDepth)
 		}
 		pushed := false
 		for _, in := range t.Vin {
@@ -100,6 +112,12 @@ func (p *pendingRunes) of(tx *mempool.Tx) (*pendingMoves, error) {
 			return nil, err
 		}
 		p.txs[t.Txid] = m
+		p.s.runeCache.put(p.v, t, m)
+		if p.s.mempoolTx(t.Txid) != t {
+			// it left (or changed) while decoded, maybe before the
+			// mempool's OnRemoved could drop it: drop it here
+			p.s.runeCache.forget(t.Txid)
+		}
 		stack = stack[:len(stack)-1]
 	}
 	return p.txs[tx.Txid], nil
@@ -108,10 +126,11 @@ func (p *pendingRunes) of(tx *mempool.Tx) (*pendingMoves, error) {
 // apply decodes a tx whose pending parents are decoded.
 func (p *pendingRunes) apply(t *mempool.Tx) (*pendingMoves, error) {
 	rt := runes.Tx{Txid: t.Txid, Outputs: make([][]byte, len(t.Vout))}
+	m := &pendingMoves{ins: make([][]runes.Balance, len(t.Vin)), outs: map[uint32][]runes.Balance{}}
 	for i := range t.Vout {
 		rt.Outputs[i] = t.Vout[i].Script
+		m.stone = m.stone || isRunestone(t.Vout[i].Script)
 	}
-	m := &pendingMoves{ins: make([][]runes.Balance, len(t.Vin)), outs: map[uint32][]runes.Balance{}}
 	spent := map[runes.Pos][]runes.Balance{}
 	for j, in := range t.Vin {
 		ri := runes.Input{Coinbase: in.Coinbase, Witness: in.Witness}
@@ -123,6 +142,7 @@ func (p *pendingRunes) apply(t *mempool.Tx) (*pendingMoves, error) {
 			ri.Prev = runes.Pos{Height: runes.PendingHeight, Index: uint32(j)}
 			if par, ok := p.txs[in.PrevTxid]; ok {
 				m.ins[j] = par.outs[in.PrevVout]
+				m.pendingParent = true
 			} else if ta, err := p.confirmed(in.PrevTxid); err != nil {
 				return nil, err
 			} else if ta != nil {
@@ -130,6 +150,8 @@ func (p *pendingRunes) apply(t *mempool.Tx) (*pendingMoves, error) {
 				if m.ins[j], err = runes.ReadOutput(p.v.snap, ri.Prev); err != nil {
 					return nil, err
 				}
+			} else {
+				m.pendingParent = true // unknown yet: a coming block may hold it
 			}
 			if len(m.ins[j]) > 0 {
 				spent[ri.Prev] = m.ins[j]
@@ -153,6 +175,11 @@ func (p *pendingRunes) apply(t *mempool.Tx) (*pendingMoves, error) {
 		m.burned = r.Burned
 	}
 	return m, nil
+}
+
+// isRunestone: the script starts OP_RETURN OP_13.
+func isRunestone(script []byte) bool {
+	return len(script) > 1 && script[0] == 0x6a && script[1] == 0x5d
 }
 
 // pendingTxRunes adds a pending tx's runes to its answer, as txRunes

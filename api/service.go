@@ -299,6 +299,8 @@ type UtxoService struct {
 	stats  statsCache
 	// pushes caches the pushdata of mempool txs between searches (pushdata.go).
 	pushes pendingPushCache
+	// runeCache keeps what pending txs do to runes (runes_mempool.go).
+	runeCache *pendingRuneCache
 	// names caches the address strings of scripts (addr_names.go).
 	names addrNames
 }
@@ -324,7 +326,7 @@ func NewUtxoService(d Store, b *bchain.Backend, sync SyncStatus, cfg Config) *Ut
 		xpubCacheSize = 0
 	}
 	b = c.backend // gated by the liveness probe when there is one
-	s := &UtxoService{core: c, parser: b.Utxo, xpubs: newXpubCache(xpubCacheSize)}
+	s := &UtxoService{core: c, parser: b.Utxo, xpubs: newXpubCache(xpubCacheSize), runeCache: newPendingRuneCache()}
 	s.caps = Capabilities{Chain: bchain.ChainBitcoinType, Utxos: s, BlockFilters: s, MempoolFilters: s,
 		RawBlocks: s, RawTxs: s, TxSpecific: s, FeeStats: s, Scripts: s, Pushdata: s, ChainStats: s, Runes: s, Tweaks: s}
 	if b.Xpub != nil {
@@ -350,9 +352,11 @@ type view struct {
 	snap   *db.Snapshot
 	tip    db.Tip
 	hasTip bool
+	seq    uint64 // views taken later have larger ones (runes_mempool.go)
 }
 
 func (s *core) newView() (*view, error) {
+	seq := viewSeq.Add(1)
 	snap, err := s.db.Snapshot()
 	if err != nil {
 		return nil, err
@@ -363,7 +367,7 @@ func (s *core) newView() (*view, error) {
 		return nil, err
 	}
 	snap.UseTxidCache(s.cfg.TxidCache, tip, ok)
-	return &view{snap: snap, tip: tip, hasTip: ok}, nil
+	return &view{snap: snap, tip: tip, hasTip: ok, seq: seq}, nil
 }
 
 func (v *view) release() { v.snap.Release() }

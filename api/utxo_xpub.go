@@ -99,6 +99,10 @@ func (s utxoAccounts) Account(ctx context.Context, descriptor string, q AddressQ
 		if out.UnconfirmedRunes, err = s.accountUnconfirmedRunes(v, a); err != nil {
 			return nil, err
 		}
+	} else if q.Runes {
+		// a to-height leaves the mempool out: nothing pending, as
+		// unconfirmedBalance is then 0 (and the address answer's alike)
+		out.UnconfirmedRunes = &[]RuneBalance{}
 	}
 	if q.Secondary != "" {
 		if val, ok := s.secondaryValue(ctx, &balance, q.Secondary); ok {

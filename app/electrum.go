@@ -188,7 +188,7 @@ func newElectrumServer(e stackEnv, svc api.Service, scripts api.ScriptQueries) (
 		SPMaxSubs: o.SPMaxSubs, SPMaxSubsTotal: o.SPMaxSubsTotal, SPMaxSubsPerIP: o.SPMaxSubsPerIP, SPMaxLabels: o.SPMaxLabels, SPWorkers: o.SPWorkers,
 		ServerVersion: "blockbook-go " + build.Version, Banner: o.Banner, DonationAddress: o.DonationAddress,
 		Hosts: electrumHosts(o), Log: e.log.With("server", "electrum"), WSClient: wsClient,
-		LimitLocal: e.o.Listen.LimitLocal, Gate: e.gate,
+		LimitLocal: e.o.Listen.LimitLocal, Gate: e.gate, Late: e.o.Listen.late(), Metrics: e.reg,
 	})
 }
 

@@ -15,7 +15,7 @@ import (
 // serves what the primary stored; the downloader runs only with -sync, in
 // the process that writes the index, as the fiat downloader.
 func startFourByte(ctx context.Context, wg *sync.WaitGroup, e stackEnv) {
-	if e.backend.Type != bchain.ChainEthereumType || e.d.ReadOnly() {
+	if (e.backend.Type != bchain.ChainEthereumType && e.backend.Type != bchain.ChainTronType) || e.d.ReadOnly() {
 		return
 	}
 	log := e.log.With("subsystem", "fourbyte")

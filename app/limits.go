@@ -125,7 +125,7 @@ func restLimiter(o *Options, env *envSettings, over *server.OverLimits, reg prom
 	return server.NewRESTLimiter(server.RESTLimitConfig{
 		Rate: l.RESTRate, Window: l.RESTWindow, Burst: l.RESTBurst, MaxConcurrent: l.RESTMaxConcurrent,
 		BlockDuration: l.RESTBlock, StateTTL: l.RESTStateTTL, TrustedProxies: proxies, ClientIP: env.ClientIP, Metrics: reg,
-		Name: name, Cost: cost,
+		Name: name, Cost: cost, Late: o.Listen.late(),
 	}, over), nil
 }
 

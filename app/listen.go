@@ -25,6 +25,10 @@ type listenOptions struct {
 	LimitLocal bool
 	MaxHeavy   int
 	HeavyWait  time.Duration
+	// LateAfter is the run-queue wait past which the process counts as
+	// late and a client past its share is refused (listen.LateAfter; 0,
+	// as in Options built without flags, or negative: off).
+	LateAfter time.Duration
 }
 
 // Defaults of the listener kit's flags (docs/operations.md, "Every
@@ -45,12 +49,22 @@ func declareListenFlags(fs *flag.FlagSet, l *listenOptions) {
 	fs.DurationVar(&l.IdleTimeout, "listenidletimeout", defaultListenIdleTimeout, "keep-alive HTTP connections idle this long are closed")
 	fs.BoolVar(&l.LimitLocal, "listenlimitlocal", false, "limit loopback and private peers per address like any client, on every listener, instead of exempting them as proxies (a host whose local peers are not proxies; load tests on one machine)")
 	fs.IntVar(&l.MaxHeavy, "listenmaxheavy", 0, "expensive requests in progress on the whole process, over every front (heavy REST and Esplora requests, Electrum calls that read the index or the node); past it one waits -listenheavywait, then gets 503 or Electrum -102 (0: 8 per core, at least 32; -1: off)")
+	fs.DurationVar(&l.LateAfter, "listenlateafter", listen.DefaultLateAfter, "while the process's goroutines wait longer than this to run (the 90th percentile over 100 ms), a client past its sustained rate (-restratelimit, -electrumcallsperminute) is refused even within its burst (429, Electrum -102), and every refusal of the per-client budgets is held a second (Electrum: the session reads nothing for a second); 0: off")
 	fs.DurationVar(&l.HeavyWait, "listenheavywait", listen.DefaultGateWait, "how long an expensive request waits for a place under -listenmaxheavy before it is refused")
 }
+
+// late is the process's lateness signal for the per-client limiters (nil:
+// off).
+func (l listenOptions) late() func() bool { return listen.LateAfter(l.LateAfter) }
 
 // gate is the process-wide admission control of expensive work, shared by
 // every front.
 func (l listenOptions) gate(reg prometheus.Registerer) *listen.Gate {
+	if l.LateAfter > 0 && reg != nil { // made once per process, as the gate
+		reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "blockbook_sched_lag_seconds", Help: "goroutines' wait to run, the 90th percentile of the last 100 ms (the lateness -listenlateafter compares)",
+		}, func() float64 { return listen.SchedLag().Seconds() }))
+	}
 	return listen.NewGate(l.MaxHeavy, l.HeavyWait, reg)
 }
 

@@ -54,16 +54,21 @@ func newUtxoStack(_ context.Context, e stackEnv) (*chainStack, error) {
 	s.onBlock, s.mempool, s.projection = mp.OnBlock, mp, proj
 	s.runMempool = func(ctx context.Context, wg *sync.WaitGroup, ws *server.Websocket) {
 		mp.OnTx(func(tx *mempool.Tx) { ws.OnMempoolTx(svc.MempoolTxNotice(tx)) })
+		// the runes pending txs move, decoded once per tx (api/runes_mempool.go)
+		mp.OnTx(svc.PendingRunesAdded)
+		mp.OnRemoved(svc.PendingRunesRemoved)
 		mp.OnResolved(func(tx *mempool.Tx, descs []bchain.AddrDesc) {
+			svc.PendingRunesAdded(tx)
 			n := svc.MempoolTxNotice(tx)
 			n.Descs = descs
 			ws.OnMempoolTxResolved(n)
 		})
-		wg.Add(2)
+		wg.Add(3)
 		go func() {
 			defer wg.Done()
 			_ = mp.Run(ctx, e.backend.TxNotifier)
 		}()
+		go func() { defer wg.Done(); svc.RunPendingRunes(ctx) }()
 		go func() { defer wg.Done(); proj.Run(ctx) }()
 		if altFees != nil {
 			wg.Add(1)

@@ -76,6 +76,11 @@ func (x *chainIndex) checkNext(blk *bchain.Block) error {
 	if err != nil {
 		return err
 	}
+	return extendsTip(tip, ok, blk)
+}
+
+// extendsTip fails unless blk extends tip (ok: the index has a tip).
+func extendsTip(tip Tip, ok bool, blk *bchain.Block) error {
 	if ok && (blk.Height != tip.Height+1 || blk.Prev != tip.Hash) {
 		return fmt.Errorf("%w: block %d %s (parent %s), tip %d %s", ErrNotNextBlock, blk.Height, blk.Hash, blk.Prev, tip.Height, tip.Hash)
 	}

@@ -102,7 +102,7 @@ func (x *EthIndex) amendTraces(h uint32, blk *bchain.Block) error {
 		}
 	}
 	ac.write(b)
-	if err := x.replaceContractEvents(b, h, before, after, blk.Eth.Contracts); err != nil {
+	if err := x.replaceContractEvents(b, h, before, after, blk.Eth.Contracts, nil); err != nil {
 		return err
 	}
 	for i := range blk.Eth.Txs {

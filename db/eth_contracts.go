@@ -49,16 +49,27 @@ func (x *EthIndex) PrepareBlock(ctx context.Context, blk *bchain.Block) error {
 		if _, ok := blk.Eth.Contracts[a]; ok {
 			continue
 		}
-		row, err := x.db.get(CFContracts, []byte(k))
-		if err != nil {
-			return fmt.Errorf("prepare block %d: contract %x: %w", blk.Height, []byte(k), err)
+		g := x.group.Load()
+		pending, exists := g.contractState(k)
+		if exists {
+			continue // a row of the group's next write
 		}
-		if row != nil {
-			continue
+		if !pending {
+			row, err := x.db.get(CFContracts, []byte(k))
+			if err != nil {
+				return fmt.Errorf("prepare block %d: contract %x: %w", blk.Height, []byte(k), err)
+			}
+			if row != nil {
+				continue
+			}
 		}
-		info, err := x.fetchContract(ctx, bchain.AddrDesc(k))
-		if err != nil {
-			return fmt.Errorf("prepare block %d %s: metadata of contract %x: %w", blk.Height, blk.Hash, []byte(k), err)
+		info := g.fetchedMeta(k)
+		var err error
+		if info == nil {
+			if info, err = x.fetchContract(ctx, bchain.AddrDesc(k)); err != nil {
+				return fmt.Errorf("prepare block %d %s: metadata of contract %x: %w", blk.Height, blk.Hash, []byte(k), err)
+			}
+			g.keepMeta(k, info)
 		}
 		if got == nil {
 			got = maps.Clone(blk.Eth.Contracts)
@@ -147,8 +158,9 @@ func contractEvents(h uint32, recs []EthTxRecord) (order []string, events map[st
 // the records before with those of after: a contract's row loses every
 // event at h, then gains the new ones (a contract keeps one "seen" event,
 // the first). A row left without events goes. A contract without a row
-// gets one from meta, the metadata PrepareBlock fetched.
-func (x *EthIndex) replaceContractEvents(b *Batch, h uint32, before, after []EthTxRecord, meta map[bchain.EthAddress]*bchain.EthContractInfo) error {
+// gets one from meta, the metadata PrepareBlock fetched. With a group g
+// the rows are read from and left in its pending rows.
+func (x *EthIndex) replaceContractEvents(b *Batch, h uint32, before, after []EthTxRecord, meta map[bchain.EthAddress]*bchain.EthContractInfo, g *EthGroup) error {
 	oldOrder, _ := contractEvents(h, before)
 	newOrder, events := contractEvents(h, after)
 	for _, k := range oldOrder {
@@ -157,7 +169,11 @@ func (x *EthIndex) replaceContractEvents(b *Batch, h uint32, before, after []Eth
 		}
 	}
 	for _, k := range newOrder {
-		c, err := readContractRow(x.db, bchain.AddrDesc(k))
+		c, pending := g.contract(k)
+		var err error
+		if !pending {
+			c, err = readContractRow(x.db, bchain.AddrDesc(k))
+		}
 		if err != nil {
 			return err
 		}
@@ -179,7 +195,11 @@ func (x *EthIndex) replaceContractEvents(b *Batch, h uint32, before, after []Eth
 			c.Events = append(c.Events, ev)
 		}
 		if len(c.Events) == 0 {
-			b.del(CFContracts, []byte(k))
+			if g != nil {
+				g.setContract(k, nil)
+			} else {
+				b.del(CFContracts, []byte(k))
+			}
 			continue
 		}
 		slices.SortStableFunc(c.Events, func(a, b ContractEvent) int {
@@ -188,6 +208,10 @@ func (x *EthIndex) replaceContractEvents(b *Batch, h uint32, before, after []Eth
 			}
 			return cmp.Compare(a.Kind, b.Kind)
 		})
+		if g != nil {
+			g.setContract(k, c)
+			continue
+		}
 		b.put(CFContracts, []byte(k), packContractInfo(c))
 	}
 	return nil

@@ -3,13 +3,14 @@ package db
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/openexplorer/blockbook/bchain"
 )
 
 // EthIndex connects and disconnects Ethereum-type blocks, one atomic write
-// per block holding its rows, its undo record and the new tip (one by
-// one: it has no bulk load). Balances
+// per block holding its rows, its undo record and the new tip, or during
+// catch-up several blocks per write (EthGroup, eth_group.go). Balances
 // and nonces are not indexed: they come from the node. Whatever a block
 // needs from the node is fetched first (PrepareBlock, refills, re-traces);
 // building a block's rows then only reads the index.
@@ -21,6 +22,8 @@ type EthIndex struct {
 	held heldRows
 	// aliases finds address aliases in logs (nil: none kept); eth_alias.go.
 	aliases AliasDecoder
+	// group is the open EthGroup, if any (PrepareBlock reads its rows).
+	group atomic.Pointer[EthGroup]
 }
 
 // NewEthIndex returns the Ethereum-type index over d, keeping undo records
@@ -42,21 +45,40 @@ func (x *EthIndex) ConnectBlock(blk *bchain.Block) error {
 	if blk.Eth == nil {
 		return errNoEthData(blk)
 	}
+	if x.group.Load() != nil {
+		return fmt.Errorf("db: block %d connected beside an open group", blk.Height)
+	}
 	if err := x.checkNext(blk); err != nil {
 		return err
 	}
-	recs := ethTxRecords(blk.Eth)
 	b := x.db.NewBatch()
 	defer b.Destroy()
+	ac, err := x.putBlock(b, blk, nil)
+	if err != nil {
+		return err
+	}
+	writeTip(b, Tip{Height: blk.Height, Hash: blk.Hash})
+	if err := x.db.write(b); err != nil {
+		return err
+	}
+	ac.keep()
+	return nil
+}
+
+// putBlock puts into b the rows of blk, which extends the tip, all but
+// the tip; the rows a later block rewrites (addressContracts, contracts)
+// are read from and left in g's pending rows when g is set.
+func (x *EthIndex) putBlock(b *Batch, blk *bchain.Block, g *EthGroup) (*contractsCache, error) {
+	recs := ethTxRecords(blk.Eth)
 	b.put(CFHeight, heightKey(blk.Height), packBlockMeta(&BlockMeta{Hash: blk.Hash, Time: blk.Time,
 		TxCount: uint32(len(blk.Eth.Txs)), Size: uint32(blk.Size)}))
 	b.put(CFBlockTxs, heightKey(blk.Height), packEthBlockUndo(&EthBlockUndo{Txs: recs}))
 	if blk.Height >= x.keep {
 		b.del(CFBlockTxs, heightKey(blk.Height-x.keep))
 	}
-	ac, err := x.applyBlock(b, blk.Height, recs, 1, blk.Eth.Contracts)
+	ac, err := x.applyBlock(b, blk.Height, recs, 1, blk.Eth.Contracts, g)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for i := range blk.Eth.Txs {
 		tx := &blk.Eth.Txs[i]
@@ -68,12 +90,7 @@ func (x *EthIndex) ConnectBlock(blk *bchain.Block) error {
 	if blk.Eth.TraceError != "" {
 		b.put(CFBlockInternalDataErrors, heightKey(blk.Height), []byte(truncateError(blk.Eth.TraceError)))
 	}
-	writeTip(b, Tip{Height: blk.Height, Hash: blk.Hash})
-	if err := x.db.write(b); err != nil {
-		return err
-	}
-	ac.keep()
-	return nil
+	return ac, nil
 }
 
 // DisconnectTip removes the tip block, restoring every row to what it was
@@ -109,7 +126,7 @@ func (x *EthIndex) DisconnectTip(refill RefillFunc) (Tip, bool, error) {
 	}
 	b := x.db.NewBatch()
 	defer b.Destroy()
-	ac, err := x.applyBlock(b, h, undo.Txs, -1, nil)
+	ac, err := x.applyBlock(b, h, undo.Txs, -1, nil, nil)
 	if err != nil {
 		return Tip{}, false, err
 	}
@@ -158,9 +175,9 @@ func (x *EthIndex) refillUndo(height uint32, refill RefillFunc) (*EthBlockUndo, 
 
 // applyBlock writes the address and contract rows of a block, forwards
 // (sign 1) or backwards (sign -1); meta is the metadata of contracts met
-// for the first time (forwards only). The caller calls keep on the
-// returned cache once b is written.
-func (x *EthIndex) applyBlock(b *Batch, h uint32, recs []EthTxRecord, sign int, meta map[bchain.EthAddress]*bchain.EthContractInfo) (*contractsCache, error) {
+// for the first time (forwards only); g, if set, holds the pending rows of
+// a group. The caller calls keep on the returned cache once b is written.
+func (x *EthIndex) applyBlock(b *Batch, h uint32, recs []EthTxRecord, sign int, meta map[bchain.EthAddress]*bchain.EthContractInfo, g *EthGroup) (*contractsCache, error) {
 	var before, after []EthTxRecord
 	if sign > 0 {
 		after = recs
@@ -169,6 +186,7 @@ func (x *EthIndex) applyBlock(b *Batch, h uint32, recs []EthTxRecord, sign int, 
 	}
 	replaceAddressRows(b, h, before, after)
 	ac := x.newContractsCache()
+	ac.g = g
 	for n := range recs {
 		i := n
 		if sign < 0 {
@@ -179,7 +197,7 @@ func (x *EthIndex) applyBlock(b *Batch, h uint32, recs []EthTxRecord, sign int, 
 		}
 	}
 	ac.write(b)
-	return ac, x.replaceContractEvents(b, h, before, after, meta)
+	return ac, x.replaceContractEvents(b, h, before, after, meta, g)
 }
 
 // replaceAddressRows replaces the addresses rows of block h written for
@@ -198,11 +216,14 @@ func replaceAddressRows(b *Batch, h uint32, before, after []EthTxRecord) {
 }
 
 // contractsCache holds the addressContracts rows a block changes. A row
-// comes from the index's held rows when there (taken out: it is changed
-// in place) or else from the store; keep puts the block's rows back once
-// its batch is written, so a failed write leaves no changed row held.
+// comes from the group's pending rows when there, else from the index's
+// held rows (taken out: it is changed in place) or else from the store;
+// keep puts the block's rows back once its batch is written, so a failed
+// write leaves no changed row held. In a group the rows go back to the
+// group's pending rows instead, packed once when it is written.
 type contractsCache struct {
 	x      *EthIndex
+	g      *EthGroup
 	loaded map[string]*AddrContracts
 	order  []string
 	sizes  []int // packed size of each row written, in order
@@ -216,8 +237,11 @@ func (c *contractsCache) load(k string) (*AddrContracts, error) {
 	if a := c.loaded[k]; a != nil {
 		return a, nil
 	}
-	a := c.x.held.take(k)
-	if a == nil {
+	a, pending := c.g.row(k)
+	if !pending {
+		a = c.x.held.take(k)
+	}
+	if a == nil && !pending {
 		var err error
 		if a, err = ReadAddrContracts(c.x.db, bchain.AddrDesc(k)); err != nil {
 			return nil, err
@@ -231,6 +255,12 @@ func (c *contractsCache) load(k string) (*AddrContracts, error) {
 }
 
 func (c *contractsCache) write(b *Batch) {
+	if c.g != nil {
+		for _, k := range c.order {
+			c.g.setRow(k, c.loaded[k])
+		}
+		return
+	}
 	c.sizes = c.sizes[:0]
 	for _, k := range c.order {
 		if a := c.loaded[k]; a.Txs == 0 {

@@ -37,7 +37,11 @@ const (
 	testElectrumMax  = 32 // Electrum connections
 	testSubsBytes    = 64 << 10
 	testCallsPerMin  = 60 // Electrum's rate limit: one call a second
-	testCallBurst    = 10
+	// testCallBurst leaves room for checkElectrumSubsBytes's counted
+	// client (300 calls, then its retries), testMaxBatch for
+	// checkElectrumRateLimit's batches past it.
+	testCallBurst = 1000
+	testMaxBatch  = 4000
 )
 
 func startListenersStack(t *testing.T) *listenersStack {
@@ -49,7 +53,7 @@ func startListenersStack(t *testing.T) *listenersStack {
 	st := startDemoStackWith(t, nil, func(o *app.Options) {
 		limits(o)
 		o.Esplora.Addr, o.Electrum.TCP, o.Electrum.WS = "127.0.0.1:0", "127.0.0.1:0", "127.0.0.1:0"
-		o.Electrum.CallsPerMinute, o.Electrum.CallBurst = testCallsPerMin, testCallBurst
+		o.Electrum.CallsPerMinute, o.Electrum.CallBurst, o.Electrum.MaxBatch = testCallsPerMin, testCallBurst, testMaxBatch
 		o.Electrum.MaxAnswerBytes, o.Electrum.MaxQueuedBytes = testMaxAnswer, testMaxQueued
 		o.Electrum.MaxConns, o.Electrum.MaxSubsBytesPerIP = testElectrumMax, testSubsBytes
 		o.Listen.ReadTimeout, o.Listen.WriteTimeout, o.Listen.MaxConns = testReadTimeout, testWriteTimeout, testMaxConns
@@ -250,59 +254,6 @@ func checkElectrumBatchBytes(t *testing.T, ls *listenersStack) {
 	}
 	if line := electrumExchange(t, c, "["+strings.Join(big, ",")+"]"); !strings.Contains(string(line), "batch too large") || len(line) > 1024 {
 		t.Errorf("a batch of 10,000 calls: %.300s", line)
-	}
-}
-
-// One address's script-hash subscriptions stop at
-// -electrummaxsubsbytesperip (64 KiB here, each counted as 512 bytes plus
-// its script) with -101, and a closed connection gives its bytes back
-// (before, the only caps were counts: 100,000 a connection and 1,000
-// connections an address, tens of GB).
-func checkElectrumSubsBytes(t *testing.T, ls *listenersStack) {
-	subscribe := func(n int) (subscribed, refused int) {
-		c := dialElectrum(t, ls.electrum)
-		defer c.c.Close()
-		calls := make([]string, n)
-		for i := range calls {
-			calls[i] = fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"blockchain.scripthash.subscribe","params":["%064x"]}`, i+1, i+1)
-		}
-		var answers []struct {
-			Error *struct {
-				Code    int    `json:"code"`
-				Message string `json:"message"`
-			} `json:"error"`
-		}
-		if err := json.Unmarshal(electrumExchange(t, c, "["+strings.Join(calls, ",")+"]"), &answers); err != nil {
-			t.Fatal(err)
-		}
-		for _, a := range answers {
-			switch {
-			case a.Error == nil:
-				subscribed++
-			case a.Error.Code == -101 && strings.Contains(a.Error.Message, "memory limit"):
-				refused++
-			default:
-				t.Errorf("subscribe: %+v", a.Error)
-			}
-		}
-		return subscribed, refused
-	}
-	const n = 300
-	got, refused := subscribe(n)
-	t.Logf("%d subscriptions asked under a %d-byte cap: %d held, %d refused", n, testSubsBytes, got, refused)
-	if got == 0 || got > testSubsBytes/512 || got+refused != n {
-		t.Errorf("%d subscriptions under a %d-byte cap: %d held, %d refused", n, testSubsBytes, got, refused)
-	}
-	deadline := time.Now().Add(waitFor)
-	for { // the closed connection's bytes come back
-		again, _ := subscribe(got)
-		if again == got {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after the first connection closed, %d of %d subscriptions held", again, got)
-		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }
 

@@ -94,6 +94,9 @@ func (r *runesAnswers) checkExplorer(ledger runesLedger, rid string, txs ...*wir
 				t.Errorf("%s: balance shown as %q, want %q", p.path, got, w)
 			}
 		}
+		var txs api.Address
+		getJSON(t, r.base+"/api/v2/address/"+a, 200, &txs)
+		r.checkMoves(p, txs.Txids, func(as []string) bool { return len(as) == 1 && as[0] == a }, want) // runes_explorer_list_test.go
 	}
 	px := fetchPage(t, r.base, "/xpub/"+r.xpub)
 	pages = append(pages, px)
@@ -106,6 +109,9 @@ func (r *runesAnswers) checkExplorer(ledger runesLedger, rid string, txs ...*wir
 	if have := runeCells(t, px.byID("rune-balances"), px.path); !maps.Equal(have, want) {
 		t.Errorf("%s: rune balances %v, ledger %v", px.path, have, want)
 	}
+	var acct api.Address
+	getJSON(t, r.base+"/api/v2/xpub/"+r.xpub+"?details=txids", 200, &acct)
+	r.checkMoves(px, acct.Txids, func(as []string) bool { return len(as) == 1 && slices.Contains(r.hdAddrs, as[0]) }, want)
 	for _, tx := range txs {
 		pages = append(pages, r.checkTxPage(tx, rid))
 	}

@@ -177,6 +177,7 @@ func TestE2ERunes(t *testing.T) {
 		ra.t = t
 		start := time.Now()
 		pages := ra.checkExplorer(ledger, rid, fund, etch, mb, tr, ceno)
+		pages = append(pages, ra.checkRuneList(ordBase, ledger)...)
 		noInlineStyleOrScript(t, pages)
 		t.Logf("pages checked in %s", time.Since(start))
 		validateHTML(t, pages)
@@ -184,7 +185,7 @@ func TestE2ERunes(t *testing.T) {
 		// one page of each new kind (the account page shares the address's
 		// rune table, the 404 page is the explorer's own)
 		checkRunesBrowser(t, inst.base, []string{"/rune/" + rid, "/tx/" + etch.TxHash().String(), "/tx/" + tr.TxHash().String(),
-			"/tx/" + ceno.TxHash().String(), "/address/" + c.addrs[0]})
+			"/tx/" + ceno.TxHash().String(), "/address/" + c.addrs[0], "/runes"})
 		t.Logf("browser done at %s", time.Since(start))
 	})
 
@@ -196,6 +197,11 @@ func TestE2ERunes(t *testing.T) {
 	gs.check("tx-runes", fetchGolden(t, inst.base+"/api/v2/tx/"+tr.TxHash().String()+"?runes=true", 200))
 	gs.check("utxo-runes", fetchGolden(t, inst.base+"/api/v2/utxo/"+c.addrs[3]+"?runes=true", 200))
 	gs.check("xpub-runes", fetchGolden(t, inst.base+"/api/v2/xpub/"+hd.Xpub()+"?runes=true&details=basic", 200))
+	// with a to-height, the address and the account both answer no
+	// pending runes, as their unconfirmedBalance is 0
+	to := "&to=" + strconv.Itoa(int(h))
+	gs.check("address-runes-to", fetchGolden(t, inst.base+"/api/v2/address/"+c.addrs[3]+"?runes=true&details=basic"+to, 200))
+	gs.check("xpub-runes-to", fetchGolden(t, inst.base+"/api/v2/xpub/"+hd.Xpub()+"?runes=true&details=basic"+to, 200))
 	gs.check("rune-history", fetchGolden(t, inst.base+"/api/v2/rune-history/"+c.addrs[0], 200))
 	gs.check("rune-history-txs", fetchGolden(t, inst.base+"/api/v2/rune-history/"+c.addrs[3]+"?details=txs", 200))
 	gs.check("error-rune-history-address", fetchGolden(t, inst.base+"/api/v2/rune-history/nope", 400))
@@ -217,6 +223,15 @@ func TestE2ERunes(t *testing.T) {
 		stone(&runestone.Runestone{Edicts: []runestone.Edict{{ID: id, Amount: runestone.U64(100), Output: 2}}}),
 		chaingen.Output{Script: c.pk[1], Value: 800})
 	ra.checkPending(node, pend, rid, c.addrs[3], c.addrs[1], ordBase, ledger)
+	t.Run("explorer pending", func(t *testing.T) {
+		ra := ra
+		ra.t = t
+		start := time.Now()
+		pages := ra.checkPendingPages(pend.TxHash().String(), ledger, c.addrs[3], c.addrs[1])
+		validateHTML(t, pages)
+		checkRunesBrowser(t, inst.base, []string{"/address/" + c.addrs[3]})
+		t.Logf("pending pages checked in %s", time.Since(start))
+	})
 	c.mine(pend)
 	submit(t, g, node, h+1)
 	h, hash = g.Tip()
@@ -232,6 +247,11 @@ func TestE2ERunes(t *testing.T) {
 		t.Errorf("the mined transfer: %+v", mined)
 	}
 	t.Logf("pending then mined transfer: %v", time.Since(pendStart).Round(time.Millisecond))
+	// a chain of 2,100 pending rune txs to one address, half of it then
+	// mined; the reorg below takes it all back to the mempool
+	manyStart := time.Now()
+	many := pendingMany(t, c, node, inst)
+	t.Logf("%d pending rune txs: %v", manyPending, time.Since(manyStart).Round(time.Millisecond))
 
 	// a fresh sync of the final chain (kept past the reorg subtest), its tip
 	ref, refHash, refH := filepath.Join(t.TempDir(), "reference"), "", int32(0)
@@ -243,7 +263,9 @@ func TestE2ERunes(t *testing.T) {
 		fc := &runesChain{t: t, g: f, addrs: c.addrs, pk: c.pk}
 		back := fc.spend([]chaingen.Coin{coin(etch, 0)}, fc.small(1))
 		fc.mine(back)
-		for range 3 { // past the main chain's transfer, cenotaph and pending transfer
+		// past the main chain's transfer, cenotaph, pending transfer and
+		// the many pending txs' blocks
+		for range 3 + many.blocks {
 			fc.mine()
 		}
 		forkLedger.move(c.addrs[0], rid, -1000)
@@ -255,6 +277,10 @@ func TestE2ERunes(t *testing.T) {
 		checkRunes(t, inst.base, all, forkLedger, rid, "2", "0")
 		ra.check(forkLedger, forkHist)
 		ra.checkOrdAddresses(ordBase, forkLedger)
+		rr := ra
+		rr.t = t
+		rr.checkRuneList(ordBase, forkLedger) // the holders after the reorg
+		many.afterReorg(t)
 		// and the index equals a fresh sync of the final chain, byte for byte
 		inst.stop(t)
 		fresh := referenceIndex(t, st.cfg, h, hash.String())

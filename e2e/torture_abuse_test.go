@@ -28,6 +28,7 @@ var (
 	abuseScaleFlag = flag.Int("torture.abuse.scale", 0, "abuse: attackers of each kind (short 5, full 100)")
 	abuseDurFlag   = flag.Duration("torture.abuse.duration", 0, "abuse: how long the attacks run (short 10s, full 3m)")
 	abuseProfFlag  = flag.String("torture.abuse.cpuprofile", "", "abuse: write the server's CPU profile of the attacks' first minute to this file")
+	abuseArgsFlag  = flag.String("torture.abuse.serverargs", "", "abuse: more flags for the server, space-separated (e.g. -listenlateafter=0 to compare without the share rule)")
 )
 
 // TestTortureAbuse runs blockbook as a child (its memory its own) with the
@@ -51,6 +52,7 @@ func TestTortureAbuse(t *testing.T) {
 	esplora, electrum, internal := freePort(t), freePort(t), freePort(t)
 	args := []string{"-esplora=" + esplora, "-electrum=" + electrum, "-internal=" + internal,
 		"-listenreadtimeout=5s", "-listenwritetimeout=10s", "-listenlimitlocal"}
+	args = append(args, strings.Fields(*abuseArgsFlag)...)
 	prof := freePort(t)
 	if *abuseProfFlag != "" {
 		args = append(args, "-prof="+prof)
@@ -147,7 +149,7 @@ func TestTortureAbuse(t *testing.T) {
 	p50, p99 := quantiles(took)
 	// The CPU figures tell the server's share from the attackers' (this
 	// process) on a shared machine; shed is what the gate refused.
-	tortureReport(t, "abuse", "%d attackers of each of 6 kinds for %v (%d attack requests): victim requests %d, failed %v, latency p50 %v p99 %v, slowest %v; server RSS start %d MiB, peak %d MiB, end %d MiB (budget %d MiB); CPU server %.0f s, attackers and victims %.0f s; shed by the gate %s",
+	tortureReport(t, "abuse", "%d attackers of each of 6 kinds for %v (%d attack requests): victim requests %d, failed %v, latency p50 %v p99 %v, slowest %v; server RSS start %d MiB, peak %d MiB, end %d MiB (budget %d MiB); CPU server %.0f s, attackers and victims %.0f s; shed (gate by front; share refusals by listener) %s",
 		scale, dur, sent.Load(), asked, fails, p50, p99, slowest, rssStart>>20, rssPeak>>20, rssEnd>>20, (rssStart+abuseRSSBudget)>>20,
 		cpuSeconds(c.cmd.Process.Pid)-cpuStart, cpuSeconds(os.Getpid())-ownStart, gateShed(t, "http://"+internal+"/metrics"))
 	for name, n := range fails {
@@ -182,7 +184,8 @@ func cpuSeconds(pid int) float64 {
 	return (u + s) / 100
 }
 
-// gateShed is the gate's refusals by front, from the metrics.
+// gateShed is the gate's refusals by front, and the HTTP fronts' refusals
+// of clients past their share while late, from the metrics.
 func gateShed(t *testing.T, url string) string {
 	resp, err := http.Get(url)
 	if err != nil {
@@ -193,8 +196,12 @@ func gateShed(t *testing.T, url string) string {
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
-		if l := sc.Text(); strings.HasPrefix(l, "blockbook_gate_shed_total{") {
+		switch l := sc.Text(); {
+		case strings.HasPrefix(l, "blockbook_gate_shed_total{"):
 			out = append(out, strings.TrimPrefix(l, "blockbook_gate_shed_total"))
+		case strings.Contains(l, "_limit_rejections_total{") && strings.Contains(l, `limit="share"`):
+			// refused past their share while the process was late
+			out = append(out, strings.TrimPrefix(l, "blockbook_"))
 		}
 	}
 	return strings.Join(out, " ")

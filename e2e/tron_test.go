@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -182,10 +183,30 @@ func (e *tronE2E) checkTxs(t *testing.T) {
 			if tx.Kind == trondouble.KindTRC10 && ex.AssetIssueID != trondouble.TRC10Asset {
 				t.Errorf("tx %s: TRC-10 asset %q", id, ex.AssetIssueID)
 			}
+			if tx.Token != nil {
+				checkTronCallData(t, id, got.EthereumSpecific, tx)
+			}
 		}
 	}
 	if n < 50 {
 		t.Fatalf("only %d txs", n)
+	}
+}
+
+// checkTronCallData: a TRC-20 transfer call is decoded (from the standard
+// signatures, no network) with its recipient as a Tron address.
+func checkTronCallData(t *testing.T, id string, es *api.EthereumSpecific, tx *trondouble.Tx) {
+	t.Helper()
+	want := &api.EthereumParsedInputData{MethodID: "0xa9059cbb", Name: "Transfer", Function: "transfer(address, uint256)", Params: []api.EthereumParsedInputParam{
+		{Type: "address", Values: []string{tron.EncodeAddress(tx.TokenTo[:])}},
+		{Type: "uint256", Values: []string{itoa(tx.Amount)}},
+	}}
+	if es == nil || !reflect.DeepEqual(es.ParsedData, want) {
+		var got any
+		if es != nil {
+			got = es.ParsedData
+		}
+		t.Errorf("tx %s: parsedData %+v, want %+v", id, got, want)
 	}
 }
 

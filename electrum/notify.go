@@ -90,7 +90,7 @@ func (h *hub) subscribe(ss *session, sh [32]byte, extra int) {
 	}
 	m[ss] = struct{}{}
 	h.subBytes += int64(extra)
-	h.subBytesPerIP[ss.ip] += int64(extra)
+	h.subBytesPerIP[ss.key] += int64(extra)
 }
 
 // reserveSub counts a new subscription of ss, or refuses it over the
@@ -104,17 +104,17 @@ func (h *hub) reserveSub(ss *session) *rpcError {
 	switch cfg := h.s.cfg; {
 	case h.subs >= cfg.MaxSubsTotal:
 		return newErr(codeExcessive, "too many subscriptions on this server (limit %d)", cfg.MaxSubsTotal)
-	case h.subsPerIP[ss.ip] >= cfg.MaxSubsPerIP:
+	case ss.key != "" && h.subsPerIP[ss.key] >= cfg.MaxSubsPerIP:
 		return newErr(codeExcessive, "too many subscriptions from your address (limit %d)", cfg.MaxSubsPerIP)
 	case h.subBytes+SubscriptionBytes > int64(cfg.MaxSubsBytes):
 		return newErr(codeExcessive, "subscriptions on this server are at their memory limit (%d bytes)", cfg.MaxSubsBytes)
-	case h.subBytesPerIP[ss.ip]+SubscriptionBytes > int64(cfg.MaxSubsBytesPerIP):
+	case ss.key != "" && h.subBytesPerIP[ss.key]+SubscriptionBytes > int64(cfg.MaxSubsBytesPerIP):
 		return newErr(codeExcessive, "subscriptions from your address are at their memory limit (%d bytes)", cfg.MaxSubsBytesPerIP)
 	}
 	h.subs++
-	h.subsPerIP[ss.ip]++
+	h.subsPerIP[ss.key]++
 	h.subBytes += SubscriptionBytes
-	h.subBytesPerIP[ss.ip] += SubscriptionBytes
+	h.subBytesPerIP[ss.key] += SubscriptionBytes
 	return nil
 }
 
@@ -128,13 +128,13 @@ func (h *hub) releaseSub(ss *session) {
 // extra; h.mu is held.
 func (h *hub) releaseSubLocked(ss *session, extra int) {
 	h.subs--
-	if h.subsPerIP[ss.ip]--; h.subsPerIP[ss.ip] <= 0 {
-		delete(h.subsPerIP, ss.ip)
+	if h.subsPerIP[ss.key]--; h.subsPerIP[ss.key] <= 0 {
+		delete(h.subsPerIP, ss.key)
 	}
 	n := SubscriptionBytes + int64(extra)
 	h.subBytes -= n
-	if h.subBytesPerIP[ss.ip] -= n; h.subBytesPerIP[ss.ip] <= 0 {
-		delete(h.subBytesPerIP, ss.ip)
+	if h.subBytesPerIP[ss.key] -= n; h.subBytesPerIP[ss.key] <= 0 {
+		delete(h.subBytesPerIP, ss.key)
 	}
 }
 

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/openexplorer/blockbook/api"
 	"github.com/openexplorer/blockbook/internal/bytebudget"
 	"github.com/openexplorer/blockbook/internal/listen"
@@ -78,6 +80,14 @@ type Config struct {
 	// MaxCallsPerIP (loopback and private peers are exempt). Negative
 	// turns the rate limit off.
 	CallsPerMinute, CallBurst int
+	// Late, when set, says the process is behind (listen.LateAfter):
+	// a client past its share (CallsPerMinute, sustained) is then
+	// refused with -102 even within its burst, and its session reads
+	// nothing for a second after a refused call.
+	Late func() bool
+	// Metrics, when set, gets blockbook_electrum_limit_rejections_total
+	// (calls refused by the rate limit or for the share).
+	Metrics prometheus.Registerer
 	// MaxRequestBytes caps one message (a line, a websocket message).
 	MaxRequestBytes int
 	// MaxBatch caps the calls of one batch; MaxAnswerBytes what one call
@@ -244,7 +254,7 @@ func New(svc api.Service, scripts api.ScriptQueries, cfg Config) (*Server, error
 		perIP: map[string]int{}, ctx: ctx, stop: stop, queued: bytebudget.New(int64(cfg.MaxQueuedBytes)),
 		calls: newClientSlots(cfg.MaxCallsPerIP)}
 	if cfg.CallsPerMinute > 0 {
-		s.rate = listen.NewLimiter(listen.LimitConfig{Rate: cfg.CallsPerMinute, Window: time.Minute, Burst: cfg.CallBurst, Name: "electrum"}, nil)
+		s.rate = listen.NewLimiter(listen.LimitConfig{Rate: cfg.CallsPerMinute, Window: time.Minute, Burst: cfg.CallBurst, Name: "electrum", Late: cfg.Late, Metrics: cfg.Metrics}, nil)
 	}
 	s.hooks.limitLocal.Store(cfg.LimitLocal)
 	s.hub = newHub(s)
@@ -371,6 +381,7 @@ func (s *Server) release(ip string) {
 // key is what admit counted.
 func (s *Server) runAdmitted(c frameConn, ip, key string) {
 	ss := newSession(s, c, ip)
+	ss.key = key
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()

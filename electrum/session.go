@@ -27,9 +27,12 @@ const (
 // and a notification are never reordered; a reader and a writer
 // goroutine move frames.
 type session struct {
-	s   *Server
-	c   frameConn
-	ip  string
+	s  *Server
+	c  frameConn
+	ip string
+	// key is what the per-address caps count this session under: ip, or
+	// "" for an exempt local peer (see Server.countedKey).
+	key string
 	out chan []byte
 	// queue counts the bytes of out against MaxQueueBytes (and, through
 	// the server's budget, against MaxQueuedBytes).
@@ -45,6 +48,10 @@ type session struct {
 	outpoints  map[outpoint]*outpointStatus // the status last sent
 	headers    bool
 	lastHeader *headerNote
+	// refused: a call of the last message was refused while the process
+	// was late (Refusal.Hold); the session then reads nothing more for
+	// refusalPause.
+	refused bool
 
 	// Set by the hub, taken by the worker.
 	mu           sync.Mutex
@@ -108,11 +115,32 @@ func (ss *session) run() {
 				return
 			}
 			ss.handle(f)
+			if ss.refused {
+				ss.refused = false
+				ss.pause()
+			}
 		case <-ss.wake:
 			ss.notify()
 		case <-ss.done:
 			return
 		}
+	}
+}
+
+// refusalPause is how long a session whose call was refused while the
+// process was late reads nothing more: a client told to retry that
+// pipelines on regardless (a non-reader, a batch bomb looping on its
+// refusals) has its messages wait in its socket then, instead of each
+// costing a parse and an error frame (the reader stops once in is
+// full).
+const refusalPause = time.Second
+
+func (ss *session) pause() {
+	t := time.NewTimer(refusalPause)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ss.done:
 	}
 }
 
@@ -334,12 +362,17 @@ func (ss *session) call(raw json.RawMessage) []byte {
 	defer cancel()
 	ip := ss.s.countedKey(ss.ip)
 	if ss.s.rate != nil && ip != "" {
-		if msg, retry := ss.s.rate.Spend(ip); msg != "" {
+		if ref := ss.s.rate.Spend(ip); ref.Msg != "" {
+			ss.refused = ss.refused || ref.Hold
 			if req.isNotification() {
 				return nil
 			}
+			if ref.Share {
+				return errorFrame(req.ID, newErr(codeBusy, "server busy: this client is past its share (%d calls a minute) while the server is behind; retry in %d s",
+					ss.s.cfg.CallsPerMinute, ref.Retry))
+			}
 			return errorFrame(req.ID, newErr(codeExcessive, "rate limit: %d calls a minute from one client (%d at once); retry in %d s",
-				ss.s.cfg.CallsPerMinute, ss.s.cfg.CallBurst, retry))
+				ss.s.cfg.CallsPerMinute, ss.s.cfg.CallBurst, ref.Retry))
 		}
 	}
 	release, ok := ss.s.calls.acquire(ctx, ip)

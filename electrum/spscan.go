@@ -259,9 +259,10 @@ func (h *spHub) add(sub *spSub) *rpcError {
 }
 
 // ipKey is the client address a subscription counts against ("" for a
-// local peer, which is exempt).
+// local peer, which is exempt): the session's, fixed when it began, so
+// that counting and uncounting always match.
 func (h *spHub) ipKey(ss *session) string {
-	return h.s.countedKey(ss.ip)
+	return ss.key
 }
 
 // count adds d subscriptions of ss to the totals; call with mu held.

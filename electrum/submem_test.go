@@ -65,9 +65,22 @@ func TestSubscriptionMemory(t *testing.T) {
 	}
 }
 
-// The server-wide and per-address caps hold across connections.
+// The server-wide and per-address caps hold across connections. A local
+// peer (a TLS terminator in front of many wallets) is exempt from the
+// per-address caps, as on every listener, unless -listenlimitlocal.
 func TestSubscriptionCaps(t *testing.T) {
 	s := newServedOwn(t, Config{MaxSubsPerIP: 3, MaxSubsTotal: 100})
+	local := s.negotiated(t, "1.4")
+	for i := range 5 {
+		ok[*string](t, local, "blockchain.scripthash.subscribe", ScriptHash([]byte{100, byte(i)}))
+	}
+	ok[bool](t, local, "blockchain.scripthash.unsubscribe", ScriptHash([]byte{100, 0}))
+	_ = local.c.Close()
+	deadline := time.Now().Add(ioGuard)
+	for s.srv.Subscriptions() != 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	s.srv.hooks.limitLocal.Store(true) // from here the test's loopback clients are counted
 	a, b := s.negotiated(t, "1.4"), s.negotiated(t, "1.4")
 	for i := range 2 {
 		ok[*string](t, a, "blockchain.scripthash.subscribe", ScriptHash([]byte{byte(i)}))
@@ -105,6 +118,7 @@ func TestSubscriptionBytesCap(t *testing.T) {
 	ok[map[string]any](t, c, "blockchain.outpoint.subscribe", strings.Repeat("ab", 32), 0)
 
 	p := newServed(t, Config{MaxSubsBytesPerIP: 2 * SubscriptionBytes})
+	p.srv.hooks.limitLocal.Store(true) // the test's clients are loopback peers
 	a, b := p.negotiated(t, "1.4"), p.negotiated(t, "1.4")
 	ok[*string](t, a, "blockchain.scripthash.subscribe", ScriptHash([]byte{1}))
 	ok[*string](t, b, "blockchain.scripthash.subscribe", ScriptHash([]byte{2}))

@@ -211,9 +211,9 @@ func (w *mpWS) pushMempool(ctx context.Context) {
 	}
 	seq := w.seq.Add(1)
 	d := w.newData(ctx)
-	var deltaIDs, deltaTxs json.RawMessage
-	if want := mempoolWants(conns); want.txids || want.full {
-		deltaIDs, deltaTxs = w.deltaMsgs(ctx, seq, ch, want)
+	var deltas mempoolDeltas
+	if want := mempoolWants(conns); want.any() {
+		deltas = w.deltaMsgs(ctx, seq, ch, want)
 	}
 	pos := d.positions(trackedTxs(conns))
 	spent := ch.spent
@@ -245,7 +245,7 @@ func (w *mpWS) pushMempool(ctx context.Context) {
 			}
 		}
 		w.addTracked(c, d, nil, spent, out)
-		addDelta(c, deltaIDs, deltaTxs, out)
+		addDelta(c, deltas, out)
 		w.addRbfPush(c, d, out)
 		sendSplit(c, out)
 		c.blockMu.Unlock()
@@ -271,15 +271,15 @@ func (w *mpWS) pushBlock(ctx context.Context, b blockNote) {
 	}
 	matched := w.blockMatches(ctx, b)
 	pos := d.positions(trackedTxs(conns))
-	var deltaIDs, deltaTxs json.RawMessage
-	if want := mempoolWants(conns); want.txids || want.full {
+	var deltas mempoolDeltas
+	if want := mempoolWants(conns); want.any() {
 		ch := mempoolChange{}
 		if b.blk != nil {
 			for i := range b.blk.Txs {
 				ch.mined = append(ch.mined, b.blk.Txs[i].Txid)
 			}
 		}
-		deltaIDs, deltaTxs = w.deltaMsgs(ctx, w.seq.Add(1), ch, want)
+		deltas = w.deltaMsgs(ctx, w.seq.Add(1), ch, want)
 	}
 	rendered := map[bchain.Hash]json.RawMessage{}
 	for _, c := range conns {
@@ -315,7 +315,7 @@ func (w *mpWS) pushBlock(ctx context.Context, b blockNote) {
 			out.addPrivate("multi-scriptpubkey-transactions", m)
 		}
 		w.addTracked(c, d, mined, nil, out)
-		addDelta(c, deltaIDs, deltaTxs, out)
+		addDelta(c, deltas, out)
 		sendSplit(c, out)
 	}
 }

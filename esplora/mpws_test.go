@@ -602,12 +602,14 @@ func dialPinged(t *testing.T, url, msg string) *websocket.Conn {
 // A client that follows both mempool streams gets both deltas in one
 // message, as mempool.space sends them: together they keep within one
 // delta's bound (half the queue), so that a client that reads is never
-// dropped for a push too large for its queue.
+// dropped for a push too large for its queue. A client that follows one
+// stream keeps that stream's whole bound beside it.
 func TestWSBothDeltasShareOneBound(t *testing.T) {
 	const queue = 256 << 10
 	f := newFixture(t, esplora.Options{WS: esplora.WSConfig{MaxQueueBytes: queue, MessageRate: 1 << 30}})
 	url := runWS(t, f)
 	c := dialPinged(t, url, `{"track-mempool":true,"track-mempool-txids":true}`)
+	one := dialPinged(t, url, `{"track-mempool-txids":true}`)
 	// The chain's txs (announced as new: the full delta renders them,
 	// hundreds of KB), then 20,000 txids the node does not have (only
 	// the txids delta lists them, about 1.3 MB).
@@ -642,6 +644,30 @@ func TestWSBothDeltasShareOneBound(t *testing.T) {
 		t.Logf("deltas: txids %d bytes, txs %d bytes", len(ids), len(txs))
 		if len(ids)+len(txs) > queue/2 {
 			t.Fatalf("the two deltas take %d bytes, past one delta's bound of %d", len(ids)+len(txs), queue/2)
+		}
+		break
+	}
+	for {
+		_ = one.SetReadDeadline(time.Now().Add(30 * time.Second))
+		_, b, err := one.ReadMessage()
+		if err != nil {
+			t.Fatalf("the txids-only client was dropped or got nothing: %v", err)
+		}
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		ids := m["mempool-txids"]
+		if ids == nil {
+			continue
+		}
+		if m["mempool-transactions"] != nil {
+			t.Fatalf("the txids-only client got mempool-transactions")
+		}
+		// 20,000 txids do not fit: the delta is cut near its whole bound,
+		// not at the half a client following both gets.
+		if len(ids) <= queue/4 || len(ids) > queue/2 {
+			t.Fatalf("the txids-only delta is %d bytes; want between %d and %d (its own whole bound)", len(ids), queue/4, queue/2)
 		}
 		return
 	}

@@ -377,8 +377,9 @@ func (w *mpWS) collect(list *[]bchain.Hash, txid bchain.Hash) {
 
 // deltaMsgs encodes a change as mempool-txids and mempool-transactions,
 // each only when some client wants it. Both go into one message for a
-// client that follows both, so then each gets half of one delta's bound.
-func (w *mpWS) deltaMsgs(ctx context.Context, seq uint64, ch mempoolChange, want deltaWants) (ids, txs json.RawMessage) {
+// client that follows both, so that client gets each at half of one
+// delta's bound; a client that follows one stream keeps the whole bound.
+func (w *mpWS) deltaMsgs(ctx context.Context, seq uint64, ch mempoolChange, want deltaWants) mempoolDeltas {
 	cache := map[bchain.Hash]json.RawMessage{}
 	var pairs [][2]bchain.Hash
 	if r := w.s.caps.Replacements; r != nil {
@@ -437,21 +438,29 @@ func (w *mpWS) deltaMsgs(ctx context.Context, seq uint64, ch mempoolChange, want
 		return b
 	}
 	room := w.maxDeltaBytes()
-	if want.both {
-		room /= 2
-	}
+	var d mempoolDeltas
 	if want.txids {
-		ids = mk(false, room)
+		d.ids = mk(false, room)
 	}
 	if want.full {
-		txs = mk(true, room)
+		d.txs = mk(true, room)
 	}
-	return ids, txs
+	if want.both {
+		d.idsHalf, d.txsHalf = mk(false, room/2), mk(true, room/2)
+	}
+	return d
 }
 
-// deltaWants says which mempool deltas the clients follow: txids and full
-// by some client each, both by one client at once.
+// mempoolDeltas are one change's deltas: each stream at one delta's bound
+// for the clients that follow only it, and both at half of it for the
+// clients that follow both.
+type mempoolDeltas struct{ ids, txs, idsHalf, txsHalf json.RawMessage }
+
+// deltaWants says which mempool deltas the clients follow: txids alone,
+// full alone and both, by some client each.
 type deltaWants struct{ txids, full, both bool }
+
+func (w deltaWants) any() bool { return w.txids || w.full || w.both }
 
 // maxDeltaBytes bounds one mempool delta: half a client's queue, so that
 // a client that reads keeps up (a larger message would drop every client).
@@ -462,18 +471,24 @@ func mempoolWants(conns []*wsConn) deltaWants {
 	var w deltaWants
 	for _, c := range conns {
 		c.mu.Lock()
-		w.txids, w.full = w.txids || c.mempoolTxids, w.full || c.mempoolFull
-		w.both = w.both || c.mempoolTxids && c.mempoolFull
+		ids, full := c.mempoolTxids, c.mempoolFull
 		c.mu.Unlock()
+		w.txids = w.txids || ids && !full
+		w.full = w.full || full && !ids
+		w.both = w.both || ids && full
 	}
 	return w
 }
 
 // addDelta adds the mempool delta parts c follows.
-func addDelta(c *wsConn, ids, txs json.RawMessage, out *wsMsg) {
+func addDelta(c *wsConn, d mempoolDeltas, out *wsMsg) {
 	c.mu.Lock()
 	wantIDs, wantTxs := c.mempoolTxids, c.mempoolFull
 	c.mu.Unlock()
+	ids, txs := d.ids, d.txs
+	if wantIDs && wantTxs {
+		ids, txs = d.idsHalf, d.txsHalf
+	}
 	if wantIDs {
 		out.add("mempool-txids", ids)
 	}

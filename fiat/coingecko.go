@@ -58,6 +58,8 @@ type client struct {
 	cfg   *Config
 	m     *metrics
 	sleep func(ctx context.Context, d time.Duration) error
+	now   func() time.Time
+	gate  throttleGate
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {
@@ -76,14 +78,22 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 
 // get requests path?q and decodes the JSON answer into out. Throttled
 // requests are retried after Retry-After (or a doubling backoff), at most
-// MaxAttempts times in all.
+// MaxAttempts times in all; the wait holds every other request too
+// (throttle.go).
 func (c *client) get(ctx context.Context, endpoint, path string, q url.Values, out any) error {
 	u := c.cfg.URL + path
 	if len(q) > 0 {
 		u += "?" + q.Encode()
 	}
+	if !isLowPriority(ctx) {
+		defer c.gate.enter()()
+	}
 	backoff := throttleBackoff
+	var waited time.Time // the throttle window's end this request slept to
 	for attempt := 1; ; attempt++ {
+		if err := c.wait(ctx, waited); err != nil {
+			return err
+		}
 		body, status, retryAfter, err := c.do(ctx, u)
 		if err != nil {
 			c.m.requests.WithLabelValues(endpoint, "error").Inc()
@@ -112,8 +122,12 @@ func (c *client) get(ctx context.Context, endpoint, path string, q url.Values, o
 			backoff *= 2
 		}
 		wait = min(wait, c.cfg.MaxBackoff)
-		c.cfg.Log.Warn("rate provider throttles requests, waiting", "endpoint", endpoint, "wait", wait.String(), "attempt", attempt)
-		if err := c.sleep(ctx, wait); err != nil {
+		// The window holds every request; one already longer (another
+		// request's 429) is waited out whole.
+		now := c.now()
+		waited = c.gate.extend(now.Add(wait))
+		c.cfg.Log.Warn("rate provider throttles requests, waiting", "endpoint", endpoint, "wait", waited.Sub(now).String(), "attempt", attempt)
+		if err := c.sleep(ctx, waited.Sub(now)); err != nil {
 			return err
 		}
 	}

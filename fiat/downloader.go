@@ -57,7 +57,7 @@ func New(d *db.DB, cfg Config) *Downloader {
 	m := newMetrics(cfg.Metrics)
 	dl := &Downloader{db: d, cfg: cfg, m: m, now: cfg.Now,
 		wakeCurrent: make(chan struct{}, 1), wakeHistory: make(chan struct{}, 1)}
-	dl.cg = &client{cfg: &dl.cfg, m: m, sleep: sleepCtx}
+	dl.cg = &client{cfg: &dl.cfg, m: m, sleep: sleepCtx, now: func() time.Time { return dl.now() }}
 	dl.knownToken = dl.indexedERC20
 	dl.cfg.Log = cfg.Log.With("subsystem", "fiat")
 	return dl
@@ -122,6 +122,7 @@ func (dl *Downloader) currentLoop(ctx context.Context) {
 }
 
 func (dl *Downloader) historyLoop(ctx context.Context) {
+	ctx = lowPriority(ctx) // the current rates go first through a throttle window
 	for {
 		err := dl.updateHistory(ctx)
 		if dl.cfg.TokenRates() && ctx.Err() == nil && !errors.Is(err, ErrThrottled) {

@@ -66,11 +66,18 @@ func newTestDownloader(t *testing.T, d *db.DB, s *fiattest.Server, mod func(*Con
 	cfg.Metrics = td.reg
 	cfg.Log = slog.New(slog.DiscardHandler)
 	td.Downloader = New(d, cfg)
-	td.now = func() time.Time { return dayN(400).Add(5 * time.Hour) }
+	// The clock moves only by the downloader's own (recorded) sleeps.
 	var mu sync.Mutex
+	var slept time.Duration
+	td.now = func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		return dayN(400).Add(5*time.Hour + slept)
+	}
 	td.cg.sleep = func(ctx context.Context, wait time.Duration) error {
 		mu.Lock()
 		td.sleeps = append(td.sleeps, wait)
+		slept += wait
 		mu.Unlock()
 		return ctx.Err()
 	}
@@ -176,7 +183,7 @@ func TestHistoryFirstRunThenResume(t *testing.T) {
 	if len(td.sleeps) != 3 || td.sleeps[0] != 2100*time.Millisecond {
 		t.Errorf("pauses between history requests %v", td.sleeps)
 	}
-	if g := metricValue(td.m.updated.WithLabelValues("historical")); g != float64(dayN(400).Add(5*time.Hour).Unix()) {
+	if g := metricValue(td.m.updated.WithLabelValues("historical")); g != float64(td.now().Unix()) {
 		t.Errorf("historical update gauge %v", g)
 	}
 	d.Close()

@@ -62,13 +62,20 @@ func (dl *Downloader) Walk(ctx context.Context) (Result, error) {
 		next, cur.Top = dl.cfg.URL, cur.Done
 	}
 	lastLog := time.Now()
+	// moved is where the configured site redirected this walk (e.g. to its
+	// www. host): the walk reads on there, and stores its place on the
+	// configured site, so that a later walk still goes on from it.
+	moved := ""
 	for {
 		if res.Pages >= dl.cfg.MaxPages {
 			return res, fmt.Errorf("%w: more than %d pages in one walk", ErrBadPage, dl.cfg.MaxPages)
 		}
-		p, err := dl.fetch(ctx, next)
+		p, at, err := dl.fetch(ctx, next)
 		if err != nil {
 			return res, err
+		}
+		if sameSite(next, dl.cfg.URL) && !sameSite(at, next) {
+			moved = at
 		}
 		res.Pages++
 		rows, seen, reached, err := dl.rows(p, cur.Done)
@@ -79,7 +86,7 @@ func (dl *Downloader) Walk(ctx context.Context) (Result, error) {
 		cur.Top = max(cur.Top, seen.top)
 		following := ""
 		if p.Next != nil && *p.Next != "" && !reached {
-			if following, err = resolveNext(next, *p.Next); err != nil {
+			if following, err = resolveNext(at, *p.Next); err != nil {
 				return res, err
 			}
 		}
@@ -87,6 +94,9 @@ func (dl *Downloader) Walk(ctx context.Context) (Result, error) {
 			cur = &db.FourByteCursor{Done: max(cur.Top, cur.Done)}
 		} else {
 			cur.Next = following
+			if moved != "" && sameSite(following, moved) {
+				cur.Next = onSite(following, dl.cfg.URL)
+			}
 		}
 		if err := dl.db.WriteSignatures(rows, cur); err != nil {
 			return res, fmt.Errorf("storing 4-byte signatures: %w", err)
@@ -115,6 +125,20 @@ func sameSite(a, b string) bool {
 	}
 	ub, err := url.Parse(b)
 	return err == nil && ua.Scheme == ub.Scheme && ua.Host == ub.Host
+}
+
+// onSite returns u with the scheme and host of site (both valid URLs).
+func onSite(u, site string) string {
+	pu, err := url.Parse(u)
+	if err != nil {
+		return u
+	}
+	ps, err := url.Parse(site)
+	if err != nil {
+		return u
+	}
+	pu.Scheme, pu.Host = ps.Scheme, ps.Host
+	return pu.String()
 }
 
 // resolveNext reads a page's next link (absolute, or relative to the page)
@@ -200,56 +224,55 @@ func selectorOf(r row) (uint32, bool) {
 	return uint32(sel), true
 }
 
-// fetch reads a page, retrying Attempts times with doubling waits.
-func (dl *Downloader) fetch(ctx context.Context, u string) (*page, error) {
+// fetch reads a page, retrying Attempts times with doubling waits; at is
+// the URL it was read from, after redirects.
+func (dl *Downloader) fetch(ctx context.Context, u string) (p *page, at string, err error) {
 	wait := dl.cfg.RetryDelay
-	var err error
 	for attempt := 1; ; attempt++ {
-		var p *page
-		if p, err = dl.get(ctx, u); err == nil {
-			return p, nil
+		if p, at, err = dl.get(ctx, u); err == nil {
+			return p, at, nil
 		}
 		if attempt >= dl.cfg.Attempts || ctx.Err() != nil {
 			break
 		}
 		dl.log.Debug("4-byte directory page failed, retrying", "url", u, "attempt", attempt, "err", err)
 		if !dl.sleep(ctx, wait) {
-			return nil, ctx.Err()
+			return nil, "", ctx.Err()
 		}
 		wait *= 2
 	}
-	return nil, fmt.Errorf("4-byte directory %s: %w (after %d attempts)", u, err, dl.cfg.Attempts)
+	return nil, "", fmt.Errorf("4-byte directory %s: %w (after %d attempts)", u, err, dl.cfg.Attempts)
 }
 
-func (dl *Downloader) get(ctx context.Context, u string) (*page, error) {
+func (dl *Downloader) get(ctx context.Context, u string) (*page, string, error) {
 	ctx, cancel := context.WithTimeout(ctx, dl.cfg.Timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	req.Header.Set("Accept", "application/json")
 	resp, err := dl.cfg.Client.Do(req)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("HTTP status %s", resp.Status)
+		return nil, "", fmt.Errorf("HTTP status %s", resp.Status)
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, dl.cfg.MaxPageBytes+1))
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if int64(len(body)) > dl.cfg.MaxPageBytes {
-		return nil, fmt.Errorf("%w: answer over %d bytes", ErrBadPage, dl.cfg.MaxPageBytes)
+		return nil, "", fmt.Errorf("%w: answer over %d bytes", ErrBadPage, dl.cfg.MaxPageBytes)
 	}
 	var p page
 	if err := json.Unmarshal(body, &p); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadPage, err)
+		return nil, "", fmt.Errorf("%w: %v", ErrBadPage, err)
 	}
 	if p.Count == nil || len(p.Results) == 0 {
-		return nil, fmt.Errorf("%w: no count and results", ErrBadPage)
+		return nil, "", fmt.Errorf("%w: no count and results", ErrBadPage)
 	}
-	return &p, nil
+	return &p, resp.Request.URL.String(), nil
 }

@@ -112,6 +112,7 @@ func (p *Public) explorerRoutes() {
 	route("GET /mempool", "mempool", e.mempool)
 	route("GET /nft/{contract}/{id}", "nft", e.nft)
 	route("GET /rune/{rune}", "rune", e.runePage)
+	route("GET /runes", "runes", e.runeList)
 	p.mux.Handle("GET /static/{name}", e.assets)
 	p.mux.Handle("GET /favicon.ico", http.RedirectHandler(e.assets.url("favicon.svg"), http.StatusMovedPermanently))
 	// Anything else outside /api: the explorer's 404 page.
@@ -124,7 +125,7 @@ func (p *Public) explorerRoutes() {
 var sharedTemplates = []string{"layout.html", "partials.html", "charts.html", "fiat.html", "runes.html"}
 
 func (e *explorer) parseTemplates() map[string]*template.Template {
-	base := template.Must(template.New("").Funcs(e.funcs()).Funcs(e.fiatFuncs()).ParseFS(static.Templates, sharedTemplates...))
+	base := template.Must(template.New("").Funcs(e.funcs()).Funcs(e.fiatFuncs()).Funcs(e.runeFuncs()).ParseFS(static.Templates, sharedTemplates...))
 	names, err := fs.Glob(static.Templates, "*.html")
 	if err != nil {
 		panic(err)

@@ -171,6 +171,9 @@ func (e *explorer) address(r *http.Request) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := e.addListRunes(r.Context(), a); err != nil {
+		return nil, err
+	}
 	base := "/address/" + url.PathEscape(a.Address)
 	page := &addressPage{Addr: a, QR: newQR(a.Address), txSection: newTxSection(a, base, nil, filter),
 		Name: e.ensName(r, a), Token: e.contractFacts(r.Context(), a.ContractInfo)}

@@ -48,6 +48,9 @@ func (e *explorer) xpub(r *http.Request) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := e.addListRunes(r.Context(), a); err != nil {
+		return nil, err
+	}
 	base := "/xpub/" + url.PathEscape(a.Address)
 	keep := url.Values{}
 	if q.Has("gap") {

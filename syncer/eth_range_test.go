@@ -57,9 +57,10 @@ func (st *ethStack) openIndex(t *testing.T) (*db.DB, *db.EthIndex) {
 	return d, db.NewEthIndex(d, 300, st.backend.Eth.ContractInfo)
 }
 
-func syncWith(node syncer.Node, x *db.EthIndex, workers int) error {
+// syncWith syncs x; bulk > 0 connects the catch-up in groups.
+func syncWith(node syncer.Node, x *db.EthIndex, workers int, bulk uint32) error {
 	// A small budget makes runs short, so a sync takes many of them.
-	s := syncer.New(node, x, syncer.Config{Workers: workers, MemoryBudget: 64 << 10}, quiet, nil)
+	s := syncer.New(node, x, syncer.Config{Workers: workers, MemoryBudget: 64 << 10, BulkThreshold: bulk}, quiet, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	return s.Sync(ctx)
@@ -76,9 +77,10 @@ func sameIndex(t *testing.T, what string, a, b *db.DB) {
 	}
 }
 
-// TestEthRangeSyncIdenticalToBlockByBlock: a catch-up by batched runs
-// (with batches failing on the way, and the node going down mid-sync)
-// writes exactly the index a block-by-block sync writes.
+// TestEthRangeSyncIdenticalToBlockByBlock: a catch-up by batched runs,
+// connected one by one or in groups (with batches failing on the way, and
+// the node going down mid-sync), writes exactly the index a block-by-block
+// sync writes.
 func TestEthRangeSyncIdenticalToBlockByBlock(t *testing.T) {
 	st, _ := startEthStack(t)
 	for range 40 { // far enough behind for the parallel catch-up
@@ -87,7 +89,7 @@ func TestEthRangeSyncIdenticalToBlockByBlock(t *testing.T) {
 		}
 	}
 	ref, refX := st.openIndex(t)
-	if err := syncWith(plainNode{st.backend.Chain}, refX, 1); err != nil {
+	if err := syncWith(plainNode{st.backend.Chain}, refX, 1, 0); err != nil {
 		t.Fatal(err)
 	}
 	rs, ok := st.backend.Chain.(syncer.RangeSource)
@@ -95,18 +97,24 @@ func TestEthRangeSyncIdenticalToBlockByBlock(t *testing.T) {
 		t.Fatal("the Ethereum backend fetches no block ranges")
 	}
 	d, x := st.openIndex(t)
-	if err := syncWith(st.backend.Chain, x, 2); err != nil {
+	if err := syncWith(st.backend.Chain, x, 2, 0); err != nil {
 		t.Fatal(err)
 	}
 	sameIndex(t, "batched runs", d, ref)
+	dg, xg := st.openIndex(t)
+	if err := syncWith(st.backend.Chain, xg, 2, 1); err != nil {
+		t.Fatal(err)
+	}
+	sameIndex(t, "batched runs in groups", dg, ref)
 
-	// Every third batch fails (retried block by block); then the node is
-	// down above height 20: the sync stops with whole blocks only, and
-	// a later sync ends identical.
+	// In groups, every third batch fails (retried block by block); then
+	// the node is down above height 20: the sync stops with whole blocks
+	// only (the groups before the failure written), and a later sync ends
+	// identical.
 	node := &faultyNode{Node: st.backend.Chain, rs: rs}
 	node.brokenFrom.Store(20)
 	d2, x2 := st.openIndex(t)
-	if err := syncWith(node, x2, 2); err == nil {
+	if err := syncWith(node, x2, 2, 1); err == nil {
 		t.Fatal("sync through a node that is down succeeded")
 	}
 	tip, ok, err := x2.Tip()
@@ -114,7 +122,7 @@ func TestEthRangeSyncIdenticalToBlockByBlock(t *testing.T) {
 		t.Fatalf("index tip %d (%v, %v) after the node went down at 20", tip.Height, ok, err)
 	}
 	node.brokenFrom.Store(0)
-	if err := syncWith(node, x2, 2); err != nil {
+	if err := syncWith(node, x2, 2, 1); err != nil {
 		t.Fatal(err)
 	}
 	if node.calls.Load() < 3 {

@@ -23,12 +23,13 @@ const decodedFactor = 3
 // only while the accounted bytes are under budget, and a worker never waits
 // for budget after admission, so the lowest block always completes.
 func (s *Syncer) fetchParallel(ctx context.Context, from, to uint32, connect func(*bchain.Block) error) error {
-	return s.fetchParallelWithin(ctx, from, to, s.cfg.MemoryBudget, connect)
+	return s.fetchParallelWithin(ctx, from, to, s.cfg.MemoryBudget, connect, nil)
 }
 
 // fetchParallelWithin is fetchParallel with an explicit budget for blocks
-// waiting to be connected.
-func (s *Syncer) fetchParallelWithin(ctx context.Context, from, to uint32, budget int64, connect func(*bchain.Block) error) error {
+// waiting to be connected; idle, if set, runs whenever the next block is
+// not fetched yet, before the connect side waits for it.
+func (s *Syncer) fetchParallelWithin(ctx context.Context, from, to uint32, budget int64, connect func(*bchain.Block) error, idle func() error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	w := newFetchWindow(budget)
@@ -70,6 +71,11 @@ func (s *Syncer) fetchParallelWithin(ctx context.Context, from, to uint32, budge
 	var err error
 	var starved time.Duration
 	for h := from; ; h++ {
+		if idle != nil && !w.has(h) {
+			if err = idle(); err != nil {
+				break
+			}
+		}
 		r, ok, waited := w.next(ctx, h)
 		starved += waited
 		if !ok {
@@ -200,6 +206,14 @@ func (w *fetchWindow) next(ctx context.Context, h uint32) (r fetchResult, ok boo
 	}
 	delete(w.ready, h)
 	return r, ok, waited
+}
+
+// has reports whether height h's result is there.
+func (w *fetchWindow) has(h uint32) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_, ok := w.ready[h]
+	return ok
 }
 
 // connected releases height h's bytes for admission.

@@ -63,7 +63,9 @@ type Config struct {
 	// this many blocks behind.
 	ParallelThreshold uint32
 	// BulkThreshold: catch-up loads blocks in bulk (sorted files ingested
-	// per round) when at least this many blocks behind; 0 disables it.
+	// per round) when at least this many blocks behind; 0 disables it. An
+	// index that connects in groups (GroupIndex) does so in every parallel
+	// catch-up unless it is 0.
 	BulkThreshold uint32
 	// ProgressEvery is the progress log interval.
 	ProgressEvery time.Duration
@@ -483,6 +485,9 @@ func (s *Syncer) catchUp(ctx context.Context, from, to uint32) error {
 	if n >= s.cfg.ParallelThreshold && s.cfg.Workers > 1 {
 		s.update(func(st *State) { st.InitialSync = true })
 		defer s.update(func(st *State) { st.InitialSync = false })
+		if gi, ok := s.index.(GroupIndex); ok && s.cfg.BulkThreshold > 0 {
+			return s.groupCatchUp(ctx, gi, from, to, prog)
+		}
 		return s.fetchParallel(ctx, from, to, func(blk *bchain.Block) error {
 			if err := s.connect(blk); err != nil {
 				return err
@@ -539,7 +544,7 @@ func (s *Syncer) bulkCatchUp(ctx context.Context, bi BulkIndex, from, to uint32,
 		s.m.txs.Add(float64(blk.TxCount()))
 		prog.block(blk)
 		return nil
-	})
+	}, nil)
 	stats, ferr := bulk.Finish()
 	if err == nil && ferr == nil && stats.CompactAfter() {
 		bi.CompactInBackground()

@@ -108,6 +108,7 @@ func fetchChild(args []string) error {
 var (
 	cpuProfile   string
 	profDuration time.Duration
+	extraArgs    string // -args: more blockbook flags
 )
 
 // profileChild returns blockbook's extra arguments serving pprof on a free

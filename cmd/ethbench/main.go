@@ -51,6 +51,7 @@ func main() {
 	cache := flag.String("cache", "", "where to keep the generated chain (default: the user cache dir)")
 	flag.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of blockbook's first -profsec seconds of sync here (go tool pprof)")
 	flag.DurationVar(&profDuration, "profsec", 5*time.Second, "length of the -cpuprofile profile")
+	flag.StringVar(&extraArgs, "args", "", "more blockbook flags, space-separated (e.g. -bulkthreshold=0: the catch-up connects block by block)")
 	flag.Parse()
 	if *optimism { // the OP-stack figure, optimism.go
 		if err := optimismMain(*bin, *txs, *accounts, *perBlock, *workers, *cache); err != nil {
@@ -133,6 +134,7 @@ func run(bin string, txs, accounts, perBlock, workers int, cache string) (err er
 			return err
 		}
 	}
+	args = append(args, strings.Fields(extraArgs)...)
 	selfCPU := cpuSelf()
 	start := time.Now()
 	p, err := benchproc.Start(ctx, benchproc.Options{Bin: bin, Work: work, Config: cfg, Workers: workers, Args: args,
@@ -167,7 +169,8 @@ func run(bin string, txs, accounts, perBlock, workers int, cache string) (err er
 	}
 
 	blocks := float64(exp.Height + 1)
-	fmt.Printf("indexing by %s -workers=%d (processInternalTransactions, callTracer on every block) from an empty datadir; dev node in-process in ethbench\n", bin, workers)
+	flags := strings.Join(append([]string{fmt.Sprintf("-workers=%d", workers)}, strings.Fields(extraArgs)...), " ")
+	fmt.Printf("indexing by %s %s (processInternalTransactions, callTracer on every block) from an empty datadir; dev node in-process in ethbench\n", bin, flags)
 	fmt.Printf("  time to in-sync at tip: %.2f s (from process start)\n", elapsed.Seconds())
 	fmt.Printf("  throughput:             %.0f blocks/s, %.0f txs/s\n", blocks/elapsed.Seconds(), float64(exp.Txs)/elapsed.Seconds())
 	fmt.Printf("  indexed:                %d txs, %d token transfers, %d internal transfers (from the index's address rows)\n", idx.txs, idx.tokens, idx.internal)

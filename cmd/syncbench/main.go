@@ -42,12 +42,12 @@ func main() {
 	pushdataIndex := flag.Bool("pushdataindex", false, "blockbook -pushdataindex: keep the pushdata index too")
 	spIndex := flag.Bool("silentpaymentsindex", false, "blockbook -silentpaymentsindex: keep the Silent Payments tweak index too")
 	runesIndex := flag.Bool("runesindex", false, "blockbook -runesindex: keep the Runes index too")
-	flag.StringVar(&chainKind, "chain", "bench", "generated chain: bench (the demo mix) or whale (whale-heavy mix, see tools/chaingen/whale.go)")
+	flag.StringVar(&chainKind, "chain", "bench", "generated chain: bench (the demo mix), whale (whale-heavy mix, see tools/chaingen/whale.go) or runes (rune txs mixed with payments, tools/chaingen/runes.go)")
 	filters := flag.Bool("filters", true, "build block filters with Blockbook's production settings (block_golomb_filter_p 20, taproot-noordinals, zeroed key)")
 	coin := flag.String("coin", "bitcoin", "bitcoin: a chaingen chain on btcd; litecoin: a wallet-made MWEB chain on litecoind (-txs wallet payments; -blocks and the lower bound do not apply)")
 	flag.Parse()
-	if chainKind != "bench" && chainKind != "whale" {
-		fmt.Fprintln(os.Stderr, "syncbench: -chain must be bench or whale")
+	if chainKind != "bench" && chainKind != "whale" && chainKind != "runes" {
+		fmt.Fprintln(os.Stderr, "syncbench: -chain must be bench, whale or runes")
 		os.Exit(2)
 	}
 	extraArgs = []string{"-bulkthreshold=" + strconv.Itoa(*bulk)}
@@ -176,6 +176,7 @@ func run(bin string, blocks, txs, workers, syncMem int, cache string, p2p bool) 
 	}
 	size := benchproc.DirSize(dataDir)
 	printColumnStats(bin, cfg, dataDir)
+	printRunesRows(dataDir)
 	if logs, err := os.ReadFile(logFile.Name()); err == nil {
 		for _, line := range strings.Split(string(logs), "\n") {
 			if strings.Contains(line, "bulk") || strings.Contains(line, "sync finished") {
@@ -253,8 +254,11 @@ func generate(path string, blocks, txs int) error {
 		return nil
 	}
 	fmt.Fprintf(os.Stderr, "generating %d blocks with ~%d txs (once; cached in %s)\n", blocks, txs, path)
-	if chainKind == "whale" {
+	switch chainKind {
+	case "whale":
 		return generateWhale(path, blocks, txs)
+	case "runes":
+		return generateRunes(path, blocks, txs)
 	}
 	g := chaingen.New(&chaincfg.RegressionNetParams, "bench")
 	if err := g.Demo(chaingen.BenchSpec(&chaincfg.RegressionNetParams, blocks, txs)); err != nil {

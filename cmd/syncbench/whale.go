@@ -22,8 +22,8 @@ var chainKind = "bench"
 // chainName names the cached chain file and node directory; each mix has
 // its own, so switching -chain never reuses the other's node.
 func chainName(blocks, txs int) string {
-	if chainKind == "whale" {
-		return fmt.Sprintf("whale-%d-%d", blocks, txs)
+	if chainKind == "whale" || chainKind == "runes" {
+		return fmt.Sprintf("%s-%d-%d", chainKind, blocks, txs)
 	}
 	return fmt.Sprintf("regtest-%d-%d", blocks, txs)
 }

@@ -38,6 +38,11 @@ type LimitConfig struct {
 	// TrustedProxies and ClientIP attribute requests (as for the websocket).
 	TrustedProxies []netip.Prefix
 	ClientIP       ClientIPConfig
+	// Late, when set, says the process is late (LateAfter): a client
+	// then gets no more than its share, the sustained Rate, and is
+	// refused past it even with tokens left in its burst (the burst is
+	// credit the process gives while it has time to spare).
+	Late func() bool
 	// Metrics, when set, gets blockbook_<Name>_limit_rejections_total
 	// (Name defaults to "rest").
 	Metrics prometheus.Registerer
@@ -71,6 +76,34 @@ type restClient struct {
 	episodes int
 	breach   time.Time
 	blocked  time.Time // blocked until
+	// recent is the cost it was admitted, decayed with shareTau: its
+	// rate per second is recent/shareTau.
+	recent   float64
+	recentAt time.Time
+}
+
+// shareTau is the time constant of a client's recent rate: long enough
+// that a victim's few requests a second do not look like a burst.
+const shareTau = 5 * time.Second
+
+// recentRate is c's admitted cost per second, decayed to now.
+func (c *restClient) recentRate(now time.Time) float64 {
+	if dt := now.Sub(c.recentAt); dt > 0 {
+		c.recent *= math.Exp(-dt.Seconds() / shareTau.Seconds())
+		c.recentAt = now
+	}
+	return c.recent / shareTau.Seconds()
+}
+
+// Refusal is why a request was refused: Msg ("" when admitted), the
+// seconds to wait; Share when the client was past its share while the
+// process was late, and Hold when the process was late (any refusal):
+// the refusal is then held (HTTP) or the client's session paused
+// (Electrum), so that a client looping on refusals costs no CPU.
+type Refusal struct {
+	Msg         string
+	Retry       int
+	Share, Hold bool
 }
 
 // NewLimiter builds a limiter; over (shared with the websocket, may be
@@ -100,7 +133,7 @@ func NewLimiter(cfg LimitConfig, over *OverLimits) *Limiter {
 	}
 	if cfg.Metrics != nil {
 		l.rejected = prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "blockbook_" + cfg.Name + "_limit_rejections_total", Help: "HTTP requests of the " + cfg.Name + " listener answered 429, by the limit they hit",
+			Name: "blockbook_" + cfg.Name + "_limit_rejections_total", Help: "requests of the " + cfg.Name + " listener refused by its per-client limits (HTTP 429, Electrum -101 or -102), by the limit they hit",
 		}, []string{"limit"})
 		cfg.Metrics.MustRegister(l.rejected)
 	}
@@ -120,9 +153,12 @@ func (l *Limiter) Wrap(h http.Handler) http.Handler {
 			return
 		}
 		cost := max(l.cfg.Cost(r), 1)
-		if msg, retry := l.acquire(ip, cost); msg != "" {
-			w.Header().Set("Retry-After", strconv.Itoa(retry))
-			WriteJSONError(w, http.StatusTooManyRequests, msg)
+		if ref := l.acquire(ip, cost); ref.Msg != "" {
+			if ref.Hold {
+				holdRefusal(r)
+			}
+			w.Header().Set("Retry-After", strconv.Itoa(ref.Retry))
+			WriteJSONError(w, http.StatusTooManyRequests, ref.Msg)
 			return
 		}
 		defer l.release(ip, l.concCost(cost))
@@ -144,6 +180,22 @@ func Attribute(r *http.Request, forwardedFor []netip.Prefix, cfg ClientIPConfig)
 	return ip, local || isTrusted(peer, forwardedFor) || isTrusted(peer, cfg.RealIPProxies)
 }
 
+// LateHold is how long a refusal waits before it is written while the
+// process is late: the client's connection cannot carry its next request
+// meanwhile, so a greedy client's loop of cheap refusals runs at most
+// once a second per connection (the wait costs a parked goroutine, no
+// CPU).
+const LateHold = time.Second
+
+func holdRefusal(r *http.Request) {
+	t := time.NewTimer(LateHold)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-r.Context().Done():
+	}
+}
+
 // concCost is a request's share of the concurrency limit; capped, so that
 // even the heaviest request can run alone.
 func (l *Limiter) concCost(cost int) int { return min(cost, max(l.cfg.MaxConcurrent, 1)) }
@@ -151,7 +203,16 @@ func (l *Limiter) concCost(cost int) int { return min(cost, max(l.cfg.MaxConcurr
 // acquire takes cost tokens and concurrency units for ip (a request costs
 // its weight in both, capped by the burst and the concurrency limit); a
 // non-empty message says which limit refused and the seconds to wait.
-func (l *Limiter) acquire(ip string, cost int) (string, int) {
+func (l *Limiter) acquire(ip string, cost int) Refusal {
+	ref := l.admit(ip, cost)
+	if ref.Msg != "" && l.cfg.Late != nil {
+		ref.Hold = ref.Share || l.cfg.Late()
+	}
+	return ref
+}
+
+// admit is acquire's decision.
+func (l *Limiter) admit(ip string, cost int) Refusal {
 	rateCost, conc := float64(min(cost, l.cfg.Burst)), l.concCost(cost)
 	key, now := IPKey(ip), l.now()
 	l.mu.Lock()
@@ -167,7 +228,7 @@ func (l *Limiter) acquire(ip string, cost int) (string, int) {
 		if l.rejected != nil {
 			l.rejected.WithLabelValues("blocked").Inc()
 		}
-		return "Too many requests: this client is blocked for a while after repeated excess", int(c.blocked.Sub(now).Seconds()) + 1
+		return Refusal{Msg: "Too many requests: this client is blocked for a while after repeated excess", Retry: int(c.blocked.Sub(now).Seconds()) + 1}
 	}
 	// The rate is counted per key (IPv6 per /64), the block per address.
 	k := l.clients[key]
@@ -187,30 +248,39 @@ func (l *Limiter) acquire(ip string, cost int) (string, int) {
 		}
 		if k.tokens < rateCost {
 			l.breached(ip, c, now, "rate")
-			return fmt.Sprintf("Too many requests: this request costs %d of the %d this client may spend per %s", int(rateCost), l.cfg.Rate, l.cfg.Window), int((rateCost-k.tokens)/perSec) + 1
+			return Refusal{Msg: fmt.Sprintf("Too many requests: this request costs %d of the %d this client may spend per %s", int(rateCost), l.cfg.Rate, l.cfg.Window), Retry: int((rateCost-k.tokens)/perSec) + 1}
+		}
+		// While the process is late, a client already past its share
+		// (the sustained rate) is refused even within its burst: its
+		// cheap requests are what every other client waits behind.
+		if l.cfg.Late != nil && k.recentRate(now) > perSec && l.cfg.Late() {
+			l.breached(ip, c, now, "share")
+			return Refusal{Msg: fmt.Sprintf("Server busy: this client is past its share (%d per %s) while the server is behind; retry in a second", l.cfg.Rate, l.cfg.Window), Retry: 1, Share: true}
 		}
 	}
 	if l.cfg.MaxConcurrent > 0 && k.inFlight+conc > l.cfg.MaxConcurrent {
 		l.breached(ip, c, now, "concurrency")
-		return fmt.Sprintf("Too many requests in progress: this request costs %d of the %d this client may have running", conc, l.cfg.MaxConcurrent), 1
+		return Refusal{Msg: fmt.Sprintf("Too many requests in progress: this request costs %d of the %d this client may have running", conc, l.cfg.MaxConcurrent), Retry: 1}
 	}
 	if l.cfg.Rate > 0 {
 		k.tokens -= rateCost
+		k.recentRate(now)
+		k.recent += rateCost
 	}
 	k.inFlight += conc
-	return "", 0
+	return Refusal{}
 }
 
 // Spend takes one request of ip's rate, for a front whose calls are not
-// HTTP requests (Electrum's); a non-empty message says why not, with the
-// seconds to wait. The concurrency limit is not held past the call here:
-// such a front bounds its calls in progress itself.
-func (l *Limiter) Spend(ip string) (string, int) {
-	msg, retry := l.acquire(ip, 1)
-	if msg == "" {
+// HTTP requests (Electrum's); a non-empty Msg says why not. The
+// concurrency limit is not held past the call here: such a front bounds
+// its calls in progress itself.
+func (l *Limiter) Spend(ip string) Refusal {
+	ref := l.acquire(ip, 1)
+	if ref.Msg == "" {
 		l.release(ip, l.concCost(1))
 	}
-	return msg, retry
+	return ref
 }
 
 func (l *Limiter) release(ip string, cost int) {

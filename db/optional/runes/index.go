@@ -37,9 +37,9 @@ func New(r db.Reader, net runestone.Network) *Index { return &Index{r: r, net: n
 func (*Index) Name() string { return Name }
 
 // RowsVersion is 2 since the per-tx ('t') and per-address history ('h')
-// rows, 3 since the number rows ('i'): a datadir indexed with an earlier
-// version lacks them for its blocks.
-func (*Index) RowsVersion() byte    { return 3 }
+// rows, 3 since the number rows ('i'), 4 since the holder counts ('k'):
+// a datadir indexed with an earlier version lacks them for its blocks.
+func (*Index) RowsVersion() byte    { return 4 }
 func (*Index) CFs() []db.CF         { return []db.CF{db.CFRunes} }
 func (*Index) ReadsNodeBlock() bool { return false }
 

@@ -55,13 +55,17 @@ func (x *Index) rows(ch *Changes, descs map[Pos]bchain.AddrDesc) (map[string][]b
 		rows[string(countKey)] = binary.AppendUvarint(nil, n+uint64(etched))
 	}
 	x.txRows(rows, ch, descs)
+	holders := map[RuneID]int{}
 	for desc, d := range addrs {
 		k := addressKey(bchain.AddrDesc(desc))
-		v, err := x.addressRow(k, d.plus, d.minus)
+		v, err := x.addressRow(k, d.plus, d.minus, holders)
 		if err != nil {
 			return nil, err
 		}
 		rows[string(k)] = v
+	}
+	if err := x.holderRows(rows, holders); err != nil {
+		return nil, err
 	}
 	return rows, nil
 }
@@ -89,8 +93,9 @@ func (x *Index) txRows(rows map[string][]byte, ch *Changes, descs map[Pos]bchain
 }
 
 // addressRow is an address's balances row after adding plus and taking
-// minus (nil: no runes left).
-func (x *Index) addressRow(k []byte, plus, minus map[RuneID]U128) ([]byte, error) {
+// minus (nil: no runes left); holders gains +1 for each rune the address
+// comes to hold and -1 for each it no longer holds.
+func (x *Index) addressRow(k []byte, plus, minus map[RuneID]U128, holders map[RuneID]int) ([]byte, error) {
 	cur := map[RuneID]U128{}
 	if v, err := x.get(k); err != nil {
 		return nil, err
@@ -101,6 +106,7 @@ func (x *Index) addressRow(k []byte, plus, minus map[RuneID]U128) ([]byte, error
 		}
 		for _, b := range old {
 			cur[b.ID] = b.Amount
+			holders[b.ID]-- // held before; added back below if still held
 		}
 	}
 	for id, v := range plus {
@@ -118,6 +124,8 @@ func (x *Index) addressRow(k []byte, plus, minus map[RuneID]U128) ([]byte, error
 	for id, v := range cur {
 		if v.IsZero() {
 			delete(cur, id)
+		} else {
+			holders[id]++
 		}
 	}
 	if len(cur) == 0 {

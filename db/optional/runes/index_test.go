@@ -150,6 +150,32 @@ func checkLedger(t *testing.T, x *db.UtxoIndex, g *gen) {
 	if held == 0 {
 		t.Fatalf("the ledger holds runes at %d addresses: the scenario proves little", held)
 	}
+	checkHolders(t, x, g)
+}
+
+// checkHolders compares each rune's stored holder count with the
+// addresses of the ledger holding it.
+func checkHolders(t *testing.T, x *db.UtxoIndex, g *gen) {
+	t.Helper()
+	want := map[RuneID]uint64{}
+	for _, m := range g.ledger {
+		for id := range m {
+			want[id]++
+		}
+	}
+	ids, err := ReadEntryIDs(x.DB())
+	if err != nil || len(ids) == 0 {
+		t.Fatalf("entries %v: %v", ids, err)
+	}
+	for _, id := range ids {
+		n, err := ReadHolders(x.DB(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n != want[id] {
+			t.Errorf("rune %s: %d holders, the ledger %d", id, n, want[id])
+		}
+	}
 }
 
 func connectAll(t *testing.T, x *db.UtxoIndex, blocks []*bchain.Block) {

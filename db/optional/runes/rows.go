@@ -13,6 +13,7 @@ package runes
 //	't' ‖ u32be(height) ‖ u32be(index)          → txrunes    what a tx's outputs received and it burned
 //	'h' ‖ uv(len) ‖ desc ‖ u32be(^height) ‖ u32be(^index) → ∅  a tx that moved the address's runes
 //	'i' ‖ u64be(number)                          → uv(block) ‖ uv(tx)  the rune etched number-th
+//	'k' ‖ u32be(block) ‖ u32be(tx)              → uv(holders)  addresses holding the rune (absent: none)
 //
 // balances = uv(n) ‖ n × (uv(block) ‖ uv(tx) ‖ v128(amount)), by rune id;
 // txrunes = uv(n) ‖ n × (uv(vout) ‖ balances) ‖ balances(burned).
@@ -36,6 +37,7 @@ const (
 	kindTx      = 't'
 	kindHistory = 'h'
 	kindNumber  = 'i'
+	kindHolders = 'k'
 )
 
 func outputKey(p Pos) []byte {
@@ -71,6 +73,12 @@ func txKey(height, index uint32) []byte {
 
 // numberKey: ord's /runes pages seek by number, newest first.
 func numberKey(n uint64) []byte { return binary.BigEndian.AppendUint64([]byte{kindNumber}, n) }
+
+// holdersKey: a rune's holder count, keyed as its entry.
+func holdersKey(id RuneID) []byte {
+	k := binary.BigEndian.AppendUint32([]byte{kindHolders}, uint32(id.Block))
+	return binary.BigEndian.AppendUint32(k, id.Tx)
+}
 
 // historyPrefix is an address's history rows' prefix: its length first,
 // so no address's rows sort among another's.

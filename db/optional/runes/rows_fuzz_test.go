@@ -22,6 +22,7 @@ func FuzzRows(f *testing.F) {
 	f.Add(packUndo([]undoRow{{key: []byte("ok"), old: []byte{1}}, {key: []byte("e"), old: nil}}))
 	f.Add(packID(RuneID{Block: 1 << 40, Tx: 0xffffffff}))
 	f.Add(packTxRunes([]OutputRunes{{Vout: 2, Balances: []Balance{{RuneID{Block: 9, Tx: 1}, *u(300)}}}}, []Balance{{RuneID{Block: 9, Tx: 1}, *u(10)}}))
+	f.Add(packHolders(300))
 	f.Fuzz(func(t *testing.T, v []byte) {
 		check := func(err error, again func() []byte) {
 			t.Helper()
@@ -45,5 +46,7 @@ func FuzzRows(f *testing.F) {
 		check(err, func() []byte { return packUndo(un) })
 		outs, burned, err := unpackTxRunes(v)
 		check(err, func() []byte { return packTxRunes(outs, burned) })
+		hn, err := unpackHolders(v)
+		check(err, func() []byte { return packHolders(hn) })
 	})
 }

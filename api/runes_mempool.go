@@ -1,0 +1,262 @@
+package api
+
+// runes_mempool.go: what each pending tx does to runes, decoded once when
+// the tx enters the mempool and dropped when it leaves, so that runes=true
+// answers look pending txs up instead of decoding them (an address with
+// thousands of pending rune txs answers like any other).
+//
+// An entry holds for the index tip it was decoded against. When a block
+// extends that tip, entries of txs that cannot move runes (no runestone,
+// every input a confirmed output without runes) stay, since a block does
+// not change confirmed outputs; the others are decoded again, by the
+// worker, as the block may confirm their pending parents or change what
+// their runestones may mint or etch. A reorg drops every entry (and the
+// worker decodes them all again).
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+
+	"github.com/openexplorer/blockbook/bchain"
+	"github.com/openexplorer/blockbook/db"
+	"github.com/openexplorer/blockbook/mempool"
+)
+
+const (
+	// maxCachedRuneBalances bounds the rune balances the cache holds (some
+	// 40 bytes each); a tx past it is decoded by each answer that shows it.
+	maxCachedRuneBalances = 1 << 20
+	// runeQueueLen bounds the txs waiting for the worker; past it a tx is
+	// decoded by the first answer that needs it.
+	runeQueueLen = 1 << 14
+)
+
+// viewSeq numbers views in the order they are taken (newView).
+var viewSeq atomic.Uint64
+
+// runeCacheEntry is a decoded pending tx.
+type runeCacheEntry struct {
+	tx *mempool.Tx // the version decoded (an input resolved later makes a new *Tx)
+	m  *pendingMoves
+}
+
+// pendingRuneCache holds the decoded pending txs, by txid.
+type pendingRuneCache struct {
+	mu     sync.Mutex
+	tip    db.Tip // what the entries were decoded against
+	hasTip bool
+	seq    uint64 // of the view that set tip
+	byTx   map[bchain.Hash]runeCacheEntry
+	held   int              // balances in the entries
+	redo   []*mempool.Tx    // entries a new tip dropped, to decode again
+	queue  chan *mempool.Tx // txs for the worker (RunPendingRunes)
+	wake   chan struct{}    // redo has txs
+	once   sync.Once        // reads on
+	on     bool             // the index keeps runes
+}
+
+func newPendingRuneCache() *pendingRuneCache {
+	return &pendingRuneCache{byTx: map[bchain.Hash]runeCacheEntry{}, queue: make(chan *mempool.Tx, runeQueueLen),
+		wake: make(chan struct{}, 1)}
+}
+
+// size is what an entry holds, in balances.
+func (m *pendingMoves) size() int {
+	n := len(m.burned)
+	for _, b := range m.ins {
+		n += len(b)
+	}
+	for _, b := range m.outs {
+		n += len(b)
+	}
+	return n
+}
+
+// inert: the tx moves no runes and cannot start to while blocks only
+// extend the chain.
+func (m *pendingMoves) inert() bool { return !m.moved && !m.stone && !m.pendingParent }
+
+// current makes the view's tip the cache's when the view is newer (taken
+// later: a reorg may lower the tip): on an
+// extension it keeps the inert entries and queues the others to decode
+// again, on a reorg it drops all and queues them. It reports whether the cache now
+// answers for the view's tip. Called with c.mu held.
+func (c *pendingRuneCache) current(v *view) bool {
+	if !v.hasTip {
+		return false
+	}
+	if c.hasTip && v.tip == c.tip {
+		return true
+	}
+	if c.hasTip && v.seq < c.seq {
+		return false // an older view: it decodes for itself
+	}
+	extends := false
+	if c.hasTip && v.tip.Height > c.tip.Height {
+		if bm, err := db.ReadBlockMeta(v.snap, c.tip.Height); err == nil && bm != nil && bm.Hash == c.tip.Hash {
+			extends = true
+		}
+	}
+	for id, e := range c.byTx {
+		if extends && e.m.inert() {
+			continue
+		}
+		delete(c.byTx, id)
+		c.held -= e.m.size()
+		c.redo = append(c.redo, e.tx)
+	}
+	c.tip, c.hasTip, c.seq = v.tip, true, v.seq
+	if len(c.redo) > 0 {
+		select {
+		case c.wake <- struct{}{}:
+		default:
+		}
+	}
+	return true
+}
+
+// get returns tx's entry when it was decoded for this version of the tx
+// against the view's tip.
+func (c *pendingRuneCache) get(v *view, tx *mempool.Tx) (*pendingMoves, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.current(v) {
+		return nil, false
+	}
+	e, ok := c.byTx[tx.Txid]
+	if !ok || e.tx != tx {
+		return nil, false
+	}
+	return e.m, true
+}
+
+// put keeps what tx does to runes, decoded in the view, unless the cache
+// is full or the view is not the newest the cache saw.
+func (c *pendingRuneCache) put(v *view, tx *mempool.Tx, m *pendingMoves) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.current(v) {
+		return
+	}
+	n := m.size()
+	old, had := c.byTx[tx.Txid]
+	if had {
+		n -= old.m.size()
+	}
+	if c.held+n > maxCachedRuneBalances {
+		return
+	}
+	c.byTx[tx.Txid] = runeCacheEntry{tx: tx, m: m}
+	c.held += n
+}
+
+// forget drops a tx that left the mempool. It runs under the mempool's
+// lock: it only takes the cache's.
+func (c *pendingRuneCache) forget(txid bchain.Hash) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.byTx[txid]; ok {
+		delete(c.byTx, txid)
+		c.held -= e.m.size()
+	}
+}
+
+// enqueue hands a tx to the worker without waiting; a full queue leaves
+// it to the first answer that needs it.
+func (c *pendingRuneCache) enqueue(tx *mempool.Tx) {
+	select {
+	case c.queue <- tx:
+	default:
+	}
+}
+
+// takeRedo returns the entries a new tip dropped, to decode again.
+func (c *pendingRuneCache) takeRedo() []*mempool.Tx {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r := c.redo
+	c.redo = nil
+	return r
+}
+
+// PendingRunesAdded queues a tx that entered the mempool (or whose inputs
+// resolved) for its runes to be decoded; wire it to the mempool's OnTx
+// and OnResolved. It never blocks.
+func (s *UtxoService) PendingRunesAdded(tx *mempool.Tx) {
+	if s.pendingRunesOn() {
+		s.runeCache.enqueue(tx)
+	}
+}
+
+// PendingRunesRemoved drops the runes of a tx that left the mempool; wire it
+// to the mempool's OnRemoved.
+func (s *UtxoService) PendingRunesRemoved(txid bchain.Hash) { s.runeCache.forget(txid) }
+
+// pendingRunesOn reports whether the index keeps runes (read once: the
+// Runes index is chosen when the datadir is created).
+func (s *UtxoService) pendingRunesOn() bool {
+	c := s.runeCache
+	c.once.Do(func() {
+		v, err := s.newView()
+		if err != nil {
+			return
+		}
+		defer v.release()
+		c.on = runesOn(v.snap) == nil
+	})
+	return c.on
+}
+
+// RunPendingRunes decodes the queued pending txs until ctx ends: parents
+// before children, as the walk in pendingRunes.of decodes a pending
+// parent a child needs first.
+func (s *UtxoService) RunPendingRunes(ctx context.Context) {
+	for {
+		var batch []*mempool.Tx
+		select {
+		case <-ctx.Done():
+			return
+		case tx := <-s.runeCache.queue:
+			batch = append(batch, tx)
+		case <-s.runeCache.wake:
+		}
+	drain:
+		for len(batch) < 256 {
+			select {
+			case tx := <-s.runeCache.queue:
+				batch = append(batch, tx)
+			default:
+				break drain
+			}
+		}
+		s.decodePending(batch)
+	}
+}
+
+// decodePending decodes txs (and the entries a new tip dropped) into the
+// cache, in one view; a tx that left the mempool meanwhile is skipped.
+func (s *UtxoService) decodePending(batch []*mempool.Tx) {
+	v, err := s.newView()
+	if err != nil {
+		return
+	}
+	defer v.release()
+	pr := s.pendingRunes(v)
+	for {
+		batch = append(batch, s.runeCache.takeRedo()...)
+		if len(batch) == 0 {
+			return
+		}
+		for _, tx := range batch {
+			cur := s.mempoolTx(tx.Txid)
+			if cur == nil {
+				continue
+			}
+			if _, err := pr.of(cur); err != nil {
+				s.log.Debug("pending runes", "txid", tx.Txid, "err", err)
+			}
+		}
+		batch = nil
+	}
+}

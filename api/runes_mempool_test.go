@@ -1,0 +1,59 @@
+package api
+
+import (
+	"testing"
+
+	"github.com/openexplorer/blockbook/bchain"
+	"github.com/openexplorer/blockbook/db"
+	"github.com/openexplorer/blockbook/db/optional/runes"
+	"github.com/openexplorer/blockbook/mempool"
+)
+
+// The pending runes cache: an entry answers for the version of the tx and
+// the tip it was decoded against, leaves with its tx, a reorg drops all
+// (queued to decode again), an older view neither reads nor writes it, and
+// the balances it holds are bounded.
+func TestPendingRuneCache(t *testing.T) {
+	c := newPendingRuneCache()
+	tx := &mempool.Tx{Tx: &bchain.Tx{Txid: bchain.Hash{1}}}
+	moves := &pendingMoves{moved: true, outs: map[uint32][]runes.Balance{0: {{Amount: runes.U128{Lo: 5}}}}}
+	v1 := &view{hasTip: true, tip: db.Tip{Height: 10, Hash: bchain.Hash{10}}, seq: 1}
+	c.put(v1, tx, moves)
+	if m, ok := c.get(v1, tx); !ok || m != moves {
+		t.Fatal("no entry for the tx just decoded")
+	}
+	if _, ok := c.get(v1, &mempool.Tx{Tx: tx.Tx}); ok {
+		t.Error("an entry answers for another version of the tx (inputs resolved later)")
+	}
+	c.forget(tx.Txid)
+	if _, ok := c.get(v1, tx); ok || c.held != 0 {
+		t.Errorf("a tx that left the mempool still answers (held %d)", c.held)
+	}
+
+	c.put(v1, tx, moves)
+	// a reorg: another block at the same height, in a later view
+	v2 := &view{hasTip: true, tip: db.Tip{Height: 10, Hash: bchain.Hash{11}}, seq: 2}
+	if _, ok := c.get(v2, tx); ok {
+		t.Error("an entry decoded before a reorg answers after it")
+	}
+	if redo := c.takeRedo(); len(redo) != 1 || redo[0] != tx || c.held != 0 {
+		t.Errorf("the reorg queued %d txs to decode again, held %d", len(redo), c.held)
+	}
+	// an older view (taken before the reorg) neither reads nor writes
+	c.put(v1, tx, moves)
+	if _, ok := c.get(v2, tx); ok || c.tip != v2.tip {
+		t.Error("an older view wrote the cache or moved its tip back")
+	}
+
+	// the bound: past maxCachedRuneBalances a tx is not kept
+	big := &pendingMoves{moved: true, burned: make([]runes.Balance, maxCachedRuneBalances)}
+	c.put(v2, tx, big)
+	other := &mempool.Tx{Tx: &bchain.Tx{Txid: bchain.Hash{2}}}
+	c.put(v2, other, moves)
+	if _, ok := c.get(v2, other); ok {
+		t.Error("the cache holds more than maxCachedRuneBalances balances")
+	}
+	if _, ok := c.get(v2, tx); !ok || c.held != maxCachedRuneBalances {
+		t.Errorf("held %d, want exactly the bound", c.held)
+	}
+}
