@@ -183,6 +183,10 @@ type Config struct {
 	// TxCache, when set, caches the confirmed txs fetched from the node
 	// (nil with -notxcache).
 	TxCache TxCache
+	// TxidCache, when set, keeps blockTxids rows between queries
+	// (Bitcoin-type chains: every read of a view that resolves positions
+	// to txids goes through it; -txidcachemb).
+	TxidCache *db.TxidCache
 	// DisableXpubCache stops caching accounts between requests (-noxpubcache).
 	DisableXpubCache bool
 	// BlockFilters and MempoolFilters are the Golomb filter parameters the
@@ -362,6 +366,7 @@ func (s *core) newView() (*view, error) {
 		snap.Release()
 		return nil, err
 	}
+	snap.UseTxidCache(s.cfg.TxidCache, tip, ok)
 	return &view{snap: snap, tip: tip, hasTip: ok, seq: seq}, nil
 }
 

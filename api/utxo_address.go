@@ -210,7 +210,11 @@ func collectTxids(v *view, desc bchain.AddrDesc, high, low uint32, f Filter, ski
 	n := 0
 	// Positions only: txids are read for the entries kept, not the
 	// skipped, and for all of the page's rows at once.
-	err := db.IterateAddrTxPositions(v.snap, desc, high, low, func(row db.AddrTxsAt) (bool, error) {
+	want := 0 // a filter's share of the entries is unknown
+	if !f.active() {
+		want = skip + limit
+	}
+	err := db.IterateAddrTxPositionsWant(v.snap, desc, high, low, want, func(row db.AddrTxsAt) (bool, error) {
 		kept := row.Txs[:0] // filtered in place: the row is decoded for this call
 		for _, t := range row.Txs {
 			if !f.matches(t.Indexes) {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/openexplorer/blockbook/api"
+	"github.com/openexplorer/blockbook/db"
 	"github.com/openexplorer/blockbook/fiat"
 )
 
@@ -94,6 +95,8 @@ type Options struct {
 	XpubCacheSize        int // deprecated: entries, converted by xpubCacheBytes
 	XpubCacheMB          int64
 	BalanceHistoryMaxTxs int
+	// TxidCacheMB sizes the cache of blockTxids rows (db.TxidCache).
+	TxidCacheMB int64
 
 	// set records the flags given on the command line (where a flag and an
 	// environment variable set the same thing, the flag wins only if set).
@@ -193,6 +196,7 @@ func ParseFlags(args []string, stderr io.Writer) (*Options, error) {
 	fs.IntVar(&o.XpubMaxGap, "xpubmaxgap", 10000, "largest gap limit an xpub query may ask for (larger ones are lowered to it, as Blockbook does)")
 	fs.Int64Var(&o.XpubCacheMB, "xpubcachemb", api.DefaultXpubCacheMB, "memory in MB of the account cache (derived addresses, txid lists of recently queried xpubs), counted in bytes held")
 	fs.IntVar(&o.XpubCacheSize, "xpubcachesize", 0, "deprecated, use -xpubcachemb: account cache capacity in entries, converted at 60 bytes each")
+	fs.Int64Var(&o.TxidCacheMB, "txidcachemb", db.DefaultTxidCacheMB, "memory in MB of the txid cache (the index's rows of block txids, shared by address pages; 0 turns it off), counted in bytes held")
 	fs.IntVar(&o.BalanceHistoryMaxTxs, "balancehistorymaxtxs", 0, "most txs one balance history may go through, on REST and websocket alike (overrides the <NET>_*BALANCE_HISTORY_MAX_TXS variables; default 250000 REST, 1000000 websocket)")
 	declareReplicaFlags(fs, &o.Replica)
 	fs.StringVar(&o.Prof, "prof", "", "serve Go's pprof profiles on this address (e.g. 127.0.0.1:6060); keep it private")
@@ -279,6 +283,9 @@ func (o *Options) validate(fs *flag.FlagSet) error {
 	}
 	if o.XpubMaxGap < 1 || o.XpubCacheMB < 1 || o.XpubCacheSize < 0 || o.IsSet("xpubcachesize") && o.XpubCacheSize < 1 || o.BalanceHistoryMaxTxs < 0 {
 		return fmt.Errorf("-xpubmaxgap, -xpubcachemb and -xpubcachesize must be positive (-noxpubcache turns the cache off), -balancehistorymaxtxs must not be negative")
+	}
+	if o.TxidCacheMB < 0 {
+		return fmt.Errorf("-txidcachemb must not be negative (0 turns the cache off)")
 	}
 	if o.WsMaxConnsPerIP < 0 {
 		return fmt.Errorf("-wsmaxconnsperip must not be negative")

@@ -228,6 +228,7 @@ func newAPIConfig(e stackEnv, worker tipSource, fiatCfg *fiat.Config) api.Config
 		Node:             worker.live,
 	}
 	apiCfg.RunesNetwork = runesNetworks[e.cfg.CoinName] // read only with the Runes index
+	apiCfg.TxidCache = newTxidCache(e)
 	if !o.NoTxCache && !e.d.ReadOnly() {
 		apiCfg.TxCache = e.d
 	}

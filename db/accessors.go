@@ -4,9 +4,7 @@ package db
 // narrowest interface it needs. Reads of absent rows return nil, nil.
 
 import (
-	"bytes"
 	"fmt"
-	"slices"
 
 	"github.com/openexplorer/blockbook/bchain"
 )
@@ -356,93 +354,6 @@ func (d *DB) WriteCachedTx(txid bchain.Hash, raw []byte) error {
 	return d.writeUncounted(b)
 }
 
-// AddrTxsAt is one addresses row: the txs of one descriptor in one block,
-// in Blockbook's order (see blockbookOrder).
-type AddrTxsAt struct {
-	Height uint32
-	Txs    []AddrTx
-}
-
-// IterateAddrTxs visits a descriptor's rows from height `from` (inclusive)
-// down to height `to` (inclusive), newest block first, until fn returns
-// false. Within a row the txs come in Blockbook's order, each with its
-// txid (one blockTxids read per tx).
-func IterateAddrTxs(r Reader, desc bchain.AddrDesc, from, to uint32, fn func(AddrTxsAt) (bool, error)) error {
-	return iterateAddrTxs(r, desc, from, to, true, fn)
-}
-
-// IterateAddrTxPositions is IterateAddrTxs without the txids (Txid is
-// zero; ReadTxidAt(row.Height, tx.Index) gives it), for callers that skip
-// most entries, such as a deep page of a long history.
-func IterateAddrTxPositions(r Reader, desc bchain.AddrDesc, from, to uint32, fn func(AddrTxsAt) (bool, error)) error {
-	return iterateAddrTxs(r, desc, from, to, false, fn)
-}
-
-func iterateAddrTxs(r Reader, desc bchain.AddrDesc, from, to uint32, txids bool, fn func(AddrTxsAt) (bool, error)) error {
-	return scanAddrRows(r, desc, from, to, txids, func(h uint32, txs []AddrTx) (bool, error) {
-		return fn(AddrTxsAt{Height: h, Txs: blockbookOrder(txs)})
-	})
-}
-
-// addrRowsBatch is how many addresses rows scanAddrRows decodes per scan
-// (a variable so that tests cross batch boundaries on small chains).
-var addrRowsBatch = 64
-
-// scanAddrRows visits desc's rows from height `from` down to `to`
-// (inclusive) as stored, with their txids when txids is set, until fn
-// returns false. It reads the rows in batches and calls fn (and reads the
-// txids) with no scan open: a read nested in a scan would take the
-// database's read lock twice, which blocks for good once Close waits for
-// it. The snapshot keeps the batches consistent.
-func scanAddrRows(r Reader, desc bchain.AddrDesc, from, to uint32, txids bool, fn func(uint32, []AddrTx) (bool, error)) error {
-	// Rows are decoded as fn takes them, not as scanned: a page ends
-	// within a batch, often in its first half.
-	type row struct {
-		h uint32
-		v []byte
-	}
-	prefix := descPrefix(desc, 0)
-	rows := make([]row, 0, addrRowsBatch)
-	for {
-		rows = rows[:0]
-		more := false
-		err := r.iterate(CFAddresses, addressesKey(desc, from), prefix, func(k, v []byte) (bool, error) {
-			_, h, err := unpackAddressesKey(k)
-			if err != nil || h < to {
-				return false, err
-			}
-			if len(rows) == addrRowsBatch {
-				more = true
-				return false, nil
-			}
-			rows = append(rows, row{h, bytes.Clone(v)})
-			return true, nil
-		})
-		if err != nil {
-			return err
-		}
-		for _, rw := range rows {
-			txs, err := unpackAddrTxs(rw.v)
-			if err != nil {
-				return fmt.Errorf("address %s height %d: %w", desc, rw.h, err)
-			}
-			if txids {
-				if err := FillTxids(r, rw.h, txs); err != nil {
-					return fmt.Errorf("address %s height %d: %w", desc, rw.h, err)
-				}
-			}
-			if ok, err := fn(rw.h, txs); err != nil || !ok {
-				return err
-			}
-		}
-		if !more {
-			return nil
-		}
-		// A row below the batch exists, so the last height is above 0.
-		from = rows[len(rows)-1].h - 1
-	}
-}
-
 // AddrTxsInBlockOrder returns the txids of a descriptor's row at one
 // height in block order (nil when it has none there): what orders the
 // descriptor's UTXOs of one block as Blockbook does.
@@ -532,27 +443,29 @@ func AddrTxPlaces(r Reader, desc bchain.AddrDesc, heights []uint32, keep func(he
 // paying to it, newest first; a tx's indexes are its outputs, then its
 // inputs, each ascending. It may reorder txs itself.
 func blockbookOrder(txs []AddrTx) []AddrTx {
-	pays := func(t AddrTx) bool { return slices.ContainsFunc(t.Indexes, func(i int32) bool { return i >= 0 }) }
-	// The row is already newest first: a stable partition keeps that
-	// order within each part.
-	slices.SortStableFunc(txs, func(a, b AddrTx) int { return cmpBool(pays(a), pays(b)) })
+	// Stable partitions in place, each element looked at once: a page
+	// orders ~30 rows of ~30 entries, where a stable sort's comparator
+	// looked at each tx's indexes again per comparison.
+	spendOnly := 0 // txs[:spendOnly] only spend from the address, in row order
 	for i := range txs {
 		// Stored: inputs (^vin, ascending vin) then outputs; Blockbook's:
-		// outputs then inputs. A stable partition keeps each part's order.
-		slices.SortStableFunc(txs[i].Indexes, func(a, b int32) int { return cmpBool(a < 0, b < 0) })
+		// outputs then inputs, each part in its order.
+		ix, outs := txs[i].Indexes, 0
+		for j, v := range ix {
+			if v >= 0 {
+				copy(ix[outs+1:j+1], ix[outs:j])
+				ix[outs] = v
+				outs++
+			}
+		}
+		if outs == 0 { // pays nothing to the address
+			t := txs[i]
+			copy(txs[spendOnly+1:i+1], txs[spendOnly:i])
+			txs[spendOnly] = t
+			spendOnly++
+		}
 	}
 	return txs
-}
-
-// cmpBool orders false before true.
-func cmpBool(a, b bool) int {
-	switch {
-	case a == b:
-		return 0
-	case a:
-		return 1
-	}
-	return -1
 }
 
 // IterateUtxos visits a descriptor's unspent outputs, newest first.

@@ -54,6 +54,15 @@ func (b *Batch) Destroy() { b.eb.Destroy() }
 type Snapshot struct {
 	d  *DB
 	es EngineSnapshot
+	// txids is the txid cache as this snapshot may use it (UseTxidCache;
+	// nil: none), consulted by every read that resolves positions.
+	txids *BoundTxids
+}
+
+// UseTxidCache lets the snapshot's reads resolve positions through c,
+// given the snapshot's tip (ReadTip); see TxidCache.Bind.
+func (s *Snapshot) UseTxidCache(c *TxidCache, tip Tip, hasTip bool) {
+	s.txids = c.Bind(s, tip, hasTip)
 }
 
 // Snapshot returns a consistent view; call Release when done.

@@ -155,6 +155,29 @@ func TestAddrRowsAcrossBatches(t *testing.T) {
 	if err != nil || !slices.Equal(got, want[1:len(want)-1]) {
 		t.Fatalf("positions from %d to %d: %v, want %v, err %v", from, to, got, want[1:len(want)-1], err)
 	}
+	// Expecting some entries only sizes the first batch: every row still
+	// comes once, in order, with the same entries.
+	var all []AddrTxsAt
+	if err := IterateAddrTxPositions(x.db, bchain.AddrDesc(desc), from, to, func(row AddrTxsAt) (bool, error) {
+		all = append(all, row)
+		return true, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, expect := range []int{1, 2, 5, 17, 1000} {
+		var rows []AddrTxsAt
+		err = IterateAddrTxPositionsWant(x.db, bchain.AddrDesc(desc), from, to, expect, func(row AddrTxsAt) (bool, error) {
+			rows = append(rows, row)
+			return true, nil
+		})
+		if err != nil || !slices.EqualFunc(rows, all, func(a, b AddrTxsAt) bool {
+			return a.Height == b.Height && slices.EqualFunc(a.Txs, b.Txs, func(x, y AddrTx) bool {
+				return x.Index == y.Index && slices.Equal(x.Indexes, y.Indexes)
+			})
+		}) {
+			t.Fatalf("expecting %d entries: %d rows, want %d (%v)", expect, len(rows), len(all), err)
+		}
+	}
 }
 
 // FillTxids resolves positions in any order, one or many at a time, and

@@ -190,30 +190,53 @@ func FillTxids(r Reader, height uint32, txs []AddrTx) error {
 // blockTxids rows they lie in are read together (one MultiGet on RocksDB),
 // each once, and only the txids wanted are copied out of them. A page of
 // a busy address's history names tens of txs in each of tens of blocks,
-// which share a few blockTxids rows per block.
+// which share a few blockTxids rows per block. On a snapshot with a txid
+// cache (UseTxidCache) the rows come from it when it holds them, and
+// those read are kept there.
 func FillRowsTxids(r Reader, rows []AddrTxsAt) error {
+	var cache *BoundTxids
+	if s, ok := r.(*Snapshot); ok {
+		cache = s.txids
+	}
 	type rowKey struct{ height, chunk uint32 }
-	// The entries in each blockTxids row, chained from heads[key].
+	// The entries in each blockTxids row to read, chained from heads[key].
 	type entry struct{ row, tx, next int32 }
 	var keys [][]byte
+	var rowKeys []rowKey
 	var heads []int32
 	var ents []entry
-	place := make(map[rowKey]int32)
-	last, lastAt := rowKey{}, int32(-1) // runs of entries share a row
+	var place map[rowKey]int32 // made at the first row read: none when the cache holds all
+	// Runs of entries share a row: last's place in keys (lastAt), or its
+	// cached copy (lastRow).
+	var last rowKey
+	var lastRow []byte
+	lastAt := int32(-1)
 	for ri, row := range rows {
 		for ti := range row.Txs {
-			k := rowKey{row.Height, row.Txs[ti].Index / txidsPerRow}
-			at, ok := lastAt, lastAt >= 0 && k == last
-			if !ok {
-				if at, ok = place[k]; !ok {
-					at = int32(len(keys))
-					place[k] = at
+			t := &row.Txs[ti]
+			k := rowKey{row.Height, t.Index / txidsPerRow}
+			if k != last || (lastAt < 0 && lastRow == nil) {
+				last, lastRow, lastAt = k, nil, -1
+				if at, ok := place[k]; ok {
+					lastAt = at
+				} else if lastRow = cache.row(k.height, k.chunk); lastRow == nil {
+					if place == nil {
+						place = make(map[rowKey]int32)
+					}
+					lastAt = int32(len(keys))
+					place[k] = lastAt
 					keys, heads = append(keys, blockTxidKey(k.height, k.chunk)), append(heads, -1)
+					rowKeys = append(rowKeys, k)
 				}
-				last, lastAt = k, at
 			}
-			ents = append(ents, entry{int32(ri), int32(ti), heads[at]})
-			heads[at] = int32(len(ents) - 1)
+			if lastRow != nil {
+				if err := setTxid(t, lastRow, row.Height); err != nil {
+					return err
+				}
+				continue
+			}
+			ents = append(ents, entry{int32(ri), int32(ti), heads[lastAt]})
+			heads[lastAt] = int32(len(ents) - 1)
 		}
 	}
 	if len(keys) == 0 {
@@ -222,20 +245,29 @@ func FillRowsTxids(r Reader, rows []AddrTxsAt) error {
 	return visitMany(r, CFBlockTxids, keys, func(at int, v []byte) error {
 		for e := heads[at]; e >= 0; e = ents[e].next {
 			row := &rows[ents[e].row]
-			t := &row.Txs[ents[e].tx]
-			ok := false
-			if v != nil {
-				var err error
-				if t.Txid, ok, err = txidInRow(v, row.Height, t.Index, int(t.Index%txidsPerRow)); err != nil {
-					return err
-				}
-			}
-			if !ok {
-				return fmt.Errorf("%w: no tx %d in block %d", ErrCorrupt, t.Index, row.Height)
+			if err := setTxid(&row.Txs[ents[e].tx], v, row.Height); err != nil {
+				return err
 			}
 		}
+		cache.keep(rowKeys[at].height, rowKeys[at].chunk, v)
 		return nil
 	})
+}
+
+// setTxid sets t's txid from v, the blockTxids row at height holding it
+// (nil: absent, the index is damaged).
+func setTxid(t *AddrTx, v []byte, height uint32) error {
+	ok := false
+	if v != nil {
+		var err error
+		if t.Txid, ok, err = txidInRow(v, height, t.Index, int(t.Index%txidsPerRow)); err != nil {
+			return err
+		}
+	}
+	if !ok {
+		return fmt.Errorf("%w: no tx %d in block %d", ErrCorrupt, t.Index, height)
+	}
+	return nil
 }
 
 // ReadScriptByHash returns the descriptor whose sha256 is sh, nil when no
@@ -264,7 +296,7 @@ func ReadScriptByHash(r Reader, sh ScriptHash) (bchain.AddrDesc, error) {
 // its input codes (^vin) then its output codes (vout). Reversing the whole
 // sequence gives the descriptor's history in chain order.
 func IterateAddrRows(r Reader, desc bchain.AddrDesc, fn func(height uint32, txs []AddrTx) (bool, error)) error {
-	return scanAddrRows(r, desc, ^uint32(0), 0, true, fn)
+	return scanAddrRows(r, desc, ^uint32(0), 0, true, 0, fn)
 }
 
 // ReadBlockHeaders returns the headers of n blocks from start, in order,

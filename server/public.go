@@ -287,7 +287,13 @@ func writeJSON(w http.ResponseWriter, code int, data any) int {
 	buf := answerBufs.Get().(*bytes.Buffer)
 	defer putAnswerBuf(buf)
 	buf.Reset()
-	if err := json.NewEncoder(buf).Encode(data); err != nil {
+	var err error
+	if e, ok := data.(jsonEncoder); ok {
+		err = e.EncodeJSON(buf)
+	} else {
+		err = json.NewEncoder(buf).Encode(data)
+	}
+	if err != nil {
 		code = http.StatusInternalServerError
 		buf.Reset()
 		buf.WriteString(`{"error":"Internal server error"}` + "\n")
@@ -297,6 +303,10 @@ func writeJSON(w http.ResponseWriter, code int, data any) int {
 	_, _ = w.Write(buf.Bytes())
 	return code
 }
+
+// jsonEncoder is an answer that writes itself as a json.Encoder would,
+// faster (api.Address).
+type jsonEncoder interface{ EncodeJSON(*bytes.Buffer) error }
 
 // answerBufs holds writeJSON's buffers; one that grew past
 // maxPooledAnswer is dropped rather than kept for the next answer.

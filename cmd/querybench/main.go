@@ -45,6 +45,9 @@ var params = &chaincfg.RegressionNetParams
 // dbCache is the block cache of every index open (-dbcache).
 var dbCache int64
 
+// txidCacheMB is -txidcachemb: the txid cache of every service.
+var txidCacheMB int64
+
 func main() {
 	chain := flag.String("chain", "", "chain file (default: the whale chain of -whaleblocks and -whaletxs, whale-<blocks>-<txs>.blk in the user cache dir, generated if absent)")
 	flag.IntVar(&whaleBlocks, "whaleblocks", 800, "without -chain: the whale chain's length (syncbench's: 800)")
@@ -57,6 +60,7 @@ func main() {
 	flag.IntVar(&runs, "runs", 3, "whale chain: time the query list this many times, alternating the queries")
 	onlyRe := flag.String("only", "", "whale chain: time only the queries whose name matches this regexp")
 	flag.Int64Var(&dbCache, "dbcache", 1<<29, "RocksDB block cache in bytes, as blockbook's -dbcache (same default)")
+	flag.Int64Var(&txidCacheMB, "txidcachemb", db.DefaultTxidCacheMB, "the txid cache in MB, as blockbook's -txidcachemb (same default; 0: none); each service (so each cold query) starts with an empty one")
 	flag.BoolVar(&meshBench, "mesh", false, "also time the Mesh front: /block of the largest block, /account/balance of the busiest address at past blocks, /search/transactions for it")
 	scale := flag.String("scale", "", "scale mode: query the index in -datadir of this cmd/scalegen chain directory")
 	dataDir := flag.String("datadir", "", "scale mode: the index cmd/scalebench synced (its -work dir's index)")
@@ -94,17 +98,28 @@ func main() {
 
 // chainTxs serves the chain's raw txs by txid, as the node would for
 // confirmed txs (the API reads the tx itself from the node, the rest from
-// the index).
-type chainTxs map[bchain.Hash][]byte
+// the index). The txs are kept in one buffer, placed by a map without
+// pointers, so that the garbage collector has nothing to mark in them: the
+// node is another process, and 151,000 slices here made every GC cycle
+// of the server's process mark them.
+type chainTxs struct {
+	at  map[bchain.Hash][2]int // offset and length in raw
+	raw []byte
+}
 
-func (c chainTxs) RawTx(_ context.Context, txid bchain.Hash, _ bchain.Hash) ([]byte, error) {
-	if raw, ok := c[txid]; ok {
-		return raw, nil
+func (c *chainTxs) add(txid bchain.Hash, raw []byte) {
+	c.at[txid] = [2]int{len(c.raw), len(raw)}
+	c.raw = append(c.raw, raw...)
+}
+
+func (c *chainTxs) RawTx(_ context.Context, txid bchain.Hash, _ bchain.Hash) ([]byte, error) {
+	if p, ok := c.at[txid]; ok {
+		return c.raw[p[0] : p[0]+p[1] : p[0]+p[1]], nil
 	}
 	return nil, bchain.ErrTxNotFound
 }
 
-func (c chainTxs) TxSpecific(context.Context, bchain.Hash, bchain.Hash) (json.RawMessage, error) {
+func (c *chainTxs) TxSpecific(context.Context, bchain.Hash, bchain.Hash) (json.RawMessage, error) {
 	return nil, errors.New("querybench: no node-specific tx JSON")
 }
 
@@ -134,6 +149,14 @@ func run(chainFile, indexDir string, cold, warm int) error {
 	if err := benchindex.Build(indexDir, parser, blocks); err != nil {
 		return err
 	}
+	// The parsed chain is dead while timing (only its tx counts are kept):
+	// millions of pointers the GC would mark in the server's process,
+	// where blockbook holds none.
+	chainLen := len(blocks)
+	blockTxs := make([]int, len(blocks))
+	for h, b := range blocks {
+		blockTxs[h] = len(b.Transactions)
+	}
 	addrs, _, err := parser.AddressesFromAddrDesc(whale.desc)
 	if err != nil || len(addrs) == 0 {
 		return fmt.Errorf("address of the busiest descriptor %x: %v", whale.desc, err)
@@ -149,7 +172,7 @@ func run(chainFile, indexDir string, cold, warm int) error {
 			if err != nil {
 				return nil, nil, err
 			}
-			return d, httptest.NewServer(handler(api.NewUtxoService(d, backend, nil, api.Config{Log: log}))), nil
+			return d, httptest.NewServer(handler(api.NewUtxoService(d, backend, nil, api.Config{Log: log, TxidCache: db.NewTxidCache(txidCacheMB << 20)}))), nil
 		}
 	}
 	open := front(func(svc *api.UtxoService) http.Handler {
@@ -169,13 +192,13 @@ func run(chainFile, indexDir string, cold, warm int) error {
 		{fmt.Sprintf("utxo of an address with %d", utxoAddr.txs), "/api/v2/utxo/" + utxoAddrs[0]},
 		{"tx lookup (" + probe.what + ")", "/api/v2/tx/" + probe.txid.String()},
 	}
-	fmt.Printf("chain %s: %d blocks, %d txs; index format %d in %s\n", filepath.Base(chainFile), len(blocks), len(txs), db.FormatVersion, indexDir)
+	fmt.Printf("chain %s: %d blocks, %d txs; index format %d in %s\n", filepath.Base(chainFile), chainLen, len(txs.at), db.FormatVersion, indexDir)
 	fmt.Printf("busiest address %s: %d txs\n", addrs[0], whale.txs)
 	if err := timeQueries(open, queries, cold, warm); err != nil {
 		return err
 	}
 	if meshBench {
-		return timeMesh(front, blocks, addrs[0], cold, warm)
+		return timeMesh(front, blockTxs, addrs[0], cold, warm)
 	}
 	return nil
 }
@@ -196,8 +219,8 @@ type probeTx struct {
 // middle block that spends more than one output (else its first
 // non-coinbase tx), and the descriptor whose unspent outputs number
 // closest to utxoTarget (in its busiest's txs field: the UTXO count).
-func survey(parser *btc.Parser, blocks []*wire.MsgBlock) (chainTxs, busiest, probeTx, busiest, error) {
-	txs := make(chainTxs)
+func survey(parser *btc.Parser, blocks []*wire.MsgBlock) (*chainTxs, busiest, probeTx, busiest, error) {
+	txs := &chainTxs{at: map[bchain.Hash][2]int{}}
 	outDesc := map[wire.OutPoint]string{}
 	count := map[string]int{}
 	var probe probeTx
@@ -218,7 +241,7 @@ func survey(parser *btc.Parser, blocks []*wire.MsgBlock) (chainTxs, busiest, pro
 				return nil, busiest{}, probeTx{}, busiest{}, err
 			}
 			txid := tx.TxHash()
-			txs[btc.DisplayHash(txid)] = buf.Bytes()
+			txs.add(btc.DisplayHash(txid), buf.Bytes())
 			touched := map[string]bool{}
 			if i > 0 {
 				for _, in := range tx.TxIn {

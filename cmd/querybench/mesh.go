@@ -6,8 +6,6 @@ import (
 	"log/slog"
 	"net/http"
 
-	"github.com/btcsuite/btcd/wire/v2"
-
 	"github.com/openexplorer/blockbook/api"
 	"github.com/openexplorer/blockbook/mesh"
 )
@@ -19,14 +17,14 @@ var meshBench bool
 // of the chain's largest block, /account/balance of the busiest address
 // at a block a quarter and three quarters up the blocks with txs (the two
 // ways the balance is computed), and the first page of /search/transactions for it.
-func timeMesh(front func(func(*api.UtxoService) http.Handler) opener, blocks []*wire.MsgBlock, whale string, cold, warm int) error {
+func timeMesh(front func(func(*api.UtxoService) http.Handler) opener, blockTxs []int, whale string, cold, warm int) error {
 	open := front(func(svc *api.UtxoService) http.Handler {
 		return mesh.New(svc, svc, svc, mesh.Options{Blockchain: "Regtest", Network: "regtest", Symbol: "rBTC", Decimals: 8,
 			Log: slog.New(slog.DiscardHandler)})
 	})
 	largest := 0
-	for h, b := range blocks {
-		if len(b.Transactions) > len(blocks[largest].Transactions) {
+	for h, n := range blockTxs {
+		if n > blockTxs[largest] {
 			largest = h
 		}
 	}
@@ -37,11 +35,11 @@ func timeMesh(front func(func(*api.UtxoService) http.Handler) opener, blocks []*
 		return "POST " + path + " " + string(b)
 	}
 	account := map[string]any{"address": whale}
-	tip := len(blocks) - 1
+	tip := len(blockTxs) - 1
 	// Past heights a quarter and three quarters up the blocks with txs
 	// (a short whale chain's first hundred blocks are coinbases only).
 	first := 0
-	for first < tip && len(blocks[first].Transactions) < 2 {
+	for first < tip && blockTxs[first] < 2 {
 		first++
 	}
 	low, high := first+(tip-first)/4, first+3*(tip-first)/4
@@ -57,7 +55,7 @@ func timeMesh(front func(func(*api.UtxoService) http.Handler) opener, blocks []*
 		name string
 		req  string
 	}{
-		{fmt.Sprintf("mesh /block %d (%d txs)", largest, len(blocks[largest].Transactions)),
+		{fmt.Sprintf("mesh /block %d (%d txs)", largest, blockTxs[largest]),
 			post("/block", map[string]any{"block_identifier": map[string]any{"index": largest}})},
 		{fmt.Sprintf("mesh /account/balance at %d (%s)", low, way(low)),
 			post("/account/balance", map[string]any{"account_identifier": account, "block_identifier": map[string]any{"index": low}})},

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -110,6 +111,16 @@ func closestUtxoCount(unspent map[wire.OutPoint]string) busiest {
 // POST. A GET's answer is read, not decoded: the decoding would be the
 // client's CPU in the warm figures' process CPU time.
 func fetch(base, p string) (time.Duration, []byte, error) {
+	return fetchInto(base, p, nil)
+}
+
+// fetchInto is fetch reading a GET's answer into buf's storage (reset
+// first), so that repeated queries allocate no answer-sized buffers in the
+// client: the server shares the process, and a client growing an
+// answer-sized buffer per query adds its allocations and their GC to the
+// server's figures (Blockbook's baselines had the client in another
+// process).
+func fetchInto(base, p string, buf *bytes.Buffer) (time.Duration, []byte, error) {
 	if rest, ok := strings.CutPrefix(p, "POST "); ok {
 		path, body, _ := strings.Cut(rest, " ")
 		var raw json.RawMessage
@@ -121,7 +132,14 @@ func fetch(base, p string) (time.Duration, []byte, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	body, err := io.ReadAll(resp.Body)
+	var body []byte
+	if buf == nil {
+		body, err = io.ReadAll(resp.Body)
+	} else {
+		buf.Reset()
+		_, err = buf.ReadFrom(resp.Body)
+		body = buf.Bytes()
+	}
 	resp.Body.Close()
 	d := time.Since(start)
 	if err == nil && resp.StatusCode != http.StatusOK {
@@ -195,8 +213,9 @@ func sample(open opener, name string, paths []string, cold, warm int) (result, e
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)
 	cpu0 := processCPU()
+	var buf bytes.Buffer
 	for i := range warm {
-		t, _, err := fetch(srv.URL, paths[i%len(paths)])
+		t, _, err := fetchInto(srv.URL, paths[i%len(paths)], &buf)
 		if err != nil {
 			return r, fmt.Errorf("%s: %w", name, err)
 		}

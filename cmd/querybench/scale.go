@@ -93,7 +93,7 @@ func runScale(chainDir, indexDir string, compact bool, cold, warm int) error {
 			if err != nil {
 				return nil, nil, err
 			}
-			cfg.Log = log
+			cfg.Log, cfg.TxidCache = log, db.NewTxidCache(txidCacheMB<<20)
 			svc := api.NewUtxoService(d, backend, nil, cfg)
 			return d, httptest.NewServer(server.NewPublic(svc, server.PublicConfig{}, log, prometheus.NewRegistry()).Handler()), nil
 		}

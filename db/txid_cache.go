@@ -1,0 +1,180 @@
+package db
+
+import (
+	"bytes"
+	"sync"
+	"sync/atomic"
+)
+
+// DefaultTxidCacheMB is the default size of the txid cache (blockbook's
+// -txidcachemb).
+const DefaultTxidCacheMB = 32
+
+// txidCacheEntryBytes is what a cached row costs beyond its value: the
+// map's key and slice header, with the map's slack.
+const txidCacheEntryBytes = 64
+
+// TxidCache keeps blockTxids rows in memory, shared by every query that
+// turns positions into txids (FillRowsTxidsCached): an address page
+// resolves its thousand positions through ~90 of these rows, a MultiGet
+// that is a third of the page's work. A row of a block never changes
+// while the block is on the chain, so the cache is valid for one chain:
+// it is anchored at a tip, and a reader uses it only when its snapshot's
+// tip is that anchor (Bind). A reader at a tip that extends the anchor
+// moves the anchor up (the cached rows stay true); one at a tip on another
+// branch (a reorg, or a replica that caught up past one) empties it. This
+// needs no hook in the writer, so it holds on replicas too.
+//
+// Its size is bounded by the bytes held, rows plus txidCacheEntryBytes
+// each, in two generations of at most half the bound each: when the
+// current one is full it becomes the old one and the old one is dropped;
+// a row found in the old generation moves to the current one. This keeps
+// recently used rows at no per-access bookkeeping beyond the map.
+type TxidCache struct {
+	mu         sync.Mutex
+	half       int64
+	cur, old   map[uint64][]byte
+	curBytes   int64
+	oldBytes   int64
+	anchor     Tip
+	anchored   bool
+	hits, miss atomic.Uint64
+	resets     atomic.Uint64
+}
+
+// NewTxidCache returns a cache holding at most maxBytes (nil, no cache,
+// for maxBytes <= 0).
+func NewTxidCache(maxBytes int64) *TxidCache {
+	if maxBytes <= 0 {
+		return nil
+	}
+	return &TxidCache{half: maxBytes / 2, cur: map[uint64][]byte{}, old: map[uint64][]byte{}}
+}
+
+// TxidCacheStats are a cache's counters, for metrics.
+type TxidCacheStats struct {
+	Bytes, Rows  int64
+	Hits, Misses uint64 // rows found, rows read
+	Resets       uint64 // emptied for a tip on another branch
+	MaxBytes     int64
+}
+
+// Stats returns the cache's counters (zero for a nil cache).
+func (c *TxidCache) Stats() TxidCacheStats {
+	if c == nil {
+		return TxidCacheStats{}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return TxidCacheStats{Bytes: c.curBytes + c.oldBytes, Rows: int64(len(c.cur) + len(c.old)),
+		Hits: c.hits.Load(), Misses: c.miss.Load(), Resets: c.resets.Load(), MaxBytes: 2 * c.half}
+}
+
+// BoundTxids is a TxidCache as one reader may use it: that of a snapshot
+// whose tip is tip. Its methods do nothing once the anchor moved away.
+type BoundTxids struct {
+	c   *TxidCache
+	tip Tip
+}
+
+// Bind returns the cache for a reader whose chain ends at tip (hasTip
+// false: an empty index), or nil when the reader may not use it: an
+// older snapshot than the anchor's, or a cache moved on meanwhile. Moving
+// the anchor up costs one read of a block record, once per new tip.
+func (c *TxidCache) Bind(r Reader, tip Tip, hasTip bool) *BoundTxids {
+	if c == nil || !hasTip {
+		return nil
+	}
+	c.mu.Lock()
+	a, anchored := c.anchor, c.anchored
+	if !anchored || a == tip {
+		c.anchor, c.anchored = tip, true
+		c.mu.Unlock()
+		return &BoundTxids{c, tip}
+	}
+	c.mu.Unlock()
+	if tip.Height < a.Height {
+		return nil // an older snapshot (or a shorter branch): not ours to judge
+	}
+	meta, err := ReadBlockMeta(r, a.Height)
+	extends := err == nil && meta != nil && meta.Hash == a.Hash
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.anchor != a {
+		if c.anchor == tip {
+			return &BoundTxids{c, tip}
+		}
+		return nil // another reader moved it meanwhile
+	}
+	if !extends {
+		c.cur, c.old, c.curBytes, c.oldBytes = map[uint64][]byte{}, map[uint64][]byte{}, 0, 0
+		c.resets.Add(1)
+	}
+	c.anchor = tip
+	return &BoundTxids{c, tip}
+}
+
+func txidRowKey(height, chunk uint32) uint64 { return uint64(height)<<32 | uint64(chunk) }
+
+// row returns the cached blockTxids row (height, chunk), nil when absent.
+// The slice is never modified: callers may keep it.
+func (b *BoundTxids) row(height, chunk uint32) []byte {
+	if b == nil {
+		return nil
+	}
+	c, k := b.c, txidRowKey(height, chunk)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.anchor != b.tip {
+		return nil
+	}
+	if v, ok := c.cur[k]; ok {
+		c.hits.Add(1)
+		return v
+	}
+	v, ok := c.old[k]
+	if !ok {
+		c.miss.Add(1)
+		return nil
+	}
+	c.hits.Add(1)
+	delete(c.old, k)
+	c.oldBytes -= int64(len(v)) + txidCacheEntryBytes
+	c.insertLocked(k, v)
+	return v
+}
+
+// keep caches a copy of the blockTxids row (height, chunk) just read.
+func (b *BoundTxids) keep(height, chunk uint32, v []byte) {
+	if b == nil || v == nil {
+		return
+	}
+	v = bytes.Clone(v) // the engine's value is valid during the visit only
+	c := b.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.anchor != b.tip {
+		return
+	}
+	k := txidRowKey(height, chunk)
+	_, inCur := c.cur[k]
+	_, inOld := c.old[k]
+	if !inCur && !inOld { // else another reader kept it meanwhile
+		c.insertLocked(k, v)
+	}
+}
+
+// insertLocked adds a row to the current generation, turning it into the
+// old one first when it is full; c.mu is held.
+func (c *TxidCache) insertLocked(k uint64, v []byte) {
+	cost := int64(len(v)) + txidCacheEntryBytes
+	if cost > c.half {
+		return
+	}
+	if c.curBytes+cost > c.half {
+		c.old, c.oldBytes = c.cur, c.curBytes
+		c.cur, c.curBytes = make(map[uint64][]byte, len(c.old)), 0
+	}
+	c.cur[k] = v
+	c.curBytes += cost
+}
