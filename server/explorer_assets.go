@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"io/fs"
 	"net/http"
+	"strconv"
 	"time"
 )
 
@@ -79,6 +80,10 @@ func (a *assets) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if acceptsGzip(r.Header.Get("Accept-Encoding")) {
 			data, etag = f.gz, `"`+f.version+`-gz"`
 			h.Set("Content-Encoding", "gzip")
+			// ServeContent leaves the length out once an encoding is set
+			// (for writers that compress as they go); these bytes are
+			// final. A range or a 304 replaces or drops it.
+			h.Set("Content-Length", strconv.Itoa(len(data)))
 		}
 	}
 	h.Set("ETag", etag)
