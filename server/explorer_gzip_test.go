@@ -112,7 +112,7 @@ func TestExplorerGzip(t *testing.T) {
 		if got := gunzip(t, zb); !bytes.Equal(got, pb) || !bytes.Equal(rb, pb) {
 			t.Errorf("%s: gzip body (%d bytes unzipped) or refused (%d) differs from the plain page (%d)", path, len(got), len(rb), len(pb))
 		}
-		if zipped.ContentLength != int64(len(zb)) || plain.ContentLength != int64(len(pb)) || len(zb) >= len(pb)/2 {
+		if zipped.ContentLength != int64(len(zb)) || plain.ContentLength != int64(len(pb)) || len(zb) >= len(pb)*3/4 {
 			t.Errorf("%s: lengths %d (sent %d) and %d (sent %d)", path, zipped.ContentLength, len(zb), plain.ContentLength, len(pb))
 		}
 		if len(hb) != 0 || head.ContentLength != zipped.ContentLength || head.Header.Get("Content-Encoding") != "gzip" {
