@@ -119,20 +119,7 @@ func run(o benchOpts) error {
 	defer srv.Stop()
 
 	base := "http://" + srv.Public
-	pages := (o.txs + 24) / 25
-	rest := "/api/v2/address/" + target + "?details=txslight&pageSize=25"
-	kinds := []pageKind{
-		{"address page 1 (the whale)", "/address/" + target, rest},
-		{fmt.Sprintf("address page %d", pages/2), fmt.Sprintf("/address/%s?page=%d", target, pages/2), ""},
-		{fmt.Sprintf("address page %d, the last", pages), fmt.Sprintf("/address/%s?page=%d", target, pages), ""},
-		{"address page 1, filter=outputs", "/address/" + target + "?filter=outputs", ""},
-		{"address page 1, chart of 30 days", "/address/" + target + "?range=month", ""},
-		{fmt.Sprintf("block of %d txs", o.blockTxs+1), fmt.Sprintf("/block/%d", bigBlock), fmt.Sprintf("/api/v2/block/%d", bigBlock)},
-		{fmt.Sprintf("tx of %d inputs", o.inputs), "/tx/" + bigTx, "/api/v2/tx/" + bigTx},
-		{fmt.Sprintf("tx of %d inputs, last ones", o.inputs), fmt.Sprintf("/tx/%s?inputs=%d", bigTx, o.inputs-1), ""},
-		{fmt.Sprintf("tx of %d inputs, raw hex", o.inputs), "/tx/" + bigTx + "?hex=1", ""},
-		{fmt.Sprintf("tx of %d outputs", min(o.blockTxs, fanOutMax)), "/tx/" + fanTx, "/api/v2/tx/" + fanTx},
-	}
+	kinds := pageKinds(o, target, bigBlock, bigTx, fanTx)
 	body, _, err := get(base + kinds[0].path)
 	if err != nil {
 		return err
@@ -168,6 +155,25 @@ func run(o benchOpts) error {
 		return nil
 	}
 	return reportPaints(o, base, []pageKind{kinds[0], kinds[5], kinds[6]})
+}
+
+// pageKinds are the pages measured, the whale's first: the first paints
+// are of kinds 0, 5 and 6.
+func pageKinds(o benchOpts, target string, bigBlock int32, bigTx, fanTx string) []pageKind {
+	pages := (o.txs + 24) / 25
+	rest := "/api/v2/address/" + target + "?details=txslight&pageSize=25"
+	return []pageKind{
+		{"address page 1 (the whale)", "/address/" + target, rest},
+		{fmt.Sprintf("address page %d", pages/2), fmt.Sprintf("/address/%s?page=%d", target, pages/2), ""},
+		{fmt.Sprintf("address page %d, the last", pages), fmt.Sprintf("/address/%s?page=%d", target, pages), ""},
+		{"address page 1, filter=outputs", "/address/" + target + "?filter=outputs", ""},
+		{"address page 1, chart of 30 days", "/address/" + target + "?range=month", ""},
+		{fmt.Sprintf("block of %d txs", o.blockTxs+1), fmt.Sprintf("/block/%d", bigBlock), fmt.Sprintf("/api/v2/block/%d", bigBlock)},
+		{fmt.Sprintf("tx of %d inputs", o.inputs), "/tx/" + bigTx, "/api/v2/tx/" + bigTx},
+		{fmt.Sprintf("tx of %d inputs, last ones", o.inputs), fmt.Sprintf("/tx/%s?inputs=%d", bigTx, o.inputs-1), ""},
+		{fmt.Sprintf("tx of %d inputs, raw hex", o.inputs), "/tx/" + bigTx + "?hex=1", ""},
+		{fmt.Sprintf("tx of %d outputs", min(o.blockTxs, fanOutMax)), "/tx/" + fanTx, "/api/v2/tx/" + fanTx},
+	}
 }
 
 // reportPaints prints the first paints of pages, as a ratio to the
