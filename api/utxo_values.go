@@ -1,12 +1,11 @@
 package api
 
 import (
-	"bytes"
 	"context"
+	"math/big"
 
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
-	"github.com/openexplorer/blockbook/mempool"
 )
 
 // UtxoValues are the values of the outputs Utxos(ctx, descriptor, false,
@@ -59,15 +58,8 @@ func (s *UtxoService) appendUtxoValues(v *view, desc bchain.AddrDesc, out []uint
 	if err != nil {
 		return nil, err
 	}
-	for _, p := range pending {
-		for i, od := range p.tx.OutDescs {
-			if !bytes.Equal(od, desc) {
-				continue
-			}
-			if _, _, spent := s.cfg.Mempool.SpentBy(mempool.Outpoint{Txid: p.tx.Txid, Vout: uint32(i)}); !spent {
-				out = append(out, p.tx.Vout[i].Value)
-			}
-		}
+	for _, u := range s.pendingUtxos(pending, desc) { // few: a pending tx's outputs
+		out = append(out, (*big.Int)(u.Value).Uint64())
 	}
 	err = db.IterateUtxos(v.snap, desc, func(u *db.Utxo) (bool, error) {
 		if len(out) >= s.cfg.Limits.MaxUtxos {

@@ -21,7 +21,7 @@ import (
 
 var (
 	ioIDRe   = regexp.MustCompile(`<li id="(input|output)-(\d+)"`)
-	ioNextRe = regexp.MustCompile(`<a href="([^"]+)" rel="next">next (inputs|outputs)</a>`)
+	ioNextRe = regexp.MustCompile(`<a class="inline" href="([^"]+)" rel="next">next (inputs|outputs)</a>`)
 	ioLinkRe = regexp.MustCompile(`<a class="mono" href="(/tx/[0-9a-f]{64}[^"#]*#(?:input|output)-\d+)"`)
 )
 
