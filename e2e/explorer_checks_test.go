@@ -153,7 +153,7 @@ func checkTxs(t *testing.T, c *crawlResult, o *oracle) {
 			t.Errorf("tx %s: block link %s", txid, got)
 		}
 		for i, in := range ot.tx.TxIn {
-			li := p.byID(fmt.Sprintf("input-%d", i))
+			li := c.page(t, txWindow(txid, "input", i)).byID(fmt.Sprintf("input-%d", i))
 			if li == nil {
 				t.Errorf("tx %s: no input %d", txid, i)
 				continue
@@ -165,7 +165,7 @@ func checkTxs(t *testing.T, c *crawlResult, o *oracle) {
 				continue
 			}
 			links, txt := hrefs(li), text(li)
-			if prev := fmt.Sprintf("/tx/%s#output-%d", in.PreviousOutPoint.Hash, in.PreviousOutPoint.Index); !containsStr(links, prev) {
+			if prev := txWindow(in.PreviousOutPoint.Hash.String(), "output", int(in.PreviousOutPoint.Index)) + fmt.Sprintf("#output-%d", in.PreviousOutPoint.Index); !containsStr(links, prev) {
 				t.Errorf("tx %s input %d: no link to the funding output %s in %v", txid, i, prev, links)
 			}
 			if a := ot.inAddrs[i]; a != "" && !containsStr(links, "/address/"+a) {
@@ -179,7 +179,7 @@ func checkTxs(t *testing.T, c *crawlResult, o *oracle) {
 			t.Errorf("tx %s: more inputs than %d", txid, len(ot.tx.TxIn))
 		}
 		for n, out := range ot.tx.TxOut {
-			li := p.byID(fmt.Sprintf("output-%d", n))
+			li := c.page(t, txWindow(txid, "output", n)).byID(fmt.Sprintf("output-%d", n))
 			if li == nil {
 				t.Errorf("tx %s: no output %d", txid, n)
 				continue
@@ -192,7 +192,7 @@ func checkTxs(t *testing.T, c *crawlResult, o *oracle) {
 				t.Errorf("tx %s output %d: address links %v, want %q", txid, n, links, a)
 			}
 			if sp, ok := ot.spentBy[uint32(n)]; ok {
-				if want := fmt.Sprintf("/tx/%s#input-%d", sp.Hash, sp.Index); !containsStr(links, want) {
+				if want := txWindow(sp.Hash.String(), "input", int(sp.Index)) + fmt.Sprintf("#input-%d", sp.Index); !containsStr(links, want) {
 					t.Errorf("tx %s output %d: no link to its spending input %s in %v", txid, n, want, links)
 				}
 			} else if ot.outAddrs[n] != "" && !strings.Contains(txt, "unspent") {
@@ -200,6 +200,16 @@ func checkTxs(t *testing.T, c *crawlResult, o *oracle) {
 			}
 		}
 	}
+}
+
+// txWindow is the tx page listing input or output n (side "input" or
+// "output"): the server lists 50 of each at a time, the first 50 on the
+// plain page.
+func txWindow(txid, side string, n int) string {
+	if n < 50 {
+		return "/tx/" + txid
+	}
+	return fmt.Sprintf("/tx/%s?%ss=%d", txid, side, n-n%50)
 }
 
 // card is a tx card on an address page.

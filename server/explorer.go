@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"runtime/debug"
 	"slices"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -125,7 +124,7 @@ func (p *Public) explorerRoutes() {
 var sharedTemplates = []string{"layout.html", "partials.html", "charts.html", "fiat.html", "runes.html"}
 
 func (e *explorer) parseTemplates() map[string]*template.Template {
-	base := template.Must(template.New("").Funcs(e.funcs()).Funcs(e.fiatFuncs()).Funcs(e.runeFuncs()).ParseFS(static.Templates, sharedTemplates...))
+	base := template.Must(template.New("").Funcs(e.funcs()).Funcs(e.fiatFuncs()).Funcs(e.runeFuncs()).Funcs(txIOFuncs).ParseFS(static.Templates, sharedTemplates...))
 	names, err := fs.Glob(static.Templates, "*.html")
 	if err != nil {
 		panic(err)
@@ -224,15 +223,11 @@ func (e *explorer) write(w http.ResponseWriter, r *http.Request, res *result) in
 	}
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Content-Length", strconv.Itoa(buf.Len()))
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "same-origin")
 	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
-	w.WriteHeader(status)
-	if r.Method != http.MethodHead {
-		_, _ = w.Write(buf.Bytes())
-	}
+	sendPage(w, r, status, buf.Bytes()) // explorer_gzip.go
 	return status
 }
 

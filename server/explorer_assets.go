@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"io/fs"
 	"net/http"
+	"strconv"
 	"time"
 )
 
@@ -20,6 +21,7 @@ type assets struct {
 
 type asset struct {
 	data      []byte
+	gz        []byte // data gzipped, nil where not worth it (explorer_gzip.go)
 	version   string // short content hash, the ?v= of links
 	integrity string // subresource integrity of <link> and <script>
 }
@@ -36,7 +38,7 @@ func loadAssets(fsys fs.FS) *assets {
 		}
 		sum := sha256.Sum256(data)
 		sri := sha512.Sum384(data)
-		a.files[path] = asset{data: data, version: hex.EncodeToString(sum[:6]),
+		a.files[path] = asset{data: data, gz: gzipAsset(path, data), version: hex.EncodeToString(sum[:6]),
 			integrity: "sha384-" + base64.StdEncoding.EncodeToString(sri[:])}
 		return nil
 	})
@@ -69,7 +71,21 @@ func (a *assets) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	} else {
 		h.Set("Cache-Control", "no-cache")
 	}
-	h.Set("ETag", `"`+f.version+`"`)
 	h.Set("X-Content-Type-Options", "nosniff")
-	http.ServeContent(w, r, r.PathValue("name"), time.Time{}, bytes.NewReader(f.data))
+	data, etag := f.data, `"`+f.version+`"`
+	if f.gz != nil {
+		// Each encoding is its own representation with its own validator,
+		// so a cache never answers one with the other's bytes.
+		h.Add("Vary", "Accept-Encoding")
+		if acceptsGzip(r.Header.Get("Accept-Encoding")) {
+			data, etag = f.gz, `"`+f.version+`-gz"`
+			h.Set("Content-Encoding", "gzip")
+			// ServeContent leaves the length out once an encoding is set
+			// (for writers that compress as they go); these bytes are
+			// final. A range or a 304 replaces or drops it.
+			h.Set("Content-Length", strconv.Itoa(len(data)))
+		}
+	}
+	h.Set("ETag", etag)
+	http.ServeContent(w, r, r.PathValue("name"), time.Time{}, bytes.NewReader(data))
 }

@@ -66,6 +66,13 @@ type txPage struct {
 	FeePlace string // where the fee rate stands in its block or the mempool
 
 	Runestone *api.RunestoneInfo // with the Runes index on (explorer_runes.go)
+
+	// The inputs and outputs listed, a window of each (explorer_txio.go).
+	Vin       []api.Vin
+	Vout      []api.Vout
+	Ins, Outs ioWindow
+	// HexTooLong: ?hex=1 asked for more than txHexShown characters.
+	HexTooLong bool
 }
 
 func (e *explorer) tx(r *http.Request) (*result, error) {
@@ -73,8 +80,13 @@ func (e *explorer) tx(r *http.Request) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &result{tmpl: "tx", title: "Transaction " + shortHash(tx.Txid),
-		page: txPage{Tx: tx, Runestone: stone, ShowHex: r.URL.Query().Get("hex") == "1", Flow: newFlow(tx, e.loadedCoin()), FeePlace: e.feePlace(r.Context(), tx)}}, nil
+	page := txPage{Tx: tx, Runestone: stone, ShowHex: r.URL.Query().Get("hex") == "1", Flow: newFlow(tx, e.loadedCoin()), FeePlace: e.feePlace(r.Context(), tx)}
+	if page.Vin, page.Vout, page.Ins, page.Outs, err = txWindows(r, tx); err != nil {
+		return nil, err
+	}
+	page.HexTooLong = page.ShowHex && len(tx.Hex) > txHexShown
+	page.ShowHex = page.ShowHex && !page.HexTooLong
+	return &result{tmpl: "tx", title: "Transaction " + shortHash(tx.Txid), page: page}, nil
 }
 
 // spending redirects to the tx spending an output (Blockbook's
@@ -95,7 +107,7 @@ func (e *explorer) spending(r *http.Request) (*result, error) {
 		return nil, &api.Error{Msg: "Output " + strconv.Itoa(int(vout)) + " of transaction " + tx.Txid + " is not spent by a confirmed transaction", Err: api.ErrNotFound}
 	}
 	o := tx.Vout[vout]
-	return &result{redirect: "/tx/" + o.SpentTxID + "#input-" + strconv.Itoa(o.SpentIndex)}, nil
+	return &result{redirect: ioHref("input", o.SpentTxID, o.SpentIndex)}, nil
 }
 
 // txSection is the tx list of an address or account page: pending txs,

@@ -38,8 +38,8 @@ type utxoBand struct {
 	CountPct, ValuePct int
 }
 
-// utxoSummary lists the UTXOs of descriptor (confirmed and pending) and
-// sums them into bands; nil where the chain has no UTXOs. A failure
+// utxoSummary reads the values of descriptor's UTXOs (confirmed and
+// pending) and sums them into bands; nil where the chain has no UTXOs. A failure
 // becomes a note, except a cancelled or timed-out request.
 func (e *explorer) utxoSummary(r *http.Request, descriptor string, gap, txs int) (*utxoBands, error) {
 	if e.caps.Utxos == nil {
@@ -48,7 +48,22 @@ func (e *explorer) utxoSummary(r *http.Request, descriptor string, gap, txs int)
 	if txs > explorerUtxoTxs {
 		return &utxoBands{Note: "Too many transactions to summarise the unspent outputs here; the API's utxo route lists them."}, nil
 	}
-	utxos, err := e.caps.Utxos.Utxos(r.Context(), descriptor, false, gap)
+	var (
+		n   int
+		at  func(int, *big.Int) *big.Int
+		err error
+	)
+	if vq, ok := e.caps.Utxos.(utxoValuer); ok {
+		// The values alone: listing the UTXOs orders them, which reads
+		// the address's txs of every block paying it more than once.
+		var vs []uint64
+		vs, err = vq.UtxoValues(r.Context(), descriptor, gap)
+		n, at = len(vs), func(i int, z *big.Int) *big.Int { return z.SetUint64(vs[i]) }
+	} else {
+		var us []api.Utxo
+		us, err = e.caps.Utxos.Utxos(r.Context(), descriptor, false, gap)
+		n, at = len(us), utxoValueAt(us)
+	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return nil, err
 	}
@@ -57,11 +72,27 @@ func (e *explorer) utxoSummary(r *http.Request, descriptor string, gap, txs int)
 		return &utxoBands{Note: "The unspent outputs are not available now."}, nil
 	}
 	d, _ := e.decimals()
-	return bandsOf(utxos, d), nil
+	return bandsOfValues(n, at, d), nil
+}
+
+// utxoValuer is what api.UtxoService offers beyond UtxoQueries for the
+// summary: the values of the same outputs, unordered.
+type utxoValuer interface {
+	UtxoValues(ctx context.Context, descriptor string, gap int) ([]uint64, error)
 }
 
 // bandsOf sums utxos into value bands, keeping the non-empty ones.
 func bandsOf(utxos []api.Utxo, decimals int) *utxoBands {
+	return bandsOfValues(len(utxos), utxoValueAt(utxos), decimals)
+}
+
+func utxoValueAt(us []api.Utxo) func(int, *big.Int) *big.Int {
+	return func(i int, _ *big.Int) *big.Int { return amountInt(us[i].Value) }
+}
+
+// bandsOfValues sums n values into bands; at(i, scratch) is value i, in
+// scratch or elsewhere (it is only read).
+func bandsOfValues(n int, at func(int, *big.Int) *big.Int, decimals int) *utxoBands {
 	edges := make([]*big.Int, utxoBandCount-1)
 	for i := range edges {
 		edges[i] = new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(max(decimals-5+i, 0))), nil)
@@ -71,8 +102,9 @@ func bandsOf(utxos []api.Utxo, decimals int) *utxoBands {
 	for i := range sums {
 		sums[i] = new(big.Int)
 	}
-	for _, u := range utxos {
-		v := amountInt(u.Value)
+	scratch := new(big.Int)
+	for i := range n {
+		v := at(i, scratch)
 		b := 0
 		for b < len(edges) && v.Cmp(edges[b]) >= 0 {
 			b++
@@ -81,7 +113,7 @@ func bandsOf(utxos []api.Utxo, decimals int) *utxoBands {
 		sums[b].Add(sums[b], v)
 		total.Add(total, v)
 	}
-	out := &utxoBands{Count: len(utxos), Total: (*api.Amount)(total)}
+	out := &utxoBands{Count: n, Total: (*api.Amount)(total)}
 	maxCount, maxSum := 0, new(big.Int)
 	for b := range counts {
 		maxCount = max(maxCount, counts[b])

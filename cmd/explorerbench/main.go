@@ -16,6 +16,8 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"flag"
 	"fmt"
@@ -31,6 +33,7 @@ import (
 	"github.com/btcsuite/btcd/chaincfg/v2"
 	"github.com/btcsuite/btcd/wire/v2"
 
+	"github.com/openexplorer/blockbook/tools/benchproc"
 	"github.com/openexplorer/blockbook/tools/chaingen"
 	"github.com/openexplorer/blockbook/tools/regtest"
 )
@@ -46,6 +49,7 @@ type benchOpts struct {
 	chromium string
 	paints   int
 	keep     bool
+	profile  string // CPU profile of the whale's page, "" none
 }
 
 func main() {
@@ -60,6 +64,7 @@ func main() {
 	flag.StringVar(&o.chromium, "chromium", "chromium", "headless Chromium for the first paints (\"\" skips them)")
 	flag.IntVar(&o.paints, "paints", 50, "page loads per page kind in Chromium")
 	flag.BoolVar(&o.keep, "keep", false, "keep the work directory (blockbook log, node data)")
+	flag.StringVar(&o.profile, "cpuprofile", "", "write blockbook's CPU profile of 10 s of the whale's page to this file (before measuring)")
 	flag.Parse()
 	if o.txs < 1 || o.perBlock < 1 || o.requests < 1 || o.blockTxs < 1 || o.inputs < 1 || o.paints < 1 {
 		fmt.Fprintln(os.Stderr, "explorerbench: need -txs, -perblock, -blocktxs, -inputs, -requests and -paints ≥ 1")
@@ -87,11 +92,12 @@ func run(o benchOpts) error {
 	if err != nil {
 		return err
 	}
-	bigBlock, bigTx, err := addBigPages(g, o.blockTxs, o.inputs)
+	bigBlock, bigTx, fanTx, err := addBigPages(g, o.blockTxs, o.inputs)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("big block %d with %d txs, big tx %s with %d inputs\n", bigBlock, o.blockTxs+1, bigTx, o.inputs)
+	fmt.Printf("big block %d with %d txs, big tx %s with %d inputs, fan-out %s with %d outputs\n", bigBlock, o.blockTxs+1, bigTx, o.inputs,
+		fanTx, min(o.blockTxs, fanOutMax))
 	node, err := regtest.Start(ctx, regtest.Options{Dir: filepath.Join(work, "node")})
 	if err != nil {
 		return err
@@ -100,16 +106,63 @@ func run(o benchOpts) error {
 	if err := g.Submit(ctx, node, 1); err != nil {
 		return err
 	}
-	srv, err := startBlockbook(ctx, o.bin, work, node, g)
+	prof := ""
+	if o.profile != "" {
+		if prof, err = benchproc.FreeAddr(); err != nil {
+			return err
+		}
+	}
+	srv, err := startBlockbook(ctx, o.bin, work, node, g, prof)
 	if err != nil {
 		return err
 	}
 	defer srv.Stop()
 
 	base := "http://" + srv.Public
+	kinds := pageKinds(o, target, bigBlock, bigTx, fanTx)
+	body, _, err := get(base + kinds[0].path)
+	if err != nil {
+		return err
+	}
+	if !strings.Contains(body, fmt.Sprintf(`id="tx-count">%s<`, groupDigits(o.txs))) {
+		return fmt.Errorf("the address page does not show %d txs", o.txs)
+	}
+	assets, assetsSent, err := assetBytes(base, body)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("assets (stylesheet, script, icon): %d bytes, %d sent\n", assets, assetsSent)
+	for _, k := range kinds {
+		for _, path := range []string{k.path, k.bound} {
+			for i := 0; path != "" && i < o.warmup; i++ {
+				if _, _, err := get(base + path); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if o.profile != "" {
+		if err := profilePage(prof, base+kinds[0].path, o.profile, 10); err != nil {
+			return err
+		}
+	}
+	fmt.Println("load average before measuring:", loadAverage())
+	defer func() { fmt.Println("load average after measuring:", loadAverage()) }()
+	if err := measure(base, kinds, o.requests, assets, assetsSent); err != nil {
+		return err
+	}
+	if o.chromium == "" {
+		return nil
+	}
+	return reportPaints(o, base, []pageKind{kinds[0], kinds[5], kinds[6]})
+}
+
+// pageKinds are the pages measured, the whale's first: the first paints
+// are of kinds 0, 5 and 6.
+func pageKinds(o benchOpts, target string, bigBlock int32, bigTx, fanTx string) []pageKind {
 	pages := (o.txs + 24) / 25
 	rest := "/api/v2/address/" + target + "?details=txslight&pageSize=25"
-	kinds := []pageKind{
+	return []pageKind{
 		{"address page 1 (the whale)", "/address/" + target, rest},
 		{fmt.Sprintf("address page %d", pages/2), fmt.Sprintf("/address/%s?page=%d", target, pages/2), ""},
 		{fmt.Sprintf("address page %d, the last", pages), fmt.Sprintf("/address/%s?page=%d", target, pages), ""},
@@ -117,37 +170,10 @@ func run(o benchOpts) error {
 		{"address page 1, chart of 30 days", "/address/" + target + "?range=month", ""},
 		{fmt.Sprintf("block of %d txs", o.blockTxs+1), fmt.Sprintf("/block/%d", bigBlock), fmt.Sprintf("/api/v2/block/%d", bigBlock)},
 		{fmt.Sprintf("tx of %d inputs", o.inputs), "/tx/" + bigTx, "/api/v2/tx/" + bigTx},
+		{fmt.Sprintf("tx of %d inputs, last ones", o.inputs), fmt.Sprintf("/tx/%s?inputs=%d", bigTx, o.inputs-1), ""},
+		{fmt.Sprintf("tx of %d inputs, raw hex", o.inputs), "/tx/" + bigTx + "?hex=1", ""},
+		{fmt.Sprintf("tx of %d outputs", min(o.blockTxs, fanOutMax)), "/tx/" + fanTx, "/api/v2/tx/" + fanTx},
 	}
-	body, err := get(base + kinds[0].path)
-	if err != nil {
-		return err
-	}
-	if !strings.Contains(body, fmt.Sprintf(`id="tx-count">%s<`, groupDigits(o.txs))) {
-		return fmt.Errorf("the address page does not show %d txs", o.txs)
-	}
-	assets, err := assetBytes(base, body)
-	if err != nil {
-		return err
-	}
-	fmt.Printf("assets (stylesheet, script, icon): %d bytes\n", assets)
-	for _, k := range kinds {
-		for _, path := range []string{k.path, k.bound} {
-			for i := 0; path != "" && i < o.warmup; i++ {
-				if _, err := get(base + path); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	fmt.Println("load average before measuring:", loadAverage())
-	defer func() { fmt.Println("load average after measuring:", loadAverage()) }()
-	if err := measure(base, kinds, o.requests, assets); err != nil {
-		return err
-	}
-	if o.chromium == "" {
-		return nil
-	}
-	return reportPaints(o, base, []pageKind{kinds[0], kinds[5], kinds[6]})
 }
 
 // reportPaints prints the first paints of pages, as a ratio to the
@@ -208,53 +234,55 @@ func buildChain(o benchOpts) (*chaingen.Generator, string, error) {
 // latency distribution and the size, with the same figures of its bound
 // (the same data's REST answer) as a ratio; assets are the bytes of the
 // page's stylesheet, script and icon (printed once: a first visit adds
-// them to each page's size).
-func measure(base string, kinds []pageKind, n int, assets int) error {
-	fmt.Printf("\n%-40s %9s %9s %9s %9s %9s %10s %10s\n", fmt.Sprintf("%d requests each, one at a time", n),
-		"median", "p90", "p99", "max", "× REST", "bytes", "× REST")
+// them to each page's size). Requests ask for gzip, as browsers do: "bytes"
+// is the HTML, "sent" what went over the wire, "+ assets" a first visit's
+// transfer of the page with its assets.
+func measure(base string, kinds []pageKind, n int, assets, assetsSent int) error {
+	fmt.Printf("\n%-40s %9s %9s %9s %9s %9s %10s %10s %10s %10s\n", fmt.Sprintf("%d requests each, one at a time", n),
+		"median", "p90", "p99", "max", "× REST", "bytes", "× REST", "sent", "+ assets")
 	var bounds []string
 	for _, k := range kinds {
-		lat, size, err := timeGets(base+k.path, n)
+		lat, size, sent, err := timeGets(base+k.path, n)
 		if err != nil {
 			return err
 		}
 		ratio, sizeRatio := "", ""
 		if k.bound != "" {
-			blat, bsize, err := timeGets(base+k.bound, n)
+			blat, bsize, bsent, err := timeGets(base+k.bound, n)
 			if err != nil {
 				return err
 			}
 			ratio = fmt.Sprintf("%.2f", float64(quantile(lat, 0.5))/float64(quantile(blat, 0.5)))
 			sizeRatio = fmt.Sprintf("%.2f", float64(size)/float64(bsize))
-			bounds = append(bounds, fmt.Sprintf("%-40s %9s %9s %9s %9s %9s %10d\n   %s\n", "REST answer of "+k.name, ms(quantile(blat, 0.5)),
-				ms(quantile(blat, 0.9)), ms(quantile(blat, 0.99)), ms(blat[len(blat)-1]), "", bsize, k.bound))
+			bounds = append(bounds, fmt.Sprintf("%-40s %9s %9s %9s %9s %9s %10d %10s %10d\n   %s\n", "REST answer of "+k.name, ms(quantile(blat, 0.5)),
+				ms(quantile(blat, 0.9)), ms(quantile(blat, 0.99)), ms(blat[len(blat)-1]), "", bsize, "", bsent, k.bound))
 		}
-		fmt.Printf("%-40s %9s %9s %9s %9s %9s %10d %10s\n", k.name, ms(quantile(lat, 0.5)), ms(quantile(lat, 0.9)),
-			ms(quantile(lat, 0.99)), ms(lat[len(lat)-1]), ratio, size, sizeRatio)
+		fmt.Printf("%-40s %9s %9s %9s %9s %9s %10d %10s %10d %10d\n", k.name, ms(quantile(lat, 0.5)), ms(quantile(lat, 0.9)),
+			ms(quantile(lat, 0.99)), ms(lat[len(lat)-1]), ratio, size, sizeRatio, sent, sent+assetsSent)
 	}
 	for _, b := range bounds {
 		fmt.Print(b)
 	}
-	fmt.Printf("(HTML sizes without the %d bytes of assets a first visit also loads)\n", assets)
+	fmt.Printf("(HTML sizes without the %d bytes of assets, %d sent, a first visit also loads)\n", assets, assetsSent)
 	return nil
 }
 
-// timeGets requests url n times and returns the sorted latencies and the
-// answer's size.
-func timeGets(url string, n int) ([]time.Duration, int, error) {
+// timeGets requests url n times and returns the sorted latencies, the
+// answer's size and the bytes sent for it.
+func timeGets(url string, n int) ([]time.Duration, int, int, error) {
 	lat := make([]time.Duration, 0, n)
-	size := 0
+	size, sent := 0, 0
 	for range n {
 		t0 := time.Now()
-		body, err := get(url)
+		body, wire, err := get(url)
 		if err != nil {
-			return nil, 0, err
+			return nil, 0, 0, err
 		}
 		lat = append(lat, time.Since(t0))
-		size = len(body)
+		size, sent = len(body), wire
 	}
 	slices.Sort(lat)
-	return lat, size, nil
+	return lat, size, sent, nil
 }
 
 // quantile is the p-quantile of latencies.
@@ -264,20 +292,21 @@ func quantile(lat []time.Duration, p float64) time.Duration {
 	return s[min(len(s)-1, int(p*float64(len(s))))]
 }
 
-// assetBytes is the size of the stylesheet, script and icon a page links.
-func assetBytes(base, page string) (int, error) {
-	total := 0
+// assetBytes is the size of the stylesheet, script and icon a page links,
+// and the bytes sent for them.
+func assetBytes(base, page string) (size, sent int, err error) {
 	for _, m := range assetRe.FindAllStringSubmatch(page, -1) {
-		body, err := get(base + m[1])
+		body, wire, err := get(base + m[1])
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
-		total += len(body)
+		size += len(body)
+		sent += wire
 	}
-	if total == 0 {
-		return 0, fmt.Errorf("the page links no assets")
+	if size == 0 {
+		return 0, 0, fmt.Errorf("the page links no assets")
 	}
-	return total, nil
+	return size, sent, nil
 }
 
 var assetRe = regexp.MustCompile(`(?:href|src)="(/static/[^"]+)"`)
@@ -286,17 +315,32 @@ var assetRe = regexp.MustCompile(`(?:href|src)="(/static/[^"]+)"`)
 // the path of its lower bound ("" none).
 type pageKind struct{ name, path, bound string }
 
-func get(url string) (string, error) {
-	resp, err := http.Get(url)
+// get requests url asking for gzip, as a browser does, and returns the
+// answer (unzipped) and the bytes sent for its body.
+func get(url string) (string, int, error) {
+	req, err := http.NewRequest("GET", url, nil)
 	if err != nil {
-		return "", err
+		return "", 0, err
+	}
+	// Set by hand, the transport leaves the body as sent.
+	req.Header.Set("Accept-Encoding", "gzip")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", 0, err
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	if err == nil && resp.StatusCode != 200 {
 		err = fmt.Errorf("GET %s: %d", url, resp.StatusCode)
 	}
-	return string(b), err
+	wire := len(b)
+	if err == nil && resp.Header.Get("Content-Encoding") == "gzip" {
+		var zr *gzip.Reader
+		if zr, err = gzip.NewReader(bytes.NewReader(b)); err == nil {
+			b, err = io.ReadAll(zr)
+		}
+	}
+	return string(b), wire, err
 }
 
 // loadAverage is the machine's 1, 5 and 15 minute load (Linux), telling
