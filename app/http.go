@@ -69,6 +69,10 @@ func withPrefix(prefix string, rewrite bool, h http.Handler) http.Handler {
 			strip.ServeHTTP(w, r)
 			return
 		}
+		// The links are rewritten in the plain body: the explorer must not
+		// compress it (a proxy in front may compress the result).
+		r = r.Clone(r.Context())
+		r.Header.Del("Accept-Encoding")
 		rw := &rewriteWriter{ResponseWriter: w, prefix: prefix}
 		strip.ServeHTTP(rw, r)
 		rw.finish()
