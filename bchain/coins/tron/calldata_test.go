@@ -25,7 +25,7 @@ func TestCallDataTronAddresses(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name, data, sig string
-		want           *calldata.Decoded
+		want            *calldata.Decoded
 	}{
 		{"TRC-20 transfer",
 			"0xa9059cbb000000000000000000000000d54f9e3b484b372f83aecd67b3772368af4268be0000000000000000000000000000000000000000000000000000000000a7d8c0",
@@ -37,7 +37,7 @@ func TestCallDataTronAddresses(t *testing.T) {
 		{"TRC-1155 safeTransferFrom",
 			"0xf242432a00000000000000000000000046f67edfe3080971e39c7e099d50ec5d86f2cb060000000000000000000000008227ecc55945f98c3dd10a8f461a4d7db126fdba000000000000000000000000000000000000000019efcdb92505463d0bebd400000000000000000000000000000000000000000000000000000000000000000100000000000000000000000000000000000000000000000000000000000000a00000000000000000000000000000000000000000000000000000000000000000",
 			"safeTransferFrom(address,address,uint256,uint256,bytes)",
-			&calldata.Decoded{MethodID: "0xf242432a", Name: "Safe Transfer From", Function: "safeTransferFrom(address, address, uint256, uint256, bytes)", Params: []calldata.Param{
+			&calldata.Decoded{MethodID: "0xf242432a", Name: "Safe Transfer From", Function: "safeTransferFrom(address, address, uint256, uint256, bytes)", Params: []calldata.Param{ //nolint:dupword // the signature has two uint256 parameters
 				{Type: "address", Values: []string{"TGSRbJTwpyNtjnefQJG1ZwVF1CSDaGYGDy"}},
 				{Type: "address", Values: []string{"TMqQg2W2UEEB8cdR35AvpEfU7QbVMihiRn"}},
 				{Type: "uint256", Values: []string{"8027030016865780586704000000"}},
