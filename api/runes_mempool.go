@@ -48,16 +48,19 @@ type pendingRuneCache struct {
 	hasTip bool
 	seq    uint64 // of the view that set tip
 	byTx   map[bchain.Hash]runeCacheEntry
-	held   int              // balances in the entries
-	redo   []*mempool.Tx    // entries a new tip dropped, to decode again
-	queue  chan *mempool.Tx // txs for the worker (RunPendingRunes)
-	wake   chan struct{}    // redo has txs
-	once   sync.Once        // reads on
-	on     bool             // the index keeps runes
+	// children are, per tx, the entries decoded from its outputs: when it
+	// is decoded again (its inputs resolved later), they are stale.
+	children map[bchain.Hash][]bchain.Hash
+	held     int              // balances in the entries
+	redo     []*mempool.Tx    // entries a new tip dropped, to decode again
+	queue    chan *mempool.Tx // txs for the worker (RunPendingRunes)
+	wake     chan struct{}    // redo has txs
+	once     sync.Once        // reads on
+	on       bool             // the index keeps runes
 }
 
 func newPendingRuneCache() *pendingRuneCache {
-	return &pendingRuneCache{byTx: map[bchain.Hash]runeCacheEntry{}, queue: make(chan *mempool.Tx, runeQueueLen),
+	return &pendingRuneCache{byTx: map[bchain.Hash]runeCacheEntry{}, children: map[bchain.Hash][]bchain.Hash{}, queue: make(chan *mempool.Tx, runeQueueLen),
 		wake: make(chan struct{}, 1)}
 }
 
@@ -106,6 +109,8 @@ func (c *pendingRuneCache) current(v *view) bool {
 		c.held -= e.m.size()
 		c.redo = append(c.redo, e.tx)
 	}
+	// the kept (inert) entries read no pending parent
+	clear(c.children)
 	c.tip, c.hasTip, c.seq = v.tip, true, v.seq
 	if len(c.redo) > 0 {
 		select {
@@ -139,16 +144,46 @@ func (c *pendingRuneCache) put(v *view, tx *mempool.Tx, m *pendingMoves) {
 	if !c.current(v) {
 		return
 	}
-	n := m.size()
-	old, had := c.byTx[tx.Txid]
-	if had {
-		n -= old.m.size()
+	if old, had := c.byTx[tx.Txid]; had && old.m != m {
+		// decoded again: what its children read from it is stale
+		c.dropDescendants(tx.Txid)
+		delete(c.byTx, tx.Txid)
+		c.held -= old.m.size()
 	}
+	n := m.size()
 	if c.held+n > maxCachedRuneBalances {
 		return
 	}
 	c.byTx[tx.Txid] = runeCacheEntry{tx: tx, m: m}
 	c.held += n
+	for _, par := range m.parents {
+		c.children[par] = append(c.children[par], tx.Txid)
+	}
+}
+
+// dropDescendants drops the entries decoded from txid's outputs, and
+// theirs, and queues them to be decoded again. Called with c.mu held.
+func (c *pendingRuneCache) dropDescendants(txid bchain.Hash) {
+	todo := []bchain.Hash{txid}
+	for len(todo) > 0 {
+		id := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		for _, ch := range c.children[id] {
+			if e, ok := c.byTx[ch]; ok {
+				delete(c.byTx, ch)
+				c.held -= e.m.size()
+				c.redo = append(c.redo, e.tx)
+				todo = append(todo, ch)
+			}
+		}
+		delete(c.children, id)
+	}
+	if len(c.redo) > 0 {
+		select {
+		case c.wake <- struct{}{}:
+		default:
+		}
+	}
 }
 
 // forget drops a tx that left the mempool. It runs under the mempool's
@@ -160,6 +195,7 @@ func (c *pendingRuneCache) forget(txid bchain.Hash) {
 		delete(c.byTx, txid)
 		c.held -= e.m.size()
 	}
+	delete(c.children, txid)
 }
 
 // enqueue hands a tx to the worker without waiting; a full queue leaves

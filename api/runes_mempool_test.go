@@ -57,3 +57,39 @@ func TestPendingRuneCache(t *testing.T) {
 		t.Errorf("held %d, want exactly the bound", c.held)
 	}
 }
+
+// A pending tx decoded again (its inputs resolved after its children were
+// decoded) makes its descendants' entries stale: they are dropped and
+// queued to be decoded again, so no answer shows what a child read from
+// the parent's earlier decoding.
+func TestPendingRuneCacheDescendants(t *testing.T) {
+	c := newPendingRuneCache()
+	v := &view{hasTip: true, tip: db.Tip{Height: 10, Hash: bchain.Hash{10}}, seq: 1}
+	x := &mempool.Tx{Tx: &bchain.Tx{Txid: bchain.Hash{1}}}
+	y := &mempool.Tx{Tx: &bchain.Tx{Txid: bchain.Hash{2}}}
+	z := &mempool.Tx{Tx: &bchain.Tx{Txid: bchain.Hash{3}}}
+	other := &mempool.Tx{Tx: &bchain.Tx{Txid: bchain.Hash{4}}}
+	c.put(v, x, &pendingMoves{pendingParent: true}) // its input not known yet: nothing on its outputs
+	c.put(v, y, &pendingMoves{pendingParent: true, parents: []bchain.Hash{x.Txid}})
+	c.put(v, z, &pendingMoves{pendingParent: true, parents: []bchain.Hash{y.Txid}})
+	c.put(v, other, &pendingMoves{moved: true, burned: []runes.Balance{{Amount: runes.U128{Lo: 1}}}})
+	// x's input resolves: a new version, decoded with the runes it spends
+	x2 := &mempool.Tx{Tx: x.Tx}
+	m2 := &pendingMoves{moved: true, outs: map[uint32][]runes.Balance{0: {{Amount: runes.U128{Lo: 100}}}}}
+	c.put(v, x2, m2)
+	if m, ok := c.get(v, x2); !ok || m != m2 {
+		t.Fatal("the new decoding of the parent is not kept")
+	}
+	for _, tx := range []*mempool.Tx{y, z} {
+		if _, ok := c.get(v, tx); ok {
+			t.Errorf("tx %x still answers from its parent's earlier decoding", tx.Txid[:1])
+		}
+	}
+	if _, ok := c.get(v, other); !ok {
+		t.Error("an unrelated entry was dropped")
+	}
+	redo := c.takeRedo()
+	if len(redo) != 2 || c.held != m2.size()+1 {
+		t.Errorf("queued %d txs to decode again (want y and z), held %d", len(redo), c.held)
+	}
+}

@@ -27,6 +27,9 @@ type pendingMoves struct {
 	// the tip); pendingParent: an input spends an output no block in the
 	// view holds (a pending tx's, or one the index has not reached).
 	stone, pendingParent bool
+	// parents are the pending txs whose decoded outputs it read: a new
+	// decoding of one of them makes this one stale (runes_mempool.go).
+	parents []bchain.Hash
 }
 
 // pendingRunes decodes pending txs for one answer, each once.
@@ -143,6 +146,7 @@ func (p *pendingRunes) apply(t *mempool.Tx) (*pendingMoves, error) {
 			if par, ok := p.txs[in.PrevTxid]; ok {
 				m.ins[j] = par.outs[in.PrevVout]
 				m.pendingParent = true
+				m.parents = append(m.parents, in.PrevTxid)
 			} else if ta, err := p.confirmed(in.PrevTxid); err != nil {
 				return nil, err
 			} else if ta != nil {

@@ -87,5 +87,17 @@ func (a *assets) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	h.Set("ETag", etag)
-	http.ServeContent(w, r, r.PathValue("name"), time.Time{}, bytes.NewReader(data))
+	http.ServeContent(preconditionFailedBare{w}, r, r.PathValue("name"), time.Time{}, bytes.NewReader(data))
+}
+
+// preconditionFailedBare drops the body's headers from a 412, which
+// ServeContent sends without a body but with the length set above.
+type preconditionFailedBare struct{ http.ResponseWriter }
+
+func (w preconditionFailedBare) WriteHeader(code int) {
+	if code == http.StatusPreconditionFailed {
+		w.Header().Del("Content-Length")
+		w.Header().Del("Content-Encoding")
+	}
+	w.ResponseWriter.WriteHeader(code)
 }

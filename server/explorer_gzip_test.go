@@ -148,6 +148,11 @@ func TestExplorerGzip(t *testing.T) {
 	if r, _ := rawGet(t, base, "GET", css, "If-None-Match", ez); r.StatusCode != http.StatusOK {
 		t.Errorf("the gzip ETag validated the plain stylesheet: %d", r.StatusCode)
 	}
+	// A failed precondition is a 412 without a body, and says so (a
+	// stale length would leave the client waiting for bytes).
+	if r, b := rawGet(t, base, "GET", css, "Accept-Encoding", "gzip", "If-Match", `"x"`); r.StatusCode != http.StatusPreconditionFailed || len(b) != 0 || r.Header.Get("Content-Encoding") != "" {
+		t.Errorf("stylesheet with a failed If-Match: %d, %d bytes, encoding %q", r.StatusCode, len(b), r.Header.Get("Content-Encoding"))
+	}
 	icon, ib := rawGet(t, base, "GET", assetRef(t, string(body), "favicon.svg"), "Accept-Encoding", "gzip")
 	if icon.Header.Get("Content-Encoding") != "" || icon.Header.Get("Vary") != "" || len(ib) == 0 {
 		t.Errorf("the small icon: encoding %q, Vary %q", icon.Header.Get("Content-Encoding"), icon.Header.Get("Vary"))

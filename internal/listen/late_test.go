@@ -159,3 +159,36 @@ func TestLateAfterSeesBusyScheduler(t *testing.T) {
 	}
 	t.Logf("late: run-queue wait %v", SchedLag())
 }
+
+// A refusal for the client's share while the process is late never
+// counts towards a block: a client within its budget is not blocked for
+// minutes by a flood it is not part of.
+func TestShareRefusalsNeverBlock(t *testing.T) {
+	now := time.Unix(1000, 0)
+	var late atomic.Bool
+	l := NewLimiter(LimitConfig{Rate: 60, Window: time.Minute, Burst: 100, BlockDuration: 10 * time.Minute, Late: late.Load}, NewOverLimits(time.Hour))
+	l.now = func() time.Time { return now }
+	l.over.now = l.now
+	h := l.Wrap(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) }))
+	gone, cancel := context.WithCancel(context.Background())
+	cancel()
+	const client = "203.0.113.7"
+	req := func() *http.Request { return limitedReq("GET", "/api/v2/", client).WithContext(gone) }
+	for episode := range 5 {
+		now = now.Add(11 * time.Second) // past the gap between episodes
+		late.Store(false)
+		for range 10 {
+			if c := serve(h, req()).Code; c != 200 {
+				t.Fatalf("episode %d: a request within the budget, on time: %d", episode, c)
+			}
+		}
+		late.Store(true)
+		if c := serve(h, req()).Code; c != http.StatusTooManyRequests {
+			t.Fatalf("episode %d: past its share while late: %d", episode, c)
+		}
+	}
+	late.Store(false)
+	if c := serve(h, req()).Code; c != 200 {
+		t.Errorf("after five share refusals, on time again: %d (blocked)", c)
+	}
+}

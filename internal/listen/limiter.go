@@ -297,7 +297,10 @@ func (l *Limiter) breached(ip string, c *restClient, now time.Time, which string
 	if l.rejected != nil {
 		l.rejected.WithLabelValues(which).Inc()
 	}
-	if l.cfg.BlockDuration <= 0 || now.Sub(c.breach) < breachGap {
+	// A share refusal is the server's lateness, not the client's excess:
+	// it never counts towards a block (a client within its budget must
+	// not be blocked for minutes by a flood it is not part of).
+	if which == "share" || l.cfg.BlockDuration <= 0 || now.Sub(c.breach) < breachGap {
 		return
 	}
 	c.breach = now
