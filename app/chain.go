@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -39,6 +40,9 @@ type chainStack struct {
 	// runMempool follows the node's mempool and announces new txs until
 	// ctx ends (nil: no mempool); it runs after newService.
 	runMempool func(ctx context.Context, wg *sync.WaitGroup, ws *server.Websocket)
+	// inSync tells whether the index has reached the node's tip once (set
+	// by serve before runMempool; nil: do not wait).
+	inSync func() bool
 	// mempool is the Bitcoin-type mempool (nil: none), for other fronts'
 	// notifications (electrum.go).
 	mempool *mempool.Mempool
@@ -74,4 +78,19 @@ func newChainStack(ctx context.Context, e stackEnv) (*chainStack, error) {
 		return nil, fmt.Errorf("%w: chain type %v is not supported yet", bchain.ErrConfig, e.backend.Type)
 	}
 	return newStack(ctx, e)
+}
+
+// waitInSync waits until inSync says the initial sync is done (nil: at
+// once); false when ctx ended first.
+func waitInSync(ctx context.Context, inSync func() bool) bool {
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	for inSync != nil && !inSync() {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-t.C:
+		}
+	}
+	return ctx.Err() == nil
 }

@@ -95,7 +95,11 @@ func newAccountStack(ctx context.Context, e stackEnv, newSvc func(api.Store, *bc
 		wg.Add(2)
 		go func() {
 			defer wg.Done()
-			_ = mp.Run(ctx, b.TxNotifier)
+			// As Blockbook: the mempool is followed once the initial sync
+			// is done, so its fetches do not compete with the blocks'.
+			if waitInSync(ctx, s.inSync) {
+				_ = mp.Run(ctx, b.TxNotifier)
+			}
 		}()
 		go func() {
 			defer wg.Done()

@@ -5,7 +5,9 @@ import (
 	"context"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/openexplorer/blockbook/bchain"
 )
@@ -44,5 +46,26 @@ func TestCheckBackendWarnings(t *testing.T) {
 		if b.Close != nil {
 			_ = b.Close()
 		}
+	}
+}
+
+// The Ethereum mempool follower starts only once the sync worker reports
+// the tip reached (Blockbook's order), and not at all if ctx ends first.
+func TestWaitInSync(t *testing.T) {
+	var calls atomic.Int32
+	inSync := func() bool { return calls.Add(1) >= 3 }
+	if !waitInSync(context.Background(), inSync) {
+		t.Fatal("waitInSync gave up though the sync reached the tip")
+	}
+	if n := calls.Load(); n != 3 {
+		t.Errorf("inSync asked %d times before the wait ended, want 3", n)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 250*time.Millisecond)
+	defer cancel()
+	if waitInSync(ctx, func() bool { return false }) {
+		t.Error("waitInSync returned true for a sync that never reached the tip")
+	}
+	if !waitInSync(context.Background(), nil) {
+		t.Error("waitInSync without a sync worker must not wait")
 	}
 }

@@ -304,6 +304,9 @@ func serve(ctx context.Context, e stackEnv, stack *chainStack, worker tipSource,
 		}
 	})
 	if stack.runMempool != nil {
+		if o.Sync {
+			stack.inSync = func() bool { return worker.status.State().InSync }
+		}
 		stack.runMempool(syncCtx, &wg, ws)
 	}
 	startFiat(syncCtx, &wg, o, fiatCfg, e.backend.Type, e.d, rateSinks(ws, mpFront), log, e.reg)
