@@ -39,6 +39,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) == "1" {
 		os.Exit(app.Main(os.Args[1:], app.Build{}))
 	}
+	if plan := os.Getenv(victimEnv); plan != "" {
+		os.Exit(runVictim(plan))
+	}
 	code := m.Run()
 	removeLtcTemplate()
 	// With the whole suite run, every websocket method must have a test.

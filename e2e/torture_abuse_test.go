@@ -39,7 +39,7 @@ var (
 // on Esplora and the public port, each attacker a client of its own (its
 // own loopback address, limited as any client with -listenlimitlocal:
 // real attackers are not loopback peers). Meanwhile every 250 ms
-// a victim (another named client) asks each front once, and /health is
+// a victim (another named client, in a process of its own) asks each front once, and /health is
 // read, each request timed. Required: the victims and /health never
 // fail, their p99 latency stays under abuseP99, and the server's RSS stays
 // within abuseRSSBudget of where it started.
@@ -100,56 +100,42 @@ func TestTortureAbuse(t *testing.T) {
 		loopGet(ctx, d, c.base+"/api/v2/address/"+addr+"?details=txs&pageSize=1000", &sent)
 	})
 
-	// The victims, and the balancer's /health.
-	fails, asked := map[string]int{}, 0
-	var took []time.Duration
-	slowest := map[string]time.Duration{}
-	timed := func(name string, d time.Duration) {
-		took = append(took, d)
-		slowest[name] = max(slowest[name], d.Round(time.Millisecond))
+	// The victims, and the balancer's /health, in a process of their own
+	// (torture_victim_test.go); this one samples the server's RSS.
+	vcmd, vout, err := startVictim(victimPlan{Health: "http://" + internal + "/health", Public: c.base + "/api/v2",
+		Esplora: "http://" + esplora + "/api/blocks/tip/height", Electrum: electrum, For: time.Until(deadlineOf(ctx))})
+	if err != nil {
+		t.Fatalf("victim child: %v", err)
 	}
 	var rssPeak int64
-	victims := []struct{ name, url string }{
-		{"/health", "http://" + internal + "/health"},
-		{"public", c.base + "/api/v2"},
-		{"esplora", "http://" + esplora + "/api/blocks/tip/height"},
-	}
-	client := &http.Client{Timeout: 10 * time.Second}
 	for ctx.Err() == nil {
-		for _, v := range victims {
-			req, _ := http.NewRequest("GET", v.url, nil)
-			req.Header.Set("X-Real-Ip", "198.51.100.99")
-			start := time.Now()
-			resp, err := client.Do(req)
-			asked++
-			if err != nil {
-				fails[v.name]++
-				continue
-			}
-			_, _ = io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			timed(v.name, time.Since(start))
-			if resp.StatusCode != 200 {
-				fails[v.name]++
-			}
-		}
-		start := time.Now()
-		if err := electrumPing(electrum); err != nil {
-			fails["electrum"]++
-		}
-		timed("electrum", time.Since(start))
-		asked++
 		if rss, _ := vmRSS(t, c.cmd.Process.Pid); rss > rssPeak {
 			rssPeak = rss
 		}
 		time.Sleep(250 * time.Millisecond)
+	}
+	recs, err := victimRecords(vcmd, vout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fails, asked := map[string]int{}, len(recs)
+	var took []time.Duration
+	slowest := map[string]time.Duration{}
+	for _, r := range recs {
+		if r.Failed {
+			fails[r.Name]++
+		}
+		if r.Took > 0 {
+			took = append(took, r.Took)
+			slowest[r.Name] = max(slowest[r.Name], r.Took.Round(time.Millisecond))
+		}
 	}
 	attacks.Wait()
 	rssEnd, _ := vmRSS(t, c.cmd.Process.Pid)
 	p50, p99 := quantiles(took)
 	// The CPU figures tell the server's share from the attackers' (this
 	// process) on a shared machine; shed is what the gate refused.
-	tortureReport(t, "abuse", "%d attackers of each of 6 kinds for %v (%d attack requests): victim requests %d, failed %v, latency p50 %v p99 %v, slowest %v; server RSS start %d MiB, peak %d MiB, end %d MiB (budget %d MiB); CPU server %.0f s, attackers and victims %.0f s; shed (gate by front; share refusals by listener) %s",
+	tortureReport(t, "abuse", "%d attackers of each of 6 kinds for %v (%d attack requests): victim requests %d, failed %v, latency p50 %v p99 %v, slowest %v; server RSS start %d MiB, peak %d MiB, end %d MiB (budget %d MiB); CPU server %.0f s, attackers %.0f s; shed (gate by front; share refusals by listener) %s",
 		scale, dur, sent.Load(), asked, fails, p50, p99, slowest, rssStart>>20, rssPeak>>20, rssEnd>>20, (rssStart+abuseRSSBudget)>>20,
 		cpuSeconds(c.cmd.Process.Pid)-cpuStart, cpuSeconds(os.Getpid())-ownStart, gateShed(t, "http://"+internal+"/metrics"))
 	for name, n := range fails {
@@ -387,4 +373,13 @@ func saveCPUProfile(t *testing.T, url, file string) {
 		err = os.WriteFile(file, b, 0o644)
 	}
 	t.Logf("cpu profile of the server: %s (%d bytes, %v)", file, len(b), err)
+}
+
+// deadlineOf is ctx's deadline (now if it has none).
+func deadlineOf(ctx context.Context) time.Time {
+	d, ok := ctx.Deadline()
+	if !ok {
+		return time.Now()
+	}
+	return d
 }
