@@ -31,26 +31,24 @@ type whale struct {
 
 func (w *whale) ScriptHistory(ctx context.Context, script []byte, limit int) ([]api.ScriptTx, error) {
 	txs, err := w.ScriptQueries.ScriptHistory(ctx, script, limit)
-	if err != nil || !bytes.Equal(script, w.script) || len(txs) == 0 {
-		return txs, err
-	}
-	out := make([]api.ScriptTx, whaleRows)
-	for i := range out {
-		out[i] = txs[i%len(txs)]
-	}
-	return out, nil
+	return grown(w, script, txs), err
 }
 
 func (w *whale) ScriptUtxos(ctx context.Context, script []byte) ([]api.ScriptUtxo, error) {
 	us, err := w.ScriptQueries.ScriptUtxos(ctx, script)
-	if err != nil || !bytes.Equal(script, w.script) || len(us) == 0 {
-		return us, err
+	return grown(w, script, us), err
+}
+
+// grown repeats the whale's rows to whaleRows; other scripts' as they are.
+func grown[T any](w *whale, script []byte, rows []T) []T {
+	if !bytes.Equal(script, w.script) || len(rows) == 0 {
+		return rows
 	}
-	out := make([]api.ScriptUtxo, whaleRows)
+	out := make([]T, whaleRows)
 	for i := range out {
-		out[i] = us[i%len(us)]
+		out[i] = rows[i%len(rows)]
 	}
-	return out, nil
+	return out
 }
 
 // servedWhale serves the shared fixture with the demo script a whale;
