@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/hex"
 	"fmt"
+	"regexp"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -13,6 +15,7 @@ import (
 	"github.com/btcsuite/btcd/wire/v2"
 
 	"github.com/openexplorer/blockbook/app"
+	"github.com/openexplorer/blockbook/electrum"
 	"github.com/openexplorer/blockbook/internal/syncbuf"
 	"github.com/openexplorer/blockbook/tools/chaingen"
 	"github.com/openexplorer/blockbook/tools/electrumwallet"
@@ -32,6 +35,7 @@ import (
 func TestElectrumWallet(t *testing.T) {
 	electrumwallet.Require(t)
 	st := startElectrumWalletStack(t)
+	checkWalletOpenCost(t, st.inst.internal)
 	for _, w := range st.wallets {
 		checkElectrumWallet(t, st.d, w, st.g, st.acct, nil)
 	}
@@ -294,5 +298,25 @@ func listenElectrum(o *app.Options, addr string) {
 		if name == "public" || name == "internal" {
 			announce(name, a)
 		}
+	}
+}
+
+// checkWalletOpenCost reads what the wallets' opening (two wallets of the
+// account restored and synced, one connection) weighed against the
+// per-client Electrum budget: it must stay a small part of one burst, so
+// that a wallet at open never meets the rate limit.
+func checkWalletOpenCost(t *testing.T, internal string) {
+	t.Helper()
+	m := regexp.MustCompile(`(?m)^blockbook_electrum_call_cost_total (\S+)$`).FindStringSubmatch(metricsText(t, internal))
+	if m == nil {
+		t.Fatal("/metrics lacks blockbook_electrum_call_cost_total")
+	}
+	cost, err := strconv.ParseFloat(m[1], 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the Electrum wallet's opening of the demo account weighed %.0f cost units (burst %d)", cost, electrum.DefaultCallBurst)
+	if cost < 10 || cost > electrum.DefaultCallBurst/10 {
+		t.Errorf("the wallets' opening weighed %.0f units: want a small part of the burst of %d", cost, electrum.DefaultCallBurst)
 	}
 }

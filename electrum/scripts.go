@@ -80,6 +80,7 @@ func (s *Server) history(ctx context.Context, script []byte, v16 bool) ([]histor
 	if err != nil {
 		return nil, err
 	}
+	meterRows(ctx, len(txs))
 	out := make([]historyItem, 0, len(txs))
 	firstPending := len(txs)
 	for i := range txs {
@@ -194,6 +195,7 @@ func scripthashUnspent(ctx context.Context, ss *session, p params) (any, error) 
 	if err != nil {
 		return nil, err
 	}
+	meterRows(ctx, len(utxos))
 	out := make([]unspent, len(utxos))
 	for i, u := range utxos {
 		out[i] = unspent{TxPos: u.Vout, Value: u.Value, TxHash: u.Txid.String(), Height: u.Height}

@@ -74,8 +74,9 @@ type Config struct {
 	// MaxCallsPerIP caps the calls of one client address in progress
 	// over all its connections; more wait (slots.go).
 	MaxCallsPerIP int
-	// CallsPerMinute is the rate of calls one client may make (each call
-	// of a batch counts), with CallBurst at once; past it a call answers
+	// CallsPerMinute is the cost units one client may spend a minute (a
+	// call costs 1, more by its work: cost.go; each call of a batch
+	// counts), with CallBurst at once; past it a call answers
 	// -101 with the seconds to wait. The client is named as for
 	// MaxCallsPerIP (loopback and private peers are exempt). Negative
 	// turns the rate limit off.
@@ -227,6 +228,7 @@ type Server struct {
 	queued       *bytebudget.Budget // bytes queued to every connection
 	calls        *clientSlots       // calls in progress per client address
 	rate         *listen.Limiter    // calls per minute per client (nil: off)
+	callCost     prometheus.Counter // units calls weighed (nil: no metrics)
 	hub          *hub
 	sp           *spHub
 	fees         histogramCache
@@ -252,7 +254,7 @@ func New(svc api.Service, scripts api.ScriptQueries, cfg Config) (*Server, error
 	ctx, stop := context.WithCancel(context.Background())
 	s := &Server{svc: svc, scripts: scripts, cfg: cfg, log: cfg.Log, sessions: map[*session]struct{}{},
 		perIP: map[string]int{}, ctx: ctx, stop: stop, queued: bytebudget.New(int64(cfg.MaxQueuedBytes)),
-		calls: newClientSlots(cfg.MaxCallsPerIP)}
+		calls: newClientSlots(cfg.MaxCallsPerIP), callCost: newCallCost(cfg.Metrics)}
 	if cfg.CallsPerMinute > 0 {
 		s.rate = listen.NewLimiter(listen.LimitConfig{Rate: cfg.CallsPerMinute, Window: time.Minute, Burst: cfg.CallBurst, Name: "electrum", Late: cfg.Late, Metrics: cfg.Metrics}, nil)
 	}

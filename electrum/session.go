@@ -361,21 +361,22 @@ func (ss *session) call(raw json.RawMessage) []byte {
 	ctx, cancel := context.WithTimeout(ss.s.ctx, callTimeout)
 	defer cancel()
 	ip := ss.s.countedKey(ss.ip)
+	pre := preCost(&req)
 	if ss.s.rate != nil && ip != "" {
-		if ref := ss.s.rate.Spend(ip); ref.Msg != "" {
+		if ref := ss.s.rate.SpendCost(ip, pre); ref.Msg != "" {
 			ss.refused = ss.refused || ref.Hold
 			if req.isNotification() {
 				return nil
 			}
 			if ref.Share {
-				return errorFrame(req.ID, newErr(codeBusy, "server busy: this client is past its share (%d calls a minute) while the server is behind; retry in %d s",
+				return errorFrame(req.ID, newErr(codeBusy, "server busy: this client is past its share (%d call units a minute) while the server is behind; retry in %d s",
 					ss.s.cfg.CallsPerMinute, ref.Retry))
 			}
-			return errorFrame(req.ID, newErr(codeExcessive, "rate limit: %d calls a minute from one client (%d at once); retry in %d s",
+			return errorFrame(req.ID, newErr(codeExcessive, "rate limit: %d call units a minute from one client (%d at once; a call weighs 1, more by its rows and bytes); retry in %d s",
 				ss.s.cfg.CallsPerMinute, ss.s.cfg.CallBurst, ref.Retry))
 		}
 	}
-	release, ok := ss.s.calls.acquire(ctx, ip)
+	release, ok := ss.s.calls.acquireN(ctx, ip, pre)
 	if !ok {
 		if req.isNotification() {
 			return nil
@@ -393,21 +394,31 @@ func (ss *session) call(raw json.RawMessage) []byte {
 		}
 		defer leave()
 	}
+	ctx, m := withMeter(ctx)
 	result, err := ss.dispatch(ctx, &req)
+	b, size := ss.answer(&req, result, err)
+	ss.charge(ip, pre, m, size)
+	return b
+}
+
+// answer frames a call's result or error (nil for a notification); size
+// is the result's encoded bytes, what the call produced, even when too
+// large to send.
+func (ss *session) answer(req *request, result any, err error) (b []byte, size int) {
 	if req.isNotification() {
-		return nil
+		return nil, 0
 	}
 	if err != nil {
-		return errorFrame(req.ID, ss.s.wireError(req.Method, err))
+		return errorFrame(req.ID, ss.s.wireError(req.Method, err)), 0
 	}
-	b, err := resultFrame(req.ID, result)
+	b, err = resultFrame(req.ID, result)
 	if err != nil {
-		return errorFrame(req.ID, ss.s.wireError(req.Method, err))
+		return errorFrame(req.ID, ss.s.wireError(req.Method, err)), 0
 	}
 	if len(b) > ss.s.cfg.MaxAnswerBytes {
-		return errorFrame(req.ID, tooLarge(ss.s.cfg.MaxAnswerBytes))
+		return errorFrame(req.ID, tooLarge(ss.s.cfg.MaxAnswerBytes)), len(b)
 	}
-	return b
+	return b, len(b)
 }
 
 // markDirty queues a recheck of a script hash (script, if known, is its

@@ -25,6 +25,10 @@ type clientSlots struct {
 type slotEntry struct {
 	places chan struct{}
 	users  int // calls holding or waiting for a place
+	// gather is held by the one call of several places gathering them:
+	// two such calls each holding part of what they need would wait on
+	// each other until their deadlines.
+	gather chan struct{}
 }
 
 func newClientSlots(limit int) *clientSlots {
@@ -46,13 +50,20 @@ func localKey(key string) bool {
 // acquire takes a place for ip ("": an exempt client), waiting until ctx
 // ends; release gives it back.
 func (s *clientSlots) acquire(ctx context.Context, ip string) (release func(), ok bool) {
+	return s.acquireN(ctx, ip, 1)
+}
+
+// acquireN takes n places (a call's weight known before it runs, such as
+// 2016 headers; at most the limit, so that it can run alone).
+func (s *clientSlots) acquireN(ctx context.Context, ip string, n int) (release func(), ok bool) {
 	if ip == "" {
 		return func() {}, true
 	}
+	n = min(max(n, 1), s.limit)
 	s.mu.Lock()
 	e := s.by[ip]
 	if e == nil {
-		e = &slotEntry{places: make(chan struct{}, s.limit)}
+		e = &slotEntry{places: make(chan struct{}, s.limit), gather: make(chan struct{}, 1)}
 		s.by[ip] = e
 	}
 	e.users++
@@ -63,6 +74,9 @@ func (s *clientSlots) acquire(ctx context.Context, ip string) (release func(), o
 			delete(s.by, ip)
 		}
 		s.mu.Unlock()
+	}
+	if n > 1 {
+		return e.gatherN(ctx, n, leave)
 	}
 	release = func() { <-e.places; leave() }
 	select {
@@ -77,6 +91,32 @@ func (s *clientSlots) acquire(ctx context.Context, ip string) (release func(), o
 		leave()
 		return nil, false
 	}
+}
+
+// gatherN takes n places for one call, one gatherer at a time.
+func (e *slotEntry) gatherN(ctx context.Context, n int, leave func()) (release func(), ok bool) {
+	giveBack := func(got int) {
+		for range got {
+			<-e.places
+		}
+	}
+	select {
+	case e.gather <- struct{}{}:
+	case <-ctx.Done():
+		leave()
+		return nil, false
+	}
+	defer func() { <-e.gather }()
+	for got := 0; got < n; got++ {
+		select {
+		case e.places <- struct{}{}:
+		case <-ctx.Done():
+			giveBack(got)
+			leave()
+			return nil, false
+		}
+	}
+	return func() { giveBack(n); leave() }, true
 }
 
 // waiting is how many calls of ip hold or wait for a place (tests).

@@ -94,6 +94,7 @@ func tweaksSubscribe(ctx context.Context, ss *session, p params) (any, error) {
 			return nil, err
 		}
 		ss.sendNote(methodTweaks, map[string]any{strconv.Itoa(h): note})
+		meterBlock(ctx)
 		if time.Now().After(deadline) {
 			break
 		}

@@ -238,14 +238,7 @@ func (l *Limiter) admit(ip string, cost int) Refusal {
 	}
 	k.seen = now
 	if l.cfg.Rate > 0 {
-		perSec := float64(l.cfg.Rate) / l.cfg.Window.Seconds()
-		// now was read before the lock: a request that waited for it may
-		// carry an older time than the last refill, which must not take
-		// tokens away (under load that emptied a large bucket at once).
-		if elapsed := now.Sub(k.refilled); elapsed > 0 {
-			k.tokens = math.Min(float64(l.cfg.Burst), k.tokens+elapsed.Seconds()*perSec)
-			k.refilled = now
-		}
+		perSec := l.refill(k, now)
 		if k.tokens < rateCost {
 			l.breached(ip, c, now, "rate")
 			return Refusal{Msg: fmt.Sprintf("Too many requests: this request costs %d of the %d this client may spend per %s", int(rateCost), l.cfg.Rate, l.cfg.Window), Retry: int((rateCost-k.tokens)/perSec) + 1}
@@ -275,12 +268,20 @@ func (l *Limiter) admit(ip string, cost int) Refusal {
 // HTTP requests (Electrum's); a non-empty Msg says why not. The
 // concurrency limit is not held past the call here: such a front bounds
 // its calls in progress itself.
-func (l *Limiter) Spend(ip string) Refusal {
-	ref := l.acquire(ip, 1)
-	if ref.Msg == "" {
-		l.release(ip, l.concCost(1))
+func (l *Limiter) Spend(ip string) Refusal { return l.SpendCost(ip, 1) }
+
+// refill adds the tokens earned since k's last refill (up to the burst);
+// it returns the rate per second.
+func (l *Limiter) refill(k *restClient, now time.Time) (perSec float64) {
+	perSec = float64(l.cfg.Rate) / l.cfg.Window.Seconds()
+	// now was read before the lock: a request that waited for it may
+	// carry an older time than the last refill, which must not take
+	// tokens away (under load that emptied a large bucket at once).
+	if elapsed := now.Sub(k.refilled); elapsed > 0 {
+		k.tokens = math.Min(float64(l.cfg.Burst), k.tokens+elapsed.Seconds()*perSec)
+		k.refilled = now
 	}
-	return ref
+	return perSec
 }
 
 func (l *Limiter) release(ip string, cost int) {
