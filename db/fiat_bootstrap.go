@@ -27,23 +27,15 @@ func ReadFiatBootstrap(r Reader) (st FiatBootstrap, found bool, err error) {
 	if err != nil || v == nil {
 		return st, false, err
 	}
-	d := newDecoder("fiat bootstrap marker", v)
-	c := d.bytes(1)
-	n := d.uvarint()
-	if err := d.done(); err != nil {
-		return st, false, err
-	}
-	if c[0] > 1 || n > 1<<20 {
-		return st, false, fmt.Errorf("fiat bootstrap marker: bad value %x", v)
-	}
-	return FiatBootstrap{Complete: c[0] == 1, Attempts: int(n)}, true, nil
+	st, err = unpackFiatBootstrap(v)
+	return st, err == nil, err
 }
 
-// WriteFiatBootstrap replaces the marker.
-func (d *DB) WriteFiatBootstrap(st FiatBootstrap) error {
-	if st.Attempts < 0 {
-		return fmt.Errorf("fiat bootstrap marker: negative attempts %d", st.Attempts)
-	}
+// maxFiatBootstrapAttempts bounds the stored count (a corrupt row is not
+// a count).
+const maxFiatBootstrapAttempts = 1 << 20
+
+func packFiatBootstrap(st FiatBootstrap) []byte {
 	e := encoder{}
 	if st.Complete {
 		e.b = append(e.b, 1)
@@ -51,9 +43,34 @@ func (d *DB) WriteFiatBootstrap(st FiatBootstrap) error {
 		e.b = append(e.b, 0)
 	}
 	e.uvarint(uint64(st.Attempts))
+	return e.b
+}
+
+func unpackFiatBootstrap(v []byte) (FiatBootstrap, error) {
+	d := newDecoder("fiat bootstrap marker", v)
+	var st FiatBootstrap
+	if c := d.bytes(1); c != nil {
+		if c[0] > 1 {
+			d.fail("complete flag %d", c[0])
+		}
+		st.Complete = c[0] == 1
+	}
+	if n := d.uvarint(); n > maxFiatBootstrapAttempts {
+		d.fail("attempts %d", n)
+	} else {
+		st.Attempts = int(n)
+	}
+	return st, d.done()
+}
+
+// WriteFiatBootstrap replaces the marker.
+func (d *DB) WriteFiatBootstrap(st FiatBootstrap) error {
+	if st.Attempts < 0 || st.Attempts > maxFiatBootstrapAttempts {
+		return fmt.Errorf("fiat bootstrap marker: attempts %d out of range", st.Attempts)
+	}
 	b := d.NewBatch()
 	defer b.Destroy()
-	b.put(CFFiatRates, fiatBootstrapKey, e.b)
+	b.put(CFFiatRates, fiatBootstrapKey, packFiatBootstrap(st))
 	return d.writeOffChain(b)
 }
 

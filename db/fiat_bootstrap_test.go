@@ -51,3 +51,12 @@ func TestFiatBootstrapMarker(t *testing.T) {
 		t.Errorf("times %v %v", got, err)
 	}
 }
+
+func FuzzUnpackFiatBootstrap(f *testing.F) {
+	f.Add(packFiatBootstrap(FiatBootstrap{Complete: true}))
+	f.Add(packFiatBootstrap(FiatBootstrap{Attempts: 2}))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v, err := unpackFiatBootstrap(b)
+		checkCanonical(t, b, err, func() []byte { return packFiatBootstrap(v) })
+	})
+}
