@@ -2,6 +2,7 @@ package fiat
 
 import (
 	"context"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -327,4 +328,53 @@ func rangeInts(from, to int) []int {
 		out = append(out, n)
 	}
 	return out
+}
+
+// Tokens: the bootstrap asks each followed token's whole history of the
+// mirror too, and the reconcile repairs their rates in the days it fills,
+// in coins with the repaired day's own coin rate.
+func TestBootstrapAndReconcileTokens(t *testing.T) {
+	mirror := tokenProvider(t)
+	api := provider(t)
+	d := openDB(t, t.TempDir())
+	defer d.Close()
+	td := newTokenDownloader(t, d, api, withMirror(mirror))
+	if err := td.historyCycle(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{usdtID, linkID, noRateID} {
+		if n := countEndpoint(mirror, "/coins/"+id+"/market_chart?days=max&interval=daily&vs_currency=usd"); n != 1 {
+			t.Errorf("%s: %d full-history requests in %q", id, n, mirror.Requests())
+		}
+	}
+	if countEndpoint(mirror, "coins/list") == 0 || len(api.Requests()) != 0 {
+		t.Errorf("mirror %q, API %q", mirror.Requests(), api.Requests())
+	}
+	ft, err := db.ReadFiatTicker(d, dayN(390).Unix())
+	if err != nil || ft == nil || math.Abs(ft.TokenRates[link]-10.0/1390) > 1e-12 {
+		t.Fatalf("day 390 %+v %v", ft, err)
+	}
+
+	d2 := openDB(t, t.TempDir())
+	defer d2.Close()
+	storeDays(t, d2, 300, 398, 392, 393)
+	td = newTokenDownloader(t, d2, api, withMirror(mirror))
+	filled, err := td.reconcile(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// usd, eur and the two priced tokens on two days.
+	if filled != 8 {
+		t.Errorf("filled %d", filled)
+	}
+	for _, n := range []int{392, 393} {
+		ft, err := db.ReadFiatTicker(d2, dayN(n).Unix())
+		if err != nil || ft == nil || ft.Rates["usd"] != float64(1000+n) ||
+			math.Abs(ft.TokenRates[link]-float64(n-380)/float64(1000+n)) > 1e-12 || math.Abs(ft.TokenRates[usdt]-1.0/float64(1000+n)) > 1e-12 {
+			t.Errorf("day %d: %+v %v", n, ft, err)
+		}
+	}
+	if ft, _ := db.ReadFiatTicker(d2, dayN(391).Unix()); ft == nil || len(ft.TokenRates) != 0 {
+		t.Errorf("day 391 (present) changed: %+v", ft)
+	}
 }
