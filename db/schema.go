@@ -45,7 +45,7 @@ const (
 	CFBlockTxs                 // u32be(height) → BlockUndo, last block_addresses_to_keep blocks
 	CFBlockFilter              // hash → Golomb filter of the block's scripts (when enabled and not empty)
 	CFTransactions             // txid → raw tx (cache)
-	CFFiatRates                // 't' ‖ u32be(unix time) → FiatTicker; 'c' → current ticker; 'h'/'f' hourly/5-minute (off-chain, schema_fiat.go)
+	CFFiatRates                // 't' ‖ u32be(unix time) → FiatTicker; 'c' → current ticker; 'h'/'f' hourly/5-minute; 'b' bootstrap marker (off-chain, schema_fiat.go)
 	// Ethereum-type only (schema_eth.go); Ethereum-type chains use
 	// CFAddresses and CFBlockTxs in their Ethereum form.
 	CFAddressContracts        // address → AddrContracts

@@ -11,6 +11,8 @@ package db
 //	'h' ‖ u32be(slot)         → uv(unix seconds) ‖ rates   hourly points, 90 days
 //	'f' ‖ u32be(slot)         → uv(unix seconds) ‖ rates   5-minute points, 1 day
 //                                                         (fiat_fine.go)
+//	'b'                       → u8(complete) ‖ uv(attempts)  the history
+//	                                        bootstrap marker (fiat_bootstrap.go)
 //
 // rates = uv(#rates) ‖ #rates × (lb(currency) ‖ f64be(rate))
 //         ‖ uv(#tokenRates) ‖ #tokenRates × (lb(token) ‖ f64be(rate))

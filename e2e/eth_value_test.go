@@ -95,7 +95,7 @@ func TestEthTokenFiatValues(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg["fiat_rates"] = "coingecko"
-	cfg["fiat_rates_params"] = fmt.Sprintf(`{"coin": "ethereum", "platformIdentifier": "ethereum", "platformVsCurrency": "usd", "periodSeconds": 900, "url": %q}`, prov.URL())
+	cfg["fiat_rates_params"] = fmt.Sprintf(`{"coin": "ethereum", "platformIdentifier": "ethereum", "platformVsCurrency": "usd", "periodSeconds": 900, "url": %q, "tipUrl": %q}`, prov.URL(), prov.URL())
 	cfg["fiat_rates_vs_currencies"] = "usd,eur"
 	raw, err := json.Marshal(cfg)
 	if err != nil {

@@ -16,9 +16,12 @@ import (
 )
 
 // Fiat rates end to end: the demo stack with fiat_rates configured the way
-// Blockbook's bitcoin.json does it, pointed (fiat_rates_params' url) at a
-// local server that speaks CoinGecko's API. The downloader's clock is fixed
-// a few days after the demo chain's blocks, so the answers are golden.
+// Blockbook's bitcoin.json does it, pointed at two local servers that speak
+// CoinGecko's API: the API itself (fiat_rates_params' tipUrl: current and
+// finer rates; its public plan refuses history beyond 90 days) and the
+// bootstrap mirror (Blockbook's url: the daily history, whose whole range
+// the first run asks). The downloader's clock is fixed a few days after the
+// demo chain's blocks, so the answers are golden.
 
 const fiatGoldenDir = "testdata/fiat"
 
@@ -52,17 +55,19 @@ func fiatIntradayUsd(t time.Time) float64 {
 }
 
 func TestE2EFiatRates(t *testing.T) {
-	prov := fiatProvider(t)
+	prov, mirror := fiatProvider(t), fiatProvider(t)
+	prov.SetRangeLimit(90)
+	mirror.SetCurrent(map[string]float64{}) // a mirror of the history only
 	downloaders := make(chan *fiat.Downloader, 1)
 	esploraAddr := make(chan string, 1)
 	st := startDemoStackWith(t, map[string]any{
 		"fiat_rates":               "coingecko",
-		"fiat_rates_params":        fmt.Sprintf(`{"coin": "bitcoin", "periodSeconds": 900, "url": %q}`, prov.URL()),
+		"fiat_rates_params":        fmt.Sprintf(`{"coin": "bitcoin", "periodSeconds": 900, "url": %q, "tipUrl": %q}`, mirror.URL(), prov.URL()),
 		"fiat_rates_vs_currencies": "USD,EUR,BTC,JPY",
 	}, func(o *app.Options) {
 		o.FiatConfig = func(c *fiat.Config) {
 			c.Now = func() time.Time { return fiatNow }
-			c.RequestGap = time.Millisecond
+			c.RequestGap, c.BootstrapGap = time.Millisecond, time.Millisecond
 		}
 		o.OnFiat = func(dl *fiat.Downloader) { downloaders <- dl }
 		listenEsplora(o, esploraAddr) // mempool.space's prices
@@ -78,6 +83,7 @@ func TestE2EFiatRates(t *testing.T) {
 			b.HistoricalFiatRatesTime != nil && b.HistoricalFiatRatesTime.Equal(lastDay)
 	})
 	waitMempoolInSync(t, base)
+	checkFiatBootstrap(t, prov, mirror)
 	checkFinestFiat(t, base)
 	p2tr, err := g.Address(chaingen.P2TR, chaingen.DemoIndex)
 	if err != nil {
@@ -322,5 +328,35 @@ func checkFinestFiat(t *testing.T, base string) {
 			t.Fatalf("finest tickers:\n got %v\nwant %v", got, want)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// checkFiatBootstrap: the first history run asked every currency's whole
+// history ("max") from the bootstrap mirror, once, and nothing daily from
+// the API; the current rates came from the API only.
+func checkFiatBootstrap(t *testing.T, api, mirror *fiattest.Server) {
+	t.Helper()
+	var apiDaily, mirrorPrice []string
+	for _, r := range api.Requests() {
+		if strings.Contains(r, "interval=daily") {
+			apiDaily = append(apiDaily, r)
+		}
+	}
+	maxes := map[string]int{}
+	for _, r := range mirror.Requests() {
+		if strings.HasPrefix(r, "/api/v3/simple/price") {
+			mirrorPrice = append(mirrorPrice, r)
+		}
+		if strings.Contains(r, "/market_chart?days=max&interval=daily&vs_currency=") {
+			maxes[r[strings.LastIndex(r, "=")+1:]]++
+		}
+	}
+	if len(apiDaily) > 0 || len(mirrorPrice) > 0 {
+		t.Errorf("daily history asked of the API %q, current rates of the mirror %q", apiDaily, mirrorPrice)
+	}
+	for _, c := range []string{"usd", "eur", "btc", "jpy"} {
+		if maxes[c] != 1 {
+			t.Errorf("full history of %s asked %d times of the mirror (requests %q)", c, maxes[c], mirror.Requests())
+		}
 	}
 }

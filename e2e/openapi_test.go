@@ -257,7 +257,7 @@ func startOpenAPIStack(t *testing.T) (*instance, *chaingen.Generator) {
 	cfg := writeConfig(t, node, map[string]any{
 		"block_golomb_filter_p": 20, "block_filter_scripts": "taproot-noordinals", "block_filter_use_zeroed_key": true,
 		"fiat_rates": "coingecko", "fiat_rates_vs_currencies": "USD,EUR,BTC,JPY",
-		"fiat_rates_params": fmt.Sprintf(`{"coin": "bitcoin", "periodSeconds": 900, "url": %q}`, prov.URL()),
+		"fiat_rates_params": fmt.Sprintf(`{"coin": "bitcoin", "periodSeconds": 900, "url": %q, "tipUrl": %q}`, prov.URL(), prov.URL()),
 	})
 	inst := startInProcess(t, cfg, t.TempDir(), func(o *app.Options) {
 		o.FiatConfig = func(c *fiat.Config) {

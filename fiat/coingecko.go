@@ -81,7 +81,23 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 // MaxAttempts times in all; the wait holds every other request too
 // (throttle.go).
 func (c *client) get(ctx context.Context, endpoint, path string, q url.Values, out any) error {
-	u := c.cfg.URL + path
+	return c.getAt(ctx, c.cfg.URL, endpoint, path, q, out)
+}
+
+// histURL is where the daily history and the vs-currency and coin lists
+// are asked: the bootstrap URL when set (Blockbook sends every daily range
+// and this metadata there, keeping the plan's rate limit for the current
+// and finer rates), else the API.
+func (c *client) histURL() string {
+	if c.cfg.BootstrapURL != "" {
+		return c.cfg.BootstrapURL
+	}
+	return c.cfg.URL
+}
+
+// getAt is get against base instead of the API's URL.
+func (c *client) getAt(ctx context.Context, base, endpoint, path string, q url.Values, out any) error {
+	u := base + path
 	if len(q) > 0 {
 		u += "?" + q.Encode()
 	}
@@ -228,7 +244,7 @@ func httpError(status int, body []byte) error {
 // supportedVsCurrencies asks simple/supported_vs_currencies.
 func (c *client) supportedVsCurrencies(ctx context.Context) ([]string, error) {
 	var out []string
-	err := c.get(ctx, "supported_vs_currencies", "/simple/supported_vs_currencies", nil, &out)
+	err := c.getAt(ctx, c.histURL(), "supported_vs_currencies", "/simple/supported_vs_currencies", nil, &out)
 	return out, err
 }
 
@@ -249,16 +265,20 @@ func (c *client) simplePrice(ctx context.Context, vs []string) (map[string]float
 }
 
 // marketChart asks coins/{id}/market_chart for daily prices of vs over
-// days ("max" or a number); prices are [ms, rate] pairs. id is the coin's,
-// or a token's CoinGecko id.
+// days ("max" or a number) at histURL; prices are [ms, rate] pairs. id is
+// the coin's, or a token's CoinGecko id.
 func (c *client) marketChart(ctx context.Context, id, vs, days string) ([][2]float64, error) {
-	return c.chart(ctx, id, vs, days, "daily")
+	return c.chartAt(ctx, c.histURL(), id, vs, days, "daily")
 }
 
 // chart asks coins/{id}/market_chart with interval ("" leaves CoinGecko's
 // automatic granularity: 5-minute points for 1 day, hourly for 2 to 90
 // days, daily beyond).
 func (c *client) chart(ctx context.Context, id, vs, days, interval string) ([][2]float64, error) {
+	return c.chartAt(ctx, c.cfg.URL, id, vs, days, interval)
+}
+
+func (c *client) chartAt(ctx context.Context, base, id, vs, days, interval string) ([][2]float64, error) {
 	var out struct {
 		Prices [][2]float64 `json:"prices"`
 	}
@@ -266,7 +286,7 @@ func (c *client) chart(ctx context.Context, id, vs, days, interval string) ([][2
 	if interval != "" {
 		q.Set("interval", interval)
 	}
-	if err := c.get(ctx, "market_chart", "/coins/"+url.PathEscape(id)+"/market_chart", q, &out); err != nil {
+	if err := c.getAt(ctx, base, "market_chart", "/coins/"+url.PathEscape(id)+"/market_chart", q, &out); err != nil {
 		return nil, err
 	}
 	return out.Prices, nil

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -35,11 +36,24 @@ const (
 // Config configures a Downloader. FromChainConfig builds it from Blockbook's
 // configuration keys; zero durations take defaults.
 type Config struct {
-	URL          string   // API base URL, e.g. FreeAPIURL
-	Coin         string   // CoinGecko coin id, e.g. "bitcoin"
-	Plan         string   // PlanFree or PlanPro
-	APIKey       string   // sent as x-cg-demo-api-key (free) or x-cg-pro-api-key (pro)
-	VsCurrencies []string // lowercase vs-currencies to keep; empty keeps every supported one
+	URL string // API base URL, e.g. FreeAPIURL (fiat_rates_params' tipUrl)
+	// BootstrapURL is Blockbook's bootstrap URL (fiat_rates_params' url):
+	// a mirror of the API's paths and JSON (a CDN) that serves the daily
+	// history, its first "max" download and the startup reconcile, and the
+	// vs-currency and coin lists; "" sends everything to URL (bootstrap.go).
+	BootstrapURL string
+	// BootstrapGap spaces history requests to BootstrapURL (100 ms,
+	// Blockbook's).
+	BootstrapGap time.Duration
+	// Reconcile turns on the startup repair of holes in the daily history
+	// (reconcileHistoricalAtStartup, default on); ReconcileBudget bounds
+	// it (reconcileHistoricalMaxMinutes, 5 minutes).
+	Reconcile       bool
+	ReconcileBudget time.Duration
+	Coin            string   // CoinGecko coin id, e.g. "bitcoin"
+	Plan            string   // PlanFree or PlanPro
+	APIKey          string   // sent as x-cg-demo-api-key (free) or x-cg-pro-api-key (pro)
+	VsCurrencies    []string // lowercase vs-currencies to keep; empty keeps every supported one
 	// Period is how often the current rates are downloaded (periodSeconds).
 	Period time.Duration
 	// RequestGap spaces history requests (default: 2.1 s on the free plan,
@@ -106,6 +120,13 @@ func (c *Config) defaults() {
 			c.RequestGap = 100 * time.Millisecond
 		}
 	}
+	c.BootstrapURL = strings.TrimSuffix(c.BootstrapURL, "/")
+	if c.BootstrapGap <= 0 {
+		c.BootstrapGap = 100 * time.Millisecond
+	}
+	if c.ReconcileBudget <= 0 {
+		c.ReconcileBudget = 5 * time.Minute
+	}
 	if c.HTTPTimeout <= 0 {
 		c.HTTPTimeout = 15 * time.Second
 	}
@@ -140,18 +161,24 @@ func (c *Config) historyDaysLimit() int {
 
 // params is fiat_rates_params, Blockbook's JSON string.
 type params struct {
-	URL                string `json:"url"`
+	URL                string `json:"url"`    // Blockbook's bootstrap URL
+	TipURL             string `json:"tipUrl"` // ours: the API base (Blockbook's is fixed)
 	Coin               string `json:"coin"`
 	PeriodSeconds      int64  `json:"periodSeconds"`
 	Plan               string `json:"plan"`
 	PlatformIdentifier string `json:"platformIdentifier"`
 	PlatformVsCurrency string `json:"platformVsCurrency"`
+	// Blockbook's startup reconcile: absent means on; minutes <= 0 the default.
+	ReconcileHistoricalAtStartup  *bool `json:"reconcileHistoricalAtStartup"`
+	ReconcileHistoricalMaxMinutes *int  `json:"reconcileHistoricalMaxMinutes"`
 }
 
 // FromChainConfig reads Blockbook's keys: fiat_rates (the provider,
 // "coingecko"), fiat_rates_params ({"coin", "periodSeconds", optional
-// "url", "plan", and "platformIdentifier" with "platformVsCurrency" for
-// token rates}) and fiat_rates_vs_currencies. It returns nil when
+// "url" (the bootstrap URL), "plan", "reconcileHistoricalAtStartup",
+// "reconcileHistoricalMaxMinutes", "platformIdentifier" with
+// "platformVsCurrency" for token rates, and our "tipUrl"}) and
+// fiat_rates_vs_currencies. It returns nil when
 // either of the first two is empty (rates disabled, as in Blockbook). The
 // API key comes from the environment, as in Blockbook:
 // <NETWORK>_COINGECKO_API_KEY, <COIN SHORTCUT>_COINGECKO_API_KEY or
@@ -173,7 +200,19 @@ func FromChainConfig(c *bchain.Config, getenv func(string) string) (*Config, err
 	if p.Coin == "" {
 		return nil, fmt.Errorf("%w: fiat_rates_params: missing coin (the CoinGecko coin id, e.g. \"bitcoin\")", bchain.ErrConfig)
 	}
-	cfg := &Config{URL: strings.TrimSpace(p.URL), Coin: p.Coin, Period: time.Duration(p.PeriodSeconds) * time.Second}
+	cfg := &Config{URL: strings.TrimSpace(p.TipURL), BootstrapURL: strings.TrimSpace(p.URL), Coin: p.Coin,
+		Period: time.Duration(p.PeriodSeconds) * time.Second, Reconcile: true}
+	for key, u := range map[string]string{"url": cfg.BootstrapURL, "tipUrl": cfg.URL} {
+		if err := checkBaseURL(u); err != nil {
+			return nil, fmt.Errorf("%w: fiat_rates_params: %s: %v", bchain.ErrConfig, key, err)
+		}
+	}
+	if p.ReconcileHistoricalAtStartup != nil {
+		cfg.Reconcile = *p.ReconcileHistoricalAtStartup
+	}
+	if m := p.ReconcileHistoricalMaxMinutes; m != nil && *m > 0 {
+		cfg.ReconcileBudget = time.Duration(*m) * time.Minute
+	}
 	for _, v := range strings.Split(strings.ToLower(c.FiatRatesVsCurrencies), ",") {
 		if v = strings.TrimSpace(v); v != "" {
 			cfg.VsCurrencies = append(cfg.VsCurrencies, v)
@@ -231,4 +270,19 @@ func resolvePlan(plan, url string, hasKey bool) (string, error) {
 		return PlanPro, nil
 	}
 	return PlanFree, nil
+}
+
+// checkBaseURL accepts "" (the default) or an absolute http(s) URL.
+func checkBaseURL(u string) error {
+	if u == "" {
+		return nil
+	}
+	pu, err := url.Parse(u)
+	if err != nil {
+		return err
+	}
+	if (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" || pu.RawQuery != "" {
+		return fmt.Errorf("%q is not an http(s) base URL", u)
+	}
+	return nil
 }

@@ -72,12 +72,27 @@ func TestFromChainConfig(t *testing.T) {
 	if cfg.defaults(); cfg.APIKey != "shortcut" || cfg.Plan != PlanFree || cfg.URL != FreeAPIURL {
 		t.Errorf("shortcut key, demo plan: %+v", cfg)
 	}
-	net := base(`{"coin":"bitcoin","periodSeconds":900,"url":"https://api.coingecko.com/api/v3/"}`)
+	net := base(`{"coin":"bitcoin","periodSeconds":900,"tipUrl":"https://api.coingecko.com/api/v3/"}`)
 	net.Network = "testnet"
 	env["TESTNET_COINGECKO_API_KEY"] = "network"
 	cfg, _ = FromChainConfig(net, getenv)
 	if cfg.defaults(); cfg.APIKey != "network" || cfg.Plan != PlanFree || cfg.URL != FreeAPIURL {
 		t.Errorf("network key, public URL: %+v", cfg)
+	}
+	// Blockbook's url is the bootstrap URL, not the API's; its reconcile
+	// keys default to on and 5 minutes.
+	cfg, _ = FromChainConfig(base(`{"coin":"bitcoin","periodSeconds":900,"url":"http://mirror.test/api/v3/","plan":"demo"}`), getenv)
+	if cfg.defaults(); cfg.BootstrapURL != "http://mirror.test/api/v3" || cfg.URL != FreeAPIURL || !cfg.Reconcile || cfg.ReconcileBudget != 5*time.Minute {
+		t.Errorf("bootstrap url: %+v", cfg)
+	}
+	for _, bad := range []string{`"url":"ftp://mirror.test/"`, `"url":"mirror.test/api"`, `"tipUrl":"http://"`} {
+		if _, err := FromChainConfig(base(`{"coin":"bitcoin","periodSeconds":900,`+bad+`}`), getenv); !errors.Is(err, bchain.ErrConfig) {
+			t.Errorf("%s: %v", bad, err)
+		}
+	}
+	cfg, _ = FromChainConfig(base(`{"coin":"bitcoin","periodSeconds":900,"reconcileHistoricalAtStartup":false,"reconcileHistoricalMaxMinutes":2}`), getenv)
+	if cfg.defaults(); cfg.BootstrapURL != "" || cfg.Reconcile || cfg.ReconcileBudget != 2*time.Minute {
+		t.Errorf("reconcile keys: %+v", cfg)
 	}
 	cfg, _ = FromChainConfig(base(`{"coin":"bitcoin","periodSeconds":900,"plan":"enterprise","platformIdentifier":"ethereum","platformVsCurrency":"usd"}`), getenv)
 	if cfg.Plan != PlanPro || len(cfg.Warnings) != 1 || !cfg.TokenRates() || cfg.Platform != "ethereum" || cfg.PlatformVsCurrency != "usd" || cfg.PlatformVsIsCoin {

@@ -38,6 +38,10 @@ type Downloader struct {
 	// since the last run get their history then, not the next day.
 	wakeHistory chan struct{}
 	running     atomic.Bool
+	// booting: the history run in progress is the bootstrap (bootstrap.go);
+	// runFailures counts its currencies that failed.
+	booting     atomic.Bool
+	runFailures atomic.Int64
 
 	vsMu sync.Mutex
 	vs   []string // the supported vs-currencies we keep; nil until fetched
@@ -82,7 +86,7 @@ func (dl *Downloader) Run(ctx context.Context) error {
 		return ErrRunning
 	}
 	defer dl.running.Store(false)
-	dl.cfg.Log.Info("fiat rates downloader started", "url", dl.cfg.URL, "coin", dl.cfg.Coin, "plan", dl.cfg.Plan,
+	dl.cfg.Log.Info("fiat rates downloader started", "url", dl.cfg.URL, "bootstrap_url", dl.cfg.BootstrapURL, "coin", dl.cfg.Coin, "plan", dl.cfg.Plan,
 		"period", dl.cfg.Period.String(), "api_key", dl.cfg.APIKey != "", "platform", dl.cfg.Platform)
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -123,14 +127,10 @@ func (dl *Downloader) currentLoop(ctx context.Context) {
 
 func (dl *Downloader) historyLoop(ctx context.Context) {
 	ctx = lowPriority(ctx) // the current rates go first through a throttle window
+	// Blockbook's startup pass: holes in the daily history first.
+	dl.reconcileAtStart(ctx)
 	for {
-		err := dl.updateHistory(ctx)
-		if dl.cfg.TokenRates() && ctx.Err() == nil && !errors.Is(err, ErrThrottled) {
-			// After the coin's days, which the tokens' days are stored into.
-			if terr := dl.updateTokenHistory(ctx); terr != nil && err == nil {
-				err = fmt.Errorf("token rates: %w", terr)
-			}
-		}
+		err := dl.historyCycle(ctx)
 		wait := dl.untilHistoryDue()
 		if err != nil && ctx.Err() == nil {
 			dl.m.errors.WithLabelValues("historical").Inc()

@@ -35,16 +35,18 @@ func (dl *Downloader) updateHistory(ctx context.Context) error {
 				updated++
 			}
 		case isRangeLimit(err):
+			dl.runFailures.Add(1)
 			dl.cfg.Log.Warn("fiat rate history beyond the plan's range; skipping the other currencies until the next run", "currency", cur, "err", err)
 			return nil
 		case errors.Is(err, ErrThrottled), errors.Is(err, context.Canceled):
 			return err
 		default:
 			failed++
+			dl.runFailures.Add(1)
 			dl.cfg.Log.Warn("fiat rate history of a currency failed; retrying next run", "currency", cur, "err", err)
 		}
 		if requested {
-			if err := dl.cg.sleep(ctx, dl.cfg.RequestGap); err != nil {
+			if err := dl.cg.sleep(ctx, dl.historyGap()); err != nil {
 				return err
 			}
 		}
@@ -71,12 +73,16 @@ func lastDay(t *db.FiatTicker) string {
 }
 
 // historyDays is how many days of history to request for a currency whose
-// newest stored day is last: "" when it is up to date, the whole range the
-// plan allows when nothing is stored (365 days on the free plan, "max" on
-// pro, as Blockbook), else the days since, capped likewise.
+// newest stored day is last: "" when it is up to date, "max" from the
+// bootstrap URL during the bootstrap (bootstrap.go), else the whole range
+// the plan allows when nothing is stored (365 days on the free plan, "max"
+// on pro, as Blockbook), else the days since, capped likewise.
 func (dl *Downloader) historyDays(last *db.FiatTicker) string {
 	limit := dl.cfg.historyDaysLimit()
 	if last == nil {
+		if dl.booting.Load() && dl.cfg.BootstrapURL != "" {
+			return "max"
+		}
 		if limit > 0 {
 			return strconv.Itoa(limit)
 		}

@@ -39,7 +39,7 @@ func (c *client) coinsList(ctx context.Context, platform string) ([]tokenRef, er
 		ID        string            `json:"id"`
 		Platforms map[string]string `json:"platforms"`
 	}
-	if err := c.get(ctx, "coins/list", "/coins/list", url.Values{"include_platform": {"true"}}, &out); err != nil {
+	if err := c.getAt(ctx, c.histURL(), "coins/list", "/coins/list", url.Values{"include_platform": {"true"}}, &out); err != nil {
 		return nil, err
 	}
 	refs := make([]tokenRef, 0, 64)
@@ -211,7 +211,7 @@ func (dl *Downloader) updateTokenHistory(ctx context.Context) error {
 			dl.cfg.Log.Warn("token rate history failed; retrying next run", "token", t.contract, "id", t.id, "err", err)
 		}
 		if requested {
-			if err := dl.cg.sleep(ctx, dl.cfg.RequestGap); err != nil {
+			if err := dl.cg.sleep(ctx, dl.historyGap()); err != nil {
 				return err
 			}
 		}
