@@ -2,7 +2,9 @@ package db
 
 import (
 	"cmp"
+	"runtime"
 	"slices"
+	"sync/atomic"
 	"testing"
 
 	"github.com/openexplorer/blockbook/bchain"
@@ -239,6 +241,7 @@ func TestSnapshotSeqOrdersTips(t *testing.T) {
 		height uint32
 	}
 	done := make(chan struct{})
+	var taken atomic.Int64
 	results := make(chan []seen, 4)
 	for range 4 {
 		go func() {
@@ -262,10 +265,17 @@ func TestSnapshotSeqOrdersTips(t *testing.T) {
 					t.Error(err)
 				}
 				out = append(out, seen{s.Seq(), tip.Height})
+				taken.Add(1)
 			}
 		}()
 	}
-	connectAll(t, x, chain.blocks[1:])
+	for _, b := range chain.blocks[1:] {
+		// let the readers take some snapshots at each tip, and around the write
+		for n := taken.Load(); taken.Load() < n+4 && !t.Failed(); {
+			runtime.Gosched()
+		}
+		connectAll(t, x, []*bchain.Block{b})
+	}
 	close(done)
 	var all []seen
 	for range 4 {
