@@ -51,6 +51,7 @@ type pendingRuneCache struct {
 	// is decoded again (its inputs resolved later), they are stale.
 	children map[bchain.Hash][]bchain.Hash
 	held     int              // balances in the entries
+	maxTxs   int              // maxCachedRuneTxs (less in tests)
 	redo     []*mempool.Tx    // entries a new tip dropped, to decode again
 	queue    chan *mempool.Tx // txs for the worker (RunPendingRunes)
 	wake     chan struct{}    // redo has txs
@@ -60,7 +61,7 @@ type pendingRuneCache struct {
 
 func newPendingRuneCache() *pendingRuneCache {
 	return &pendingRuneCache{byTx: map[bchain.Hash]runeCacheEntry{}, children: map[bchain.Hash][]bchain.Hash{}, queue: make(chan *mempool.Tx, runeQueueLen),
-		wake: make(chan struct{}, 1)}
+		wake: make(chan struct{}, 1), maxTxs: maxCachedRuneTxs}
 }
 
 // size is what an entry holds, in balances.
@@ -150,7 +151,7 @@ func (c *pendingRuneCache) put(v *view, tx *mempool.Tx, m *pendingMoves) {
 		c.held -= old.m.size()
 	}
 	n := m.size()
-	if c.held+n > maxCachedRuneBalances || len(c.byTx) >= maxCachedRuneTxs {
+	if c.held+n > maxCachedRuneBalances || len(c.byTx) >= c.maxTxs {
 		return
 	}
 	c.byTx[tx.Txid] = runeCacheEntry{tx: tx, m: m}

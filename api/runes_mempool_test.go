@@ -57,15 +57,16 @@ func TestPendingRuneCache(t *testing.T) {
 		t.Errorf("held %d, want exactly the bound", c.held)
 	}
 
-	// and past maxCachedRuneTxs entries, though they hold no balance
+	// and past maxTxs entries, though they hold no balance
 	c.forget(tx.Txid)
+	c.maxTxs = 1000 // maxCachedRuneTxs takes 7 s with -race
 	inert := &pendingMoves{}
-	for i := range maxCachedRuneTxs + 1 {
+	for i := range c.maxTxs + 1 {
 		id := bchain.Hash{byte(i), byte(i >> 8), byte(i >> 16), 0xee}
 		c.put(v2, &mempool.Tx{Tx: &bchain.Tx{Txid: id}}, inert)
 	}
-	if n := len(c.byTx); n != maxCachedRuneTxs || c.held != 0 {
-		t.Errorf("the cache holds %d txs (held %d), the bound is %d", n, c.held, maxCachedRuneTxs)
+	if n := len(c.byTx); n != c.maxTxs || c.held != 0 {
+		t.Errorf("the cache holds %d txs (held %d), the bound is %d", n, c.held, c.maxTxs)
 	}
 }
 
