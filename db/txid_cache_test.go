@@ -65,19 +65,35 @@ func snapshotAt(t *testing.T, d *DB) (*Snapshot, Tip) {
 // replaced the blocks at heights it held (emptied, not trusted); a
 // snapshot older than the anchor reads the index, and one bound before
 // the anchor moved neither reads nor fills the cache.
-func TestTxidCacheFollowsReorgs(t *testing.T) {
-	chain := newSynthChain(3)
-	for range 30 {
-		chain.next("")
-	}
-	x := newTestIndex(t, openTestDB(t), 10, FilterParams{})
-	connectAll(t, x, chain.blocks)
-	c := NewTxidCache(1 << 20)
+// cacheAtTip indexes a synthetic chain of 30 blocks and binds a txid cache
+// at its tip, which reads blocks 20..29 through it (rows1).
+type cacheAtTip struct {
+	chain *synthChain
+	x     *UtxoIndex
+	c     *TxidCache
+	s1    *Snapshot
+	t1    Tip
+	b1    *BoundTxids
+	rows1 []AddrTxsAt
+}
 
-	s1, t1 := snapshotAt(t, x.db)
-	b1 := c.Bind(s1, t1, true)
-	rows1 := blockPositions(chain.blocks, 20, 29)
-	checkTxids(t, "first read", s1, rows1, b1, chain.blocks)
+func newCacheAtTip(t *testing.T, seed int64) *cacheAtTip {
+	f := &cacheAtTip{chain: newSynthChain(seed), c: NewTxidCache(1 << 20)}
+	for range 30 {
+		f.chain.next("")
+	}
+	f.x = newTestIndex(t, openTestDB(t), 10, FilterParams{})
+	connectAll(t, f.x, f.chain.blocks)
+	f.s1, f.t1 = snapshotAt(t, f.x.db)
+	f.b1 = f.c.Bind(f.s1, f.t1, true)
+	f.rows1 = blockPositions(f.chain.blocks, 20, 29)
+	checkTxids(t, "first read", f.s1, f.rows1, f.b1, f.chain.blocks)
+	return f
+}
+
+func TestTxidCacheFollowsReorgs(t *testing.T) {
+	f := newCacheAtTip(t, 3)
+	chain, x, c, s1, t1, b1, rows1 := f.chain, f.x, f.c, f.s1, f.t1, f.b1, f.rows1
 	if st := c.Stats(); st.Hits != 0 || st.Misses != 10 || st.Rows != 10 {
 		t.Fatalf("after the first read: %+v", st)
 	}
@@ -163,17 +179,8 @@ func TestTxidCacheBound(t *testing.T) {
 // with a disconnected block's txids, while a reader bound before the
 // rollback and a snapshot older than it read the index.
 func TestTxidCacheAfterRollback(t *testing.T) {
-	chain := newSynthChain(7)
-	for range 30 {
-		chain.next("")
-	}
-	x := newTestIndex(t, openTestDB(t), 10, FilterParams{})
-	connectAll(t, x, chain.blocks)
-	c := NewTxidCache(1 << 20)
-	s1, t1 := snapshotAt(t, x.db)
-	b1 := c.Bind(s1, t1, true)
-	rows1 := blockPositions(chain.blocks, 20, 29)
-	checkTxids(t, "before the rollback", s1, rows1, b1, chain.blocks)
+	f := newCacheAtTip(t, 7)
+	chain, x, c, s1, t1, b1, rows1 := f.chain, f.x, f.c, f.s1, f.t1, f.b1, f.rows1
 
 	for range 6 { // down to 23
 		if _, _, err := x.DisconnectTip(chain.refill); err != nil {
