@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -65,8 +66,10 @@ func TestExplorerTxLinksKeepWindows(t *testing.T) {
 	for _, from := range []string{base, base + "?outputs=" + fmt.Sprint(far)} {
 		body := get(from)
 		for _, m := range stoneLinkRe.FindAllStringSubmatch(body, -1) {
-			var n int
-			fmt.Sscan(m[2], &n)
+			n, err := strconv.Atoi(m[2])
+			if err != nil {
+				t.Fatal(err)
+			}
 			href, _, _ := strings.Cut(m[1], "#")
 			target := body
 			if href != "" {
