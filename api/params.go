@@ -103,6 +103,10 @@ type AddressQuery struct {
 	// Runes (Bitcoin networks with the Runes index) asks for the
 	// address's rune balances; off by default (see Address.Runes).
 	Runes bool
+	// ListRunes (the explorer's; no REST or websocket parameter) adds to
+	// the listed txs the runes of their inputs and outputs, read in the
+	// list's view from the rows the list read (runes_list.go).
+	ListRunes bool
 	// Protocols (Ethereum-type chains) asks for protocol marks on the
 	// tokens, Blockbook's protocols ("erc4626"); elsewhere it is refused.
 	Protocols []string

@@ -318,18 +318,9 @@ func (s *UtxoService) RuneHistory(ctx context.Context, address string, q Address
 		}
 		out.Transactions = append(out.Transactions, tx)
 	}
-	txs, err := s.renderTxs(ctx, v, txids)
+	txs, err := s.renderTxs(ctx, v, txids, true) // with the rows it read
 	if err != nil {
 		return nil, err
-	}
-	for i, tx := range txs {
-		ta, err := db.ReadTxAddresses(v.snap, txids[i])
-		if err != nil {
-			return nil, err
-		}
-		if err := txRunes(v.snap, tx, ta); err != nil {
-			return nil, err
-		}
 	}
 	out.Transactions = append(out.Transactions, txs...)
 	return out, nil

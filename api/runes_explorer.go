@@ -243,14 +243,15 @@ func runeRef(e *runes.Entry) *RuneRef {
 }
 
 // RunePage is the explorer's rune page: the entry, whether the next
-// block may mint it and how much a mint gives, and the mints left under
-// its cap.
+// block may mint it and how much a mint gives, the mints left under its
+// cap, and its holders.
 type RunePage struct {
 	RuneInfo
 	Mintable   bool
 	MintAmount string // what a mint in the next block gets
 	MintsLeft  string // cap − mints; empty without terms
 	Height     uint32 // the tip the answer was read at
+	Holders    uint64 // addresses holding it, at that tip
 }
 
 // RunePage answers a rune by id or name as Rune does; a well-formed id or
@@ -279,6 +280,11 @@ func (s *UtxoService) RunePage(ctx context.Context, q string) (*RunePage, error)
 		return nil, &Error{Msg: "rune " + info.ID + " not found", Err: ErrNotFound}
 	}
 	out := &RunePage{RuneInfo: *runeInfo(e), Height: v.tip.Height}
+	// in the same view as the entry: a block landing between two views
+	// could pair one tip's entry with another's holders
+	if out.Holders, err = runes.ReadHolders(v.snap, id); err != nil {
+		return nil, err
+	}
 	if amount, ok := e.Mintable(uint64(v.tip.Height) + 1); ok {
 		out.Mintable, out.MintAmount = true, amount.String()
 	}

@@ -9,9 +9,9 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
 	"github.com/openexplorer/blockbook/db/optional/runes"
+	"github.com/openexplorer/blockbook/mempool"
 )
 
 // runesView opens a view of a store that keeps the Runes index (else
@@ -26,6 +26,40 @@ func (s *UtxoService) runesView() (*view, error) {
 		return nil, err
 	}
 	return v, nil
+}
+
+// runeCount opens a view with open and reads how many runes were etched
+// in it (the lists' opening); the caller releases the view.
+func runeCount(open func() (*view, error)) (*view, uint64, error) {
+	v, err := open()
+	if err != nil {
+		return nil, 0, err
+	}
+	count, err := runes.ReadCount(v.snap)
+	if err == nil && count > 1<<40 {
+		err = fmt.Errorf("%w: rune count %d", db.ErrCorrupt, count)
+	}
+	if err != nil {
+		v.release()
+		return nil, 0, err
+	}
+	return v, count, nil
+}
+
+// newestRuneIDs reads the ids of the runes [start, end) of the newest
+// first list of count, by a seek to the lowest number row among them.
+func newestRuneIDs(v *view, count, start, end uint64) ([]runes.RuneID, error) {
+	if end <= start {
+		return nil, nil
+	}
+	ids, err := runes.ReadIDsByNumber(v.snap, count-1-start, int(end-start))
+	if err != nil {
+		return nil, err
+	}
+	if uint64(len(ids)) != end-start {
+		return nil, fmt.Errorf("%w: runes %d to %d lack number rows", db.ErrCorrupt, count-end, count-1-start)
+	}
+	return ids, nil
 }
 
 // RuneListEntry is a rune in the list: its entry, its cap (empty without
@@ -47,31 +81,17 @@ type RuneList struct {
 // RuneList answers page (from 1; past the end: the last) of size runes,
 // newest first; the index must be on (else errRunesOff).
 func (s *UtxoService) RuneList(_ context.Context, page, size int) (*RuneList, error) {
-	v, err := s.runesView()
+	v, count, err := runeCount(s.runesView)
 	if err != nil {
 		return nil, err
 	}
 	defer v.release()
-	count, err := runes.ReadCount(v.snap)
-	if err != nil {
-		return nil, err
-	}
-	if count > 1<<40 {
-		return nil, fmt.Errorf("%w: rune count %d", db.ErrCorrupt, count)
-	}
 	page, size, pages := clampPaging(page, size, int(count), s.cfg.Limits.MaxPageSize)
 	out := &RuneList{Paging: Paging{Page: page, TotalPages: pages, ItemsOnPage: size}, Count: count, Height: v.tip.Height}
 	start := uint64(page-1) * uint64(size)
-	end := min(start+uint64(size), count)
-	if end <= start {
-		return out, nil
-	}
-	ids, err := runes.ReadIDsByNumber(v.snap, count-1-start, int(end-start))
+	ids, err := newestRuneIDs(v, count, start, min(start+uint64(size), count))
 	if err != nil {
 		return nil, err
-	}
-	if uint64(len(ids)) != end-start {
-		return nil, fmt.Errorf("%w: runes %d to %d lack number rows", db.ErrCorrupt, count-end, count-1-start)
 	}
 	for _, id := range ids {
 		e, err := runes.ReadEntry(v.snap, id)
@@ -94,58 +114,39 @@ func (s *UtxoService) RuneList(_ context.Context, page, size int) (*RuneList, er
 	return out, nil
 }
 
-// RuneHolders answers how many addresses hold the rune of id (block:tx).
-func (s *UtxoService) RuneHolders(_ context.Context, id string) (uint64, error) {
-	rid, ok := parseRuneID(id)
-	if !ok {
-		return 0, userErr("rune id %q: not block:tx", truncate(id, 80))
-	}
-	v, err := s.runesView()
-	if err != nil {
-		return 0, err
-	}
-	defer v.release()
-	return runes.ReadHolders(v.snap, rid)
+// listRunes adds to the txs of an address's or account's list (with
+// AddressQuery.ListRunes) the runes of their inputs and outputs, as
+// runes=true tx answers carry them, in the list's view and from the rows
+// the list read: a confirmed tx's from the index, a pending one's as it
+// would move them if mined next. A nil *listRunes adds nothing.
+type listRunes struct {
+	s  *UtxoService
+	v  *view
+	pr *pendingRunes // made on the first pending tx
 }
 
-// AddTxListRunes adds to the txs of an address's or account's list the
-// runes of their inputs and outputs, as runes=true tx answers carry them:
-// a confirmed tx's from the index, a pending one's as it would move them
-// if mined next. A tx neither holds (gone in a reorg since the list was
-// read) gets none.
-func (s *UtxoService) AddTxListRunes(_ context.Context, txs []*Tx) error {
-	if len(txs) == 0 {
+// newListRunes returns the list's rune reader when on (else nil).
+func (s *UtxoService) newListRunes(v *view, on bool) *listRunes {
+	if !on {
 		return nil
 	}
-	v, err := s.runesView()
-	if err != nil {
-		return err
+	return &listRunes{s: s, v: v}
+}
+
+// add adds tx's runes: from ta when confirmed, else from mtx when pending
+// (neither: from the node, nothing to add).
+func (l *listRunes) add(tx *Tx, ta *db.TxAddresses, mtx *mempool.Tx) error {
+	if l == nil {
+		return nil
 	}
-	defer v.release()
-	var pr *pendingRunes
-	for _, tx := range txs {
-		txid, err := bchain.ParseHash(tx.Txid)
-		if err != nil {
+	if ta != nil || mtx == nil {
+		return txRunes(l.v.snap, tx, ta)
+	}
+	if l.pr == nil {
+		if err := runesOn(l.v.snap); err != nil {
 			return err
 		}
-		ta, err := db.ReadTxAddresses(v.snap, txid)
-		if err != nil {
-			return err
-		}
-		if ta != nil {
-			if err := txRunes(v.snap, tx, ta); err != nil {
-				return err
-			}
-			continue
-		}
-		if mtx := s.mempoolTx(txid); mtx != nil {
-			if pr == nil {
-				pr = s.pendingRunes(v)
-			}
-			if err := pr.pendingTxRunes(tx, mtx); err != nil {
-				return err
-			}
-		}
+		l.pr = l.s.pendingRunes(l.v)
 	}
-	return nil
+	return l.pr.pendingTxRunes(tx, mtx)
 }

@@ -16,7 +16,6 @@ package api
 import (
 	"context"
 	"sync"
-	"sync/atomic"
 
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
@@ -24,16 +23,16 @@ import (
 )
 
 const (
-	// maxCachedRuneBalances bounds the rune balances the cache holds (some
-	// 40 bytes each); a tx past it is decoded by each answer that shows it.
+	// maxCachedRuneTxs bounds the cache's entries (a tx that moves no runes
+	// holds no balance but costs some 300 bytes) and maxCachedRuneBalances
+	// the rune balances they hold (some 40 bytes each); a tx past either is
+	// decoded by each answer that shows it.
+	maxCachedRuneTxs      = 1 << 18
 	maxCachedRuneBalances = 1 << 20
 	// runeQueueLen bounds the txs waiting for the worker; past it a tx is
 	// decoded by the first answer that needs it.
 	runeQueueLen = 1 << 14
 )
-
-// viewSeq numbers views in the order they are taken (newView).
-var viewSeq atomic.Uint64
 
 // runeCacheEntry is a decoded pending tx.
 type runeCacheEntry struct {
@@ -52,6 +51,7 @@ type pendingRuneCache struct {
 	// is decoded again (its inputs resolved later), they are stale.
 	children map[bchain.Hash][]bchain.Hash
 	held     int              // balances in the entries
+	maxTxs   int              // maxCachedRuneTxs (less in tests)
 	redo     []*mempool.Tx    // entries a new tip dropped, to decode again
 	queue    chan *mempool.Tx // txs for the worker (RunPendingRunes)
 	wake     chan struct{}    // redo has txs
@@ -61,7 +61,7 @@ type pendingRuneCache struct {
 
 func newPendingRuneCache() *pendingRuneCache {
 	return &pendingRuneCache{byTx: map[bchain.Hash]runeCacheEntry{}, children: map[bchain.Hash][]bchain.Hash{}, queue: make(chan *mempool.Tx, runeQueueLen),
-		wake: make(chan struct{}, 1)}
+		wake: make(chan struct{}, 1), maxTxs: maxCachedRuneTxs}
 }
 
 // size is what an entry holds, in balances.
@@ -151,7 +151,7 @@ func (c *pendingRuneCache) put(v *view, tx *mempool.Tx, m *pendingMoves) {
 		c.held -= old.m.size()
 	}
 	n := m.size()
-	if c.held+n > maxCachedRuneBalances {
+	if c.held+n > maxCachedRuneBalances || len(c.byTx) >= c.maxTxs {
 		return
 	}
 	c.byTx[tx.Txid] = runeCacheEntry{tx: tx, m: m}

@@ -12,7 +12,7 @@ import (
 // The pending runes cache: an entry answers for the version of the tx and
 // the tip it was decoded against, leaves with its tx, a reorg drops all
 // (queued to decode again), an older view neither reads nor writes it, and
-// the balances it holds are bounded.
+// the txs and balances it holds are bounded.
 func TestPendingRuneCache(t *testing.T) {
 	c := newPendingRuneCache()
 	tx := &mempool.Tx{Tx: &bchain.Tx{Txid: bchain.Hash{1}}}
@@ -55,6 +55,18 @@ func TestPendingRuneCache(t *testing.T) {
 	}
 	if _, ok := c.get(v2, tx); !ok || c.held != maxCachedRuneBalances {
 		t.Errorf("held %d, want exactly the bound", c.held)
+	}
+
+	// and past maxTxs entries, though they hold no balance
+	c.forget(tx.Txid)
+	c.maxTxs = 1000 // maxCachedRuneTxs takes 7 s with -race
+	inert := &pendingMoves{}
+	for i := range c.maxTxs + 1 {
+		id := bchain.Hash{byte(i), byte(i >> 8), byte(i >> 16), 0xee}
+		c.put(v2, &mempool.Tx{Tx: &bchain.Tx{Txid: id}}, inert)
+	}
+	if n := len(c.byTx); n != c.maxTxs || c.held != 0 {
+		t.Errorf("the cache holds %d txs (held %d), the bound is %d", n, c.held, c.maxTxs)
 	}
 }
 

@@ -9,7 +9,6 @@ import (
 	"context"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -161,27 +160,17 @@ func (s *UtxoService) ordView() (*view, error) {
 
 // OrdRunes answers a page of runes, newest first.
 func (s *UtxoService) OrdRunes(_ context.Context, page int) (*OrdRunes, error) {
-	v, err := s.ordView()
+	v, count, err := runeCount(s.ordView)
 	if err != nil {
 		return nil, err
 	}
 	defer v.release()
-	count, err := runes.ReadCount(v.snap)
-	if err != nil {
-		return nil, err
-	}
-	// newest first: page p holds the numbers count-1-50p down, read by a
-	// seek to the page's lowest number row
+	// newest first: page p holds the numbers count-1-50p down
 	start := min(uint64(page)*ordRunesPerPage, count)
 	end := min(start+ordRunesPerPage, count)
-	var ids []runes.RuneID
-	if end > start {
-		if ids, err = runes.ReadIDsByNumber(v.snap, count-1-start, int(end-start)); err != nil {
-			return nil, err
-		}
-		if uint64(len(ids)) != end-start {
-			return nil, fmt.Errorf("%w: runes %d to %d lack number rows", db.ErrCorrupt, count-end, count-1-start)
-		}
+	ids, err := newestRuneIDs(v, count, start, end)
+	if err != nil {
+		return nil, err
 	}
 	out := &OrdRunes{Entries: []any{}, More: end < count}
 	names := &runeNames{r: v.snap}

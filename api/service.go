@@ -352,15 +352,18 @@ type view struct {
 	snap   *db.Snapshot
 	tip    db.Tip
 	hasTip bool
-	seq    uint64 // views taken later have larger ones (runes_mempool.go)
+	seq    uint64 // views taken later have larger ones (db.Snapshot.Seq; runes_mempool.go)
 }
 
 func (s *core) newView() (*view, error) {
-	seq := viewSeq.Add(1)
 	snap, err := s.db.Snapshot()
 	if err != nil {
 		return nil, err
 	}
+	// the snapshot's own number: a counter read before (or after) taking
+	// it could pair a snapshot taken after a block landed with an older
+	// number than one taken before (or the reverse)
+	seq := snap.Seq()
 	tip, ok, err := db.ReadTip(snap)
 	if err != nil {
 		snap.Release()

@@ -82,7 +82,7 @@ func (s *UtxoService) Address(ctx context.Context, address string, q AddressQuer
 	if out.Page > 1 {
 		pending = nil
 	}
-	if err := s.addressTxs(ctx, v, q.Details, pending, txids, out); err != nil {
+	if err := s.addressTxs(ctx, v, q.Details, pending, txids, out, s.newListRunes(v, q.ListRunes)); err != nil {
 		return nil, err
 	}
 	for _, tx := range out.Transactions {
@@ -92,8 +92,8 @@ func (s *UtxoService) Address(ctx context.Context, address string, q AddressQuer
 }
 
 // addressTxs fills out's txids or txs at the detail level asked: pending
-// ones first, then the confirmed page.
-func (s *UtxoService) addressTxs(ctx context.Context, v *view, details Details, pending []pendingTx, txids []bchain.Hash, out *Address) error {
+// ones first, then the confirmed page (with their runes by lr).
+func (s *UtxoService) addressTxs(ctx context.Context, v *view, details Details, pending []pendingTx, txids []bchain.Hash, out *Address, lr *listRunes) error {
 	switch details {
 	case DetailsTxids:
 		out.Txids = make([]string, 0, len(pending)+len(txids))
@@ -104,12 +104,15 @@ func (s *UtxoService) addressTxs(ctx context.Context, v *view, details Details, 
 	case DetailsTxsLight:
 		for _, p := range pending {
 			tx, err := s.renderTx(ctx, v, p.tx.Tx, txRecord{mtx: p.tx}, true)
+			if err == nil {
+				err = lr.add(tx, nil, p.tx)
+			}
 			if err != nil {
 				return err
 			}
 			out.Transactions = append(out.Transactions, tx)
 		}
-		txs, err := s.renderLightTxs(v, txids)
+		txs, err := s.renderLightTxs(v, txids, lr)
 		if err != nil {
 			return err
 		}
@@ -119,7 +122,7 @@ func (s *UtxoService) addressTxs(ctx context.Context, v *view, details Details, 
 		for _, p := range pending {
 			all = append(all, p.tx.Txid)
 		}
-		txs, err := s.renderTxs(ctx, v, append(all, txids...))
+		txs, err := s.renderTxs(ctx, v, append(all, txids...), lr != nil)
 		if err != nil {
 			return err
 		}
@@ -251,8 +254,8 @@ func collectTxids(v *view, desc bchain.AddrDesc, high, low uint32, f Filter, ski
 }
 
 // renderTxs renders full txs, fetching uncached ones from the node with
-// bounded concurrency.
-func (s *UtxoService) renderTxs(ctx context.Context, v *view, txids []bchain.Hash) ([]*Tx, error) {
+// bounded concurrency; withRunes adds their runes from the records read.
+func (s *UtxoService) renderTxs(ctx context.Context, v *view, txids []bchain.Hash, withRunes bool) ([]*Tx, error) {
 	if len(txids) > s.cfg.Limits.MaxFullTxs {
 		txids = txids[:s.cfg.Limits.MaxFullTxs]
 	}
@@ -272,6 +275,9 @@ func (s *UtxoService) renderTxs(ctx context.Context, v *view, txids []bchain.Has
 			tx, rec, err := s.loadTxWith(ctx, v, t, recs[i])
 			if err == nil {
 				out[i], err = s.renderTx(ctx, v, tx, rec, true)
+			}
+			if err == nil && withRunes {
+				err = s.addTxRunes(v, out[i], rec)
 			}
 			errs[i] = err
 		}()

@@ -319,8 +319,8 @@ func (s *UtxoService) unconfirmedPrevout(ctx context.Context, v *view, in *bchai
 }
 
 // renderLightTxs renders confirmed txs with renderLightTx, reading their
-// rows together.
-func (s *UtxoService) renderLightTxs(v *view, txids []bchain.Hash) ([]*Tx, error) {
+// rows together (lr adds their runes from those rows).
+func (s *UtxoService) renderLightTxs(v *view, txids []bchain.Hash, lr *listRunes) ([]*Tx, error) {
 	recs, err := pageRecords(v, txids)
 	if err != nil {
 		return nil, err
@@ -331,6 +331,9 @@ func (s *UtxoService) renderLightTxs(v *view, txids []bchain.Hash) ([]*Tx, error
 			return nil, fmt.Errorf("%w: indexed tx %s has no txAddresses row", db.ErrCorrupt, txids[i])
 		}
 		out[i] = s.renderLightTx(v, txids[i], rec)
+		if err := lr.add(out[i], rec.ta, nil); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }

@@ -119,7 +119,7 @@ func (s utxoAccounts) Account(ctx context.Context, descriptor string, q AddressQ
 	if out.Page > 1 {
 		pending = nil
 	}
-	if err := s.renderAccountTxs(ctx, v, a, q.Details, pending, page, out); err != nil {
+	if err := s.renderAccountTxs(ctx, v, a, q.Details, pending, page, out, s.newListRunes(v, q.ListRunes)); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -283,7 +283,7 @@ func (s *UtxoService) accountMempool(v *view, a *xpubAccount) ([]accountPendingT
 // renderAccountTxs adds the page's txs (pending ones first) in the form
 // details asks for, marking the account's inputs and outputs as own.
 func (s *UtxoService) renderAccountTxs(ctx context.Context, v *view, a *xpubAccount, details Details,
-	pending []accountPendingTx, page []xpubTx, out *Address) error {
+	pending []accountPendingTx, page []xpubTx, out *Address, lr *listRunes) error {
 	txids, err := pageTxids(v, page)
 	if err != nil {
 		return err
@@ -301,12 +301,15 @@ func (s *UtxoService) renderAccountTxs(ctx context.Context, v *view, a *xpubAcco
 	case DetailsTxsLight:
 		for _, p := range pending {
 			tx, err := s.renderTx(ctx, v, p.tx.Tx, txRecord{mtx: p.tx}, true)
+			if err == nil {
+				err = lr.add(tx, nil, p.tx)
+			}
 			if err != nil {
 				return err
 			}
 			out.Transactions = append(out.Transactions, tx)
 		}
-		txs, err := s.renderLightTxs(v, txids)
+		txs, err := s.renderLightTxs(v, txids, lr)
 		if err != nil {
 			return err
 		}
@@ -316,7 +319,7 @@ func (s *UtxoService) renderAccountTxs(ctx context.Context, v *view, a *xpubAcco
 		for _, p := range pending {
 			ids = append(ids, p.tx.Txid)
 		}
-		txs, err := s.renderTxs(ctx, v, append(ids, txids...))
+		txs, err := s.renderTxs(ctx, v, append(ids, txids...), lr != nil)
 		if err != nil {
 			return err
 		}

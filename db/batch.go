@@ -57,7 +57,14 @@ type Snapshot struct {
 	// txids is the txid cache as this snapshot may use it (UseTxidCache;
 	// nil: none), consulted by every read that resolves positions.
 	txids *BoundTxids
+	seq   uint64 // Seq
 }
+
+// Seq orders the snapshots of a DB as they were taken: one with a larger
+// Seq sees every write an earlier one sees. (Taking the number and the
+// snapshot under one lock is what makes this so: numbered apart, a block
+// written between could pair a newer state with an older number.)
+func (s *Snapshot) Seq() uint64 { return s.seq }
 
 // UseTxidCache lets the snapshot's reads resolve positions through c,
 // given the snapshot's tip (ReadTip); see TxidCache.Bind.
@@ -74,11 +81,15 @@ func (d *DB) Snapshot() (*Snapshot, error) {
 	if d.closed {
 		return nil, ErrClosed
 	}
+	d.snapMu.Lock()
 	es, err := d.eng.Snapshot()
+	d.snapSeq++
+	seq := d.snapSeq
+	d.snapMu.Unlock()
 	if err != nil {
 		return nil, fmt.Errorf("db: snapshot: %w", err)
 	}
-	return &Snapshot{d: d, es: es}, nil
+	return &Snapshot{d: d, es: es, seq: seq}, nil
 }
 
 // Release frees the snapshot.

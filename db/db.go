@@ -77,6 +77,10 @@ type DB struct {
 	minFree      int64
 	freeSpace    func(string) (int64, error)
 	pendingRound atomic.Bool // a bulk round's record is written but the round is not finished
+
+	// snapMu pairs each snapshot with the next snapSeq (Snapshot.Seq).
+	snapMu  sync.Mutex
+	snapSeq uint64
 }
 
 // OpenEngine makes a DB over an open engine holding the column families of

@@ -20,10 +20,14 @@ const txidCacheEntryBytes = 64
 // that is a third of the page's work. A row of a block never changes
 // while the block is on the chain, so the cache is valid for one chain:
 // it is anchored at a tip, and a reader uses it only when its snapshot's
-// tip is that anchor (Bind). A reader at a tip that extends the anchor
-// moves the anchor up (the cached rows stay true); one at a tip on another
-// branch (a reorg, or a replica that caught up past one) empties it. This
-// needs no hook in the writer, so it holds on replicas too.
+// chain holds every row the cache may hold (Bind). Snapshots are ordered
+// (Snapshot.Seq): a newer one at a tip that extends the anchor moves the
+// anchor up (the cached rows stay true); a newer one at any other tip (a
+// reorg, a rollback to a lower tip, or a replica that caught up past
+// either) empties the cache and anchors it there; an older one at another
+// tip reads the index. Each emptying starts an epoch, and a reader bound
+// in an earlier one neither reads nor fills the cache. This needs no hook
+// in the writer, so it holds on replicas too.
 //
 // Its size is bounded by the bytes held, rows plus txidCacheEntryBytes
 // each, in two generations of at most half the bound each: when the
@@ -38,6 +42,8 @@ type TxidCache struct {
 	oldBytes   int64
 	anchor     Tip
 	anchored   bool
+	seq        uint64 // of the newest snapshot bound at the anchor
+	epoch      uint64 // emptyings so far
 	hits, miss atomic.Uint64
 	resets     atomic.Uint64
 }
@@ -71,48 +77,62 @@ func (c *TxidCache) Stats() TxidCacheStats {
 }
 
 // BoundTxids is a TxidCache as one reader may use it: that of a snapshot
-// whose tip is tip. Its methods do nothing once the anchor moved away.
+// whose tip is at height limit, in the cache's epoch epoch. Its methods do
+// nothing once the cache was emptied since.
 type BoundTxids struct {
-	c   *TxidCache
-	tip Tip
+	c     *TxidCache
+	epoch uint64
+	limit uint32
 }
 
-// Bind returns the cache for a reader whose chain ends at tip (hasTip
-// false: an empty index), or nil when the reader may not use it: an
-// older snapshot than the anchor's, or a cache moved on meanwhile. Moving
-// the anchor up costs one read of a block record, once per new tip.
-func (c *TxidCache) Bind(r Reader, tip Tip, hasTip bool) *BoundTxids {
+// Bind returns the cache for snapshot s, whose chain ends at tip (hasTip
+// false: an empty index), or nil when s may not use it: a snapshot older
+// than the anchor's at another tip, or a cache moved on meanwhile. Moving
+// the anchor costs one read of a block record, once per new tip.
+func (c *TxidCache) Bind(s *Snapshot, tip Tip, hasTip bool) *BoundTxids {
 	if c == nil || !hasTip {
 		return nil
 	}
 	c.mu.Lock()
-	a, anchored := c.anchor, c.anchored
+	a, anchored, epoch := c.anchor, c.anchored, c.epoch
 	if !anchored || a == tip {
-		c.anchor, c.anchored = tip, true
+		c.anchor, c.anchored, c.seq = tip, true, max(c.seq, s.seq)
 		c.mu.Unlock()
-		return &BoundTxids{c, tip}
+		return &BoundTxids{c, epoch, tip.Height}
+	}
+	if s.seq < c.seq {
+		c.mu.Unlock()
+		return nil // older: a tip the chain since left, or below the anchor
 	}
 	c.mu.Unlock()
-	if tip.Height < a.Height {
-		return nil // an older snapshot (or a shorter branch): not ours to judge
+	// newer, at another tip: the chain grew, or it was cut back (a reorg
+	// or a rollback, perhaps regrown lower than the anchor)
+	extends := false
+	if tip.Height > a.Height {
+		meta, err := ReadBlockMeta(s, a.Height)
+		extends = err == nil && meta != nil && meta.Hash == a.Hash
 	}
-	meta, err := ReadBlockMeta(r, a.Height)
-	extends := err == nil && meta != nil && meta.Hash == a.Hash
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.anchor != a {
+	if c.anchor != a || c.epoch != epoch {
 		if c.anchor == tip {
-			return &BoundTxids{c, tip}
+			return &BoundTxids{c, c.epoch, tip.Height}
 		}
 		return nil // another reader moved it meanwhile
 	}
 	if !extends {
+		// rows above the fork may be of blocks no longer on the chain
 		c.cur, c.old, c.curBytes, c.oldBytes = map[uint64][]byte{}, map[uint64][]byte{}, 0, 0
+		c.epoch++
 		c.resets.Add(1)
 	}
-	c.anchor = tip
-	return &BoundTxids{c, tip}
+	c.anchor, c.seq = tip, s.seq
+	return &BoundTxids{c, c.epoch, tip.Height}
 }
+
+// valid reports whether b may use the cache for a row at height; c.mu
+// is held.
+func (b *BoundTxids) valid(height uint32) bool { return b.c.epoch == b.epoch && height <= b.limit }
 
 func txidRowKey(height, chunk uint32) uint64 { return uint64(height)<<32 | uint64(chunk) }
 
@@ -125,7 +145,7 @@ func (b *BoundTxids) row(height, chunk uint32) []byte {
 	c, k := b.c, txidRowKey(height, chunk)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.anchor != b.tip {
+	if !b.valid(height) {
 		return nil
 	}
 	if v, ok := c.cur[k]; ok {
@@ -153,7 +173,7 @@ func (b *BoundTxids) keep(height, chunk uint32, v []byte) {
 	c := b.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.anchor != b.tip {
+	if !b.valid(height) {
 		return
 	}
 	k := txidRowKey(height, chunk)

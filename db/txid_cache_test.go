@@ -1,6 +1,10 @@
 package db
 
 import (
+	"cmp"
+	"runtime"
+	"slices"
+	"sync/atomic"
 	"testing"
 
 	"github.com/openexplorer/blockbook/bchain"
@@ -61,19 +65,35 @@ func snapshotAt(t *testing.T, d *DB) (*Snapshot, Tip) {
 // replaced the blocks at heights it held (emptied, not trusted); a
 // snapshot older than the anchor reads the index, and one bound before
 // the anchor moved neither reads nor fills the cache.
-func TestTxidCacheFollowsReorgs(t *testing.T) {
-	chain := newSynthChain(3)
-	for range 30 {
-		chain.next("")
-	}
-	x := newTestIndex(t, openTestDB(t), 10, FilterParams{})
-	connectAll(t, x, chain.blocks)
-	c := NewTxidCache(1 << 20)
+// cacheAtTip indexes a synthetic chain of 30 blocks and binds a txid cache
+// at its tip, which reads blocks 20..29 through it (rows1).
+type cacheAtTip struct {
+	chain *synthChain
+	x     *UtxoIndex
+	c     *TxidCache
+	s1    *Snapshot
+	t1    Tip
+	b1    *BoundTxids
+	rows1 []AddrTxsAt
+}
 
-	s1, t1 := snapshotAt(t, x.db)
-	b1 := c.Bind(s1, t1, true)
-	rows1 := blockPositions(chain.blocks, 20, 29)
-	checkTxids(t, "first read", s1, rows1, b1, chain.blocks)
+func newCacheAtTip(t *testing.T, seed int64) *cacheAtTip {
+	f := &cacheAtTip{chain: newSynthChain(seed), c: NewTxidCache(1 << 20)}
+	for range 30 {
+		f.chain.next("")
+	}
+	f.x = newTestIndex(t, openTestDB(t), 10, FilterParams{})
+	connectAll(t, f.x, f.chain.blocks)
+	f.s1, f.t1 = snapshotAt(t, f.x.db)
+	f.b1 = f.c.Bind(f.s1, f.t1, true)
+	f.rows1 = blockPositions(f.chain.blocks, 20, 29)
+	checkTxids(t, "first read", f.s1, f.rows1, f.b1, f.chain.blocks)
+	return f
+}
+
+func TestTxidCacheFollowsReorgs(t *testing.T) {
+	f := newCacheAtTip(t, 3)
+	chain, x, c, s1, t1, b1, rows1 := f.chain, f.x, f.c, f.s1, f.t1, f.b1, f.rows1
 	if st := c.Stats(); st.Hits != 0 || st.Misses != 10 || st.Rows != 10 {
 		t.Fatalf("after the first read: %+v", st)
 	}
@@ -150,5 +170,134 @@ func TestTxidCacheBound(t *testing.T) {
 	}
 	if NewTxidCache(0) != nil || NewTxidCache(0).Bind(snap, tip, true) != nil {
 		t.Error("a cache of 0 bytes is no cache")
+	}
+}
+
+// A rollback to a lower tip (blocks disconnected, the chain regrown on
+// another branch but still lower than before) empties the cache and
+// anchors it at the newer, lower tip: it answers there at once, never
+// with a disconnected block's txids, while a reader bound before the
+// rollback and a snapshot older than it read the index.
+func TestTxidCacheAfterRollback(t *testing.T) {
+	f := newCacheAtTip(t, 7)
+	chain, x, c, s1, t1, b1, rows1 := f.chain, f.x, f.c, f.s1, f.t1, f.b1, f.rows1
+
+	for range 6 { // down to 23
+		if _, _, err := x.DisconnectTip(chain.refill); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s2, t2 := snapshotAt(t, x.db)
+	b2 := c.Bind(s2, t2, true)
+	if b2 == nil {
+		t.Fatal("a snapshot after a rollback to a lower tip does not use the cache")
+	}
+	if st := c.Stats(); st.Resets != 1 || st.Rows != 0 {
+		t.Fatalf("after the rollback: %+v", st)
+	}
+	checkTxids(t, "at the lower tip", s2, blockPositions(chain.blocks, 18, 23), b2, chain.blocks)
+	checkTxids(t, "at the lower tip again", s2, blockPositions(chain.blocks, 18, 23), b2, chain.blocks)
+	if st := c.Stats(); st.Hits != 6 || st.Rows != 6 {
+		t.Fatalf("at the lower tip, the cache is not used: %+v", st)
+	}
+	// the reader bound before it fills nothing (its rows 24..29 are gone)
+	checkTxids(t, "the reader bound before", s1, rows1, b1, chain.blocks)
+	if c.Bind(s1, t1, true) != nil {
+		t.Error("a snapshot older than the rollback was given the cache")
+	}
+
+	// regrown on another branch, lower than before: the new blocks'
+	// positions resolve to the new txids, the older ones from the cache
+	fork := chain.fork(23, 77)
+	for range 3 { // 24..26
+		if err := x.ConnectBlock(fork.next("b")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s3, t3 := snapshotAt(t, x.db)
+	before := c.Stats()
+	b3 := c.Bind(s3, t3, true)
+	if b3 == nil {
+		t.Fatal("a tip regrown lower than before does not use the cache")
+	}
+	for range 2 {
+		checkTxids(t, "the regrown branch", s3, blockPositions(fork.blocks, 18, 26), b3, fork.blocks)
+	}
+	if st := c.Stats(); st.Resets != 1 || st.Hits-before.Hits != 6+9 || st.Misses-before.Misses != 3 {
+		t.Fatalf("on the regrown branch (before %+v): %+v", before, st)
+	}
+	for h := 24; h <= 26; h++ {
+		if fork.blocks[h].Txs[0].Txid == chain.blocks[h].Txs[0].Txid {
+			t.Fatalf("block %d is the same on both branches: the test proves nothing", h)
+		}
+	}
+}
+
+// Snapshots taken while blocks land are numbered in the order of what
+// they see: a larger Seq never sees a lower tip (the views' order that
+// the txid cache and the API's pending-runes cache rely on).
+func TestSnapshotSeqOrdersTips(t *testing.T) {
+	chain := newSynthChain(9)
+	for range 80 {
+		chain.next("")
+	}
+	x := newTestIndex(t, openTestDB(t), 10, FilterParams{})
+	connectAll(t, x, chain.blocks[:1])
+	type seen struct {
+		seq    uint64
+		height uint32
+	}
+	done := make(chan struct{})
+	var taken atomic.Int64
+	results := make(chan []seen, 4)
+	for range 4 {
+		go func() {
+			var out []seen
+			for {
+				select {
+				case <-done:
+					results <- out
+					return
+				default:
+				}
+				s, err := x.db.Snapshot()
+				if err != nil {
+					t.Error(err)
+					results <- out
+					return
+				}
+				tip, _, err := ReadTip(s)
+				s.Release()
+				if err != nil {
+					t.Error(err)
+				}
+				out = append(out, seen{s.Seq(), tip.Height})
+				taken.Add(1)
+			}
+		}()
+	}
+	for _, b := range chain.blocks[1:] {
+		// let the readers take some snapshots at each tip, and around the write
+		for n := taken.Load(); taken.Load() < n+4 && !t.Failed(); {
+			runtime.Gosched()
+		}
+		connectAll(t, x, []*bchain.Block{b})
+	}
+	close(done)
+	var all []seen
+	for range 4 {
+		all = append(all, <-results...)
+	}
+	slices.SortFunc(all, func(a, b seen) int { return cmp.Compare(a.seq, b.seq) })
+	for i := 1; i < len(all); i++ {
+		if all[i].seq == all[i-1].seq {
+			t.Fatalf("two snapshots numbered %d", all[i].seq)
+		}
+		if all[i].height < all[i-1].height {
+			t.Fatalf("snapshot %d sees tip %d, the earlier %d sees %d", all[i].seq, all[i].height, all[i-1].seq, all[i-1].height)
+		}
+	}
+	if len(all) < 100 || all[0].height == all[len(all)-1].height {
+		t.Fatalf("%d snapshots from tip %d to %d: the test proves little", len(all), all[0].height, all[len(all)-1].height)
 	}
 }

@@ -73,6 +73,7 @@ type txPage struct {
 	Ins, Outs ioWindow
 	// HexTooLong: ?hex=1 asked for more than txHexShown characters.
 	HexTooLong bool
+	HexHref    string // the raw-hex toggle's link (explorer_txio.go)
 }
 
 func (e *explorer) tx(r *http.Request) (*result, error) {
@@ -86,6 +87,7 @@ func (e *explorer) tx(r *http.Request) (*result, error) {
 	}
 	page.HexTooLong = page.ShowHex && len(tx.Hex) > txHexShown
 	page.ShowHex = page.ShowHex && !page.HexTooLong
+	page.HexHref = hexHref(r, tx.Txid, !page.ShowHex)
 	return &result{tmpl: "tx", title: "Transaction " + shortHash(tx.Txid), page: page}, nil
 }
 
@@ -178,12 +180,9 @@ func (e *explorer) address(r *http.Request) (*result, error) {
 	}
 	a, err := e.svc.Address(r.Context(), r.PathValue("address"), api.AddressQuery{
 		Page: pageParam(r), PageSize: explorerTxsPerPage, Details: api.DetailsTxsLight, Filter: api.ParseFilter(filter),
-		Secondary: fiatCode(r), Runes: withRunes,
+		Secondary: fiatCode(r), Runes: withRunes, ListRunes: withRunes,
 	})
 	if err != nil {
-		return nil, err
-	}
-	if err := e.addListRunes(r.Context(), a); err != nil {
 		return nil, err
 	}
 	base := "/address/" + url.PathEscape(a.Address)

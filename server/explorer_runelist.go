@@ -14,14 +14,12 @@ import (
 )
 
 // The explorer's runes beyond explorer_runes.go: the /runes list, the
-// holder count on the rune page, the runes each listed tx moved for the
-// address or account of the page, and its pending rune balances.
+// runes each listed tx moved for the address or account of the page (the
+// answer's, api.AddressQuery.ListRunes), and its pending rune balances.
 
 // runeLister is what these pages ask of the index (api.UtxoService).
 type runeLister interface {
 	RuneList(ctx context.Context, page, size int) (*api.RuneList, error)
-	RuneHolders(ctx context.Context, id string) (uint64, error)
-	AddTxListRunes(ctx context.Context, txs []*api.Tx) error
 }
 
 // explorerRunesPerPage is the list's page size (ord's /runes pages 50).
@@ -55,36 +53,6 @@ func (e *explorer) runeList(r *http.Request) (*result, error) {
 	}
 	return &result{tmpl: "runelist", title: "Runes", page: list,
 		pager: newPager(r, list.Page, list.TotalPages, false)}, nil
-}
-
-// runePageData is the rune page's data: the entry and its holders.
-type runePageData struct {
-	*api.RunePage
-	Holders uint64
-}
-
-// withHolders adds the rune's holder count to its page.
-func (e *explorer) withHolders(ctx context.Context, p *api.RunePage) (*runePageData, error) {
-	out := &runePageData{RunePage: p}
-	l, err := e.lister(ctx)
-	if l == nil || err != nil {
-		return out, err
-	}
-	out.Holders, err = l.RuneHolders(ctx, p.ID)
-	return out, err
-}
-
-// addListRunes adds to the listed txs of an address or account answer
-// the runes of their inputs and outputs (when the answer has runes).
-func (e *explorer) addListRunes(ctx context.Context, a *api.Address) error {
-	if a.Runes == nil || len(a.Transactions) == 0 {
-		return nil
-	}
-	l, err := e.lister(ctx)
-	if l == nil || err != nil {
-		return err
-	}
-	return l.AddTxListRunes(ctx, a.Transactions)
 }
 
 // runeMove is what a listed tx did to one rune of the page's address.

@@ -16,9 +16,8 @@ import (
 // 0..count-1, the rune of number n at block 840000+n.
 type runeListFake struct {
 	*runesFake
-	count   int
-	holders uint64
-	asked   []int // the pages asked
+	count int
+	asked []int // the pages asked
 }
 
 func (f *runeListFake) Capabilities() api.Capabilities { return api.Capabilities{Runes: f} }
@@ -36,14 +35,11 @@ func (f *runeListFake) RuneList(_ context.Context, page, size int) (*api.RuneLis
 	return out, nil
 }
 
-func (f *runeListFake) RuneHolders(context.Context, string) (uint64, error) { return f.holders, nil }
-
-func (f *runeListFake) AddTxListRunes(context.Context, []*api.Tx) error { return nil }
-
 // The list pages newest first with the explorer's pager and links each
 // rune; the menu links it; the rune page shows its holders.
 func TestExplorerRuneList(t *testing.T) {
-	f := &runeListFake{runesFake: newRunesFake(), count: 120, holders: 1}
+	f := &runeListFake{runesFake: newRunesFake(), count: 120}
+	f.rune.Holders = 1 // read with the page's entry
 	p := NewPublic(f, PublicConfig{}, slog.New(slog.DiscardHandler), prometheus.NewRegistry())
 	code, _, body := getRunePage(t, p, "/runes?page=2")
 	if code != 200 {

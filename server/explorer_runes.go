@@ -95,11 +95,7 @@ func (e *explorer) runePage(r *http.Request) (*result, error) {
 	if len(title) > 40 { // a title of many spacers: the plain name (at most 28 letters)
 		title = p.Name
 	}
-	page, err := e.withHolders(r.Context(), p)
-	if err != nil {
-		return nil, err
-	}
-	return &result{tmpl: "rune", title: "Rune " + title, page: page}, nil
+	return &result{tmpl: "rune", title: "Rune " + title, page: p}, nil
 }
 
 // searchRune finds a rune by id (block:tx) or name (spacers • or . or

@@ -105,6 +105,33 @@ func ioHref(side, txid string, n int) string {
 	return base + "?" + side + "s=" + strconv.Itoa(n-n%txIOShown) + frag
 }
 
+// OutputHref links output n of the page's tx from its runestone card: in
+// the page when the window listed holds it, else in its window (ioHref).
+func (p txPage) OutputHref(n uint32) string {
+	if int(n) >= p.Outs.From && int(n) < p.Outs.To {
+		return "#output-" + strconv.Itoa(int(n))
+	}
+	return ioHref("output", p.Tx.Txid, int(n))
+}
+
+// hexHref is the raw-hex toggle's link: the page with the hex shown
+// (?hex=1) or hidden, keeping the other parameters (the windows).
+func hexHref(r *http.Request, txid string, show bool) string {
+	v := r.URL.Query()
+	v.Del("hex")
+	if show {
+		v.Set("hex", "1")
+	}
+	href := "/tx/" + url.PathEscape(txid)
+	if len(v) > 0 {
+		href += "?" + v.Encode()
+	}
+	if show {
+		href += "#rawhex"
+	}
+	return href
+}
+
 // txIOFuncs are the template functions of this file.
 var txIOFuncs = template.FuncMap{
 	"ioHref": func(side, txid string, n any) string {

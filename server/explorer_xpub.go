@@ -43,12 +43,9 @@ func (e *explorer) xpub(r *http.Request) (*result, error) {
 	}
 	a, err := e.caps.Accounts.Account(r.Context(), r.PathValue("xpub"), api.AddressQuery{
 		Page: pageParam(r), PageSize: explorerTxsPerPage, Details: api.DetailsTxsLight, Filter: api.ParseFilter(filter),
-		Tokens: api.ParseTokens(tokens, api.TokensUsed), Gap: api.ParseInt(q.Get("gap")), Secondary: fiatCode(r), Runes: withRunes,
+		Tokens: api.ParseTokens(tokens, api.TokensUsed), Gap: api.ParseInt(q.Get("gap")), Secondary: fiatCode(r), Runes: withRunes, ListRunes: withRunes,
 	})
 	if err != nil {
-		return nil, err
-	}
-	if err := e.addListRunes(r.Context(), a); err != nil {
 		return nil, err
 	}
 	base := "/xpub/" + url.PathEscape(a.Address)
