@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -227,7 +229,7 @@ func TestCallCostWeights(t *testing.T) {
 		{meter{rows: 100_000}, 1, 9_500_000, 1001, "a history of 100,000 txs"},
 		{meter{rows: 2016}, 21, 330_000, 21, "2016 headers, charged before"},
 		{meter{rows: 10}, 21, 2_000, 21, "10 headers of 2016 asked: no refund"},
-		{meter{}, 1, 1 << 20, 17, "a 1 MiB tx"},
+		{meter{}, 1, 1 << 20, 17, "a 1 MiB answer (a 512 KiB tx in hex)"},
 		{meter{blocks: 1000}, 1, 50, 1001, "1000 blocks of tweaks"},
 	} {
 		if got := c.m.cost(c.pre, c.bytes); got != c.want {
@@ -292,4 +294,32 @@ func TestCallCostSlots(t *testing.T) {
 	if n := s.waiting(ip); n != 0 {
 		t.Fatalf("%d calls still counted", n)
 	}
+}
+
+// Parallel connections of one client cannot pass at the pre-cost while
+// its first calls run: the budget is asked once a call holds one of the
+// client's places, after the calls before it were charged. 30 connections
+// asking the whale's history at once (11 units each, a burst of 100, 2
+// places) are served about as many times as one connection in a loop.
+func TestCallCostParallelConnections(t *testing.T) {
+	s, sh := servedWhale(t, Config{CallsPerMinute: 60, CallBurst: 100, MaxCallsPerIP: 2})
+	conns := make([]*client, 30)
+	for i := range conns {
+		conns[i] = s.negotiated(t, "1.4")
+	}
+	s.srv.hooks.limitLocal.Store(true)
+	var served atomic.Int32
+	var wg sync.WaitGroup
+	for _, c := range conns {
+		wg.Go(func() {
+			if a := c.call("blockchain.scripthash.get_history", sh); a.Error == nil {
+				served.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	if n := served.Load(); n == 0 || n > 11 {
+		t.Errorf("30 parallel whale histories: %d served, want 1 to 11 (the burst's worth)", n)
+	}
+	t.Logf("30 parallel whale histories: %d served", served.Load())
 }

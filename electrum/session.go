@@ -362,6 +362,17 @@ func (ss *session) call(raw json.RawMessage) []byte {
 	defer cancel()
 	ip := ss.s.countedKey(ss.ip)
 	pre := preCost(&req)
+	release, ok := ss.s.calls.acquireN(ctx, ip, pre)
+	if !ok {
+		if req.isNotification() {
+			return nil
+		}
+		return errorFrame(req.ID, newErr(codeBusy, "server busy: too many calls of your address in progress, retry later"))
+	}
+	defer release()
+	// The budget is asked once a place is held, so the post-charges of
+	// the client's calls that ran before are seen: parallel connections
+	// cannot all pass at the pre-cost while the first ones run.
 	if ss.s.rate != nil && ip != "" {
 		if ref := ss.s.rate.SpendCost(ip, pre); ref.Msg != "" {
 			ss.refused = ss.refused || ref.Hold
@@ -376,14 +387,6 @@ func (ss *session) call(raw json.RawMessage) []byte {
 				ss.s.cfg.CallsPerMinute, ss.s.cfg.CallBurst, ref.Retry))
 		}
 	}
-	release, ok := ss.s.calls.acquireN(ctx, ip, pre)
-	if !ok {
-		if req.isNotification() {
-			return nil
-		}
-		return errorFrame(req.ID, newErr(codeBusy, "server busy: too many calls of your address in progress, retry later"))
-	}
-	defer release()
 	if heavyCall(req.Method) {
 		leave, ok := ss.s.cfg.Gate.Enter(ctx, "electrum")
 		if !ok {
