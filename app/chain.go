@@ -80,6 +80,18 @@ func newChainStack(ctx context.Context, e stackEnv) (*chainStack, error) {
 	return newStack(ctx, e)
 }
 
+// startMempool runs the chain's mempool follower (if any); with a sync
+// worker (syncing), what waits for the initial sync waits on status.
+func (s *chainStack) startMempool(ctx context.Context, wg *sync.WaitGroup, ws *server.Websocket, syncing bool, status api.SyncStatus) {
+	if s.runMempool == nil {
+		return
+	}
+	if syncing {
+		s.inSync = func() bool { return status.State().ReachedTip }
+	}
+	s.runMempool(ctx, wg, ws)
+}
+
 // waitInSync waits until inSync says the initial sync is done (nil: at
 // once); false when ctx ended first.
 func waitInSync(ctx context.Context, inSync func() bool) bool {

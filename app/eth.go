@@ -95,11 +95,7 @@ func newAccountStack(ctx context.Context, e stackEnv, newSvc func(api.Store, *bc
 		wg.Add(2)
 		go func() {
 			defer wg.Done()
-			// As Blockbook: the mempool is followed once the initial sync
-			// is done, so its fetches do not compete with the blocks'.
-			if waitInSync(ctx, s.inSync) {
-				_ = mp.Run(ctx, b.TxNotifier)
-			}
+			followAfterSync(ctx, s.inSync, mp, b.TxNotifier)
 		}()
 		go func() {
 			defer wg.Done()
@@ -107,6 +103,14 @@ func newAccountStack(ctx context.Context, e stackEnv, newSvc func(api.Store, *bc
 		}()
 	}
 	return s, nil
+}
+
+// followAfterSync follows the mempool once the initial sync is done, as
+// Blockbook does, so its fetches do not compete with the blocks'.
+func followAfterSync(ctx context.Context, inSync func() bool, mp *ethmempool.Mempool, n bchain.TxNotifier) {
+	if waitInSync(ctx, inSync) {
+		_ = mp.Run(ctx, n)
+	}
 }
 
 // checkBackend runs before the index is opened: an Ethereum-type node must

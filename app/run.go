@@ -303,12 +303,7 @@ func serve(ctx context.Context, e stackEnv, stack *chainStack, worker tipSource,
 			ws.OnBlock(ev.Tip.Height, ev.Tip.Hash, ev.Connected)
 		}
 	})
-	if stack.runMempool != nil {
-		if o.Sync {
-			stack.inSync = func() bool { return worker.status.State().InSync }
-		}
-		stack.runMempool(syncCtx, &wg, ws)
-	}
+	stack.startMempool(syncCtx, &wg, ws, o.Sync, worker.status)
 	startFiat(syncCtx, &wg, o, fiatCfg, e.backend.Type, e.d, rateSinks(ws, mpFront), log, e.reg)
 	startFourByte(syncCtx, &wg, e)
 	worker.run(syncCtx, &wg)

@@ -133,8 +133,11 @@ const diskFullRetry = time.Second
 
 // State is the sync status shown by the API and health checks.
 type State struct {
-	InitialSync   bool   // a catch-up from far behind is running
-	InSync        bool   // the last pass ended at the node's tip
+	InitialSync bool // a catch-up from far behind is running
+	InSync      bool // the last pass ended at the node's tip
+	// ReachedTip latches the first InSync: the initial sync is done (a
+	// fast chain may clear InSync again within milliseconds).
+	ReachedTip    bool
 	BestHeight    uint32 // index tip height
 	BestHash      bchain.Hash
 	HasTip        bool      // false while the index is empty
@@ -319,7 +322,7 @@ func (s *Syncer) Sync(ctx context.Context) error {
 		s.m.lag(tip.Height, hasTip, nodeHeight)
 		if hasTip && tip.Hash == nodeHash {
 			s.reorgBase = nil
-			s.update(func(st *State) { st.InSync, st.InitialSync = true, false })
+			s.update(func(st *State) { st.InSync, st.ReachedTip, st.InitialSync = true, true, false })
 			return nil
 		}
 		s.update(func(st *State) { st.InSync = false })
