@@ -118,6 +118,9 @@ func TestTortureAbuse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(recs) == 0 {
+		t.Fatal("the victim child made no requests")
+	}
 	fails, asked := map[string]int{}, len(recs)
 	var took []time.Duration
 	slowest := map[string]time.Duration{}

@@ -207,6 +207,13 @@ func FromChainConfig(c *bchain.Config, getenv func(string) string) (*Config, err
 			return nil, fmt.Errorf("%w: fiat_rates_params: %s: %v", bchain.ErrConfig, key, err)
 		}
 	}
+	if u := strings.TrimRight(cfg.BootstrapURL, "/"); cfg.URL == "" && (u == FreeAPIURL || u == ProAPIURL) {
+		// Before Blockbook's bootstrap, url was the API's address here.
+		cfg.URL = u
+		cfg.Warnings = append(cfg.Warnings, "fiat_rates_params: url is the history bootstrap mirror (as in Blockbook) and the API goes in tipUrl; "+
+			"url names CoinGecko's API, so it is taken as tipUrl and no mirror is used")
+		cfg.BootstrapURL = ""
+	}
 	if p.ReconcileHistoricalAtStartup != nil {
 		cfg.Reconcile = *p.ReconcileHistoricalAtStartup
 	}

@@ -133,3 +133,22 @@ func TestShippedConfigsFiat(t *testing.T) {
 		}
 	}
 }
+
+// A config written before the bootstrap named CoinGecko's API in url (then
+// the API's address): it stays the API, with a warning, not a mirror that
+// would get every currency's whole history at the mirror's pace.
+func TestFromChainConfigOldURL(t *testing.T) {
+	c := &bchain.Config{CoinName: "Bitcoin", CoinShortcut: "BTC", FiatRates: "coingecko",
+		FiatRatesParams: `{"coin":"bitcoin","periodSeconds":900,"url":"` + FreeAPIURL + `/"}`}
+	cfg, err := FromChainConfig(c, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.URL != FreeAPIURL || cfg.BootstrapURL != "" || len(cfg.Warnings) != 1 || !strings.Contains(cfg.Warnings[0], "tipUrl") {
+		t.Errorf("url naming the API: API %q, mirror %q, warnings %q", cfg.URL, cfg.BootstrapURL, cfg.Warnings)
+	}
+	c.FiatRatesParams = `{"coin":"bitcoin","periodSeconds":900,"url":"https://mirror.example/api/v3"}`
+	if cfg, err = FromChainConfig(c, func(string) string { return "" }); err != nil || cfg.BootstrapURL != "https://mirror.example/api/v3" || len(cfg.Warnings) != 0 {
+		t.Errorf("url naming a mirror: %+v %v", cfg, err)
+	}
+}
