@@ -1,0 +1,60 @@
+package rocksdb
+
+import (
+	"bytes"
+	"os"
+	"testing"
+
+	"github.com/openexplorer/blockbook/db"
+)
+
+// A run into an empty family lands in the last level and gets its
+// compression (zstd), except while LoadCompression is on: then the
+// compaction after the load rewrites it, and it is written with LZ4 like
+// the runs that overlap rows. The table's properties name the compression.
+func TestLoadRunsAreLZ4(t *testing.T) {
+	e := openTestEngine(t, t.TempDir())
+	cf := db.CFTxAddresses
+	written := func() []byte {
+		t.Helper()
+		w, err := e.NewRun(cf, "run.sst")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 1000 {
+			if err := w.Add([]byte{byte(i >> 8), byte(i)}, bytes.Repeat([]byte("descriptor"), 8), false); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Finish(); err != nil {
+			t.Fatal(err)
+		}
+		path, err := e.runPath("run.sst")
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.ClearRuns(); err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	if data := written(); !bytes.Contains(data, []byte("ZSTD")) {
+		t.Fatal("a run into an empty family, no load: not zstd")
+	}
+	if err := e.LoadCompression(cf, true); err != nil {
+		t.Fatal(err)
+	}
+	if data := written(); bytes.Contains(data, []byte("ZSTD")) || !bytes.Contains(data, []byte("LZ4")) {
+		t.Fatal("a run during a load: not LZ4")
+	}
+	if err := e.LoadCompression(cf, false); err != nil {
+		t.Fatal(err)
+	}
+	if data := written(); !bytes.Contains(data, []byte("ZSTD")) {
+		t.Fatal("a run after the load: not zstd")
+	}
+}
