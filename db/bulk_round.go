@@ -396,7 +396,7 @@ func (r *round) writeFiles(d *DB, workers int) ([]BulkFile, error) {
 // was cancelled within the round (an engine refuses an empty run).
 func (r *round) writeFile(d *DB, cf CF, name string) (staged bool, err error) {
 	c := &r.cfs[cf]
-	rows := c.sorted()
+	rows := c.sorted(true)
 	if len(rows) == 0 {
 		return false, nil
 	}

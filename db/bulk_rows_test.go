@@ -35,7 +35,7 @@ func TestCfRowsAcrossChunks(t *testing.T) {
 	if c.len() != 2*refChunk+123 || len(c.refs) != 3 {
 		t.Fatalf("%d rows in %d chunks", c.len(), len(c.refs))
 	}
-	rows := c.sorted()
+	rows := c.sorted(false)
 	keys := make([]string, 0, len(last))
 	for k := range last {
 		keys = append(keys, k)
@@ -84,7 +84,7 @@ func TestCfRowsSortedSharedPrefixes(t *testing.T) {
 		last[string(k)] = v
 	}
 	keys := slices.Sorted(maps.Keys(last))
-	rows := c.sorted()
+	rows := c.sorted(false)
 	if len(rows) != len(keys) {
 		t.Fatalf("%d sorted rows, want %d", len(rows), len(keys))
 	}
@@ -114,6 +114,6 @@ func BenchmarkCfRowsSorted(b *testing.B) {
 		c.add(k, k[:6], opPut)
 	}
 	for b.Loop() {
-		c.sorted()
+		c.sorted(false)
 	}
 }

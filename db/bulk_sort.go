@@ -7,13 +7,15 @@ import (
 )
 
 // sorted returns the live rows in key order; of equal keys the last added
-// wins (as with puts in sequence).
+// wins (as with puts in sequence). With release, the row references are
+// dropped once copied (a flush sorts a family once), so that the radix
+// sort's scratch copy takes their place in memory.
 //
 // The rows are ordered by their 8-byte prefixes with a radix sort, which
 // keeps the order they were added in among equal prefixes, and only rows
 // sharing a prefix are compared key by key: a comparison sort of the
 // references took a tenth of the whale chain's sync (docs/performance.md).
-func (c *cfRows) sorted() []rowRef {
+func (c *cfRows) sorted(release bool) []rowRef {
 	live := make([]rowRef, 0, c.n)
 	for _, refs := range c.refs {
 		for _, r := range refs {
@@ -21,6 +23,9 @@ func (c *cfRows) sorted() []rowRef {
 				live = append(live, r)
 			}
 		}
+	}
+	if release {
+		c.refs = nil
 	}
 	live = radixByPrefix(live)
 	for i := 0; i < len(live); {
