@@ -30,25 +30,7 @@ func TestIngestLeavesStagedRunIntact(t *testing.T) {
 	}
 	b.Destroy()
 	stage := func() (string, []byte) {
-		w, err := e.NewRun(db.CFDefault, "run.sst")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Add(key, []byte("new"), false); err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Finish(); err != nil {
-			t.Fatal(err)
-		}
-		path, err := e.runPath("run.sst")
-		if err != nil {
-			t.Fatal(err)
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return path, data
+		return writeRun(t, e, db.CFDefault, "run.sst", func(w db.RunWriter) error { return w.Add(key, []byte("new"), false) })
 	}
 	path, staged := stage()
 	// A second name of the staged file sees what ingestion does to it.
