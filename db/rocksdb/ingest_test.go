@@ -73,29 +73,17 @@ func TestRunTrainsDictionaryOnlyIntoAnEmptyFamily(t *testing.T) {
 	}
 	stage := func(name string, seed int) []byte {
 		t.Helper()
-		w, err := e.NewRun(cf, name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		// Enough repetitive rows for the dictionary's training samples.
-		for i := range 20000 {
-			key := []byte(fmt.Sprintf("%08d-%d", i, seed))
-			value := bytes.Repeat([]byte(fmt.Sprintf("descriptor %d;", i%97)), 4)
-			if err := w.Add(key, value, false); err != nil {
-				t.Fatal(err)
+		_, data := writeRun(t, e, cf, name, func(w db.RunWriter) error {
+			// Enough repetitive rows for the dictionary's training samples.
+			for i := range 20000 {
+				key := []byte(fmt.Sprintf("%08d-%d", i, seed))
+				value := bytes.Repeat([]byte(fmt.Sprintf("descriptor %d;", i%97)), 4)
+				if err := w.Add(key, value, false); err != nil {
+					return err
+				}
 			}
-		}
-		if err := w.Finish(); err != nil {
-			t.Fatal(err)
-		}
-		path, err := e.runPath(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+			return nil
+		})
 		if ok, err := e.IngestRun(cf, name); err != nil || !ok {
 			t.Fatalf("ingest %s: %v %v", name, ok, err)
 		}
