@@ -18,7 +18,7 @@ func BenchmarkRunWrite(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer e.Close()
+	defer func() { _ = e.Close() }()
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, c := range []struct {
 		cf         db.CF
