@@ -97,14 +97,20 @@ type BulkStats struct {
 	// new (the filter of written addresses), or unknown and written as
 	// merge operands.
 	BalanceHits, BalanceNew, BalanceMerged int64
+	// Tuned: a round was flushed with the index tuned for a load
+	// (DB.tuneForLoad), whose runs and compactions the compaction after
+	// the session must rewrite. A session of one round is not tuned.
+	Tuned bool
 }
 
 // CompactAfter reports whether the index needs a compaction once a session
 // of these stats is over (DB.CompactInBackground): one of a single round
 // wrote each family's rows as one sorted file (in the last level, for an
 // empty family), and the loader gives no family small blocks until its
-// second round (startFlush).
-func (s BulkStats) CompactAfter() bool { return s.Rounds > 1 }
+// second round (startFlush). A session tuned for a load wrote files to be
+// rewritten, even if its first round, flushed for want of memory, was its
+// last one after all.
+func (s BulkStats) CompactAfter() bool { return s.Rounds > 1 || s.Tuned }
 
 // NewBulkLoader starts a bulk session at the index's current tip.
 func (x *UtxoIndex) NewBulkLoader(opts BulkOptions) (*BulkLoader, error) {
@@ -136,7 +142,7 @@ func (l *BulkLoader) newRound() {
 	if l.hasTip {
 		from = l.tip.Height + 1
 	}
-	l.round = newRound(from, l.x.keep)
+	l.round = newRound(from, l.x.keep, l.round)
 	l.round.opt = &l.x.opt
 }
 
@@ -172,7 +178,7 @@ func (l *BulkLoader) ConnectBlock(blk *bchain.Block) error {
 	// gets half of the budget; an optional index's memory for the round's
 	// blocks (MemoryUser) counts with it.
 	if l.round.bytes()+l.cache.current().bytes+l.x.opt.pendingBytes(l.round.from) >= l.opts.RoundBytes/2 {
-		return l.startFlush()
+		return l.startFlush(false)
 	}
 	return nil
 }
@@ -180,7 +186,7 @@ func (l *BulkLoader) ConnectBlock(blk *bchain.Block) error {
 // Finish commits the blocks added since the last round and waits until
 // every round is ingested. The loader can be used again afterwards.
 func (l *BulkLoader) Finish() (BulkStats, error) {
-	err := l.startFlush()
+	err := l.startFlush(true)
 	if werr := l.waitFlush(); err == nil {
 		err = werr
 	}
@@ -202,8 +208,9 @@ func (l *BulkLoader) Tip() (Tip, bool) { return l.committed, l.hasCommitted }
 
 // startFlush hands the current round to a background flush, after the
 // previous one has finished (rounds commit in order, and a round's balances
-// merge with the previous round's stored ones).
-func (l *BulkLoader) startFlush() error {
+// merge with the previous round's stored ones). last: no block follows in
+// this session.
+func (l *BulkLoader) startFlush(last bool) error {
 	if err := l.waitFlush(); err != nil {
 		return err
 	}
@@ -211,9 +218,12 @@ func (l *BulkLoader) startFlush() error {
 	if r.blocks == 0 {
 		return nil
 	}
-	if !l.tuned {
+	// A session whose first round is its last is not tuned: it has one
+	// round, whose runs are written as they stay (CompactAfter).
+	if !l.tuned && (!last || l.stats.Rounds > 0) {
 		l.x.db.tuneForLoad(l.writeOnly(), true)
 		l.tuned = true
+		l.stats.Tuned = true
 	}
 	// Small blocks only in a session that is compacted after it: one of a
 	// single round is not (CompactAfter), and its runs, which land in the

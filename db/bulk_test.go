@@ -278,3 +278,39 @@ func TestBulkReadsLeaveTheBlockCacheAlone(t *testing.T) {
 		t.Fatalf("no balance merged: %+v", st)
 	}
 }
+
+// A session whose only round is flushed by Finish is not tuned for a load
+// (its runs are written as they stay, and it is not compacted after); one
+// whose first round was flushed for want of memory is, and is compacted
+// after even if no block followed, since its runs were written for that
+// compaction to rewrite (the engine's LoadCompression).
+func TestBulkOneRoundSessionIsNotTuned(t *testing.T) {
+	chain := newSynthChain(4)
+	for range 6 {
+		chain.next("")
+	}
+	for _, c := range []struct {
+		name       string
+		blocks     int
+		roundBytes int64
+		tuned      bool
+	}{
+		{"one round at Finish", 6, 64 << 20, false},
+		{"one round for want of memory", 1, 1, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rec := &tuningRecorder{deferred: map[CF]bool{}, load: map[CF]bool{}, small: map[CF]bool{}}
+			x := indexOver(t, func(e Engine) Engine { rec.Engine = e; return rec })
+			var load []CF
+			st := bulkConnect(t, x, chain.blocks[:c.blocks], BulkOptions{RoundBytes: c.roundBytes, CacheBytes: 1 << 20,
+				OnCommit: func(Tip) { _, load, _ = rec.now() }})
+			if st.Rounds != 1 {
+				t.Fatalf("%d rounds, want 1", st.Rounds)
+			}
+			if st.Tuned != c.tuned || st.CompactAfter() != c.tuned || (len(load) > 0) != c.tuned {
+				t.Fatalf("tuned %v, compact after %v, load compression during the round for %v; want tuned %v",
+					st.Tuned, st.CompactAfter(), load, c.tuned)
+			}
+		})
+	}
+}

@@ -30,25 +30,7 @@ func TestIngestLeavesStagedRunIntact(t *testing.T) {
 	}
 	b.Destroy()
 	stage := func() (string, []byte) {
-		w, err := e.NewRun(db.CFDefault, "run.sst")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Add(key, []byte("new"), false); err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Finish(); err != nil {
-			t.Fatal(err)
-		}
-		path, err := e.runPath("run.sst")
-		if err != nil {
-			t.Fatal(err)
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return path, data
+		return writeRun(t, e, db.CFDefault, "run.sst", func(w db.RunWriter) error { return w.Add(key, []byte("new"), false) })
 	}
 	path, staged := stage()
 	// A second name of the staged file sees what ingestion does to it.
@@ -91,29 +73,17 @@ func TestRunTrainsDictionaryOnlyIntoAnEmptyFamily(t *testing.T) {
 	}
 	stage := func(name string, seed int) []byte {
 		t.Helper()
-		w, err := e.NewRun(cf, name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		// Enough repetitive rows for the dictionary's training samples.
-		for i := range 20000 {
-			key := []byte(fmt.Sprintf("%08d-%d", i, seed))
-			value := bytes.Repeat([]byte(fmt.Sprintf("descriptor %d;", i%97)), 4)
-			if err := w.Add(key, value, false); err != nil {
-				t.Fatal(err)
+		_, data := writeRun(t, e, cf, name, func(w db.RunWriter) error {
+			// Enough repetitive rows for the dictionary's training samples.
+			for i := range 20000 {
+				key := []byte(fmt.Sprintf("%08d-%d", i, seed))
+				value := bytes.Repeat([]byte(fmt.Sprintf("descriptor %d;", i%97)), 4)
+				if err := w.Add(key, value, false); err != nil {
+					return err
+				}
 			}
-		}
-		if err := w.Finish(); err != nil {
-			t.Fatal(err)
-		}
-		path, err := e.runPath(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+			return nil
+		})
 		if ok, err := e.IngestRun(cf, name); err != nil || !ok {
 			t.Fatalf("ingest %s: %v %v", name, ok, err)
 		}

@@ -40,8 +40,10 @@ func (o *options) forCF(cf db.CF) *grocksdb.Options {
 // round cost about a fifth of its flush on the whale chain, and zstd
 // several times LZ4's CPU; the compaction that rewrites the run
 // compresses the lasting file. A run into an empty family lands in the
-// last level and keeps the last level's compression. holdsRows is asked
-// only for a family with other options for such runs.
+// last level and keeps the last level's compression, unless a load is
+// tuned (LoadCompression: NewRun's holdsRows then says yes), whose
+// compaction after it rewrites that run too. holdsRows is asked only for
+// a family with other options for such runs.
 func (o *options) forRun(cf db.CF, holdsRows func() bool) *grocksdb.Options {
 	if o.recompressed(cf) && holdsRows() {
 		return o.overlapRun[cf]

@@ -55,7 +55,7 @@ func (e *engine) NewRun(cf db.CF, name string) (db.RunWriter, error) {
 		return nil, fmt.Errorf("rocksdb: %w", err)
 	}
 	env := grocksdb.NewDefaultEnvOptions()
-	w := grocksdb.NewSSTFileWriter(env, e.opts.forRun(cf, func() bool { return !e.holdsNoRows(cf) }))
+	w := grocksdb.NewSSTFileWriter(env, e.opts.forRun(cf, func() bool { return e.loadRuns[cf].Load() || !e.holdsNoRows(cf) }))
 	if err := w.Open(path); err != nil {
 		w.Destroy()
 		env.Destroy()
