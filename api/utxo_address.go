@@ -391,13 +391,5 @@ func (s *UtxoService) appendUtxos(v *view, desc bchain.AddrDesc, onlyConfirmed b
 	if err := orderBlockUtxos(v, desc, us); err != nil {
 		return nil, err
 	}
-	out = slices.Grow(out, len(us))
-	for i := range us {
-		u := &us[i]
-		out = append(out, Utxo{
-			Txid: u.Txid.String(), Vout: u.Vout, Value: NewAmount(u.Value), Height: int64(u.Height),
-			Confirmations: v.confirmations(u.Height), Coinbase: u.Coinbase,
-		})
-	}
-	return out, nil
+	return appendConfirmedUtxos(v, slices.Grow(out, len(us)), us), nil
 }
