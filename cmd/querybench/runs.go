@@ -179,10 +179,10 @@ func timeQuery(open opener, name string, paths []string, cold, warm int) error {
 type result struct {
 	cold, warm []time.Duration
 	size       int
-	sum        string        // the answers' sha256, to compare builds
-	cpu        time.Duration // process CPU time (user + system) per warm query, the GC's included
-	allocs     uint64        // heap allocations per warm query
-	allocBytes uint64        // bytes allocated per warm query
+	sum        string          // the answers' sha256, to compare builds
+	cpu        time.Duration   // process CPU time (user + system) per warm query, the GC's included
+	allocs     uint64          // heap allocations per warm query
+	allocBytes uint64          // bytes allocated per warm query
 	bound      []time.Duration // the query's lower bound's samples (timeQueries)
 }
 
