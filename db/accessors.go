@@ -394,7 +394,7 @@ func blockbookOrder(txs []AddrTx) []AddrTx {
 func IterateUtxos(r Reader, desc bchain.AddrDesc, fn func(*Utxo) (bool, error)) error {
 	var u Utxo
 	return r.iterate(CFAddressUtxos, nil, descPrefix(desc, 0), func(k, v []byte) (bool, error) {
-		if _, err := unpackUtxoInto(k, v, &u); err != nil {
+		if _, err := unpackUtxo(k, v, &u); err != nil {
 			return false, err
 		}
 		return fn(&u)

@@ -357,19 +357,9 @@ func packUtxoValue(u *Utxo) []byte {
 	return e.b
 }
 
-// unpackUtxo decodes a full addressUtxos row.
-func unpackUtxo(key, val []byte) (bchain.AddrDesc, *Utxo, error) {
-	u := new(Utxo)
-	desc, err := unpackUtxoInto(key, val, u)
-	if err != nil {
-		return nil, nil, err
-	}
-	return desc, u, nil
-}
-
-// unpackUtxoInto is unpackUtxo into u: a scan of a whale's outputs reuses
-// one.
-func unpackUtxoInto(key, val []byte, u *Utxo) (bchain.AddrDesc, error) {
+// unpackUtxo decodes a full addressUtxos row into u (a scan of a whale's
+// outputs reuses one).
+func unpackUtxo(key, val []byte, u *Utxo) (bchain.AddrDesc, error) {
 	d := decoder{b: key, rec: "addressUtxos key"}
 	desc := d.lenBytes(maxDescLen)
 	*u = Utxo{Height: ^d.u32be(), Txid: d.hash(), Vout: d.u32be()}
