@@ -98,6 +98,29 @@ func blockPlaces(v *view, desc bchain.AddrDesc, outs []outputRef) ([]int32, erro
 	return places, nil
 }
 
+// placed is an output with its place (blockPlaces).
+type placed[T any] struct {
+	place int32
+	u     T
+}
+
+// placeAll pairs each of us with its place (blockPlaces of ref of each).
+func placeAll[T any](v *view, desc bchain.AddrDesc, us []T, ref func(*T) outputRef) ([]placed[T], error) {
+	refs := make([]outputRef, len(us))
+	for i := range us {
+		refs[i] = ref(&us[i])
+	}
+	places, err := blockPlaces(v, desc, refs)
+	if err != nil {
+		return nil, err
+	}
+	ps := make([]placed[T], len(us))
+	for i := range us {
+		ps[i] = placed[T]{places[i], us[i]}
+	}
+	return ps, nil
+}
+
 // orderBlockUtxos orders each block's unspent outputs of desc (the index
 // keys them by txid; us lists blocks newest first) as Blockbook lists
 // them: it keeps an address's outputs in the order its connect added them
@@ -105,40 +128,25 @@ func blockPlaces(v *view, desc bchain.AddrDesc, outs []outputRef) ([]int32, erro
 // last tx of the block comes first and, within a tx, the highest output
 // index. Blocks keep their order; each block's run is sorted on its own.
 func orderBlockUtxos(v *view, desc bchain.AddrDesc, us []db.Utxo) error {
-	refs := make([]outputRef, len(us))
-	for i := range us {
-		refs[i] = outputRef{height: us[i].Height, vout: us[i].Vout, txid: &us[i].Txid}
-	}
-	places, err := blockPlaces(v, desc, refs)
+	ps, err := placeAll(v, desc, us, func(u *db.Utxo) outputRef { return outputRef{u.Height, u.Vout, &u.Txid} })
 	if err != nil {
 		return err
 	}
-	type placed struct {
-		place int32
-		u     db.Utxo
-	}
-	var ps []placed // one block's run at a time
-	for i := 0; i < len(us); {
+	for i := 0; i < len(ps); {
 		j := i + 1
-		for j < len(us) && us[j].Height == us[i].Height {
+		for j < len(ps) && ps[j].u.Height == ps[i].u.Height {
 			j++
 		}
-		if j-i > 1 {
-			ps = ps[:0]
-			for k := i; k < j; k++ {
-				ps = append(ps, placed{places[k], us[k]})
+		slices.SortStableFunc(ps[i:j], func(a, b placed[db.Utxo]) int {
+			if c := cmp.Compare(b.place, a.place); c != 0 {
+				return c
 			}
-			slices.SortStableFunc(ps, func(a, b placed) int {
-				if c := cmp.Compare(b.place, a.place); c != 0 {
-					return c
-				}
-				return cmp.Compare(b.u.Vout, a.u.Vout)
-			})
-			for k := range ps {
-				us[i+k] = ps[k].u
-			}
-		}
+			return cmp.Compare(b.u.Vout, a.u.Vout)
+		})
 		i = j
+	}
+	for i := range ps {
+		us[i] = ps[i].u
 	}
 	return nil
 }
@@ -147,23 +155,11 @@ func orderBlockUtxos(v *view, desc bchain.AddrDesc, us []db.Utxo) error {
 // block first, by txid within a block) by height, position in the block
 // and vout.
 func chainOrderUtxos(v *view, desc bchain.AddrDesc, us []ScriptUtxo) error {
-	refs := make([]outputRef, len(us))
-	for i := range us {
-		refs[i] = outputRef{height: us[i].Height, vout: us[i].Vout, txid: &us[i].Txid}
-	}
-	places, err := blockPlaces(v, desc, refs)
+	ps, err := placeAll(v, desc, us, func(u *ScriptUtxo) outputRef { return outputRef{u.Height, u.Vout, &u.Txid} })
 	if err != nil {
 		return err
 	}
-	type placed struct {
-		place int32
-		u     ScriptUtxo
-	}
-	ps := make([]placed, len(us))
-	for i := range us {
-		ps[i] = placed{places[i], us[i]}
-	}
-	slices.SortStableFunc(ps, func(a, b placed) int {
+	slices.SortStableFunc(ps, func(a, b placed[ScriptUtxo]) int {
 		if c := cmp.Compare(a.u.Height, b.u.Height); c != 0 {
 			return c
 		}
