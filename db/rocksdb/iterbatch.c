@@ -5,20 +5,31 @@
 #include <string.h>
 #include <rocksdb/c.h>
 
-// blockbook_iter_fill copies entries from the iterator's current one into
-// buf, each as its key's length and its value's length (uint32, native
-// order), the key and the value, stepping past each entry copied (next,
-// or prev if reverse), until max entries are copied, the next one does
-// not fit in cap bytes, the iterator is no longer valid, or a key lacks
-// the prefix (plen 0: no prefix). It returns the entries copied; *used is
-// the bytes they take, *end is 1 when no entry is left (iterator or
-// prefix), and *need the size of an entry that did not fit an empty buf.
-size_t blockbook_iter_fill(rocksdb_iterator_t *it, const char *prefix, size_t plen, int reverse,
-		char *buf, size_t cap, size_t max, size_t *used, int *end, size_t *need) {
+// blockbook_iter_fill copies entries into buf, each as its key's length
+// and its value's length (uint32, native order), the key and the value,
+// from the iterator's current entry, or the one after it if advance (the
+// last call left the iterator on the last entry it copied). It stops after
+// max entries (*pending = 1: the iterator stays on the last one copied,
+// so that a scan its caller ends there steps no further), when the next
+// entry does not fit in cap bytes (*pending = 0; *need is its size if buf
+// holds none), or when no entry is left: the iterator is no longer valid
+// or a key lacks the prefix (plen 0: no prefix), *end = 1. Stepping is
+// next, or prev if reverse. It returns the entries copied, *used the
+// bytes they take.
+size_t blockbook_iter_fill(rocksdb_iterator_t *it, const char *prefix, size_t plen, int reverse, int advance,
+		char *buf, size_t cap, size_t max, size_t *used, int *end, int *pending, size_t *need) {
 	size_t n = 0, off = 0;
 	*end = 0;
+	*pending = 0;
 	*need = 0;
-	while (n < max) {
+	if (advance) {
+		if (reverse) {
+			rocksdb_iter_prev(it);
+		} else {
+			rocksdb_iter_next(it);
+		}
+	}
+	for (;;) {
 		if (!rocksdb_iter_valid(it)) {
 			*end = 1;
 			break;
@@ -44,7 +55,10 @@ size_t blockbook_iter_fill(rocksdb_iterator_t *it, const char *prefix, size_t pl
 		memcpy(buf + off + 8, k, kl);
 		memcpy(buf + off + 8 + kl, v, vl);
 		off += sz;
-		n++;
+		if (++n == max) {
+			*pending = 1;
+			break;
+		}
 		if (reverse) {
 			rocksdb_iter_prev(it);
 		} else {

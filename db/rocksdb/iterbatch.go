@@ -2,8 +2,8 @@ package rocksdb
 
 // #include <stdlib.h>
 // #include <rocksdb/c.h>
-// size_t blockbook_iter_fill(rocksdb_iterator_t *it, const char *prefix, size_t plen, int reverse,
-//		char *buf, size_t cap, size_t max, size_t *used, int *end, size_t *need);
+// size_t blockbook_iter_fill(rocksdb_iterator_t *it, const char *prefix, size_t plen, int reverse, int advance,
+//		char *buf, size_t cap, size_t max, size_t *used, int *end, int *pending, size_t *need);
 import "C"
 
 import (
@@ -20,7 +20,8 @@ const iterBuf = 64 << 10
 
 // maxBatch is the most entries one call copies. Batches start at one
 // entry and double, so that a scan its caller stops after a row or two
-// steps the iterator past few rows it never sees.
+// reads few rows it never sees; the iterator steps past the last entry
+// copied only when the next batch is asked for.
 const maxBatch = 256
 
 var iterBufs = sync.Pool{New: func() any { b := make([]byte, iterBuf); return &b }}
@@ -48,11 +49,12 @@ func visitBatched(it *grocksdb.Iterator, prefix []byte, reverse bool, fn func(k,
 		rev = 1
 	}
 	c := cIter(it)
+	var pending C.int // the iterator is on the last entry copied
 	for batch := 1; ; batch = min(2*batch, maxBatch) {
 		var used, need C.size_t
 		var end C.int
-		n := C.blockbook_iter_fill(c, cp, C.size_t(len(prefix)), rev, (*C.char)(unsafe.Pointer(&buf[0])), C.size_t(len(buf)),
-			C.size_t(batch), &used, &end, &need)
+		n := C.blockbook_iter_fill(c, cp, C.size_t(len(prefix)), rev, pending, (*C.char)(unsafe.Pointer(&buf[0])), C.size_t(len(buf)),
+			C.size_t(batch), &used, &end, &pending, &need)
 		if n == 0 && need > 0 {
 			buf = make([]byte, int(need)) // this entry alone; the pool keeps its own size
 			continue
