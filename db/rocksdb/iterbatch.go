@@ -19,9 +19,9 @@ import (
 const iterBuf = 64 << 10
 
 // maxBatch is the most entries one call copies. Batches start at one
-// entry and double, so that a scan its caller stops after a row or two
-// reads few rows it never sees; the iterator steps past the last entry
-// copied only when the next batch is asked for.
+// entry and double, and the iterator steps past a batch's last entry only
+// when the next batch is asked for, so that a scan its caller stops early
+// has read ahead fewer entries than it took (none after a single row).
 const maxBatch = 256
 
 var iterBufs = sync.Pool{New: func() any { b := make([]byte, iterBuf); return &b }}
