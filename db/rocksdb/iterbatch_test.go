@@ -19,7 +19,11 @@ func TestIterateBatched(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer e.Close()
+	defer func() {
+		if err := e.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
 	cf := db.CFDefault
 	type kv struct{ k, v string }
 	var want []kv // prefix "p", in key order
