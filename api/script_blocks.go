@@ -2,10 +2,8 @@ package api
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
@@ -77,39 +75,6 @@ func (s *UtxoService) confirmedUtxos(ctx context.Context, v *view, desc bchain.A
 		return nil, err
 	}
 	return out, chainOrderUtxos(v, desc, out)
-}
-
-// chainOrderUtxos orders confirmed outputs (the index lists them newest
-// block first, by txid within a block) by height, position in the block
-// and vout.
-func chainOrderUtxos(v *view, desc bchain.AddrDesc, us []ScriptUtxo) error {
-	pos := make(map[bchain.Hash]int)
-	for i := 0; i < len(us); {
-		j := i + 1
-		for j < len(us) && us[j].Height == us[i].Height {
-			j++
-		}
-		if j-i > 1 {
-			order, err := db.AddrTxsInBlockOrder(v.snap, desc, us[i].Height)
-			if err != nil {
-				return err
-			}
-			for p, t := range order {
-				pos[t] = p
-			}
-		}
-		i = j
-	}
-	slices.SortStableFunc(us, func(a, b ScriptUtxo) int {
-		if c := cmp.Compare(a.Height, b.Height); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(pos[a.Txid], pos[b.Txid]); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.Vout, b.Vout)
-	})
-	return nil
 }
 
 // BlockHeaders returns the stored headers of up to count blocks from

@@ -381,7 +381,17 @@ func (s *UtxoService) appendUtxos(v *view, desc bchain.AddrDesc, onlyConfirmed b
 		}
 		out = append(out, s.pendingUtxos(pending, desc)...)
 	}
-	var us []db.Utxo // confirmed, newest block first, by txid within a block
+	// Confirmed, newest block first, by txid within a block; in a pooled
+	// slice (a whale's grew to ~1 MB of copies per answer), which nothing
+	// keeps past this call.
+	usp := utxoScratch.Get().(*[]db.Utxo)
+	us := (*usp)[:0]
+	defer func() {
+		if cap(us) <= maxPooledUtxos {
+			*usp = us[:0]
+			utxoScratch.Put(usp)
+		}
+	}()
 	err := db.IterateUtxos(v.snap, desc, func(u *db.Utxo) (bool, error) {
 		if len(out)+len(us) >= s.cfg.Limits.MaxUtxos {
 			return false, userErr("Address has more than %d unspent outputs; use an explorer with a higher limit", s.cfg.Limits.MaxUtxos)
@@ -397,13 +407,11 @@ func (s *UtxoService) appendUtxos(v *view, desc bchain.AddrDesc, onlyConfirmed b
 	if err := orderBlockUtxos(v, desc, us); err != nil {
 		return nil, err
 	}
-	out = slices.Grow(out, len(us))
-	for i := range us {
-		u := &us[i]
-		out = append(out, Utxo{
-			Txid: u.Txid.String(), Vout: u.Vout, Value: NewAmount(u.Value), Height: int64(u.Height),
-			Confirmations: v.confirmations(u.Height), Coinbase: u.Coinbase,
-		})
-	}
-	return out, nil
+	return appendConfirmedUtxos(v, slices.Grow(out, len(us)), us), nil
 }
+
+// utxoScratch holds appendUtxos' lists of confirmed outputs; one that grew
+// past maxPooledUtxos is dropped.
+var utxoScratch = sync.Pool{New: func() any { return new([]db.Utxo) }}
+
+const maxPooledUtxos = 1 << 16

@@ -354,85 +354,6 @@ func (d *DB) WriteCachedTx(txid bchain.Hash, raw []byte) error {
 	return d.writeUncounted(b)
 }
 
-// AddrTxsInBlockOrder returns the txids of a descriptor's row at one
-// height in block order (nil when it has none there): what orders the
-// descriptor's UTXOs of one block as Blockbook does.
-func AddrTxsInBlockOrder(r Reader, desc bchain.AddrDesc, height uint32) ([]bchain.Hash, error) {
-	v, err := r.get(CFAddresses, addressesKey(desc, height))
-	if err != nil || v == nil {
-		return nil, err
-	}
-	txs, err := unpackAddrTxs(v)
-	if err == nil {
-		err = FillTxids(r, height, txs)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("address %s height %d: %w", desc, height, err)
-	}
-	out := make([]bchain.Hash, len(txs))
-	for i := range txs {
-		out[len(txs)-1-i] = txs[i].Txid // stored in reverse block order
-	}
-	return out, nil
-}
-
-// TxAtHeight is a tx in the block at Height.
-type TxAtHeight struct {
-	Height uint32
-	Txid   bchain.Hash
-}
-
-// AddrTxPlaces is AddrTxsInBlockOrder for several heights at once, the
-// rows read with one call and their txids with another (MultiGets on
-// RocksDB): the txs of desc's rows at heights that keep accepts mapped to
-// their places in their blocks' order (among all of the row's txs). The
-// UTXOs of a busy address lie in hundreds of blocks; a read or two per
-// block was most of the time of listing them, and resolving the txids of
-// the row's other txs most of what remained. A txid is keyed with its
-// height, as its row is: Bitcoin's two duplicate coinbases (BIP30) have
-// one txid at two heights.
-func AddrTxPlaces(r Reader, desc bchain.AddrDesc, heights []uint32, keep func(height uint32, t *AddrTx) bool) (map[TxAtHeight]int, error) {
-	keys := make([][]byte, len(heights))
-	for i, h := range heights {
-		keys[i] = addressesKey(desc, h)
-	}
-	vals, err := getMany(r, CFAddresses, keys)
-	if err != nil {
-		return nil, err
-	}
-	rows := make([]AddrTxsAt, 0, len(heights))
-	var place []int // of rows' kept txs, in order
-	for i, v := range vals {
-		if v == nil {
-			continue
-		}
-		txs, err := unpackAddrTxs(v)
-		if err != nil {
-			return nil, fmt.Errorf("address %s height %d: %w", desc, heights[i], err)
-		}
-		kept := txs[:0]
-		for j := range txs {
-			if keep(heights[i], &txs[j]) {
-				kept = append(kept, txs[j])
-				place = append(place, len(txs)-1-j) // stored in reverse block order
-			}
-		}
-		rows = append(rows, AddrTxsAt{Height: heights[i], Txs: kept})
-	}
-	if err := FillRowsTxids(r, rows); err != nil {
-		return nil, fmt.Errorf("address %s: %w", desc, err)
-	}
-	places := make(map[TxAtHeight]int, len(place))
-	n := 0
-	for _, row := range rows {
-		for _, t := range row.Txs {
-			places[TxAtHeight{row.Height, t.Txid}] = place[n]
-			n++
-		}
-	}
-	return places, nil
-}
-
 // blockbookOrder turns a stored row (the block's txs in reverse block
 // order; per tx its inputs, then its outputs) into the order Blockbook
 // answers. Blockbook's connect visits the outputs of all the block's txs
@@ -468,14 +389,15 @@ func blockbookOrder(txs []AddrTx) []AddrTx {
 	return txs
 }
 
-// IterateUtxos visits a descriptor's unspent outputs, newest first.
+// IterateUtxos visits a descriptor's unspent outputs, newest first. The
+// *Utxo fn sees is valid during the call only (one is reused).
 func IterateUtxos(r Reader, desc bchain.AddrDesc, fn func(*Utxo) (bool, error)) error {
+	var u Utxo
 	return r.iterate(CFAddressUtxos, nil, descPrefix(desc, 0), func(k, v []byte) (bool, error) {
-		_, u, err := unpackUtxo(k, v)
-		if err != nil {
+		if _, err := unpackUtxo(k, v, &u); err != nil {
 			return false, err
 		}
-		return fn(u)
+		return fn(&u)
 	})
 }
 

@@ -98,33 +98,40 @@ func TestAddrTxsInBlockbookOrder(t *testing.T) {
 	}
 
 	// The places that order UTXOs: block order among X's txs of the block
-	// (tx1 … tx5 → 0 … 4), as AddrTxsInBlockOrder lists them, for the txs
-	// keep accepts; heights without a row (2) add nothing.
-	order, err := AddrTxsInBlockOrder(d, X, 1)
+	// (tx1 … tx5 → 0 … 4), for the txs paying an output pays accepts;
+	// heights without a row (2) have none.
+	all, err := AddrPayingTxs(d, X, []uint32{1}, func(int, uint32) bool { return true })
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []bchain.Hash{tx1.Txid, tx2.Txid, tx3.Txid, tx4.Txid, tx5.Txid}; !slices.Equal(order, want) {
-		t.Fatalf("block order %v, want tx1 … tx5", order)
-	}
-	paysOutput0 := func(h uint32, t *AddrTx) bool { return h == 1 && slices.Contains(t.Indexes, 0) }
-	places, err := AddrTxPlaces(d, X, []uint32{1, 2}, paysOutput0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(places) != 2 || places[TxAtHeight{1, tx2.Txid}] != 1 || places[TxAtHeight{1, tx5.Txid}] != 4 {
-		named := map[string]int{}
-		for h, p := range places {
-			named[names[h.Txid]] = p
+	named := func(txs []PayingTx) map[string]int32 {
+		out := map[string]int32{}
+		for _, t := range txs {
+			out[names[t.Txid]] = t.Place
 		}
-		t.Errorf("places of the txs paying output 0: %v, want tx2:1 tx5:4", named)
+		return out
+	}
+	// tx1 and tx4 pay X nothing; the others keep their places among all five.
+	if got, want := named(all[0]), map[string]int32{"tx2": 1, "tx3": 2, "tx5": 4}; !maps.Equal(got, want) {
+		t.Errorf("places of the txs paying X: %v, want %v", got, want)
+	}
+	paysOutput0 := func(i int, vout uint32) bool { return i == 0 && vout == 0 }
+	paying, err := AddrPayingTxs(d, X, []uint32{1, 2}, paysOutput0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(paying) != 2 || len(paying[1]) != 0 {
+		t.Fatalf("paying %v, want two heights, none at 2", paying)
+	}
+	if got, want := named(paying[0]), map[string]int32{"tx2": 1, "tx5": 4}; !maps.Equal(got, want) {
+		t.Errorf("places of the txs paying output 0: %v, want %v", got, want)
 	}
 }
 
-// AddrTxPlaces keys a tx's place with its height: one txid at two heights
+// AddrPayingTxs gives a tx's place per height: one txid at two heights
 // (Bitcoin's duplicate coinbases, BIP30; here a fully spent tx repeated)
 // has its own place in each block.
-func TestAddrTxPlacesPerHeight(t *testing.T) {
+func TestAddrPayingTxsPerHeight(t *testing.T) {
 	d := openTestDB(t)
 	x := newTestIndex(t, d, 10, FilterParams{})
 	X := []byte{0x00, 0x14, 'X'}
@@ -156,12 +163,13 @@ func TestAddrTxPlacesPerHeight(t *testing.T) {
 	b2 := block(2, b1, cb2, a, dup2)
 	connectAll(t, x, []*bchain.Block{b0, b1, b2})
 
-	places, err := AddrTxPlaces(d, X, []uint32{1, 2}, func(uint32, *AddrTx) bool { return true })
+	paying, err := AddrPayingTxs(d, X, []uint32{1, 2}, func(int, uint32) bool { return true })
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[TxAtHeight]int{{1, dup.Txid}: 0, {1, s.Txid}: 1, {2, a.Txid}: 0, {2, dup.Txid}: 1}
-	if !maps.Equal(places, want) {
-		t.Fatalf("places %v, want %v", places, want)
+	// s pays X nothing: only dup is kept at height 1.
+	want := [][]PayingTx{{{dup.Txid, 0}}, {{dup.Txid, 1}, {a.Txid, 0}}}
+	if !slices.EqualFunc(paying, want, slices.Equal) {
+		t.Fatalf("paying %v, want %v", paying, want)
 	}
 }

@@ -357,22 +357,23 @@ func packUtxoValue(u *Utxo) []byte {
 	return e.b
 }
 
-// unpackUtxo decodes a full addressUtxos row.
-func unpackUtxo(key, val []byte) (bchain.AddrDesc, *Utxo, error) {
-	d := newDecoder("addressUtxos key", key)
+// unpackUtxo decodes a full addressUtxos row into u (a scan of a whale's
+// outputs reuses one).
+func unpackUtxo(key, val []byte, u *Utxo) (bchain.AddrDesc, error) {
+	d := decoder{b: key, rec: "addressUtxos key"}
 	desc := d.lenBytes(maxDescLen)
-	u := &Utxo{Height: ^d.u32be(), Txid: d.hash(), Vout: d.u32be()}
+	*u = Utxo{Height: ^d.u32be(), Txid: d.hash(), Vout: d.u32be()}
 	if err := d.done(); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	d = newDecoder("addressUtxos", val)
+	d = decoder{b: val, rec: "addressUtxos"}
 	u.Value = d.uvarint()
 	flags := d.bytes(1)
 	if flags != nil && flags[0] > 1 {
 		d.fail("unknown flags %#x", flags[0])
 	}
 	u.Coinbase = flags != nil && flags[0] == 1
-	return desc, u, d.done()
+	return desc, d.done()
 }
 
 // ---- txAddresses ---------------------------------------------------------

@@ -92,9 +92,10 @@ func FuzzUnpackUtxo(f *testing.F) {
 	u := &Utxo{Height: 9, Txid: bchain.Hash{5}, Vout: 3, Value: 99, Coinbase: true}
 	f.Add(utxoKey([]byte{0x00, 0x14}, u), packUtxoValue(u))
 	f.Fuzz(func(t *testing.T, key, val []byte) {
-		desc, v, err := unpackUtxo(key, val)
+		var v Utxo
+		desc, err := unpackUtxo(key, val, &v)
 		checkCanonical(t, append(append([]byte{}, key...), val...), err, func() []byte {
-			return append(utxoKey(desc, v), packUtxoValue(v)...)
+			return append(utxoKey(desc, &v), packUtxoValue(&v)...)
 		})
 	})
 }

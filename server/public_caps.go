@@ -52,9 +52,11 @@ func (p *Public) capabilityRoutes() {
 			if p.caps.Runes == nil {
 				return nil, p.caps.NotSupported(api.CapRunes)
 			}
-			return p.caps.Runes.UtxosWithRunes(r.Context(), r.PathValue("address"), q.Get("confirmed") == "true", api.ParseInt(q.Get("gap")))
+			us, err := p.caps.Runes.UtxosWithRunes(r.Context(), r.PathValue("address"), q.Get("confirmed") == "true", api.ParseInt(q.Get("gap")))
+			return api.UtxoList(us), err
 		}
-		return p.caps.Utxos.Utxos(r.Context(), r.PathValue("address"), q.Get("confirmed") == "true", api.ParseInt(q.Get("gap")))
+		us, err := p.caps.Utxos.Utxos(r.Context(), r.PathValue("address"), q.Get("confirmed") == "true", api.ParseInt(q.Get("gap")))
+		return api.UtxoList(us), err // encodes itself: writeJSON
 	})
 	p.handle("GET /api/v2/estimatefee/{blocks}", "estimatefee", func(r *http.Request) (any, error) {
 		n, err := api.ParseFeeBlocks(r.PathValue("blocks"))

@@ -203,9 +203,11 @@ func wsGetAccountUtxo(ctx context.Context, c *wsConn, req *wsRequest) (any, erro
 		if c.s.caps.Runes == nil {
 			return nil, c.s.caps.NotSupported(api.CapRunes)
 		}
-		return c.s.caps.Runes.UtxosWithRunes(ctx, p.Descriptor, false, 0)
+		us, err := c.s.caps.Runes.UtxosWithRunes(ctx, p.Descriptor, false, 0)
+		return api.UtxoList(us), err
 	}
-	return c.s.caps.Utxos.Utxos(ctx, p.Descriptor, false, 0)
+	us, err := c.s.caps.Utxos.Utxos(ctx, p.Descriptor, false, 0)
+	return api.UtxoList(us), err // marshals itself
 }
 
 type wsTxidParams struct {

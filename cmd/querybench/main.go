@@ -184,13 +184,13 @@ func run(chainFile, indexDir string, cold, warm int) error {
 	}
 	w := "/api/v2/address/" + addrs[0] + "?page=1"
 	queries := []query{
-		{"address page 1 (details=txids, 1000 per page)", w},
-		{"address page 1 (details=txs, 1000 per page)", w + "&pageSize=1000&details=txs"},
-		{"address page 1 (details=txs, 25 per page)", w + "&pageSize=25&details=txs"},
-		{"address page 1 (details=txslight, 50 per page)", w + "&pageSize=50&details=txslight"},
-		{"utxo of the busiest address", "/api/v2/utxo/" + addrs[0]},
-		{fmt.Sprintf("utxo of an address with %d", utxoAddr.txs), "/api/v2/utxo/" + utxoAddrs[0]},
-		{"tx lookup (" + probe.what + ")", "/api/v2/tx/" + probe.txid.String()},
+		{"address page 1 (details=txids, 1000 per page)", w, nil},
+		{"address page 1 (details=txs, 1000 per page)", w + "&pageSize=1000&details=txs", nil},
+		{"address page 1 (details=txs, 25 per page)", w + "&pageSize=25&details=txs", nil},
+		{"address page 1 (details=txslight, 50 per page)", w + "&pageSize=50&details=txslight", nil},
+		{"utxo of the busiest address", "/api/v2/utxo/" + addrs[0], utxoBound(open, whale.desc)},
+		{fmt.Sprintf("utxo of an address with %d", utxoAddr.txs), "/api/v2/utxo/" + utxoAddrs[0], nil},
+		{"tx lookup (" + probe.what + ")", "/api/v2/tx/" + probe.txid.String(), nil},
 	}
 	fmt.Printf("chain %s: %d blocks, %d txs; index format %d in %s\n", filepath.Base(chainFile), chainLen, len(txs.at), db.FormatVersion, indexDir)
 	fmt.Printf("busiest address %s: %d txs\n", addrs[0], whale.txs)

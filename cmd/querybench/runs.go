@@ -38,7 +38,12 @@ var (
 // one issue 46 measured Blockbook against had 411.
 const utxoTarget = 411
 
-type query struct{ name, path string }
+// query is a named GET; bound, if set, times the query's lower bound
+// (utxoBound) as many times as its warm samples.
+type query struct {
+	name, path string
+	bound      func(warm int) ([]time.Duration, error)
+}
 
 // timeQueries times each query cold and warm in each of -runs runs, and
 // prints each run's figures and then all runs' samples together.
@@ -55,6 +60,14 @@ func timeQueries(open opener, queries []query, cold, warm int) error {
 				return err
 			}
 			res.print(q.name)
+			if q.bound != nil {
+				b, err := q.bound(warm)
+				if err != nil {
+					return fmt.Errorf("%s: lower bound: %w", q.name, err)
+				}
+				printBound(q.name, res.warm, b)
+				all[i].bound = append(all[i].bound, b...)
+			}
 			if r > 0 && res.sum != all[i].sum {
 				return fmt.Errorf("%s: the answer changed between runs (%s, then %s)", q.name, all[i].sum, res.sum)
 			}
@@ -70,6 +83,9 @@ func timeQueries(open opener, queries []query, cold, warm int) error {
 		for i, q := range queries {
 			if len(all[i].warm) > 0 {
 				all[i].print(q.name)
+			}
+			if len(all[i].bound) > 0 {
+				printBound(q.name, all[i].warm, all[i].bound)
 			}
 		}
 	}
@@ -163,10 +179,11 @@ func timeQuery(open opener, name string, paths []string, cold, warm int) error {
 type result struct {
 	cold, warm []time.Duration
 	size       int
-	sum        string        // the answers' sha256, to compare builds
-	cpu        time.Duration // process CPU time (user + system) per warm query, the GC's included
-	allocs     uint64        // heap allocations per warm query
-	allocBytes uint64        // bytes allocated per warm query
+	sum        string          // the answers' sha256, to compare builds
+	cpu        time.Duration   // process CPU time (user + system) per warm query, the GC's included
+	allocs     uint64          // heap allocations per warm query
+	allocBytes uint64          // bytes allocated per warm query
+	bound      []time.Duration // the query's lower bound's samples (timeQueries)
 }
 
 func (r result) print(name string) {

@@ -129,23 +129,9 @@ func (e *engine) iterate(ro *grocksdb.ReadOptions, cf db.CF, start, prefix []byt
 	} else {
 		seekFirst(it, start, prefix)
 	}
-	for ; it.Valid(); step(it, reverse) {
-		k, v := it.Key(), it.Value()
-		kd := k.Data()
-		if prefix != nil && !hasPrefix(kd, prefix) {
-			k.Free()
-			v.Free()
-			break
-		}
-		more, err := fn(kd, v.Data())
-		k.Free()
-		v.Free()
-		if err != nil {
-			return err
-		}
-		if !more {
-			return nil
-		}
+	done, err := visitBatched(it, prefix, reverse, fn)
+	if err != nil || !done {
+		return err
 	}
 	return it.Err()
 }
@@ -183,16 +169,6 @@ func seekLast(it *grocksdb.Iterator, start, prefix []byte) {
 		}
 	}
 }
-
-func step(it *grocksdb.Iterator, reverse bool) {
-	if reverse {
-		it.Prev()
-	} else {
-		it.Next()
-	}
-}
-
-func hasPrefix(b, p []byte) bool { return len(b) >= len(p) && string(b[:len(p)]) == string(p) }
 
 // batch is a RocksDB write batch; a change to a family the engine does not
 // hold is remembered and fails the write.
