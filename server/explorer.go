@@ -12,6 +12,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -39,7 +40,7 @@ type explorer struct {
 	log     *slog.Logger
 	metrics *httpMetrics
 	timeout time.Duration
-	pages   map[string]*template.Template
+	pages   map[string]*lazyPage
 	assets  *assets
 	nfts    *nftFetcher // NFT metadata (explorer_nftmeta.go)
 	// maxWeight is a full block's weight, the 100% of a block's fill.
@@ -123,18 +124,21 @@ func (p *Public) explorerRoutes() {
 // sharedTemplates are parsed into every page; the other files are pages.
 var sharedTemplates = []string{"layout.html", "partials.html", "charts.html", "fiat.html", "runes.html"}
 
-func (e *explorer) parseTemplates() map[string]*template.Template {
+func (e *explorer) parseTemplates() map[string]*lazyPage {
 	base := template.Must(template.New("").Funcs(e.funcs()).Funcs(e.fiatFuncs()).Funcs(e.runeFuncs()).Funcs(txIOFuncs).ParseFS(static.Templates, sharedTemplates...))
 	names, err := fs.Glob(static.Templates, "*.html")
 	if err != nil {
 		panic(err)
 	}
-	pages := map[string]*template.Template{}
+	pages := map[string]*lazyPage{}
+	var cloneMu sync.Mutex
 	for _, n := range names {
 		if slices.Contains(sharedTemplates, n) {
 			continue
 		}
-		pages[strings.TrimSuffix(n, ".html")] = template.Must(template.Must(base.Clone()).ParseFS(static.Templates, n))
+		parse := clonePage(base, func(t *template.Template) (*template.Template, error) { return t.ParseFS(static.Templates, n) }, &cloneMu)
+		template.Must(parse()) // a broken page fails the start; the parse is dropped (lazyPage)
+		pages[strings.TrimSuffix(n, ".html")] = &lazyPage{parse: parse}
 	}
 	return pages
 }

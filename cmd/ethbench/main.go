@@ -152,12 +152,15 @@ func run(bin string, txs, accounts, perBlock, workers int, cache string) (err er
 	// CPU time says more than wall time on a shared machine: blockbook's
 	// own, and this process's (mostly the node serving and tracing).
 	childCPU, nodeCPU := cpuOf(p.Pid()), cpuSelf()-selfCPU
+	memNow := memAtSync(p.Internal)
 	restErrs := checkREST(p.Public, exp)
+	stopStart := time.Now()
 	p.Stop()
+	stopTook := time.Since(stopStart)
 	logs, _ := os.ReadFile(p.LogPath)
 	traceFails := strings.Count(string(logs), "block trace failed")
 	indexDir := filepath.Join(work, "index")
-	size := benchproc.DirSize(indexDir)
+	size, sizeParts := benchproc.DirSize(indexDir), benchproc.DirParts(indexDir)
 	idx, err := countIndex(indexDir, exp)
 	if err != nil {
 		return fmt.Errorf("reading the index: %w", err)
@@ -175,8 +178,10 @@ func run(bin string, txs, accounts, perBlock, workers int, cache string) (err er
 	fmt.Printf("  throughput:             %.0f blocks/s, %.0f txs/s\n", blocks/elapsed.Seconds(), float64(exp.Txs)/elapsed.Seconds())
 	fmt.Printf("  indexed:                %d txs, %d token transfers, %d internal transfers (from the index's address rows)\n", idx.txs, idx.tokens, idx.internal)
 	fmt.Printf("  CPU time:               blockbook %.2f s, dev node (the ethbench process) %.2f s\n", childCPU.Seconds(), nodeCPU.Seconds())
-	fmt.Printf("  peak RSS (VmHWM):       %.1f MB\n", float64(hwm)/(1<<20))
-	fmt.Printf("  index size:             %.1f MB (after a clean stop)\n", float64(size)/(1<<20))
+	fmt.Printf("  peak RSS (VmHWM):       %.1f MB (largest sampled every 50 ms: anonymous %.1f MB, file-backed %.1f MB)\n",
+		float64(hwm)/(1<<20), float64(p.PeakAnon)/(1<<20), float64(p.PeakFile)/(1<<20))
+	fmt.Printf("  memory at in-sync:      %s\n", memNow)
+	fmt.Printf("  index size:             %.1f MB (after a clean stop, which took %.2f s: %s)\n", float64(size)/(1<<20), stopTook.Seconds(), benchproc.FormatParts(sizeParts))
 	fmt.Printf("  bytes per tx:           %.0f (index size / %d txs)\n", float64(size)/float64(exp.Txs), exp.Txs)
 	fmt.Printf("lower bound, the same blocks with receipts and traces fetched by the sync worker's fetch pipeline (syncer.FetchOnly, %d workers, batched runs) in a child process, not indexed: %.2f s (%.0f blocks/s, %.0f txs/s), peak RSS %.1f MB; first pass, node just started: %.2f s\n",
 		workers, fetch.d.Seconds(), blocks/fetch.d.Seconds(), float64(fetch.txs)/fetch.d.Seconds(), float64(fetch.rss)/(1<<20), cold.d.Seconds())

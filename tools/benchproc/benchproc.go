@@ -47,8 +47,12 @@ type Options struct {
 type Process struct {
 	Public, Internal string // host:port of the public and internal servers
 	LogPath          string
-	cmd              *exec.Cmd
-	done             chan struct{}
+	// PeakAnon and PeakFile are the largest anonymous and file-backed
+	// resident sizes seen while waiting for sync (sampled every 50 ms):
+	// where the peak RSS went, heaps or the binary's pages.
+	PeakAnon, PeakFile int64
+	cmd                *exec.Cmd
+	done               chan struct{}
 }
 
 // Start writes a Regtest config, starts the binary with -sync on free
@@ -137,6 +141,8 @@ func (p *Process) waitInSync(ctx context.Context, height uint32, mempool bool, t
 		if p.Exited() {
 			return errors.New("blockbook exited")
 		}
+		anon, file := MemParts(p.Pid())
+		p.PeakAnon, p.PeakFile = max(p.PeakAnon, anon), max(p.PeakFile, file)
 		if Synced("http://"+p.Public, height, mempool) {
 			return nil
 		}
