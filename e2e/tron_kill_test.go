@@ -32,18 +32,21 @@ func TestTronKillSafety(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "index")
 
 	// untilTip restarts the program, each run killed after 1..maxSteps
-	// write steps (1 and 2 first), until a run reaches the tip.
+	// write steps (1, 2 and 3 first), until a run reaches the tip. The
+	// first three runs write block by block, so they are killed whatever
+	// the timing; later runs connect in groups (a group is written when
+	// the next block is not fetched yet, so their writes vary by timing).
 	untilTip := func(maxSteps int) int {
 		t.Helper()
 		tip := c.Tip()
 		hash := hex.EncodeToString(tip.ID[:])
 		kills := 0
 		for {
-			n := 1 + rng.Intn(maxSteps)
-			if kills < 2 {
-				n = kills + 1
+			n, mode := 1+rng.Intn(maxSteps), "-bulkthreshold=500"
+			if kills < 3 {
+				n, mode = kills+1, "-bulkthreshold=0"
 			}
-			ch := startChild(t, cfg, dir, fmt.Sprintf("%s=%d", app.KillAfterWritesEnv, n))
+			ch := startChild(t, cfg, dir, fmt.Sprintf("%s=%d", app.KillAfterWritesEnv, n), mode)
 			reached := waitTipOrDeath(t, ch, int32(tip.Number), hash)
 			if reached {
 				_ = ch.cmd.Process.Signal(syscall.SIGTERM)
