@@ -5,11 +5,14 @@ import (
 	"context"
 	"log/slog"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/openexplorer/blockbook/api"
 	"github.com/openexplorer/blockbook/bchain"
+	"github.com/openexplorer/blockbook/server"
 )
 
 // checkBackend: the Ethereum-type keys warn once on a Bitcoin-type coin,
@@ -67,5 +70,30 @@ func TestWaitInSync(t *testing.T) {
 	}
 	if !waitInSync(context.Background(), nil) {
 		t.Error("waitInSync without a sync worker must not wait")
+	}
+}
+
+// fixedStatus is a sync status that says st.
+type fixedStatus struct{ st api.SyncState }
+
+func (f fixedStatus) State() api.SyncState { return f.st }
+
+// With a sync worker, what waits for the initial sync reads the latch
+// (ReachedTip), not InSync, which a fast chain clears within milliseconds.
+func TestStartMempoolWaitsOnTheLatch(t *testing.T) {
+	ran := 0
+	s := &chainStack{runMempool: func(context.Context, *sync.WaitGroup, *server.Websocket) { ran++ }}
+	s.startMempool(context.Background(), &sync.WaitGroup{}, nil, true, fixedStatus{api.SyncState{InSync: false, ReachedTip: true}})
+	if ran != 1 || s.inSync == nil || !s.inSync() {
+		t.Fatalf("ran %d times; inSync set %v", ran, s.inSync != nil)
+	}
+	s.startMempool(context.Background(), &sync.WaitGroup{}, nil, true, fixedStatus{api.SyncState{InSync: true}})
+	if s.inSync() {
+		t.Error("inSync read InSync, not the latch")
+	}
+	s.inSync = nil
+	s.startMempool(context.Background(), &sync.WaitGroup{}, nil, false, fixedStatus{})
+	if s.inSync != nil {
+		t.Error("without a sync worker nothing should wait")
 	}
 }

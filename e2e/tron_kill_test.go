@@ -32,10 +32,12 @@ func TestTronKillSafety(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "index")
 
 	// untilTip restarts the program, each run killed after 1..maxSteps
-	// write steps (1, 2 and 3 first), until a run reaches the tip. The
-	// first three runs write block by block, so they are killed whatever
-	// the timing; later runs connect in groups (a group is written when
-	// the next block is not fetched yet, so their writes vary by timing).
+	// write steps, until a run reaches the tip. The first three runs write
+	// block by block and are killed after steps 1, 2 and 3, and the fourth
+	// connects in groups and is killed after its first write, so each
+	// lands whatever the timing; later runs connect in groups (a group is
+	// written when the next block is not fetched yet, so their writes vary
+	// by timing) and are killed at a seeded step.
 	untilTip := func(maxSteps int) int {
 		t.Helper()
 		tip := c.Tip()
@@ -43,8 +45,11 @@ func TestTronKillSafety(t *testing.T) {
 		kills := 0
 		for {
 			n, mode := 1+rng.Intn(maxSteps), "-bulkthreshold=500"
-			if kills < 3 {
+			switch {
+			case kills < 3:
 				n, mode = kills+1, "-bulkthreshold=0"
+			case kills == 3:
+				n = 1
 			}
 			ch := startChild(t, cfg, dir, fmt.Sprintf("%s=%d", app.KillAfterWritesEnv, n), mode)
 			reached := waitTipOrDeath(t, ch, int32(tip.Number), hash)
@@ -63,7 +68,7 @@ func TestTronKillSafety(t *testing.T) {
 	}
 	kills := untilTip(10)
 	t.Logf("%d kills before the sync reached the tip", kills)
-	if kills < 3 {
+	if kills < 4 {
 		t.Fatalf("only %d kills before the sync finished", kills)
 	}
 	tip := c.Tip()
@@ -73,7 +78,10 @@ func TestTronKillSafety(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The first kills land in the reorg's disconnects.
-	t.Logf("%d kills to the new tip", untilTip(10))
+	if kills = untilTip(10); kills < 4 {
+		t.Fatalf("only %d kills before the sync reached the new tip", kills)
+	}
+	t.Logf("%d kills to the new tip", kills)
 	tip = c.Tip()
 	compareTronIndexes(t, dir, referenceIndex(t, cfg, int32(tip.Number), hex.EncodeToString(tip.ID[:])))
 }

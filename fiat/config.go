@@ -207,11 +207,14 @@ func FromChainConfig(c *bchain.Config, getenv func(string) string) (*Config, err
 			return nil, fmt.Errorf("%w: fiat_rates_params: %s: %v", bchain.ErrConfig, key, err)
 		}
 	}
-	if u := strings.TrimRight(cfg.BootstrapURL, "/"); cfg.URL == "" && (u == FreeAPIURL || u == ProAPIURL) {
-		// Before Blockbook's bootstrap, url was the API's address here.
-		cfg.URL = u
+	if u := strings.TrimRight(cfg.BootstrapURL, "/"); strings.EqualFold(u, FreeAPIURL) || strings.EqualFold(u, ProAPIURL) {
+		// Before Blockbook's bootstrap, url was the API's address here;
+		// the API as a mirror would get every history at the mirror's pace.
+		if cfg.URL == "" {
+			cfg.URL = u
+		}
 		cfg.Warnings = append(cfg.Warnings, "fiat_rates_params: url is the history bootstrap mirror (as in Blockbook) and the API goes in tipUrl; "+
-			"url names CoinGecko's API, so it is taken as tipUrl and no mirror is used")
+			"url names CoinGecko's API, so it is not used as a mirror (and is the API unless tipUrl is set)")
 		cfg.BootstrapURL = ""
 	}
 	if p.ReconcileHistoricalAtStartup != nil {

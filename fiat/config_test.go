@@ -147,6 +147,10 @@ func TestFromChainConfigOldURL(t *testing.T) {
 	if cfg.URL != FreeAPIURL || cfg.BootstrapURL != "" || len(cfg.Warnings) != 1 || !strings.Contains(cfg.Warnings[0], "tipUrl") {
 		t.Errorf("url naming the API: API %q, mirror %q, warnings %q", cfg.URL, cfg.BootstrapURL, cfg.Warnings)
 	}
+	c.FiatRatesParams = `{"coin":"bitcoin","periodSeconds":900,"url":"HTTPS://API.coingecko.com/api/v3","tipUrl":"https://api.example/v3"}`
+	if cfg, err = FromChainConfig(c, func(string) string { return "" }); err != nil || cfg.URL != "https://api.example/v3" || cfg.BootstrapURL != "" || len(cfg.Warnings) != 1 {
+		t.Errorf("url naming the API with tipUrl set: %+v %v", cfg, err)
+	}
 	c.FiatRatesParams = `{"coin":"bitcoin","periodSeconds":900,"url":"https://mirror.example/api/v3"}`
 	if cfg, err = FromChainConfig(c, func(string) string { return "" }); err != nil || cfg.BootstrapURL != "https://mirror.example/api/v3" || len(cfg.Warnings) != 0 {
 		t.Errorf("url naming a mirror: %+v %v", cfg, err)

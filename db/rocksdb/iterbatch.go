@@ -26,6 +26,11 @@ const maxBatch = 256
 
 var iterBufs = sync.Pool{New: func() any { b := make([]byte, iterBuf); return &b }}
 
+// iteratorIsOnePointer fails to compile unless grocksdb.Iterator is one
+// pointer wide, as cIter reads it (an upgrade adding a field would make
+// every scan hand C a wrong pointer).
+var _ = [1]struct{}{}[unsafe.Sizeof(grocksdb.Iterator{})-unsafe.Sizeof(uintptr(0))]
+
 // cIter is the C iterator inside a grocksdb.Iterator (its only field).
 func cIter(it *grocksdb.Iterator) *C.rocksdb_iterator_t {
 	return *(**C.rocksdb_iterator_t)(unsafe.Pointer(it))
