@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"reflect"
 	"testing"
 
 	"github.com/openexplorer/blockbook/bchain"
@@ -18,6 +19,11 @@ import (
 // websocket sends it): every optional field set and unset, amounts
 // outside uint64 and nil, and strings encoding/json escapes.
 func TestUtxoListMatchesEncodingJSON(t *testing.T) {
+	// The encoder writes Utxo's fields by hand: a field added to Utxo must
+	// be added to UtxoList's appendJSON and to the "all fields" case.
+	if n := reflect.TypeOf(Utxo{}).NumField(); n != 10 {
+		t.Fatalf("Utxo has %d fields, the hand-written encoder knows 10: update appendJSON and this test", n)
+	}
 	txid := func(i int) string { return fmt.Sprintf("%064x", i*7919) }
 	many := make([]Utxo, 300)
 	for i := range many {

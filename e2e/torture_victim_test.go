@@ -7,6 +7,7 @@ package e2e
 // to measure.
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -72,32 +73,27 @@ func runVictim(planJSON string) int {
 }
 
 // startVictim starts the victim child with plan.
-func startVictim(plan victimPlan) (*exec.Cmd, *[]byte, error) {
+func startVictim(plan victimPlan) (*exec.Cmd, *bytes.Buffer, error) {
 	raw, err := json.Marshal(plan)
 	if err != nil {
 		return nil, nil, err
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), victimEnv+"="+string(raw))
-	out := new([]byte)
-	cmd.Stdout = (*byteSink)(out)
+	out := new(bytes.Buffer)
+	cmd.Stdout = out
 	cmd.Stderr = os.Stderr
 	return cmd, out, cmd.Start()
 }
 
 // victimRecords waits for the victim child and reads its records.
-func victimRecords(cmd *exec.Cmd, out *[]byte) ([]victimRecord, error) {
+func victimRecords(cmd *exec.Cmd, out *bytes.Buffer) ([]victimRecord, error) {
 	if err := cmd.Wait(); err != nil {
 		return nil, fmt.Errorf("victim child: %w", err)
 	}
 	var recs []victimRecord
-	if err := json.Unmarshal(*out, &recs); err != nil {
+	if err := json.Unmarshal(out.Bytes(), &recs); err != nil {
 		return nil, fmt.Errorf("victim child's records: %w", err)
 	}
 	return recs, nil
 }
-
-// byteSink collects a child's stdout.
-type byteSink []byte
-
-func (b *byteSink) Write(p []byte) (int, error) { *b = append(*b, p...); return len(p), nil }

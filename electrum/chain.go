@@ -125,7 +125,6 @@ func blockHeaders(ctx context.Context, ss *session, p params) (any, error) {
 		if hs, err = ss.s.scripts.BlockHeaders(ctx, uint32(start), count); err != nil {
 			return nil, err
 		}
-		meterRows(ctx, len(hs))
 	}
 	out := headersAnswer{Count: len(hs), Max: maxHeaders}
 	if ss.v16() {

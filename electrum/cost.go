@@ -11,9 +11,9 @@ import (
 // causes, in the public port's spirit (a page of 100 txs there adds 1):
 //
 //   - 1 per 100 rows read: history entries (get_history, get_mempool,
-//     a subscribe or status that reads the history), UTXOs (listunspent),
-//     headers (blockchain.block.headers, charged before the call by the
-//     count asked);
+//     a subscribe or status that reads the history), UTXOs (listunspent);
+//   - 1 per 100 headers asked (blockchain.block.headers), charged before
+//     the call only (it never reads more than it was asked);
 //   - 1 per block of tweaks sent (blockchain.tweaks.subscribe);
 //   - or, when more, 1 per 64 KiB of the answer (a large tx).
 //

@@ -378,3 +378,30 @@ func TestBootstrapAndReconcileTokens(t *testing.T) {
 		t.Errorf("day 391 (present) changed: %+v", ft)
 	}
 }
+
+// A token whose full history fails makes the bootstrap run a failed
+// attempt, as a currency's does: the bootstrap is not marked complete with
+// that token's history missing, and the next run asks it again.
+func TestBootstrapTokenFailureIsAnAttempt(t *testing.T) {
+	mirror := tokenProvider(t)
+	api := provider(t)
+	mirror.FailPath("/coins/"+linkID+"/market_chart", 1)
+	d := openDB(t, t.TempDir())
+	defer d.Close()
+	td := newTokenDownloader(t, d, api, withMirror(mirror))
+	if err := td.historyCycle(t.Context()); err == nil {
+		t.Error("a bootstrap run with a failed token succeeded")
+	}
+	if st := bootstrapState(t, d); st.Complete || st.Attempts != 1 {
+		t.Fatalf("marker after a run whose token failed: %+v", st)
+	}
+	if err := td.historyCycle(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if st := bootstrapState(t, d); !st.Complete {
+		t.Errorf("marker after the token's history came: %+v", st)
+	}
+	if n := countEndpoint(mirror, "/coins/"+linkID+"/market_chart?days=max"); n != 2 {
+		t.Errorf("the failed token's full history asked %d times, want 2", n)
+	}
+}

@@ -207,7 +207,7 @@ func FromChainConfig(c *bchain.Config, getenv func(string) string) (*Config, err
 			return nil, fmt.Errorf("%w: fiat_rates_params: %s: %v", bchain.ErrConfig, key, err)
 		}
 	}
-	if u := strings.TrimRight(cfg.BootstrapURL, "/"); strings.EqualFold(u, FreeAPIURL) || strings.EqualFold(u, ProAPIURL) {
+	if u := strings.TrimRight(cfg.BootstrapURL, "/"); apiPlan(u) != "" {
 		// Before Blockbook's bootstrap, url was the API's address here;
 		// the API as a mirror would get every history at the mirror's pace.
 		if cfg.URL == "" {
@@ -270,11 +270,8 @@ func resolvePlan(plan, url string, hasKey bool) (string, error) {
 		return PlanPro, nil
 	}
 	// No plan, or an unknown one (Blockbook warns and goes on likewise).
-	switch strings.TrimSuffix(strings.ToLower(url), "/") {
-	case FreeAPIURL:
-		return PlanFree, nil
-	case ProAPIURL:
-		return PlanPro, nil
+	if p := apiPlan(url); p != "" {
+		return p, nil
 	}
 	if hasKey {
 		return PlanPro, nil
@@ -295,4 +292,16 @@ func checkBaseURL(u string) error {
 		return fmt.Errorf("%q is not an http(s) base URL", u)
 	}
 	return nil
+}
+
+// apiPlan is the plan of CoinGecko's own API base url names ("" for any
+// other url).
+func apiPlan(url string) string {
+	switch strings.TrimSuffix(strings.ToLower(url), "/") {
+	case FreeAPIURL:
+		return PlanFree
+	case ProAPIURL:
+		return PlanPro
+	}
+	return ""
 }

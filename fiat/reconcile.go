@@ -4,10 +4,12 @@ package fiat
 // run, whole days missing from the daily history of the last year (holes
 // left by downtime or failed runs; the newest runs only extend the tail)
 // are asked from the bootstrap URL, for every vs-currency and token, and
-// stored only when every series was asked, so that a day is never stored
-// missing series that a later scan (which sees whole days only) would not
-// notice. Without a bootstrap URL, during the bootstrap, or when
-// reconcileHistoricalAtStartup is false, it does nothing.
+// stored in one write at the end of the pass (a shutdown, the time budget
+// or throttling stores nothing). A currency the mirror fails is logged and
+// left out of those days, as in Blockbook; a later scan sees whole days
+// only, so it stays missing there. Without a bootstrap URL, during the
+// bootstrap, or when reconcileHistoricalAtStartup is false, it does
+// nothing.
 
 import (
 	"context"

@@ -208,6 +208,7 @@ func (dl *Downloader) updateTokenHistory(ctx context.Context) error {
 			return err
 		default:
 			failed++
+			dl.runFailures.Add(1) // a bootstrap run is complete only if none failed
 			dl.cfg.Log.Warn("token rate history failed; retrying next run", "token", t.contract, "id", t.id, "err", err)
 		}
 		if requested {

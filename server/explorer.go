@@ -12,7 +12,6 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -131,14 +130,13 @@ func (e *explorer) parseTemplates() map[string]*lazyPage {
 		panic(err)
 	}
 	pages := map[string]*lazyPage{}
-	var cloneMu sync.Mutex
 	for _, n := range names {
 		if slices.Contains(sharedTemplates, n) {
 			continue
 		}
-		parse := clonePage(base, func(t *template.Template) (*template.Template, error) { return t.ParseFS(static.Templates, n) }, &cloneMu)
-		template.Must(parse()) // a broken page fails the start; the parse is dropped (lazyPage)
-		pages[strings.TrimSuffix(n, ".html")] = &lazyPage{parse: parse}
+		p := &lazyPage{base: base, file: n}
+		template.Must(p.parse()) // a broken page fails the start; the parse is dropped (lazyPage)
+		pages[strings.TrimSuffix(n, ".html")] = p
 	}
 	return pages
 }

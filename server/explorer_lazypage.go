@@ -5,6 +5,8 @@ import (
 	"html/template"
 	"io"
 	"sync"
+
+	"github.com/openexplorer/blockbook/static"
 )
 
 // lazyPage is one explorer page's template set, parsed on the page's first
@@ -14,10 +16,22 @@ import (
 // a process that only syncs and never serves a page (docs/performance.md,
 // "Memory and datadir of the Ethereum sync").
 type lazyPage struct {
-	once  sync.Once
-	parse func() (*template.Template, error)
-	t     *template.Template
-	err   error
+	base *template.Template // the shared templates, never executed
+	file string             // the page's own template file
+	once sync.Once
+	t    *template.Template
+	err  error
+}
+
+// parse clones the shared templates and parses the page's file into the
+// clone (html/template's Clone locks the set it copies, so first renders
+// of several pages at once are safe).
+func (p *lazyPage) parse() (*template.Template, error) {
+	t, err := p.base.Clone()
+	if err != nil {
+		return nil, err
+	}
+	return t.ParseFS(static.Templates, p.file)
 }
 
 // ExecuteTemplate parses the page if it was not yet, then renders name.
@@ -30,18 +44,4 @@ func (p *lazyPage) ExecuteTemplate(w io.Writer, name string, data any) error {
 		return p.err
 	}
 	return p.t.ExecuteTemplate(w, name, data)
-}
-
-// clonePage returns a parser of a page over a clone of base. The clones
-// are taken one at a time (cloneMu), as pages may first render at once.
-func clonePage(base *template.Template, parseFile func(*template.Template) (*template.Template, error), cloneMu *sync.Mutex) func() (*template.Template, error) {
-	return func() (*template.Template, error) {
-		cloneMu.Lock()
-		t, err := base.Clone()
-		cloneMu.Unlock()
-		if err != nil {
-			return nil, err
-		}
-		return parseFile(t)
-	}
 }

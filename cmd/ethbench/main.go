@@ -152,7 +152,7 @@ func run(bin string, txs, accounts, perBlock, workers int, cache string) (err er
 	// CPU time says more than wall time on a shared machine: blockbook's
 	// own, and this process's (mostly the node serving and tracing).
 	childCPU, nodeCPU := cpuOf(p.Pid()), cpuSelf()-selfCPU
-	memNow := memAtSync(p.Internal)
+	memNow := memAtSync(p.Metrics(""))
 	restErrs := checkREST(p.Public, exp)
 	stopStart := time.Now()
 	p.Stop()

@@ -46,6 +46,9 @@ type Server struct {
 	// throttlePaths answers requests whose URI contains the key with 429,
 	// as many times as the value.
 	throttlePaths map[string]int
+	// failPaths answers requests whose URI contains the key with 500, the
+	// next value times.
+	failPaths map[string]int
 	// intraday gives the coin's rate in a vs-currency at any time, for
 	// market charts without interval=daily (5-minute and hourly points).
 	intraday map[string]func(time.Time) float64
@@ -61,7 +64,7 @@ type token struct {
 // New starts a server for coin ("bitcoin") whose clock reads now.
 func New(coin string, now time.Time) *Server {
 	s := &Server{coin: coin, current: map[string]float64{}, history: map[string]map[int64]float64{}, now: now.UTC(),
-		malformed: map[string]string{}, tokens: map[string]*token{}, throttlePaths: map[string]int{}}
+		malformed: map[string]string{}, tokens: map[string]*token{}, throttlePaths: map[string]int{}, failPaths: map[string]int{}}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
 }
@@ -171,6 +174,14 @@ func (s *Server) ThrottlePath(substr string, n int) {
 	s.throttlePaths[substr] = n
 }
 
+// FailPath answers the next n requests whose URI (path and query)
+// contains substr with 500, as a failing server does.
+func (s *Server) FailPath(substr string, n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failPaths[substr] = n
+}
+
 // Malform answers requests of endpoint ("simple/price", "market_chart",
 // "supported_vs_currencies") with body and status 200; "" restores them.
 func (s *Server) Malform(endpoint, body string) {
@@ -225,6 +236,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusTooManyRequests)
 		fmt.Fprint(w, `{"status":{"error_code":429,"error_message":"You've exceeded the Rate Limit. Please visit https://www.coingecko.com/en/api/pricing to subscribe to our API plans for higher rate limits."}}`)
 		return
+	}
+	for sub, n := range s.failPaths {
+		if n > 0 && strings.Contains(r.URL.RequestURI(), sub) {
+			s.failPaths[sub] = n - 1
+			w.WriteHeader(http.StatusInternalServerError)
+			fmt.Fprint(w, `{"error":"internal server error"}`)
+			return
+		}
 	}
 	path := strings.TrimPrefix(r.URL.Path, "/api/v3")
 	var endpoint string

@@ -26,16 +26,10 @@ func (l *Limiter) Charge(ip string, cost int) {
 	now := l.now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	k := l.clients[IPKey(ip)]
-	if k == nil { // forgotten since it was admitted (idle past StateTTL)
-		k = &restClient{tokens: float64(l.cfg.Burst), refilled: now}
-		l.clients[IPKey(ip)] = k
-	}
-	k.seen = now
+	k := l.client(IPKey(ip), now) // created if forgotten since admitted (idle past StateTTL)
 	l.refill(k, now)
-	k.tokens = math.Max(k.tokens-float64(cost), -float64(l.cfg.Burst))
-	k.recentRate(now)
-	k.recent += float64(cost)
+	k.spend(float64(cost), now)
+	k.tokens = math.Max(k.tokens, -float64(l.cfg.Burst)) // at most one burst deep
 }
 
 // Tokens is what ip has left of its rate now (negative: in debt after a

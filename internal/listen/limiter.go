@@ -218,12 +218,7 @@ func (l *Limiter) admit(ip string, cost int) Refusal {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.sweep(now)
-	c := l.clients[ip]
-	if c == nil {
-		c = &restClient{tokens: float64(l.cfg.Burst), refilled: now}
-		l.clients[ip] = c
-	}
-	c.seen = now
+	c := l.client(ip, now)
 	if now.Before(c.blocked) {
 		if l.rejected != nil {
 			l.rejected.WithLabelValues("blocked").Inc()
@@ -231,12 +226,7 @@ func (l *Limiter) admit(ip string, cost int) Refusal {
 		return Refusal{Msg: "Too many requests: this client is blocked for a while after repeated excess", Retry: int(c.blocked.Sub(now).Seconds()) + 1}
 	}
 	// The rate is counted per key (IPv6 per /64), the block per address.
-	k := l.clients[key]
-	if k == nil {
-		k = &restClient{tokens: float64(l.cfg.Burst), refilled: now}
-		l.clients[key] = k
-	}
-	k.seen = now
+	k := l.client(key, now)
 	if l.cfg.Rate > 0 {
 		perSec := l.refill(k, now)
 		if k.tokens < rateCost {
@@ -256,12 +246,30 @@ func (l *Limiter) admit(ip string, cost int) Refusal {
 		return Refusal{Msg: fmt.Sprintf("Too many requests in progress: this request costs %d of the %d this client may have running", conc, l.cfg.MaxConcurrent), Retry: 1}
 	}
 	if l.cfg.Rate > 0 {
-		k.tokens -= rateCost
-		k.recentRate(now)
-		k.recent += rateCost
+		k.spend(rateCost, now)
 	}
 	k.inFlight += conc
 	return Refusal{}
+}
+
+// client is the state kept for key (an address or a /64), created with a
+// full burst; it is marked seen now. Under l.mu.
+func (l *Limiter) client(key string, now time.Time) *restClient {
+	c := l.clients[key]
+	if c == nil {
+		c = &restClient{tokens: float64(l.cfg.Burst), refilled: now}
+		l.clients[key] = c
+	}
+	c.seen = now
+	return c
+}
+
+// spend takes cost tokens, counted in the recent rate (the share while
+// late).
+func (k *restClient) spend(cost float64, now time.Time) {
+	k.tokens -= cost
+	k.recentRate(now)
+	k.recent += cost
 }
 
 // Spend takes one request of ip's rate, for a front whose calls are not

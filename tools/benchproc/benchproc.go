@@ -181,7 +181,8 @@ func Synced(base string, height uint32, mempool bool) bool {
 // prefix (histogram buckets left out), keyed by name with labels.
 func (p *Process) Metrics(prefix string) map[string]float64 {
 	out := map[string]float64{}
-	resp, err := http.Get("http://" + p.Internal + "/metrics")
+	c := http.Client{Timeout: 10 * time.Second} // a stuck process must not stall the bench
+	resp, err := c.Get("http://" + p.Internal + "/metrics")
 	if err != nil {
 		return out
 	}
