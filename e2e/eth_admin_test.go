@@ -48,6 +48,7 @@ func (e *ethE2E) admin(t *testing.T, method, path, body string, out any) int {
 		t.Fatal(err)
 	}
 	req.SetBasicAuth(ethAdminUser, ethAdminPassword)
+	req.Header.Set("Accept", "application/json")
 	resp, err := httpClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -5,7 +5,7 @@ package server
 // /admin/contract-info/ (list, get, update, delete of the contract
 // records, kept as operators' fixes in the index) and
 // /admin/internal-data-errors (the blocks whose trace failed, and a
-// request to trace them again).
+// request to trace them again: a page, as Blockbook's, or JSON on request).
 
 import (
 	"context"
@@ -205,8 +205,37 @@ func (a *admin) internalDataErrors(w http.ResponseWriter, r *http.Request) {
 	if a.cfg.Traces != nil {
 		out.Refetching = a.cfg.Traces.Pending()
 	}
+	if !wantsJSON(r) {
+		// Blockbook serves this route as a page for the operator's
+		// browser, its retry button a form POST to the same path.
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_ = internalErrorsPage.Execute(w, out)
+		return
+	}
 	writeJSON(w, http.StatusOK, out)
 }
+
+// wantsJSON tells whether the client asked for JSON (our scripts and
+// monitoring) rather than the page Blockbook serves.
+func wantsJSON(r *http.Request) bool {
+	return strings.Contains(r.Header.Get("Accept"), "application/json")
+}
+
+var internalErrorsPage = template.Must(template.New("internalErrors").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Internal data errors</title></head>
+<body>
+<h1>Blocks with errors from fetching internal data</h1>
+<p>Count: {{.Count}}</p>
+{{if .Refetching}}<p>Fetching...</p>{{else}}<form method="post" action="/admin/internal-data-errors"><button type="submit">Retry fetch</button></form>{{end}}
+<table>
+<thead><tr><th>Height</th><th>Hash</th><th>Error Message</th></tr></thead>
+<tbody>
+{{range .Errors}}<tr><td>{{.Height}}</td><td>{{.Hash}}</td><td>{{.ErrorMessage}}</td></tr>
+{{end}}</tbody>
+</table>
+<p>The same as JSON: this path with <code>Accept: application/json</code>.</p>
+</body></html>
+`))
 
 var contractPage = template.Must(template.New("contracts").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Contract metadata</title></head>

@@ -14,7 +14,10 @@ import (
 )
 
 // fakeContracts records what reaches the service.
-type fakeContracts struct{ updates, lists int }
+type fakeContracts struct {
+	updates, lists int
+	errs           []api.InternalDataError
+}
 
 func (f *fakeContracts) List(string, int) ([]api.AdminContractInfo, string, error) {
 	f.lists++
@@ -29,7 +32,7 @@ func (f *fakeContracts) Update(infos []api.AdminContractInfo) (int, error) {
 }
 func (f *fakeContracts) Delete(a string) (string, *api.AdminContractInfo, error) { return a, nil, nil }
 func (f *fakeContracts) InternalDataErrors() ([]api.InternalDataError, error) {
-	return []api.InternalDataError{}, nil
+	return append([]api.InternalDataError{}, f.errs...), nil
 }
 
 type fakeTraces struct{ asked bool }
@@ -46,6 +49,7 @@ func TestAdminContractsInput(t *testing.T) {
 	do := func(h http.Handler, method, path, body string) *httptest.ResponseRecorder {
 		r := httptest.NewRequest(method, path, strings.NewReader(body))
 		r.SetBasicAuth("u", "p")
+		r.Header.Set("Accept", "application/json")
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, r)
 		return w
@@ -81,5 +85,39 @@ func TestAdminContractsInput(t *testing.T) {
 	}
 	if w := do(adminServer("u", "p"), "GET", "/admin/contract-info/", ""); w.Code != 404 {
 		t.Errorf("without a contract service: %d", w.Code)
+	}
+}
+
+// /admin/internal-data-errors is a page, as Blockbook's, to a browser (its
+// retry button a form POST), and JSON to a client that asks for it; the
+// node's error text is escaped.
+func TestAdminInternalDataErrorsPage(t *testing.T) {
+	fc := &fakeContracts{errs: []api.InternalDataError{{Height: 7, Hash: "0xab", ErrorMessage: "<b>trace failed</b>"}}}
+	ft := &fakeTraces{}
+	i := NewInternal("127.0.0.1:0", prometheus.NewRegistry(), nil, nil, 1, slog.New(slog.DiscardHandler))
+	i.Admin(AdminConfig{User: "u", Password: "p", Contracts: fc, Traces: ft})
+	do := func(method, accept string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest(method, "/admin/internal-data-errors", strings.NewReader(""))
+		r.SetBasicAuth("u", "p")
+		if accept != "" {
+			r.Header.Set("Accept", accept)
+		}
+		w := httptest.NewRecorder()
+		i.srv.Handler.ServeHTTP(w, r)
+		return w
+	}
+	w := do("GET", "text/html,application/xhtml+xml,*/*;q=0.8")
+	body := w.Body.String()
+	if w.Code != 200 || !strings.HasPrefix(w.Header().Get("Content-Type"), "text/html") ||
+		!strings.Contains(body, "Count: 1") || !strings.Contains(body, "<td>7</td><td>0xab</td><td>&lt;b&gt;trace failed&lt;/b&gt;</td>") ||
+		!strings.Contains(body, `<form method="post" action="/admin/internal-data-errors">`) {
+		t.Fatalf("page: %d %q\n%s", w.Code, w.Header().Get("Content-Type"), body)
+	}
+	if w := do("POST", ""); w.Code != 200 || !ft.asked || !strings.Contains(w.Body.String(), "Fetching...") || strings.Contains(w.Body.String(), "<form") {
+		t.Fatalf("retry from the page: asked %v, %d\n%s", ft.asked, w.Code, w.Body.String())
+	}
+	w = do("GET", "application/json")
+	if w.Code != 200 || !strings.Contains(w.Body.String(), `"count":1,"refetching":true,"internalDataErrors":[{"height":7,"hash":"0xab","errorMessage":"\u003cb\u003etrace failed\u003c/b\u003e"}]`) {
+		t.Fatalf("JSON: %d %s", w.Code, w.Body.String())
 	}
 }
