@@ -128,4 +128,23 @@ func followAtBlockTime(t *testing.T, name string, period time.Duration, blocks i
 	if a.Txs != blocks || a.UnconfirmedTxs != 0 || a.Balance.String() != fmt.Sprint(blocks*1000+blocks*(blocks-1)/2) {
 		t.Errorf("after %d blocks: %d txs, %d unconfirmed, balance %s", blocks, a.Txs, a.UnconfirmedTxs, a.Balance.String())
 	}
+	if net.chainID == 4663 {
+		robinhoodGoldens(t, inst.base, to)
+	}
+}
+
+// robinhoodGoldens samples Robinhood Chain's answers (testdata/eth, the
+// wallet client's typings check them).
+func robinhoodGoldens(t *testing.T, base string, to common.Address) {
+	for name, path := range map[string]string{
+		"status-robinhood":      "/api/v2",
+		"address-robinhood-txs": "/api/v2/address/" + to.Hex() + "?details=txs&pageSize=2",
+	} {
+		var v any
+		getJSON(t, base+path, 200, &v)
+		goldenShape(t, "eth", "TestEVMRobinhoodFollow", name, v)
+	}
+	var info any
+	newWS(t, base).ok("getInfo", nil, &info)
+	goldenShape(t, "eth", "TestEVMRobinhoodFollow", "ws-getInfo-robinhood", info)
 }

@@ -121,4 +121,23 @@ func TestEthPrivateSend(t *testing.T) {
 	if tx.BlockHeight != 3 {
 		t.Errorf("the private tx at height %d, want 3 (the relay's block)", tx.BlockHeight)
 	}
+
+	// The answers of a private send, websocket and REST, as samples for
+	// the wallet client's typings (testdata/eth).
+	ws := newWS(t, e.inst.base)
+	viaWS, viaREST := sign(rel.DevKey, pay(2, 2e9, 8)), sign(rel.DevKey, pay(3, 2e9, 9))
+	var pushed map[string]any
+	ws.ok("sendTransaction", map[string]any{"hex": hexOf(viaWS)}, &pushed)
+	goldenShape(t, "eth", "TestEthPrivateSend", "ws-sendTransaction-private", pushed)
+	var sent map[string]any
+	e.get(t, "/api/v2/sendtx/"+hexOf(viaREST), &sent)
+	goldenShape(t, "eth", "TestEthPrivateSend", "sendtx-private", sent)
+	for _, x := range []*types.Transaction{viaWS, viaREST} {
+		if w := where(x.Hash().Hex()); w != "relay-only" {
+			t.Errorf("%s sent through the server is %s, want relay-only", x.Hash().Hex(), w)
+		}
+	}
+	if pushed["result"] != viaWS.Hash().Hex() || sent["result"] != viaREST.Hash().Hex() {
+		t.Errorf("the answers name %v and %v, want the txids %s and %s", pushed["result"], sent["result"], viaWS.Hash().Hex(), viaREST.Hash().Hex())
+	}
 }
