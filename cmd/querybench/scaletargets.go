@@ -18,7 +18,7 @@ import (
 // the most unspent outputs, and the other UTXO list the address's whose
 // count is nearest utxoTarget, both found by one scan of the index's
 // addressUtxos rows (sorted by descriptor, so each address's outputs are
-// a run). It prints the whales' tx and UTXO counts.
+// a run: scanUtxoCounts). It prints the whales' tx and UTXO counts.
 func scaleTargets(open opener, parser *btc.Parser, st scaleStats) (issueTargets, error) {
 	var t issueTargets
 	var whales [scalegen.NumWhales]bchain.AddrDesc
@@ -37,51 +37,12 @@ func scaleTargets(open opener, parser *btc.Parser, st scaleStats) (issueTargets,
 	}
 	srv.Close()
 	start := time.Now()
-	var utxos [scalegen.NumWhales]int
-	var near, most busiest
-	var cur []byte
-	n, rows := 0, 0
-	end := func() {
-		for w := range whales {
-			if bytes.Equal(cur, whales[w]) {
-				utxos[w] = n
-			}
-		}
-		// Only a descriptor with an address can be asked about (a P2PK
-		// output's has none).
-		if c := closer(near, cur, n); c.txs != near.txs || !bytes.Equal(c.desc, near.desc) {
-			if named(parser, cur) {
-				near = c
-			}
-		}
-		if n > most.txs && named(parser, cur) {
-			most = busiest{desc: bytes.Clone(cur), txs: n}
-		}
-	}
-	err = db.Iterate(d, db.CFAddressUtxos, nil, nil, func(k, _ []byte) (bool, error) {
-		l, m := binary.Uvarint(k)
-		if m <= 0 || uint64(len(k)-m) < l {
-			return false, fmt.Errorf("addressUtxos key %x: bad descriptor length", k)
-		}
-		desc := k[m : m+int(l)]
-		if rows > 0 && !bytes.Equal(desc, cur) {
-			end()
-			n = 0
-		}
-		if n == 0 {
-			cur = append(cur[:0], desc...)
-		}
-		n++
-		rows++
-		return true, nil
-	})
+	c, err := scanUtxoCounts(d, parser, whales)
 	d.Close()
 	if err != nil {
 		return t, err
 	}
-	if rows > 0 {
-		end()
-	}
+	utxos, near, most, rows := c.whales, c.near, c.most, c.rows
 	fmt.Printf("addressUtxos scanned in %.1f s: %d unspent outputs\n", time.Since(start).Seconds(), rows)
 	top := 0
 	for w := range whales {
@@ -113,4 +74,58 @@ func scaleTargets(open opener, parser *btc.Parser, st scaleStats) (issueTargets,
 func named(parser *btc.Parser, desc bchain.AddrDesc) bool {
 	a, _, err := parser.AddressesFromAddrDesc(desc)
 	return err == nil && len(a) > 0
+}
+
+// utxoCounts is what scanUtxoCounts finds.
+type utxoCounts struct {
+	whales     [scalegen.NumWhales]int // the whales' UTXO counts
+	near, most busiest                 // nearest utxoTarget; the most (addresses with a name only)
+	rows       int
+}
+
+// scanUtxoCounts counts the unspent outputs of every descriptor in one
+// scan of the addressUtxos rows (sorted by descriptor: each one's outputs
+// are a run).
+func scanUtxoCounts(d *db.DB, parser *btc.Parser, whales [scalegen.NumWhales]bchain.AddrDesc) (utxoCounts, error) {
+	var c utxoCounts
+	var cur []byte
+	n := 0
+	end := func() {
+		for w := range whales {
+			if bytes.Equal(cur, whales[w]) {
+				c.whales[w] = n
+			}
+		}
+		// Only a descriptor with an address can be asked about (a P2PK
+		// output's has none).
+		if b := closer(c.near, cur, n); b.txs != c.near.txs || !bytes.Equal(b.desc, c.near.desc) {
+			if named(parser, cur) {
+				c.near = b
+			}
+		}
+		if n > c.most.txs && named(parser, cur) {
+			c.most = busiest{desc: bytes.Clone(cur), txs: n}
+		}
+	}
+	err := db.Iterate(d, db.CFAddressUtxos, nil, nil, func(k, _ []byte) (bool, error) {
+		l, m := binary.Uvarint(k)
+		if m <= 0 || uint64(len(k)-m) < l {
+			return false, fmt.Errorf("addressUtxos key %x: bad descriptor length", k)
+		}
+		desc := k[m : m+int(l)]
+		if c.rows > 0 && !bytes.Equal(desc, cur) {
+			end()
+			n = 0
+		}
+		if n == 0 {
+			cur = append(cur[:0], desc...)
+		}
+		n++
+		c.rows++
+		return true, nil
+	})
+	if err == nil && c.rows > 0 {
+		end()
+	}
+	return c, err
 }
