@@ -111,7 +111,7 @@ func runScale(chainDir, indexDir string, compact bool, cold, warm int, specsFile
 	// The stand-in node's txs of every query (a 1,000-tx page's from as
 	// many blocks) are read now: cold queries should find the index
 	// cold, not the node.
-	if err := querytime.Prime(cached, queries); err != nil {
+	if err := querytime.Prime(cached, queries, querytime.Options{Only: only}); err != nil {
 		return err
 	}
 	return timeQueries(cached, queries, cold, warm)

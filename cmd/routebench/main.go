@@ -123,7 +123,7 @@ func run(chainDir, indexDir, specsFile string, dbCache int64, cold, warm int, o 
 	fmt.Printf("chain %s, index %s (format %d), %d queries from %s\n", chainDir, indexDir, db.FormatVersion, len(queries), specsFile)
 	// The stand-in node's txs of every query are read now: cold queries
 	// should find the index cold, not the node.
-	if err := querytime.Prime(open(false), queries); err != nil {
+	if err := querytime.Prime(open(false), queries, o); err != nil {
 		return err
 	}
 	return querytime.TimeQueries(open(false), queries, cold, warm, o)

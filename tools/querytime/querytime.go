@@ -323,10 +323,10 @@ func ReadSpecs(path string) ([]Spec, error) {
 	return specs, nil
 }
 
-// Prime runs each query once, untimed, on one service: what a query's
-// first run fills outside the index (a stand-in node's txs) is then
-// filled before any timing.
-func Prime(open Opener, queries []Query) error {
+// Prime runs each query o keeps once, untimed, on one service: what a
+// query's first run fills outside the index (a stand-in node's txs) is
+// then filled before any timing.
+func Prime(open Opener, queries []Query, o Options) error {
 	d, srv, err := open()
 	if err != nil {
 		return err
@@ -334,6 +334,9 @@ func Prime(open Opener, queries []Query) error {
 	defer d.Close()
 	defer srv.Close()
 	for _, q := range queries {
+		if o.Only != nil && !o.Only.MatchString(q.Name) {
+			continue
+		}
 		for _, p := range q.Paths {
 			if _, _, err := Fetch(srv.URL, p); err != nil {
 				return fmt.Errorf("%s: %w", q.Name, err)
