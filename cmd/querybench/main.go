@@ -56,14 +56,15 @@ func main() {
 	cold := flag.Int("cold", 20, "cold queries per query kind")
 	warm := flag.Int("warm", 200, "warm queries per query kind")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
-	flag.StringVar(&memProfile, "memprofile", "", "write an allocation profile of the whole run to this file (whale chain)")
-	flag.IntVar(&runs, "runs", 3, "whale chain: time the query list this many times, alternating the queries")
-	onlyRe := flag.String("only", "", "whale chain: time only the queries whose name matches this regexp")
+	flag.StringVar(&memProfile, "memprofile", "", "write an allocation profile of the whole run to this file")
+	flag.IntVar(&runs, "runs", 3, "time the query list this many times, alternating the queries")
+	onlyRe := flag.String("only", "", "time only the queries whose name matches this regexp")
 	flag.Int64Var(&dbCache, "dbcache", 1<<29, "RocksDB block cache in bytes, as blockbook's -dbcache (same default)")
 	flag.Int64Var(&txidCacheMB, "txidcachemb", db.DefaultTxidCacheMB, "the txid cache in MB, as blockbook's -txidcachemb (same default; 0: none); each service (so each cold query) starts with an empty one")
 	flag.BoolVar(&meshBench, "mesh", false, "also time the Mesh front: /block of the largest block, /account/balance of the busiest address at past blocks, /search/transactions for it")
 	scale := flag.String("scale", "", "scale mode: query the index in -datadir of this cmd/scalegen chain directory")
 	dataDir := flag.String("datadir", "", "scale mode: the index cmd/scalebench synced (its -work dir's index)")
+	specs := flag.String("queries", "", "scale mode: also write the query list to this file (JSON) for cmd/routebench")
 	compact := flag.Bool("compact", true, "scale mode: compact the index fully first, as blockbook does after a bulk sync (this changes -datadir); false times it as it was left")
 	flag.Parse()
 	if *onlyRe != "" {
@@ -85,7 +86,7 @@ func main() {
 	}
 	var err error
 	if *scale != "" {
-		err = runScale(*scale, *dataDir, *compact, *cold, *warm)
+		err = runScale(*scale, *dataDir, *compact, *cold, *warm, *specs)
 	} else {
 		err = run(*chain, *index, *cold, *warm)
 	}
@@ -182,16 +183,10 @@ func run(chainFile, indexDir string, cold, warm int) error {
 	if err != nil || len(utxoAddrs) == 0 {
 		return fmt.Errorf("address of descriptor %x: %v", utxoAddr.desc, err)
 	}
-	w := "/api/v2/address/" + addrs[0] + "?page=1"
-	queries := []query{
-		{"address page 1 (details=txids, 1000 per page)", w, nil},
-		{"address page 1 (details=txs, 1000 per page)", w + "&pageSize=1000&details=txs", nil},
-		{"address page 1 (details=txs, 25 per page)", w + "&pageSize=25&details=txs", nil},
-		{"address page 1 (details=txslight, 50 per page)", w + "&pageSize=50&details=txslight", nil},
-		{"utxo of the busiest address", "/api/v2/utxo/" + addrs[0], utxoBound(open, whale.desc)},
-		{fmt.Sprintf("utxo of an address with %d", utxoAddr.txs), "/api/v2/utxo/" + utxoAddrs[0], nil},
-		{"tx lookup (" + probe.what + ")", "/api/v2/tx/" + probe.txid.String(), nil},
-	}
+	queries := issueQueries(issueTargets{busiest: addrs[0],
+		utxoWhale: addrs[0], utxoName: "utxo of the busiest address", utxoBound: utxoBound(open, whale.desc),
+		near: utxoAddrs[0], nearUtxos: utxoAddr.txs,
+		txName: "tx lookup (" + probe.what + ")", txPaths: []string{"/api/v2/tx/" + probe.txid.String()}}, nil)
 	fmt.Printf("chain %s: %d blocks, %d txs; index format %d in %s\n", filepath.Base(chainFile), chainLen, len(txs.at), db.FormatVersion, indexDir)
 	fmt.Printf("busiest address %s: %d txs\n", addrs[0], whale.txs)
 	if err := timeQueries(open, queries, cold, warm); err != nil {
@@ -276,6 +271,3 @@ func survey(parser *btc.Parser, blocks []*wire.MsgBlock) (*chainTxs, busiest, pr
 	}
 	return txs, top, probe, closestUtxoCount(outDesc), nil
 }
-
-// opener opens the index and a fresh service over it.
-type opener func() (*db.DB, *httptest.Server, error)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/openexplorer/blockbook/api"
 	"github.com/openexplorer/blockbook/mesh"
+	"github.com/openexplorer/blockbook/tools/querytime"
 )
 
 // meshBench is -mesh: time the Mesh front too.
@@ -64,7 +65,7 @@ func timeMesh(front func(func(*api.UtxoService) http.Handler) opener, blockTxs [
 		{"mesh /search/transactions (first 100)", post("/search/transactions", map[string]any{"account_identifier": account})},
 	}
 	for _, q := range queries {
-		if err := timeQuery(open, q.name, []string{q.req}, cold, warm); err != nil {
+		if err := querytime.TimeQuery(open, q.name, []string{q.req}, cold, warm); err != nil {
 			return err
 		}
 	}

@@ -1,13 +1,11 @@
 package main
 
 import (
-	"fmt"
 	"slices"
 	"time"
 
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
-	"github.com/openexplorer/blockbook/tools/benchproc"
 )
 
 // utxoBound returns a lower bound of a UTXO list's warm time, timed as
@@ -99,28 +97,4 @@ func utxoReads(d *db.DB, cache *db.TxidCache, desc bchain.AddrDesc) (time.Durati
 		return 0, err
 	}
 	return time.Since(start), nil
-}
-
-// printBound prints a query's bound (see utxoBound) and the ratio of the
-// query's warm median and p99 to the bound's.
-func printBound(name string, query, bound []time.Duration) {
-	ratio := func(p int) string {
-		q, b := percentile(query, p), percentile(bound, p)
-		if b <= 0 {
-			return "-"
-		}
-		return fmt.Sprintf("%.2f", float64(q)/float64(b))
-	}
-	fmt.Printf("  %-50s lower bound (index reads alone, warm): median %9s p99 %9s | query / bound: median %s, p99 %s\n",
-		name, benchproc.Percentile(bound, 50), benchproc.Percentile(bound, 99), ratio(50), ratio(99))
-}
-
-// percentile is benchproc.Percentile's sample, unrounded.
-func percentile(ds []time.Duration, p int) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[max((len(s)*p+99)/100-1, 0)]
 }
