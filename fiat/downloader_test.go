@@ -204,12 +204,7 @@ func TestHistoryFirstRunThenResume(t *testing.T) {
 	if err := td.updateHistory(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	var charts []string
-	for _, r := range s.Requests()[before:] {
-		if strings.Contains(r, "market_chart") {
-			charts = append(charts, r)
-		}
-	}
+	charts := chartRequests(s, before)
 	want := []string{
 		"/api/v3/coins/bitcoin/market_chart?days=4&interval=daily&vs_currency=btc",
 		"/api/v3/coins/bitcoin/market_chart?days=3&interval=daily&vs_currency=usd",

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/openexplorer/blockbook/db"
+	"github.com/openexplorer/blockbook/fiat/fiattest"
 )
 
 // Outside the bootstrap every daily fetch is Blockbook's: a series with
@@ -40,17 +41,13 @@ func TestHistoryRangeKinds(t *testing.T) {
 	if err := td.updateHistory(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	var charts []string
-	for _, r := range mirror.Requests() {
-		if strings.Contains(r, "market_chart") {
-			charts = append(charts, strings.TrimPrefix(r, "/api/v3/coins/bitcoin/market_chart?"))
-		}
-	}
+	charts := chartRequests(mirror, 0)
+	const chart = "/api/v3/coins/bitcoin/market_chart?"
 	want := []string{
-		"days=1&interval=daily&vs_currency=btc",
-		"days=365&interval=daily&vs_currency=usd",
-		"days=365&interval=daily&vs_currency=eur",
-		"days=2&interval=daily&vs_currency=jpy",
+		chart + "days=1&interval=daily&vs_currency=btc",
+		chart + "days=365&interval=daily&vs_currency=usd",
+		chart + "days=365&interval=daily&vs_currency=eur",
+		chart + "days=2&interval=daily&vs_currency=jpy",
 	}
 	if !slices.Equal(charts, want) || len(api.Requests()) != 0 {
 		t.Fatalf("mirror %q, want %q; API %q", charts, want, api.Requests())
@@ -74,6 +71,17 @@ func TestHistoryRangeKinds(t *testing.T) {
 	if days, kind := td.historyDays(nil); days != "max" || kind != rangeHistorical {
 		t.Errorf("bootstrap range %q %q", days, kind)
 	}
+}
+
+// chartRequests is the market_chart requests s served from the from'th on.
+func chartRequests(s *fiattest.Server, from int) []string {
+	var out []string
+	for _, r := range s.Requests()[from:] {
+		if strings.Contains(r, "market_chart") {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // Cloudflare's ban (error code 1015) fails the request at once: one
