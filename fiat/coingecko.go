@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -64,6 +65,14 @@ type client struct {
 	sleep func(ctx context.Context, d time.Duration) error
 	now   func() time.Time
 	gate  throttleGate
+	// bans: when each base URL last answered with a ban.
+	bans sync.Map // string → time.Time
+}
+
+// bannedSince reports whether base banned a request at t or later.
+func (c *client) bannedSince(base string, t time.Time) bool {
+	v, ok := c.bans.Load(base)
+	return ok && !v.(time.Time).Before(t)
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {
@@ -132,6 +141,7 @@ func (c *client) getAt(ctx context.Context, base, endpoint, path string, q url.V
 			return nil
 		}
 		if banned(body) {
+			c.bans.Store(base, c.now())
 			c.m.request(endpoint, "banned")
 			return fmt.Errorf("%w: %s (HTTP %d)", ErrBanned, endpoint, status)
 		}

@@ -130,7 +130,7 @@ func (dl *Downloader) currentLoop(ctx context.Context) {
 // the finer series when due, unless the provider bans this IP (the finer
 // series go to the same API; the next turn tries again).
 func (dl *Downloader) currentCycle(ctx context.Context) {
-	start := time.Now()
+	start, turn := time.Now(), dl.now()
 	_, err := dl.updateCurrent(ctx)
 	if ctx.Err() != nil {
 		return
@@ -141,12 +141,15 @@ func (dl *Downloader) currentCycle(ctx context.Context) {
 	case errors.Is(err, ErrBanned):
 		dl.m.errors.WithLabelValues("current").Inc()
 		dl.cfg.Log.Warn("the rate provider bans this IP; no more requests to it until the next period", "err", err)
-		return
 	default:
 		dl.m.errors.WithLabelValues("current").Inc()
 		dl.cfg.Log.Warn("downloading current fiat rates failed; retrying next period", "err", err)
 	}
-	dl.updateFine(ctx)
+	// A ban of the coin's or the tokens' current rates: the finer series
+	// go to the same API.
+	if !dl.cg.bannedSince(dl.cfg.URL, turn) {
+		dl.updateFine(ctx)
+	}
 }
 
 func (dl *Downloader) historyLoop(ctx context.Context) {

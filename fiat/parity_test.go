@@ -111,7 +111,8 @@ func TestBanFastFails(t *testing.T) {
 	if n := countEndpoint(s, "market_chart"); n != 0 {
 		t.Errorf("%d finer-series requests after a ban in the same turn", n)
 	}
-	td.currentCycle(t.Context()) // the next turn
+	_ = td.cg.sleep(t.Context(), time.Hour) // the period to the next turn
+	td.currentCycle(t.Context())
 	if n := countEndpoint(s, "simple/price"); n != 3 {
 		t.Errorf("%d current-rate requests in three turns", n)
 	}
@@ -120,6 +121,22 @@ func TestBanFastFails(t *testing.T) {
 	}
 	if cur, _ := db.ReadFiatCurrent(d); cur == nil || cur.Rates["usd"] != 1500.5 {
 		t.Errorf("current after the ban: %+v", cur)
+	}
+
+	// A ban of the tokens' current rates keeps the finer series from the
+	// API in that turn too.
+	ts := tokenProvider(t)
+	ts.SetIntraday("usd", intradayUsd)
+	d2 := openDB(t, t.TempDir())
+	defer d2.Close()
+	tt := newTokenDownloader(t, d2, ts, nil)
+	ts.BanPath("simple/price?ids=norate", 1)
+	tt.currentCycle(t.Context())
+	if n, m := countEndpoint(ts, "simple/price?ids=norate"), countEndpoint(ts, "market_chart"); n != 1 || m != 0 {
+		t.Errorf("token rates banned: %d token requests, %d finer-series requests", n, m)
+	}
+	if cur, _ := db.ReadFiatCurrent(d2); cur == nil || cur.Rates["usd"] != 1500.5 {
+		t.Errorf("the coin's rates after the tokens' ban: %+v", cur)
 	}
 
 	// A banned history run asks nothing more and waits at least 30 min.
