@@ -77,10 +77,19 @@ func (dl *Downloader) historyCycle(ctx context.Context) error {
 	if boot {
 		dl.cfg.Log.Info("fiat rate history bootstrap running", "bootstrap_url", dl.cfg.BootstrapURL != "")
 	}
+	start := time.Now()
 	err = dl.updateHistory(ctx)
-	if dl.cfg.TokenRates() && ctx.Err() == nil && !errors.Is(err, ErrThrottled) {
+	if ctx.Err() == nil {
+		dl.m.stage("historical_tickers", start, err)
+	}
+	if dl.cfg.TokenRates() && ctx.Err() == nil && !errors.Is(err, ErrThrottled) && !errors.Is(err, ErrBanned) {
 		// After the coin's days, which the tokens' days are stored into.
-		if terr := dl.updateTokenHistory(ctx); terr != nil && err == nil {
+		start = time.Now()
+		terr := dl.updateTokenHistory(ctx)
+		if ctx.Err() == nil {
+			dl.m.stage("historical_token_tickers", start, terr)
+		}
+		if terr != nil && err == nil {
 			err = fmt.Errorf("token rates: %w", terr)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -21,6 +22,10 @@ var (
 	ErrThrottled = errors.New("coingecko: rate limited")
 	// ErrMalformed: a 200 answer that is not the JSON the endpoint defines.
 	ErrMalformed = errors.New("coingecko: malformed answer")
+	// ErrBanned: the provider's CDN bans this IP for a while (Cloudflare's
+	// "error code: 1015"). As Blockbook, it is not retried: every retry
+	// would prolong the ban; the turn fails and the next one tries again.
+	ErrBanned = errors.New("coingecko: IP banned by the provider's rate limiter (Cloudflare error 1015)")
 )
 
 // HTTPError is any other non-200 answer. Code is CoinGecko's error_code
@@ -60,6 +65,14 @@ type client struct {
 	sleep func(ctx context.Context, d time.Duration) error
 	now   func() time.Time
 	gate  throttleGate
+	// bans: when each base URL last answered with a ban.
+	bans sync.Map // string → time.Time
+}
+
+// bannedSince reports whether base banned a request at t or later.
+func (c *client) bannedSince(base string, t time.Time) bool {
+	v, ok := c.bans.Load(base)
+	return ok && !v.(time.Time).Before(t)
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {
@@ -110,24 +123,33 @@ func (c *client) getAt(ctx context.Context, base, endpoint, path string, q url.V
 		if err := c.wait(ctx, waited); err != nil {
 			return err
 		}
+		waited = c.gate.end()
 		body, status, retryAfter, err := c.do(ctx, u)
 		if err != nil {
-			c.m.requests.WithLabelValues(endpoint, "error").Inc()
+			if ctx.Err() != nil {
+				return ctx.Err() // a shutdown or a budget, not the provider's failure
+			}
+			c.m.request(endpoint, "error")
 			return fmt.Errorf("coingecko %s: %w", endpoint, err)
 		}
 		if status == http.StatusOK {
 			if err := json.Unmarshal(body, out); err != nil {
-				c.m.requests.WithLabelValues(endpoint, "error").Inc()
+				c.m.request(endpoint, "error")
 				return fmt.Errorf("%w: %s: %v", ErrMalformed, endpoint, err)
 			}
-			c.m.requests.WithLabelValues(endpoint, "success").Inc()
+			c.m.request(endpoint, "success")
 			return nil
 		}
+		if banned(body) {
+			c.bans.Store(base, c.now())
+			c.m.request(endpoint, "banned")
+			return fmt.Errorf("%w: %s (HTTP %d)", ErrBanned, endpoint, status)
+		}
 		if !throttled(status, body) {
-			c.m.requests.WithLabelValues(endpoint, "error").Inc()
+			c.m.request(endpoint, "error")
 			return httpError(status, body)
 		}
-		c.m.requests.WithLabelValues(endpoint, "throttled").Inc()
+		c.m.request(endpoint, "throttled")
 		if attempt >= c.cfg.MaxAttempts {
 			return fmt.Errorf("%w: %s refused %d times", ErrThrottled, endpoint, attempt)
 		}
@@ -137,15 +159,13 @@ func (c *client) getAt(ctx context.Context, base, endpoint, path string, q url.V
 		} else {
 			backoff *= 2
 		}
-		wait = min(wait, c.cfg.MaxBackoff)
-		// The window holds every request; one already longer (another
-		// request's 429) is waited out whole.
+		// The window holds every request (one already longer, from
+		// another request's 429, is waited out whole); the retry waits
+		// for it at the loop's top, where the history's requests give way
+		// to the current rates'.
 		now := c.now()
-		waited = c.gate.extend(now.Add(wait))
-		c.cfg.Log.Warn("rate provider throttles requests, waiting", "endpoint", endpoint, "wait", waited.Sub(now).String(), "attempt", attempt)
-		if err := c.sleep(ctx, waited.Sub(now)); err != nil {
-			return err
-		}
+		end := c.gate.extend(now.Add(min(wait, c.cfg.MaxBackoff)))
+		c.cfg.Log.Warn("rate provider throttles requests, waiting", "endpoint", endpoint, "wait", end.Sub(now).String(), "attempt", attempt)
 	}
 }
 
@@ -178,15 +198,21 @@ func (c *client) do(ctx context.Context, u string) (body []byte, status int, ret
 	return body, resp.StatusCode, parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()), nil
 }
 
-// throttled recognizes CoinGecko's and its CDN's rate limiting: HTTP 429,
-// or the texts Blockbook looks for ("error code: 1015", "exceeded the rate
-// limit", "throttled") with another status.
+// banned recognizes Cloudflare's rate-limit ban, an HTML page that contains
+// "error code: 1015" (Blockbook matches it so, before the throttling).
+func banned(body []byte) bool {
+	return bytes.Contains(bytes.ToLower(body), []byte("error code: 1015"))
+}
+
+// throttled recognizes CoinGecko's rate limiting: HTTP 429, or the texts
+// Blockbook looks for ("exceeded the rate limit", "throttled") with another
+// status.
 func throttled(status int, body []byte) bool {
 	if status == http.StatusTooManyRequests {
 		return true
 	}
 	b := bytes.ToLower(body)
-	return bytes.Contains(b, []byte("error code: 1015")) || bytes.Contains(b, []byte("exceeded the rate limit")) || bytes.Contains(b, []byte("throttled"))
+	return bytes.Contains(b, []byte("exceeded the rate limit")) || bytes.Contains(b, []byte("throttled"))
 }
 
 // parseRetryAfter reads delay-seconds or an HTTP date; -1 when absent or

@@ -150,8 +150,8 @@ func (c *Config) defaults() {
 	}
 }
 
-// historyDaysLimit is how many days one history request may reach back; 0
-// means no limit ("max").
+// historyDaysLimit is how far back the plan serves history (0: no limit,
+// "max"): what the bootstrap asks without a mirror.
 func (c *Config) historyDaysLimit() int {
 	if c.Plan == PlanPro {
 		return 0

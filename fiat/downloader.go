@@ -43,6 +43,11 @@ type Downloader struct {
 	booting     atomic.Bool
 	runFailures atomic.Int64
 
+	// vsFresh, tokFresh: the startup reconcile has just loaded the
+	// vs-currency or the platform's token list, so the first history run
+	// uses them instead of asking again.
+	vsFresh, tokFresh atomic.Bool
+
 	vsMu sync.Mutex
 	vs   []string // the supported vs-currencies we keep; nil until fetched
 
@@ -116,12 +121,34 @@ func (dl *Downloader) currentLoop(ctx context.Context) {
 		if !waitOrWake(ctx, wait, dl.wakeCurrent) {
 			return
 		}
-		if _, err := dl.updateCurrent(ctx); err != nil && ctx.Err() == nil {
-			dl.m.errors.WithLabelValues("current").Inc()
-			dl.cfg.Log.Warn("downloading current fiat rates failed; retrying next period", "err", err)
-		}
-		dl.updateFine(ctx)
+		dl.currentCycle(ctx)
 		wait = dl.untilNextPeriod()
+	}
+}
+
+// currentCycle is one turn of the current loop: the current rates, then
+// the finer series when due, unless the provider bans this IP (the finer
+// series go to the same API; the next turn tries again).
+func (dl *Downloader) currentCycle(ctx context.Context) {
+	start, turn := time.Now(), dl.now()
+	_, err := dl.updateCurrent(ctx)
+	if ctx.Err() != nil {
+		return
+	}
+	dl.m.stage("current_tickers", start, err)
+	switch {
+	case err == nil:
+	case errors.Is(err, ErrBanned):
+		dl.m.errors.WithLabelValues("current").Inc()
+		dl.cfg.Log.Warn("the rate provider bans this IP; no more requests to it until the next period", "err", err)
+	default:
+		dl.m.errors.WithLabelValues("current").Inc()
+		dl.cfg.Log.Warn("downloading current fiat rates failed; retrying next period", "err", err)
+	}
+	// A ban of the coin's or the tokens' current rates: the finer series
+	// go to the same API.
+	if !dl.cg.bannedSince(dl.cfg.URL, turn) {
+		dl.updateFine(ctx)
 	}
 }
 
@@ -134,13 +161,27 @@ func (dl *Downloader) historyLoop(ctx context.Context) {
 		wait := dl.untilHistoryDue()
 		if err != nil && ctx.Err() == nil {
 			dl.m.errors.WithLabelValues("historical").Inc()
-			dl.cfg.Log.Warn("downloading fiat rate history failed; retrying next period", "err", err)
-			wait = dl.cfg.Period
+			wait = dl.historyRetryWait(err)
+			dl.cfg.Log.Warn("downloading fiat rate history failed; retrying later", "err", err, "wait", wait.String())
 		}
 		if !waitOrWake(ctx, wait, dl.wakeHistory) {
 			return
 		}
 	}
+}
+
+// banBackoff is the history's wait after a ban (Blockbook's
+// historicalBanBackoff).
+const banBackoff = 30 * time.Minute
+
+// historyRetryWait is the wait after a failed history run: a period, or
+// after a ban at least banBackoff, so that a banned IP is not probed again
+// every period.
+func (dl *Downloader) historyRetryWait(err error) time.Duration {
+	if errors.Is(err, ErrBanned) {
+		return max(banBackoff, dl.cfg.Period)
+	}
+	return dl.cfg.Period
 }
 
 // waitOrWake waits d (0: not at all) or until woken (a nil wake never

@@ -204,12 +204,7 @@ func TestHistoryFirstRunThenResume(t *testing.T) {
 	if err := td.updateHistory(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	var charts []string
-	for _, r := range s.Requests()[before:] {
-		if strings.Contains(r, "market_chart") {
-			charts = append(charts, r)
-		}
-	}
+	charts := chartRequests(s, before)
 	want := []string{
 		"/api/v3/coins/bitcoin/market_chart?days=4&interval=daily&vs_currency=btc",
 		"/api/v3/coins/bitcoin/market_chart?days=3&interval=daily&vs_currency=usd",
@@ -242,14 +237,16 @@ func countEndpointSince(s *fiattest.Server, from int, part string) int {
 	return n
 }
 
-// On the pro plan the first run asks for the whole history ("max") with the
-// pro key header; a provider that refuses the range (error 10012) ends the
-// run quietly, storing nothing and asking no further currency.
+// On the pro plan without a mirror, the bootstrap asks for the whole
+// history ("max") with the pro key header; a provider that refuses the
+// range (error 10012) ends the run quietly, storing nothing and asking no
+// further currency.
 func TestHistoryPlansAndRangeLimit(t *testing.T) {
 	s := provider(t)
 	d := openDB(t, t.TempDir())
 	defer d.Close()
 	td := newTestDownloader(t, d, s, func(c *Config) { c.Plan, c.APIKey = PlanPro, "k-pro" })
+	td.booting.Store(true)
 	if err := td.updateHistory(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -268,6 +265,7 @@ func TestHistoryPlansAndRangeLimit(t *testing.T) {
 	d2 := openDB(t, t.TempDir())
 	defer d2.Close()
 	td2 := newTestDownloader(t, d2, s2, func(c *Config) { c.Plan, c.APIKey = PlanPro, "k" })
+	td2.booting.Store(true)
 	if err := td2.updateHistory(t.Context()); err != nil {
 		t.Fatalf("range limit: %v", err)
 	}

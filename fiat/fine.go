@@ -2,9 +2,10 @@ package fiat
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"math"
 	"slices"
+	"time"
 
 	"github.com/openexplorer/blockbook/db"
 )
@@ -25,12 +26,13 @@ const FineVsCurrency = "usd"
 // hours for hourly points, 15 minutes for 5-minute ones, so that the
 // provider has the next points ready).
 var fineSeries = []struct {
-	s    db.FiatSeries
-	days string
-	due  int64
+	s     db.FiatSeries
+	days  string
+	due   int64
+	stage string // Blockbook's stage of the update duration
 }{
-	{db.FiatHourly, "90", 2 * 3600},
-	{db.FiatFiveMinutes, "1", 3 * 300},
+	{db.FiatHourly, "90", 2 * 3600, "hourly_tickers"},
+	{db.FiatFiveMinutes, "1", 3 * 300, "five_minutes_tickers"},
 }
 
 // updateFine downloads the finer series that are due. It needs usd among
@@ -46,11 +48,18 @@ func (dl *Downloader) updateFine(ctx context.Context) {
 			continue
 		}
 		if err == nil {
+			start := time.Now()
 			err = dl.updateSeries(ctx, f.s, f.days)
+			if ctx.Err() == nil {
+				dl.m.stage(f.stage, start, err)
+			}
 		}
 		if err != nil && ctx.Err() == nil {
 			dl.m.errors.WithLabelValues(f.s.Name()).Inc()
 			dl.cfg.Log.Warn("downloading finer fiat rates failed; retrying next period", "series", f.s.Name(), "err", err)
+			if errors.Is(err, ErrBanned) {
+				return // the other series would be banned too
+			}
 		}
 	}
 }
@@ -68,11 +77,8 @@ func (dl *Downloader) updateSeries(ctx context.Context, s db.FiatSeries, days st
 	}
 	tickers := make([]*db.FiatTicker, 0, len(prices)-1)
 	for _, p := range prices[:len(prices)-1] {
-		ts, rate := int64(p[0]), p[1]
-		if ts > 100_000_000_000 {
-			ts /= 1000
-		}
-		if ts <= 0 || ts > math.MaxUint32 || rate <= 0 || !validRate(rate) {
+		ts, rate, ok := chartPoint(p)
+		if !ok {
 			continue
 		}
 		if n := len(tickers); n > 0 && ts <= tickers[n-1].Time {

@@ -5,7 +5,7 @@ package fiat
 // left by downtime or failed runs; the newest runs only extend the tail)
 // are asked from the bootstrap URL, for every vs-currency and token, and
 // stored in one write at the end of the pass (a shutdown, the time budget
-// or throttling stores nothing). A currency the mirror fails is logged and
+// throttling or a ban stores nothing). A currency the mirror fails is logged and
 // left out of those days, as in Blockbook; a later scan sees whole days
 // only, so it stays missing there. Without a bootstrap URL, during the
 // bootstrap, or when reconcileHistoricalAtStartup is false, it does
@@ -15,7 +15,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 	"time"
 
@@ -34,7 +33,8 @@ const (
 )
 
 // errReconcileAborted: the pass ended early (shutdown, its time budget,
-// or throttling); nothing was stored.
+// or throttling); nothing was stored. A ban fails it instead, as in
+// Blockbook.
 var errReconcileAborted = errors.New("fiat history reconcile aborted")
 
 // reconcileAtStart runs reconcile within its time budget and logs the
@@ -48,6 +48,9 @@ func (dl *Downloader) reconcileAtStart(ctx context.Context) {
 	defer cancel()
 	start := time.Now()
 	filled, err := dl.reconcile(ctx)
+	// Blockbook's stage is an error only when the pass failed, not when
+	// it was cut short.
+	dl.m.stage("reconcile", start, stageErr(err, errReconcileAborted))
 	switch {
 	case err == nil:
 		dl.cfg.Log.Info("fiat rate history reconciled", "filled", filled, "took", time.Since(start).String())
@@ -75,54 +78,24 @@ func (dl *Downloader) reconcile(ctx context.Context) (int, error) {
 	}
 	if len(missing) >= reconcileMaxGapDays {
 		dl.m.errors.WithLabelValues("reconcile").Inc()
+		dl.m.unableTo(phaseReconcile, unableGapTooLarge, len(missing))
 		dl.cfg.Log.Warn("fiat rate history misses too many days to repair at start; look at why", "missing_days", len(missing), "window_days", reconcileWindowDays)
 		return 0, nil
 	}
 	today := dayStart(dl.now().Unix())
 	days := strconv.Itoa(min(int((today-earliest)/secondsPerDay)+1, reconcileWindowDays))
-	dl.cfg.Log.Info("fiat rate history has holes; repairing them", "missing_days", len(missing),
-		"earliest", time.Unix(earliest, 0).UTC().Format(time.DateOnly), "days", days)
-	vs, err := dl.vsCurrencies(ctx, true)
+	list, err := dl.reconcileSeries(ctx)
 	if err != nil {
 		return 0, reconcileErr(ctx, err)
 	}
+	dl.cfg.Log.Info("fiat rate history has holes; repairing them", "missing_days", len(missing),
+		"earliest", time.Unix(earliest, 0).UTC().Format(time.DateOnly), "days", days, "series", len(list))
 	rows := make(map[int64]*db.FiatTicker, len(missing))
-	filled := 0
-	for _, cur := range vs {
-		prices, err := dl.cg.marketChart(ctx, dl.cfg.Coin, cur, days)
-		if err != nil {
-			if rerr := reconcileErr(ctx, err); errors.Is(rerr, errReconcileAborted) {
-				return 0, rerr
-			}
-			dl.cfg.Log.Warn("fiat rate history reconcile: a currency failed", "currency", cur, "err", err)
-			continue
-		}
-		filled += fillDays(prices, missing, func(ts int64, rate float64) bool {
-			row := rows[ts]
-			if row == nil {
-				row = &db.FiatTicker{Time: ts, Rates: map[string]float64{}}
-				rows[ts] = row
-			}
-			row.Rates[cur] = rate
-			return true
-		})
-		if err := dl.cg.sleep(ctx, dl.historyGap()); err != nil {
-			return 0, reconcileErr(ctx, err)
-		}
+	filled, err := dl.reconcileFetch(ctx, list, days, missing, rows)
+	if err != nil {
+		return 0, err
 	}
-	if dl.cfg.TokenRates() {
-		n, err := dl.reconcileTokens(ctx, days, missing, rows)
-		if err != nil {
-			return 0, err
-		}
-		filled += n
-	}
-	out := make([]*db.FiatTicker, 0, len(rows))
-	for _, r := range rows {
-		if len(r.Rates) > 0 {
-			out = append(out, r)
-		}
-	}
+	out := tickerList(rows)
 	if len(out) == 0 {
 		return 0, nil
 	}
@@ -133,42 +106,71 @@ func (dl *Downloader) reconcile(ctx context.Context) (int, error) {
 	return filled, nil
 }
 
-// reconcileTokens adds the tracked tokens' rates to the repaired rows, in
-// coins with the row's own coin rates (as the history runs store them).
-func (dl *Downloader) reconcileTokens(ctx context.Context, days string, missing map[int64]bool, rows map[int64]*db.FiatTicker) (int, error) {
+// reconcileSeries is the series to repair: the coin in every vs-currency,
+// then the tracked tokens (whose days need the coin's rates). The lists
+// are loaded afresh, and the first history run then uses them.
+func (dl *Downloader) reconcileSeries(ctx context.Context) ([]series, error) {
+	vs, err := dl.vsCurrencies(ctx, true)
+	if err != nil {
+		return nil, err
+	}
+	dl.vsFresh.Store(true)
+	list := make([]series, 0, len(vs))
+	for _, cur := range vs {
+		list = append(list, series{id: dl.cfg.Coin, vs: cur})
+	}
+	if !dl.cfg.TokenRates() {
+		return list, nil
+	}
 	tokens, err := dl.trackedTokens(ctx, true)
 	if err != nil {
+		return nil, err
+	}
+	dl.tokFresh.Store(true)
+	return append(list, dl.tokenSeries(tokens)...), nil
+}
+
+// reconcileFetch asks each series' last days from the bootstrap URL and
+// sets its missing days in rows. A series that fails is logged and left
+// out, as in Blockbook; a ban, throttling, the budget or a shutdown end the
+// pass (then nothing is stored).
+func (dl *Downloader) reconcileFetch(ctx context.Context, list []series, days string, missing map[int64]bool, rows map[int64]*db.FiatTicker) (int, error) {
+	abort := func(i int, err error) (int, error) {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			dl.m.unableTo(phaseReconcile, unableBudgetExhausted, len(list)-i)
+		}
 		return 0, reconcileErr(ctx, err)
 	}
-	filled := 0
-	for _, t := range tokens {
-		prices, err := dl.cg.marketChart(ctx, t.id, dl.cfg.PlatformVsCurrency, days)
-		if err != nil {
-			if rerr := reconcileErr(ctx, err); errors.Is(rerr, errReconcileAborted) {
-				return 0, rerr
-			}
-			dl.cfg.Log.Warn("fiat rate history reconcile: a token failed", "token", t.contract, "err", err)
+	filled, noBase, tokens := 0, 0, 0
+	for i, s := range list {
+		prices, err := dl.cg.marketChart(ctx, s.id, s.vs, days)
+		switch {
+		case err == nil:
+		case ctx.Err() != nil, errors.Is(err, ErrThrottled):
+			return abort(i, err)
+		case errors.Is(err, ErrBanned):
+			dl.m.unableTo(phaseReconcile, unableProviderBanned, 1)
+			return 0, err
+		default:
+			dl.m.unableTo(phaseReconcile, unableFetchFailed, 1)
+			dl.cfg.Log.Warn("fiat rate history reconcile: a series failed", "series", s.String(), "err", err)
 			continue
 		}
-		filled += fillDays(prices, missing, func(ts int64, rate float64) bool {
-			row := rows[ts]
-			if row == nil {
-				return false // no coin rates that day
-			}
-			v, ok := dl.toCoins(rate, row.Rates)
-			if !ok {
-				return false
-			}
-			if row.TokenRates == nil {
-				row.TokenRates = map[string]float64{}
-			}
-			row.TokenRates[t.contract] = v
-			return true
-		})
+		written, nb, err := dl.fill(rows, prices, s, missing)
+		if err != nil {
+			return 0, err
+		}
+		filled += written
+		noBase += nb
+		if s.contract != "" && written > 0 {
+			tokens++
+		}
 		if err := dl.cg.sleep(ctx, dl.historyGap()); err != nil {
-			return 0, reconcileErr(ctx, err)
+			return abort(i+1, err)
 		}
 	}
+	dl.m.fetched(phaseReconcile, filled, tokens)
+	dl.m.unableTo(phaseReconcile, unableNoBaseTicker, noBase)
 	return filled, nil
 }
 
@@ -179,25 +181,6 @@ func reconcileErr(ctx context.Context, err error) error {
 		return fmt.Errorf("%w: %w", errReconcileAborted, err)
 	}
 	return err
-}
-
-// fillDays calls set for the chart's whole-day points with a rate whose
-// day is missing and counts those set accepted.
-func fillDays(prices [][2]float64, missing map[int64]bool, set func(ts int64, rate float64) bool) int {
-	n := 0
-	for _, p := range prices {
-		ts, rate := int64(p[0]), p[1]
-		if ts > 100_000_000_000 {
-			ts /= 1000
-		}
-		if ts <= 0 || ts > math.MaxUint32 || ts%secondsPerDay != 0 || rate <= 0 || !validRate(rate) || !missing[ts] {
-			continue
-		}
-		if set(ts, rate) {
-			n++
-		}
-	}
-	return n
 }
 
 func dayStart(t int64) int64 { return t - t%secondsPerDay }

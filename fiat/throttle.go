@@ -57,6 +57,13 @@ func (g *throttleGate) extend(t time.Time) time.Time {
 	return g.until
 }
 
+// end is the window's end (zero: never opened).
+func (g *throttleGate) end() time.Time {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.until
+}
+
 func (g *throttleGate) state() (until time.Time, highWaiting bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()

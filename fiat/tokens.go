@@ -3,9 +3,7 @@ package fiat
 import (
 	"context"
 	"encoding/hex"
-	"errors"
 	"fmt"
-	"math"
 	"net/url"
 	"slices"
 	"strings"
@@ -180,13 +178,12 @@ func (dl *Downloader) currentTokenRates(ctx context.Context, coinRates map[strin
 }
 
 // updateTokenHistory brings the daily history of every tracked token up to
-// date, one market_chart request per token that lacks days. A token's day
-// is stored only into a day that has the coin's rates, converted with the
-// coin's rate of that day (Blockbook skips days without the coin's
-// ticker likewise). Throttling ends the run; other failures skip the token
-// until the next run.
+// date, one market_chart request per token that lacks days, into the days
+// that have the coin's rates (Blockbook skips days without the coin's
+// ticker likewise). Throttling or a ban ends the run; other failures skip
+// the token until the next run.
 func (dl *Downloader) updateTokenHistory(ctx context.Context) error {
-	tokens, err := dl.trackedTokens(ctx, true)
+	tokens, err := dl.trackedTokens(ctx, !dl.tokFresh.Swap(false))
 	if err != nil {
 		return err
 	}
@@ -196,26 +193,9 @@ func (dl *Downloader) updateTokenHistory(ctx context.Context) error {
 		dl.historyTokens[t.contract] = true
 	}
 	dl.tokMu.Unlock()
-	updated, failed := 0, 0
-	for _, t := range tokens {
-		requested, err := dl.tokenHistory(ctx, t)
-		switch {
-		case err == nil:
-			if requested {
-				updated++
-			}
-		case errors.Is(err, ErrThrottled), ctx.Err() != nil:
-			return err
-		default:
-			failed++
-			dl.runFailures.Add(1) // a bootstrap run is complete only if none failed
-			dl.cfg.Log.Warn("token rate history failed; retrying next run", "token", t.contract, "id", t.id, "err", err)
-		}
-		if requested {
-			if err := dl.cg.sleep(ctx, dl.historyGap()); err != nil {
-				return err
-			}
-		}
+	updated, failed, err := dl.runSeries(ctx, dl.tokenSeries(tokens))
+	if err != nil {
+		return err
 	}
 	if failed > 0 {
 		dl.m.errors.WithLabelValues("tokens").Add(float64(failed))
@@ -224,53 +204,13 @@ func (dl *Downloader) updateTokenHistory(ctx context.Context) error {
 	return nil
 }
 
-// tokenHistory downloads the missing days of one token.
-func (dl *Downloader) tokenHistory(ctx context.Context, t tokenRef) (requested bool, err error) {
-	last, err := dl.db.LastFiatTokenTicker(t.contract)
-	if err != nil {
-		return false, err
+// tokenSeries is the daily series of tokens.
+func (dl *Downloader) tokenSeries(tokens []tokenRef) []series {
+	out := make([]series, len(tokens))
+	for i, t := range tokens {
+		out[i] = series{id: t.id, vs: dl.cfg.PlatformVsCurrency, contract: t.contract}
 	}
-	days := dl.historyDays(last)
-	if days == "" {
-		return false, nil
-	}
-	prices, err := dl.cg.marketChart(ctx, t.id, dl.cfg.PlatformVsCurrency, days)
-	if err != nil {
-		return true, err
-	}
-	var tickers []*db.FiatTicker
-	for _, p := range prices {
-		ts, rate := int64(p[0]), p[1]
-		if ts > 100_000_000_000 {
-			ts /= 1000
-		}
-		if ts <= 0 || ts > math.MaxUint32 || ts%secondsPerDay != 0 || rate <= 0 || !validRate(rate) {
-			continue
-		}
-		day, err := db.ReadFiatTicker(dl.db, ts)
-		if err != nil {
-			return true, err
-		}
-		if day == nil {
-			continue // no coin rates that day
-		}
-		v, ok := dl.toCoins(rate, day.Rates)
-		if !ok {
-			continue
-		}
-		if day.TokenRates == nil {
-			day.TokenRates = map[string]float64{}
-		}
-		day.TokenRates[t.contract] = v
-		tickers = append(tickers, day)
-	}
-	if len(tickers) == 0 {
-		return true, nil
-	}
-	if err := dl.db.WriteFiatTickers(tickers); err != nil {
-		return true, fmt.Errorf("storing %d days of token %s: %w", len(tickers), t.contract, err)
-	}
-	return true, nil
+	return out
 }
 
 // wakeHistoryFor starts a history run when tokens has one that the last

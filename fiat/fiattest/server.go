@@ -49,6 +49,9 @@ type Server struct {
 	// failPaths answers requests whose URI contains the key with 500, the
 	// next value times.
 	failPaths map[string]int
+	// banPaths answers requests whose URI contains the key with
+	// Cloudflare's rate-limit ban page, the next value times.
+	banPaths map[string]int
 	// intraday gives the coin's rate in a vs-currency at any time, for
 	// market charts without interval=daily (5-minute and hourly points).
 	intraday map[string]func(time.Time) float64
@@ -64,7 +67,7 @@ type token struct {
 // New starts a server for coin ("bitcoin") whose clock reads now.
 func New(coin string, now time.Time) *Server {
 	s := &Server{coin: coin, current: map[string]float64{}, history: map[string]map[int64]float64{}, now: now.UTC(),
-		malformed: map[string]string{}, tokens: map[string]*token{}, throttlePaths: map[string]int{}, failPaths: map[string]int{}}
+		malformed: map[string]string{}, tokens: map[string]*token{}, throttlePaths: map[string]int{}, failPaths: map[string]int{}, banPaths: map[string]int{}}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
 }
@@ -182,6 +185,15 @@ func (s *Server) FailPath(substr string, n int) {
 	s.failPaths[substr] = n
 }
 
+// BanPath answers the next n requests whose URI (path and query) contains
+// substr ("" matches every one) as Cloudflare does while it bans an IP for
+// exceeding the rate limit: HTTP 429 with its "error code: 1015" page.
+func (s *Server) BanPath(substr string, n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.banPaths[substr] = n
+}
+
 // Malform answers requests of endpoint ("simple/price", "market_chart",
 // "supported_vs_currencies") with body and status 200; "" restores them.
 func (s *Server) Malform(endpoint, body string) {
@@ -226,7 +238,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	if s.throttledPath(r.URL.RequestURI()) || s.throttle > 0 {
+	if countDown(s.banPaths, r.URL.RequestURI()) {
+		w.Header().Set("Content-Type", "text/html; charset=UTF-8")
+		w.WriteHeader(http.StatusTooManyRequests)
+		fmt.Fprint(w, "<!DOCTYPE html><html><head><title>Access denied | rate limited</title></head><body><h1>Error 1015</h1><p>You are being rate limited.</p><p>error code: 1015</p></body></html>")
+		return
+	}
+	if countDown(s.throttlePaths, r.URL.RequestURI()) || s.throttle > 0 {
 		if s.throttle > 0 {
 			s.throttle--
 		}
@@ -237,13 +255,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `{"status":{"error_code":429,"error_message":"You've exceeded the Rate Limit. Please visit https://www.coingecko.com/en/api/pricing to subscribe to our API plans for higher rate limits."}}`)
 		return
 	}
-	for sub, n := range s.failPaths {
-		if n > 0 && strings.Contains(r.URL.RequestURI(), sub) {
-			s.failPaths[sub] = n - 1
-			w.WriteHeader(http.StatusInternalServerError)
-			fmt.Fprint(w, `{"error":"internal server error"}`)
-			return
-		}
+	if countDown(s.failPaths, r.URL.RequestURI()) {
+		w.WriteHeader(http.StatusInternalServerError)
+		fmt.Fprint(w, `{"error":"internal server error"}`)
+		return
 	}
 	path := strings.TrimPrefix(r.URL.Path, "/api/v3")
 	var endpoint string
@@ -378,11 +393,12 @@ func rangeError(days int) any {
 	}}}
 }
 
-// throttledPath counts down a ThrottlePath that uri matches.
-func (s *Server) throttledPath(uri string) bool {
-	for sub, n := range s.throttlePaths {
+// countDown counts down the first entry of paths whose key uri contains;
+// false when none has requests left.
+func countDown(paths map[string]int, uri string) bool {
+	for sub, n := range paths {
 		if n > 0 && strings.Contains(uri, sub) {
-			s.throttlePaths[sub] = n - 1
+			paths[sub] = n - 1
 			return true
 		}
 	}
