@@ -23,6 +23,7 @@ import (
 	"github.com/openexplorer/blockbook/db/rocksdb"
 	"github.com/openexplorer/blockbook/fiat"
 	"github.com/openexplorer/blockbook/internal/listen"
+	"github.com/openexplorer/blockbook/internal/promreg"
 	"github.com/openexplorer/blockbook/server"
 	"github.com/openexplorer/blockbook/syncer"
 )
@@ -257,7 +258,7 @@ func serve(ctx context.Context, e stackEnv, stack *chainStack, worker tipSource,
 	var wg sync.WaitGroup
 	srvs := &servers{o: o, wg: &wg, log: log, tls: e.tls}
 	if addr, prefix := binding(o.Internal, "127.0.0.1", e.backend.Params.InternalPort); addr != "" {
-		internal := server.NewInternal(addr, e.reg, worker.status, live, worker.maxLag, log)
+		internal := server.NewInternal(addr, promreg.CoinLabeled(e.reg, e.cfg.CoinName), worker.status, live, worker.maxLag, log)
 		internal.Admin(server.AdminConfig{User: e.env.AdminUser, Password: e.env.AdminPassword, Settings: settings, Over: over, Websocket: ws,
 			Checkpoint: checkpointer(e.d), Contracts: contractAdmin(e, svc), Traces: traceRetrierOf(stack), Log: log})
 		internal.Wrap(func(h http.Handler) http.Handler { return withPrefix(prefix, false, h) })

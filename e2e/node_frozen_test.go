@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/openexplorer/blockbook/internal/promreg"
 )
 
 // TestNodeFrozen freezes btcd with SIGSTOP under a synced blockbook: the
@@ -121,7 +123,8 @@ func TestNodeFrozen(t *testing.T) {
 	}
 }
 
-// metricsText fetches the internal /metrics page.
+// metricsText fetches the internal /metrics page, without the coin label
+// every sample of ours has (TestE2EFollowsTipByNotification checks it).
 func metricsText(t *testing.T, internal string) string {
 	t.Helper()
 	resp, err := httpClient.Get(internal + "/metrics")
@@ -133,7 +136,7 @@ func metricsText(t *testing.T, internal string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return string(b)
+	return promreg.WithoutCoin(string(b))
 }
 
 // waitHealth polls the internal /health until it answers want.

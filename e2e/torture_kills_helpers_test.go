@@ -23,6 +23,7 @@ import (
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
 	"github.com/openexplorer/blockbook/db/rocksdb"
+	"github.com/openexplorer/blockbook/internal/promreg"
 	"github.com/openexplorer/blockbook/tools/chaingen"
 	"github.com/openexplorer/blockbook/tools/regtest"
 )
@@ -255,7 +256,7 @@ func readBlockCounters(url string) (conn, disc float64, ok bool) {
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
-		name, value, found := strings.Cut(sc.Text(), " ")
+		name, value, found := strings.Cut(promreg.WithoutCoin(sc.Text()), " ")
 		if !found {
 			continue
 		}

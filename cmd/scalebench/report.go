@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/openexplorer/blockbook/internal/promreg"
 )
 
 // metrics reads the Prometheus text at url into name -> value (labels
@@ -25,7 +27,7 @@ func metrics(url string) map[string]float64 {
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
-		line := sc.Text()
+		line := promreg.WithoutCoin(sc.Text())
 		if strings.HasPrefix(line, "#") || strings.Contains(line, "_bucket") {
 			continue
 		}

@@ -20,6 +20,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/openexplorer/blockbook/internal/promreg"
 	"github.com/openexplorer/blockbook/tools/regtest"
 )
 
@@ -190,7 +191,7 @@ func (p *Process) Metrics(prefix string) map[string]float64 {
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
-		line := sc.Text()
+		line := promreg.WithoutCoin(sc.Text())
 		if !strings.HasPrefix(line, prefix) || strings.Contains(line, "_bucket") {
 			continue
 		}
