@@ -301,3 +301,53 @@ func TestSnapshotSeqOrdersTips(t *testing.T) {
 		t.Fatalf("%d snapshots from tip %d to %d: the test proves little", len(all), all[0].height, all[len(all)-1].height)
 	}
 }
+
+// HoldsBlock answers for the snapshot's chain: a block on it is held, a
+// block a reorg replaced is not (while an older snapshot still holds it),
+// nor a height above the tip, whatever hash is asked.
+func TestHoldsBlock(t *testing.T) {
+	chain := newSynthChain(11)
+	for range 30 {
+		chain.next("")
+	}
+	x := newTestIndex(t, openTestDB(t), 10, FilterParams{})
+	connectAll(t, x, chain.blocks)
+	s1, _ := snapshotAt(t, x.db)
+	for _, h := range []uint32{0, 24, 27, 29} {
+		if !HoldsBlock(s1, h, chain.blocks[h].Hash) {
+			t.Errorf("block %d on the chain not held", h)
+		}
+	}
+	if HoldsBlock(s1, 27, chain.blocks[26].Hash) {
+		t.Error("block 26's hash held at height 27")
+	}
+
+	fork := chain.fork(24, 99) // blocks 25..29 replaced by 25..30
+	for range 5 {
+		if _, _, err := x.DisconnectTip(chain.refill); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s2, _ := snapshotAt(t, x.db)
+	if HoldsBlock(s2, 27, chain.blocks[27].Hash) {
+		t.Error("a disconnected block, above the tip, is held")
+	}
+	for range 6 {
+		if err := x.ConnectBlock(fork.next("b")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s3, _ := snapshotAt(t, x.db)
+	if !HoldsBlock(s3, 24, chain.blocks[24].Hash) || !HoldsBlock(s3, 27, fork.blocks[27].Hash) {
+		t.Error("a block below the fork or on the new branch not held")
+	}
+	if HoldsBlock(s3, 27, chain.blocks[27].Hash) {
+		t.Error("a block the reorg replaced is held")
+	}
+	if !HoldsBlock(s1, 27, chain.blocks[27].Hash) {
+		t.Error("the older snapshot no longer holds its own chain's block")
+	}
+	if HoldsBlock(s3, 31, fork.blocks[30].Hash) || HoldsBlock(s3, 1000, bchain.Hash{}) {
+		t.Error("a height above the tip is held")
+	}
+}
