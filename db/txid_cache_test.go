@@ -2,8 +2,11 @@ package db
 
 import (
 	"cmp"
+	"encoding/binary"
+	"fmt"
 	"runtime"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -233,73 +236,128 @@ func TestTxidCacheAfterRollback(t *testing.T) {
 	}
 }
 
-// Snapshots taken while blocks land are numbered in the order of what
-// they see: a larger Seq never sees a lower tip (the views' order that
-// the txid cache and the API's pending-runes cache rely on).
+// yieldingSnapshots is an engine whose snapshotter yields once it has its
+// snapshot: where a snapshotter may be paused (its thread preempted, or
+// waiting for a P after the cgo call), made likely.
+type yieldingSnapshots struct{ Engine }
+
+func (e yieldingSnapshots) Snapshot() (EngineSnapshot, error) {
+	s, err := e.Engine.Snapshot()
+	runtime.Gosched()
+	return s, err
+}
+
+// Snapshots taken while writes land are numbered in the order of what
+// they see: a larger Seq never sees a lower tip, nor a lower value of any
+// writer's counter (the views' order that the txid cache and the API's
+// pending-runes cache rely on). Many snapshotters race many writers, each
+// snapshotter yielding between its snapshot and its number: were the
+// number taken apart from the snapshot (outside DB.snapMu), others would
+// take snapshots and numbers meanwhile, pairing an older state with a
+// newer number.
 func TestSnapshotSeqOrdersTips(t *testing.T) {
 	chain := newSynthChain(9)
-	for range 80 {
+	for range 60 {
 		chain.next("")
 	}
 	x := newTestIndex(t, openTestDB(t), 10, FilterParams{})
+	d := x.db
+	d.eng = yieldingSnapshots{d.eng}
 	connectAll(t, x, chain.blocks[:1])
+	// Each snapshotter takes perEach snapshots, about perBlock at each tip.
+	const writers, snapshotters, perEach, perBlock = 4, 8, 300, 40
+	counterKey := func(w int) []byte { return []byte(fmt.Sprintf("test-seq-counter-%d", w)) }
 	type seen struct {
 		seq    uint64
 		height uint32
+		counts [writers]uint32
 	}
-	done := make(chan struct{})
-	var taken atomic.Int64
-	results := make(chan []seen, 4)
-	for range 4 {
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := range writers { // each writes 1, 2, 3, ... to its own row
+		wg.Add(1)
 		go func() {
-			var out []seen
-			for {
+			defer wg.Done()
+			for n := uint32(1); ; n++ {
 				select {
-				case <-done:
-					results <- out
+				case <-stop:
 					return
 				default:
 				}
-				s, err := x.db.Snapshot()
+				b := d.NewBatch()
+				b.put(CFDefault, counterKey(w), binary.BigEndian.AppendUint32(nil, n))
+				err := d.writeUncounted(b)
+				b.Destroy()
 				if err != nil {
 					t.Error(err)
-					results <- out
 					return
 				}
+			}
+		}()
+	}
+	var taken atomic.Int64
+	results := make(chan []seen, snapshotters)
+	for range snapshotters {
+		go func() {
+			var out []seen
+			defer func() { results <- out }()
+			for range perEach {
+				s, err := d.Snapshot()
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				e := seen{seq: s.Seq()}
 				tip, _, err := ReadTip(s)
+				e.height = tip.Height
+				for w := 0; w < writers && err == nil; w++ {
+					var v []byte
+					if v, err = s.get(CFDefault, counterKey(w)); len(v) == 4 {
+						e.counts[w] = binary.BigEndian.Uint32(v)
+					}
+				}
 				s.Release()
 				if err != nil {
 					t.Error(err)
+					return
 				}
-				out = append(out, seen{s.Seq(), tip.Height})
+				out = append(out, e)
 				taken.Add(1)
 			}
 		}()
 	}
-	for _, b := range chain.blocks[1:] {
-		// let the readers take some snapshots at each tip, and around the write
-		for n := taken.Load(); taken.Load() < n+4 && !t.Failed(); {
+	for _, b := range chain.blocks[1:] { // the tip moves while the counters do
+		for n := taken.Load(); taken.Load() < n+perBlock && taken.Load() < snapshotters*perEach && !t.Failed(); {
 			runtime.Gosched()
 		}
 		connectAll(t, x, []*bchain.Block{b})
 	}
-	close(done)
 	var all []seen
-	for range 4 {
+	for range snapshotters {
 		all = append(all, <-results...)
 	}
+	close(stop)
+	wg.Wait()
 	slices.SortFunc(all, func(a, b seen) int { return cmp.Compare(a.seq, b.seq) })
 	for i := 1; i < len(all); i++ {
-		if all[i].seq == all[i-1].seq {
-			t.Fatalf("two snapshots numbered %d", all[i].seq)
+		p, c := all[i-1], all[i]
+		if c.seq == p.seq {
+			t.Fatalf("two snapshots numbered %d", c.seq)
 		}
-		if all[i].height < all[i-1].height {
-			t.Fatalf("snapshot %d sees tip %d, the earlier %d sees %d", all[i].seq, all[i].height, all[i-1].seq, all[i-1].height)
+		if c.height < p.height {
+			t.Fatalf("snapshot %d sees tip %d, the earlier %d sees %d", c.seq, c.height, p.seq, p.height)
+		}
+		for w := range writers {
+			if c.counts[w] < p.counts[w] {
+				t.Fatalf("snapshot %d sees writer %d's counter at %d, the earlier %d at %d", c.seq, w, c.counts[w], p.seq, p.counts[w])
+			}
 		}
 	}
-	if len(all) < 100 || all[0].height == all[len(all)-1].height {
-		t.Fatalf("%d snapshots from tip %d to %d: the test proves little", len(all), all[0].height, all[len(all)-1].height)
+	first, last := all[0], all[len(all)-1]
+	if len(all) < snapshotters*perEach || first.height == last.height || first.counts[0] == last.counts[0] {
+		t.Fatalf("%d snapshots from %+v to %+v: the test proves little", len(all), first, last)
 	}
+	t.Logf("%d snapshots, tips %d to %d, writer 0's counter %d to %d", len(all), first.height, last.height, first.counts[0], last.counts[0])
 }
 
 // HoldsBlock answers for the snapshot's chain: a block on it is held, a
