@@ -49,6 +49,19 @@ func checkTxids(t *testing.T, what string, snap *Snapshot, rows []AddrTxsAt, cac
 	}
 }
 
+// indexedChain indexes a synthetic chain of n blocks (keeping undo data
+// for keep).
+func indexedChain(t *testing.T, seed int64, n, keep int) (*synthChain, *UtxoIndex) {
+	t.Helper()
+	chain := newSynthChain(seed)
+	for range n {
+		chain.next("")
+	}
+	x := newTestIndex(t, openTestDB(t), keep, FilterParams{})
+	connectAll(t, x, chain.blocks)
+	return chain, x
+}
+
 func snapshotAt(t *testing.T, d *DB) (*Snapshot, Tip) {
 	t.Helper()
 	snap, err := d.Snapshot()
@@ -81,12 +94,8 @@ type cacheAtTip struct {
 }
 
 func newCacheAtTip(t *testing.T, seed int64) *cacheAtTip {
-	f := &cacheAtTip{chain: newSynthChain(seed), c: NewTxidCache(1 << 20)}
-	for range 30 {
-		f.chain.next("")
-	}
-	f.x = newTestIndex(t, openTestDB(t), 10, FilterParams{})
-	connectAll(t, f.x, f.chain.blocks)
+	f := &cacheAtTip{c: NewTxidCache(1 << 20)}
+	f.chain, f.x = indexedChain(t, seed, 30, 10)
 	f.s1, f.t1 = snapshotAt(t, f.x.db)
 	f.b1 = f.c.Bind(f.s1, f.t1, true)
 	f.rows1 = blockPositions(f.chain.blocks, 20, 29)
@@ -149,12 +158,7 @@ func TestTxidCacheFollowsReorgs(t *testing.T) {
 // The cache holds at most its bound, counted in the rows' bytes and a
 // fixed cost per row, and keeps answering rightly when it drops rows.
 func TestTxidCacheBound(t *testing.T) {
-	chain := newSynthChain(5)
-	for range 60 {
-		chain.next("")
-	}
-	x := newTestIndex(t, openTestDB(t), 10, FilterParams{})
-	connectAll(t, x, chain.blocks)
+	chain, x := indexedChain(t, 5, 60, 10)
 	const bound = 8 * (txidCacheEntryBytes + 32*4)
 	c := NewTxidCache(bound)
 	snap, tip := snapshotAt(t, x.db)
@@ -364,12 +368,7 @@ func TestSnapshotSeqOrdersTips(t *testing.T) {
 // block a reorg replaced is not (while an older snapshot still holds it),
 // nor a height above the tip, whatever hash is asked.
 func TestHoldsBlock(t *testing.T) {
-	chain := newSynthChain(11)
-	for range 30 {
-		chain.next("")
-	}
-	x := newTestIndex(t, openTestDB(t), 10, FilterParams{})
-	connectAll(t, x, chain.blocks)
+	chain, x := indexedChain(t, 11, 30, 10)
 	s1, _ := snapshotAt(t, x.db)
 	for _, h := range []uint32{0, 24, 27, 29} {
 		if !HoldsBlock(s1, h, chain.blocks[h].Hash) {

@@ -72,15 +72,7 @@ func TestHeaderTreeCacheFollowsReorgs(t *testing.T) {
 	s.disconnectTip(t)
 	alt := slices.Clone(s.f.Raw[tip])
 	alt[68]++
-	blk, err := s.f.Parser.ParseBlock(alt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	blk.Height = uint32(tip)
-	if err := s.index(t).ConnectBlock(blk); err != nil {
-		t.Fatal(err)
-	}
-	s.srv.OnBlockConnected(blk)
+	s.connectRaw(t, alt, tip)
 	now := func(h int) []byte {
 		if h == tip {
 			return alt[:80]
