@@ -182,28 +182,11 @@ func (s *UtxoService) utxoRunes(v *view, us []Utxo) error {
 	return nil
 }
 
-// addTxRunes adds a tx's runes: a confirmed one's from the index, a pending
-// one's as it would move them if mined next.
-func (s *UtxoService) addTxRunes(v *view, tx *Tx, rec txRecord) error {
-	if rec.ta != nil || rec.mtx == nil {
-		return txRunes(v.snap, tx, rec.ta)
-	}
-	if err := runesOn(v.snap); err != nil {
-		return err
-	}
-	return s.pendingRunes(v).pendingTxRunes(tx, rec.mtx)
-}
-
 // txRunes adds a confirmed tx's runes: what each output received, what
-// each input's output had received, and what the tx burned.
-func txRunes(r db.Reader, tx *Tx, ta *db.TxAddresses) error {
-	if err := runesOn(r); err != nil {
-		return err
-	}
-	if ta == nil {
-		return nil // from the node, in neither the index nor the mempool
-	}
-	names := &runeNames{r: r}
+// each input's output had received, and what the tx burned. The index
+// keeps runes (runesOn).
+func txRunes(names *runeNames, tx *Tx, ta *db.TxAddresses) error {
+	r := names.r
 	outs, burned, _, err := runes.ReadTx(r, ta.Height, ta.Index)
 	if err != nil {
 		return err
@@ -308,12 +291,13 @@ func (s *UtxoService) RuneHistory(ctx context.Context, address string, q Address
 		}
 		return out, nil
 	}
+	names := &runeNames{r: v.snap}
 	for _, p := range pending {
 		tx, err := s.renderTx(ctx, v, p.Tx, txRecord{mtx: p}, true)
 		if err != nil {
 			return nil, err
 		}
-		if err := pr.pendingTxRunes(tx, p); err != nil {
+		if err := pr.pendingTxRunes(names, tx, p); err != nil {
 			return nil, err
 		}
 		out.Transactions = append(out.Transactions, tx)

@@ -114,39 +114,50 @@ func (s *UtxoService) RuneList(_ context.Context, page, size int) (*RuneList, er
 	return out, nil
 }
 
-// listRunes adds to the txs of an address's or account's list (with
-// AddressQuery.ListRunes) the runes of their inputs and outputs, as
-// runes=true tx answers carry them, in the list's view and from the rows
-// the list read: a confirmed tx's from the index, a pending one's as it
-// would move them if mined next. A nil *listRunes adds nothing.
+// listRunes adds to txs the runes of their inputs and outputs, as
+// runes=true tx answers carry them, in one answer's view and from the
+// rows the answer read: a confirmed tx's from the index, a pending one's
+// as it would move them if mined next. One serves an answer (a tx, or an
+// address's or account's list with AddressQuery.ListRunes), one
+// goroutine at a time: it reads the runes marker once and each rune's
+// entry once. A nil *listRunes adds nothing.
 type listRunes struct {
-	s  *UtxoService
-	v  *view
-	pr *pendingRunes // made on the first pending tx
+	s       *UtxoService
+	v       *view
+	checked bool // the index keeps runes
+	names   runeNames
+	pr      *pendingRunes // made on the first pending tx
 }
 
-// newListRunes returns the list's rune reader when on (else nil).
+// newListRunes returns the answer's rune reader when on (else nil).
 func (s *UtxoService) newListRunes(v *view, on bool) *listRunes {
 	if !on {
 		return nil
 	}
-	return &listRunes{s: s, v: v}
+	return &listRunes{s: s, v: v, names: runeNames{r: v.snap}}
 }
 
 // add adds tx's runes: from ta when confirmed, else from mtx when pending
-// (neither: from the node, nothing to add).
+// (neither: from the node, nothing to add); errRunesOff when the index
+// keeps no runes.
 func (l *listRunes) add(tx *Tx, ta *db.TxAddresses, mtx *mempool.Tx) error {
 	if l == nil {
 		return nil
 	}
-	if ta != nil || mtx == nil {
-		return txRunes(l.v.snap, tx, ta)
-	}
-	if l.pr == nil {
+	if !l.checked {
 		if err := runesOn(l.v.snap); err != nil {
 			return err
 		}
+		l.checked = true
+	}
+	switch {
+	case ta != nil:
+		return txRunes(&l.names, tx, ta)
+	case mtx == nil:
+		return nil
+	}
+	if l.pr == nil {
 		l.pr = l.s.pendingRunes(l.v)
 	}
-	return l.pr.pendingTxRunes(tx, mtx)
+	return l.pr.pendingTxRunes(&l.names, tx, mtx)
 }

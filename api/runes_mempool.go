@@ -95,12 +95,7 @@ func (c *pendingRuneCache) current(v *view) bool {
 	if c.hasTip && v.seq < c.seq {
 		return false // an older view: it decodes for itself
 	}
-	extends := false
-	if c.hasTip && v.tip.Height > c.tip.Height {
-		if bm, err := db.ReadBlockMeta(v.snap, c.tip.Height); err == nil && bm != nil && bm.Hash == c.tip.Hash {
-			extends = true
-		}
-	}
+	extends := c.hasTip && v.tip.Height > c.tip.Height && db.HoldsBlock(v.snap, c.tip.Height, c.tip.Hash)
 	for id, e := range c.byTx {
 		if extends && e.m.inert() {
 			continue

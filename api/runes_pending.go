@@ -188,12 +188,11 @@ func isRunestone(script []byte) bool {
 
 // pendingTxRunes adds a pending tx's runes to its answer, as txRunes
 // does a confirmed one's.
-func (p *pendingRunes) pendingTxRunes(tx *Tx, mtx *mempool.Tx) error {
+func (p *pendingRunes) pendingTxRunes(names *runeNames, tx *Tx, mtx *mempool.Tx) error {
 	m, err := p.of(mtx)
 	if err != nil {
 		return err
 	}
-	names := &runeNames{r: p.v.snap}
 	for vout, bal := range m.outs {
 		if int(vout) >= len(tx.Vout) {
 			return fmt.Errorf("runes of output %d of pending tx %s", vout, tx.Txid)

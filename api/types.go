@@ -25,13 +25,20 @@ func (a *Amount) MarshalJSON() ([]byte, error) {
 	if a == nil {
 		return []byte(`"0"`), nil
 	}
+	// One allocation: an answer has thousands.
+	return a.appendJSON(make([]byte, 0, 22)), nil
+}
+
+// appendJSON appends the quoted decimal integer of a (not nil): what
+// MarshalJSON returns and the UTXO list's encoder writes.
+func (a *Amount) appendJSON(dst []byte) []byte {
+	dst = append(dst, '"')
 	if b := (*big.Int)(a); b.IsUint64() {
-		// The same digits with one allocation: an answer has thousands.
-		out := make([]byte, 0, 22)
-		out = strconv.AppendUint(append(out, '"'), b.Uint64(), 10)
-		return append(out, '"'), nil
+		dst = strconv.AppendUint(dst, b.Uint64(), 10)
+	} else {
+		dst = b.Append(dst, 10)
 	}
-	return []byte(`"` + (*big.Int)(a).String() + `"`), nil
+	return append(dst, '"')
 }
 
 // UnmarshalJSON accepts the quoted decimal form (clients of this package).

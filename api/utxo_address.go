@@ -263,6 +263,11 @@ func (s *UtxoService) renderTxs(ctx context.Context, v *view, txids []bchain.Has
 	if err != nil {
 		return nil, err
 	}
+	if withRunes { // once for the page; each tx's goroutine reads its own runes
+		if err := runesOn(v.snap); err != nil {
+			return nil, err
+		}
+	}
 	out := make([]*Tx, len(txids))
 	errs := make([]error, len(txids))
 	sem := make(chan struct{}, 8)
@@ -277,7 +282,9 @@ func (s *UtxoService) renderTxs(ctx context.Context, v *view, txids []bchain.Has
 				out[i], err = s.renderTx(ctx, v, tx, rec, true)
 			}
 			if err == nil && withRunes {
-				err = s.addTxRunes(v, out[i], rec)
+				lr := s.newListRunes(v, true)
+				lr.checked = true
+				err = lr.add(out[i], rec.ta, rec.mtx)
 			}
 			errs[i] = err
 		}()

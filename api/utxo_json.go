@@ -105,14 +105,8 @@ func writeAmount(buf *bytes.Buffer, a *Amount) {
 		buf.WriteString("null")
 		return
 	}
-	b := (*big.Int)(a)
-	if !b.IsUint64() {
-		buf.WriteString(`"` + b.String() + `"`)
-		return
-	}
 	var num [24]byte
-	out := strconv.AppendUint(append(num[:0], '"'), b.Uint64(), 10)
-	buf.Write(append(out, '"'))
+	buf.Write(a.appendJSON(num[:0]))
 }
 
 // plainString is plainStrings of one string.

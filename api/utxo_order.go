@@ -2,8 +2,8 @@ package api
 
 import (
 	"bytes"
-	"cmp"
 	"slices"
+	"sort"
 
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
@@ -19,14 +19,14 @@ type outputRef struct {
 // blockPlaces returns each output's place in its block among desc's txs
 // there (0 for the first): the key that orders a block's UTXOs as
 // Blockbook and Electrum list them, where the index keys them by txid.
-// outs lists outputs grouped by height (each height's in one run, as the
-// index lists them). Only blocks with outputs of more than one tx need
-// places, which are read for all of them at once, and only for the txs
-// paying desc an output at an index one of the block's outputs has
-// (db.AddrPayingTxs); the others' places are 0. (Reading the outputs' own
-// txs' rows instead, for their positions, took twice as long: a point
-// read per tx in a large family.)
-func blockPlaces(v *view, desc bchain.AddrDesc, outs []outputRef) ([]int32, error) {
+// outs lists outputs as the index does (db.IterateUtxos, perhaps with some
+// left out): grouped by height, by txid within a height. Only blocks with
+// outputs of more than one tx need places, which are read for all of them
+// at once, and only for the txs paying desc an output at an index one of
+// the block's outputs has (db.AddrPayingTxs); the others' places are 0.
+// (Reading the outputs' own txs' rows instead, for their positions, took
+// twice as long: a point read per tx in a large family.)
+func blockPlaces[T any](v *view, desc bchain.AddrDesc, outs []T, ref func(*T) outputRef) ([]int32, error) {
 	places := make([]int32, len(outs))
 	type run struct {
 		start, end int
@@ -36,20 +36,21 @@ func blockPlaces(v *view, desc bchain.AddrDesc, outs []outputRef) ([]int32, erro
 	var runs []run
 	var heights []uint32
 	for i := 0; i < len(outs); {
+		first := ref(&outs[i])
 		j, mixed := i+1, false
-		for ; j < len(outs) && outs[j].height == outs[i].height; j++ {
-			mixed = mixed || *outs[j].txid != *outs[i].txid
+		for ; j < len(outs) && ref(&outs[j]).height == first.height; j++ {
+			mixed = mixed || *ref(&outs[j]).txid != *first.txid
 		}
 		if mixed {
 			r := run{start: i, end: j}
-			for _, o := range outs[i:j] {
-				if o.vout < 64 {
-					r.low |= 1 << o.vout
+			for k := i; k < j; k++ {
+				if o := ref(&outs[k]).vout; o < 64 {
+					r.low |= 1 << o
 				} else {
 					r.high = true
 				}
 			}
-			runs, heights = append(runs, r), append(heights, outs[i].height)
+			runs, heights = append(runs, r), append(heights, first.height)
 		}
 		i = j
 	}
@@ -61,36 +62,19 @@ func blockPlaces(v *view, desc bchain.AddrDesc, outs []outputRef) ([]int32, erro
 		if vout < 64 {
 			return r.low&(1<<vout) != 0
 		}
-		return r.high && slices.ContainsFunc(outs[r.start:r.end], func(o outputRef) bool { return o.vout == vout })
+		return r.high && slices.ContainsFunc(outs[r.start:r.end], func(o T) bool { return ref(&o).vout == vout })
 	}
 	paying, err := db.AddrPayingTxs(v.snap, desc, heights, pays)
 	if err != nil {
 		return nil, err
 	}
-	byTxid := func(a, b db.PayingTx) int { return bytes.Compare(a.Txid[:], b.Txid[:]) }
-	outByTxid := func(a, b outputRef) int { return bytes.Compare(a.txid[:], b.txid[:]) }
 	for k, r := range runs {
+		// Look each paying tx's outputs up: the run is the shorter list and
+		// already sorted by txid.
 		run := outs[r.start:r.end]
-		if !slices.IsSortedFunc(run, outByTxid) {
-			// Not as the index lists them: look each output's tx up.
-			txs := paying[k]
-			slices.SortFunc(txs, byTxid)
-			for i := range run {
-				if at, ok := slices.BinarySearchFunc(txs, *run[i].txid, func(t db.PayingTx, h bchain.Hash) int {
-					return bytes.Compare(t.Txid[:], h[:])
-				}); ok {
-					places[r.start+i] = txs[at].Place
-				}
-			}
-			continue
-		}
-		// As the index lists them, by txid: look each paying tx's outputs
-		// up, the run being the shorter list and already sorted.
 		for _, t := range paying[k] {
-			at, ok := slices.BinarySearchFunc(run, t.Txid, func(o outputRef, h bchain.Hash) int {
-				return bytes.Compare(o.txid[:], h[:])
-			})
-			for ; ok && at < len(run) && *run[at].txid == t.Txid; at++ {
+			at := sort.Search(len(run), func(i int) bool { return bytes.Compare(ref(&run[i]).txid[:], t.Txid[:]) >= 0 })
+			for ; at < len(run) && *ref(&run[at]).txid == t.Txid; at++ {
 				places[r.start+at] = t.Place
 			}
 		}
@@ -98,78 +82,74 @@ func blockPlaces(v *view, desc bchain.AddrDesc, outs []outputRef) ([]int32, erro
 	return places, nil
 }
 
-// placed is an output with its place (blockPlaces).
-type placed[T any] struct {
-	place int32
-	u     T
+// placeOrder sorts outputs of one block with their places (blockPlaces),
+// swapping both in place: by place, then vout; backwards, both descending.
+type placeOrder[T any] struct {
+	us        []T
+	places    []int32
+	ref       func(*T) outputRef
+	backwards bool
 }
 
-// placeAll pairs each of us with its place (blockPlaces of ref of each).
-func placeAll[T any](v *view, desc bchain.AddrDesc, us []T, ref func(*T) outputRef) ([]placed[T], error) {
-	refs := make([]outputRef, len(us))
-	for i := range us {
-		refs[i] = ref(&us[i])
+func (o *placeOrder[T]) Len() int { return len(o.us) }
+func (o *placeOrder[T]) Swap(i, j int) {
+	o.us[i], o.us[j] = o.us[j], o.us[i]
+	o.places[i], o.places[j] = o.places[j], o.places[i]
+}
+func (o *placeOrder[T]) Less(i, j int) bool {
+	if o.backwards {
+		i, j = j, i
 	}
-	places, err := blockPlaces(v, desc, refs)
-	if err != nil {
-		return nil, err
+	if o.places[i] != o.places[j] {
+		return o.places[i] < o.places[j]
 	}
-	ps := make([]placed[T], len(us))
-	for i := range us {
-		ps[i] = placed[T]{places[i], us[i]}
-	}
-	return ps, nil
+	return o.ref(&o.us[i]).vout < o.ref(&o.us[j]).vout
 }
 
-// orderBlockUtxos orders each block's unspent outputs of desc (the index
-// keys them by txid; us lists blocks newest first) as Blockbook lists
-// them: it keeps an address's outputs in the order its connect added them
-// (block order, then output order) and answers that list backwards, so the
-// last tx of the block comes first and, within a tx, the highest output
-// index. Blocks keep their order; each block's run is sorted on its own.
+// sortBlockRuns sorts each block's run of us (grouped by height) with its
+// places, keeping the blocks' order.
+func sortBlockRuns[T any](us []T, places []int32, ref func(*T) outputRef, backwards bool) {
+	o := &placeOrder[T]{ref: ref, backwards: backwards} // one allocation, not one a run
+	for i := 0; i < len(us); {
+		h, j := ref(&us[i]).height, i+1
+		for j < len(us) && ref(&us[j]).height == h {
+			j++
+		}
+		o.us, o.places = us[i:j], places[i:j]
+		sort.Stable(o)
+		i = j
+	}
+}
+
+func utxoRef(u *db.Utxo) outputRef          { return outputRef{u.Height, u.Vout, &u.Txid} }
+func scriptUtxoRef(u *ScriptUtxo) outputRef { return outputRef{u.Height, u.Vout, &u.Txid} }
+
+// orderBlockUtxos orders each block's unspent outputs of desc (as
+// db.IterateUtxos lists them: blocks newest first, by txid within a
+// block) as Blockbook lists them: it keeps an address's outputs in the
+// order its connect added them (block order, then output order) and
+// answers that list backwards, so the last tx of the block comes first
+// and, within a tx, the highest output index. Blocks keep their order.
 func orderBlockUtxos(v *view, desc bchain.AddrDesc, us []db.Utxo) error {
-	ps, err := placeAll(v, desc, us, func(u *db.Utxo) outputRef { return outputRef{u.Height, u.Vout, &u.Txid} })
+	places, err := blockPlaces(v, desc, us, utxoRef)
 	if err != nil {
 		return err
 	}
-	for i := 0; i < len(ps); {
-		j := i + 1
-		for j < len(ps) && ps[j].u.Height == ps[i].u.Height {
-			j++
-		}
-		slices.SortStableFunc(ps[i:j], func(a, b placed[db.Utxo]) int {
-			if c := cmp.Compare(b.place, a.place); c != 0 {
-				return c
-			}
-			return cmp.Compare(b.u.Vout, a.u.Vout)
-		})
-		i = j
-	}
-	for i := range ps {
-		us[i] = ps[i].u
-	}
+	sortBlockRuns(us, places, utxoRef, true)
 	return nil
 }
 
-// chainOrderUtxos orders confirmed outputs (the index lists them newest
-// block first, by txid within a block) by height, position in the block
-// and vout.
+// chainOrderUtxos orders confirmed outputs (as db.IterateUtxos lists them)
+// by height, position in the block and vout. A block's outputs are
+// distinct in (place, vout), so reversing the list before sorting each
+// block's run changes nothing but the blocks' order.
 func chainOrderUtxos(v *view, desc bchain.AddrDesc, us []ScriptUtxo) error {
-	ps, err := placeAll(v, desc, us, func(u *ScriptUtxo) outputRef { return outputRef{u.Height, u.Vout, &u.Txid} })
+	places, err := blockPlaces(v, desc, us, scriptUtxoRef)
 	if err != nil {
 		return err
 	}
-	slices.SortStableFunc(ps, func(a, b placed[ScriptUtxo]) int {
-		if c := cmp.Compare(a.u.Height, b.u.Height); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(a.place, b.place); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.u.Vout, b.u.Vout)
-	})
-	for i := range ps {
-		us[i] = ps[i].u
-	}
+	slices.Reverse(us)
+	slices.Reverse(places)
+	sortBlockRuns(us, places, scriptUtxoRef, false)
 	return nil
 }

@@ -35,7 +35,7 @@ func (s *UtxoService) tx(ctx context.Context, txidParam string, withRunes bool) 
 	}
 	out, err := s.renderTx(ctx, v, tx, rec, true)
 	if err == nil && withRunes {
-		err = s.addTxRunes(v, out, rec)
+		err = s.newListRunes(v, true).add(out, rec.ta, rec.mtx)
 	}
 	return out, err
 }

@@ -149,11 +149,7 @@ func (s *UtxoService) syncAccount(ctx context.Context, v *view, a *xpubAccount, 
 // extendsAccountTip reports whether the view's chain contains the block the
 // account was synced to.
 func (s *UtxoService) extendsAccountTip(v *view, a *xpubAccount) bool {
-	if !v.hasTip || v.tip.Height < a.tip.Height {
-		return false
-	}
-	meta, err := db.ReadBlockMeta(v.snap, a.tip.Height)
-	return err == nil && meta != nil && meta.Hash == a.tip.Hash
+	return v.hasTip && db.HoldsBlock(v.snap, a.tip.Height, a.tip.Hash)
 }
 
 // scanChain re-reads the balances of a chain's derived addresses and

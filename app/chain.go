@@ -38,11 +38,10 @@ type chainStack struct {
 	// onBlock tells the mempool about a block event (nil: no mempool).
 	onBlock func(ev syncer.BlockEvent)
 	// runMempool follows the node's mempool and announces new txs until
-	// ctx ends (nil: no mempool); it runs after newService.
-	runMempool func(ctx context.Context, wg *sync.WaitGroup, ws *server.Websocket)
-	// inSync tells whether the index has reached the node's tip once (set
-	// by serve before runMempool; nil: do not wait).
-	inSync func() bool
+	// ctx ends (nil: no mempool); it runs after newService. inSync tells
+	// whether the index has reached the node's tip once (nil: no sync
+	// worker, nothing to wait for).
+	runMempool func(ctx context.Context, wg *sync.WaitGroup, ws *server.Websocket, inSync func() bool)
 	// mempool is the Bitcoin-type mempool (nil: none), for other fronts'
 	// notifications (electrum.go).
 	mempool *mempool.Mempool
@@ -81,15 +80,17 @@ func newChainStack(ctx context.Context, e stackEnv) (*chainStack, error) {
 }
 
 // startMempool runs the chain's mempool follower (if any); with a sync
-// worker (syncing), what waits for the initial sync waits on status.
+// worker (syncing), what waits for the initial sync waits on status's
+// latch (ReachedTip: InSync a fast chain clears within milliseconds).
 func (s *chainStack) startMempool(ctx context.Context, wg *sync.WaitGroup, ws *server.Websocket, syncing bool, status api.SyncStatus) {
 	if s.runMempool == nil {
 		return
 	}
+	var inSync func() bool
 	if syncing {
-		s.inSync = func() bool { return status.State().ReachedTip }
+		inSync = func() bool { return status.State().ReachedTip }
 	}
-	s.runMempool(ctx, wg, ws)
+	s.runMempool(ctx, wg, ws, inSync)
 }
 
 // waitInSync waits until inSync says the initial sync is done (nil: at

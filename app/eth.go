@@ -70,7 +70,7 @@ func newAccountStack(ctx context.Context, e stackEnv, newSvc func(api.Store, *bc
 	if mp == nil {
 		// No mempool follower: the relay's cache of private txs is still
 		// checked against the relay, or it would only grow.
-		s.runMempool = func(ctx context.Context, wg *sync.WaitGroup, _ *server.Websocket) {
+		s.runMempool = func(ctx context.Context, wg *sync.WaitGroup, _ *server.Websocket, _ func() bool) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -90,12 +90,12 @@ func newAccountStack(ctx context.Context, e stackEnv, newSvc func(api.Store, *bc
 			mp.OnBlock(ev.Connected)
 		}
 	}
-	s.runMempool = func(ctx context.Context, wg *sync.WaitGroup, ws *server.Websocket) {
+	s.runMempool = func(ctx context.Context, wg *sync.WaitGroup, ws *server.Websocket, inSync func() bool) {
 		mp.OnTx(func(tx *ethmempool.Tx) { ws.OnMempoolTx(svc.EthMempoolTxNotice(tx)) })
 		wg.Add(2)
 		go func() {
 			defer wg.Done()
-			followAfterSync(ctx, s.inSync, mp, b.TxNotifier)
+			followAfterSync(ctx, inSync, mp, b.TxNotifier)
 		}()
 		go func() {
 			defer wg.Done()

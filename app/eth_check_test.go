@@ -82,18 +82,18 @@ func (f fixedStatus) State() api.SyncState { return f.st }
 // (ReachedTip), not InSync, which a fast chain clears within milliseconds.
 func TestStartMempoolWaitsOnTheLatch(t *testing.T) {
 	ran := 0
-	s := &chainStack{runMempool: func(context.Context, *sync.WaitGroup, *server.Websocket) { ran++ }}
+	var inSync func() bool // what the follower was given
+	s := &chainStack{runMempool: func(_ context.Context, _ *sync.WaitGroup, _ *server.Websocket, f func() bool) { ran++; inSync = f }}
 	s.startMempool(context.Background(), &sync.WaitGroup{}, nil, true, fixedStatus{api.SyncState{InSync: false, ReachedTip: true}})
-	if ran != 1 || s.inSync == nil || !s.inSync() {
-		t.Fatalf("ran %d times; inSync set %v", ran, s.inSync != nil)
+	if ran != 1 || inSync == nil || !inSync() {
+		t.Fatalf("ran %d times; inSync given %v", ran, inSync != nil)
 	}
 	s.startMempool(context.Background(), &sync.WaitGroup{}, nil, true, fixedStatus{api.SyncState{InSync: true}})
-	if s.inSync() {
+	if ran != 2 || inSync == nil || inSync() {
 		t.Error("inSync read InSync, not the latch")
 	}
-	s.inSync = nil
 	s.startMempool(context.Background(), &sync.WaitGroup{}, nil, false, fixedStatus{})
-	if s.inSync != nil {
+	if ran != 3 || inSync != nil {
 		t.Error("without a sync worker nothing should wait")
 	}
 }

@@ -52,7 +52,7 @@ func newUtxoStack(_ context.Context, e stackEnv) (*chainStack, error) {
 		return s, nil
 	}
 	s.onBlock, s.mempool, s.projection = mp.OnBlock, mp, proj
-	s.runMempool = func(ctx context.Context, wg *sync.WaitGroup, ws *server.Websocket) {
+	s.runMempool = func(ctx context.Context, wg *sync.WaitGroup, ws *server.Websocket, _ func() bool) {
 		mp.OnTx(func(tx *mempool.Tx) { ws.OnMempoolTx(svc.MempoolTxNotice(tx)) })
 		// the runes pending txs move, decoded once per tx (api/runes_mempool.go)
 		mp.OnTx(svc.PendingRunesAdded)

@@ -35,6 +35,16 @@ func ReadBlockMeta(r Reader, height uint32) (*BlockMeta, error) {
 	return m, nil
 }
 
+// HoldsBlock reports whether r's chain has the block hash at height: the
+// test a cache anchored at a block runs to learn whether a newer view
+// extends that block (its entries still hold) or left it (a reorg, a
+// rollback, a tip below height). A read error counts as not held, which
+// only costs such a cache its entries.
+func HoldsBlock(r Reader, height uint32, hash bchain.Hash) bool {
+	m, err := ReadBlockMeta(r, height)
+	return err == nil && m != nil && m.Hash == hash
+}
+
 // ReadAddrBalance returns a descriptor's balance record.
 func ReadAddrBalance(r Reader, desc bchain.AddrDesc) (*AddrBalance, error) {
 	v, err := r.get(CFAddressBalance, balanceKey(desc))

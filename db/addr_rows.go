@@ -104,7 +104,7 @@ func scanAddrRows(r Reader, desc bchain.AddrDesc, from, to uint32, txids bool, w
 				}
 			}
 			if txids {
-				if err := FillTxids(r, rw.h, txs); err != nil {
+				if err := fillTxids(r, rw.h, txs); err != nil {
 					return fmt.Errorf("address %s height %d: %w", desc, rw.h, err)
 				}
 			}

@@ -180,7 +180,7 @@ func TestAddrRowsAcrossBatches(t *testing.T) {
 	}
 }
 
-// FillTxids resolves positions in any order, one or many at a time, and
+// fillTxids resolves positions in any order, one or many at a time, and
 // reports a position past the block's end as ErrCorrupt.
 func TestFillTxids(t *testing.T) {
 	chain := newSynthChain(5)
@@ -210,7 +210,7 @@ func TestFillTxids(t *testing.T) {
 		for i := range idx {
 			txs[i].Index = idx[i]
 		}
-		if err := FillTxids(x.db, blk.Height, txs); err != nil {
+		if err := fillTxids(x.db, blk.Height, txs); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		for i := range txs {
@@ -227,7 +227,7 @@ func TestFillTxids(t *testing.T) {
 		for i := range idx {
 			txs[i].Index = idx[i]
 		}
-		if err := FillTxids(x.db, blk.Height, txs); !errors.Is(err, ErrCorrupt) {
+		if err := fillTxids(x.db, blk.Height, txs); !errors.Is(err, ErrCorrupt) {
 			t.Fatalf("%s: %v", name, err)
 		}
 	}
@@ -284,7 +284,7 @@ func TestBlockTxidsAcrossRows(t *testing.T) {
 			t.Fatalf("history names %s, not a tx of block 1", id)
 		}
 	}
-	if err := FillTxids(x.db, 1, []AddrTx{{Index: 130}, {Index: ntx}}); !errors.Is(err, ErrCorrupt) {
+	if err := fillTxids(x.db, 1, []AddrTx{{Index: 130}, {Index: ntx}}); !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("a position past the end of the block's last row: %v", err)
 	}
 	if _, _, err := x.DisconnectTip(nil); err != nil {
@@ -302,7 +302,7 @@ func TestBlockTxidsAcrossRows(t *testing.T) {
 	if _, _, err := ReadTxidAt(x.db, 0, 0); !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("a 33-byte blockTxids row: %v", err)
 	}
-	if err := FillTxids(x.db, 0, []AddrTx{{Index: 0}, {Index: 1}}); !errors.Is(err, ErrCorrupt) {
+	if err := fillTxids(x.db, 0, []AddrTx{{Index: 0}, {Index: 1}}); !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("a 33-byte blockTxids row, read together: %v", err)
 	}
 }

@@ -175,9 +175,9 @@ func txidAt(r Reader, height, index uint32) (bchain.Hash, error) {
 	return txid, err
 }
 
-// FillTxids sets the Txid of each entry (txs of one descriptor's row, or
+// fillTxids sets the Txid of each entry (txs of one descriptor's row, or
 // a subset of them, in any order) from its position at height.
-func FillTxids(r Reader, height uint32, txs []AddrTx) error {
+func fillTxids(r Reader, height uint32, txs []AddrTx) error {
 	if len(txs) == 1 {
 		var err error
 		txs[0].Txid, err = txidAt(r, height, txs[0].Index)
@@ -186,7 +186,7 @@ func FillTxids(r Reader, height uint32, txs []AddrTx) error {
 	return FillRowsTxids(r, []AddrTxsAt{{Height: height, Txs: txs}})
 }
 
-// FillRowsTxids is FillTxids for the entries of several rows at once: the
+// FillRowsTxids is fillTxids for the entries of several rows at once: the
 // blockTxids rows they lie in are read together (one MultiGet on RocksDB),
 // each once, and only the txids wanted are copied out of them. A page of
 // a busy address's history names tens of txs in each of tens of blocks,

@@ -107,11 +107,7 @@ func (c *TxidCache) Bind(s *Snapshot, tip Tip, hasTip bool) *BoundTxids {
 	c.mu.Unlock()
 	// newer, at another tip: the chain grew, or it was cut back (a reorg
 	// or a rollback, perhaps regrown lower than the anchor)
-	extends := false
-	if tip.Height > a.Height {
-		meta, err := ReadBlockMeta(s, a.Height)
-		extends = err == nil && meta != nil && meta.Hash == a.Hash
-	}
+	extends := tip.Height > a.Height && HoldsBlock(s, a.Height, a.Hash)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.anchor != a || c.epoch != epoch {

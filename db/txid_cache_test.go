@@ -2,8 +2,11 @@ package db
 
 import (
 	"cmp"
+	"encoding/binary"
+	"fmt"
 	"runtime"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -46,6 +49,19 @@ func checkTxids(t *testing.T, what string, snap *Snapshot, rows []AddrTxsAt, cac
 	}
 }
 
+// indexedChain indexes a synthetic chain of n blocks (keeping undo data
+// for keep).
+func indexedChain(t *testing.T, seed int64, n, keep int) (*synthChain, *UtxoIndex) {
+	t.Helper()
+	chain := newSynthChain(seed)
+	for range n {
+		chain.next("")
+	}
+	x := newTestIndex(t, openTestDB(t), keep, FilterParams{})
+	connectAll(t, x, chain.blocks)
+	return chain, x
+}
+
 func snapshotAt(t *testing.T, d *DB) (*Snapshot, Tip) {
 	t.Helper()
 	snap, err := d.Snapshot()
@@ -78,12 +94,8 @@ type cacheAtTip struct {
 }
 
 func newCacheAtTip(t *testing.T, seed int64) *cacheAtTip {
-	f := &cacheAtTip{chain: newSynthChain(seed), c: NewTxidCache(1 << 20)}
-	for range 30 {
-		f.chain.next("")
-	}
-	f.x = newTestIndex(t, openTestDB(t), 10, FilterParams{})
-	connectAll(t, f.x, f.chain.blocks)
+	f := &cacheAtTip{c: NewTxidCache(1 << 20)}
+	f.chain, f.x = indexedChain(t, seed, 30, 10)
 	f.s1, f.t1 = snapshotAt(t, f.x.db)
 	f.b1 = f.c.Bind(f.s1, f.t1, true)
 	f.rows1 = blockPositions(f.chain.blocks, 20, 29)
@@ -146,12 +158,7 @@ func TestTxidCacheFollowsReorgs(t *testing.T) {
 // The cache holds at most its bound, counted in the rows' bytes and a
 // fixed cost per row, and keeps answering rightly when it drops rows.
 func TestTxidCacheBound(t *testing.T) {
-	chain := newSynthChain(5)
-	for range 60 {
-		chain.next("")
-	}
-	x := newTestIndex(t, openTestDB(t), 10, FilterParams{})
-	connectAll(t, x, chain.blocks)
+	chain, x := indexedChain(t, 5, 60, 10)
 	const bound = 8 * (txidCacheEntryBytes + 32*4)
 	c := NewTxidCache(bound)
 	snap, tip := snapshotAt(t, x.db)
@@ -233,71 +240,171 @@ func TestTxidCacheAfterRollback(t *testing.T) {
 	}
 }
 
-// Snapshots taken while blocks land are numbered in the order of what
-// they see: a larger Seq never sees a lower tip (the views' order that
-// the txid cache and the API's pending-runes cache rely on).
+// yieldingSnapshots is an engine whose snapshotter yields once it has its
+// snapshot: where a snapshotter may be paused (its thread preempted, or
+// waiting for a P after the cgo call), made likely.
+type yieldingSnapshots struct{ Engine }
+
+func (e yieldingSnapshots) Snapshot() (EngineSnapshot, error) {
+	s, err := e.Engine.Snapshot()
+	runtime.Gosched()
+	return s, err
+}
+
+// Snapshots taken while writes land are numbered in the order of what
+// they see: a larger Seq never sees a lower tip, nor a lower value of any
+// writer's counter (the views' order that the txid cache and the API's
+// pending-runes cache rely on). Many snapshotters race many writers, each
+// snapshotter yielding between its snapshot and its number: were the
+// number taken apart from the snapshot (outside DB.snapMu), others would
+// take snapshots and numbers meanwhile, pairing an older state with a
+// newer number.
 func TestSnapshotSeqOrdersTips(t *testing.T) {
 	chain := newSynthChain(9)
-	for range 80 {
+	for range 60 {
 		chain.next("")
 	}
 	x := newTestIndex(t, openTestDB(t), 10, FilterParams{})
+	d := x.db
+	d.eng = yieldingSnapshots{d.eng}
 	connectAll(t, x, chain.blocks[:1])
+	// Each snapshotter takes perEach snapshots, about perBlock at each tip.
+	const writers, snapshotters, perEach, perBlock = 4, 8, 300, 40
+	counterKey := func(w int) []byte { return []byte(fmt.Sprintf("test-seq-counter-%d", w)) }
 	type seen struct {
 		seq    uint64
 		height uint32
+		counts [writers]uint32
 	}
-	done := make(chan struct{})
-	var taken atomic.Int64
-	results := make(chan []seen, 4)
-	for range 4 {
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := range writers { // each writes 1, 2, 3, ... to its own row
+		wg.Add(1)
 		go func() {
-			var out []seen
-			for {
+			defer wg.Done()
+			for n := uint32(1); ; n++ {
 				select {
-				case <-done:
-					results <- out
+				case <-stop:
 					return
 				default:
 				}
-				s, err := x.db.Snapshot()
+				b := d.NewBatch()
+				b.put(CFDefault, counterKey(w), binary.BigEndian.AppendUint32(nil, n))
+				err := d.writeUncounted(b)
+				b.Destroy()
 				if err != nil {
 					t.Error(err)
-					results <- out
 					return
 				}
+			}
+		}()
+	}
+	var taken atomic.Int64
+	results := make(chan []seen, snapshotters)
+	for range snapshotters {
+		go func() {
+			var out []seen
+			defer func() { results <- out }()
+			for range perEach {
+				s, err := d.Snapshot()
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				e := seen{seq: s.Seq()}
 				tip, _, err := ReadTip(s)
+				e.height = tip.Height
+				for w := 0; w < writers && err == nil; w++ {
+					var v []byte
+					if v, err = s.get(CFDefault, counterKey(w)); len(v) == 4 {
+						e.counts[w] = binary.BigEndian.Uint32(v)
+					}
+				}
 				s.Release()
 				if err != nil {
 					t.Error(err)
+					return
 				}
-				out = append(out, seen{s.Seq(), tip.Height})
+				out = append(out, e)
 				taken.Add(1)
 			}
 		}()
 	}
-	for _, b := range chain.blocks[1:] {
-		// let the readers take some snapshots at each tip, and around the write
-		for n := taken.Load(); taken.Load() < n+4 && !t.Failed(); {
+	for _, b := range chain.blocks[1:] { // the tip moves while the counters do
+		for n := taken.Load(); taken.Load() < n+perBlock && taken.Load() < snapshotters*perEach && !t.Failed(); {
 			runtime.Gosched()
 		}
 		connectAll(t, x, []*bchain.Block{b})
 	}
-	close(done)
 	var all []seen
-	for range 4 {
+	for range snapshotters {
 		all = append(all, <-results...)
 	}
+	close(stop)
+	wg.Wait()
 	slices.SortFunc(all, func(a, b seen) int { return cmp.Compare(a.seq, b.seq) })
 	for i := 1; i < len(all); i++ {
-		if all[i].seq == all[i-1].seq {
-			t.Fatalf("two snapshots numbered %d", all[i].seq)
+		p, c := all[i-1], all[i]
+		if c.seq == p.seq {
+			t.Fatalf("two snapshots numbered %d", c.seq)
 		}
-		if all[i].height < all[i-1].height {
-			t.Fatalf("snapshot %d sees tip %d, the earlier %d sees %d", all[i].seq, all[i].height, all[i-1].seq, all[i-1].height)
+		if c.height < p.height {
+			t.Fatalf("snapshot %d sees tip %d, the earlier %d sees %d", c.seq, c.height, p.seq, p.height)
+		}
+		for w := range writers {
+			if c.counts[w] < p.counts[w] {
+				t.Fatalf("snapshot %d sees writer %d's counter at %d, the earlier %d at %d", c.seq, w, c.counts[w], p.seq, p.counts[w])
+			}
 		}
 	}
-	if len(all) < 100 || all[0].height == all[len(all)-1].height {
-		t.Fatalf("%d snapshots from tip %d to %d: the test proves little", len(all), all[0].height, all[len(all)-1].height)
+	first, last := all[0], all[len(all)-1]
+	if len(all) < snapshotters*perEach || first.height == last.height || first.counts[0] == last.counts[0] {
+		t.Fatalf("%d snapshots from %+v to %+v: the test proves little", len(all), first, last)
+	}
+	t.Logf("%d snapshots, tips %d to %d, writer 0's counter %d to %d", len(all), first.height, last.height, first.counts[0], last.counts[0])
+}
+
+// HoldsBlock answers for the snapshot's chain: a block on it is held, a
+// block a reorg replaced is not (while an older snapshot still holds it),
+// nor a height above the tip, whatever hash is asked.
+func TestHoldsBlock(t *testing.T) {
+	chain, x := indexedChain(t, 11, 30, 10)
+	s1, _ := snapshotAt(t, x.db)
+	for _, h := range []uint32{0, 24, 27, 29} {
+		if !HoldsBlock(s1, h, chain.blocks[h].Hash) {
+			t.Errorf("block %d on the chain not held", h)
+		}
+	}
+	if HoldsBlock(s1, 27, chain.blocks[26].Hash) {
+		t.Error("block 26's hash held at height 27")
+	}
+
+	fork := chain.fork(24, 99) // blocks 25..29 replaced by 25..30
+	for range 5 {
+		if _, _, err := x.DisconnectTip(chain.refill); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s2, _ := snapshotAt(t, x.db)
+	if HoldsBlock(s2, 27, chain.blocks[27].Hash) {
+		t.Error("a disconnected block, above the tip, is held")
+	}
+	for range 6 {
+		if err := x.ConnectBlock(fork.next("b")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s3, _ := snapshotAt(t, x.db)
+	if !HoldsBlock(s3, 24, chain.blocks[24].Hash) || !HoldsBlock(s3, 27, fork.blocks[27].Hash) {
+		t.Error("a block below the fork or on the new branch not held")
+	}
+	if HoldsBlock(s3, 27, chain.blocks[27].Hash) {
+		t.Error("a block the reorg replaced is held")
+	}
+	if !HoldsBlock(s1, 27, chain.blocks[27].Hash) {
+		t.Error("the older snapshot no longer holds its own chain's block")
+	}
+	if HoldsBlock(s3, 31, fork.blocks[30].Hash) || HoldsBlock(s3, 1000, bchain.Hash{}) {
+		t.Error("a height above the tip is held")
 	}
 }

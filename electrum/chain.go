@@ -178,11 +178,10 @@ func (s *Server) headerProof(ctx context.Context, height, cp int) ([]string, str
 	if cp > int(tip) {
 		return nil, "", badRequest("cp_height %d is above the tip %d", cp, tip)
 	}
-	hashes, err := s.headerHashes.upTo(ctx, s.scripts, cp)
+	branch, root, err := s.headerHashes.proof(ctx, s.scripts, height, cp)
 	if err != nil {
 		return nil, "", err
 	}
-	branch, root := merkleBranch(hashes, height)
 	return shownAll(branch), shown(root), nil
 }
 
@@ -193,6 +192,10 @@ func (s *Server) headerProof(ctx context.Context, height, cp int) ([]string, str
 type headerHashCache struct {
 	mu     sync.Mutex
 	hashes [][32]byte
+	// trees are the chunk roots per checkpoint (header_tree.go), dropped
+	// with the hashes on a reorg; treesBuilt counts those made.
+	trees      map[int]*headerTree
+	treesBuilt int
 }
 
 const headerChunk = 2016
@@ -207,7 +210,7 @@ func (c *headerHashCache) upTo(ctx context.Context, sq api.ScriptQueries, cp int
 			return nil, err
 		}
 		if len(hs) != 1 || hash256(hs[0]) != c.hashes[check] {
-			c.hashes = nil // a reorg below the cached part
+			c.hashes, c.trees = nil, nil // a reorg below the cached part
 		} else if cp < n {
 			return c.hashes[:cp+1], nil
 		}

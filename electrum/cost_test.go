@@ -135,10 +135,7 @@ func TestCallCostPostCharge(t *testing.T) {
 		t.Fatalf("the whale's history within the burst: %+v", a.Error)
 	}
 	// 5 tokens, a call of 11: 6 in debt, held at one burst deep (a
-	// little refilled since).
-	if tok := s.srv.rate.Tokens("127.0.0.1"); tok > -4.5 || tok < -5 {
-		t.Errorf("after a call of 11 units with 5 left: %.2f tokens", tok)
-	}
+	// little refilled since): 6 s (+1) from a ping's cost.
 	served, wait := untilRefused(t, c, 1, "server.ping")
 	if served != 0 || wait < 6 || wait > 8 {
 		t.Errorf("a ping after the post-charge: %d served, retry in %d s (want about 7)", served, wait)
@@ -192,8 +189,8 @@ func TestCallCostLocalExempt(t *testing.T) {
 			t.Fatalf("call %d of an exempt loopback peer: %+v", i, a.Error)
 		}
 	}
-	if tok := s.srv.rate.Tokens("127.0.0.1"); tok != 5 {
-		t.Errorf("an exempt peer's budget: %.2f tokens, want the untouched burst 5", tok)
+	if ref := s.srv.rate.Spend("127.0.0.1", 5); ref.Msg != "" {
+		t.Errorf("an exempt peer's budget was spent: a call of the whole burst 5 refused: %+v", ref)
 	}
 	if got := metricValue(t, reg, "blockbook_electrum_call_cost_total"); got != 1+20*11 {
 		t.Errorf("blockbook_electrum_call_cost_total %v, want %d (server.version, 20 histories of 11)", got, 1+20*11)
@@ -255,30 +252,30 @@ func TestCallCostSlots(t *testing.T) {
 		t.Cleanup(cancel)
 		return ctx
 	}
-	big, ok := s.acquireN(context.Background(), ip, 21)
+	big, ok := s.acquire(context.Background(), ip, 21)
 	if !ok {
 		t.Fatal("21 places of 24 refused")
 	}
-	if _, ok := s.acquireN(short(), ip, 21); ok {
+	if _, ok := s.acquire(short(), ip, 21); ok {
 		t.Fatal("a second call of 21 places ran beside the first")
 	}
 	var singles []func()
 	for i := 0; i < 3; i++ {
-		r, ok := s.acquire(short(), ip)
+		r, ok := s.acquire(short(), ip, 1)
 		if !ok {
 			t.Fatalf("single call %d beside a call of 21 places: refused", i)
 		}
 		singles = append(singles, r)
 	}
-	if _, ok := s.acquire(short(), ip); ok {
+	if _, ok := s.acquire(short(), ip, 1); ok {
 		t.Fatal("a 4th single call ran beside 21 places and 3 calls")
 	}
 	big()
-	if _, ok := s.acquireN(short(), ip, 100); ok { // capped at the limit: 24
+	if _, ok := s.acquire(short(), ip, 100); ok { // capped at the limit: 24
 		t.Fatal("a call of 24 places ran beside 3 held ones")
 	}
 	// The failed gathering gave back the 21 places it held.
-	if r, ok := s.acquireN(short(), ip, 21); !ok {
+	if r, ok := s.acquire(short(), ip, 21); !ok {
 		t.Fatal("21 places beside 3 held, after a failed gathering: refused")
 	} else {
 		r()
@@ -286,7 +283,7 @@ func TestCallCostSlots(t *testing.T) {
 	for _, r := range singles {
 		r()
 	}
-	if r, ok := s.acquireN(short(), ip, 100); !ok {
+	if r, ok := s.acquire(short(), ip, 100); !ok {
 		t.Fatal("a call capped at the limit cannot run alone")
 	} else {
 		r()

@@ -267,12 +267,18 @@ func (s *served) disconnectTip(t *testing.T) {
 
 func (s *served) reconnectTip(t *testing.T) {
 	t.Helper()
-	tip := s.f.TipHeight()
-	blk, err := s.f.Parser.ParseBlock(s.f.Raw[tip])
+	s.connectRaw(t, s.f.Raw[s.f.TipHeight()], s.f.TipHeight())
+}
+
+// connectRaw connects the serialized block raw at height and tells the
+// server.
+func (s *served) connectRaw(t *testing.T, raw []byte, height int) {
+	t.Helper()
+	blk, err := s.f.Parser.ParseBlock(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
-	blk.Height = uint32(tip)
+	blk.Height = uint32(height)
 	if err := s.index(t).ConnectBlock(blk); err != nil {
 		t.Fatal(err)
 	}

@@ -362,7 +362,7 @@ func (ss *session) call(raw json.RawMessage) []byte {
 	defer cancel()
 	ip := ss.s.countedKey(ss.ip)
 	pre := preCost(&req)
-	release, ok := ss.s.calls.acquireN(ctx, ip, pre)
+	release, ok := ss.s.calls.acquire(ctx, ip, pre)
 	if !ok {
 		if req.isNotification() {
 			return nil
@@ -374,7 +374,7 @@ func (ss *session) call(raw json.RawMessage) []byte {
 	// the client's calls that ran before are seen: parallel connections
 	// cannot all pass at the pre-cost while the first ones run.
 	if ss.s.rate != nil && ip != "" {
-		if ref := ss.s.rate.SpendCost(ip, pre); ref.Msg != "" {
+		if ref := ss.s.rate.Spend(ip, pre); ref.Msg != "" {
 			ss.refused = ss.refused || ref.Hold
 			if req.isNotification() {
 				return nil

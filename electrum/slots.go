@@ -47,15 +47,11 @@ func localKey(key string) bool {
 	return err == nil && (p.Addr().IsPrivate() || p.Addr().IsUnspecified()) // ::1's /64 is ::/64
 }
 
-// acquire takes a place for ip ("": an exempt client), waiting until ctx
-// ends; release gives it back.
-func (s *clientSlots) acquire(ctx context.Context, ip string) (release func(), ok bool) {
-	return s.acquireN(ctx, ip, 1)
-}
-
-// acquireN takes n places (a call's weight known before it runs, such as
-// 2016 headers; at most the limit, so that it can run alone).
-func (s *clientSlots) acquireN(ctx context.Context, ip string, n int) (release func(), ok bool) {
+// acquire takes n places for ip ("": an exempt client), waiting until
+// ctx ends; release gives them back. n is a call's weight known before it
+// runs, such as 2016 headers: at least 1, at most the limit, so that it
+// can run alone.
+func (s *clientSlots) acquire(ctx context.Context, ip string, n int) (release func(), ok bool) {
 	if ip == "" {
 		return func() {}, true
 	}

@@ -33,14 +33,14 @@ func TestSlotsWaitersServedInTurn(t *testing.T) {
 	const waiters = 50
 	s := newClientSlots(1)
 	ip := "203.0.113.7"
-	first, ok := s.acquire(context.Background(), ip)
+	first, ok := s.acquire(context.Background(), ip, 1)
 	if !ok {
 		t.Fatal("the first call found no place")
 	}
 	var wg sync.WaitGroup
 	for range waiters {
 		wg.Go(func() {
-			release, ok := s.acquire(context.Background(), ip)
+			release, ok := s.acquire(context.Background(), ip, 1)
 			if !ok {
 				t.Error("a waiting call was refused")
 				return
@@ -68,7 +68,7 @@ func TestSlotsDeadline(t *testing.T) {
 	ip := "203.0.113.8"
 	var held []func()
 	for range 2 {
-		r, ok := s.acquire(context.Background(), ip)
+		r, ok := s.acquire(context.Background(), ip, 1)
 		if !ok {
 			t.Fatal("no place under the limit")
 		}
@@ -76,7 +76,7 @@ func TestSlotsDeadline(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	if _, ok := s.acquire(ctx, ip); ok {
+	if _, ok := s.acquire(ctx, ip, 1); ok {
 		t.Fatal("a third call got a place past a limit of 2")
 	}
 	if n := s.waiting(ip); n != 2 {
@@ -85,7 +85,7 @@ func TestSlotsDeadline(t *testing.T) {
 	for _, r := range held {
 		r()
 	}
-	if r, ok := s.acquire(context.Background(), "203.0.113.8"); !ok {
+	if r, ok := s.acquire(context.Background(), "203.0.113.8", 1); !ok {
 		t.Error("no place after the others left")
 	} else {
 		r()

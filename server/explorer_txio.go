@@ -3,6 +3,7 @@ package server
 import (
 	"fmt"
 	"html/template"
+	"maps"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -31,6 +32,8 @@ type ioWindow struct {
 	What                    string // "inputs" or "outputs"
 	From, To, Total         int
 	First, Prev, Next, Last string
+	path                    string     // the page's, escaped
+	query                   url.Values // the page's parameters, as asked
 }
 
 // Paged reports whether the side has more than one window.
@@ -52,7 +55,7 @@ func txWindows(r *http.Request, tx *api.Tx) (vin []api.Vin, vout []api.Vout, ins
 // newIOWindow is the window of total items named by query parameter key
 // (an index; the first window without it).
 func newIOWindow(r *http.Request, q url.Values, key string, total int) (ioWindow, error) {
-	w := ioWindow{What: key, Total: total}
+	w := ioWindow{What: key, Total: total, path: r.URL.EscapedPath(), query: q}
 	if s := q.Get(key); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 0 {
@@ -67,23 +70,7 @@ func newIOWindow(r *http.Request, q url.Values, key string, total int) (ioWindow
 	if !w.Paged() {
 		return w, nil
 	}
-	anchor := "#input-"
-	if key == "outputs" {
-		anchor = "#output-"
-	}
-	link := func(from int) string {
-		v := r.URL.Query() // a copy: q stays as asked
-		if from == 0 {
-			v.Del(key)
-		} else {
-			v.Set(key, strconv.Itoa(from))
-		}
-		href := r.URL.EscapedPath()
-		if len(v) > 0 {
-			href += "?" + v.Encode()
-		}
-		return href + anchor + strconv.Itoa(from)
-	}
+	link := func(from int) string { return w.windowHref(from, from) }
 	last := (total - 1) / txIOShown * txIOShown
 	if w.From > 0 {
 		w.First, w.Prev = link(0), link(w.From-txIOShown)
@@ -92,6 +79,39 @@ func newIOWindow(r *http.Request, q url.Values, key string, total int) (ioWindow
 		w.Next, w.Last = link(w.From+txIOShown), link(last)
 	}
 	return w, nil
+}
+
+// anchor is the fragment naming item n of the window's side.
+func (w ioWindow) anchor(n int) string {
+	if w.What == "outputs" {
+		return "#output-" + strconv.Itoa(n)
+	}
+	return "#input-" + strconv.Itoa(n)
+}
+
+// windowHref links item n of the page listing the window from `from`,
+// keeping the page's other parameters (the other side's window, hex).
+func (w ioWindow) windowHref(from, n int) string {
+	v := maps.Clone(w.query) // the page's stay as asked
+	if from == 0 {
+		v.Del(w.What)
+	} else {
+		v.Set(w.What, strconv.Itoa(from))
+	}
+	href := w.path
+	if len(v) > 0 {
+		href += "?" + v.Encode()
+	}
+	return href + w.anchor(n)
+}
+
+// href links item n of the window's side from the page: in the page when
+// the window holds it, else the page listing its window.
+func (w ioWindow) href(n int) string {
+	if n >= w.From && n < w.To {
+		return w.anchor(n)
+	}
+	return w.windowHref(n-n%txIOShown, n)
 }
 
 // ioHref links input or output n of tx txid: the plain page in the first
@@ -106,13 +126,9 @@ func ioHref(side, txid string, n int) string {
 }
 
 // OutputHref links output n of the page's tx from its runestone card: in
-// the page when the window listed holds it, else in its window (ioHref).
-func (p txPage) OutputHref(n uint32) string {
-	if int(n) >= p.Outs.From && int(n) < p.Outs.To {
-		return "#output-" + strconv.Itoa(int(n))
-	}
-	return ioHref("output", p.Tx.Txid, int(n))
-}
+// the page when the window listed holds it, else in its window, keeping
+// the page's other parameters.
+func (p txPage) OutputHref(n uint32) string { return p.Outs.href(int(n)) }
 
 // hexHref is the raw-hex toggle's link: the page with the hex shown
 // (?hex=1) or hidden, keeping the other parameters (the windows).

@@ -21,7 +21,8 @@ var (
 // On a tx page listing a later window of outputs, the raw-hex toggle
 // (shown and hidden again) keeps the window, and the runestone card's
 // links to outputs (pointer, edicts) land on a page listing the output:
-// in the page when the window shown holds it, else in its window.
+// in the page when the window shown holds it, else in its window, keeping
+// the page's other parameters (the raw hex shown).
 func TestExplorerTxLinksKeepWindows(t *testing.T) {
 	f := newRunesFake()
 	for n := len(f.tx.Vout); n < 2*txIOShown+20; n++ {
@@ -61,10 +62,13 @@ func TestExplorerTxLinksKeepWindows(t *testing.T) {
 		}
 	}
 
-	// the runestone's links, from the first window and from the last
+	// the runestone's links, from the first window and from the last,
+	// with the raw hex hidden and shown
 	checked := 0
-	for _, from := range []string{base, base + "?outputs=" + fmt.Sprint(far)} {
+	last := base + "?outputs=" + fmt.Sprint(far)
+	for _, from := range []string{base, last, base + "?hex=1", last + "&hex=1"} {
 		body := get(from)
+		hexShown := strings.Contains(from, "hex=1")
 		for _, m := range stoneLinkRe.FindAllStringSubmatch(body, -1) {
 			n, err := strconv.Atoi(m[2])
 			if err != nil {
@@ -78,13 +82,16 @@ func TestExplorerTxLinksKeepWindows(t *testing.T) {
 			if !lists(target, n) {
 				t.Errorf("from %s: the link %s to output %d lands on a page without it", from, m[1], n)
 			}
+			if shown := strings.Contains(target, `<pre id="rawhex" class="hex">0200</pre>`); shown != hexShown {
+				t.Errorf("from %s: the link %s to output %d shows the hex %v, want %v", from, m[1], n, shown, hexShown)
+			}
 			if lists(body, n) && href != "" {
 				t.Errorf("from %s: the link %s to output %d, listed there, loads a page", from, m[1], n)
 			}
 			checked++
 		}
 	}
-	if checked != 6 {
-		t.Errorf("checked %d links to outputs, want 6 (pointer and two edicts, on two pages)", checked)
+	if checked != 12 {
+		t.Errorf("checked %d links to outputs, want 12 (pointer and two edicts, on four pages)", checked)
 	}
 }

@@ -2,9 +2,12 @@ package listen
 
 import "math"
 
-// SpendCost is Spend of a call that weighs cost units (known before it
-// runs): its rate tokens are taken at once.
-func (l *Limiter) SpendCost(ip string, cost int) Refusal {
+// Spend takes cost units (a call's weight known before it runs, at least
+// 1) of ip's rate, for a front whose calls are not HTTP requests
+// (Electrum's); a non-empty Msg says why not. The concurrency limit is
+// not held past the call here: such a front bounds its calls in progress
+// itself.
+func (l *Limiter) Spend(ip string, cost int) Refusal {
 	cost = max(cost, 1)
 	ref := l.acquire(ip, cost)
 	if ref.Msg == "" {
@@ -30,20 +33,4 @@ func (l *Limiter) Charge(ip string, cost int) {
 	l.refill(k, now)
 	k.spend(float64(cost), now)
 	k.tokens = math.Max(k.tokens, -float64(l.cfg.Burst)) // at most one burst deep
-}
-
-// Tokens is what ip has left of its rate now (negative: in debt after a
-// post-charge); the burst for a client never seen (tests, tools).
-func (l *Limiter) Tokens(ip string) float64 {
-	now := l.now()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	k := l.clients[IPKey(ip)]
-	if k == nil {
-		return float64(l.cfg.Burst)
-	}
-	if l.cfg.Rate > 0 {
-		l.refill(k, now)
-	}
-	return k.tokens
 }

@@ -77,16 +77,16 @@ func TestLimiterShareWhileLate(t *testing.T) {
 func TestSpendShareWhileLate(t *testing.T) {
 	late := func() bool { return true }
 	l := NewLimiter(LimitConfig{Rate: 60, Window: time.Minute, Burst: 100, Late: late}, nil)
-	first := l.Spend("203.0.113.3")
+	first := l.Spend("203.0.113.3", 1)
 	if first.Msg != "" {
 		t.Fatalf("a first call: %+v", first)
 	}
-	if ref := l.Spend("203.0.113.3"); ref.Msg != "" { // 1 call in 5 s: 0.2 a second
+	if ref := l.Spend("203.0.113.3", 1); ref.Msg != "" { // 1 call in 5 s: 0.2 a second
 		t.Fatalf("a second call: %+v", ref)
 	}
 	var ref Refusal
 	for range 10 {
-		if ref = l.Spend("203.0.113.3"); ref.Msg != "" {
+		if ref = l.Spend("203.0.113.3", 1); ref.Msg != "" {
 			break
 		}
 	}
@@ -95,15 +95,15 @@ func TestSpendShareWhileLate(t *testing.T) {
 	}
 	// Out of tokens while late: the rate limit's refusal, held too.
 	l = NewLimiter(LimitConfig{Rate: 60, Window: time.Minute, Burst: 2, Late: late}, nil)
-	l.Spend("203.0.113.4")
-	l.Spend("203.0.113.4")
-	if ref := l.Spend("203.0.113.4"); ref.Share || !ref.Hold || !strings.Contains(ref.Msg, "Too many requests") {
+	l.Spend("203.0.113.4", 1)
+	l.Spend("203.0.113.4", 1)
+	if ref := l.Spend("203.0.113.4", 1); ref.Share || !ref.Hold || !strings.Contains(ref.Msg, "Too many requests") {
 		t.Errorf("past the burst while late: %+v", ref)
 	}
 	// On time (or off), a refusal is not held.
 	l = NewLimiter(LimitConfig{Rate: 60, Window: time.Minute, Burst: 1, Late: func() bool { return false }}, nil)
-	l.Spend("203.0.113.5")
-	if ref := l.Spend("203.0.113.5"); ref.Msg == "" || ref.Hold || ref.Share {
+	l.Spend("203.0.113.5", 1)
+	if ref := l.Spend("203.0.113.5", 1); ref.Msg == "" || ref.Hold || ref.Share {
 		t.Errorf("past the burst on time: %+v", ref)
 	}
 }

@@ -272,12 +272,6 @@ func (k *restClient) spend(cost float64, now time.Time) {
 	k.recent += cost
 }
 
-// Spend takes one request of ip's rate, for a front whose calls are not
-// HTTP requests (Electrum's); a non-empty Msg says why not. The
-// concurrency limit is not held past the call here: such a front bounds
-// its calls in progress itself.
-func (l *Limiter) Spend(ip string) Refusal { return l.SpendCost(ip, 1) }
-
 // refill adds the tokens earned since k's last refill (up to the burst);
 // it returns the rate per second.
 func (l *Limiter) refill(k *restClient, now time.Time) (perSec float64) {
