@@ -18,6 +18,9 @@ type options struct {
 	overlapRun [db.NumCF]*grocksdb.Options
 	tables     []*grocksdb.BlockBasedTableOptions
 	cache      *grocksdb.Cache // nil for a bare open
+	// sharedCache: cache belongs to the caller (a replica's instance
+	// reopened over the same cache), destroy leaves it.
+	sharedCache bool
 }
 
 // bareOptions are RocksDB's defaults, for opens that only read state.
@@ -73,10 +76,10 @@ func (o *options) destroy() {
 		t.Destroy()
 	}
 	o.tables = nil
-	if o.cache != nil {
+	if o.cache != nil && !o.sharedCache {
 		o.cache.Destroy()
-		o.cache = nil
 	}
+	o.cache = nil
 }
 
 // Compression of the bottommost level, which holds nearly all the data:
@@ -121,12 +124,19 @@ const (
 	dictBufferBytes = 4 << 20
 )
 
-func newOptions(o *db.Options) *options {
-	cacheBytes := o.CacheBytes
-	if cacheBytes <= 0 {
-		cacheBytes = 64 << 20
+func newOptions(o *db.Options) *options { return newOptionsWithCache(o, nil) }
+
+// newOptionsWithCache is newOptions reading through cache, which stays
+// the caller's; nil: a new cache of o.CacheBytes, owned by the options.
+func newOptionsWithCache(o *db.Options, cache *grocksdb.Cache) *options {
+	out := &options{cache: cache, sharedCache: cache != nil}
+	if cache == nil {
+		cacheBytes := o.CacheBytes
+		if cacheBytes <= 0 {
+			cacheBytes = 64 << 20
+		}
+		out.cache = grocksdb.NewLRUCache(uint64(cacheBytes))
 	}
-	out := &options{cache: grocksdb.NewLRUCache(uint64(cacheBytes))}
 
 	opts := grocksdb.NewDefaultOptions()
 	opts.SetCreateIfMissing(true)

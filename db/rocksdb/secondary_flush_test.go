@@ -3,6 +3,7 @@ package rocksdb
 import (
 	"bytes"
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -274,4 +275,167 @@ func TestReplicaFlushBetweenCatchUps(t *testing.T) {
 	catchUp(t, "after a flush with nothing written", p, r)
 	connect(t, p.x, blocks[25:])
 	catchUp(t, "at the end", p, r)
+}
+
+// The replica catches up continuously while the primary loads blocks in
+// bulk rounds and then writes them one by one with small memtables and
+// explicit flushes; every view it makes current after the load holds
+// exactly the rows of the blocks up to its tip, by iteration and by Get
+// of every key any height held.
+func TestReplicaConsistentUnderFlushes(t *testing.T) {
+	dir := t.TempDir()
+	blocks := testChain(260)
+	ref := referenceStates(t, blocks)
+	o := testOptions(dir)
+	o.WriteBufferBytes = 16 << 10
+	p := openFlushPrimary(t, o)
+	connect(t, p.x, blocks[:5])
+	r := openFlushReplica(t, dir)
+	ro := testOptions(dir)
+	ro.ReadOnly = true
+	rd, err := db.OpenEngine(r, ro)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var verify atomic.Bool
+	stop := make(chan struct{})
+	done := make(chan []string)
+	go func() {
+		var diffs []string
+		checks := 0
+		errs := map[string]int{}
+		for {
+			select {
+			case <-stop:
+				done <- append(diffs, fmt.Sprintf("%d views checked; failed catch-ups: %v", checks, errs))
+				return
+			case <-time.After(time.Millisecond):
+			}
+			if err := rd.CatchUp(); err != nil {
+				errs[err.Error()]++
+				continue
+			}
+			if !verify.Load() || len(diffs) > 0 {
+				continue
+			}
+			checks++
+			diffs = ref.check(t, rd, r)
+		}
+	}()
+	l, err := p.x.NewBulkLoader(db.BulkOptions{RoundBytes: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range blocks[5:60] {
+		if err := l.ConnectBlock(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := l.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	verify.Store(true)
+	for i := 60; i < len(blocks); i++ {
+		connect(t, p.x, blocks[i:i+1])
+		if i%20 == 0 {
+			p.flushEach(t)
+		}
+	}
+	time.Sleep(20 * time.Millisecond)
+	close(stop)
+	diffs := <-done
+	t.Log(diffs[len(diffs)-1])
+	for _, d := range diffs[:len(diffs)-1] {
+		t.Error(d)
+	}
+	p.waitFlushes(t)
+	if err := rd.CatchUp(); err != nil {
+		t.Fatal(err)
+	}
+	if d := ref.check(t, rd, r); len(d) > 0 {
+		t.Errorf("at the end: %v", d)
+	}
+}
+
+// states is the rows of the index at each height (DumpRows: the mirrored
+// families, volatile keys left out), and every key some height held.
+type states struct {
+	rows [][]db.Row
+	keys map[db.CF]map[string]bool
+}
+
+func referenceStates(t *testing.T, blocks []*bchain.Block) *states {
+	t.Helper()
+	d := memIndex(t, nil)
+	x := index(t, d)
+	s := &states{keys: map[db.CF]map[string]bool{}}
+	for _, b := range blocks {
+		connect(t, x, []*bchain.Block{b})
+		var rows []db.Row
+		err := db.DumpRows(d, db.ColumnFamilies(bchain.ChainBitcoinType), func(r db.Row) error {
+			rows = append(rows, r)
+			if s.keys[r.CF] == nil {
+				s.keys[r.CF] = map[string]bool{}
+			}
+			s.keys[r.CF][string(r.Key)] = true
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.rows = append(s.rows, rows)
+	}
+	return s
+}
+
+// check compares the replica's current view with the rows at its tip.
+func (s *states) check(t *testing.T, rd *db.DB, r *pair) []string {
+	snap, err := rd.Snapshot()
+	if err != nil {
+		return []string{err.Error()}
+	}
+	defer snap.Release()
+	es, err := r.Snapshot() // the same instance: only this goroutine catches up
+	if err != nil {
+		return []string{err.Error()}
+	}
+	defer es.Release()
+	tip, ok, err := db.ReadTip(snap)
+	if err != nil || !ok || int(tip.Height) >= len(s.rows) {
+		return []string{fmt.Sprintf("tip %v %v %v", tip, ok, err)}
+	}
+	want := map[db.CF]map[string][]byte{}
+	for _, row := range s.rows[tip.Height] {
+		if want[row.CF] == nil {
+			want[row.CF] = map[string][]byte{}
+		}
+		want[row.CF][string(row.Key)] = row.Value
+	}
+	var diffs []string
+	n := 0
+	err = db.DumpRows(snap, db.ColumnFamilies(bchain.ChainBitcoinType), func(row db.Row) error {
+		n++
+		if v, ok := want[row.CF][string(row.Key)]; !ok || !bytes.Equal(v, row.Value) {
+			diffs = append(diffs, fmt.Sprintf("at tip %d: %s %x iterates as %x, want %x (present %v)", tip.Height, row.CF, row.Key, row.Value, v, ok))
+		}
+		return nil
+	})
+	if err != nil {
+		return []string{err.Error()}
+	}
+	if n != len(s.rows[tip.Height]) {
+		diffs = append(diffs, fmt.Sprintf("at tip %d: %d rows, want %d", tip.Height, n, len(s.rows[tip.Height])))
+	}
+	for cf, keys := range s.keys {
+		for k := range keys {
+			v, err := es.Get(cf, []byte(k))
+			if err != nil {
+				return []string{err.Error()}
+			}
+			if w := want[cf][k]; !bytes.Equal(v, w) {
+				diffs = append(diffs, fmt.Sprintf("at tip %d: Get %s %x reads %x, want %x", tip.Height, cf, k, v, w))
+			}
+		}
+	}
+	return diffs[:min(len(diffs), 10)]
 }
