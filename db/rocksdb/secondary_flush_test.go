@@ -322,6 +322,27 @@ func TestReplicaConsistentUnderFlushes(t *testing.T) {
 			diffs = ref.check(t, rd, r)
 		}
 	}()
+	// Reads outside snapshots meanwhile: a catch-up closes an instance to
+	// reopen it, never under a read.
+	readErr := make(chan error, 1)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				readErr <- nil
+				return
+			default:
+			}
+			if _, _, err := db.ReadTip(rd); err != nil {
+				readErr <- err
+				return
+			}
+			if err := db.DumpRows(rd, db.ColumnFamilies(bchain.ChainBitcoinType), func(db.Row) error { return nil }); err != nil {
+				readErr <- err
+				return
+			}
+		}
+	}()
 	l, err := p.x.NewBulkLoader(db.BulkOptions{RoundBytes: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -344,6 +365,9 @@ func TestReplicaConsistentUnderFlushes(t *testing.T) {
 	time.Sleep(20 * time.Millisecond)
 	close(stop)
 	diffs := <-done
+	if err := <-readErr; err != nil {
+		t.Errorf("a read beside the catch-ups: %v", err)
+	}
 	t.Log(diffs[len(diffs)-1])
 	for _, d := range diffs[:len(diffs)-1] {
 		t.Error(d)

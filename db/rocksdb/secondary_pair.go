@@ -97,7 +97,17 @@ func openPair(o db.Options, dir string) (*pair, error) {
 	return p, nil
 }
 
-func (p *pair) current() *engine { return p.inst[p.cur.Load()] }
+// pinned runs fn on the current instance, pinned like a snapshot's: a
+// catch-up may close an instance (to open it afresh) once it is idle, so
+// no read uses one unpinned.
+func (p *pair) pinned(fn func(e *engine) error) error {
+	s, err := p.Snapshot()
+	if err != nil {
+		return err
+	}
+	defer s.Release()
+	return fn(s.(*pairSnapshot).e)
+}
 
 // CatchUp updates the idle instance and makes it the current one. When
 // the primary's WAL and MANIFEST files are as they were at the last
@@ -190,17 +200,33 @@ func fingerprint(dir string) (string, error) {
 	return b.String(), nil
 }
 
-func (p *pair) Get(cf db.CF, key []byte) ([]byte, error) { return p.current().Get(cf, key) }
+func (p *pair) Get(cf db.CF, key []byte) (v []byte, err error) {
+	err = p.pinned(func(e *engine) error {
+		v, err = e.Get(cf, key)
+		return err
+	})
+	return v, err
+}
 
 func (p *pair) Iterate(cf db.CF, start, prefix []byte, fn func(k, v []byte) (bool, error)) error {
-	return p.current().Iterate(cf, start, prefix, fn)
+	return p.pinned(func(e *engine) error { return e.Iterate(cf, start, prefix, fn) })
 }
 
 func (p *pair) IterateReverse(cf db.CF, start, prefix []byte, fn func(k, v []byte) (bool, error)) error {
-	return p.current().IterateReverse(cf, start, prefix, fn)
+	return p.pinned(func(e *engine) error { return e.IterateReverse(cf, start, prefix, fn) })
 }
 
-func (p *pair) NewBatch() db.EngineBatch { return p.current().NewBatch() }
+// NewBatch returns a batch that no write accepts (Write refuses every
+// batch); it holds nothing, so it outlives any instance.
+func (p *pair) NewBatch() db.EngineBatch { return &refusedBatch{} }
+
+// refusedBatch counts the changes put into it and keeps none.
+type refusedBatch struct{ n int }
+
+func (b *refusedBatch) Put(db.CF, []byte, []byte) { b.n++ }
+func (b *refusedBatch) Delete(db.CF, []byte)      { b.n++ }
+func (b *refusedBatch) Len() int                  { return b.n }
+func (b *refusedBatch) Destroy()                  {}
 
 func (p *pair) Write(db.EngineBatch, bool) error { return errSecondaryWrite }
 
@@ -262,19 +288,28 @@ func (p *pair) NewRun(db.CF, string) (db.RunWriter, error) { return nil, errSeco
 func (p *pair) SyncRuns() error                            { return errSecondaryWrite }
 func (p *pair) IngestRun(db.CF, string) (bool, error)      { return false, errSecondaryWrite }
 func (p *pair) ClearRuns() error                           { return errSecondaryWrite }
-func (p *pair) Size() int64                                { return p.current().Size() }
-func (p *pair) Compact(db.CF) error                        { return errSecondaryWrite }
-func (p *pair) CancelCompaction()                          {}
-func (p *pair) DeferCompaction(db.CF, bool) error          { return errSecondaryWrite }
-func (p *pair) LoadCompression(db.CF, bool) error          { return errSecondaryWrite }
-func (p *pair) LoadSmallBlocks(db.CF, bool) error          { return errSecondaryWrite }
-func (p *pair) Level0Files(cf db.CF) (int, bool)           { return p.current().Level0Files(cf) }
-func (p *pair) Path() string                               { return p.inst[0].Path() }
+func (p *pair) Size() (n int64) {
+	_ = p.pinned(func(e *engine) error { n = e.Size(); return nil })
+	return n
+}
+func (p *pair) Compact(db.CF) error               { return errSecondaryWrite }
+func (p *pair) CancelCompaction()                 {}
+func (p *pair) DeferCompaction(db.CF, bool) error { return errSecondaryWrite }
+func (p *pair) LoadCompression(db.CF, bool) error { return errSecondaryWrite }
+func (p *pair) LoadSmallBlocks(db.CF, bool) error { return errSecondaryWrite }
+func (p *pair) Path() string                      { return p.o.Path }
+
+func (p *pair) Level0Files(cf db.CF) (n int, ok bool) {
+	_ = p.pinned(func(e *engine) error { n, ok = e.Level0Files(cf); return nil })
+	return n, ok
+}
 
 // SetCacheBytes resizes the instances' block caches to n together.
 func (p *pair) SetCacheBytes(n int64) {
-	p.inst[0].SetCacheBytes(n / 2)
-	p.inst[1].SetCacheBytes(n / 2)
+	if n > 0 {
+		p.caches[0].SetCapacity(uint64(n / 2))
+		p.caches[1].SetCapacity(uint64(n / 2))
+	}
 }
 
 func (p *pair) Close() error {
