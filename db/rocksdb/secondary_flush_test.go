@@ -483,7 +483,7 @@ func TestReplicaReopenKeepsCache(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer e.Close()
+		defer func() { _ = e.Close() }()
 		for _, cf := range db.ColumnFamilies(bchain.ChainBitcoinType) {
 			allRows(t, e, cf)
 		}
