@@ -235,7 +235,7 @@ func (r *replica) Run(ctx context.Context) {
 			first := r.lastErr == ""
 			r.lastErr = err.Error()
 			r.mu.Unlock()
-			if first && !errors.Is(err, rocksdb.ErrCatchUpBusy) {
+			if first && !errors.Is(err, rocksdb.ErrCatchUpBusy) && !errors.Is(err, rocksdb.ErrCatchUpMoving) {
 				r.log.Warn("catch-up with the primary failed", "err", err)
 			}
 			continue

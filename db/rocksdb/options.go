@@ -18,6 +18,9 @@ type options struct {
 	overlapRun [db.NumCF]*grocksdb.Options
 	tables     []*grocksdb.BlockBasedTableOptions
 	cache      *grocksdb.Cache // nil for a bare open
+	// sharedCache: cache belongs to the caller (a replica's instance
+	// reopened over the same cache), destroy leaves it.
+	sharedCache bool
 }
 
 // bareOptions are RocksDB's defaults, for opens that only read state.
@@ -73,10 +76,10 @@ func (o *options) destroy() {
 		t.Destroy()
 	}
 	o.tables = nil
-	if o.cache != nil {
+	if o.cache != nil && !o.sharedCache {
 		o.cache.Destroy()
-		o.cache = nil
 	}
+	o.cache = nil
 }
 
 // Compression of the bottommost level, which holds nearly all the data:
@@ -121,12 +124,19 @@ const (
 	dictBufferBytes = 4 << 20
 )
 
-func newOptions(o *db.Options) *options {
-	cacheBytes := o.CacheBytes
-	if cacheBytes <= 0 {
-		cacheBytes = 64 << 20
+func newOptions(o *db.Options) *options { return newOptionsWithCache(o, nil) }
+
+// newOptionsWithCache is newOptions reading through cache, which stays
+// the caller's; nil: a new cache of o.CacheBytes, owned by the options.
+func newOptionsWithCache(o *db.Options, cache *grocksdb.Cache) *options {
+	out := &options{cache: cache, sharedCache: cache != nil}
+	if cache == nil {
+		cacheBytes := o.CacheBytes
+		if cacheBytes <= 0 {
+			cacheBytes = 64 << 20
+		}
+		out.cache = grocksdb.NewLRUCache(uint64(cacheBytes))
 	}
-	out := &options{cache: grocksdb.NewLRUCache(uint64(cacheBytes))}
 
 	opts := grocksdb.NewDefaultOptions()
 	opts.SetCreateIfMissing(true)
@@ -141,13 +151,12 @@ func newOptions(o *db.Options) *options {
 	opts.SetWriteBufferSize(uint64(wb))
 	opts.SetMaxWriteBufferNumber(2)
 	opts.SetMaxTotalWalSize(512 << 20)
-	// The rows written since the last memtable flush are in the WAL, and
-	// stay there after a clean stop: after a short sync that is the whole
-	// index (ethbench's 2,503-block chain: 4.9 of a 5.2 MB datadir, its
-	// rows in no table file yet). zstd makes that WAL a quarter of its size
-	// for a few tens of ms of CPU per 5 MB. (Flushing the memtables on
-	// Close would empty it, but a replica catching up after such a close
-	// read an old tip: TestSecondaryFollowsPrimary.)
+	// The rows written since the last memtable flush are in the WAL until
+	// the next flush or a clean close (engine.flushAll): after a short
+	// sync that is the whole index (ethbench's 2,503-block chain: 4.9 MB
+	// of rows in no table file yet), and after a crash all of it is
+	// replayed. zstd makes that WAL a quarter of its size for a few tens
+	// of ms of CPU per 5 MB.
 	opts.SetWALCompression(grocksdb.ZSTDCompression)
 	// A bulk round ingests one run per family, at level 0 where it overlaps
 	// (hash keys overlap everything), and each level-0 compaction rewrites

@@ -32,8 +32,9 @@ func OpenSecondary(o db.Options, secondaryDir string) (*db.DB, error) {
 }
 
 // openSecondaryEngine opens the column families the primary's index holds
-// (it must exist: a replica never creates one).
-func openSecondaryEngine(o db.Options, secondaryDir string) (*engine, error) {
+// (it must exist: a replica never creates one), reading through cache,
+// which stays the caller's.
+func openSecondaryEngine(o db.Options, secondaryDir string, cache *grocksdb.Cache) (*engine, error) {
 	cfs := db.ColumnFamilies(o.ChainType)
 	if cfs == nil {
 		return nil, fmt.Errorf("rocksdb: no column families for %v", o.ChainType)
@@ -50,7 +51,7 @@ func openSecondaryEngine(o db.Options, secondaryDir string) (*engine, error) {
 	if err := os.MkdirAll(secondaryDir, 0o755); err != nil {
 		return nil, fmt.Errorf("rocksdb: replica directory: %w", err)
 	}
-	all := newOptions(&o)
+	all := newOptionsWithCache(&o, cache)
 	opts := all.db
 	// A secondary instance must keep every table file open: the primary may
 	// delete a file (after a compaction) that the secondary still lists

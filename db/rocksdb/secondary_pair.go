@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/linxGnu/grocksdb"
 
 	"github.com/openexplorer/blockbook/db"
 )
@@ -22,6 +25,23 @@ import (
 // up to date once the queries on it have finished, then makes it current.
 // A query never waits for a catch-up; a catch-up waits for queries older
 // than the previous one (bounded by catchUpWait, then it is retried).
+//
+// TryCatchUpWithPrimary is right only while the primary appends to its
+// WAL. A secondary replays the WAL into memtables of its own and reads
+// them before the table files; when the primary flushes that WAL into
+// table files (a full memtable, a bulk round's ingest, FlushCF), the
+// secondary keeps the replayed rows until a later WAL write to the same
+// column family, so a key changed just before the flush reads its old
+// value (RocksDB 7.8; upstream issues 14444 and 15051), and a catch-up
+// that reads the MANIFEST before a flush and the WALs after it misses
+// the flushed WAL's rows. So a catch-up reuses an instance only when
+// the primary's MANIFEST (which records every flush, ingest and
+// compaction) is as it was before the instance's previous update;
+// otherwise the instance is opened afresh, which builds its memtables
+// from the WALs the new MANIFEST still needs. An update during which the
+// MANIFEST changed is done again before the instance is made current.
+// The block cache outlives the reopened instances: RocksDB keys its
+// blocks by the table files' own identity, so they stay warm.
 
 // catchUpWait bounds how long a catch-up waits for queries on the idle
 // instance to release their snapshots.
@@ -31,19 +51,28 @@ const catchUpWait = 2 * time.Second
 // snapshots of the instance to update; the next attempt retries.
 var ErrCatchUpBusy = errors.New("rocksdb: catch-up postponed, long queries hold the previous view")
 
+// ErrCatchUpMoving means a catch-up was skipped because the primary's
+// MANIFEST changed during each of updateTries updates; the next attempt
+// retries.
+var ErrCatchUpMoving = errors.New("rocksdb: catch-up postponed, the primary kept changing its table files")
+
+// updateTries bounds the updates of the idle instance in one catch-up.
+const updateTries = 3
+
 // pair is the two secondary instances of a replica as one db.Engine.
 type pair struct {
 	o    db.Options
 	dirs [2]string
-	// manifests is the primary's MANIFEST (its CURRENT file) each instance
-	// last read: a new one means the primary restarted, and the instance
-	// is opened afresh rather than caught up across the switch.
-	manifests [2]string
-	inst      [2]*engine
-	refs      [2]atomic.Int64 // open snapshots per instance
-	cur       atomic.Int32    // index of the instance new reads use
-	mu        sync.Mutex      // serializes catch-ups
-	last      string          // fingerprint at the last catch-up
+	// seen is the primary's MANIFEST state (manifestState) read before
+	// each instance's last update: a catch-up reuses the instance only
+	// while it is unchanged.
+	seen   [2]string
+	caches [2]*grocksdb.Cache // each instance's block cache, kept across reopens
+	inst   [2]*engine
+	refs   [2]atomic.Int64 // open snapshots per instance
+	cur    atomic.Int32    // index of the instance new reads use
+	mu     sync.Mutex      // serializes catch-ups
+	last   string          // fingerprint at the last catch-up
 }
 
 var _ db.Engine = (*pair)(nil)
@@ -56,12 +85,11 @@ func openPair(o db.Options, dir string) (*pair, error) {
 	p := &pair{o: o}
 	for i := range p.inst {
 		p.dirs[i] = filepath.Join(dir, fmt.Sprintf("instance%d", i))
-		p.manifests[i] = currentManifest(o.Path)
-		e, err := openSecondaryEngine(o, p.dirs[i])
+		p.caches[i] = grocksdb.NewLRUCache(uint64(o.CacheBytes))
+		p.seen[i] = manifestState(o.Path)
+		e, err := openSecondaryEngine(o, p.dirs[i], p.caches[i])
 		if err != nil {
-			if i > 0 {
-				_ = p.inst[0].Close()
-			}
+			_ = p.Close()
 			return nil, err
 		}
 		p.inst[i] = e
@@ -69,7 +97,17 @@ func openPair(o db.Options, dir string) (*pair, error) {
 	return p, nil
 }
 
-func (p *pair) current() *engine { return p.inst[p.cur.Load()] }
+// pinned runs fn on the current instance, pinned like a snapshot's: a
+// catch-up may close an instance (to open it afresh) once it is idle, so
+// no read uses one unpinned.
+func (p *pair) pinned(fn func(e *engine) error) error {
+	s, err := p.Snapshot()
+	if err != nil {
+		return err
+	}
+	defer s.Release()
+	return fn(s.(*pairSnapshot).e)
+}
 
 // CatchUp updates the idle instance and makes it the current one. When
 // the primary's WAL and MANIFEST files are as they were at the last
@@ -93,23 +131,50 @@ func (p *pair) CatchUp() error {
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
-	if m := currentManifest(p.o.Path); m != p.manifests[idle] {
-		// The primary restarted: open the instance again on its new
-		// MANIFEST (no query uses it: refs[idle] is 0 and stays so
-		// until it is made current).
-		e, err := openSecondaryEngine(p.o, p.dirs[idle])
-		if err != nil {
-			return fmt.Errorf("rocksdb: reopen after the primary's restart: %w", err)
-		}
-		old := p.inst[idle]
-		p.inst[idle], p.manifests[idle] = e, m
-		_ = old.Close()
-	} else if err := p.inst[idle].CatchUp(); err != nil {
+	if err := p.update(idle); err != nil {
 		return err
 	}
 	p.cur.Store(idle)
 	p.last = fp
 	return nil
+}
+
+// update brings instance i (idle: refs[i] is 0 and stays so until it is
+// made current) to what the primary has written: a RocksDB catch-up while
+// the primary's MANIFEST is as it was before the instance's previous
+// update, a fresh open otherwise. A catch-up during which the MANIFEST
+// changed may have applied a flush over the memtables, and an open
+// during which a WAL was deleted may have read the MANIFEST from before
+// a flush and missed that WAL's rows: either is done again (an open).
+func (p *pair) update(i int32) error {
+	for range updateTries {
+		before, wals := manifestState(p.o.Path), walFiles(p.o.Path)
+		if before == "" || before != p.seen[i] {
+			e, err := openSecondaryEngine(p.o, p.dirs[i], p.caches[i])
+			if err != nil {
+				return fmt.Errorf("rocksdb: reopen the replica's instance: %w", err)
+			}
+			old := p.inst[i]
+			p.inst[i] = e
+			_ = old.Close()
+			// A MANIFEST changed meanwhile is caught up with by the next
+			// update's open: seen stays the state from before this one.
+			p.seen[i] = before
+			if !walDeleted(wals, walFiles(p.o.Path)) {
+				return nil
+			}
+			p.seen[i] = ""
+			continue
+		}
+		if err := p.inst[i].CatchUp(); err != nil {
+			return err
+		}
+		if manifestState(p.o.Path) == before {
+			return nil
+		}
+		p.seen[i] = "" // the next try opens it afresh
+	}
+	return ErrCatchUpMoving
 }
 
 // fingerprint names the state of the primary's WAL and MANIFEST files
@@ -135,17 +200,33 @@ func fingerprint(dir string) (string, error) {
 	return b.String(), nil
 }
 
-func (p *pair) Get(cf db.CF, key []byte) ([]byte, error) { return p.current().Get(cf, key) }
+func (p *pair) Get(cf db.CF, key []byte) (v []byte, err error) {
+	err = p.pinned(func(e *engine) error {
+		v, err = e.Get(cf, key)
+		return err
+	})
+	return v, err
+}
 
 func (p *pair) Iterate(cf db.CF, start, prefix []byte, fn func(k, v []byte) (bool, error)) error {
-	return p.current().Iterate(cf, start, prefix, fn)
+	return p.pinned(func(e *engine) error { return e.Iterate(cf, start, prefix, fn) })
 }
 
 func (p *pair) IterateReverse(cf db.CF, start, prefix []byte, fn func(k, v []byte) (bool, error)) error {
-	return p.current().IterateReverse(cf, start, prefix, fn)
+	return p.pinned(func(e *engine) error { return e.IterateReverse(cf, start, prefix, fn) })
 }
 
-func (p *pair) NewBatch() db.EngineBatch { return p.current().NewBatch() }
+// NewBatch returns a batch that no write accepts (Write refuses every
+// batch); it holds nothing, so it outlives any instance.
+func (p *pair) NewBatch() db.EngineBatch { return &refusedBatch{} }
+
+// refusedBatch counts the changes put into it and keeps none.
+type refusedBatch struct{ n int }
+
+func (b *refusedBatch) Put(db.CF, []byte, []byte) { b.n++ }
+func (b *refusedBatch) Delete(db.CF, []byte)      { b.n++ }
+func (b *refusedBatch) Len() int                  { return b.n }
+func (b *refusedBatch) Destroy()                  {}
 
 func (p *pair) Write(db.EngineBatch, bool) error { return errSecondaryWrite }
 
@@ -207,31 +288,83 @@ func (p *pair) NewRun(db.CF, string) (db.RunWriter, error) { return nil, errSeco
 func (p *pair) SyncRuns() error                            { return errSecondaryWrite }
 func (p *pair) IngestRun(db.CF, string) (bool, error)      { return false, errSecondaryWrite }
 func (p *pair) ClearRuns() error                           { return errSecondaryWrite }
-func (p *pair) Size() int64                                { return p.current().Size() }
-func (p *pair) Compact(db.CF) error                        { return errSecondaryWrite }
-func (p *pair) CancelCompaction()                          {}
-func (p *pair) DeferCompaction(db.CF, bool) error          { return errSecondaryWrite }
-func (p *pair) LoadCompression(db.CF, bool) error          { return errSecondaryWrite }
-func (p *pair) LoadSmallBlocks(db.CF, bool) error          { return errSecondaryWrite }
-func (p *pair) Level0Files(cf db.CF) (int, bool)           { return p.current().Level0Files(cf) }
-func (p *pair) Path() string                               { return p.inst[0].Path() }
+func (p *pair) Size() (n int64) {
+	_ = p.pinned(func(e *engine) error { n = e.Size(); return nil })
+	return n
+}
+func (p *pair) Compact(db.CF) error               { return errSecondaryWrite }
+func (p *pair) CancelCompaction()                 {}
+func (p *pair) DeferCompaction(db.CF, bool) error { return errSecondaryWrite }
+func (p *pair) LoadCompression(db.CF, bool) error { return errSecondaryWrite }
+func (p *pair) LoadSmallBlocks(db.CF, bool) error { return errSecondaryWrite }
+func (p *pair) Path() string                      { return p.o.Path }
+
+func (p *pair) Level0Files(cf db.CF) (n int, ok bool) {
+	_ = p.pinned(func(e *engine) error { n, ok = e.Level0Files(cf); return nil })
+	return n, ok
+}
 
 // SetCacheBytes resizes the instances' block caches to n together.
 func (p *pair) SetCacheBytes(n int64) {
-	p.inst[0].SetCacheBytes(n / 2)
-	p.inst[1].SetCacheBytes(n / 2)
+	if n > 0 {
+		p.caches[0].SetCapacity(uint64(n / 2))
+		p.caches[1].SetCapacity(uint64(n / 2))
+	}
 }
 
 func (p *pair) Close() error {
-	return errors.Join(p.inst[0].Close(), p.inst[1].Close())
+	var errs []error
+	for i, e := range p.inst {
+		if e != nil {
+			errs = append(errs, e.Close())
+		}
+		if p.caches[i] != nil {
+			p.caches[i].Destroy()
+			p.caches[i] = nil
+		}
+	}
+	return errors.Join(errs...)
 }
 
-// currentManifest is the content of the primary's CURRENT file (the name
-// of its MANIFEST), "" when it cannot be read.
-func currentManifest(dir string) string {
+// walFiles lists the primary's WAL files ("" entries when the directory
+// cannot be read: then every open is retried).
+func walFiles(dir string) []string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return []string{""}
+	}
+	var names []string
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".log") {
+			names = append(names, e.Name())
+		}
+	}
+	return names
+}
+
+// walDeleted reports whether a WAL file listed before is gone after.
+func walDeleted(before, after []string) bool {
+	for _, n := range before {
+		if n == "" || !slices.Contains(after, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// manifestState names the primary's MANIFEST (its CURRENT file) and that
+// file's size: RocksDB appends a record to it for every flush, ingest and
+// compaction, and starts a new one when the primary opens. "" when it
+// cannot be read.
+func manifestState(dir string) string {
 	b, err := os.ReadFile(filepath.Join(dir, "CURRENT"))
 	if err != nil {
 		return ""
 	}
-	return string(b)
+	name := strings.TrimSpace(string(b))
+	info, err := os.Stat(filepath.Join(dir, name))
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("%s:%d", name, info.Size())
 }
