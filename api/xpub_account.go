@@ -149,7 +149,9 @@ func (s *UtxoService) syncAccount(ctx context.Context, v *view, a *xpubAccount, 
 // extendsAccountTip reports whether the view's chain contains the block the
 // account was synced to.
 func (s *UtxoService) extendsAccountTip(v *view, a *xpubAccount) bool {
-	return v.hasTip && db.HoldsBlock(v.snap, a.tip.Height, a.tip.Hash)
+	// The height check first: a bulk round's height rows land before its
+	// tip, so a view may hold blocks above its own tip.
+	return v.hasTip && v.tip.Height >= a.tip.Height && db.HoldsBlock(v.snap, a.tip.Height, a.tip.Hash)
 }
 
 // scanChain re-reads the balances of a chain's derived addresses and

@@ -35,11 +35,13 @@ func ReadBlockMeta(r Reader, height uint32) (*BlockMeta, error) {
 	return m, nil
 }
 
-// HoldsBlock reports whether r's chain has the block hash at height: the
-// test a cache anchored at a block runs to learn whether a newer view
-// extends that block (its entries still hold) or left it (a reorg, a
-// rollback, a tip below height). A read error counts as not held, which
-// only costs such a cache its entries.
+// HoldsBlock reports whether r's height column has the block hash at
+// height: the test a cache anchored at a block runs to learn whether a
+// newer view extends that block (its entries still hold) or left it (a
+// reorg, a rollback). Callers also compare their view's tip with height:
+// a bulk round ingests its height rows before it writes its tip, so a
+// view taken in between has rows above its tip. A read error counts as
+// not held, which only costs such a cache its entries.
 func HoldsBlock(r Reader, height uint32, hash bchain.Hash) bool {
 	m, err := ReadBlockMeta(r, height)
 	return err == nil && m != nil && m.Hash == hash

@@ -221,12 +221,14 @@ func wantsJSON(r *http.Request) bool {
 	return strings.Contains(r.Header.Get("Accept"), "application/json")
 }
 
+// The admin pages link relatively: the internal server may sit under a
+// path prefix (-internal's [address]:port/path).
 var internalErrorsPage = template.Must(template.New("internalErrors").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Internal data errors</title></head>
 <body>
 <h1>Blocks with errors from fetching internal data</h1>
 <p>Count: {{.Count}}</p>
-{{if .Refetching}}<p>Fetching...</p>{{else}}<form method="post" action="/admin/internal-data-errors"><button type="submit">Retry fetch</button></form>{{end}}
+{{if .Refetching}}<p>Fetching...</p>{{else}}<form method="post" action=""><button type="submit">Retry fetch</button></form>{{end}}
 <table>
 <thead><tr><th>Height</th><th>Hash</th><th>Error Message</th></tr></thead>
 <tbody>
@@ -241,7 +243,7 @@ var contractPage = template.Must(template.New("contracts").Parse(`<!doctype html
 <html lang="en"><head><meta charset="utf-8"><title>Contract metadata</title></head>
 <body>
 <h1>Contract metadata</h1>
-<form method="get" onsubmit="location.href='/admin/contract-info/'+encodeURIComponent(this.address.value.trim());return false">
+<form method="get" onsubmit="location.href='contract-info/'+encodeURIComponent(this.address.value.trim());return false">
 <label>Contract address <input name="address" size="44"></label> <button>Show</button>
 </form>
 <p>The JSON routes (HTTP Basic auth as this page):</p>
@@ -250,7 +252,7 @@ var contractPage = template.Must(template.New("contracts").Parse(`<!doctype html
 <li><code>GET /admin/contract-info/&lt;address&gt;</code>: one contract.</li>
 <li><code>POST /admin/contract-info/</code> with a JSON array of contracts: stores their name, symbol, decimals and standard as fixes that outlive reorgs and restarts; answers <code>{"updated":N}</code>.</li>
 <li><code>DELETE /admin/contract-info/&lt;address&gt;</code>: removes a fix; the contract answers the metadata the node gave again.</li>
-<li><a href="/admin/internal-data-errors">/admin/internal-data-errors</a>: blocks whose trace failed; <code>POST</code> traces them again.</li>
+<li><a href="internal-data-errors">/admin/internal-data-errors</a>: blocks whose trace failed; <code>POST</code> traces them again.</li>
 </ul>
 </body></html>
 `))
