@@ -14,6 +14,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime/pprof"
 	"time"
 
@@ -38,7 +39,17 @@ func main() {
 	cold := flag.Int("cold", 30, "cold-cache queries")
 	warm := flag.Int("warm", 300, "warm-cache queries")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the queries to this file")
+	only := flag.String("only", "", "time only the queries whose name matches this regexp (and not the one-address balance history)")
 	flag.Parse()
+	var onlyRe *regexp.Regexp
+	if *only != "" {
+		re, err := regexp.Compile(*only)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "xpubbench: -only:", err)
+			os.Exit(2)
+		}
+		onlyRe = re
+	}
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
 		if err == nil {
@@ -49,7 +60,7 @@ func main() {
 			os.Exit(1)
 		}
 	}
-	err := run(*cache, *used, *txs, *histTxs, *cold, *warm)
+	err := run(*cache, *used, *txs, *histTxs, *cold, *warm, onlyRe)
 	pprof.StopCPUProfile() // a no-op without -cpuprofile
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "xpubbench:", err)
@@ -64,7 +75,7 @@ var params = &chaincfg.RegressionNetParams
 //
 // Long: a benchmark script, its steps in the order they are timed; split
 // up, the timed sequence would be scattered over helpers that run once.
-func run(cache string, used, txs, histTxs, cold, warm int) error {
+func run(cache string, used, txs, histTxs, cold, warm int, only *regexp.Regexp) error {
 	if cache == "" {
 		dir, err := os.UserCacheDir()
 		if err != nil {
@@ -115,6 +126,9 @@ func run(cache string, used, txs, histTxs, cold, warm int) error {
 	fmt.Printf("account: BIP84 %s, %d used addresses, %d txs; index in %s\n", xpub[:20]+"…", used, txs, indexDir)
 	first := true
 	for _, q := range queries {
+		if only != nil && !only.MatchString(q.name) {
+			continue
+		}
 		var coldTimes, warmTimes []time.Duration
 		for range cold {
 			srv := newServer()
@@ -144,6 +158,9 @@ func run(cache string, used, txs, histTxs, cold, warm int) error {
 		srv.Close()
 		fmt.Printf("  %-48s cold: median %8s p99 %8s | warm: median %8s p99 %8s (%d bytes)\n", q.name,
 			benchproc.Percentile(coldTimes, 50), benchproc.Percentile(coldTimes, 99), benchproc.Percentile(warmTimes, 50), benchproc.Percentile(warmTimes, 99), size)
+	}
+	if only != nil {
+		return nil
 	}
 	srv := newServer()
 	defer srv.Close()
