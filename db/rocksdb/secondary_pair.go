@@ -210,9 +210,7 @@ func (p *pair) ClearRuns() error                           { return errSecondary
 func (p *pair) Size() int64                                { return p.current().Size() }
 func (p *pair) Compact(db.CF) error                        { return errSecondaryWrite }
 func (p *pair) CancelCompaction()                          {}
-func (p *pair) DeferCompaction(db.CF, bool) error          { return errSecondaryWrite }
-func (p *pair) LoadCompression(db.CF, bool) error          { return errSecondaryWrite }
-func (p *pair) LoadSmallBlocks(db.CF, bool) error          { return errSecondaryWrite }
+func (p *pair) TuneForLoad(db.CF, db.LoadTuning) error     { return errSecondaryWrite }
 func (p *pair) Level0Files(cf db.CF) (int, bool)           { return p.current().Level0Files(cf) }
 func (p *pair) Path() string                               { return p.inst[0].Path() }
 
