@@ -121,6 +121,7 @@ type round struct {
 	toHash    bchain.Hash
 	cfs       [numCF]cfRows
 	balances  map[string]*balanceDelta
+	deltas    []balanceDelta // the chunk balances' new entries are cut from (keepDelta)
 	utxoPuts  map[outpoint]int // UTXO created this round → its addressUtxos row, to cancel it if spent within the round
 	undo      map[uint32][]byte
 	undoBytes int64
@@ -189,27 +190,40 @@ func (r *round) add(height uint32, hash bchain.Hash, rows *blockRows) {
 			r.cfs[m.cf].add(m.key, m.value, putOrDelete(m.del))
 		}
 	}
-	// The round takes over the block's deltas (rows is not used after
-	// add): an address new to the round costs no copy.
-	for k, d := range rows.balances {
+	for i, k := range rows.descs {
+		d := &rows.deltas[i]
 		if acc := r.balances[k]; acc != nil {
 			acc.txs += d.txs
 			acc.sent += d.sent
 			acc.received += d.received
 			acc.utxos += d.utxos
 		} else {
-			r.balances[k] = d
+			r.balances[k] = r.keepDelta(d.balanceDelta)
 		}
 	}
 }
+
+// keepDelta returns a copy of d in the round's own chunks of deltas (one
+// allocation per deltaChunk addresses new to the round; a chunk never
+// grows, since the map points into it): the block's deltas, one array
+// per block, are dropped after add.
+func (r *round) keepDelta(d balanceDelta) *balanceDelta {
+	if len(r.deltas) == cap(r.deltas) {
+		r.deltas = make([]balanceDelta, 0, deltaChunk)
+	}
+	r.deltas = append(r.deltas, d)
+	return &r.deltas[len(r.deltas)-1]
+}
+
+const deltaChunk = 4096
 
 // finalRows adds the rows decided at the end of the round: the balances
 // of the addresses it touched, and the undo window moved from
 // (prevTip-keep, prevTip] to (to-keep, to].
 func (r *round) finalRows(bc *balanceCache, prevTip uint32, hadTip bool) error {
-	err := bc.each(r.balances, func(k string, cur *AddrBalance) error {
-		d, bk := r.balances[k], balanceKey(bchain.AddrDesc(k))
+	err := bc.each(r.balances, func(k string, d *balanceDelta, cur *AddrBalance) error {
 		desc := bchain.AddrDesc(k)
+		bk := balanceKey(desc)
 		if cur == nil {
 			// Unknown: the engine adds the change to the stored balance.
 			// The address may be new, which the optional indexes that
@@ -303,12 +317,12 @@ const balanceEntryBytes = 128
 // not become a filter larger than the machine.
 const maxWrittenFilterBytes = 1 << 30
 
-// each calls fn with the current balance of every address of deltas: from
-// the cache, zero when the session never wrote the address (the filter),
-// nil when unknown (the index is not read: the caller writes a merge
-// operand). fn may put into the cache.
-func (c *balanceCache) each(deltas map[string]*balanceDelta, fn func(desc string, cur *AddrBalance) error) error {
-	for k := range deltas {
+// each calls fn with every address of deltas, its change and its current
+// balance: from the cache, zero when the session never wrote the address
+// (the filter), nil when unknown (the index is not read: the caller writes
+// a merge operand). fn may put into the cache.
+func (c *balanceCache) each(deltas map[string]*balanceDelta, fn func(desc string, d *balanceDelta, cur *AddrBalance) error) error {
+	for k, d := range deltas {
 		b, ok := c.cur[k]
 		if !ok {
 			b, ok = c.old[k]
@@ -323,7 +337,7 @@ func (c *balanceCache) each(deltas map[string]*balanceDelta, fn func(desc string
 		default:
 			c.skipped++
 		}
-		if err := fn(k, cur); err != nil {
+		if err := fn(k, d, cur); err != nil {
 			return err
 		}
 	}

@@ -328,7 +328,13 @@ type Utxo struct {
 }
 
 func utxoKey(desc bchain.AddrDesc, u *Utxo) []byte {
-	e := encoder{b: descPrefix(desc, 40)}
+	return appendUtxoKey(make([]byte, 0, len(desc)+42), desc, u)
+}
+
+// appendUtxoKey appends utxoKey(desc, u) to b.
+func appendUtxoKey(b []byte, desc bchain.AddrDesc, u *Utxo) []byte {
+	e := encoder{b: b}
+	e.lenBytes(desc)
 	e.u32be(^u.Height)
 	e.hash(u.Txid)
 	e.u32be(u.Vout)
@@ -346,8 +352,11 @@ func utxoKeyOutpoint(key []byte) outpoint {
 	return op
 }
 
-func packUtxoValue(u *Utxo) []byte {
-	e := encoder{b: make([]byte, 0, 10)}
+func packUtxoValue(u *Utxo) []byte { return appendUtxoValue(make([]byte, 0, 10), u) }
+
+// appendUtxoValue appends packUtxoValue(u) to b.
+func appendUtxoValue(b []byte, u *Utxo) []byte {
+	e := encoder{b: b}
 	e.uvarint(u.Value)
 	flags := byte(0)
 	if u.Coinbase {
@@ -408,11 +417,21 @@ type TxAddresses struct {
 }
 
 func packTxAddresses(ta *TxAddresses) []byte {
+	return appendTxAddresses(make([]byte, 0, txAddressesSize(ta)), ta)
+}
+
+// txAddressesSize bounds the bytes of packTxAddresses(ta) from above.
+func txAddressesSize(ta *TxAddresses) int {
 	size := 8 + 6*len(ta.Prevouts)
 	for i := range ta.Outputs {
 		size += len(ta.Outputs[i].Desc) + 10
 	}
-	e := encoder{b: make([]byte, 0, size)}
+	return size
+}
+
+// appendTxAddresses appends packTxAddresses(ta) to b.
+func appendTxAddresses(b []byte, ta *TxAddresses) []byte {
+	e := encoder{b: b}
 	e.uvarint(uint64(ta.Height))
 	e.uvarint(uint64(ta.Index))
 	flags := uint64(0)
@@ -486,7 +505,14 @@ func spendPrefix(height, index uint32) []byte {
 
 // spendKey is spendPrefix ‖ uv(vout) of the spent output.
 func spendKey(height, index, vout uint32) []byte {
-	e := encoder{b: spendPrefix(height, index)}
+	return appendSpendKey(make([]byte, 0, 14), height, index, vout)
+}
+
+// appendSpendKey appends spendKey(height, index, vout) to b.
+func appendSpendKey(b []byte, height, index, vout uint32) []byte {
+	e := encoder{b: b}
+	e.u32be(height)
+	e.uvarint(uint64(index))
 	e.uvarint(uint64(vout))
 	return e.b
 }
@@ -497,8 +523,11 @@ func unpackSpendKey(k []byte) (height, index, vout uint32, err error) {
 	return height, index, vout, d.done()
 }
 
-func packSpend(s *Spend) []byte {
-	e := encoder{b: make([]byte, 0, 12)}
+func packSpend(s *Spend) []byte { return appendSpend(make([]byte, 0, 12), s) }
+
+// appendSpend appends packSpend(s) to b.
+func appendSpend(b []byte, s *Spend) []byte {
+	e := encoder{b: b}
 	e.uvarint(uint64(s.Height))
 	e.uvarint(uint64(s.Index))
 	e.uvarint(uint64(s.Vin))
