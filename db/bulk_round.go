@@ -121,7 +121,7 @@ type round struct {
 	toHash    bchain.Hash
 	cfs       [numCF]cfRows
 	balances  map[string]*balanceDelta
-	deltas    []balanceDelta // the chunk balances' new entries are cut from (keepDelta)
+	deltas    []balanceDelta   // the chunk balances' new entries are cut from (keepDelta)
 	utxoPuts  map[outpoint]int // UTXO created this round → its addressUtxos row, to cancel it if spent within the round
 	undo      map[uint32][]byte
 	undoBytes int64

@@ -139,7 +139,6 @@ type outpoint struct {
 	vout uint32
 }
 
-
 // utxoRows computes every row change of connecting ib. It does no I/O: the
 // same input always yields the same rows, which is what makes disconnect the
 // exact mirror of connect.
