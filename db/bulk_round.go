@@ -176,11 +176,15 @@ func (r *round) add(height uint32, hash bchain.Hash, rows *blockRows) {
 				delete(r.undo, height-r.keep)
 			}
 		case m.cf == CFAddressUtxos && m.del:
-			op := utxoKeyOutpoint(m.key)
-			if i, ok := r.utxoPuts[op]; ok {
-				r.cfs[CFAddressUtxos].row(i).dead = true // created and spent within the round
-				delete(r.utxoPuts, op)
-				continue
+			// Only an output of the round's blocks can have its put in
+			// the round: an older one costs no lookup.
+			if utxoKeyHeight(m.key) >= r.from {
+				op := utxoKeyOutpoint(m.key)
+				if i, ok := r.utxoPuts[op]; ok {
+					r.cfs[CFAddressUtxos].row(i).dead = true // created and spent within the round
+					delete(r.utxoPuts, op)
+					continue
+				}
 			}
 			r.cfs[m.cf].add(m.key, nil, opDelete)
 		case m.cf == CFAddressUtxos:
@@ -221,14 +225,16 @@ const deltaChunk = 4096
 // of the addresses it touched, and the undo window moved from
 // (prevTip-keep, prevTip] to (to-keep, to].
 func (r *round) finalRows(bc *balanceCache, prevTip uint32, hadTip bool) error {
+	var bk, v []byte // reused: add copies the row
 	err := bc.each(r.balances, func(k string, d *balanceDelta, cur *AddrBalance) error {
 		desc := bchain.AddrDesc(k)
-		bk := balanceKey(desc)
+		bk = appendBalanceKey(bk[:0], desc)
 		if cur == nil {
 			// Unknown: the engine adds the change to the stored balance.
 			// The address may be new, which the optional indexes that
 			// follow balance rows hear.
-			r.cfs[CFAddressBalance].add(bk, packBalanceChange(d), opMerge)
+			v = appendBalanceChange(v[:0], d)
+			r.cfs[CFAddressBalance].add(bk, v, opMerge)
 			r.opt.balanceRow(roundWriter{r}, desc, BalanceMayCreate)
 			return nil
 		}
@@ -242,10 +248,12 @@ func (r *round) finalRows(bc *balanceCache, prevTip uint32, hadTip bool) error {
 			r.cfs[CFAddressBalance].add(bk, nil, opDelete)
 			r.opt.balanceRow(roundWriter{r}, desc, BalanceDeleted)
 		case cur.Txs == 0:
-			r.cfs[CFAddressBalance].add(bk, packAddrBalance(next), opPut)
+			v = appendAddrBalance(v[:0], next)
+			r.cfs[CFAddressBalance].add(bk, v, opPut)
 			r.opt.balanceRow(roundWriter{r}, desc, BalanceCreated)
 		default:
-			r.cfs[CFAddressBalance].add(bk, packAddrBalance(next), opPut)
+			v = appendAddrBalance(v[:0], next)
+			r.cfs[CFAddressBalance].add(bk, v, opPut)
 		}
 		return nil
 	})
@@ -320,22 +328,24 @@ const maxWrittenFilterBytes = 1 << 30
 // each calls fn with every address of deltas, its change and its current
 // balance: from the cache, zero when the session never wrote the address
 // (the filter), nil when unknown (the index is not read: the caller writes
-// a merge operand). fn may put into the cache.
+// a merge operand). fn may put into the cache, and must not keep cur.
 func (c *balanceCache) each(deltas map[string]*balanceDelta, fn func(desc string, d *balanceDelta, cur *AddrBalance) error) error {
+	var b AddrBalance // one for every call
 	for k, d := range deltas {
-		b, ok := c.cur[k]
-		if !ok {
-			b, ok = c.old[k]
-		}
-		cur := &b
-		switch {
-		case ok:
+		cur, ok := &b, false
+		// An address the filter never saw was never put in the cache
+		// either (put adds it to the filter while there is one): a new
+		// address costs no lookup.
+		if c.written != nil && !c.written.mayHave(k) {
+			b = AddrBalance{}
+			c.skipped++
+		} else if b, ok = c.cur[k]; ok {
 			c.hits++
-		case c.written == nil || c.written.mayHave(k):
+		} else if b, ok = c.old[k]; ok {
+			c.hits++
+		} else {
 			c.merged++
 			cur = nil
-		default:
-			c.skipped++
 		}
 		if err := fn(k, d, cur); err != nil {
 			return err

@@ -296,12 +296,15 @@ type AddrBalance struct {
 // Received is the total ever paid to the descriptor.
 func (b *AddrBalance) Received() uint64 { return b.Balance + b.Sent }
 
-func packAddrBalance(b *AddrBalance) []byte {
-	e := encoder{b: make([]byte, 0, 24)}
-	e.uvarint(uint64(b.Txs))
-	e.uvarint(b.Sent)
-	e.uvarint(b.Balance)
-	e.uvarint(uint64(b.Utxos))
+func packAddrBalance(b *AddrBalance) []byte { return appendAddrBalance(make([]byte, 0, 24), b) }
+
+// appendAddrBalance appends packAddrBalance(ab) to b.
+func appendAddrBalance(b []byte, ab *AddrBalance) []byte {
+	e := encoder{b: b}
+	e.uvarint(uint64(ab.Txs))
+	e.uvarint(ab.Sent)
+	e.uvarint(ab.Balance)
+	e.uvarint(uint64(ab.Utxos))
 	return e.b
 }
 
@@ -339,6 +342,15 @@ func appendUtxoKey(b []byte, desc bchain.AddrDesc, u *Utxo) []byte {
 	e.hash(u.Txid)
 	e.u32be(u.Vout)
 	return e.b
+}
+
+// utxoKeyHeight returns the height in an addressUtxos key (0 for a key
+// too short to hold one).
+func utxoKeyHeight(key []byte) uint32 {
+	if len(key) < 40 {
+		return 0
+	}
+	return ^binary.BigEndian.Uint32(key[len(key)-40:])
 }
 
 // utxoKeyOutpoint returns the txid and vout at the end of an addressUtxos key.
