@@ -298,16 +298,6 @@ func (b *AddrBalance) Received() uint64 { return b.Balance + b.Sent }
 
 func packAddrBalance(b *AddrBalance) []byte { return appendAddrBalance(make([]byte, 0, 24), b) }
 
-// appendAddrBalance appends packAddrBalance(ab) to b.
-func appendAddrBalance(b []byte, ab *AddrBalance) []byte {
-	e := encoder{b: b}
-	e.uvarint(uint64(ab.Txs))
-	e.uvarint(ab.Sent)
-	e.uvarint(ab.Balance)
-	e.uvarint(uint64(ab.Utxos))
-	return e.b
-}
-
 func unpackAddrBalance(b []byte) (*AddrBalance, error) {
 	d := newDecoder("addressBalance", b)
 	ab := &AddrBalance{Txs: d.uvarint32(), Sent: d.uvarint(), Balance: d.uvarint(), Utxos: d.uvarint32()}
@@ -334,16 +324,6 @@ func utxoKey(desc bchain.AddrDesc, u *Utxo) []byte {
 	return appendUtxoKey(make([]byte, 0, len(desc)+42), desc, u)
 }
 
-// appendUtxoKey appends utxoKey(desc, u) to b.
-func appendUtxoKey(b []byte, desc bchain.AddrDesc, u *Utxo) []byte {
-	e := encoder{b: b}
-	e.lenBytes(desc)
-	e.u32be(^u.Height)
-	e.hash(u.Txid)
-	e.u32be(u.Vout)
-	return e.b
-}
-
 // utxoKeyHeight returns the height in an addressUtxos key (0 for a key
 // too short to hold one).
 func utxoKeyHeight(key []byte) uint32 {
@@ -365,18 +345,6 @@ func utxoKeyOutpoint(key []byte) outpoint {
 }
 
 func packUtxoValue(u *Utxo) []byte { return appendUtxoValue(make([]byte, 0, 10), u) }
-
-// appendUtxoValue appends packUtxoValue(u) to b.
-func appendUtxoValue(b []byte, u *Utxo) []byte {
-	e := encoder{b: b}
-	e.uvarint(u.Value)
-	flags := byte(0)
-	if u.Coinbase {
-		flags = 1
-	}
-	e.b = append(e.b, flags)
-	return e.b
-}
 
 // unpackUtxo decodes a full addressUtxos row into u (a scan of a whale's
 // outputs reuses one).
@@ -430,40 +398,6 @@ type TxAddresses struct {
 
 func packTxAddresses(ta *TxAddresses) []byte {
 	return appendTxAddresses(make([]byte, 0, txAddressesSize(ta)), ta)
-}
-
-// txAddressesSize bounds the bytes of packTxAddresses(ta) from above.
-func txAddressesSize(ta *TxAddresses) int {
-	size := 8 + 6*len(ta.Prevouts)
-	for i := range ta.Outputs {
-		size += len(ta.Outputs[i].Desc) + 10
-	}
-	return size
-}
-
-// appendTxAddresses appends packTxAddresses(ta) to b.
-func appendTxAddresses(b []byte, ta *TxAddresses) []byte {
-	e := encoder{b: b}
-	e.uvarint(uint64(ta.Height))
-	e.uvarint(uint64(ta.Index))
-	flags := uint64(0)
-	if ta.Coinbase {
-		flags = 1
-	}
-	e.uvarint(flags)
-	e.uvarint(uint64(len(ta.Prevouts)))
-	for i := 0; i < len(ta.Prevouts) && !ta.Coinbase; i++ {
-		p := &ta.Prevouts[i]
-		e.uvarint(uint64(ta.Height - p.Height))
-		e.uvarint(uint64(p.Index))
-		e.uvarint(uint64(p.Vout))
-	}
-	e.uvarint(uint64(len(ta.Outputs)))
-	for i := range ta.Outputs {
-		e.lenBytes(ta.Outputs[i].Desc)
-		e.uvarint(ta.Outputs[i].Value)
-	}
-	return e.b
 }
 
 func unpackTxAddresses(b []byte) (*TxAddresses, error) {
@@ -520,15 +454,6 @@ func spendKey(height, index, vout uint32) []byte {
 	return appendSpendKey(make([]byte, 0, 14), height, index, vout)
 }
 
-// appendSpendKey appends spendKey(height, index, vout) to b.
-func appendSpendKey(b []byte, height, index, vout uint32) []byte {
-	e := encoder{b: b}
-	e.u32be(height)
-	e.uvarint(uint64(index))
-	e.uvarint(uint64(vout))
-	return e.b
-}
-
 func unpackSpendKey(k []byte) (height, index, vout uint32, err error) {
 	d := newDecoder("spends key", k)
 	height, index, vout = d.u32be(), d.uvarint32(), d.uvarint32()
@@ -536,15 +461,6 @@ func unpackSpendKey(k []byte) (height, index, vout uint32, err error) {
 }
 
 func packSpend(s *Spend) []byte { return appendSpend(make([]byte, 0, 12), s) }
-
-// appendSpend appends packSpend(s) to b.
-func appendSpend(b []byte, s *Spend) []byte {
-	e := encoder{b: b}
-	e.uvarint(uint64(s.Height))
-	e.uvarint(uint64(s.Index))
-	e.uvarint(uint64(s.Vin))
-	return e.b
-}
 
 func unpackSpend(b []byte) (*Spend, error) {
 	d := newDecoder("spends", b)
