@@ -117,21 +117,32 @@ func (c *cfRows) bytes() int64 {
 
 // round accumulates the rows of consecutive blocks between two ingests.
 type round struct {
-	from, to  uint32
-	toHash    bchain.Hash
-	cfs       [numCF]cfRows
-	balances  map[string]*balanceDelta
-	deltas    []balanceDelta   // the chunk balances' new entries are cut from (keepDelta)
-	utxoPuts  map[outpoint]int // UTXO created this round → its addressUtxos row, to cancel it if spent within the round
+	from, to uint32
+	toHash   bchain.Hash
+	cfs      [numCF]cfRows
+	balances map[string]*balanceDelta
+	deltas   []balanceDelta // the chunk balances' new entries are cut from (keepDelta)
+	// puts: per block of the round (puts[h-from]), the addressUtxos row
+	// of each output it created, to cancel the row if the output is
+	// spent within the round; found by position, not hashed by outpoint.
+	puts      []roundPuts
+	putsBytes int64
 	undo      map[uint32][]byte
 	undoBytes int64
 	keep      uint32
 	blocks    int
 	rowsCount int
 	opt       *optionalSet // the enabled optional indexes, for their balance-following rows
-	// The entries the maps were sized for (newRound), and the most
-	// utxoPuts held at once (it shrinks as outputs are spent).
-	balHint, utxoHint, utxoPeak int
+	// The entries the balances were sized for (newRound).
+	balHint int
+}
+
+// roundPuts are one block's outputs: outStart numbers them across its txs
+// (blockRows.outStart), and rows[o] is output o's addressUtxos row in the
+// round (-1: none, or cancelled).
+type roundPuts struct {
+	outStart []int
+	rows     []int32
 }
 
 // newRound starts a round; prev, the round before it (nil for the
@@ -141,10 +152,9 @@ type round struct {
 func newRound(from, keep uint32, prev *round) *round {
 	r := &round{from: from, keep: keep}
 	if prev != nil {
-		r.balHint, r.utxoHint = len(prev.balances), prev.utxoPeak
+		r.balHint = len(prev.balances)
 	}
 	r.balances = make(map[string]*balanceDelta, r.balHint)
-	r.utxoPuts = make(map[outpoint]int, r.utxoHint)
 	r.undo = make(map[uint32][]byte)
 	return r
 }
@@ -156,13 +166,14 @@ func (r *round) bytes() int64 {
 	for i := range r.cfs {
 		n += r.cfs[i].bytes()
 	}
-	return n + int64(max(len(r.balances), r.balHint))*96 + int64(max(len(r.utxoPuts), r.utxoHint))*96 + r.undoBytes
+	return n + int64(max(len(r.balances), r.balHint))*96 + r.putsBytes + r.undoBytes
 }
 
 // add takes the rows of one more block.
 func (r *round) add(height uint32, hash bchain.Hash, rows *blockRows) {
 	r.to, r.toHash = height, hash
 	r.blocks++
+	r.addPuts(rows) // puts[height-from]: blocks come in height order from from
 	for _, m := range rows.muts {
 		r.rowsCount++
 		switch {
@@ -176,20 +187,17 @@ func (r *round) add(height uint32, hash bchain.Hash, rows *blockRows) {
 				delete(r.undo, height-r.keep)
 			}
 		case m.cf == CFAddressUtxos && m.del:
-			// Only an output of the round's blocks can have its put in
-			// the round: an older one costs no lookup.
-			if utxoKeyHeight(m.key) >= r.from {
-				op := utxoKeyOutpoint(m.key)
-				if i, ok := r.utxoPuts[op]; ok {
-					r.cfs[CFAddressUtxos].row(i).dead = true // created and spent within the round
-					delete(r.utxoPuts, op)
-					continue
-				}
+			if p := r.putOf(utxoKeyHeight(m.key), &m); p != nil && *p >= 0 {
+				r.cfs[CFAddressUtxos].row(int(*p)).dead = true // created and spent within the round
+				*p = -1
+				continue
 			}
 			r.cfs[m.cf].add(m.key, nil, opDelete)
 		case m.cf == CFAddressUtxos:
-			r.utxoPuts[utxoKeyOutpoint(m.key)] = r.cfs[m.cf].add(m.key, m.value, opPut)
-			r.utxoPeak = max(r.utxoPeak, len(r.utxoPuts))
+			i := r.cfs[m.cf].add(m.key, m.value, opPut)
+			if p := r.putOf(height, &m); p != nil {
+				*p = int32(i)
+			}
 		default:
 			r.cfs[m.cf].add(m.key, m.value, putOrDelete(m.del))
 		}
@@ -205,6 +213,37 @@ func (r *round) add(height uint32, hash bchain.Hash, rows *blockRows) {
 			r.balances[k] = r.keepDelta(d.balanceDelta)
 		}
 	}
+}
+
+// addPuts starts the table of the outputs of the block rows are of.
+func (r *round) addPuts(rows *blockRows) {
+	p := roundPuts{outStart: rows.outStart}
+	if n := len(rows.outStart); n > 0 {
+		p.rows = make([]int32, rows.outStart[n-1])
+		for i := range p.rows {
+			p.rows[i] = -1
+		}
+	}
+	r.puts = append(r.puts, p)
+	r.putsBytes += int64(4*len(p.rows) + 8*len(p.outStart) + 48)
+}
+
+// putOf returns where the round keeps the addressUtxos row of the output
+// an addressUtxos mutation names, created at height h by the tx at m.pos
+// of its block (nil: not an output of the round's blocks).
+func (r *round) putOf(h uint32, m *mutation) *int32 {
+	if h < r.from || int(h-r.from) >= len(r.puts) {
+		return nil
+	}
+	p := &r.puts[h-r.from]
+	if int(m.pos)+1 >= len(p.outStart) {
+		return nil
+	}
+	o := p.outStart[m.pos] + int(utxoKeyVout(m.key))
+	if o >= p.outStart[m.pos+1] {
+		return nil
+	}
+	return &p.rows[o]
 }
 
 // keepDelta returns a copy of d in the round's own chunks of deltas (one

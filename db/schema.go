@@ -333,15 +333,12 @@ func utxoKeyHeight(key []byte) uint32 {
 	return ^binary.BigEndian.Uint32(key[len(key)-40:])
 }
 
-// utxoKeyOutpoint returns the txid and vout at the end of an addressUtxos key.
-func utxoKeyOutpoint(key []byte) outpoint {
-	var op outpoint
-	if len(key) >= 36 {
-		tail := key[len(key)-36:]
-		copy(op.txid[:], tail[:32])
-		op.vout = binary.BigEndian.Uint32(tail[32:])
+// utxoKeyVout returns the vout at the end of an addressUtxos key.
+func utxoKeyVout(key []byte) uint32 {
+	if len(key) < 40 {
+		return 0
 	}
-	return op
+	return binary.BigEndian.Uint32(key[len(key)-4:])
 }
 
 func packUtxoValue(u *Utxo) []byte { return appendUtxoValue(make([]byte, 0, 10), u) }

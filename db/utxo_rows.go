@@ -41,6 +41,10 @@ type mutation struct {
 	key   []byte
 	value []byte
 	del   bool
+	// pos: for an addressUtxos row, the index of the output's tx in its
+	// block (a bulk round finds the put of an output spent within it
+	// by position).
+	pos uint32
 }
 
 // balanceDelta is a signed change to an AddrBalance.
@@ -65,11 +69,14 @@ type blockRows struct {
 	descs    []string
 	deltas   []descDelta
 	balances map[string]*descDelta
+	// outStart numbers the block's outputs across its txs: tx i's start
+	// at outStart[i] (len(txs)+1 entries).
+	outStart []int
 }
 
 // invert returns the rows that undo r exactly.
 func (r *blockRows) invert() *blockRows {
-	inv := &blockRows{muts: make([]mutation, len(r.muts)), descs: r.descs, deltas: make([]descDelta, len(r.deltas)),
+	inv := &blockRows{muts: make([]mutation, len(r.muts)), descs: r.descs, deltas: make([]descDelta, len(r.deltas)), outStart: r.outStart,
 		balances: make(map[string]*descDelta, len(r.descs))}
 	for i, m := range r.muts {
 		m.del = !m.del
@@ -159,6 +166,7 @@ func utxoRows(ib *IndexedBlock) *blockRows {
 	for i := range ib.Txs {
 		b.outStart[i+1] = b.outStart[i] + len(ib.Txs[i].Outputs)
 	}
+	b.r.outStart = b.outStart
 	b.put(CFHeight, heightKey(b.h), packBlockMeta(&ib.Meta))
 	b.put(CFBlockTxs, heightKey(b.h), packBlockUndo(ib.undo()))
 	putBlockTxids(b.put, b.h, ib.Txs)
@@ -277,17 +285,18 @@ func (b *rowBuilder) spend(tx *IndexedTx, pos uint32, j int) {
 			return
 		}
 	}
-	b.utxo(in.Desc, &Utxo{Height: in.Height, Txid: in.Txid, Vout: in.Vout, Value: in.Value, Coinbase: in.Coinbase}, true)
+	b.utxo(in.Desc, &Utxo{Height: in.Height, Txid: in.Txid, Vout: in.Vout, Value: in.Value, Coinbase: in.Coinbase}, in.Index, true)
 }
 
-// utxo adds the addressUtxos row of u: put, or deleted (del).
-func (b *rowBuilder) utxo(desc bchain.AddrDesc, u *Utxo, del bool) {
+// utxo adds the addressUtxos row of u, created by the tx at index pos of
+// its block: put, or deleted (del).
+func (b *rowBuilder) utxo(desc bchain.AddrDesc, u *Utxo, pos uint32, del bool) {
 	at := b.mark(len(desc) + 56)
 	b.buf = appendUtxoKey(b.buf, desc, u)
 	key := b.cut(at)
 	at = len(b.buf)
 	b.buf = appendUtxoValue(b.buf, u)
-	b.r.muts = append(b.r.muts, mutation{cf: CFAddressUtxos, key: key, value: b.cut(at), del: del})
+	b.r.muts = append(b.r.muts, mutation{cf: CFAddressUtxos, key: key, value: b.cut(at), del: del, pos: pos})
 }
 
 // create records output n of tx (at index pos of the block): the
@@ -309,7 +318,7 @@ func (b *rowBuilder) finish() *blockRows {
 		tx := &b.txs[i]
 		for n := range tx.Outputs {
 			if b.live[b.outStart[i]+n] {
-				b.utxo(tx.Outputs[n].Desc, &Utxo{Height: b.h, Txid: tx.Txid, Vout: uint32(n), Value: tx.Outputs[n].Value, Coinbase: tx.Coinbase}, false)
+				b.utxo(tx.Outputs[n].Desc, &Utxo{Height: b.h, Txid: tx.Txid, Vout: uint32(n), Value: tx.Outputs[n].Value, Coinbase: tx.Coinbase}, uint32(i), false)
 			}
 		}
 	}
