@@ -173,7 +173,7 @@ func (r *round) bytes() int64 {
 func (r *round) add(height uint32, hash bchain.Hash, rows *blockRows) {
 	r.to, r.toHash = height, hash
 	r.blocks++
-	r.addPuts(rows) // puts[height-from]: blocks come in height order from from
+	r.addPuts(rows) // puts[height-from]: blocks come in height order
 	for _, m := range rows.muts {
 		r.rowsCount++
 		switch {
@@ -371,7 +371,8 @@ const maxWrittenFilterBytes = 1 << 30
 func (c *balanceCache) each(deltas map[string]*balanceDelta, fn func(desc string, d *balanceDelta, cur *AddrBalance) error) error {
 	var b AddrBalance // one for every call
 	for k, d := range deltas {
-		cur, ok := &b, false
+		cur := &b
+		var ok bool
 		// An address the filter never saw was never put in the cache
 		// either (put adds it to the filter while there is one): a new
 		// address costs no lookup.
