@@ -30,8 +30,11 @@ var balanceMerger = Merger{Name: "blockbook.addressBalance.1", Merge: mergeBalan
 
 // packBalanceChange encodes a balance change as an operand:
 // sv(txs) ‖ sv(sent) ‖ sv(received) ‖ sv(utxos), zigzag varints.
-func packBalanceChange(d *balanceDelta) []byte {
-	e := encoder{b: make([]byte, 0, 16)}
+func packBalanceChange(d *balanceDelta) []byte { return appendBalanceChange(make([]byte, 0, 16), d) }
+
+// appendBalanceChange appends packBalanceChange(d) to b.
+func appendBalanceChange(b []byte, d *balanceDelta) []byte {
+	e := encoder{b: b}
 	for _, v := range [...]int64{d.txs, d.sent, d.received, d.utxos} {
 		e.varint(v)
 	}

@@ -36,7 +36,7 @@ var bulkWriteOnly = []CF{CFAddresses, CFAddressBalance, CFAddressUtxos, CFSpends
 // bulkReadAtRandom are the families a bulk load reads a row at a time at
 // random places: txAddresses, for the prevouts the UTXO cache lacks. Their
 // new files get small blocks while the load runs, from its second round
-// (Engine.LoadSmallBlocks).
+// (LoadTuning.SmallBlocks).
 var bulkReadAtRandom = []CF{CFTxAddresses}
 
 // BulkLoader connects many blocks fast: it computes each block's rows with
@@ -109,8 +109,9 @@ type BulkStats struct {
 // empty family), and the loader gives no family small blocks until its
 // second round (startFlush). A session tuned for a load wrote files to be
 // rewritten, even if its first round, flushed for want of memory, was its
-// last one after all.
-func (s BulkStats) CompactAfter() bool { return s.Rounds > 1 || s.Tuned }
+// last one after all. Every session of more than one round is tuned (its
+// first round was not its last), so Tuned says it all.
+func (s BulkStats) CompactAfter() bool { return s.Tuned }
 
 // NewBulkLoader starts a bulk session at the index's current tip.
 func (x *UtxoIndex) NewBulkLoader(opts BulkOptions) (*BulkLoader, error) {
@@ -144,6 +145,23 @@ func (l *BulkLoader) newRound() {
 	}
 	l.round = newRound(from, l.x.keep, l.round)
 	l.round.opt = &l.x.opt
+}
+
+// retune tunes the index as l.tuned and l.smallBlocks say: while tuned,
+// the write-only families defer their compaction and every family gets
+// the load's compression, and with smallBlocks bulkReadAtRandom get small
+// blocks; untuned, every family its usual options. One engine call a
+// family, which changes only what differs (each RocksDB SetOptions
+// rewrites the OPTIONS file).
+func (l *BulkLoader) retune() {
+	writeOnly := l.writeOnly()
+	l.x.db.tuneForLoad(func(cf CF) LoadTuning {
+		if !l.tuned {
+			return LoadTuning{}
+		}
+		return LoadTuning{DeferCompaction: slices.Contains(writeOnly, cf), Compression: true,
+			SmallBlocks: l.smallBlocks && slices.Contains(bulkReadAtRandom, cf)}
+	})
 }
 
 // writeOnly lists the families the load writes but never reads: the
@@ -190,13 +208,9 @@ func (l *BulkLoader) Finish() (BulkStats, error) {
 	if werr := l.waitFlush(); err == nil {
 		err = werr
 	}
-	if l.tuned {
-		l.x.db.tuneForLoad(l.writeOnly(), false)
-		l.tuned = false
-	}
-	if l.smallBlocks {
-		l.x.db.loadSmallBlocks(bulkReadAtRandom, false)
-		l.smallBlocks = false
+	if l.tuned || l.smallBlocks {
+		l.tuned, l.smallBlocks = false, false
+		l.retune()
 	}
 	l.stats.CacheHits, l.stats.CacheMisses = l.cache.hits, l.cache.misses
 	l.stats.BalanceHits, l.stats.BalanceNew, l.stats.BalanceMerged = l.balances.hits, l.balances.skipped, l.balances.merged
@@ -220,20 +234,20 @@ func (l *BulkLoader) startFlush(last bool) error {
 	}
 	// A session whose first round is its last is not tuned: it has one
 	// round, whose runs are written as they stay (CompactAfter).
+	retune := false
 	if !l.tuned && (!last || l.stats.Rounds > 0) {
-		l.x.db.tuneForLoad(l.writeOnly(), true)
-		l.tuned = true
-		l.stats.Tuned = true
+		l.tuned, l.stats.Tuned, retune = true, true, true
 	}
-	// Small blocks only in a session that is compacted after it: one of a
-	// single round is not (CompactAfter), and its runs, which land in the
-	// last level of empty families, share the family's table options,
-	// which SetOptions changes in place. This round makes the session one
-	// of Rounds+1. (A fresh load's first round reads nothing from the
-	// index anyway.)
-	if !l.smallBlocks && (BulkStats{Rounds: l.stats.Rounds + 1}).CompactAfter() {
-		l.x.db.loadSmallBlocks(bulkReadAtRandom, true)
-		l.smallBlocks = true
+	// Small blocks from the second round on, in a session tuned (and so
+	// compacted after it) by then: the first round's runs, which land in
+	// the last level of empty families, share the family's table options,
+	// which SetOptions changes in place. (A fresh load's first round reads
+	// nothing from the index anyway.)
+	if !l.smallBlocks && l.stats.Rounds > 0 {
+		l.smallBlocks, retune = true, true
+	}
+	if retune {
+		l.retune()
 	}
 	prev, hadPrev := l.committed, l.hasCommitted
 	l.flushRows = r.rowsCount

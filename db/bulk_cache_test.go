@@ -96,7 +96,7 @@ func TestBalanceCacheEachPassesCachedOrUnknown(t *testing.T) {
 		}
 	}
 	seen := map[string]bool{}
-	err := bc.each(deltas, func(desc string, cur *AddrBalance) error {
+	err := bc.each(deltas, func(desc string, _ *balanceDelta, cur *AddrBalance) error {
 		var i int
 		if _, err := fmt.Sscanf(desc, "addr-%d", &i); err != nil {
 			return err
@@ -129,7 +129,7 @@ func TestBalanceCacheMergesOnlyWrittenAddresses(t *testing.T) {
 	}
 	check := func(bc *balanceCache) (merged int) {
 		t.Helper()
-		err := bc.each(deltas, func(k string, cur *AddrBalance) error {
+		err := bc.each(deltas, func(k string, _ *balanceDelta, cur *AddrBalance) error {
 			var i int
 			if _, err := fmt.Sscanf(k, "addr-%d", &i); err != nil {
 				return err
@@ -199,7 +199,7 @@ func TestBalanceCacheReportsItsFilterRetiredOnce(t *testing.T) {
 		t.Fatal("retirement reported twice")
 	}
 	var got *AddrBalance
-	err := c.each(map[string]*balanceDelta{"never-written": {}}, func(_ string, cur *AddrBalance) error { got = cur; return nil })
+	err := c.each(map[string]*balanceDelta{"never-written": {}}, func(_ string, _ *balanceDelta, cur *AddrBalance) error { got = cur; return nil })
 	if err != nil || got != nil || c.merged != 1 {
 		t.Fatalf("an address missing from the cache after retirement: balance %+v (%v), %d merged; want it unknown", got, err, c.merged)
 	}

@@ -117,20 +117,32 @@ func (c *cfRows) bytes() int64 {
 
 // round accumulates the rows of consecutive blocks between two ingests.
 type round struct {
-	from, to  uint32
-	toHash    bchain.Hash
-	cfs       [numCF]cfRows
-	balances  map[string]*balanceDelta
-	utxoPuts  map[outpoint]int // UTXO created this round → its addressUtxos row, to cancel it if spent within the round
+	from, to uint32
+	toHash   bchain.Hash
+	cfs      [numCF]cfRows
+	balances map[string]*balanceDelta
+	deltas   []balanceDelta // the chunk balances' new entries are cut from (keepDelta)
+	// puts: per block of the round (puts[h-from]), the addressUtxos row
+	// of each output it created, to cancel the row if the output is
+	// spent within the round; found by position, not hashed by outpoint.
+	puts      []roundPuts
+	putsBytes int64
 	undo      map[uint32][]byte
 	undoBytes int64
 	keep      uint32
 	blocks    int
 	rowsCount int
 	opt       *optionalSet // the enabled optional indexes, for their balance-following rows
-	// The entries the maps were sized for (newRound), and the most
-	// utxoPuts held at once (it shrinks as outputs are spent).
-	balHint, utxoHint, utxoPeak int
+	// The entries the balances were sized for (newRound).
+	balHint int
+}
+
+// roundPuts are one block's outputs: outStart numbers them across its txs
+// (blockRows.outStart), and rows[o] is output o's addressUtxos row in the
+// round (-1: none, or cancelled).
+type roundPuts struct {
+	outStart []int
+	rows     []int32
 }
 
 // newRound starts a round; prev, the round before it (nil for the
@@ -140,10 +152,9 @@ type round struct {
 func newRound(from, keep uint32, prev *round) *round {
 	r := &round{from: from, keep: keep}
 	if prev != nil {
-		r.balHint, r.utxoHint = len(prev.balances), prev.utxoPeak
+		r.balHint = len(prev.balances)
 	}
 	r.balances = make(map[string]*balanceDelta, r.balHint)
-	r.utxoPuts = make(map[outpoint]int, r.utxoHint)
 	r.undo = make(map[uint32][]byte)
 	return r
 }
@@ -155,13 +166,14 @@ func (r *round) bytes() int64 {
 	for i := range r.cfs {
 		n += r.cfs[i].bytes()
 	}
-	return n + int64(max(len(r.balances), r.balHint))*96 + int64(max(len(r.utxoPuts), r.utxoHint))*96 + r.undoBytes
+	return n + int64(max(len(r.balances), r.balHint))*96 + r.putsBytes + r.undoBytes
 }
 
 // add takes the rows of one more block.
 func (r *round) add(height uint32, hash bchain.Hash, rows *blockRows) {
 	r.to, r.toHash = height, hash
 	r.blocks++
+	r.addPuts(rows) // puts[height-from]: blocks come in height order
 	for _, m := range rows.muts {
 		r.rowsCount++
 		switch {
@@ -175,46 +187,93 @@ func (r *round) add(height uint32, hash bchain.Hash, rows *blockRows) {
 				delete(r.undo, height-r.keep)
 			}
 		case m.cf == CFAddressUtxos && m.del:
-			op := utxoKeyOutpoint(m.key)
-			if i, ok := r.utxoPuts[op]; ok {
-				r.cfs[CFAddressUtxos].row(i).dead = true // created and spent within the round
-				delete(r.utxoPuts, op)
+			if p := r.putOf(utxoKeyHeight(m.key), &m); p != nil && *p >= 0 {
+				r.cfs[CFAddressUtxos].row(int(*p)).dead = true // created and spent within the round
+				*p = -1
 				continue
 			}
 			r.cfs[m.cf].add(m.key, nil, opDelete)
 		case m.cf == CFAddressUtxos:
-			r.utxoPuts[utxoKeyOutpoint(m.key)] = r.cfs[m.cf].add(m.key, m.value, opPut)
-			r.utxoPeak = max(r.utxoPeak, len(r.utxoPuts))
+			i := r.cfs[m.cf].add(m.key, m.value, opPut)
+			if p := r.putOf(height, &m); p != nil {
+				*p = int32(i)
+			}
 		default:
 			r.cfs[m.cf].add(m.key, m.value, putOrDelete(m.del))
 		}
 	}
-	// The round takes over the block's deltas (rows is not used after
-	// add): an address new to the round costs no copy.
-	for k, d := range rows.balances {
+	for i, k := range rows.descs {
+		d := &rows.deltas[i]
 		if acc := r.balances[k]; acc != nil {
 			acc.txs += d.txs
 			acc.sent += d.sent
 			acc.received += d.received
 			acc.utxos += d.utxos
 		} else {
-			r.balances[k] = d
+			r.balances[k] = r.keepDelta(d.balanceDelta)
 		}
 	}
 }
+
+// addPuts starts the table of the outputs of the block rows are of.
+func (r *round) addPuts(rows *blockRows) {
+	p := roundPuts{outStart: rows.outStart}
+	if n := len(rows.outStart); n > 0 {
+		p.rows = make([]int32, rows.outStart[n-1])
+		for i := range p.rows {
+			p.rows[i] = -1
+		}
+	}
+	r.puts = append(r.puts, p)
+	r.putsBytes += int64(4*len(p.rows) + 8*len(p.outStart) + 48)
+}
+
+// putOf returns where the round keeps the addressUtxos row of the output
+// an addressUtxos mutation names, created at height h by the tx at m.pos
+// of its block (nil: not an output of the round's blocks).
+func (r *round) putOf(h uint32, m *mutation) *int32 {
+	if h < r.from || int(h-r.from) >= len(r.puts) {
+		return nil
+	}
+	p := &r.puts[h-r.from]
+	if int(m.pos)+1 >= len(p.outStart) {
+		return nil
+	}
+	o := p.outStart[m.pos] + int(utxoKeyVout(m.key))
+	if o >= p.outStart[m.pos+1] {
+		return nil
+	}
+	return &p.rows[o]
+}
+
+// keepDelta returns a copy of d in the round's own chunks of deltas (one
+// allocation per deltaChunk addresses new to the round; a chunk never
+// grows, since the map points into it): the block's deltas, one array
+// per block, are dropped after add.
+func (r *round) keepDelta(d balanceDelta) *balanceDelta {
+	if len(r.deltas) == cap(r.deltas) {
+		r.deltas = make([]balanceDelta, 0, deltaChunk)
+	}
+	r.deltas = append(r.deltas, d)
+	return &r.deltas[len(r.deltas)-1]
+}
+
+const deltaChunk = 4096
 
 // finalRows adds the rows decided at the end of the round: the balances
 // of the addresses it touched, and the undo window moved from
 // (prevTip-keep, prevTip] to (to-keep, to].
 func (r *round) finalRows(bc *balanceCache, prevTip uint32, hadTip bool) error {
-	err := bc.each(r.balances, func(k string, cur *AddrBalance) error {
-		d, bk := r.balances[k], balanceKey(bchain.AddrDesc(k))
+	var bk, v []byte // reused: add copies the row
+	err := bc.each(r.balances, func(k string, d *balanceDelta, cur *AddrBalance) error {
 		desc := bchain.AddrDesc(k)
+		bk = appendBalanceKey(bk[:0], desc)
 		if cur == nil {
 			// Unknown: the engine adds the change to the stored balance.
 			// The address may be new, which the optional indexes that
 			// follow balance rows hear.
-			r.cfs[CFAddressBalance].add(bk, packBalanceChange(d), opMerge)
+			v = appendBalanceChange(v[:0], d)
+			r.cfs[CFAddressBalance].add(bk, v, opMerge)
 			r.opt.balanceRow(roundWriter{r}, desc, BalanceMayCreate)
 			return nil
 		}
@@ -228,10 +287,12 @@ func (r *round) finalRows(bc *balanceCache, prevTip uint32, hadTip bool) error {
 			r.cfs[CFAddressBalance].add(bk, nil, opDelete)
 			r.opt.balanceRow(roundWriter{r}, desc, BalanceDeleted)
 		case cur.Txs == 0:
-			r.cfs[CFAddressBalance].add(bk, packAddrBalance(next), opPut)
+			v = appendAddrBalance(v[:0], next)
+			r.cfs[CFAddressBalance].add(bk, v, opPut)
 			r.opt.balanceRow(roundWriter{r}, desc, BalanceCreated)
 		default:
-			r.cfs[CFAddressBalance].add(bk, packAddrBalance(next), opPut)
+			v = appendAddrBalance(v[:0], next)
+			r.cfs[CFAddressBalance].add(bk, v, opPut)
 		}
 		return nil
 	})
@@ -303,27 +364,30 @@ const balanceEntryBytes = 128
 // not become a filter larger than the machine.
 const maxWrittenFilterBytes = 1 << 30
 
-// each calls fn with the current balance of every address of deltas: from
-// the cache, zero when the session never wrote the address (the filter),
-// nil when unknown (the index is not read: the caller writes a merge
-// operand). fn may put into the cache.
-func (c *balanceCache) each(deltas map[string]*balanceDelta, fn func(desc string, cur *AddrBalance) error) error {
-	for k := range deltas {
-		b, ok := c.cur[k]
-		if !ok {
-			b, ok = c.old[k]
-		}
+// each calls fn with every address of deltas, its change and its current
+// balance: from the cache, zero when the session never wrote the address
+// (the filter), nil when unknown (the index is not read: the caller writes
+// a merge operand). fn may put into the cache, and must not keep cur.
+func (c *balanceCache) each(deltas map[string]*balanceDelta, fn func(desc string, d *balanceDelta, cur *AddrBalance) error) error {
+	var b AddrBalance // one for every call
+	for k, d := range deltas {
 		cur := &b
-		switch {
-		case ok:
+		var ok bool
+		// An address the filter never saw was never put in the cache
+		// either (put adds it to the filter while there is one): a new
+		// address costs no lookup.
+		if c.written != nil && !c.written.mayHave(k) {
+			b = AddrBalance{}
+			c.skipped++
+		} else if b, ok = c.cur[k]; ok {
 			c.hits++
-		case c.written == nil || c.written.mayHave(k):
+		} else if b, ok = c.old[k]; ok {
+			c.hits++
+		} else {
 			c.merged++
 			cur = nil
-		default:
-			c.skipped++
 		}
-		if err := fn(k, cur); err != nil {
+		if err := fn(k, d, cur); err != nil {
 			return err
 		}
 	}

@@ -113,25 +113,11 @@ type tuningRecorder struct {
 	small    map[CF]bool
 }
 
-func (r *tuningRecorder) DeferCompaction(cf CF, deferred bool) error {
+func (r *tuningRecorder) TuneForLoad(cf CF, t LoadTuning) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.deferred[cf] = deferred
-	return r.Engine.DeferCompaction(cf, deferred)
-}
-
-func (r *tuningRecorder) LoadCompression(cf CF, load bool) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.load[cf] = load
-	return r.Engine.LoadCompression(cf, load)
-}
-
-func (r *tuningRecorder) LoadSmallBlocks(cf CF, load bool) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.small[cf] = load
-	return r.Engine.LoadSmallBlocks(cf, load)
+	r.deferred[cf], r.load[cf], r.small[cf] = t.DeferCompaction, t.Compression, t.SmallBlocks
+	return r.Engine.TuneForLoad(cf, t)
 }
 
 // now returns the families deferred, those with load compression and those

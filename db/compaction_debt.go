@@ -1,6 +1,6 @@
 package db
 
-import "slices"
+import "fmt"
 
 // pendingCompactor is implemented by engines that can tell how many bytes
 // their background compaction still has to rewrite (RocksDB's estimate).
@@ -31,43 +31,21 @@ func (d *DB) CompactionDebt() (level0 int, pendingBytes int64) {
 	return level0, pendingBytes
 }
 
-// tuneForLoad tunes the index for a bulk load (on) or back: the families
-// in writeOnly defer their level-0 compaction, and each family is offered
-// the load's compression (the engine picks the families it applies to,
-// and ignores those it does not hold). It is tuning, not data: a failure
-// is logged, and the load goes on with the usual options.
-func (d *DB) tuneForLoad(writeOnly []CF, on bool) {
+// tuneForLoad sets each family's tuning for a bulk load to tuning(cf)
+// (the zero LoadTuning: the usual options); the engine applies the parts
+// that concern the family, in one step, and ignores families it does not
+// hold. It is tuning, not data: a failure is logged, and the load goes on
+// with the options the family had.
+func (d *DB) tuneForLoad(tuning func(CF) LoadTuning) {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
 	if d.closed {
 		return
 	}
 	for _, cf := range d.cfs {
-		if slices.Contains(writeOnly, cf) {
-			if err := d.eng.DeferCompaction(cf, on); err != nil {
-				d.log.Warn("changing when compaction starts", "subsystem", "db", "cf", cf.String(), "deferred", on, "err", err)
-			}
-		}
-		if err := d.eng.LoadCompression(cf, on); err != nil {
-			d.log.Warn("changing the last level's compression", "subsystem", "db", "cf", cf.String(), "load", on, "err", err)
-		}
-	}
-}
-
-// loadSmallBlocks gives the families in cfs small blocks while a bulk load
-// reads them at random (on), or their usual blocks back. Tuning, like
-// tuneForLoad: a failure is logged.
-func (d *DB) loadSmallBlocks(cfs []CF, on bool) {
-	d.mu.RLock()
-	defer d.mu.RUnlock()
-	if d.closed {
-		return
-	}
-	for _, cf := range cfs {
-		if slices.Contains(d.cfs, cf) {
-			if err := d.eng.LoadSmallBlocks(cf, on); err != nil {
-				d.log.Warn("changing the size of blocks", "subsystem", "db", "cf", cf.String(), "load", on, "err", err)
-			}
+		t := tuning(cf)
+		if err := d.eng.TuneForLoad(cf, t); err != nil {
+			d.log.Warn("tuning a family for a bulk load", "subsystem", "db", "cf", cf.String(), "tuning", fmt.Sprintf("%+v", t), "err", err)
 		}
 	}
 }

@@ -87,20 +87,11 @@ type Engine interface {
 	// Compact return early (Close calls it first).
 	Compact(cf CF) error
 	CancelCompaction()
-	// DeferCompaction lets a column family's overlapping files pile up far
-	// longer before a compaction merges them (false restores the usual
-	// point): a bulk load defers the families it writes but never reads,
-	// whose every rewrite during the load the compaction after it redoes.
-	DeferCompaction(cf CF, deferred bool) error
-	// LoadCompression compresses a column family's lasting files more
-	// cheaply while a bulk load rewrites them (false restores the usual
-	// compression); the next Compact rewrites the files written so.
-	LoadCompression(cf CF, load bool) error
-	// LoadSmallBlocks writes a column family's new files with small data
-	// blocks while a bulk load reads its rows at random (false restores
-	// the usual blocks, which queries read); the next Compact rewrites the
-	// files written so.
-	LoadSmallBlocks(cf CF, load bool) error
+	// TuneForLoad sets how a column family is tuned while a bulk load
+	// runs (LoadTuning; the zero value restores the usual options), all
+	// of it in one step where the engine can. Parts that do not apply to
+	// the family are ignored.
+	TuneForLoad(cf CF, t LoadTuning) error
 	// Level0Files returns the number of overlapping table files of a
 	// column family; ok is false when the engine has no such notion.
 	Level0Files(cf CF) (n int, ok bool)
@@ -153,4 +144,21 @@ func PrefixEnd(prefix []byte) []byte {
 		}
 	}
 	return nil
+}
+
+// LoadTuning is how a bulk load tunes a column family while it runs; the
+// next Compact rewrites the files written so.
+type LoadTuning struct {
+	// DeferCompaction lets the family's overlapping files pile up far
+	// longer before a compaction merges them: a bulk load defers the
+	// families it writes but never reads, whose every rewrite during the
+	// load the compaction after it redoes.
+	DeferCompaction bool
+	// Compression compresses the family's lasting files more cheaply
+	// while the load rewrites them.
+	Compression bool
+	// SmallBlocks writes the family's new files with small data blocks
+	// while the load reads its rows at random (queries read the usual
+	// blocks).
+	SmallBlocks bool
 }

@@ -296,14 +296,7 @@ type AddrBalance struct {
 // Received is the total ever paid to the descriptor.
 func (b *AddrBalance) Received() uint64 { return b.Balance + b.Sent }
 
-func packAddrBalance(b *AddrBalance) []byte {
-	e := encoder{b: make([]byte, 0, 24)}
-	e.uvarint(uint64(b.Txs))
-	e.uvarint(b.Sent)
-	e.uvarint(b.Balance)
-	e.uvarint(uint64(b.Utxos))
-	return e.b
-}
+func packAddrBalance(b *AddrBalance) []byte { return appendAddrBalance(make([]byte, 0, 24), b) }
 
 func unpackAddrBalance(b []byte) (*AddrBalance, error) {
 	d := newDecoder("addressBalance", b)
@@ -328,34 +321,27 @@ type Utxo struct {
 }
 
 func utxoKey(desc bchain.AddrDesc, u *Utxo) []byte {
-	e := encoder{b: descPrefix(desc, 40)}
-	e.u32be(^u.Height)
-	e.hash(u.Txid)
-	e.u32be(u.Vout)
-	return e.b
+	return appendUtxoKey(make([]byte, 0, len(desc)+42), desc, u)
 }
 
-// utxoKeyOutpoint returns the txid and vout at the end of an addressUtxos key.
-func utxoKeyOutpoint(key []byte) outpoint {
-	var op outpoint
-	if len(key) >= 36 {
-		tail := key[len(key)-36:]
-		copy(op.txid[:], tail[:32])
-		op.vout = binary.BigEndian.Uint32(tail[32:])
+// utxoKeyHeight returns the height in an addressUtxos key (0 for a key
+// too short to hold one).
+func utxoKeyHeight(key []byte) uint32 {
+	if len(key) < 40 {
+		return 0
 	}
-	return op
+	return ^binary.BigEndian.Uint32(key[len(key)-40:])
 }
 
-func packUtxoValue(u *Utxo) []byte {
-	e := encoder{b: make([]byte, 0, 10)}
-	e.uvarint(u.Value)
-	flags := byte(0)
-	if u.Coinbase {
-		flags = 1
+// utxoKeyVout returns the vout at the end of an addressUtxos key.
+func utxoKeyVout(key []byte) uint32 {
+	if len(key) < 40 {
+		return 0
 	}
-	e.b = append(e.b, flags)
-	return e.b
+	return binary.BigEndian.Uint32(key[len(key)-4:])
 }
+
+func packUtxoValue(u *Utxo) []byte { return appendUtxoValue(make([]byte, 0, 10), u) }
 
 // unpackUtxo decodes a full addressUtxos row into u (a scan of a whale's
 // outputs reuses one).
@@ -408,31 +394,7 @@ type TxAddresses struct {
 }
 
 func packTxAddresses(ta *TxAddresses) []byte {
-	size := 8 + 6*len(ta.Prevouts)
-	for i := range ta.Outputs {
-		size += len(ta.Outputs[i].Desc) + 10
-	}
-	e := encoder{b: make([]byte, 0, size)}
-	e.uvarint(uint64(ta.Height))
-	e.uvarint(uint64(ta.Index))
-	flags := uint64(0)
-	if ta.Coinbase {
-		flags = 1
-	}
-	e.uvarint(flags)
-	e.uvarint(uint64(len(ta.Prevouts)))
-	for i := 0; i < len(ta.Prevouts) && !ta.Coinbase; i++ {
-		p := &ta.Prevouts[i]
-		e.uvarint(uint64(ta.Height - p.Height))
-		e.uvarint(uint64(p.Index))
-		e.uvarint(uint64(p.Vout))
-	}
-	e.uvarint(uint64(len(ta.Outputs)))
-	for i := range ta.Outputs {
-		e.lenBytes(ta.Outputs[i].Desc)
-		e.uvarint(ta.Outputs[i].Value)
-	}
-	return e.b
+	return appendTxAddresses(make([]byte, 0, txAddressesSize(ta)), ta)
 }
 
 func unpackTxAddresses(b []byte) (*TxAddresses, error) {
@@ -486,9 +448,7 @@ func spendPrefix(height, index uint32) []byte {
 
 // spendKey is spendPrefix ‖ uv(vout) of the spent output.
 func spendKey(height, index, vout uint32) []byte {
-	e := encoder{b: spendPrefix(height, index)}
-	e.uvarint(uint64(vout))
-	return e.b
+	return appendSpendKey(make([]byte, 0, 14), height, index, vout)
 }
 
 func unpackSpendKey(k []byte) (height, index, vout uint32, err error) {
@@ -497,13 +457,7 @@ func unpackSpendKey(k []byte) (height, index, vout uint32, err error) {
 	return height, index, vout, d.done()
 }
 
-func packSpend(s *Spend) []byte {
-	e := encoder{b: make([]byte, 0, 12)}
-	e.uvarint(uint64(s.Height))
-	e.uvarint(uint64(s.Index))
-	e.uvarint(uint64(s.Vin))
-	return e.b
-}
+func packSpend(s *Spend) []byte { return appendSpend(make([]byte, 0, 12), s) }
 
 func unpackSpend(b []byte) (*Spend, error) {
 	d := newDecoder("spends", b)

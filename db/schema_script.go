@@ -95,6 +95,12 @@ func balanceKey(desc bchain.AddrDesc) []byte {
 	return append(h[:scriptHashPrefixLen:scriptHashPrefixLen], desc...)
 }
 
+// appendBalanceKey appends balanceKey(desc) to b.
+func appendBalanceKey(b []byte, desc bchain.AddrDesc) []byte {
+	h := sha256.Sum256(desc)
+	return append(append(b, h[:scriptHashPrefixLen]...), desc...)
+}
+
 // unpackBalanceKey checks an addressBalance key and returns its
 // descriptor: non-empty, at most maxDescLen bytes, after the first bytes
 // of its sha256.

@@ -83,7 +83,13 @@ func descPrefix(desc bchain.AddrDesc, extra int) []byte {
 }
 
 func addressesKey(desc bchain.AddrDesc, height uint32) []byte {
-	e := encoder{b: descPrefix(desc, 4)}
+	return appendAddressesKey(make([]byte, 0, len(desc)+6), desc, height)
+}
+
+// appendAddressesKey appends addressesKey(desc, height) to b.
+func appendAddressesKey(b []byte, desc bchain.AddrDesc, height uint32) []byte {
+	e := encoder{b: b}
+	e.lenBytes(desc)
 	e.u32be(^height)
 	return e.b
 }

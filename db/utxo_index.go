@@ -344,7 +344,7 @@ func (x *UtxoIndex) apply(b *Batch, rows *blockRows) error {
 		if cur == nil {
 			cur = &AddrBalance{}
 		}
-		next, err := applyBalanceDelta(cur, rows.balances[k])
+		next, err := applyBalanceDelta(cur, &rows.balances[k].balanceDelta)
 		if err != nil {
 			return fmt.Errorf("address %s: %w", desc, err)
 		}

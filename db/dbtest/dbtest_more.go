@@ -243,15 +243,10 @@ func testMaintenance(t *testing.T, e db.Engine) {
 		if n, ok := e.Level0Files(cf); ok && n < 0 {
 			t.Errorf("%s: %d files at level 0", cf, n)
 		}
-		for _, on := range []bool{true, false} {
-			if err := e.DeferCompaction(cf, on); err != nil {
-				t.Errorf("defer compaction of %s (%v): %v", cf, on, err)
-			}
-			if err := e.LoadCompression(cf, on); err != nil {
-				t.Errorf("load compression of %s (%v): %v", cf, on, err)
-			}
-			if err := e.LoadSmallBlocks(cf, on); err != nil {
-				t.Errorf("load blocks of %s (%v): %v", cf, on, err)
+		for _, lt := range []db.LoadTuning{{DeferCompaction: true}, {Compression: true}, {SmallBlocks: true},
+			{DeferCompaction: true, Compression: true, SmallBlocks: true}, {}} {
+			if err := e.TuneForLoad(cf, lt); err != nil {
+				t.Errorf("load tuning %+v of %s: %v", lt, cf, err)
 			}
 		}
 	}
@@ -285,9 +280,7 @@ func testClosed(t *testing.T, e db.Engine) {
 		"sync runs":        e.SyncRuns(),
 		"ingest":           second(e.IngestRun(cfA, "late.sst")),
 		"clear runs":       e.ClearRuns(),
-		"defer compaction": e.DeferCompaction(cfA, true),
-		"load compression": e.LoadCompression(cfA, true),
-		"load blocks":      e.LoadSmallBlocks(cfA, true),
+		"load tuning":      e.TuneForLoad(cfA, db.LoadTuning{DeferCompaction: true, Compression: true, SmallBlocks: true}),
 		"snapshot get":     second(s.Get(cfA, []byte("k"))),
 		"snapshot iterate": s.Iterate(cfA, nil, nil, none),
 	} {

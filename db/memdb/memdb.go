@@ -355,14 +355,9 @@ func (e *Engine) Compact(db.CF) error { return e.check() }
 // CancelCompaction implements db.Engine.
 func (e *Engine) CancelCompaction() {}
 
-// DeferCompaction implements db.Engine; there is nothing to compact.
-func (e *Engine) DeferCompaction(db.CF, bool) error { return e.check() }
-
-// LoadCompression implements db.Engine; nothing is compressed.
-func (e *Engine) LoadCompression(db.CF, bool) error { return e.check() }
-
-// LoadSmallBlocks implements db.Engine; there are no blocks.
-func (e *Engine) LoadSmallBlocks(db.CF, bool) error { return e.check() }
+// TuneForLoad implements db.Engine; nothing is compacted or compressed,
+// and there are no blocks.
+func (e *Engine) TuneForLoad(db.CF, db.LoadTuning) error { return e.check() }
 
 // Level0Files implements db.Engine; there are no files.
 func (e *Engine) Level0Files(db.CF) (int, bool) { return 0, false }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/linxGnu/grocksdb"
@@ -28,9 +29,12 @@ type engine struct {
 	// follows another process's writes and refuses every write of its own.
 	secondary bool
 	readOnly  bool // opened read-only: Close flushes nothing
-	// loadRuns: LoadCompression is on for the family, so its runs are
-	// written for the compaction after the load to rewrite (forRun).
+	// loadRuns: the load's compression is on for the family, so its runs
+	// are written for the compaction after the load to rewrite (forRun).
 	loadRuns [db.NumCF]atomic.Bool
+	// tuning is each family's load tuning (TuneForLoad), under tuningMu.
+	tuningMu sync.Mutex
+	tuning   [db.NumCF]db.LoadTuning
 }
 
 var _ db.Engine = (*engine)(nil)

@@ -34,7 +34,7 @@ func writeRun(t *testing.T, e *engine, cf db.CF, name string, add func(db.RunWri
 }
 
 // A run into an empty family lands in the last level and gets its
-// compression (zstd), except while LoadCompression is on: then the
+// compression (zstd), except while the load's compression is on: then the
 // compaction after the load rewrites it, and it is written with LZ4 like
 // the runs that overlap rows. The table's properties name the compression.
 func TestLoadRunsAreLZ4(t *testing.T) {
@@ -58,13 +58,13 @@ func TestLoadRunsAreLZ4(t *testing.T) {
 	if data := written(); !bytes.Contains(data, []byte("ZSTD")) {
 		t.Fatal("a run into an empty family, no load: not zstd")
 	}
-	if err := e.LoadCompression(cf, true); err != nil {
+	if err := e.TuneForLoad(cf, db.LoadTuning{Compression: true}); err != nil {
 		t.Fatal(err)
 	}
 	if data := written(); bytes.Contains(data, []byte("ZSTD")) || !bytes.Contains(data, []byte("LZ4")) {
 		t.Fatal("a run during a load: not LZ4")
 	}
-	if err := e.LoadCompression(cf, false); err != nil {
+	if err := e.TuneForLoad(cf, db.LoadTuning{Compression: false}); err != nil {
 		t.Fatal(err)
 	}
 	if data := written(); !bytes.Contains(data, []byte("ZSTD")) {

@@ -21,7 +21,7 @@ import (
 func TestDeferredCompactionKeepsLevel0UntilRestored(t *testing.T) {
 	e := openTestEngine(t, t.TempDir())
 	cf := db.CFSpends
-	if err := e.DeferCompaction(cf, true); err != nil {
+	if err := e.TuneForLoad(cf, db.LoadTuning{DeferCompaction: true}); err != nil {
 		t.Fatal(err)
 	}
 	// The first run lands in the empty family's last level; each later one
@@ -36,7 +36,7 @@ func TestDeferredCompactionKeepsLevel0UntilRestored(t *testing.T) {
 	if n, _ := e.Level0Files(cf); n != overlapping {
 		t.Fatalf("%d level-0 files while deferred, want all %d runs", n, overlapping)
 	}
-	if err := e.DeferCompaction(cf, false); err != nil {
+	if err := e.TuneForLoad(cf, db.LoadTuning{DeferCompaction: false}); err != nil {
 		t.Fatal(err)
 	}
 	waitCompactionIdle(t, e, cf)
@@ -91,7 +91,7 @@ func TestDeferredCompactionIgnoresLevel0Size(t *testing.T) {
 		t.Fatalf("%d level-0 files past the level-0 size: the premise (RocksDB compacts them) does not hold", n)
 	}
 	smallBase()
-	if err := e.DeferCompaction(cf, true); err != nil {
+	if err := e.TuneForLoad(cf, db.LoadTuning{DeferCompaction: true}); err != nil {
 		t.Fatal(err)
 	}
 	ingest()
@@ -164,7 +164,7 @@ func TestLoadCompressionLastsUntilTheNextCompact(t *testing.T) {
 		}
 		return kinds
 	}
-	if err := e.LoadCompression(cf, true); err != nil {
+	if err := e.TuneForLoad(cf, db.LoadTuning{Compression: true}); err != nil {
 		t.Fatal(err)
 	}
 	writeFlushedFiles(t, e, cf, 5000, func(k int) []byte { return bytes.Repeat(fmt.Appendf(nil, "descriptor %d;", k%97), 4) })
@@ -176,7 +176,7 @@ func TestLoadCompressionLastsUntilTheNextCompact(t *testing.T) {
 			t.Fatalf("a compaction during the load wrote %s files: %v", c, lastLevel())
 		}
 	}
-	if err := e.LoadCompression(cf, false); err != nil {
+	if err := e.TuneForLoad(cf, db.LoadTuning{Compression: false}); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.Compact(cf); err != nil {
@@ -224,10 +224,10 @@ func TestLoadSmallBlocksLastUntilTheNextCompact(t *testing.T) {
 		}
 		return (keys + values) / blocks
 	}
-	if err := e.LoadSmallBlocks(cf, true); err != nil {
+	if err := e.TuneForLoad(cf, db.LoadTuning{SmallBlocks: true}); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.LoadSmallBlocks(db.CFAddresses, true); err != nil {
+	if err := e.TuneForLoad(db.CFAddresses, db.LoadTuning{SmallBlocks: true}); err != nil {
 		t.Fatalf("a family with small blocks already: %v", err)
 	}
 	writeFlushedFiles(t, e, cf, 4000, func(int) []byte {
@@ -240,7 +240,7 @@ func TestLoadSmallBlocksLastUntilTheNextCompact(t *testing.T) {
 	if n := bytesPerBlock(); n > smallBlockBytes+smallBlockBytes/2 {
 		t.Fatalf("%d bytes per block written during the load, want about %d", n, smallBlockBytes)
 	}
-	if err := e.LoadSmallBlocks(cf, false); err != nil {
+	if err := e.TuneForLoad(cf, db.LoadTuning{SmallBlocks: false}); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.Compact(cf); err != nil {

@@ -44,7 +44,7 @@ func (o *options) forCF(cf db.CF) *grocksdb.Options {
 // several times LZ4's CPU; the compaction that rewrites the run
 // compresses the lasting file. A run into an empty family lands in the
 // last level and keeps the last level's compression, unless a load is
-// tuned (LoadCompression: NewRun's holdsRows then says yes), whose
+// tuned (loadCompression: NewRun's holdsRows then says yes), whose
 // compaction after it rewrites that run too. holdsRows is asked only for
 // a family with other options for such runs.
 func (o *options) forRun(cf db.CF, holdsRows func() bool) *grocksdb.Options {
@@ -57,7 +57,7 @@ func (o *options) forRun(cf db.CF, holdsRows func() bool) *grocksdb.Options {
 // recompressed reports whether cf's files are compressed and its bulk-load
 // runs overlap the rows it holds: compaction compresses those rows again,
 // so a run gets LZ4 (forRun), a load may write the last level with LZ4
-// (LoadCompression), and Compact rewrites the last level with zstd.
+// (loadCompression), and Compact rewrites the last level with zstd.
 func (o *options) recompressed(cf db.CF) bool {
 	return cf >= 0 && int(cf) < db.NumCF && o.overlapRun[cf] != nil
 }
@@ -89,7 +89,7 @@ func (o *options) destroy() {
 const (
 	level0CompactionTrigger = 8
 	// A bulk load defers the compaction of the families it only writes
-	// (engine.DeferCompaction): each of its rounds adds one level-0 file,
+	// (deferCompaction): each of its rounds adds one level-0 file,
 	// and compacting them 8 at a time rewrote the level below, which holds
 	// the whole family, every 8 rounds (at 12 M txs of the scale chain,
 	// spends' 140 MB were rewritten 12 times). The compaction after the

@@ -40,7 +40,7 @@ func BenchmarkRunWrite(b *testing.B) {
 		keys = slices.CompactFunc(keys, func(a, b []byte) bool { return slices.Equal(a, b) })
 		value := make([]byte, c.vlen)
 		for _, load := range []bool{false, true} {
-			if err := e.LoadCompression(c.cf, load); err != nil {
+			if err := e.TuneForLoad(c.cf, db.LoadTuning{Compression: load}); err != nil {
 				b.Fatal(err)
 			}
 			name := c.cf.String()

@@ -239,7 +239,7 @@ func (e *engine) Compact(cf db.CF) error {
 	opts.SetExclusiveManualCompaction(false)
 	if e.opts.recompressed(cf) {
 		// The last level may hold files a bulk load wrote with LZ4
-		// (LoadCompression), in this process or in one killed before its
+		// (loadCompression), in this process or in one killed before its
 		// compaction: every file is rewritten with the usual compression,
 		// even one no upper level overlaps. Compact runs after bulk loads,
 		// whose upper levels overlap nearly all of a family keyed at random.

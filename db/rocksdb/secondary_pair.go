@@ -292,12 +292,10 @@ func (p *pair) Size() (n int64) {
 	_ = p.pinned(func(e *engine) error { n = e.Size(); return nil })
 	return n
 }
-func (p *pair) Compact(db.CF) error               { return errSecondaryWrite }
-func (p *pair) CancelCompaction()                 {}
-func (p *pair) DeferCompaction(db.CF, bool) error { return errSecondaryWrite }
-func (p *pair) LoadCompression(db.CF, bool) error { return errSecondaryWrite }
-func (p *pair) LoadSmallBlocks(db.CF, bool) error { return errSecondaryWrite }
-func (p *pair) Path() string                      { return p.o.Path }
+func (p *pair) Compact(db.CF) error                    { return errSecondaryWrite }
+func (p *pair) CancelCompaction()                      {}
+func (p *pair) TuneForLoad(db.CF, db.LoadTuning) error { return errSecondaryWrite }
+func (p *pair) Path() string                           { return p.o.Path }
 
 func (p *pair) Level0Files(cf db.CF) (n int, ok bool) {
 	_ = p.pinned(func(e *engine) error { n, ok = e.Level0Files(cf); return nil })
