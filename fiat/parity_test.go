@@ -153,6 +153,14 @@ func TestBanFastFails(t *testing.T) {
 	if w := td.historyRetryWait(ErrThrottled); w != td.cfg.Period {
 		t.Errorf("wait after throttling %v", w)
 	}
+	// Newly learned tokens do not cut the ban's backoff short; after
+	// other failures they start the next run.
+	if td.historyWake(err) != nil {
+		t.Error("the backoff after a ban can be woken")
+	}
+	if td.historyWake(ErrThrottled) == nil || td.historyWake(nil) == nil {
+		t.Error("the wait after throttling or a run cannot be woken")
+	}
 }
 
 // The startup reconcile counts Blockbook's reasons: a ban ends it (one
