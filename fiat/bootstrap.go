@@ -67,6 +67,10 @@ func (dl *Downloader) historyGap() time.Duration {
 // ended by ctx (shutdown) is not counted as failed. The error is nil when
 // the next run is due the next day.
 func (dl *Downloader) historyCycle(ctx context.Context) error {
+	// The reconcile's lists serve this run only: when it skipped the
+	// token pass, the next run (a period or a day later) reloads them.
+	defer dl.vsFresh.Store(false)
+	defer dl.tokFresh.Store(false)
 	boot, err := dl.ensureBootstrapState()
 	if err != nil {
 		return fmt.Errorf("fiat bootstrap marker: %w", err)

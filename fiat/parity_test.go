@@ -262,6 +262,33 @@ func TestReconcileListsServeFirstRun(t *testing.T) {
 	}
 }
 
+// A first run whose token pass is skipped (the coin's pass throttled)
+// does not leave the reconcile's token list to the next run, a period or
+// a day later: that run loads it again.
+func TestReconcileListsExpireWithFirstRun(t *testing.T) {
+	mirror := tokenProvider(t)
+	api := provider(t)
+	d := openDB(t, t.TempDir())
+	defer d.Close()
+	storeDays(t, d, 300, 398, 392)
+	td := newTokenDownloader(t, d, api, withMirror(mirror))
+	td.cfg.Reconcile = true
+	td.reconcileAtStart(t.Context())
+	mirror.ThrottlePath("market_chart", td.cfg.MaxAttempts)
+	if err := td.historyCycle(t.Context()); !errors.Is(err, ErrThrottled) {
+		t.Fatalf("first run: %v, want throttled", err)
+	}
+	if n := countEndpoint(mirror, "coins/list"); n != 1 {
+		t.Fatalf("coins/list asked %d times by the reconcile and the skipped token pass", n)
+	}
+	if err := td.historyCycle(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if a, b := countEndpoint(mirror, "supported_vs_currencies"), countEndpoint(mirror, "coins/list"); a != 2 || b != 2 {
+		t.Errorf("the second run asked the lists %d and %d times in all, want 2 and 2 (coins/list reloaded)", a, b)
+	}
+}
+
 // Blockbook's fiat series are exported under its names with its labels.
 func TestBlockbookMetricNames(t *testing.T) {
 	s := provider(t)
