@@ -84,7 +84,13 @@ func (dl *Downloader) historyCycle(ctx context.Context) error {
 	start := time.Now()
 	err = dl.updateHistory(ctx)
 	if ctx.Err() == nil {
-		dl.m.stage("historical_tickers", start, err)
+		// A bootstrap run with a failed currency is Blockbook's error
+		// (bootstrap incomplete), though updateHistory only counts it.
+		serr := err
+		if serr == nil && boot && dl.runFailures.Load() > 0 {
+			serr = errBootstrapIncomplete
+		}
+		dl.m.stage("historical_tickers", start, serr)
 	}
 	if dl.cfg.TokenRates() && ctx.Err() == nil && !errors.Is(err, ErrThrottled) && !errors.Is(err, ErrBanned) {
 		// After the coin's days, which the tokens' days are stored into.
