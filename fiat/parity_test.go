@@ -6,10 +6,13 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
+	"github.com/openexplorer/blockbook/db/rocksdb"
 	"github.com/openexplorer/blockbook/fiat/fiattest"
 )
 
@@ -286,6 +289,39 @@ func TestReconcileListsExpireWithFirstRun(t *testing.T) {
 	}
 	if a, b := countEndpoint(mirror, "supported_vs_currencies"), countEndpoint(mirror, "coins/list"); a != 2 || b != 2 {
 		t.Errorf("the second run asked the lists %d and %d times in all, want 2 and 2 (coins/list reloaded)", a, b)
+	}
+}
+
+// A reconcile whose write fails (the datadir below its reserve) counts no
+// fetched rates or tokens; the pass that stores them does.
+func TestReconcileCountsStoredOnly(t *testing.T) {
+	var free atomic.Int64
+	free.Store(1 << 40)
+	d, err := rocksdb.Open(db.Options{Path: t.TempDir(), ChainType: bchain.ChainBitcoinType, Coin: "Test", Network: "test",
+		MinFreeBytes: 1 << 20, FreeSpace: func(string) (int64, error) { return free.Load(), nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	storeDays(t, d, 300, 398, 392)
+	td := newTokenDownloader(t, d, provider(t), withMirror(tokenProvider(t)))
+	counts := func() (float64, float64) {
+		return metricValue(td.m.fetchedUnits.WithLabelValues(phaseReconcile)), metricValue(td.m.fetchedTokens.WithLabelValues(phaseReconcile))
+	}
+	free.Store(0)
+	if _, err := td.reconcile(t.Context()); !errors.Is(err, db.ErrDiskFull) {
+		t.Fatalf("reconcile on a full disk: %v", err)
+	}
+	if u, k := counts(); u != 0 || k != 0 {
+		t.Errorf("a failed write counted %v rates and %v tokens fetched", u, k)
+	}
+	free.Store(1 << 40)
+	filled, err := td.reconcile(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u, k := counts(); u != float64(filled) || k != 2 || filled == 0 {
+		t.Errorf("stored %d rates; counted %v rates and %v tokens", filled, u, k)
 	}
 }
 
