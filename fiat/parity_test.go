@@ -218,9 +218,11 @@ func TestReconcileUnableReasons(t *testing.T) {
 }
 
 // A low-priority (history) request throttled while a current-rates request
-// is in flight retries only after the current one: it polls through the
-// window instead of sleeping to its end and firing beside it. Before, the
-// retry slept the whole window at once.
+// is in flight polls through the window in 1 s steps instead of sleeping
+// to its end at once, so that the current request goes first when the
+// window ends; its retry then fires as soon as the window has passed, with
+// the current request possibly still in flight (as in Blockbook, which
+// holds the history only while the window is open).
 func TestThrottledHistoryYields(t *testing.T) {
 	s := provider(t)
 	d := openDB(t, t.TempDir())
