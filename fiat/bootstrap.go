@@ -67,6 +67,10 @@ func (dl *Downloader) historyGap() time.Duration {
 // ended by ctx (shutdown) is not counted as failed. The error is nil when
 // the next run is due the next day.
 func (dl *Downloader) historyCycle(ctx context.Context) error {
+	// The reconcile's lists serve this run only: when it skipped the
+	// token pass, the next run (a period or a day later) reloads them.
+	defer dl.vsFresh.Store(false)
+	defer dl.tokFresh.Store(false)
 	boot, err := dl.ensureBootstrapState()
 	if err != nil {
 		return fmt.Errorf("fiat bootstrap marker: %w", err)
@@ -80,7 +84,13 @@ func (dl *Downloader) historyCycle(ctx context.Context) error {
 	start := time.Now()
 	err = dl.updateHistory(ctx)
 	if ctx.Err() == nil {
-		dl.m.stage("historical_tickers", start, err)
+		// A bootstrap run with a failed currency is Blockbook's error
+		// (bootstrap incomplete), though updateHistory only counts it.
+		serr := err
+		if serr == nil && boot && dl.runFailures.Load() > 0 {
+			serr = errBootstrapIncomplete
+		}
+		dl.m.stage("historical_tickers", start, serr)
 	}
 	if dl.cfg.TokenRates() && ctx.Err() == nil && !errors.Is(err, ErrThrottled) && !errors.Is(err, ErrBanned) {
 		// After the coin's days, which the tokens' days are stored into.

@@ -2,11 +2,15 @@ package fiat
 
 import (
 	"context"
+	"errors"
 	"math"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 
 	"github.com/openexplorer/blockbook/db"
 	"github.com/openexplorer/blockbook/fiat/fiattest"
@@ -215,6 +219,39 @@ func TestBootstrapGivesUpAfterThreeFailures(t *testing.T) {
 	}
 	if st := bootstrapState(t, d); !st.Complete || st.Attempts != 0 {
 		t.Errorf("marker after a failed later run %+v", st)
+	}
+}
+
+// observations counts the stage's duration observations with status.
+func observations(t *testing.T, td *testDownloader, stage, status string) uint64 {
+	t.Helper()
+	var pb dto.Metric
+	if err := td.m.duration.WithLabelValues(stage, status).(prometheus.Metric).Write(&pb); err != nil {
+		t.Fatal(err)
+	}
+	return pb.GetHistogram().GetSampleCount()
+}
+
+// A bootstrap run in which a currency failed is observed as an error of
+// historical_tickers ("bootstrap incomplete"), as Blockbook observes it,
+// though the other currencies' days were stored.
+func TestBootstrapCurrencyFailureObserved(t *testing.T) {
+	api, mirror := bootstrapPair(t)
+	mirror.FailPath("vs_currency=eur", 1)
+	d := openDB(t, t.TempDir())
+	defer d.Close()
+	td := newTestDownloader(t, d, api, withMirror(mirror))
+	if err := td.historyCycle(t.Context()); !errors.Is(err, errBootstrapIncomplete) {
+		t.Fatalf("run with eur failed: %v", err)
+	}
+	if e, s := observations(t, td, "historical_tickers", "error"), observations(t, td, "historical_tickers", "success"); e != 1 || s != 0 {
+		t.Errorf("historical_tickers observed %d errors, %d successes; want 1, 0", e, s)
+	}
+	if err := td.historyCycle(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if s := observations(t, td, "historical_tickers", "success"); s != 1 {
+		t.Errorf("the completing run observed %d successes", s)
 	}
 }
 

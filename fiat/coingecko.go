@@ -120,10 +120,10 @@ func (c *client) getAt(ctx context.Context, base, endpoint, path string, q url.V
 	backoff := throttleBackoff
 	var waited time.Time // the throttle window's end this request slept to
 	for attempt := 1; ; attempt++ {
-		if err := c.wait(ctx, waited); err != nil {
+		var err error
+		if waited, err = c.wait(ctx, waited); err != nil {
 			return err
 		}
-		waited = c.gate.end()
 		body, status, retryAfter, err := c.do(ctx, u)
 		if err != nil {
 			if ctx.Err() != nil {

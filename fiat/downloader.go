@@ -164,7 +164,7 @@ func (dl *Downloader) historyLoop(ctx context.Context) {
 			wait = dl.historyRetryWait(err)
 			dl.cfg.Log.Warn("downloading fiat rate history failed; retrying later", "err", err, "wait", wait.String())
 		}
-		if !waitOrWake(ctx, wait, dl.wakeHistory) {
+		if !waitOrWake(ctx, wait, dl.historyWake(err)) {
 			return
 		}
 	}
@@ -182,6 +182,16 @@ func (dl *Downloader) historyRetryWait(err error) time.Duration {
 		return max(banBackoff, dl.cfg.Period)
 	}
 	return dl.cfg.Period
+}
+
+// historyWake is what may end the wait after a history run early: newly
+// learned tokens, except after a ban, whose backoff (like Blockbook's ban
+// sleep) only a shutdown ends, so the banned host is not asked again early.
+func (dl *Downloader) historyWake(err error) <-chan struct{} {
+	if errors.Is(err, ErrBanned) {
+		return nil
+	}
+	return dl.wakeHistory
 }
 
 // waitOrWake waits d (0: not at all) or until woken (a nil wake never

@@ -6,10 +6,13 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
+	"github.com/openexplorer/blockbook/db/rocksdb"
 	"github.com/openexplorer/blockbook/fiat/fiattest"
 )
 
@@ -153,6 +156,14 @@ func TestBanFastFails(t *testing.T) {
 	if w := td.historyRetryWait(ErrThrottled); w != td.cfg.Period {
 		t.Errorf("wait after throttling %v", w)
 	}
+	// Newly learned tokens do not cut the ban's backoff short; after
+	// other failures they start the next run.
+	if td.historyWake(err) != nil {
+		t.Error("the backoff after a ban can be woken")
+	}
+	if td.historyWake(ErrThrottled) == nil || td.historyWake(nil) == nil {
+		t.Error("the wait after throttling or a run cannot be woken")
+	}
 }
 
 // The startup reconcile counts Blockbook's reasons: a ban ends it (one
@@ -207,9 +218,11 @@ func TestReconcileUnableReasons(t *testing.T) {
 }
 
 // A low-priority (history) request throttled while a current-rates request
-// is in flight retries only after the current one: it polls through the
-// window instead of sleeping to its end and firing beside it. Before, the
-// retry slept the whole window at once.
+// is in flight polls through the window in 1 s steps instead of sleeping
+// to its end at once, so that the current request goes first when the
+// window ends; its retry then fires as soon as the window has passed, with
+// the current request possibly still in flight (as in Blockbook, which
+// holds the history only while the window is open).
 func TestThrottledHistoryYields(t *testing.T) {
 	s := provider(t)
 	d := openDB(t, t.TempDir())
@@ -251,6 +264,66 @@ func TestReconcileListsServeFirstRun(t *testing.T) {
 	}
 	if got := metricValue(td.m.fetchedTokens.WithLabelValues(phaseReconcile)); got != 2 {
 		t.Errorf("token series reconciled %v", got)
+	}
+}
+
+// A first run whose token pass is skipped (the coin's pass throttled)
+// does not leave the reconcile's token list to the next run, a period or
+// a day later: that run loads it again.
+func TestReconcileListsExpireWithFirstRun(t *testing.T) {
+	mirror := tokenProvider(t)
+	api := provider(t)
+	d := openDB(t, t.TempDir())
+	defer d.Close()
+	storeDays(t, d, 300, 398, 392)
+	td := newTokenDownloader(t, d, api, withMirror(mirror))
+	td.cfg.Reconcile = true
+	td.reconcileAtStart(t.Context())
+	mirror.ThrottlePath("market_chart", td.cfg.MaxAttempts)
+	if err := td.historyCycle(t.Context()); !errors.Is(err, ErrThrottled) {
+		t.Fatalf("first run: %v, want throttled", err)
+	}
+	if n := countEndpoint(mirror, "coins/list"); n != 1 {
+		t.Fatalf("coins/list asked %d times by the reconcile and the skipped token pass", n)
+	}
+	if err := td.historyCycle(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if a, b := countEndpoint(mirror, "supported_vs_currencies"), countEndpoint(mirror, "coins/list"); a != 2 || b != 2 {
+		t.Errorf("the second run asked the lists %d and %d times in all, want 2 and 2 (coins/list reloaded)", a, b)
+	}
+}
+
+// A reconcile whose write fails (the datadir below its reserve) counts no
+// fetched rates or tokens; the pass that stores them does.
+func TestReconcileCountsStoredOnly(t *testing.T) {
+	var free atomic.Int64
+	free.Store(1 << 40)
+	d, err := rocksdb.Open(db.Options{Path: t.TempDir(), ChainType: bchain.ChainBitcoinType, Coin: "Test", Network: "test",
+		MinFreeBytes: 1 << 20, FreeSpace: func(string) (int64, error) { return free.Load(), nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	storeDays(t, d, 300, 398, 392)
+	td := newTokenDownloader(t, d, provider(t), withMirror(tokenProvider(t)))
+	counts := func() (float64, float64) {
+		return metricValue(td.m.fetchedUnits.WithLabelValues(phaseReconcile)), metricValue(td.m.fetchedTokens.WithLabelValues(phaseReconcile))
+	}
+	free.Store(0)
+	if _, err := td.reconcile(t.Context()); !errors.Is(err, db.ErrDiskFull) {
+		t.Fatalf("reconcile on a full disk: %v", err)
+	}
+	if u, k := counts(); u != 0 || k != 0 {
+		t.Errorf("a failed write counted %v rates and %v tokens fetched", u, k)
+	}
+	free.Store(1 << 40)
+	filled, err := td.reconcile(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u, k := counts(); u != float64(filled) || k != 2 || filled == 0 {
+		t.Errorf("stored %d rates; counted %v rates and %v tokens", filled, u, k)
 	}
 }
 

@@ -91,20 +91,25 @@ func (dl *Downloader) reconcile(ctx context.Context) (int, error) {
 	dl.cfg.Log.Info("fiat rate history has holes; repairing them", "missing_days", len(missing),
 		"earliest", time.Unix(earliest, 0).UTC().Format(time.DateOnly), "days", days, "series", len(list))
 	rows := make(map[int64]*db.FiatTicker, len(missing))
-	filled, err := dl.reconcileFetch(ctx, list, days, missing, rows)
+	n, err := dl.reconcileFetch(ctx, list, days, missing, rows)
 	if err != nil {
 		return 0, err
 	}
-	out := tickerList(rows)
-	if len(out) == 0 {
-		return 0, nil
+	if out := tickerList(rows); len(out) > 0 {
+		if err := dl.db.WriteFiatTickers(out); err != nil {
+			return 0, fmt.Errorf("storing %d repaired days: %w", len(out), err)
+		}
+		dl.m.updated.WithLabelValues("historical").Set(float64(dl.now().Unix()))
 	}
-	if err := dl.db.WriteFiatTickers(out); err != nil {
-		return 0, fmt.Errorf("storing %d repaired days: %w", len(out), err)
-	}
-	dl.m.updated.WithLabelValues("historical").Set(float64(dl.now().Unix()))
-	return filled, nil
+	// Counted once stored: a failed write fetched nothing for the index.
+	dl.m.fetched(phaseReconcile, n.filled, n.tokens)
+	dl.m.unableTo(phaseReconcile, unableNoBaseTicker, n.noBase)
+	return n.filled, nil
 }
+
+// reconcileCounts is what a reconcile pass fetched: rates set, token
+// series with a day set, token days without the coin's rate.
+type reconcileCounts struct{ filled, tokens, noBase int }
 
 // reconcileSeries is the series to repair: the coin in every vs-currency,
 // then the tracked tokens (whose days need the coin's rates). The lists
@@ -131,17 +136,18 @@ func (dl *Downloader) reconcileSeries(ctx context.Context) ([]series, error) {
 }
 
 // reconcileFetch asks each series' last days from the bootstrap URL and
-// sets its missing days in rows. A series that fails is logged and left
-// out, as in Blockbook; a ban, throttling, the budget or a shutdown end the
-// pass (then nothing is stored).
-func (dl *Downloader) reconcileFetch(ctx context.Context, list []series, days string, missing map[int64]bool, rows map[int64]*db.FiatTicker) (int, error) {
-	abort := func(i int, err error) (int, error) {
+// sets its missing days in rows; the caller counts them once stored. A
+// series that fails is logged and left out, as in Blockbook; a ban,
+// throttling, the budget or a shutdown end the pass (then nothing is
+// stored).
+func (dl *Downloader) reconcileFetch(ctx context.Context, list []series, days string, missing map[int64]bool, rows map[int64]*db.FiatTicker) (reconcileCounts, error) {
+	abort := func(i int, err error) (reconcileCounts, error) {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			dl.m.unableTo(phaseReconcile, unableBudgetExhausted, len(list)-i)
 		}
-		return 0, reconcileErr(ctx, err)
+		return reconcileCounts{}, reconcileErr(ctx, err)
 	}
-	filled, noBase, tokens := 0, 0, 0
+	var n reconcileCounts
 	for i, s := range list {
 		prices, err := dl.cg.marketChart(ctx, s.id, s.vs, days)
 		switch {
@@ -150,7 +156,7 @@ func (dl *Downloader) reconcileFetch(ctx context.Context, list []series, days st
 			return abort(i, err)
 		case errors.Is(err, ErrBanned):
 			dl.m.unableTo(phaseReconcile, unableProviderBanned, 1)
-			return 0, err
+			return reconcileCounts{}, err
 		default:
 			dl.m.unableTo(phaseReconcile, unableFetchFailed, 1)
 			dl.cfg.Log.Warn("fiat rate history reconcile: a series failed", "series", s.String(), "err", err)
@@ -158,20 +164,18 @@ func (dl *Downloader) reconcileFetch(ctx context.Context, list []series, days st
 		}
 		written, nb, err := dl.fill(rows, prices, s, missing)
 		if err != nil {
-			return 0, err
+			return reconcileCounts{}, err
 		}
-		filled += written
-		noBase += nb
+		n.filled += written
+		n.noBase += nb
 		if s.contract != "" && written > 0 {
-			tokens++
+			n.tokens++
 		}
 		if err := dl.cg.sleep(ctx, dl.historyGap()); err != nil {
 			return abort(i+1, err)
 		}
 	}
-	dl.m.fetched(phaseReconcile, filled, tokens)
-	dl.m.unableTo(phaseReconcile, unableNoBaseTicker, noBase)
-	return filled, nil
+	return n, nil
 }
 
 // reconcileErr marks err as an abort when ctx ended or the provider kept

@@ -73,22 +73,26 @@ func (g *throttleGate) state() (until time.Time, highWaiting bool) {
 // wait holds a request while the window is open. waited is the end the
 // caller has already slept to (zero: none), so a window is never waited
 // twice; it is waited again only if another 429 extended it meanwhile.
-func (c *client) wait(ctx context.Context, waited time.Time) error {
+// It returns the window's end it saw passed (or already waited), which
+// the caller passes as waited next time: reading the gate again after the
+// check could see a later end from another request's 429 and so skip
+// that window on the retry.
+func (c *client) wait(ctx context.Context, waited time.Time) (time.Time, error) {
 	low := isLowPriority(ctx)
 	for {
 		until, highWaiting := c.gate.state()
 		now := c.now()
 		if !until.After(waited) || !until.After(now) {
-			return ctx.Err()
+			return until, ctx.Err()
 		}
 		if low && highWaiting {
 			if err := c.sleep(ctx, lowPriorityPoll); err != nil {
-				return err
+				return waited, err
 			}
 			continue
 		}
 		if err := c.sleep(ctx, until.Sub(now)); err != nil {
-			return err
+			return waited, err
 		}
 		waited = until
 	}

@@ -47,7 +47,7 @@ func TestThrottleWindowCurrentFirst(t *testing.T) {
 	td := newTestDownloader(t, d, s, nil)
 	td.cg.gate.extend(td.now().Add(3 * time.Second))
 	done := td.cg.gate.enter() // a current-rates request in flight
-	if err := td.cg.wait(lowPriority(t.Context()), time.Time{}); err != nil {
+	if _, err := td.cg.wait(lowPriority(t.Context()), time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	done()
@@ -57,10 +57,41 @@ func TestThrottleWindowCurrentFirst(t *testing.T) {
 	// With no current-rates request waiting, it waits the window at once.
 	td.sleeps = nil
 	td.cg.gate.extend(td.now().Add(3 * time.Second))
-	if err := td.cg.wait(lowPriority(t.Context()), time.Time{}); err != nil {
+	if _, err := td.cg.wait(lowPriority(t.Context()), time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Equal(td.sleeps, []time.Duration{3 * time.Second}) {
 		t.Errorf("waits %v, want 3 s", td.sleeps)
+	}
+}
+
+// Another request's 429 that extends the window just after this request
+// saw it pass must still hold this request's retry: the retry waits for
+// the window it did not wait for, instead of going out back to back.
+func TestThrottleWindowExtendedAfterCheck(t *testing.T) {
+	s := provider(t)
+	d := openDB(t, t.TempDir())
+	defer d.Close()
+	td := newTestDownloader(t, d, s, nil)
+	start := td.now()
+	first := start.Add(10 * time.Second)
+	td.cg.gate.extend(first)
+	clock := td.cg.now
+	extended := false
+	td.cg.now = func() time.Time {
+		now := clock()
+		if !extended && !now.Before(first) {
+			// Between the check that the window passed and the request.
+			extended = true
+			td.cg.gate.extend(now.Add(60 * time.Second))
+		}
+		return now
+	}
+	s.Throttle(1, "5")
+	if _, err := td.cg.supportedVsCurrencies(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(td.sleeps, []time.Duration{10 * time.Second, 60 * time.Second}) {
+		t.Errorf("waits %v, want the first window's 10 s, then the other 429's 60 s before the retry", td.sleeps)
 	}
 }
