@@ -192,10 +192,9 @@ func (s *Server) headerProof(ctx context.Context, height, cp int) ([]string, str
 type headerHashCache struct {
 	mu     sync.Mutex
 	hashes [][32]byte
-	// trees are the chunk roots per checkpoint (header_tree.go), dropped
-	// with the hashes on a reorg; treesBuilt counts those made.
-	trees      map[int]*headerTree
-	treesBuilt int
+	// trees are the chunk roots per checkpoint (header_tree.go); each
+	// checks its own last header, so a reorg above it keeps it.
+	trees map[int]*headerTree
 }
 
 const headerChunk = 2016
@@ -210,7 +209,7 @@ func (c *headerHashCache) upTo(ctx context.Context, sq api.ScriptQueries, cp int
 			return nil, err
 		}
 		if len(hs) != 1 || hash256(hs[0]) != c.hashes[check] {
-			c.hashes, c.trees = nil, nil // a reorg below the cached part
+			c.hashes = nil // a reorg below the cached part
 		} else if cp < n {
 			return c.hashes[:cp+1], nil
 		}

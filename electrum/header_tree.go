@@ -22,11 +22,18 @@ var chunkLevels = 10
 const maxHeaderTrees = 8
 
 // headerTree is the chunk roots of the headers 0..cp, valid while the
-// header at cp is last (a header commits to all before it).
+// header at cp is last (a header commits to all before it). The first
+// request for a checkpoint enters it and builds the roots; the others
+// wait for done.
 type headerTree struct {
 	last  [32]byte
-	roots [][32]byte
+	done  chan struct{}
+	roots [][32]byte // set before done is closed
 }
+
+// treeHook, nil outside tests, sees each proof through the chunk roots
+// after it looked its checkpoint up; build says whether it builds them.
+var treeHook func(cp int, build bool)
 
 // chunkRoot returns the node chunkLevels above leaves (a whole chunk, or
 // the last of a tree of more than one chunk), pairing an odd level's last
@@ -88,25 +95,47 @@ func (c *headerHashCache) proof(ctx context.Context, sq api.ScriptQueries, heigh
 		b, r := merkleBranch(hashes, height)
 		return b, r, nil
 	}
-	c.mu.Lock()
-	t := c.trees[cp]
-	c.mu.Unlock()
-	if t == nil || t.last != hashes[cp] {
-		t = &headerTree{last: hashes[cp], roots: chunkRoots(hashes)} // without the lock: up to a second on a long chain
-		c.mu.Lock()
-		if c.trees == nil {
-			c.trees = map[int]*headerTree{}
-		}
-		if _, ok := c.trees[cp]; !ok && len(c.trees) >= maxHeaderTrees {
-			for k := range c.trees { // any one
-				delete(c.trees, k)
-				break
-			}
-		}
-		c.trees[cp] = t
-		c.treesBuilt++
-		c.mu.Unlock()
+	t, build := c.tree(cp, hashes[cp])
+	if treeHook != nil {
+		treeHook(cp, build)
+	}
+	if build {
+		t.roots = chunkRoots(hashes) // without the lock: up to a second on a long chain
+		close(t.done)
+	}
+	select {
+	case <-t.done:
+	case <-ctx.Done():
+		return nil, [32]byte{}, ctx.Err()
 	}
 	b, r := treeBranch(hashes, t.roots, height)
 	return b, r, nil
+}
+
+// tree returns the entry of checkpoint cp whose header hashes to last,
+// or an empty one to build (build true): entered, replacing one of
+// another last (another chain's roots, left by a reorg), unless the
+// cached hashes show that last is no longer the header at cp (the
+// request read the headers before a reorg).
+func (c *headerHashCache) tree(cp int, last [32]byte) (t *headerTree, build bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e := c.trees[cp]; e != nil && e.last == last {
+		return e, false
+	}
+	t = &headerTree{last: last, done: make(chan struct{})}
+	if len(c.hashes) > cp && c.hashes[cp] != last {
+		return t, true
+	}
+	if c.trees == nil {
+		c.trees = map[int]*headerTree{}
+	}
+	if _, ok := c.trees[cp]; !ok && len(c.trees) >= maxHeaderTrees {
+		for k := range c.trees { // any one; its waiters keep it
+			delete(c.trees, k)
+			break
+		}
+	}
+	c.trees[cp] = t
+	return t, true
 }
