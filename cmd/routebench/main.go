@@ -54,34 +54,44 @@ func main() {
 		os.Exit(2)
 	}
 	o := querytime.Options{Runs: *runs, Label: *label}
-	if *samples != "" {
-		f, err := os.OpenFile(*samples, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "routebench:", err)
-			os.Exit(1)
-		}
-		defer f.Close()
-		o.Samples = f
-	}
 	if *onlyRe != "" {
 		o.Only = regexp.MustCompile(*onlyRe)
 	}
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
-		if err == nil {
-			err = pprof.StartCPUProfile(f)
-		}
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "routebench:", err)
-			os.Exit(1)
-		}
-	}
-	err := run(*chainDir, *indexDir, *specsFile, *dbCache, *cold, *warm, o)
-	pprof.StopCPUProfile()
-	if err != nil {
+	if err := profiled(*cpuProfile, *samples, func() error {
+		return run(*chainDir, *indexDir, *specsFile, *dbCache, *cold, *warm, o)
+	}, &o); err != nil {
 		fmt.Fprintln(os.Stderr, "routebench:", err)
 		os.Exit(1)
 	}
+}
+
+// profiled runs f with the samples file open in o (when named) and a CPU
+// profile written (when named), closing both before it returns.
+func profiled(cpuProfile, samples string, f func() error, o *querytime.Options) (err error) {
+	if samples != "" {
+		sf, err := os.OpenFile(samples, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if cerr := sf.Close(); err == nil {
+				err = cerr
+			}
+		}()
+		o.Samples = sf
+	}
+	if cpuProfile != "" {
+		pf, err := os.Create(cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer pf.Close() //nolint:errcheck // a profile's close error loses only the profile
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	return f()
 }
 
 func run(chainDir, indexDir, specsFile string, dbCache int64, cold, warm int, o querytime.Options) error {

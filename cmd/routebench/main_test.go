@@ -65,7 +65,9 @@ func TestRouteBench(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = run(chainDir, indexDir, specsFile, 8<<20, 1, 2, querytime.Options{Runs: 2, Samples: f, Label: "x"})
-	f.Close()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
