@@ -1,6 +1,7 @@
 package db
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"slices"
@@ -173,7 +174,12 @@ func (r *round) bytes() int64 {
 func (r *round) add(height uint32, hash bchain.Hash, rows *blockRows) {
 	r.to, r.toHash = height, hash
 	r.blocks++
-	r.addPuts(rows) // puts[height-from]: blocks come in height order
+	if int(height-r.from) != len(r.puts) {
+		// puts[height-from] must be this block's table: a gap would make
+		// putOf cancel another output's row.
+		panic(fmt.Sprintf("db: round from %d given block %d after %d blocks", r.from, height, len(r.puts)))
+	}
+	r.addPuts(rows)
 	for _, m := range rows.muts {
 		r.rowsCount++
 		switch {
@@ -188,9 +194,14 @@ func (r *round) add(height uint32, hash bchain.Hash, rows *blockRows) {
 			}
 		case m.cf == CFAddressUtxos && m.del:
 			if p := r.putOf(utxoKeyHeight(m.key), &m); p != nil && *p >= 0 {
-				r.cfs[CFAddressUtxos].row(int(*p)).dead = true // created and spent within the round
-				*p = -1
-				continue
+				c := &r.cfs[CFAddressUtxos]
+				// The position names the row; its key must be the one
+				// spent, or a live UTXO would vanish without a trace.
+				if row := c.row(int(*p)); bytes.Equal(c.key(*row), m.key) {
+					row.dead = true // created and spent within the round
+					*p = -1
+					continue
+				}
 			}
 			r.cfs[m.cf].add(m.key, nil, opDelete)
 		case m.cf == CFAddressUtxos:

@@ -48,3 +48,32 @@ func TestRoundCancelsUtxosSpentWithinIt(t *testing.T) {
 		t.Fatalf("round of the second block: %d puts, %d deletes, row of the spent output: %v; want 1, 1, true", puts, dels, spentRow)
 	}
 }
+
+// A spend whose position names a round's output but whose key is another
+// (inconsistent input data) cancels nothing: the live row stays and the
+// delete is written as it is.
+func TestRoundCancelsOnlyTheSameKey(t *testing.T) {
+	d, e := bchain.AddrDesc{0x51, 1}, bchain.AddrDesc{0x51, 2}
+	a := &IndexedBlock{Height: 10, Txs: []IndexedTx{
+		{Txid: bchain.Hash{1}, Coinbase: true, Inputs: make([]IndexedInput, 1)},
+		{Txid: bchain.Hash{2}, Inputs: []IndexedInput{{Prevout: Prevout{Txid: bchain.Hash{9}, Height: 3}, TxAddr: TxAddr{Desc: e, Value: 9}}},
+			Outputs: []TxAddr{{Desc: e, Value: 2}, {Desc: d, Value: 7}}},
+	}}
+	// Names output 1 of tx 1 at height 10 (d's) with e's descriptor.
+	b := &IndexedBlock{Height: 11, Txs: []IndexedTx{
+		{Txid: bchain.Hash{3}, Coinbase: true, Inputs: make([]IndexedInput, 1)},
+		{Txid: bchain.Hash{4}, Inputs: []IndexedInput{{Prevout: Prevout{Txid: bchain.Hash{2}, Vout: 1, Height: 10, Index: 1}, TxAddr: TxAddr{Desc: e, Value: 7}}}},
+	}}
+	r := newRound(10, 5, nil)
+	r.add(10, bchain.Hash{10}, utxoRows(a))
+	r.add(11, bchain.Hash{11}, utxoRows(b))
+	live := utxoKey(d, &Utxo{Height: 10, Txid: bchain.Hash{2}, Vout: 1})
+	c := &r.cfs[CFAddressUtxos]
+	found := false
+	for _, row := range c.sorted(true) {
+		found = found || row.op == opPut && bytes.Equal(c.key(row), live)
+	}
+	if !found {
+		t.Fatal("the live output's row was cancelled by a spend of another key")
+	}
+}

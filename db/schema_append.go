@@ -28,11 +28,13 @@ func appendUtxoValue(b []byte, u *Utxo) []byte {
 	return e.b
 }
 
-// txAddressesSize bounds the bytes of packTxAddresses(ta) from above.
+// txAddressesSize bounds the bytes of packTxAddresses(ta) from above
+// (varints at their longest), so that a row never outgrows the block's
+// arena mid-row, which would copy the arena's chunk.
 func txAddressesSize(ta *TxAddresses) int {
-	size := 8 + 6*len(ta.Prevouts)
+	size := 16 + 15*len(ta.Prevouts)
 	for i := range ta.Outputs {
-		size += len(ta.Outputs[i].Desc) + 10
+		size += len(ta.Outputs[i].Desc) + 13
 	}
 	return size
 }

@@ -248,6 +248,11 @@ func (b *rowBuilder) touch(desc bchain.AddrDesc, pos uint32, idx int32) *descDel
 	d := b.r.balances[string(desc)]
 	if d == nil {
 		k := string(desc)
+		if len(b.r.deltas) == cap(b.r.deltas) {
+			// The map and the callers hold pointers into deltas: it must
+			// never move (sized for every input and output up front).
+			panic("db: more descriptors than the block's inputs and outputs")
+		}
 		b.r.descs = append(b.r.descs, k)
 		b.r.deltas = append(b.r.deltas, descDelta{at: int32(len(b.r.deltas))})
 		d = &b.r.deltas[len(b.r.deltas)-1]
@@ -266,7 +271,7 @@ func (b *rowBuilder) touch(desc bchain.AddrDesc, pos uint32, idx int32) *descDel
 // UTXO it removes.
 func (b *rowBuilder) spend(tx *IndexedTx, pos uint32, j int) {
 	in := &tx.Inputs[j]
-	at := b.mark(28)
+	at := b.mark(32) // the spend key and value, varints at their longest
 	b.buf = appendSpendKey(b.buf, in.Height, in.Index, in.Vout)
 	key := b.cut(at)
 	at = len(b.buf)

@@ -30,7 +30,6 @@ func (e *engine) TuneForLoad(cf db.CF, t db.LoadTuning) error {
 	}
 	if e.opts.recompressed(cf) {
 		if t.Compression != cur.Compression {
-			e.loadRuns[cf].Store(t.Compression)
 			keys, values = loadCompression(keys, values, t.Compression)
 		}
 		if t.SmallBlocks != cur.SmallBlocks && blockBytes(cf.Storage()) > smallBlockBytes {
@@ -41,6 +40,11 @@ func (e *engine) TuneForLoad(cf db.CF, t db.LoadTuning) error {
 		if err := e.rdb.SetOptionsCF(h, keys, values); err != nil {
 			return fmt.Errorf("rocksdb: load tuning %+v of %s: %w", t, cf, err)
 		}
+	}
+	// Only once RocksDB took the options: a failed switch must not leave
+	// runs written for a compaction the family's options do not plan.
+	if e.opts.recompressed(cf) {
+		e.loadRuns[cf].Store(t.Compression)
 	}
 	e.tuning[cf] = t
 	return nil
