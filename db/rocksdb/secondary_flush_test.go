@@ -42,8 +42,8 @@ func openFlushPrimary(t *testing.T, o db.Options) *flushPrimary {
 	return &flushPrimary{e: e, d: d, x: index(t, d)}
 }
 
-// flushEach flushes the column families one by one, as a flush on close
-// would (with atomic_flush each call is an atomic flush of one family).
+// flushEach flushes the column families one by one, as a flush of every
+// family would (with atomic_flush each call is an atomic flush of one family).
 func (p *flushPrimary) flushEach(t *testing.T) {
 	t.Helper()
 	fo := grocksdb.NewDefaultFlushOptions()
