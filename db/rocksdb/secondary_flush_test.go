@@ -283,6 +283,7 @@ func TestReplicaConsistentUnderFlushes(t *testing.T) {
 		t.Fatal(err)
 	}
 	var verify atomic.Bool
+	var checked atomic.Int64 // views checked so far
 	stop := make(chan struct{})
 	type result struct {
 		diffs  []string
@@ -316,6 +317,7 @@ func TestReplicaConsistentUnderFlushes(t *testing.T) {
 			}
 			res.checks++
 			res.diffs = ref.check(t, rd, r)
+			checked.Add(1)
 		}
 	})
 	// Reads outside snapshots meanwhile: a catch-up closes an instance to
@@ -356,6 +358,12 @@ func TestReplicaConsistentUnderFlushes(t *testing.T) {
 		if i%20 == 0 {
 			p.flushEach(t)
 		}
+		if i%50 == 0 {
+			// A check is slow (every row, every key any height held): let
+			// one end now and then, so that views are checked while the
+			// primary still writes, however loaded the machine.
+			waitChecked(&checked, checked.Load()+1)
+		}
 	}
 	time.Sleep(20 * time.Millisecond)
 	halt()
@@ -376,6 +384,13 @@ func TestReplicaConsistentUnderFlushes(t *testing.T) {
 	}
 	if d := ref.check(t, rd, r); len(d) > 0 {
 		t.Errorf("at the end: %v", d)
+	}
+}
+
+// waitChecked waits up to 10 s for n views to have been checked.
+func waitChecked(checked *atomic.Int64, n int64) {
+	for deadline := time.Now().Add(10 * time.Second); checked.Load() < n && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
 	}
 }
 
