@@ -31,12 +31,23 @@ func OpenSecondary(o db.Options, secondaryDir string) (*db.DB, error) {
 	return db.OpenEngine(p, o)
 }
 
-// openSecondaryEngine opens those of the chain's column families that the
-// primary's index holds (existing, from secondaryFamilies), reading
-// through cache, which stays the caller's.
-func openSecondaryEngine(o db.Options, secondaryDir string, cache *grocksdb.Cache, existing []string) (*engine, error) {
+// openSecondaryEngine opens the column families the primary's index holds
+// (it must exist: a replica never creates one), reading through cache,
+// which stays the caller's.
+func openSecondaryEngine(o db.Options, secondaryDir string, cache *grocksdb.Cache) (*engine, error) {
+	cfs := db.ColumnFamilies(o.ChainType)
+	if cfs == nil {
+		return nil, fmt.Errorf("rocksdb: no column families for %v", o.ChainType)
+	}
+	existing, err := checkForeign(o.Path, cfs)
+	if err != nil {
+		return nil, err
+	}
+	if existing == nil {
+		return nil, fmt.Errorf("%w: %s holds no index yet; start the primary (with -sync) on it first", db.ErrIncompatible, o.Path)
+	}
 	// Off-chain families the primary has not created yet read as empty.
-	cfs := slices.DeleteFunc(slices.Clone(db.ColumnFamilies(o.ChainType)), func(cf db.CF) bool { return !slices.Contains(existing, cf.String()) })
+	cfs = slices.DeleteFunc(slices.Clone(cfs), func(cf db.CF) bool { return !slices.Contains(existing, cf.String()) })
 	if err := os.MkdirAll(secondaryDir, 0o755); err != nil {
 		return nil, fmt.Errorf("rocksdb: replica directory: %w", err)
 	}
@@ -65,23 +76,6 @@ func openSecondaryEngine(o db.Options, secondaryDir string, cache *grocksdb.Cach
 		e.handles[cf] = handles[i]
 	}
 	return e, nil
-}
-
-// secondaryFamilies lists the column families of the primary's index at
-// o.Path (checkForeign), which must exist: a replica never creates one.
-func secondaryFamilies(o db.Options) ([]string, error) {
-	cfs := db.ColumnFamilies(o.ChainType)
-	if cfs == nil {
-		return nil, fmt.Errorf("rocksdb: no column families for %v", o.ChainType)
-	}
-	existing, err := checkForeign(o.Path, cfs)
-	if err != nil {
-		return nil, err
-	}
-	if existing == nil {
-		return nil, fmt.Errorf("%w: %s holds no index yet; start the primary (with -sync) on it first", db.ErrIncompatible, o.Path)
-	}
-	return existing, nil
 }
 
 // CatchUp makes a secondary instance read what the primary has written

@@ -492,11 +492,7 @@ func TestReplicaReopenKeepsCache(t *testing.T) {
 	defer cache.Destroy()
 	scan := func() uint64 {
 		t.Helper()
-		fams, err := secondaryFamilies(testOptions(dir))
-		if err != nil {
-			t.Fatal(err)
-		}
-		e, err := openSecondaryEngine(testOptions(dir), t.TempDir(), cache, fams)
+		e, err := openSecondaryEngine(testOptions(dir), t.TempDir(), cache)
 		if err != nil {
 			t.Fatal(err)
 		}

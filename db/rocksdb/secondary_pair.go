@@ -73,10 +73,6 @@ type pair struct {
 	cur    atomic.Int32    // index of the instance new reads use
 	mu     sync.Mutex      // serializes catch-ups
 	last   string          // fingerprint at the last catch-up
-	// fams is the primary's column families as read from the MANIFEST
-	// named famsOf (families).
-	fams   []string
-	famsOf string
 }
 
 var _ db.Engine = (*pair)(nil)
@@ -91,12 +87,7 @@ func openPair(o db.Options, dir string) (*pair, error) {
 		p.dirs[i] = filepath.Join(dir, fmt.Sprintf("instance%d", i))
 		p.caches[i] = grocksdb.NewLRUCache(uint64(o.CacheBytes))
 		p.seen[i] = manifestState(o.Path)
-		fams, err := p.families()
-		if err != nil {
-			_ = p.Close()
-			return nil, err
-		}
-		e, err := openSecondaryEngine(o, p.dirs[i], p.caches[i], fams)
+		e, err := openSecondaryEngine(o, p.dirs[i], p.caches[i])
 		if err != nil {
 			_ = p.Close()
 			return nil, err
@@ -152,103 +143,38 @@ func (p *pair) CatchUp() error {
 // made current) to what the primary has written: a RocksDB catch-up while
 // the primary's MANIFEST is as it was before the instance's previous
 // update, a fresh open otherwise. A catch-up during which the MANIFEST
-// changed may have applied a flush over the memtables, an open during
-// which a WAL was deleted may have read the MANIFEST from before a flush
-// and missed that WAL's rows, and either may read an older tip than the
-// current instance's (a compaction deleted table files meanwhile): each
-// is done again (an open).
+// changed may have applied a flush over the memtables, and an open
+// during which a WAL was deleted may have read the MANIFEST from before
+// a flush and missed that WAL's rows: either is done again (an open).
 func (p *pair) update(i int32) error {
-	var lower *db.Tip // a tip below the current one, read by the last try
 	for range updateTries {
 		before, wals := manifestState(p.o.Path), walFiles(p.o.Path)
 		if before == "" || before != p.seen[i] {
-			if err := p.reopen(i); err != nil {
-				return err
+			e, err := openSecondaryEngine(p.o, p.dirs[i], p.caches[i])
+			if err != nil {
+				return fmt.Errorf("rocksdb: reopen the replica's instance: %w", err)
 			}
+			old := p.inst[i]
+			p.inst[i] = e
+			_ = old.Close()
 			// A MANIFEST changed meanwhile is caught up with by the next
 			// update's open: seen stays the state from before this one.
 			p.seen[i] = before
-			if walDeleted(wals, walFiles(p.o.Path)) {
-				p.seen[i] = ""
-				continue
+			if !walDeleted(wals, walFiles(p.o.Path)) {
+				return nil
 			}
-		} else {
-			if err := p.inst[i].CatchUp(); err != nil {
-				return err
-			}
-			if manifestState(p.o.Path) != before {
-				p.seen[i] = "" // the next try opens it afresh
-				continue
-			}
-		}
-		if p.behind(i, &lower) {
 			p.seen[i] = ""
 			continue
 		}
-		return nil
+		if err := p.inst[i].CatchUp(); err != nil {
+			return err
+		}
+		if manifestState(p.o.Path) == before {
+			return nil
+		}
+		p.seen[i] = "" // the next try opens it afresh
 	}
 	return ErrCatchUpMoving
-}
-
-// reopen opens instance i afresh. The idle instance is unpinned and p.mu
-// is held, so it is closed first: no more than two instances ever hold
-// the primary's table files and replay its WAL, and never two on the
-// same directory. If the open fails the slot stays closed (seen[i] ""):
-// Snapshot never uses the idle slot, and the next update opens it again.
-func (p *pair) reopen(i int32) error {
-	_ = p.inst[i].Close() // a no-op on a slot a failed reopen left closed
-	p.seen[i] = ""
-	fams, err := p.families()
-	if err != nil {
-		return fmt.Errorf("rocksdb: reopen the replica's instance: %w", err)
-	}
-	e, err := openSecondaryEngine(p.o, p.dirs[i], p.caches[i], fams)
-	if err != nil {
-		return fmt.Errorf("rocksdb: reopen the replica's instance: %w", err)
-	}
-	p.inst[i] = e
-	return nil
-}
-
-// behind reports whether instance i reads an older tip than the current
-// instance, which an update racing a compaction's deletion of table files
-// could read. The same lower tip read by two tries in a row is the
-// primary's rollback, not a torn read, and is accepted (lower keeps the
-// last try's). A tip that cannot be read is left to the reads to report.
-func (p *pair) behind(i int32, lower **db.Tip) bool {
-	cur, ok, err := db.EngineTip(p.inst[1-i])
-	if err != nil || !ok {
-		return false
-	}
-	t, ok, err := db.EngineTip(p.inst[i])
-	if err != nil {
-		return false
-	}
-	if ok && t.Height >= cur.Height {
-		return false
-	}
-	if *lower != nil && **lower == t {
-		return false
-	}
-	*lower = &t
-	return true
-}
-
-// families lists the primary's column families (checkForeign). They are
-// created only when the primary opens, which starts a new MANIFEST, so
-// the list is read again (ListColumnFamilies reads the whole MANIFEST)
-// only when the MANIFEST file is not the one of the last read.
-func (p *pair) families() ([]string, error) {
-	name := manifestName(p.o.Path)
-	if name != "" && name == p.famsOf {
-		return p.fams, nil
-	}
-	fams, err := secondaryFamilies(p.o)
-	if err != nil {
-		return nil, err
-	}
-	p.fams, p.famsOf = fams, name
-	return fams, nil
 }
 
 // fingerprint names the state of the primary's WAL and MANIFEST files
@@ -429,23 +355,14 @@ func walDeleted(before, after []string) bool {
 // compaction, and starts a new one when the primary opens. "" when it
 // cannot be read.
 func manifestState(dir string) string {
-	name := manifestName(dir)
-	if name == "" {
+	b, err := os.ReadFile(filepath.Join(dir, "CURRENT"))
+	if err != nil {
 		return ""
 	}
+	name := strings.TrimSpace(string(b))
 	info, err := os.Stat(filepath.Join(dir, name))
 	if err != nil {
 		return ""
 	}
 	return fmt.Sprintf("%s:%d", name, info.Size())
-}
-
-// manifestName is the primary's MANIFEST file name (its CURRENT file), ""
-// when it cannot be read.
-func manifestName(dir string) string {
-	b, err := os.ReadFile(filepath.Join(dir, "CURRENT"))
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(b))
 }

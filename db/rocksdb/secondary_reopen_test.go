@@ -9,8 +9,8 @@ import (
 )
 
 // A reopen of the idle instance that fails (its directory is a file)
-// leaves the current instance serving its view and the failed slot
-// closed; a later catch-up opens it again and reads the primary's rows.
+// leaves the current instance serving its view; a later catch-up opens it
+// again and reads the primary's rows.
 func TestReplicaReopenFailureKeepsServing(t *testing.T) {
 	dir := t.TempDir()
 	blocks := testChain(30)
@@ -33,9 +33,6 @@ func TestReplicaReopenFailureKeepsServing(t *testing.T) {
 	if r.cur.Load() == idle {
 		t.Fatal("the failed instance was made current")
 	}
-	if !r.inst[idle].closed.Load() {
-		t.Error("the failed slot still holds the old instance open")
-	}
 	tip, ok, err := db.EngineTip(r)
 	if err != nil || !ok || tip.Height != 9 {
 		t.Fatalf("after the failed catch-up the replica reads tip %d (%v, %v); want the previous view's 9", tip.Height, ok, err)
@@ -55,10 +52,9 @@ func TestReplicaReopenFailureKeepsServing(t *testing.T) {
 	}
 }
 
-// A rollback on the primary lowers the tip: the replica's check that an
-// updated instance is not behind the current one (an open racing a
-// compaction) accepts the same lower tip read twice, so it follows the
-// rollback instead of postponing every catch-up.
+// A rollback on the primary lowers the tip: the replica follows it (a
+// check that an updated instance is not behind the current one, review
+// item 4, must accept it).
 func TestReplicaFollowsRollback(t *testing.T) {
 	dir := t.TempDir()
 	blocks := testChain(20)
