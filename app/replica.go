@@ -34,6 +34,9 @@ import (
 // replicaInterval is how often a replica catches up with the primary.
 const replicaInterval = 200 * time.Millisecond
 
+// replicaWarnEvery spaces the warnings while catch-ups keep failing.
+const replicaWarnEvery = time.Minute
+
 // replicaNotifyMax is the most blocks announced one by one after a
 // catch-up; beyond it (the primary is loading in bulk) only the new tip is
 // announced, as the primary does after a bulk round.
@@ -124,6 +127,7 @@ type replica struct {
 	lastOK    time.Time              // last successful catch-up
 	lastErr   string
 	lastBlock time.Time // when the tip last moved
+	warned    time.Time // last failure warning since the last success (Run's goroutine only)
 	listeners []func(syncer.BlockEvent)
 }
 
@@ -231,15 +235,10 @@ func (r *replica) Run(ctx context.Context) {
 		}
 		events, err := r.step()
 		if err != nil {
-			r.mu.Lock()
-			first := r.lastErr == ""
-			r.lastErr = err.Error()
-			r.mu.Unlock()
-			if first && !errors.Is(err, rocksdb.ErrCatchUpBusy) && !errors.Is(err, rocksdb.ErrCatchUpMoving) {
-				r.log.Warn("catch-up with the primary failed", "err", err)
-			}
+			r.failed(err, time.Now())
 			continue
 		}
+		r.warned = time.Time{}
 		if node := r.live.State().Height; len(events) == 0 && node != lastNode && lastNode != 0 {
 			// The node moved but the index did not (the primary is down
 			// or behind): the mempool still resyncs, as the node drops
@@ -248,6 +247,23 @@ func (r *replica) Run(ctx context.Context) {
 		}
 		lastNode = r.live.State().Height
 		r.deliver(ctx, events)
+	}
+}
+
+// failed records a failed catch-up. Whatever the error (queries that
+// postpone it, a primary that keeps changing its table files, a real
+// failure), it is logged, naming the latest error, once catch-ups have
+// failed for longer than the max lag, then at most every
+// replicaWarnEvery while they still fail.
+func (r *replica) failed(err error, now time.Time) {
+	r.mu.Lock()
+	r.lastErr = err.Error()
+	since := now.Sub(r.lastOK)
+	r.mu.Unlock()
+	if since > r.o.MaxLag && now.Sub(r.warned) >= replicaWarnEvery {
+		r.warned = now
+		r.log.Warn("replica: catch-ups with the primary have failed for longer than -replicamaxlag",
+			"for", since.Round(time.Second), "err", err)
 	}
 }
 

@@ -2,8 +2,10 @@ package app
 
 import (
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"slices"
 	"strings"
 	"testing"
@@ -12,6 +14,7 @@ import (
 	"github.com/openexplorer/blockbook/bchain"
 	"github.com/openexplorer/blockbook/db"
 	"github.com/openexplorer/blockbook/db/memdb"
+	"github.com/openexplorer/blockbook/db/rocksdb"
 	"github.com/openexplorer/blockbook/syncer"
 )
 
@@ -135,5 +138,32 @@ func TestReplicaMoves(t *testing.T) {
 	}
 	if evs := move(); len(evs) != 0 {
 		t.Fatalf("nothing moved: %+v", evs)
+	}
+}
+
+// A catch-up that keeps failing is logged once it has failed for longer
+// than the max lag, whatever the error (the postponements too), naming the
+// latest one, then at most every replicaWarnEvery; a success re-arms it.
+func TestReplicaWarnsOfLongFailures(t *testing.T) {
+	var out strings.Builder
+	t0 := time.Now()
+	r := &replica{o: replicaOptions{MaxLag: 5 * time.Second}, lastOK: t0,
+		log: slog.New(slog.NewTextHandler(&out, nil))}
+	warnings := func() int { return strings.Count(out.String(), "level=WARN") }
+	r.failed(rocksdb.ErrCatchUpBusy, t0.Add(time.Second))
+	if warnings() != 0 {
+		t.Fatalf("warned within the max lag: %s", out.String())
+	}
+	r.failed(rocksdb.ErrCatchUpMoving, t0.Add(6*time.Second))
+	if warnings() != 1 || !strings.Contains(out.String(), "kept changing") {
+		t.Fatalf("after the max lag of postponements: %q; want one warning naming the error", out.String())
+	}
+	r.failed(errors.New("disk on fire"), t0.Add(30*time.Second))
+	if warnings() != 1 {
+		t.Fatalf("warned again within a minute: %s", out.String())
+	}
+	r.failed(errors.New("disk on fire"), t0.Add(67*time.Second))
+	if warnings() != 2 || !strings.Contains(out.String(), "disk on fire") {
+		t.Fatalf("a minute later: %q; want a second warning naming the latest error", out.String())
 	}
 }

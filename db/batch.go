@@ -92,7 +92,10 @@ func (d *DB) Snapshot() (*Snapshot, error) {
 	return &Snapshot{d: d, es: es, seq: seq}, nil
 }
 
-// Release frees the snapshot.
+// Release frees the snapshot. Call it only after every read on the
+// snapshot has returned: on a replica a released snapshot no longer pins
+// its instance, which a catch-up may then close, so a read racing
+// Release can fail on a closed instance.
 func (s *Snapshot) Release() {
 	s.d.mu.RLock()
 	defer s.d.mu.RUnlock()

@@ -28,7 +28,6 @@ type engine struct {
 	// secondary is set for a RocksDB secondary instance (a replica): it
 	// follows another process's writes and refuses every write of its own.
 	secondary bool
-	readOnly  bool // opened read-only: Close flushes nothing
 	// loadRuns: the load's compression is on for the family, so its runs
 	// are written for the compaction after the load to rewrite (forRun).
 	loadRuns [db.NumCF]atomic.Bool

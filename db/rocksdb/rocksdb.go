@@ -75,7 +75,6 @@ func open(opts *options, path string, cfs []db.CF, readOnly bool) (*engine, erro
 		return nil, fmt.Errorf("rocksdb: open %s: %w", path, err)
 	}
 	e := newEngine(rdb, opts, path)
-	e.readOnly = readOnly
 	for i, cf := range cfs {
 		e.handles[cf] = handles[i]
 	}

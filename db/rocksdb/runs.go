@@ -279,9 +279,6 @@ func (e *engine) Close() error {
 	if e.closed.Swap(true) {
 		return nil
 	}
-	if !e.secondary && !e.readOnly {
-		e.flushAll()
-	}
 	for i, h := range e.handles {
 		if h != nil {
 			h.Destroy()
@@ -295,25 +292,6 @@ func (e *engine) Close() error {
 	e.woSync.Destroy()
 	e.opts.destroy()
 	return nil
-}
-
-// flushAll writes every family's memtable to a table file before a clean
-// close, so that the index left behind is table files, not WAL: the same
-// files whichever way its blocks were written (a short sync left most of
-// its rows in the WAL in one connect mode and in table files in the
-// other), and an open that replays no WAL. A family's flush that fails
-// leaves its rows in the WAL, which the next open replays: nothing is
-// lost, so the error is not returned. Replicas follow such flushes by
-// opening their instances afresh (pair.update).
-func (e *engine) flushAll() {
-	fo := grocksdb.NewDefaultFlushOptions()
-	defer fo.Destroy()
-	fo.SetWait(true)
-	for _, h := range e.handles {
-		if h != nil {
-			_ = e.rdb.FlushCF(h, fo)
-		}
-	}
 }
 
 // PendingCompactionBytes is RocksDB's estimate of the bytes compaction has

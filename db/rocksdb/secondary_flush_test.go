@@ -3,6 +3,7 @@ package rocksdb
 import (
 	"bytes"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -42,8 +43,8 @@ func openFlushPrimary(t *testing.T, o db.Options) *flushPrimary {
 	return &flushPrimary{e: e, d: d, x: index(t, d)}
 }
 
-// flushEach flushes the column families one by one, as a flush on close
-// would (with atomic_flush each call is an atomic flush of one family).
+// flushEach flushes the column families one by one, as a flush of every
+// family would (with atomic_flush each call is an atomic flush of one family).
 func (p *flushPrimary) flushEach(t *testing.T) {
 	t.Helper()
 	fo := grocksdb.NewDefaultFlushOptions()
@@ -177,28 +178,12 @@ func TestReplicaAfterFlushCF(t *testing.T) {
 	catchUp(t, "again", p, r)
 }
 
-// (b) Memtables fill while blocks are written and the primary flushes
-// them on its own; the replica catches up every few blocks.
-func TestReplicaAutomaticFlushes(t *testing.T) {
-	dir := t.TempDir()
-	blocks := testChain(200)
-	o := testOptions(dir)
-	o.WriteBufferBytes = 16 << 10
-	p := openFlushPrimary(t, o)
-	connect(t, p.x, blocks[:5])
-	r := openFlushReplica(t, dir)
-	for i := 5; i < len(blocks); i += 3 {
-		connect(t, p.x, blocks[i:min(i+3, len(blocks))])
-		catchUp(t, fmt.Sprintf("at block %d", min(i+3, len(blocks))-1), p, r)
-		if t.Failed() {
-			return
-		}
-	}
-}
-
-// (b) again, where the write that fills a memtable and the writes after
-// the automatic flush touch other families than a key the primary changed
-// just before: the fiat downloader's current rate while blocks are written.
+// (b) Memtables fill and the primary flushes them on its own, where the
+// write that fills a memtable and the writes after the automatic flush
+// touch other families than a key the primary changed just before: the
+// fiat downloader's current rate while blocks are written. (Blocks alone
+// filling the memtables passed without the reopen too: each block writes
+// every family again, which refreshed the replayed rows.)
 func TestReplicaAutomaticFlushOfAnotherFamily(t *testing.T) {
 	dir := t.TempDir()
 	o := testOptions(dir)
@@ -298,40 +283,52 @@ func TestReplicaConsistentUnderFlushes(t *testing.T) {
 		t.Fatal(err)
 	}
 	var verify atomic.Bool
+	var checked atomic.Int64 // views checked so far
 	stop := make(chan struct{})
-	done := make(chan []string)
-	go func() {
-		var diffs []string
-		checks := 0
-		errs := map[string]int{}
+	type result struct {
+		diffs  []string
+		checks int
+		errs   map[string]int
+	}
+	done := make(chan result, 1)
+	readErr := make(chan error, 1)
+	var wg sync.WaitGroup
+	var once sync.Once
+	halt := func() { once.Do(func() { close(stop) }); wg.Wait() }
+	// Registered after the replica's Close, so it runs first: on a Fatal
+	// the goroutines stop before the replica closes under them.
+	t.Cleanup(halt)
+	wg.Go(func() {
+		var res result
+		res.errs = map[string]int{}
 		for {
 			select {
 			case <-stop:
-				done <- append(diffs, fmt.Sprintf("%d views checked; failed catch-ups: %v", checks, errs))
+				done <- res
 				return
 			case <-time.After(time.Millisecond):
 			}
 			if err := rd.CatchUp(); err != nil {
-				errs[err.Error()]++
+				res.errs[err.Error()]++
 				continue
 			}
-			if !verify.Load() || len(diffs) > 0 {
+			if !verify.Load() || len(res.diffs) > 0 {
 				continue
 			}
-			checks++
-			diffs = ref.check(t, rd, r)
+			res.checks++
+			res.diffs = ref.check(t, rd, r)
+			checked.Add(1)
 		}
-	}()
+	})
 	// Reads outside snapshots meanwhile: a catch-up closes an instance to
 	// reopen it, never under a read.
-	readErr := make(chan error, 1)
-	go func() {
+	wg.Go(func() {
 		for {
 			select {
 			case <-stop:
 				readErr <- nil
 				return
-			default:
+			case <-time.After(100 * time.Microsecond):
 			}
 			if _, _, err := db.ReadTip(rd); err != nil {
 				readErr <- err
@@ -342,7 +339,7 @@ func TestReplicaConsistentUnderFlushes(t *testing.T) {
 				return
 			}
 		}
-	}()
+	})
 	l, err := p.x.NewBulkLoader(db.BulkOptions{RoundBytes: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -361,15 +358,24 @@ func TestReplicaConsistentUnderFlushes(t *testing.T) {
 		if i%20 == 0 {
 			p.flushEach(t)
 		}
+		if i%50 == 0 {
+			// A check is slow (every row, every key any height held): let
+			// one end now and then, so that views are checked while the
+			// primary still writes, however loaded the machine.
+			waitChecked(&checked, checked.Load()+1)
+		}
 	}
 	time.Sleep(20 * time.Millisecond)
-	close(stop)
-	diffs := <-done
+	halt()
+	res := <-done
 	if err := <-readErr; err != nil {
 		t.Errorf("a read beside the catch-ups: %v", err)
 	}
-	t.Log(diffs[len(diffs)-1])
-	for _, d := range diffs[:len(diffs)-1] {
+	t.Logf("%d views checked; failed catch-ups: %v", res.checks, res.errs)
+	if res.checks == 0 {
+		t.Error("no view was checked while the primary wrote")
+	}
+	for _, d := range res.diffs {
 		t.Error(d)
 	}
 	p.waitFlushes(t)
@@ -378,6 +384,13 @@ func TestReplicaConsistentUnderFlushes(t *testing.T) {
 	}
 	if d := ref.check(t, rd, r); len(d) > 0 {
 		t.Errorf("at the end: %v", d)
+	}
+}
+
+// waitChecked waits up to 10 s for n views to have been checked.
+func waitChecked(checked *atomic.Int64, n int64) {
+	for deadline := time.Now().Add(10 * time.Second); checked.Load() < n && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
 	}
 }
 
