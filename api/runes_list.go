@@ -120,7 +120,8 @@ func (s *UtxoService) RuneList(_ context.Context, page, size int) (*RuneList, er
 // as it would move them if mined next. One serves an answer (a tx, or an
 // address's or account's list with AddressQuery.ListRunes), one
 // goroutine at a time: it reads the runes marker once and each rune's
-// entry once. A nil *listRunes adds nothing.
+// entry once. (A page of full txs, rendered on 8 goroutines, makes one
+// per tx after checking the marker once.) A nil *listRunes adds nothing.
 type listRunes struct {
 	s       *UtxoService
 	v       *view

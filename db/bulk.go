@@ -59,7 +59,7 @@ type BulkLoader struct {
 	stats                BulkStats
 
 	// tuned: the index is tuned for the load (DB.tuneForLoad) until Finish;
-	// smallBlocks: bulkReadAtRandom have small blocks (DB.loadSmallBlocks).
+	// smallBlocks: bulkReadAtRandom have small blocks (LoadTuning.SmallBlocks).
 	tuned, smallBlocks bool
 
 	flushing  chan flushResult // the round being flushed, nil if none

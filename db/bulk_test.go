@@ -269,7 +269,7 @@ func TestBulkReadsLeaveTheBlockCacheAlone(t *testing.T) {
 // (its runs are written as they stay, and it is not compacted after); one
 // whose first round was flushed for want of memory is, and is compacted
 // after even if no block followed, since its runs were written for that
-// compaction to rewrite (the engine's LoadCompression).
+// compaction to rewrite (LoadTuning.Compression).
 func TestBulkOneRoundSessionIsNotTuned(t *testing.T) {
 	chain := newSynthChain(4)
 	for range 6 {

@@ -35,9 +35,9 @@ func (d *DB) CatchUp() error {
 // ReadOnly reports whether the index refuses writes.
 func (d *DB) ReadOnly() bool { return d.readOnly }
 
-// EngineTip reads the tip row straight from an engine: a replica checks
-// an instance it has just updated before it serves reads from it. ok is
-// false while the index is empty.
+// EngineTip reads the tip row straight from an engine (the replica tests
+// compare an instance's tip with the primary's). ok is false while the
+// index is empty.
 func EngineTip(e EngineReader) (tip Tip, ok bool, err error) {
 	v, err := e.Get(CFDefault, stateKeyTip)
 	if err != nil || v == nil {

@@ -344,7 +344,7 @@ func (b *rowBuilder) finish() *blockRows {
 	}
 	from := int32(0)
 	for i, k := range b.r.descs {
-		at := b.mark(len(k) + 6 + 7*int(end[i]-from))
+		at := b.mark(len(k) + 6 + 15*int(end[i]-from)) // a touch: position, count, index, varints at their longest
 		b.buf = appendAddressesKey(b.buf, bchain.AddrDesc(k), b.h)
 		key := b.cut(at)
 		at = len(b.buf)

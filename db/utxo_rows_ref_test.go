@@ -78,9 +78,8 @@ type refPendingUtxo struct {
 	utxo Utxo
 }
 
-// utxoRows computes every row change of connecting ib. It does no I/O: the
-// same input always yields the same rows, which is what makes disconnect the
-// exact mirror of connect.
+// refUtxoRows is utxoRows as it was before its arena and positions,
+// kept as the reference the new builder is compared with.
 func refUtxoRows(ib *IndexedBlock) *refBlockRows {
 	// Sized for the block up front: growing these maps and the rows slice
 	// tx by tx rehashed and copied them several times per block.

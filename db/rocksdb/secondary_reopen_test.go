@@ -52,9 +52,9 @@ func TestReplicaReopenFailureKeepsServing(t *testing.T) {
 	}
 }
 
-// A rollback on the primary lowers the tip: the replica follows it (a
-// check that an updated instance is not behind the current one, review
-// item 4, must accept it).
+// A rollback on the primary lowers the tip: the replica follows it (any
+// check that an updated instance is not behind the current one must
+// accept it).
 func TestReplicaFollowsRollback(t *testing.T) {
 	dir := t.TempDir()
 	blocks := testChain(20)
